@@ -1,0 +1,213 @@
+/**
+ * The event model: every fact about a run is one immutable event with a
+ * per-run `seq` (1, 2, 3, …). One zod schema per event type is the single
+ * source of truth; each TypeScript type is inferred from its schema and shares
+ * its name.
+ */
+import { z } from "zod";
+
+/** The version of the event envelope written today. Old versions must keep folding. */
+export const EVENT_VERSION = 1;
+
+/** Tokens spent by model requests. */
+export const Usage = z.object({
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+});
+export type Usage = z.infer<typeof Usage>;
+
+/** A tool call the model asked for. `args` is the parsed JSON arguments (or the raw string when they were not JSON). */
+export const ToolCall = z.object({
+  callId: z.string().min(1),
+  name: z.string().min(1),
+  args: z.unknown(),
+});
+export type ToolCall = z.infer<typeof ToolCall>;
+
+/** A reference to a large value stored outside the event: see DESIGN §5. */
+export const ResourceRef = z.object({
+  ref: z.string().startsWith("resource://"),
+  contentType: z.string(),
+  sizeBytes: z.number().int().nonnegative(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+});
+export type ResourceRef = z.infer<typeof ResourceRef>;
+
+/** The error shape carried by results and `failed` events. */
+export const RunError = z.object({
+  code: z.string().min(1),
+  message: z.string(),
+  retryable: z.boolean(),
+});
+export type RunError = z.infer<typeof RunError>;
+
+/** Limits a run is held to; copied into `run-queued` so that every attempt obeys the same ones. */
+export const RunLimits = z.object({
+  maxSteps: z.number().int().positive(),
+  timeoutMs: z.number().int().positive().optional(),
+  /** ISO-8601 instant after which the reaper cancels the run as `deadline_exceeded`. */
+  deadlineAt: z.iso.datetime().optional(),
+});
+export type RunLimits = z.infer<typeof RunLimits>;
+
+/** Why something was refused. */
+export const RefusalReason = z.enum([
+  "invalid-arguments",
+  "output-already-recorded",
+  "unknown-tool",
+  "limit-exceeded",
+]);
+export type RefusalReason = z.infer<typeof RefusalReason>;
+
+const step = z.number().int().positive();
+
+/** Data of each event type, by type. */
+export const EventData = {
+  "run-queued": z.object({
+    agent: z.string().min(1),
+    input: z.unknown(),
+    /** The run's own JSON Schema, already accepted by `preflightSchema`. */
+    outputSchema: z.record(z.string(), z.unknown()).optional(),
+    parentRunId: z.string().optional(),
+    rootRunId: z.string().min(1),
+    depth: z.number().int().nonnegative(),
+    limits: RunLimits,
+    metadata: z.record(z.string(), z.string()),
+  }),
+  "run-started": z.object({
+    attempt: z.number().int().positive(),
+    workerId: z.string().min(1),
+  }),
+  "model-responded": z.object({
+    step,
+    text: z.string().optional(),
+    calls: z.array(ToolCall),
+    usage: Usage,
+    finish: z.string(),
+  }),
+  "tool-called": z.object({
+    step,
+    callId: z.string().min(1),
+    name: z.string().min(1),
+    args: z.unknown(),
+  }),
+  "tool-result": z.object({
+    step,
+    callId: z.string().min(1),
+    ok: z.boolean(),
+    result: z.unknown().optional(),
+    error: z.string().optional(),
+    bytes: z.number().int().nonnegative(),
+    truncated: z.boolean(),
+    ref: ResourceRef.optional(),
+  }),
+  "output-recorded": z.object({
+    step,
+    callId: z.string().min(1),
+    output: z.unknown(),
+  }),
+  refused: z.object({
+    step: step.optional(),
+    callId: z.string().optional(),
+    name: z.string().optional(),
+    reason: RefusalReason,
+    message: z.string(),
+    issues: z.array(z.string()).optional(),
+  }),
+  "cancel-requested": z.object({
+    reason: z.string().optional(),
+    by: z.string().optional(),
+  }),
+  cancelled: z.object({
+    reason: z.string().optional(),
+  }),
+  failed: z.object({
+    code: z.string().min(1),
+    message: z.string(),
+    retryable: z.boolean(),
+  }),
+  finished: z.object({
+    text: z.string().optional(),
+  }),
+} as const;
+
+/** Every event type, in the order a run usually meets them. */
+export type EventType = keyof typeof EventData;
+export const EVENT_TYPES = Object.keys(EventData) as EventType[];
+
+/** The event types that settle a run. The first one in a log wins; nothing may follow it. */
+export const TERMINAL_EVENT_TYPES = [
+  "finished",
+  "failed",
+  "cancelled",
+] as const satisfies readonly EventType[];
+export type TerminalEventType = (typeof TERMINAL_EVENT_TYPES)[number];
+
+/** True for `finished`, `failed` and `cancelled`. */
+export function isTerminalEventType(type: string): type is TerminalEventType {
+  return (TERMINAL_EVENT_TYPES as readonly string[]).includes(type);
+}
+
+function envelope<T extends EventType>(type: T) {
+  return z.object({
+    v: z.literal(EVENT_VERSION),
+    runId: z.string().min(1),
+    seq: z.number().int().positive(),
+    type: z.literal(type),
+    at: z.iso.datetime({ offset: true }),
+    data: EventData[type],
+  });
+}
+
+export const RunQueued = envelope("run-queued");
+export type RunQueued = z.infer<typeof RunQueued>;
+export const RunStarted = envelope("run-started");
+export type RunStarted = z.infer<typeof RunStarted>;
+export const ModelResponded = envelope("model-responded");
+export type ModelResponded = z.infer<typeof ModelResponded>;
+export const ToolCalled = envelope("tool-called");
+export type ToolCalled = z.infer<typeof ToolCalled>;
+export const ToolResult = envelope("tool-result");
+export type ToolResult = z.infer<typeof ToolResult>;
+export const OutputRecorded = envelope("output-recorded");
+export type OutputRecorded = z.infer<typeof OutputRecorded>;
+export const Refused = envelope("refused");
+export type Refused = z.infer<typeof Refused>;
+export const CancelRequested = envelope("cancel-requested");
+export type CancelRequested = z.infer<typeof CancelRequested>;
+export const Cancelled = envelope("cancelled");
+export type Cancelled = z.infer<typeof Cancelled>;
+export const Failed = envelope("failed");
+export type Failed = z.infer<typeof Failed>;
+export const Finished = envelope("finished");
+export type Finished = z.infer<typeof Finished>;
+
+/** Any event of a run's log: a discriminated union on `type`. */
+export const RunEvent = z.discriminatedUnion("type", [
+  RunQueued,
+  RunStarted,
+  ModelResponded,
+  ToolCalled,
+  ToolResult,
+  OutputRecorded,
+  Refused,
+  CancelRequested,
+  Cancelled,
+  Failed,
+  Finished,
+]);
+export type RunEvent = z.infer<typeof RunEvent>;
+
+/** The event of one given type. */
+export type RunEventOf<T extends EventType> = Extract<RunEvent, { type: T }>;
+
+/** The data of one given event type. */
+export type EventDataOf<T extends EventType> = RunEventOf<T>["data"];
+
+/**
+ * An event before it has a place in a log: what writers hand to an append.
+ * The store gives it its `seq`; `at` is given by the writer's clock.
+ */
+export type NewEvent = {
+  [T in EventType]: { type: T; at: string; data: EventDataOf<T> };
+}[EventType];

@@ -1,0 +1,159 @@
+/**
+ * The fold: `foldRun(events) → RunState`, pure and exhaustive. A run settles
+ * at its first terminal event; an event at or below the folded `seq` is a
+ * repeat and is skipped; a gap in `seq` is an error.
+ */
+import { ErrandError } from "./errors.js";
+import type { EventType, RunEvent, RunEventOf } from "./events.js";
+import type { RunState, StepState } from "./run-state.js";
+
+/** The error message of a run that finished without recording its structured output. */
+export const NO_STRUCTURED_OUTPUT_MESSAGE =
+  "the run finished without recording a structured output: the model never called the structured-output tool with a valid answer";
+
+/** The state of a run whose log is empty. */
+export function initialRunState(runId: string): RunState {
+  return {
+    runId,
+    seq: 0,
+    status: "pending",
+    attempts: 0,
+    steps: [],
+    usage: { inputTokens: 0, outputTokens: 0 },
+  };
+}
+
+/** True once a terminal event was folded. */
+export function isSettled(state: RunState): boolean {
+  return state.status === "succeeded" || state.status === "failed" || state.status === "cancelled";
+}
+
+/** One handler per event type: a new type without a handler fails the typecheck. */
+type Evolvers = { [T in EventType]: (state: RunState, event: RunEventOf<T>) => RunState };
+
+function stepOf(state: RunState, step: number): StepState | undefined {
+  return state.steps.find((s) => s.step === step);
+}
+
+/** Returns the state with one call of one step replaced by `update(call)`. */
+function updateCall(
+  state: RunState,
+  step: number,
+  callId: string,
+  update: (call: StepState["calls"][number]) => StepState["calls"][number],
+): RunState {
+  const current = stepOf(state, step);
+  if (!current?.calls.some((c) => c.callId === callId)) return state;
+  const calls = current.calls.map((c) => (c.callId === callId ? update(c) : c));
+  return { ...state, steps: state.steps.map((s) => (s.step === step ? { ...s, calls } : s)) };
+}
+
+const evolvers: Evolvers = {
+  "run-queued": (state, e) => ({ ...state, status: "queued", queued: e.data, createdAt: e.at }),
+  "run-started": (state, e) => ({
+    ...state,
+    status: "running",
+    attempts: Math.max(state.attempts, e.data.attempt),
+    workerId: e.data.workerId,
+    startedAt: state.startedAt ?? e.at,
+  }),
+  "model-responded": (state, e) => ({
+    ...state,
+    steps: [
+      ...state.steps.filter((s) => s.step !== e.data.step),
+      {
+        step: e.data.step,
+        ...(e.data.text === undefined ? {} : { text: e.data.text }),
+        finish: e.data.finish,
+        usage: e.data.usage,
+        calls: e.data.calls.map((c) => ({ ...c, called: false })),
+      },
+    ],
+    usage: {
+      inputTokens: state.usage.inputTokens + e.data.usage.inputTokens,
+      outputTokens: state.usage.outputTokens + e.data.usage.outputTokens,
+    },
+  }),
+  "tool-called": (state, e) =>
+    updateCall(state, e.data.step, e.data.callId, (c) => ({ ...c, called: true })),
+  "tool-result": (state, e) =>
+    updateCall(state, e.data.step, e.data.callId, (c) => ({
+      ...c,
+      outcome: {
+        kind: "result",
+        ok: e.data.ok,
+        truncated: e.data.truncated,
+        ...(e.data.result === undefined ? {} : { result: e.data.result }),
+        ...(e.data.error === undefined ? {} : { error: e.data.error }),
+        ...(e.data.ref === undefined ? {} : { ref: e.data.ref }),
+      },
+    })),
+  "output-recorded": (state, e) => {
+    if (state.output) return state;
+    const recorded = updateCall(state, e.data.step, e.data.callId, (c) => ({
+      ...c,
+      outcome: { kind: "recorded" },
+    }));
+    return {
+      ...recorded,
+      output: { value: e.data.output, step: e.data.step, callId: e.data.callId },
+    };
+  },
+  refused: (state, e) =>
+    e.data.step === undefined || e.data.callId === undefined
+      ? state
+      : updateCall(state, e.data.step, e.data.callId, (c) => ({
+          ...c,
+          outcome: { kind: "refused", message: e.data.message },
+        })),
+  "cancel-requested": (state, e) =>
+    state.cancelRequested ? state : { ...state, cancelRequested: e.data },
+  cancelled: (state, e) => {
+    const reason = e.data.reason ?? state.cancelRequested?.reason;
+    const message = reason ? `the run was cancelled: ${reason}` : "the run was cancelled";
+    return {
+      ...state,
+      status: "cancelled",
+      settledAt: e.at,
+      error: { code: "cancelled", message, retryable: false },
+    };
+  },
+  failed: (state, e) => ({ ...state, status: "failed", settledAt: e.at, error: e.data }),
+  finished: (state, e) => {
+    const text = e.data.text === undefined ? {} : { text: e.data.text };
+    if (state.queued?.outputSchema !== undefined && state.output === undefined) {
+      const error = {
+        code: "no_structured_output",
+        message: NO_STRUCTURED_OUTPUT_MESSAGE,
+        retryable: false,
+      };
+      return { ...state, ...text, status: "failed", settledAt: e.at, error };
+    }
+    return { ...state, ...text, status: "succeeded", settledAt: e.at };
+  },
+};
+
+/**
+ * Folds one more event into a state. Repeats (`seq` ≤ the folded seq) and
+ * anything after the run settled leave the state unchanged; a gap in `seq`
+ * throws an `ErrandError` with code `seq_gap`.
+ */
+export function applyEvent(state: RunState, event: RunEvent): RunState {
+  if (event.seq <= state.seq) return state;
+  if (event.seq !== state.seq + 1) {
+    throw new ErrandError(
+      "seq_gap",
+      `run ${state.runId}: expected event seq ${state.seq + 1} but got ${event.seq}; the log is missing events`,
+      { details: { runId: state.runId, expectedSeq: state.seq + 1, seq: event.seq } },
+    );
+  }
+  if (isSettled(state)) return { ...state, seq: event.seq };
+  const evolve = evolvers[event.type] as (s: RunState, e: RunEvent) => RunState;
+  return { ...evolve(state, event), seq: event.seq };
+}
+
+/** Folds a run's log, in order, into its state. Pure. */
+export function foldRun(events: readonly RunEvent[], runId?: string): RunState {
+  const id = runId ?? events[0]?.runId ?? "";
+  return events.reduce(applyEvent, initialRunState(id));
+}

@@ -1,0 +1,60 @@
+/**
+ * `RunResult`: the one canonical shape of a settled run, the same in the API,
+ * the CLI's `--json` and the dashboard.
+ */
+import { z } from "zod";
+import { RunError, Usage } from "./events.js";
+import type { RunState, SettledStatus } from "./run-state.js";
+
+/** The settled result of a run. */
+export const RunResult = z.object({
+  runId: z.string(),
+  agent: z.string(),
+  status: z.enum(["succeeded", "failed", "cancelled"]),
+  output: z.unknown().optional(),
+  text: z.string().optional(),
+  error: RunError.optional(),
+  parentRunId: z.string().optional(),
+  rootRunId: z.string(),
+  attempts: z.number().int().nonnegative(),
+  steps: z.number().int().nonnegative(),
+  usage: Usage,
+  createdAt: z.string(),
+  startedAt: z.string().optional(),
+  settledAt: z.string().optional(),
+});
+export type RunResult = z.infer<typeof RunResult>;
+
+function settledStatus(state: RunState): SettledStatus | undefined {
+  const { status } = state;
+  return status === "succeeded" || status === "failed" || status === "cancelled"
+    ? status
+    : undefined;
+}
+
+/**
+ * The `RunResult` of a settled run, or `undefined` while it is not settled.
+ * Pure: the same state always gives an object with the same keys in the same
+ * order, so its JSON is byte-for-byte stable.
+ */
+export function settleRun(state: RunState): RunResult | undefined {
+  const status = settledStatus(state);
+  if (status === undefined) return undefined;
+  const { queued } = state;
+  return {
+    runId: state.runId,
+    agent: queued?.agent ?? "",
+    status,
+    ...(status === "succeeded" && state.output !== undefined ? { output: state.output.value } : {}),
+    ...(state.text === undefined ? {} : { text: state.text }),
+    ...(status !== "succeeded" && state.error ? { error: state.error } : {}),
+    ...(queued?.parentRunId === undefined ? {} : { parentRunId: queued.parentRunId }),
+    rootRunId: queued?.rootRunId ?? state.runId,
+    attempts: state.attempts,
+    steps: state.steps.length,
+    usage: state.usage,
+    createdAt: state.createdAt ?? state.settledAt ?? "",
+    ...(state.startedAt === undefined ? {} : { startedAt: state.startedAt }),
+    ...(state.settledAt === undefined ? {} : { settledAt: state.settledAt }),
+  };
+}

@@ -1,0 +1,65 @@
+/**
+ * What the fold knows about a run: the state every consumer (worker resume,
+ * collector, dashboard, tests) reads, derived purely from the run's log.
+ */
+import type { EventDataOf, ResourceRef, RunError, ToolCall, Usage } from "./events.js";
+
+/** Where a run is in its life. */
+export type RunStatus = "pending" | "queued" | "running" | "succeeded" | "failed" | "cancelled";
+
+/** The statuses of a settled run. */
+export type SettledStatus = Extract<RunStatus, "succeeded" | "failed" | "cancelled">;
+
+/** What became of one tool call the model asked for. */
+export type CallOutcome =
+  | {
+      kind: "result";
+      ok: boolean;
+      result?: unknown;
+      error?: string;
+      truncated: boolean;
+      ref?: ResourceRef;
+    }
+  | { kind: "refused"; message: string }
+  | { kind: "recorded" };
+
+/** One tool call of a step, with its outcome once known. */
+export interface CallState extends ToolCall {
+  /** Set once `tool-called` was logged for this call. */
+  called: boolean;
+  /** Set once the call's result, refusal or recording was logged. */
+  outcome?: CallOutcome;
+}
+
+/** One model response and the tool calls it produced. */
+export interface StepState {
+  step: number;
+  text?: string;
+  finish: string;
+  usage: Usage;
+  calls: CallState[];
+}
+
+/** The folded state of one run. */
+export interface RunState {
+  runId: string;
+  /** The last `seq` folded; 0 for an empty log. */
+  seq: number;
+  status: RunStatus;
+  /** The run's definition from `run-queued`, once folded. */
+  queued?: EventDataOf<"run-queued">;
+  createdAt?: string;
+  startedAt?: string;
+  settledAt?: string;
+  attempts: number;
+  workerId?: string;
+  steps: StepState[];
+  usage: Usage;
+  /** The recorded structured output, once `output-recorded` was folded. */
+  output?: { value: unknown; step: number; callId: string };
+  cancelRequested?: EventDataOf<"cancel-requested">;
+  /** The error of a failed run. */
+  error?: RunError;
+  /** The closing text of `finished`. */
+  text?: string;
+}
