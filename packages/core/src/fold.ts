@@ -104,7 +104,7 @@ const evolvers: Evolvers = {
       ? state
       : updateCall(state, e.data.step, e.data.callId, (c) => ({
           ...c,
-          outcome: { kind: "refused", message: e.data.message },
+          outcome: { kind: "refused", reason: e.data.reason, message: e.data.message },
         })),
   "cancel-requested": (state, e) =>
     state.cancelRequested ? state : { ...state, cancelRequested: e.data },

@@ -2,7 +2,14 @@
  * What the fold knows about a run: the state every consumer (worker resume,
  * collector, dashboard, tests) reads, derived purely from the run's log.
  */
-import type { EventDataOf, ResourceRef, RunError, ToolCall, Usage } from "./events.js";
+import type {
+  EventDataOf,
+  RefusalReason,
+  ResourceRef,
+  RunError,
+  ToolCall,
+  Usage,
+} from "./events.js";
 
 /** Where a run is in its life. */
 export type RunStatus = "pending" | "queued" | "running" | "succeeded" | "failed" | "cancelled";
@@ -20,7 +27,7 @@ export type CallOutcome =
       truncated: boolean;
       ref?: ResourceRef;
     }
-  | { kind: "refused"; message: string }
+  | { kind: "refused"; reason: RefusalReason; message: string }
   | { kind: "recorded" };
 
 /** One tool call of a step, with its outcome once known. */
