@@ -44,4 +44,9 @@
  */
 export { uniqueKeyPrefix } from "./key-prefix.js";
 export type { RedisServer, RedisSource, StartRedisOptions } from "./redis/redis-server.js";
+export {
+  type RedisClusterServer,
+  type StartRedisClusterOptions,
+  startRedisCluster,
+} from "./redis/start-cluster.js";
 export { NO_REDIS_MESSAGE, startRedis } from "./redis/start-redis.js";

@@ -3,13 +3,13 @@
  * ourselves: bound to loopback on a given port, living in its own directory
  * with its pidfile and logfile there.
  */
-import { spawn } from "node:child_process";
 import { readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { ErrandError } from "@errand/core";
 import { waitUntil } from "../wait-until.js";
 import { isProcessRunning, waitForProcessExit } from "./process-state.js";
 import { type RedisAddress, sendRedisCommand } from "./resp.js";
+import { runCommand } from "./run-command.js";
 
 /** How long a server gets to come up or to go away before we call it broken. */
 const STARTUP_TIMEOUT_MS = 15_000;
@@ -129,48 +129,19 @@ export class RedisProcess implements RedisAddress {
   }
 
   /** Runs `redis-server`, which forks the daemon and exits; rejects when it refuses its config. */
-  private launch(): Promise<void> {
-    const args = [
-      "--port",
-      String(this.port),
-      "--bind",
-      this.host,
-      "--dir",
-      this.options.dir,
-      "--pidfile",
-      this.pidfile,
-      "--logfile",
-      this.logfile,
-      "--daemonize",
-      "yes",
-      ...this.options.configArgs,
-    ];
-    return new Promise((resolve, reject) => {
-      const child = spawn(this.options.binary, args, { stdio: ["ignore", "pipe", "pipe"] });
-      let output = "";
-      child.stdout.on("data", (chunk) => {
-        output += chunk;
-      });
-      child.stderr.on("data", (chunk) => {
-        output += chunk;
-      });
-      child.on("error", (error) =>
-        reject(
-          new ErrandError("redis_unavailable", `could not run ${this.options.binary}`, {
-            cause: error,
-          }),
-        ),
+  private async launch(): Promise<void> {
+    const { binary, dir, configArgs } = this.options;
+    const { code, output } = await runCommand(binary, [
+      ...["--port", String(this.port), "--bind", this.host, "--dir", dir],
+      ...["--pidfile", this.pidfile, "--logfile", this.logfile, "--daemonize", "yes"],
+      ...configArgs,
+    ]);
+    if (code !== 0) {
+      throw new ErrandError(
+        "redis_unavailable",
+        `${binary} exited with code ${code}: ${output || this.logTail()}`,
       );
-      child.on("close", (code) => {
-        if (code === 0) return resolve();
-        reject(
-          new ErrandError(
-            "redis_unavailable",
-            `${this.options.binary} exited with code ${code}: ${output.trim() || this.logTail()}`,
-          ),
-        );
-      });
-    });
+    }
   }
 
   private async startupOutcome(logOffset: number): Promise<"ready" | "port_in_use" | undefined> {
