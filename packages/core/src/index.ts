@@ -16,6 +16,7 @@
 export * from "./errors.js";
 export * from "./events.js";
 export * from "./fold.js";
+export * from "./run-id.js";
 export * from "./run-result.js";
 export * from "./run-state.js";
 export * from "./script.js";
