@@ -40,8 +40,51 @@
  * assigns every slot and resolves once each node reports `cluster_state:ok`;
  * connect with `new Cluster(cluster.nodes)`.
  *
+ * ## A fake OpenAI that plays scripts
+ *
+ * `startFakeOpenAI` is a real HTTP server speaking the Chat Completions API
+ * (non-streaming `POST /v1/chat/completions`, `GET /v1/models`), so the real
+ * `openai` client — retries, error classes and all — runs against it. It
+ * plays the same `Script` turns (from `@errand/core`) as the in-process scripted model:
+ *
+ * ```ts
+ * import OpenAI from "openai";
+ * import { startFakeOpenAI } from "@errand/testing";
+ *
+ * const fake = await startFakeOpenAI({
+ *   scripts: {
+ *     "scripted-researcher": [
+ *       { fail: "busy", status: 429, retryAfterSeconds: 0 },  // the client retries…
+ *       { call: [{ tool: "search", args: { q: "errand" } }] }, // …and gets this
+ *       { say: "Done.", sleepMs: 50 },
+ *     ],
+ *   },
+ * });
+ * const client = new OpenAI({ apiKey: "test", baseURL: fake.baseURL });
+ * // … run an agent with model "scripted-researcher" …
+ * fake.requests.map((r) => r.body?.messages);  // what the model was sent
+ * await fake.close();
+ * ```
+ *
+ * Which script: `scriptFor(request)` when given and it returns one, else
+ * `scripts[request.model]`; an unknown model gets a 404 like the real API.
+ * Which turn: the number of assistant messages in the request plus the fail
+ * turns already served to that conversation (the model and the messages up to
+ * the first user message). No server-side cursor, so concurrent runs and runs
+ * resumed after a crash each get their own turns, and a fail turn uses up its
+ * slot: the retry gets the next turn. When the script runs out the answer is
+ * empty text with `finish_reason: "stop"`. Tool-call `args` are sent as JSON;
+ * a string is sent verbatim, to test malformed arguments.
+ *
  * @packageDocumentation
  */
+export {
+  type FakeOpenAI,
+  type FakeOpenAIOptions,
+  type RecordedRequest,
+  startFakeOpenAI,
+} from "./fake-openai/server.js";
+export type { ChatCompletionRequest, WireMessage } from "./fake-openai/wire-types.js";
 export { uniqueKeyPrefix } from "./key-prefix.js";
 export type { RedisServer, RedisSource, StartRedisOptions } from "./redis/redis-server.js";
 export {
