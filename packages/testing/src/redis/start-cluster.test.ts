@@ -12,7 +12,7 @@ describe("startRedisCluster", () => {
   beforeAll(async () => {
     cluster = await startRedisCluster({ masters: 3 });
     client = new Cluster(cluster.nodes);
-  });
+  }, 60_000);
   afterAll(async () => {
     client?.disconnect();
     await cluster?.stop();
