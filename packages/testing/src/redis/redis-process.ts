@@ -27,7 +27,7 @@ export interface RedisProcessOptions {
   configArgs: readonly string[];
 }
 
-/** Thrown by {@link RedisProcess.start} when another process already holds the port. */
+/** True for the error {@link RedisProcess.start} throws when another process already holds the port. */
 export function isPortInUseError(error: unknown): boolean {
   return error instanceof ErrandError && error.details?.reason === "port_in_use";
 }
