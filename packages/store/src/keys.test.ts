@@ -1,0 +1,64 @@
+import { isErrandError, newRunId } from "@errand/core";
+import { describe, expect, it } from "vitest";
+import { DEFAULT_KEY_PREFIX, shardTag, storeKeys } from "./keys.js";
+
+const runId = newRunId({ shard: 3, nowMs: 1_767_225_600_000, random: new Uint8Array(10) });
+
+function thrownBy(run: () => unknown): unknown {
+  try {
+    run();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
+describe("storeKeys", () => {
+  it("lays keys out as DESIGN §6 says, with the shard from the runId", () => {
+    const keys = storeKeys();
+    expect(keys.prefix).toBe(DEFAULT_KEY_PREFIX);
+    expect(keys.runLog(runId)).toBe(`errand:{s3}:run:${runId}:log`);
+    expect(keys.runHead(runId)).toBe(`errand:{s3}:run:${runId}`);
+    expect(keys.runBlobs(runId)).toBe(`errand:{s3}:run:${runId}:blobs`);
+    expect(keys.shardEvents(3)).toBe("errand:{s3}:events");
+    expect(keys.result(runId)).toBe(`errand:{s3}:result:${runId}`);
+    expect(keys.inbox(runId)).toBe(`errand:{s3}:inbox:${runId}`);
+    expect(storeKeys("t-app").runLog(runId)).toBe(`t-app:{s3}:run:${runId}:log`);
+  });
+
+  it("gives every key of a run one hash tag: its shard's", () => {
+    const keys = storeKeys("p");
+    const runKeys = [keys.runLog, keys.runHead, keys.runBlobs, keys.result, keys.inbox].map((key) =>
+      key(runId),
+    );
+    for (const key of [...runKeys, keys.shardEvents(3)]) {
+      expect(key.match(/\{[^}]*\}/g)).toEqual([shardTag(3)]);
+    }
+  });
+
+  it("refuses a prefix that would break the hash tag, a malformed runId and a shard out of range", () => {
+    for (const prefix of ["", "a{b", "a}b"]) {
+      expect(
+        isErrandError(
+          thrownBy(() => storeKeys(prefix)),
+          "invalid_spec",
+        ),
+      ).toBe(true);
+    }
+    const keys = storeKeys();
+    expect(
+      isErrandError(
+        thrownBy(() => keys.runLog("42")),
+        "invalid_spec",
+      ),
+    ).toBe(true);
+    for (const shard of [-1, 1.5, 1024]) {
+      expect(
+        isErrandError(
+          thrownBy(() => keys.shardEvents(shard)),
+          "invalid_spec",
+        ),
+      ).toBe(true);
+    }
+  });
+});

@@ -1,0 +1,69 @@
+/**
+ * The Redis key layout (DESIGN §6). Every key of a run carries its shard's
+ * hash tag `{sN}`, and the shard is read from the runId itself, so every key
+ * one script touches lands on the same Redis Cluster slot and a lookup needs
+ * no table.
+ */
+import { ErrandError, MAX_SHARDS, shardOfRunId } from "@errand/core";
+
+/** The key prefix used when none is given. */
+export const DEFAULT_KEY_PREFIX = "errand";
+
+/** Every key name of the store, for one prefix. */
+export interface StoreKeys {
+  /** The prefix every key starts with. */
+  readonly prefix: string;
+  /** The run's events: STREAM, entry id `0-<seq>`, fields seq, type, at, data. */
+  runLog(runId: string): string;
+  /** The run's head (seq, status, attempt, hasOutput, …): HASH, the fence of appends. */
+  runHead(runId: string): string;
+  /** The run's large values: HASH, field `<n>` the value and `<n>:meta` its metadata. */
+  runBlobs(runId: string): string;
+  /** Every event of the shard: STREAM, fields runId, seq, type, at, data. */
+  shardEvents(shard: number): string;
+  /** The run's folded RunResult: STRING (JSON), written by the collector. */
+  result(runId: string): string;
+  /** Settled children of a parent run: STREAM. */
+  inbox(runId: string): string;
+}
+
+/**
+ * The hash tag of a shard: `{s<shard>}`. Throws an {@link ErrandError}
+ * `invalid_spec` for a shard outside 0 … `MAX_SHARDS` − 1.
+ */
+export function shardTag(shard: number): string {
+  if (!Number.isInteger(shard) || shard < 0 || shard >= MAX_SHARDS) {
+    throw new ErrandError(
+      "invalid_spec",
+      `a shard is an integer from 0 to ${MAX_SHARDS - 1}, not ${shard}`,
+      { details: { shard } },
+    );
+  }
+  return `{s${shard}}`;
+}
+
+/**
+ * The key names for `prefix` (default `errand`). Throws an {@link ErrandError}
+ * `invalid_spec` for an empty prefix or one containing `{` or `}`, which would
+ * take the place of the shard's hash tag.
+ */
+export function storeKeys(prefix: string = DEFAULT_KEY_PREFIX): StoreKeys {
+  if (prefix === "" || /[{}]/.test(prefix)) {
+    throw new ErrandError(
+      "invalid_spec",
+      `a key prefix must be non-empty and free of "{" and "}" (they would replace the shard's hash tag), not ${JSON.stringify(prefix)}`,
+      { details: { prefix } },
+    );
+  }
+  const shardBase = (shard: number) => `${prefix}:${shardTag(shard)}`;
+  const runBase = (runId: string) => `${shardBase(shardOfRunId(runId))}:run:${runId}`;
+  return {
+    prefix,
+    runLog: (runId) => `${runBase(runId)}:log`,
+    runHead: (runId) => runBase(runId),
+    runBlobs: (runId) => `${runBase(runId)}:blobs`,
+    shardEvents: (shard) => `${shardBase(shard)}:events`,
+    result: (runId) => `${shardBase(shardOfRunId(runId))}:result:${runId}`,
+    inbox: (runId) => `${shardBase(shardOfRunId(runId))}:inbox:${runId}`,
+  };
+}
