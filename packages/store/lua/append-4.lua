@@ -1,0 +1,190 @@
+--[[
+  Appends a batch of events to one run's log, fenced by the expected seq.
+  One call appends any number of events, atomically: every refusal is decided
+  before the first write, so a refused call writes nothing.
+
+  Input:
+    KEYS[1] run log       <p>:{sN}:run:<runId>:log     STREAM
+    KEYS[2] run head      <p>:{sN}:run:<runId>         HASH
+    KEYS[3] shard stream  <p>:{sN}:events              STREAM
+    KEYS[4] run blobs     <p>:{sN}:run:<runId>:blobs   HASH (only given a TTL here)
+
+    ARGV[1] runId
+    ARGV[2] expected seq: the head's seq the writer last saw (0 for a new run),
+            or "*" for an unfenced append (cancel-requested from a client, the reaper)
+    ARGV[3] retention in seconds, set as the TTL of the log, head and blobs keys
+            when the batch settles the run
+    ARGV[4 + 3(i-1)]  type of event i     (i = 1 … n, n >= 1)
+    ARGV[5 + 3(i-1)]  at of event i       (ISO-8601)
+    ARGV[6 + 3(i-1)]  data of event i     (JSON object, validated by the client)
+
+  Output: { code, seq, index }
+     0  appended:                 seq = the new head seq (event i got seq - n + i)
+    -1  seq conflict:             seq = the head's current seq
+    -2  run settled: an event after a terminal one (also within this batch),
+                                  seq = current seq, index = the refused event
+    -3  output already recorded: a second output-recorded, index = the refused event
+    -4  run not found: no head and the first event is not run-queued
+    -5  run exists: run-queued on a run that has a head, or not first in the batch,
+                                  index = the refused event
+    -6  malformed arguments (retention, expected seq, event count, data JSON)
+
+  Effects (code 0 only):
+    - XADD to the run log, entry id "0-<seq>", fields: seq, type, at, data
+    - XADD to the shard stream, id "*", fields: runId, seq, type, at, data
+    - HSET on the head: seq, updatedAt, and what the events change, as the fold
+      does: run-queued sets runId, agent, rootRunId, parentRunId, depth,
+      hasSchema, createdAt, status=queued; run-started sets status=running,
+      attempt (the highest seen), startedAt (the first); output-recorded sets
+      hasOutput=1; cancel-requested sets cancelRequested=1; finished sets
+      status=succeeded (failed when the run has a schema and no output),
+      failed sets status=failed, cancelled sets status=cancelled; the three
+      terminal events set settledAt
+    - on a terminal event: EXPIRE(retention) on the run log, head and blobs
+]]
+local logKey, headKey, shardKey, blobsKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local runId = ARGV[1]
+local expected = ARGV[2]
+local retention = tonumber(ARGV[3])
+local count = (#ARGV - 3) / 3
+
+local OK, SEQ_CONFLICT, SETTLED, OUTPUT_RECORDED, NOT_FOUND, EXISTS, MALFORMED = 0, -1, -2, -3, -4, -5, -6
+
+if retention == nil or retention < 1 or retention ~= math.floor(retention)
+  or count < 1 or count ~= math.floor(count) then
+  return { MALFORMED, 0, 0 }
+end
+
+local head = redis.call("HMGET", headKey, "seq", "status", "hasOutput", "hasSchema", "attempt", "startedAt")
+local exists = head[1] ~= false
+local seq = exists and tonumber(head[1]) or 0
+local status = head[2]
+local hasOutput = head[3] == "1"
+local hasSchema = head[4] == "1"
+local attempt = tonumber(head[5] or "0") or 0
+local startedAt = head[6]
+
+local function eventAt(i, offset)
+  return ARGV[3 + 3 * (i - 1) + offset]
+end
+
+local firstType = eventAt(1, 1)
+if not exists and firstType ~= "run-queued" then
+  return { NOT_FOUND, 0, 1 }
+end
+if exists and firstType == "run-queued" then
+  return { EXISTS, seq, 1 }
+end
+if expected ~= "*" then
+  local expectedSeq = tonumber(expected)
+  if expectedSeq == nil then
+    return { MALFORMED, seq, 0 }
+  end
+  if expectedSeq ~= seq then
+    return { SEQ_CONFLICT, seq, 0 }
+  end
+end
+
+local settledStatuses = { succeeded = true, failed = true, cancelled = true }
+local updates = {}
+local settles = false
+
+local function decode(json)
+  local ok, value = pcall(cjson.decode, json)
+  if ok and type(value) == "table" then
+    return value
+  end
+  return nil
+end
+
+-- Decide everything first: nothing is written unless every event is accepted.
+for i = 1, count do
+  local eventType, at = eventAt(i, 1), eventAt(i, 2)
+  if settledStatuses[status] then
+    return { SETTLED, seq, i }
+  end
+  if eventType == "run-queued" then
+    if i > 1 then
+      return { EXISTS, seq, i }
+    end
+    local data = decode(eventAt(i, 3))
+    if data == nil then
+      return { MALFORMED, seq, i }
+    end
+    hasSchema = data.outputSchema ~= nil and data.outputSchema ~= cjson.null
+    status = "queued"
+    updates.runId = runId
+    updates.agent = tostring(data.agent)
+    updates.rootRunId = tostring(data.rootRunId)
+    updates.depth = tostring(data.depth)
+    if type(data.parentRunId) == "string" then
+      updates.parentRunId = data.parentRunId
+    end
+    updates.hasSchema = hasSchema and "1" or "0"
+    updates.hasOutput = "0"
+    updates.cancelRequested = "0"
+    updates.attempt = "0"
+    updates.createdAt = at
+  elseif eventType == "run-started" then
+    local data = decode(eventAt(i, 3))
+    if data == nil or type(data.attempt) ~= "number" then
+      return { MALFORMED, seq, i }
+    end
+    status = "running"
+    if data.attempt > attempt then
+      attempt = data.attempt
+    end
+    updates.attempt = tostring(attempt)
+    if not startedAt then
+      startedAt = at
+      updates.startedAt = at
+    end
+  elseif eventType == "output-recorded" then
+    if hasOutput then
+      return { OUTPUT_RECORDED, seq, i }
+    end
+    hasOutput = true
+    updates.hasOutput = "1"
+  elseif eventType == "cancel-requested" then
+    updates.cancelRequested = "1"
+  elseif eventType == "finished" then
+    if hasSchema and not hasOutput then
+      status = "failed"
+    else
+      status = "succeeded"
+    end
+  elseif eventType == "failed" then
+    status = "failed"
+  elseif eventType == "cancelled" then
+    status = "cancelled"
+  end
+  if settledStatuses[status] then
+    settles = true
+    updates.settledAt = at
+  end
+  updates.updatedAt = at
+end
+
+-- Write.
+for i = 1, count do
+  local eventType, at, data = eventAt(i, 1), eventAt(i, 2), eventAt(i, 3)
+  local eventSeq = tostring(seq + i)
+  redis.call("XADD", logKey, "0-" .. eventSeq, "seq", eventSeq, "type", eventType, "at", at, "data", data)
+  redis.call("XADD", shardKey, "*", "runId", runId, "seq", eventSeq, "type", eventType, "at", at, "data", data)
+end
+
+local newSeq = seq + count
+local fields = { "seq", tostring(newSeq), "status", status }
+for field, value in pairs(updates) do
+  fields[#fields + 1] = field
+  fields[#fields + 1] = value
+end
+redis.call("HSET", headKey, unpack(fields))
+
+if settles then
+  redis.call("EXPIRE", logKey, retention)
+  redis.call("EXPIRE", headKey, retention)
+  redis.call("EXPIRE", blobsKey, retention)
+end
+
+return { OK, newSeq, 0 }

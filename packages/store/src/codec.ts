@@ -1,0 +1,98 @@
+/**
+ * The one place where events meet Redis: a new event becomes the append
+ * script's arguments (type, at, data as JSON), and a stream entry's fields
+ * (seq, type, at, data, plus runId on the shard stream) become an event again.
+ * The append script writes the fields under exactly these names.
+ */
+import { ErrandError, EVENT_VERSION, type NewEvent, RunEvent } from "@errand/core";
+
+/** A stream entry's fields as Redis returns them: `[name, value, name, value, …]`. */
+export type StreamFields = readonly string[];
+
+/** A stream entry as Redis returns it: `[id, fields]`. */
+export type StreamEntry = [id: string, fields: string[]];
+
+/** One entry of a shard stream: its event, or why it could not be read. */
+export interface ShardEntry {
+  /** The stream entry id. */
+  id: string;
+  /** The run the entry belongs to (`""` when the entry does not say). */
+  runId: string;
+  /** The event, when the entry is a valid event. */
+  event?: RunEvent;
+  /** Why the entry is not a valid event, otherwise. */
+  error?: string;
+}
+
+type Parsed = { ok: true; event: RunEvent } | { ok: false; error: string };
+
+/** The `[type, at, data]` arguments of one event for the append script. */
+export function encodeEventArgs(event: NewEvent): [string, string, string] {
+  return [event.type, event.at, JSON.stringify(event.data)];
+}
+
+function fieldMap(fields: StreamFields): Map<string, string> {
+  const map = new Map<string, string>();
+  for (let i = 0; i + 1 < fields.length; i += 2) map.set(fields[i]!, fields[i + 1]!);
+  return map;
+}
+
+function describeIssues(issues: readonly { path: PropertyKey[]; message: string }[]): string {
+  return issues
+    .map((issue) => `${issue.path.map(String).join(".") || "(root)"}: ${issue.message}`)
+    .join("; ");
+}
+
+/** Validates an event envelope; the error says what is wrong with it. */
+export function parseEvent(candidate: unknown): Parsed {
+  const result = RunEvent.safeParse(candidate);
+  return result.success
+    ? { ok: true, event: result.data }
+    : { ok: false, error: describeIssues(result.error.issues) };
+}
+
+function parseFields(runId: string, fields: Map<string, string>): Parsed {
+  const dataJson = fields.get("data");
+  let data: unknown;
+  try {
+    data = dataJson === undefined ? undefined : JSON.parse(dataJson);
+  } catch {
+    return { ok: false, error: "data: not JSON" };
+  }
+  const seq = fields.get("seq");
+  return parseEvent({
+    v: EVENT_VERSION,
+    runId,
+    seq: seq === undefined ? undefined : Number(seq),
+    type: fields.get("type"),
+    at: fields.get("at"),
+    data,
+  });
+}
+
+/**
+ * The event of one run-log entry. Throws an {@link ErrandError} `invalid_event`
+ * when the entry is not a valid event: the log is the truth, so a broken
+ * entry is an error, not something to skip.
+ */
+export function decodeLogEntry(runId: string, [id, fields]: StreamEntry): RunEvent {
+  const parsed = parseFields(runId, fieldMap(fields));
+  if (parsed.ok) return parsed.event;
+  throw new ErrandError(
+    "invalid_event",
+    `run ${runId}: log entry ${id} is not a valid event: ${parsed.error}`,
+    { details: { runId, entryId: id } },
+  );
+}
+
+/**
+ * One shard-stream entry, decoded. Never throws: an entry that is not a valid
+ * event comes back with `error` (a collector dead-letters it).
+ */
+export function decodeShardEntry([id, fields]: StreamEntry): ShardEntry {
+  const map = fieldMap(fields);
+  const runId = map.get("runId") ?? "";
+  if (runId === "") return { id, runId, error: "runId: missing" };
+  const parsed = parseFields(runId, map);
+  return parsed.ok ? { id, runId, event: parsed.event } : { id, runId, error: parsed.error };
+}

@@ -1,0 +1,55 @@
+import { randomBytes } from "node:crypto";
+import { isErrandError, newRunId, shardOfRunId } from "@errand/core";
+import { uniqueKeyPrefix } from "@errand/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { encodeEventArgs } from "./codec.js";
+import { errorFromScriptReply, SCRIPT_CODES } from "./errors.js";
+import { type StoreKeys, storeKeys } from "./keys.js";
+import { defineStoreScripts, type StoreScripts } from "./scripts.js";
+import { newEvent, queued } from "./test-support/events.js";
+import { type RedisFixture, startRedisFixture } from "./test-support/redis.js";
+
+let fx: RedisFixture;
+let scripts: StoreScripts;
+let keys: StoreKeys;
+
+beforeAll(async () => {
+  fx = await startRedisFixture();
+  scripts = defineStoreScripts(fx.redis);
+  keys = storeKeys(uniqueKeyPrefix("store-scripts"));
+});
+afterAll(async () => {
+  await fx?.stop();
+});
+
+function appendKeys(runId: string): string[] {
+  return [
+    keys.runLog(runId),
+    keys.runHead(runId),
+    keys.shardEvents(shardOfRunId(runId)),
+    keys.runBlobs(runId),
+  ];
+}
+
+describe("the append script", () => {
+  it("answers malformed arguments with its malformed code and writes nothing", async () => {
+    const runId = newRunId({ shard: 0, nowMs: Date.now(), random: randomBytes(10) });
+    const event = encodeEventArgs(queued());
+    const started = encodeEventArgs(newEvent("run-started", { attempt: 1, workerId: "w" }));
+    const malformed: (string | number)[][] = [
+      [runId, "0", 0, ...event],
+      [runId, "0", 1.5, ...event],
+      [runId, "0", 60],
+      [runId, "0", 60, ...event, "run-started"],
+      [runId, "zero", 60, ...event],
+      [runId, "0", 60, "run-queued", event[1], "{not json"],
+      [runId, "0", 60, ...event, started[0], started[1], "{}"],
+    ];
+    for (const args of malformed) {
+      const reply = await scripts.append(appendKeys(runId), args);
+      expect(reply[0]).toBe(SCRIPT_CODES.malformedArguments);
+      expect(isErrandError(errorFromScriptReply(reply, { runId }), "internal")).toBe(true);
+    }
+    expect(await fx.redis.exists(...appendKeys(runId))).toBe(0);
+  });
+});
