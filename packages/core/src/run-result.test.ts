@@ -89,6 +89,20 @@ describe("settleRun", () => {
     expect(JSON.stringify(JSON.parse(once))).toBe(once);
   });
 
+  it("writes the error's fields in one order, even from an event built in another", () => {
+    const log = runLog().queued().started().failed("timeout", "took too long", true).build();
+    const reordered = log.map((event) =>
+      event.type === "failed"
+        ? { ...event, data: { retryable: true, message: "took too long", code: "timeout" } }
+        : event,
+    );
+
+    const json = JSON.stringify(settleRun(foldRun(reordered)));
+
+    expect(json).toBe(JSON.stringify(settleRun(foldRun(log))));
+    expect(json).toContain('"error":{"code":"timeout","message":"took too long","retryable":true}');
+  });
+
   it("still settles a log that lacks run-queued, with its creation time at settlement", () => {
     const log = runLog("01JORPHAN00000000000000000").failed("worker_lost");
 

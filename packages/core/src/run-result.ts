@@ -32,6 +32,11 @@ function settledStatus(state: RunState): SettledStatus | undefined {
     : undefined;
 }
 
+/** The error with exactly its three fields, in one order, whatever the event that carried it held. */
+function canonicalError({ code, message, retryable }: RunError): RunError {
+  return { code, message, retryable };
+}
+
 /**
  * The `RunResult` of a settled run, or `undefined` while it is not settled.
  * Pure: the same state always gives an object with the same keys in the same
@@ -47,7 +52,7 @@ export function settleRun(state: RunState): RunResult | undefined {
     status,
     ...(status === "succeeded" && state.output !== undefined ? { output: state.output.value } : {}),
     ...(state.text === undefined ? {} : { text: state.text }),
-    ...(status !== "succeeded" && state.error ? { error: state.error } : {}),
+    ...(status !== "succeeded" && state.error ? { error: canonicalError(state.error) } : {}),
     ...(queued?.parentRunId === undefined ? {} : { parentRunId: queued.parentRunId }),
     rootRunId: queued?.rootRunId ?? state.runId,
     attempts: state.attempts,
