@@ -224,6 +224,16 @@ describe("the log's integrity", () => {
     });
   });
 
+  it("throws invalid_event rather than fold another run's event into this one", () => {
+    const stranger = runLog("01JOTHERRUN000000000000000").queued().started().build()[1]!;
+
+    const error = thrownBy(() => foldRun([...clean.slice(0, 1), stranger]));
+    const wrongId = thrownBy(() => foldRun(clean, "01JOTHERRUN000000000000000"));
+
+    expect(isErrandError(error, "invalid_event")).toBe(true);
+    expect(isErrandError(wrongId, "invalid_event")).toBe(true);
+  });
+
   it("throws seq_gap when the log does not start at seq 1", () => {
     const error = thrownBy(() => foldRun(clean.slice(1)));
 

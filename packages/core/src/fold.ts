@@ -136,9 +136,17 @@ const evolvers: Evolvers = {
 /**
  * Folds one more event into a state. Repeats (`seq` ≤ the folded seq) and
  * anything after the run settled leave the state unchanged; a gap in `seq`
- * throws an `ErrandError` with code `seq_gap`.
+ * throws an `ErrandError` with code `seq_gap`, an event of another run one
+ * with code `invalid_event`.
  */
 export function applyEvent(state: RunState, event: RunEvent): RunState {
+  if (event.runId !== state.runId) {
+    throw new ErrandError(
+      "invalid_event",
+      `an event of run ${event.runId} cannot be folded into run ${state.runId}; fold each run's log on its own`,
+      { details: { runId: state.runId, eventRunId: event.runId, seq: event.seq } },
+    );
+  }
   if (event.seq <= state.seq) return state;
   if (event.seq !== state.seq + 1) {
     throw new ErrandError(
