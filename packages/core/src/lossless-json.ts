@@ -1,0 +1,188 @@
+/**
+ * Lossless JSON: a value that `JSON.parse(JSON.stringify(value))` gives back
+ * unchanged. Anything JSON would silently drop, rename or turn into something
+ * else (undefined, NaN, ±Infinity, BigInt, Date, RegExp, Map, Set, functions,
+ * symbols, class instances, sparse arrays, getters, cycles) is a problem,
+ * reported with its path and what to do instead.
+ *
+ * `-0` is accepted: JSON writes it as `0`, which is numerically equal
+ * (`-0 === 0`), so no JSON reader can tell the difference.
+ */
+import type { JsonPath } from "./json-path.js";
+
+/** The first place where a value is not lossless JSON. */
+export interface LosslessJsonProblem {
+  /** Where the problem is, outermost key first. */
+  path: JsonPath;
+  /** What is wrong and how to fix it, phrased to follow the path: `is a Date, which is not JSON; …`. */
+  problem: string;
+}
+
+/** Options of {@link findLosslessJsonProblem}. */
+export interface LosslessJsonOptions {
+  /** Containers (objects and arrays) may be nested at most this deep. Default: unlimited. */
+  maxDepth?: number;
+}
+
+/** A path as a chain of parent links, so that visiting a child does not copy its parent's path. */
+interface PathLink {
+  parent: PathLink | undefined;
+  key: string | number;
+}
+
+function pathOf(link: PathLink | undefined): JsonPath {
+  const path: (string | number)[] = [];
+  for (let at = link; at !== undefined; at = at.parent) path.push(at.key);
+  return path.reverse();
+}
+
+type Frame =
+  | { kind: "visit"; value: unknown; at: PathLink | undefined; depth: number }
+  | { kind: "leave"; container: object };
+
+/**
+ * The first problem found that keeps `value` from surviving a JSON round trip
+ * exactly, or `undefined` when it is lossless JSON. Containers are checked
+ * before their contents, in document order. Iterative,
+ * so a deep value cannot exhaust the stack; a cycle is reported, never followed.
+ */
+export function findLosslessJsonProblem(
+  value: unknown,
+  options: LosslessJsonOptions = {},
+): LosslessJsonProblem | undefined {
+  const maxDepth = options.maxDepth ?? Number.POSITIVE_INFINITY;
+  const ancestors = new Set<object>();
+  const stack: Frame[] = [{ kind: "visit", value, at: undefined, depth: 0 }];
+  for (let frame = stack.pop(); frame !== undefined; frame = stack.pop()) {
+    if (frame.kind === "leave") {
+      ancestors.delete(frame.container);
+      continue;
+    }
+    const { at, depth } = frame;
+    const current = frame.value;
+    const problem = valueProblem(current, ancestors, depth, maxDepth);
+    if (problem !== undefined) return { path: pathOf(at), problem };
+    if (typeof current !== "object" || current === null) continue;
+    const children = Array.isArray(current) ? arrayEntries(current) : objectEntries(current);
+    if ("problem" in children) {
+      return { path: [...pathOf(at), ...children.at], problem: children.problem };
+    }
+    ancestors.add(current);
+    stack.push({ kind: "leave", container: current });
+    for (let i = children.entries.length - 1; i >= 0; i--) {
+      const [key, child] = children.entries[i]!;
+      stack.push({ kind: "visit", value: child, at: { parent: at, key }, depth: depth + 1 });
+    }
+  }
+  return undefined;
+}
+
+/** What is wrong with `value` itself (not its contents), found at `depth` below `ancestors`. */
+function valueProblem(
+  value: unknown,
+  ancestors: ReadonlySet<object>,
+  depth: number,
+  maxDepth: number,
+): string | undefined {
+  if (typeof value !== "object" || value === null) return scalarProblem(value);
+  if (ancestors.has(value)) {
+    return "contains itself (a cycle), which JSON cannot represent; break the cycle";
+  }
+  const container = containerProblem(value);
+  if (container !== undefined) return container;
+  return depth >= maxDepth ? `is nested more than ${maxDepth} levels deep; flatten it` : undefined;
+}
+
+function scalarProblem(value: unknown): string | undefined {
+  switch (typeof value) {
+    case "undefined":
+      return "is undefined, which is not JSON; remove it or use null";
+    case "number":
+      if (Number.isNaN(value)) return "is NaN, which is not JSON; use a finite number or null";
+      if (!Number.isFinite(value)) {
+        return `is ${value}, which is not JSON; use a finite number or null`;
+      }
+      return undefined;
+    case "bigint":
+      return `is a BigInt (${value}n), which is not JSON; use a number or a string`;
+    case "symbol":
+      return "is a symbol, which is not JSON; use a string";
+    case "function":
+      return "is a function, which is not JSON; remove it";
+    default:
+      return undefined;
+  }
+}
+
+function containerProblem(value: object): string | undefined {
+  if (value instanceof Date) return "is a Date, which is not JSON; write it as an ISO-8601 string";
+  if (value instanceof RegExp) {
+    return "is a RegExp, which is not JSON; write its source as a string";
+  }
+  if (value instanceof Map) return "is a Map, which is not JSON; use a plain object";
+  if (value instanceof Set) return "is a Set, which is not JSON; use an array";
+  const prototype: unknown = Object.getPrototypeOf(value);
+  const plain = Array.isArray(value)
+    ? prototype === Array.prototype
+    : prototype === Object.prototype || prototype === null;
+  if (plain) return undefined;
+  return `is an instance of ${constructorName(prototype)}, which is not plain JSON data; use a plain object or array`;
+}
+
+function constructorName(prototype: unknown): string {
+  const ctor = (prototype as { constructor?: { name?: unknown } } | null)?.constructor;
+  return typeof ctor?.name === "string" && ctor.name !== "" ? ctor.name : "a class";
+}
+
+type Children = { entries: [string | number, unknown][] } | { at: JsonPath; problem: string };
+
+function arrayEntries(array: readonly unknown[]): Children {
+  const entries: [number, unknown][] = [];
+  for (let i = 0; i < array.length; i++) {
+    const descriptor = Object.getOwnPropertyDescriptor(array, i);
+    if (descriptor === undefined) {
+      return {
+        at: [i],
+        problem: "is a hole in a sparse array, which JSON turns into null; fill it or use null",
+      };
+    }
+    if (!("value" in descriptor)) return { at: [i], problem: ACCESSOR_PROBLEM };
+    entries.push([i, descriptor.value]);
+  }
+  for (const key of Reflect.ownKeys(array)) {
+    if (typeof key === "symbol") return { at: [], problem: SYMBOL_KEY_PROBLEM };
+    if (key !== "length" && !isIndexBelow(key, array.length)) {
+      return {
+        at: [key],
+        problem: "is a named property of an array, which JSON drops; use an object",
+      };
+    }
+  }
+  return { entries };
+}
+
+function objectEntries(object: object): Children {
+  const entries: [string, unknown][] = [];
+  for (const key of Reflect.ownKeys(object)) {
+    if (typeof key === "symbol") return { at: [], problem: SYMBOL_KEY_PROBLEM };
+    const descriptor = Object.getOwnPropertyDescriptor(object, key)!;
+    if (!("value" in descriptor)) return { at: [key], problem: ACCESSOR_PROBLEM };
+    if (!descriptor.enumerable) {
+      return {
+        at: [key],
+        problem: "is a non-enumerable property, which JSON drops; make it a plain property",
+      };
+    }
+    entries.push([key, descriptor.value]);
+  }
+  return { entries };
+}
+
+const ACCESSOR_PROBLEM =
+  "is a getter or setter, not plain data; assign the value to a plain property";
+const SYMBOL_KEY_PROBLEM = "has a symbol-keyed property, which JSON drops; use a string key";
+
+function isIndexBelow(key: string, length: number): boolean {
+  const index = Number(key);
+  return Number.isInteger(index) && index >= 0 && index < length && String(index) === key;
+}
