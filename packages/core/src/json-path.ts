@@ -24,8 +24,3 @@ export function formatJsonPath(path: JsonPath, root: string): string {
   }
   return text;
 }
-
-/** `n` with a comma between each group of three digits: `120,000`. */
-export function formatCount(n: number): string {
-  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-}

@@ -96,7 +96,6 @@ describe("findLosslessJsonProblem", () => {
     ],
     [
       "a boxed string",
-      // biome-ignore lint/style/useConsistentBuiltinInstantiation: the boxed form is what is under test
       { s: new String("x") },
       "s is an instance of String, which is not plain JSON data; use a plain object or array",
     ],
