@@ -1,0 +1,148 @@
+/**
+ * `$ref` checks of the structured-output subset, run once the whole schema has
+ * been walked: every reference resolves to a schema of this document, no
+ * chain of references loops without reaching a schema, and the objects a
+ * reference brings in keep the nesting within {@link SCHEMA_MAX_OBJECT_DEPTH}.
+ *
+ * Recursion is allowed. A reference back into a schema that is already being
+ * measured adds nothing, so a recursive schema counts its loop once.
+ */
+import type { JsonPath } from "./json-path.js";
+import { SCHEMA_MAX_OBJECT_DEPTH } from "./json-schema-limits.js";
+import { keywordValue, type SchemaNode } from "./json-schema-node.js";
+import { refuseSchema } from "./schema-refusal.js";
+
+/** A `$ref` found by the walker. */
+export interface RefSite {
+  /** The schema holding the `$ref`. */
+  node: SchemaNode;
+  /** The path of the schema holding the `$ref`. */
+  path: JsonPath;
+  /** The `$ref` as written. */
+  ref: string;
+  /** The canonical JSON Pointer it names. */
+  pointer: string;
+  /** How many objects enclose the `$ref` (the nesting level it starts from). */
+  level: number;
+}
+
+/** Every schema of the document by canonical JSON Pointer, and every `$ref`. */
+export interface SchemaIndex {
+  schemas: ReadonlyMap<string, SchemaNode>;
+  refs: readonly RefSite[];
+}
+
+/** Refuses a dangling `$ref`, a loop of bare references, or nesting too deep through a `$ref`. */
+export function checkReferences(index: SchemaIndex): void {
+  const pointers = new Map(index.refs.map((site) => [site.node, site.pointer]));
+  const follow = (node: SchemaNode): SchemaNode | undefined => {
+    const pointer = pointers.get(node);
+    return pointer === undefined ? undefined : index.schemas.get(pointer);
+  };
+  const targets = new Map<RefSite, SchemaNode>();
+  for (const site of index.refs) {
+    const target = index.schemas.get(site.pointer);
+    if (target === undefined) {
+      refuseSchema(
+        [...site.path, "$ref"],
+        `is ${JSON.stringify(site.ref)}, which does not point to a schema in this document; add the definition (under $defs) or fix the pointer`,
+      );
+    }
+    targets.set(site, target);
+  }
+  const grounded = new Set<SchemaNode>();
+  for (const [site, target] of targets) checkNoBareLoop(site, target, follow, grounded);
+  const height = objectHeights(follow);
+  for (const [site, target] of targets) {
+    const levels = site.level + height(target);
+    if (levels > SCHEMA_MAX_OBJECT_DEPTH) {
+      refuseSchema(
+        site.path,
+        `nests objects ${levels} levels deep through $ref ${JSON.stringify(site.ref)}, above the limit of ${SCHEMA_MAX_OBJECT_DEPTH}; flatten the schema`,
+      );
+    }
+  }
+}
+
+/** Follows a `$ref` node to the schema it names; `undefined` for any other node. */
+type Follow = (node: SchemaNode) => SchemaNode | undefined;
+
+/**
+ * Refuses a `$ref` whose chain of bare references loops without reaching a
+ * schema. `grounded` remembers the references already known to reach one, so
+ * that checking every site stays linear in the number of references.
+ */
+function checkNoBareLoop(
+  site: RefSite,
+  target: SchemaNode,
+  follow: Follow,
+  grounded: Set<SchemaNode>,
+): void {
+  const chain = new Set<SchemaNode>();
+  let node = target;
+  for (let next = follow(node); next !== undefined && !grounded.has(node); next = follow(node)) {
+    if (chain.has(node)) {
+      refuseSchema(
+        [...site.path, "$ref"],
+        `is ${JSON.stringify(site.ref)}, which leads into a loop of references that never reaches a schema; point it at an actual schema`,
+      );
+    }
+    chain.add(node);
+    node = next;
+  }
+  for (const link of chain) grounded.add(link);
+}
+
+/**
+ * How many levels of objects a schema holds, following references; memoised,
+ * and iterative (depth-first with an explicit stack), so a long chain of
+ * references cannot exhaust the call stack. A schema met again while it is
+ * still being measured (recursion) counts 0 there.
+ */
+function objectHeights(follow: Follow): (node: SchemaNode) => number {
+  const known = new Map<SchemaNode, number>();
+  const measuring = new Set<SchemaNode>();
+  const parts = (node: SchemaNode): SchemaNode[] => {
+    const target = follow(node);
+    return target === undefined ? childSchemas(node) : [target];
+  };
+  return (start) => {
+    const work: { node: SchemaNode; expanded: boolean }[] = [{ node: start, expanded: false }];
+    for (let top = work.at(-1); top !== undefined; top = work.at(-1)) {
+      const { node } = top;
+      if (known.has(node)) {
+        work.pop();
+      } else if (!top.expanded) {
+        top.expanded = true;
+        measuring.add(node);
+        for (const part of parts(node)) {
+          if (!known.has(part) && !measuring.has(part)) work.push({ node: part, expanded: false });
+        }
+      } else {
+        const below = Math.max(0, ...parts(node).map((part) => known.get(part) ?? 0));
+        const own = follow(node) === undefined && isObjectSchema(node) ? 1 : 0;
+        known.set(node, own + below);
+        measuring.delete(node);
+        work.pop();
+      }
+    }
+    return known.get(start) ?? 0;
+  };
+}
+
+function isObjectSchema(node: SchemaNode): boolean {
+  const type = keywordValue(node, "type");
+  return type === "object" || (Array.isArray(type) && type.includes("object"));
+}
+
+/** The schemas an instance of `node` may contain directly: properties, items, union branches. */
+function childSchemas(node: SchemaNode): SchemaNode[] {
+  const properties = keywordValue(node, "properties");
+  const items = keywordValue(node, "items");
+  const anyOf = keywordValue(node, "anyOf");
+  return [
+    ...(properties === undefined ? [] : Object.values(properties as Record<string, SchemaNode>)),
+    ...(items === undefined ? [] : [items as SchemaNode]),
+    ...(anyOf === undefined ? [] : (anyOf as SchemaNode[])),
+  ];
+}
