@@ -13,14 +13,20 @@
  *
  * @packageDocumentation
  */
+export * from "./batch.js";
+export * from "./blob-uri.js";
+export * from "./cursor.js";
 export * from "./errors.js";
 export * from "./events.js";
 export * from "./fold.js";
 export * from "./json-path.js";
 export * from "./json-schema-limits.js";
 export * from "./lossless-json.js";
+export * from "./next-action.js";
+export * from "./page.js";
 export * from "./preflight.js";
 export * from "./run-id.js";
 export * from "./run-result.js";
 export * from "./run-state.js";
 export * from "./script.js";
+export * from "./text-limits.js";
