@@ -1,0 +1,336 @@
+import { foldRun, isErrandError, shardOfRunId } from "@errand/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isSeqConflict, SeqConflictError } from "./errors.js";
+import type { EventStore } from "./event-store.js";
+import {
+  cancelled,
+  cancelRequested,
+  failed,
+  finished,
+  modelResponded,
+  newEvent,
+  outputRecorded,
+  queued,
+  started,
+} from "./test-support/events.js";
+import { commandCalls, type RedisFixture, startRedisFixture } from "./test-support/redis.js";
+
+let fx: RedisFixture;
+let store: EventStore;
+
+beforeAll(async () => {
+  fx = await startRedisFixture();
+  store = fx.store("append");
+});
+afterAll(async () => {
+  await fx?.stop();
+});
+
+/** The entries of the run's shard stream that belong to the run, as `[id, fields]`. */
+async function shardEntriesOf(runId: string): Promise<[string, string[]][]> {
+  const entries = (await fx.redis.xrange(
+    store.keys.shardEvents(shardOfRunId(runId)),
+    "-",
+    "+",
+  )) as [string, string[]][];
+  return entries.filter(([, fields]) => fields[1] === runId);
+}
+
+/** What a refused append must leave untouched. */
+async function snapshot(runId: string) {
+  return {
+    log: await fx.redis.xlen(store.keys.runLog(runId)),
+    shard: await fx.redis.xlen(store.keys.shardEvents(shardOfRunId(runId))),
+    head: await fx.redis.hgetall(store.keys.runHead(runId)),
+  };
+}
+
+async function refusal(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => {
+      throw new Error("the append was accepted but should have been refused");
+    },
+    (error: unknown) => error,
+  );
+}
+
+async function scriptCalls(): Promise<number> {
+  return (await commandCalls(fx.redis, "evalsha")) + (await commandCalls(fx.redis, "eval"));
+}
+
+describe("appendEvents", () => {
+  it("writes a batch to the log and the shard stream in order, seq 1…n, in one script call", async () => {
+    // The first call on a fresh server also loads the script (EVALSHA, then EVAL): warm up.
+    await store.appendEvents(store.newRunId(), 0, [queued()]);
+
+    const runId = store.newRunId();
+    const batch = [queued(), started(1), modelResponded(1), modelResponded(2), finished("done")];
+    const callsBefore = await scriptCalls();
+    const appended = await store.appendEvents(runId, 0, batch);
+    expect((await scriptCalls()) - callsBefore).toBe(1);
+
+    expect(appended).toEqual(
+      batch.map((event, index) => ({ v: 1, runId, seq: index + 1, ...event })),
+    );
+    expect(await store.readLog(runId)).toEqual(appended);
+
+    const logEntries = (await fx.redis.xrange(store.keys.runLog(runId), "-", "+")) as [
+      string,
+      string[],
+    ][];
+    expect(logEntries).toEqual(
+      batch.map((event, index) => [
+        `0-${index + 1}`,
+        [
+          "seq",
+          String(index + 1),
+          "type",
+          event.type,
+          "at",
+          event.at,
+          "data",
+          JSON.stringify(event.data),
+        ],
+      ]),
+    );
+    const shardEntries = await shardEntriesOf(runId);
+    expect(shardEntries.map(([, fields]) => fields)).toEqual(
+      batch.map((event, index) => [
+        "runId",
+        runId,
+        "seq",
+        String(index + 1),
+        "type",
+        event.type,
+        "at",
+        event.at,
+        "data",
+        JSON.stringify(event.data),
+      ]),
+    );
+  });
+
+  it("keeps a head that agrees with the fold", async () => {
+    const runId = store.newRunId();
+    const first = queued({ parentRunId: "parent-1", rootRunId: "root-1", depth: 2 });
+    await store.appendEvents(runId, 0, [first]);
+    expect(await store.readHead(runId)).toEqual({
+      runId,
+      seq: 1,
+      status: "queued",
+      attempt: 0,
+      hasOutput: false,
+      hasSchema: false,
+      cancelRequested: false,
+      agent: "researcher",
+      rootRunId: "root-1",
+      parentRunId: "parent-1",
+      depth: 2,
+      createdAt: first.at,
+      updatedAt: first.at,
+    });
+
+    const attempt2 = started(2);
+    await store.appendEvents(runId, 1, [started(1), attempt2, modelResponded(1)]);
+    const last = cancelled("user");
+    await store.appendEvents(runId, 4, [cancelRequested(), last]);
+
+    const head = await store.readHead(runId);
+    const state = foldRun(await store.readLog(runId));
+    expect(head).toMatchObject({
+      seq: state.seq,
+      status: state.status,
+      attempt: state.attempts,
+      cancelRequested: true,
+      startedAt: state.startedAt,
+      settledAt: state.settledAt,
+      updatedAt: last.at,
+    });
+    expect(head?.status).toBe("cancelled");
+    expect(head?.startedAt).not.toBe(attempt2.at);
+  });
+
+  it("settles a schema'd run as the fold does: failed without an output, succeeded with one", async () => {
+    const outputSchema = { type: "object", properties: {}, additionalProperties: false };
+    const withoutOutput = store.newRunId();
+    await store.appendEvents(withoutOutput, 0, [queued({ outputSchema }), started(), finished()]);
+    const withOutput = store.newRunId();
+    await store.appendEvents(withOutput, 0, [
+      queued({ outputSchema }),
+      started(),
+      outputRecorded(1, {}),
+      finished(),
+    ]);
+
+    for (const [runId, expected] of [
+      [withoutOutput, "failed"],
+      [withOutput, "succeeded"],
+    ] as const) {
+      const head = await store.readHead(runId);
+      expect(head?.status).toBe(expected);
+      expect(foldRun(await store.readLog(runId)).status).toBe(expected);
+      expect(head?.hasSchema).toBe(true);
+    }
+    expect((await store.readHead(withOutput))?.hasOutput).toBe(true);
+  });
+
+  it("lets exactly one of two writers with the same expected seq win; the loser writes nothing", async () => {
+    const runId = store.newRunId();
+    await store.appendEvents(runId, 0, [queued()]);
+    const before = await snapshot(runId);
+
+    const writerA = [started(1), modelResponded(1)];
+    const writerB = [started(2)];
+    const outcomes = await Promise.allSettled([
+      store.appendEvents(runId, 1, writerA),
+      store.appendEvents(runId, 1, writerB),
+    ]);
+
+    const won = outcomes.filter((outcome) => outcome.status === "fulfilled");
+    const lost = outcomes.flatMap((outcome) =>
+      outcome.status === "rejected" ? [outcome.reason] : [],
+    );
+    expect(won).toHaveLength(1);
+    expect(lost).toHaveLength(1);
+    const winner = outcomes[0]?.status === "fulfilled" ? writerA : writerB;
+
+    const error = lost[0];
+    expect(error).toBeInstanceOf(SeqConflictError);
+    expect(isSeqConflict(error)).toBe(true);
+    expect(isErrandError(error, "seq_conflict")).toBe(true);
+    expect((error as SeqConflictError).currentSeq).toBe(1 + winner.length);
+    expect((error as SeqConflictError).details).toMatchObject({
+      expectedSeq: 1,
+      currentSeq: 1 + winner.length,
+    });
+
+    const log = await store.readLog(runId);
+    expect(log.map(({ type, at, data }) => ({ type, at, data }))).toEqual([
+      expect.objectContaining({ type: "run-queued" }),
+      ...winner,
+    ]);
+    const after = await snapshot(runId);
+    expect(after.log).toBe(before.log + winner.length);
+    expect(after.shard).toBe(before.shard + winner.length);
+  });
+
+  it("refuses a stale writer after the fact without touching the log, the shard stream or the head", async () => {
+    const runId = store.newRunId();
+    await store.appendEvents(runId, 0, [queued(), started(1)]);
+    const before = await snapshot(runId);
+
+    const error = await refusal(store.appendEvents(runId, 1, [modelResponded(1)]));
+    expect(isSeqConflict(error) && error.currentSeq).toBe(2);
+    expect(await snapshot(runId)).toEqual(before);
+  });
+
+  it("refuses anything after a terminal event, fenced or not", async () => {
+    const runId = store.newRunId();
+    await store.appendEvents(runId, 0, [queued(), started(), finished("ok")]);
+    const before = await snapshot(runId);
+
+    for (const attempt of [
+      store.appendEvents(runId, 3, [modelResponded(2)]),
+      store.appendEvents(runId, 3, [failed()]),
+      store.appendEvents(runId, "any", [cancelRequested()]),
+    ]) {
+      const error = await refusal(attempt);
+      expect(isErrandError(error, "run_settled")).toBe(true);
+      expect((error as { details: unknown }).details).toMatchObject({ currentSeq: 3 });
+    }
+    expect(await snapshot(runId)).toEqual(before);
+  });
+
+  it("refuses a second terminal event in one batch and writes none of the batch", async () => {
+    const runId = store.newRunId();
+    await store.appendEvents(runId, 0, [queued()]);
+    const before = await snapshot(runId);
+
+    const error = await refusal(store.appendEvents(runId, 1, [started(), finished(), failed()]));
+    expect(isErrandError(error, "run_settled")).toBe(true);
+    expect((error as { details: unknown }).details).toMatchObject({ eventIndex: 2 });
+    expect(await snapshot(runId)).toEqual(before);
+    expect((await store.readHead(runId))?.status).toBe("queued");
+  });
+
+  it("refuses a second output-recorded, in a later append or in the same batch", async () => {
+    const runId = store.newRunId();
+    await store.appendEvents(runId, 0, [queued(), started(), outputRecorded(1, { a: 1 })]);
+    const before = await snapshot(runId);
+    const later = await refusal(store.appendEvents(runId, 3, [outputRecorded(2, { a: 2 })]));
+    expect(isErrandError(later, "output_already_recorded")).toBe(true);
+    expect(await snapshot(runId)).toEqual(before);
+
+    const other = store.newRunId();
+    await store.appendEvents(other, 0, [queued()]);
+    const otherBefore = await snapshot(other);
+    const sameBatch = await refusal(
+      store.appendEvents(other, 1, [outputRecorded(1, { a: 1 }), outputRecorded(1, { a: 2 })]),
+    );
+    expect(isErrandError(sameBatch, "output_already_recorded")).toBe(true);
+    expect(await snapshot(other)).toEqual(otherBefore);
+  });
+
+  it("appends cancel-requested unfenced ('any') whatever the seq, and fences later writers", async () => {
+    const runId = store.newRunId();
+    await store.appendEvents(runId, 0, [queued(), started()]);
+
+    const [request] = await store.appendEvents(runId, "any", [cancelRequested("dashboard")]);
+    expect(request).toMatchObject({ seq: 3, type: "cancel-requested", data: { by: "dashboard" } });
+    expect((await store.readHead(runId))?.cancelRequested).toBe(true);
+
+    const error = await refusal(store.appendEvents(runId, 2, [modelResponded(1)]));
+    expect(isSeqConflict(error) && error.currentSeq).toBe(3);
+    await store.appendEvents(runId, 3, [cancelled()]);
+    expect((await store.readHead(runId))?.status).toBe("cancelled");
+  });
+
+  it("refuses invalid event data client-side: no script call, nothing written", async () => {
+    const runId = store.newRunId();
+    await store.appendEvents(runId, 0, [queued()]);
+    const before = await snapshot(runId);
+    const callsBefore = await scriptCalls();
+
+    const invalidBatches = [
+      [started(0)],
+      [newEvent("run-started", { attempt: 1 } as never)],
+      [{ ...modelResponded(1), at: "yesterday" }],
+      [{ type: "run-exploded", at: new Date(0).toISOString(), data: {} } as never],
+      [started(), newEvent("failed", { code: "", message: "x", retryable: false })],
+    ];
+    for (const events of invalidBatches) {
+      const error = await refusal(store.appendEvents(runId, 1, events));
+      expect(isErrandError(error, "invalid_event")).toBe(true);
+    }
+    expect((await scriptCalls()) - callsBefore).toBe(0);
+    expect(await snapshot(runId)).toEqual(before);
+  });
+
+  it("refuses to start a log with anything but run-queued, and run-queued anywhere else", async () => {
+    const unknown = store.newRunId();
+    const notFound = await refusal(store.appendEvents(unknown, 0, [started()]));
+    expect(isErrandError(notFound, "not_found")).toBe(true);
+    const notFoundAny = await refusal(store.appendEvents(unknown, "any", [cancelRequested()]));
+    expect(isErrandError(notFoundAny, "not_found")).toBe(true);
+
+    const twice = await refusal(store.appendEvents(unknown, 0, [queued(), queued()]));
+    expect(isErrandError(twice, "invalid_spec")).toBe(true);
+    expect(await snapshot(unknown)).toEqual({ log: 0, shard: expect.any(Number), head: {} });
+    expect(await fx.redis.exists(store.keys.runLog(unknown), store.keys.runHead(unknown))).toBe(0);
+
+    const existing = store.newRunId();
+    await store.appendEvents(existing, 0, [queued()]);
+    const before = await snapshot(existing);
+    const again = await refusal(store.appendEvents(existing, "any", [queued()]));
+    expect(isErrandError(again, "invalid_spec")).toBe(true);
+    expect(await snapshot(existing)).toEqual(before);
+  });
+
+  it("returns [] for an empty batch and refuses a malformed run id or expected seq", async () => {
+    expect(await store.appendEvents(store.newRunId(), 0, [])).toEqual([]);
+    const badId = await refusal(store.appendEvents("run:1", 0, [queued()]));
+    expect(isErrandError(badId, "invalid_spec")).toBe(true);
+    const badSeq = await refusal(store.appendEvents(store.newRunId(), -1, [queued()]));
+    expect(isErrandError(badSeq, "invalid_spec")).toBe(true);
+  });
+});

@@ -1,0 +1,166 @@
+/**
+ * `createEventStore`: the run log on Redis, composed from its parts — keys,
+ * the fenced append script, readers, the follower and blobs — around one client.
+ */
+import { randomBytes, randomInt } from "node:crypto";
+import {
+  ErrandError,
+  MAX_SHARDS,
+  type NewEvent,
+  newRunId,
+  type ResourceRef,
+  RUN_ID_RANDOM_BYTES,
+  type RunEvent,
+  shardOfRunId,
+} from "@errand/core";
+import { type BlobContent, getBlob, putBlob } from "./blobs.js";
+import { requireWholeNumber } from "./checks.js";
+import { encodeEventArgs, type ShardEntry } from "./codec.js";
+import { errorFromScriptReply } from "./errors.js";
+import { type FollowLogOptions, followLog } from "./follow.js";
+import type { RunHead } from "./head.js";
+import { type StoreKeys, storeKeys } from "./keys.js";
+import { placeEvents, validateNewEvents } from "./new-events.js";
+import {
+  type ReadLogOptions,
+  type ReadShardOptions,
+  readHead,
+  readLog,
+  readShard,
+} from "./readers.js";
+import { defineStoreScripts, type RedisClient } from "./scripts.js";
+
+/** How many shards new runs are spread over when not told. */
+export const DEFAULT_SHARDS = 16;
+
+/** How long a settled run's log, head and blobs are kept when not told: 7 days. */
+export const DEFAULT_RETENTION_SECONDS = 7 * 24 * 60 * 60;
+
+/** Options of {@link createEventStore}. */
+export interface EventStoreOptions {
+  /** The client: a `Redis` or a `Cluster` from ioredis. The store defines its scripts on it. */
+  redis: RedisClient;
+  /** The prefix of every key. Default `errand`. */
+  prefix?: string;
+  /**
+   * How many shards NEW runs are spread over, 1 … `MAX_SHARDS`. Default 16.
+   * Existing runs keep the shard written in their id, so this may change over time.
+   */
+  shards?: number;
+  /** How long a settled run's log, head and blobs are kept, in seconds. Default 7 days. */
+  retentionSeconds?: number;
+}
+
+/** The run log on Redis. */
+export interface EventStore {
+  /** The key names, for other packages (projections, the collector, the dashboard). */
+  readonly keys: StoreKeys;
+  /** How many shards new runs are spread over: shards 0 … `shards` − 1. */
+  readonly shards: number;
+  /** How long a settled run is kept, in seconds. */
+  readonly retentionSeconds: number;
+  /** A new run id on a random shard of 0 … `shards` − 1, stamped with the current time. */
+  newRunId(): string;
+  /**
+   * Appends `events` to the run's log in one script call (one round trip) and
+   * returns them with their seqs. `expectedSeq` is the seq the writer last saw
+   * (0 for a new run); `"any"` appends unfenced (a client's `cancel-requested`,
+   * the reaper). An empty batch returns `[]` without a call. Nothing is
+   * written when the call throws:
+   * - `invalid_event`: an event's data does not match its schema (checked before sending);
+   * - `seq_conflict` ({@link SeqConflictError}, with `currentSeq`): another writer appended first;
+   * - `run_settled`: an event after a terminal event (in the log or the batch);
+   * - `output_already_recorded`: a second `output-recorded`;
+   * - `not_found`: the run has no log and the first event is not `run-queued`;
+   * - `invalid_spec`: `run-queued` on an existing run, or not first in the batch.
+   */
+  appendEvents(
+    runId: string,
+    expectedSeq: number | "any",
+    events: readonly NewEvent[],
+  ): Promise<RunEvent[]>;
+  /** The run's events after `afterSeq` (default: all), in order; `[]` for an unknown run. */
+  readLog(runId: string, options?: ReadLogOptions): Promise<RunEvent[]>;
+  /** The run's head, or `undefined` for an unknown (or expired) run. */
+  readHead(runId: string): Promise<RunHead | undefined>;
+  /** A page of the shard's stream; a broken entry comes back with `error` instead of throwing. */
+  readShard(shard: number, options?: ReadShardOptions): Promise<ShardEntry[]>;
+  /**
+   * The run's events as they are appended, through blocking reads on
+   * `blockingConnection` (dedicated to this follower). Ends after the terminal
+   * event, for an unknown run, or when `options.signal` aborts.
+   */
+  followLog(
+    runId: string,
+    options: FollowLogOptions,
+    blockingConnection: RedisClient,
+  ): AsyncIterable<RunEvent>;
+  /** Stores a large value of the run and returns its reference. Throws `not_found` for an unknown run. */
+  putBlob(runId: string, value: string, contentType: string): Promise<ResourceRef>;
+  /** A stored blob by reference or URI, or `undefined` when it does not exist (or expired). */
+  getBlob(ref: ResourceRef | string): Promise<BlobContent | undefined>;
+}
+
+/** Creates the run log on `options.redis`. */
+export function createEventStore(options: EventStoreOptions): EventStore {
+  const { redis, shards = DEFAULT_SHARDS, retentionSeconds = DEFAULT_RETENTION_SECONDS } = options;
+  if (!Number.isInteger(shards) || shards < 1 || shards > MAX_SHARDS) {
+    throw new ErrandError("invalid_spec", `shards must be 1 … ${MAX_SHARDS}, not ${shards}`, {
+      details: { shards },
+    });
+  }
+  requireWholeNumber("retentionSeconds", retentionSeconds, 1);
+  const keys = storeKeys(options.prefix);
+  const scripts = defineStoreScripts(redis);
+
+  async function appendEvents(
+    runId: string,
+    expectedSeq: number | "any",
+    events: readonly NewEvent[],
+  ): Promise<RunEvent[]> {
+    if (expectedSeq !== "any") requireWholeNumber("expectedSeq", expectedSeq, 0);
+    const valid = validateNewEvents(runId, events);
+    if (valid.length === 0) return [];
+    const reply = await scripts.append(
+      [
+        keys.runLog(runId),
+        keys.runHead(runId),
+        keys.shardEvents(shardOfRunId(runId)),
+        keys.runBlobs(runId),
+      ],
+      [
+        runId,
+        expectedSeq === "any" ? "*" : expectedSeq,
+        retentionSeconds,
+        ...valid.flatMap(encodeEventArgs),
+      ],
+    );
+    const error = errorFromScriptReply(reply, {
+      runId,
+      expectedSeq,
+      eventTypes: valid.map((event) => event.type),
+    });
+    if (error) throw error;
+    return placeEvents(runId, reply[1] - valid.length + 1, valid);
+  }
+
+  return {
+    keys,
+    shards,
+    retentionSeconds,
+    newRunId: () =>
+      newRunId({
+        shard: randomInt(shards),
+        nowMs: Date.now(),
+        random: randomBytes(RUN_ID_RANDOM_BYTES),
+      }),
+    appendEvents,
+    readLog: (runId, readOptions) => readLog(redis, keys, runId, readOptions),
+    readHead: (runId) => readHead(redis, keys, runId),
+    readShard: (shard, readOptions) => readShard(redis, keys, shard, readOptions),
+    followLog: (runId, followOptions, blockingConnection) =>
+      followLog(redis, keys, runId, followOptions, blockingConnection),
+    putBlob: (runId, value, contentType) => putBlob({ keys, scripts }, runId, value, contentType),
+    getBlob: (ref) => getBlob(redis, keys, ref),
+  };
+}

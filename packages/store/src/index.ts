@@ -1,0 +1,58 @@
+/**
+ * `@errand/store` — the run log on Redis.
+ *
+ * Every fact about a run is an event appended to that run's log (a Redis
+ * STREAM) and fanned into its shard's stream, where collectors read it. One
+ * append is one Lua script call, whatever the number of events: it checks the
+ * writer's expected `seq` (the fence against zombie attempts), refuses
+ * anything after a terminal event and a second `output-recorded`, writes both
+ * streams and updates the run's head. All of a run's keys carry the hash tag
+ * of the shard written into its runId, so the store runs on a single Redis
+ * and on Redis Cluster alike.
+ *
+ * ```ts
+ * import { Redis } from "ioredis";
+ * import { createEventStore, isSeqConflict } from "@errand/store";
+ *
+ * const store = createEventStore({ redis: new Redis(process.env.REDIS_URL!) });
+ * const runId = store.newRunId();
+ * const at = new Date().toISOString();
+ * await store.appendEvents(runId, 0, [{ type: "run-queued", at, data: queued }]);
+ * try {
+ *   await store.appendEvents(runId, 1, [{ type: "run-started", at, data: { attempt: 1, workerId } }]);
+ * } catch (error) {
+ *   if (isSeqConflict(error)) {} // another attempt owns the run: re-read its log
+ * }
+ * const events = await store.readLog(runId);
+ * ```
+ *
+ * The store never imports BullMQ, the runtime or the engine.
+ *
+ * @packageDocumentation
+ */
+export type { BlobContent } from "./blobs.js";
+export {
+  decodeLogEntry,
+  decodeShardEntry,
+  type ShardEntry,
+  type StreamEntry,
+  type StreamFields,
+} from "./codec.js";
+export { isSeqConflict, SeqConflictError } from "./errors.js";
+export {
+  createEventStore,
+  DEFAULT_RETENTION_SECONDS,
+  DEFAULT_SHARDS,
+  type EventStore,
+  type EventStoreOptions,
+} from "./event-store.js";
+export { DEFAULT_FOLLOW_BLOCK_MS, type FollowLogOptions } from "./follow.js";
+export type { HeadStatus, RunHead } from "./head.js";
+export { DEFAULT_KEY_PREFIX, type StoreKeys, shardTag, storeKeys } from "./keys.js";
+export {
+  DEFAULT_SHARD_READ_COUNT,
+  logEntryId,
+  type ReadLogOptions,
+  type ReadShardOptions,
+} from "./readers.js";
+export type { RedisClient } from "./scripts.js";

@@ -1,0 +1,108 @@
+import { isErrandError, shardOfRunId } from "@errand/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { EventStore } from "./event-store.js";
+import { finished, modelResponded, queued, started } from "./test-support/events.js";
+import { type RedisFixture, startRedisFixture } from "./test-support/redis.js";
+
+let fx: RedisFixture;
+let store: EventStore;
+
+beforeAll(async () => {
+  fx = await startRedisFixture();
+  // One shard, so that every run of this file shares one shard stream.
+  store = fx.store("readers", { shards: 1 });
+});
+afterAll(async () => {
+  await fx?.stop();
+});
+
+describe("readLog and readHead", () => {
+  it("reads the whole log, or only what follows afterSeq", async () => {
+    const runId = store.newRunId();
+    const appended = await store.appendEvents(runId, 0, [
+      queued(),
+      started(),
+      modelResponded(1),
+      finished(),
+    ]);
+    expect(await store.readLog(runId)).toEqual(appended);
+    expect(await store.readLog(runId, { afterSeq: 2 })).toEqual(appended.slice(2));
+    expect(await store.readLog(runId, { afterSeq: 4 })).toEqual([]);
+  });
+
+  it("reads nothing for a run that does not exist", async () => {
+    const runId = store.newRunId();
+    expect(await store.readLog(runId)).toEqual([]);
+    expect(await store.readHead(runId)).toBeUndefined();
+  });
+
+  it("throws invalid_event for a broken log entry: the log is the truth", async () => {
+    const runId = store.newRunId();
+    await store.appendEvents(runId, 0, [queued()]);
+    await fx.redis.xadd(store.keys.runLog(runId), "0-2", "seq", "2", "type", "run-started");
+    const error = await store.readLog(runId).catch((caught: unknown) => caught);
+    expect(isErrandError(error, "invalid_event")).toBe(true);
+  });
+});
+
+describe("readShard", () => {
+  it("pages through the shard's stream in order, with entry ids", async () => {
+    const shard = 0;
+    const [first, second] = [store.newRunId(), store.newRunId()];
+    expect([shardOfRunId(first), shardOfRunId(second)]).toEqual([shard, shard]);
+    await store.appendEvents(first, 0, [queued(), started()]);
+    await store.appendEvents(second, 0, [queued()]);
+    await store.appendEvents(first, 2, [finished()]);
+
+    const all = await store.readShard(shard);
+    const ours = all.filter((entry) => entry.runId === first || entry.runId === second);
+    expect(ours.map((entry) => [entry.runId, entry.event?.seq, entry.event?.type])).toEqual([
+      [first, 1, "run-queued"],
+      [first, 2, "run-started"],
+      [second, 1, "run-queued"],
+      [first, 3, "finished"],
+    ]);
+    expect(ours.every((entry) => entry.error === undefined)).toBe(true);
+
+    const page1 = await store.readShard(shard, { count: 2 });
+    const page2 = await store.readShard(shard, { afterId: page1.at(-1)!.id, count: 2 });
+    expect([...page1, ...page2].map((entry) => entry.id)).toEqual(
+      all.slice(0, 4).map((entry) => entry.id),
+    );
+  });
+
+  it("returns entries that are not valid events with an error instead of throwing", async () => {
+    const shard = 0;
+    const key = store.keys.shardEvents(shard);
+    const runId = store.newRunId();
+    const goodBefore = await store.appendEvents(runId, 0, [queued()]);
+    const at = new Date(0).toISOString();
+    const garbage = [
+      ["seq", "2", "type", "run-started", "at", at, "data", "{}"],
+      ["runId", runId, "seq", "2", "type", "run-started", "at", at, "data", "{not json"],
+      ["runId", runId, "seq", "2", "type", "run-exploded", "at", at, "data", "{}"],
+      ["runId", runId, "seq", "two", "type", "finished", "at", at, "data", "{}"],
+      ["runId", runId, "seq", "2", "type", "finished", "at", "tomorrow", "data", "{}"],
+      ["hello", "world"],
+    ];
+    const garbageIds: string[] = [];
+    for (const fields of garbage) garbageIds.push((await fx.redis.xadd(key, "*", ...fields))!);
+    const goodAfter = await store.appendEvents(runId, 1, [started()]);
+
+    const entries = (await store.readShard(shard, { count: 1_000 })).filter(
+      (entry) => entry.runId === runId || garbageIds.includes(entry.id),
+    );
+    expect(entries).toHaveLength(garbage.length + 2);
+    expect(entries[0]?.event).toEqual(goodBefore[0]);
+    expect(entries.at(-1)?.event).toEqual(goodAfter[0]);
+    const broken = entries.slice(1, -1);
+    expect(broken.map((entry) => entry.id)).toEqual(garbageIds);
+    for (const entry of broken) {
+      expect(entry.event).toBeUndefined();
+      expect(entry.error).toEqual(expect.any(String));
+      expect(entry.error).not.toBe("");
+    }
+    expect(broken[0]?.error).toMatch(/runId/);
+    expect(broken[1]?.error).toMatch(/JSON/);
+  });
+});

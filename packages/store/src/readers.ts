@@ -1,0 +1,83 @@
+/**
+ * Reading the log: one run's events, its head, and a shard's stream of
+ * every event (the collector's input, where a broken entry is reported, not thrown).
+ */
+import type { RunEvent } from "@errand/core";
+import { requireWholeNumber } from "./checks.js";
+import { decodeLogEntry, decodeShardEntry, type ShardEntry, type StreamEntry } from "./codec.js";
+import { decodeHead, type RunHead } from "./head.js";
+import type { StoreKeys } from "./keys.js";
+import type { RedisClient } from "./scripts.js";
+
+/** Options of {@link readLog}. */
+export interface ReadLogOptions {
+  /** Only events with a greater seq. Default 0: the whole log. */
+  afterSeq?: number;
+}
+
+/** Options of {@link readShard}. */
+export interface ReadShardOptions {
+  /** Only entries after this stream entry id. Default: from the start of the stream. */
+  afterId?: string;
+  /** At most this many entries. Default {@link DEFAULT_SHARD_READ_COUNT}. */
+  count?: number;
+}
+
+/** How many shard entries {@link readShard} returns when not told. */
+export const DEFAULT_SHARD_READ_COUNT = 100;
+
+/** The log entry id of the event with `seq`: the run log's ids are `0-<seq>`. */
+export function logEntryId(seq: number): string {
+  return `0-${seq}`;
+}
+
+/**
+ * The run's events with seq > `afterSeq`, in order; `[]` for an unknown (or
+ * expired) run. Throws an {@link ErrandError} `invalid_event` for a broken entry.
+ */
+export async function readLog(
+  redis: RedisClient,
+  keys: StoreKeys,
+  runId: string,
+  { afterSeq = 0 }: ReadLogOptions = {},
+): Promise<RunEvent[]> {
+  requireWholeNumber("afterSeq", afterSeq, 0);
+  const entries = (await redis.xrange(
+    keys.runLog(runId),
+    `(${logEntryId(afterSeq)}`,
+    "+",
+  )) as StreamEntry[];
+  return entries.map((entry) => decodeLogEntry(runId, entry));
+}
+
+/** The run's head, or `undefined` for an unknown (or expired) run. */
+export async function readHead(
+  redis: RedisClient,
+  keys: StoreKeys,
+  runId: string,
+): Promise<RunHead | undefined> {
+  return decodeHead(runId, await redis.hgetall(keys.runHead(runId)));
+}
+
+/**
+ * Up to `count` entries of the shard's stream after `afterId`, each with its
+ * event or, for an entry that is not a valid event, an `error`. Never throws
+ * for a broken entry.
+ */
+export async function readShard(
+  redis: RedisClient,
+  keys: StoreKeys,
+  shard: number,
+  { afterId, count = DEFAULT_SHARD_READ_COUNT }: ReadShardOptions = {},
+): Promise<ShardEntry[]> {
+  requireWholeNumber("count", count, 1);
+  const start = afterId === undefined ? "-" : `(${afterId}`;
+  const entries = (await redis.xrange(
+    keys.shardEvents(shard),
+    start,
+    "+",
+    "COUNT",
+    count,
+  )) as StreamEntry[];
+  return entries.map(decodeShardEntry);
+}

@@ -1,0 +1,65 @@
+import type { NewEvent } from "@errand/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { EventStore } from "./event-store.js";
+import {
+  cancelled,
+  cancelRequested,
+  failed,
+  finished,
+  modelResponded,
+  queued,
+  started,
+} from "./test-support/events.js";
+import { type RedisFixture, startRedisFixture } from "./test-support/redis.js";
+
+const RETENTION_SECONDS = 3_600;
+
+let fx: RedisFixture;
+let store: EventStore;
+
+beforeAll(async () => {
+  fx = await startRedisFixture();
+  store = fx.store("retention", { retentionSeconds: RETENTION_SECONDS });
+});
+afterAll(async () => {
+  await fx?.stop();
+});
+
+/** The TTLs of the run's log, head and blobs keys (-1: no expiry, -2: no key). */
+async function ttls(runId: string): Promise<number[]> {
+  const { runLog, runHead, runBlobs } = store.keys;
+  return Promise.all([runLog, runHead, runBlobs].map((key) => fx.redis.ttl(key(runId))));
+}
+
+describe("retention", () => {
+  const endings: [string, () => NewEvent[]][] = [
+    ["finished", () => [finished("done")]],
+    ["failed", () => [failed("timeout")]],
+    ["cancelled", () => [cancelRequested(), cancelled()]],
+  ];
+
+  it.each(endings)("sets no TTL before the run settles, and one on %s", async (_, ending) => {
+    const runId = store.newRunId();
+    await store.appendEvents(runId, 0, [queued(), started(), modelResponded(1)]);
+    await store.putBlob(runId, "a large tool result", "text/plain");
+    await store.appendEvents(runId, "any", [cancelRequested()]);
+    expect(await ttls(runId)).toEqual([-1, -1, -1]);
+
+    await store.appendEvents(runId, 4, ending());
+    for (const ttl of await ttls(runId)) {
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(RETENTION_SECONDS);
+    }
+  });
+
+  it("gives a blob stored after the run settled the run's TTL", async () => {
+    const runId = store.newRunId();
+    await store.appendEvents(runId, 0, [queued(), failed()]);
+    expect(await fx.redis.exists(store.keys.runBlobs(runId))).toBe(0);
+
+    await store.putBlob(runId, "late", "text/plain");
+    const blobsTtl = await fx.redis.ttl(store.keys.runBlobs(runId));
+    expect(blobsTtl).toBeGreaterThan(0);
+    expect(blobsTtl).toBeLessThanOrEqual(RETENTION_SECONDS);
+  });
+});
