@@ -1,0 +1,43 @@
+/**
+ * Redis connections of the engine. Callers hand errand one `connection`
+ * (a URL, ioredis options, or a ready ioredis client); the engine derives every
+ * connection it needs from it: BullMQ's (which must not limit retries per
+ * request), the store's, and dedicated ones for blocking reads.
+ */
+import { Cluster, Redis, type RedisOptions } from "ioredis";
+
+/** What `createErrand`, `createWorker` and `createCollector` accept as `connection`. */
+export type ConnectionInput = string | RedisOptions | Redis | Cluster;
+
+/** A Redis client of the engine: a single server or a Cluster. */
+export type RedisConnection = Redis | Cluster;
+
+/** True for a ready-made ioredis client (single server or Cluster). */
+function isClient(input: ConnectionInput): input is Redis | Cluster {
+  return input instanceof Redis || input instanceof Cluster;
+}
+
+/**
+ * Opens a new connection like `input`. A given client is duplicated, never
+ * shared: BullMQ and blocking reads need connections of their own.
+ * `maxRetriesPerRequest: null` lets commands wait through a Redis restart
+ * instead of failing, which BullMQ requires of its connections.
+ */
+export function openConnection(input: ConnectionInput): RedisConnection {
+  if (isClient(input)) {
+    return input instanceof Cluster
+      ? input.duplicate()
+      : input.duplicate({ maxRetriesPerRequest: null });
+  }
+  if (typeof input === "string") return new Redis(input, { maxRetriesPerRequest: null });
+  return new Redis({ ...input, maxRetriesPerRequest: null });
+}
+
+/** Closes a connection, waiting for its pending replies; never throws. */
+export async function closeConnection(connection: RedisConnection): Promise<void> {
+  try {
+    await connection.quit();
+  } catch {
+    connection.disconnect();
+  }
+}

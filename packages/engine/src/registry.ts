@@ -1,0 +1,59 @@
+/**
+ * The agent registry: workers announce the agents they run, so that producers
+ * can refuse a run for an agent nobody serves before anything is enqueued.
+ * A registration outlives the workers that wrote it: runs can still be fired
+ * while workers restart.
+ */
+import { z } from "zod";
+import type { RedisConnection } from "./connection.js";
+import type { EngineKeys } from "./engine-keys.js";
+
+/** One agent as workers announce it. */
+export const AgentRegistration = z.object({
+  name: z.string().min(1),
+  /** The BullMQ queue its runs go to. */
+  queue: z.string().min(1),
+  /** Whether its model can call tools, and so carry a structured-output schema. */
+  supportsSchema: z.boolean(),
+  /** Whether it takes its script from `input.script` (scripted model). */
+  scriptFromInput: z.boolean().default(false),
+  lastSeenAt: z.string(),
+});
+export type AgentRegistration = z.infer<typeof AgentRegistration>;
+
+/** Writes (or refreshes) registrations in one round trip. */
+export async function registerAgents(
+  redis: RedisConnection,
+  keys: EngineKeys,
+  agents: readonly AgentRegistration[],
+): Promise<void> {
+  if (agents.length === 0) return;
+  const fields = agents.flatMap((agent) => [agent.name, JSON.stringify(agent)]);
+  await redis.hset(keys.agents, ...fields);
+}
+
+/** The registration of one agent, or `undefined` when it was never registered. */
+export async function readAgentRegistration(
+  redis: RedisConnection,
+  keys: EngineKeys,
+  name: string,
+): Promise<AgentRegistration | undefined> {
+  const raw = await redis.hget(keys.agents, name);
+  if (raw === null) return undefined;
+  const parsed = AgentRegistration.safeParse(JSON.parse(raw));
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** Every registration, by agent name. */
+export async function readAgentRegistrations(
+  redis: RedisConnection,
+  keys: EngineKeys,
+): Promise<Map<string, AgentRegistration>> {
+  const all = await redis.hgetall(keys.agents);
+  const registrations = new Map<string, AgentRegistration>();
+  for (const [name, raw] of Object.entries(all)) {
+    const parsed = AgentRegistration.safeParse(JSON.parse(raw));
+    if (parsed.success) registrations.set(name, parsed.data);
+  }
+  return registrations;
+}
