@@ -1,0 +1,65 @@
+/**
+ * The runtime's own members of the `ErrandError` family: the error a model
+ * request ends with, and the error a tool throws to end its run.
+ */
+import { ErrandError, type ErrandErrorOptions } from "@errand/core";
+
+/** Options of {@link ModelError}. */
+export interface ModelErrorOptions extends ErrandErrorOptions {
+  /** The HTTP status of the failed request, when there was one. */
+  status?: number;
+  /** How long the provider asked us to wait before trying again (`retry-after`). */
+  retryAfterMs?: number;
+}
+
+/**
+ * A model request failed (code `model_error`). `retryable` says whether the
+ * same request may succeed later (rate limits, server errors, lost
+ * connections); the runtime retries those with backoff, and a run whose model
+ * keeps failing ends `failed` with this error's code, message and `retryable`.
+ */
+export class ModelError extends ErrandError {
+  override readonly name: string = "ModelError";
+  readonly status: number | undefined;
+  readonly retryAfterMs: number | undefined;
+
+  constructor(message: string, options: ModelErrorOptions = {}) {
+    super("model_error", message, options);
+    this.status = options.status;
+    this.retryAfterMs = options.retryAfterMs;
+  }
+}
+
+/** True when `value` is a {@link ModelError}. */
+export function isModelError(value: unknown): value is ModelError {
+  return value instanceof ModelError;
+}
+
+/**
+ * Thrown from a tool handler, ends the whole run as `failed` with code
+ * `tool_error` (its `retryable` carried over). Any other error a handler throws
+ * only fails that one call: the model sees the message and can go on.
+ */
+export class FatalToolError extends ErrandError {
+  override readonly name: string = "FatalToolError";
+
+  constructor(message: string, options: ErrandErrorOptions = {}) {
+    super("tool_error", message, options);
+  }
+}
+
+/** True when `value` is a {@link FatalToolError}. */
+export function isFatalToolError(value: unknown): value is FatalToolError {
+  return value instanceof FatalToolError;
+}
+
+/** The message of anything thrown, for events and logs. */
+export function errorMessage(value: unknown): string {
+  if (value instanceof Error) return value.message;
+  if (typeof value === "string") return value;
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}

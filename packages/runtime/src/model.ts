@@ -1,0 +1,75 @@
+/**
+ * The one interface every model provider implements: a request is the whole
+ * transcript of a run plus the tools it may call; a response is the model's
+ * text and tool calls. Providers translate to and from their own wire format.
+ */
+import type { ToolCall, Usage } from "@errand/core";
+import type { Agent } from "./agent.js";
+
+/** One message of the transcript a model is sent, in a provider-neutral form. */
+export type TranscriptMessage =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string }
+  | { role: "assistant"; content?: string; calls: ToolCall[] }
+  | { role: "tool"; callId: string; name: string; content: string };
+
+/** A tool as the model sees it. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** The tool's arguments as a JSON Schema object. */
+  parameters: Record<string, unknown>;
+  /** True when `parameters` fits the strict subset, so providers may enforce it while generating. */
+  strict: boolean;
+}
+
+/** Everything a model is asked for one step of one run. */
+export interface ModelRequest {
+  runId: string;
+  /** The step this request will produce: 1 for the first model request of the run. */
+  step: number;
+  /** The model name the agent asks for, when its `model` is a name rather than a {@link Model}. */
+  model?: string;
+  messages: TranscriptMessage[];
+  tools: ToolSpec[];
+  /** The agent being run: scripted models read their script from it. */
+  agent: Agent;
+  /** The run's input, as queued. */
+  input: unknown;
+}
+
+/** What a model answered. */
+export interface ModelResponse {
+  text?: string;
+  /** Tool calls in the order the model made them; empty when the model answered with text only. */
+  calls: ToolCall[];
+  usage: Usage;
+  /** The provider's finish reason (`stop`, `tool_calls`, `length`, …). */
+  finish: string;
+}
+
+/**
+ * A model provider. `respond` must stop (reject) promptly once `signal` fires,
+ * and report failures as `ModelError` with `retryable` set: the runtime retries
+ * those with backoff and fails the run with `model_error` when they persist.
+ */
+export interface Model {
+  /** A name for logs and errors (`scripted`, `openai:gpt-4o-mini`, …). */
+  readonly name: string;
+  /** False for a model without tool calling: it cannot carry a structured-output schema. */
+  readonly supportsTools: boolean;
+  respond(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse>;
+}
+
+/**
+ * Tool-call arguments as a {@link ToolCall} carries them: the parsed JSON
+ * value, or the text itself when it is not JSON (validation then refuses it
+ * and the model sees why).
+ */
+export function decodeToolArguments(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
