@@ -1,0 +1,148 @@
+/**
+ * Agents: what a run executes. A definition names the agent, gives the model
+ * its instructions, a model (or a model name the host resolves), tools, an
+ * optional structured-output schema and the limits every run of it obeys.
+ */
+import { ErrandError, preflightSchema, Script } from "@errand/core";
+import type { z } from "zod";
+import type { Model } from "./model.js";
+import type { Tool } from "./tool.js";
+
+/** The `maxSteps` of an agent that does not set one. */
+export const DEFAULT_MAX_STEPS = 20;
+
+/** The pattern an agent name must match. */
+export const AGENT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+
+/** What {@link defineAgent} takes. */
+export interface AgentOptions {
+  /** Unique within a deployment: letters, digits, `_`, `.`, `-` (up to 128). */
+  name: string;
+  /** The system prompt. */
+  instructions: string;
+  /**
+   * The model: a {@link Model}, or a model name (like `gpt-4o-mini`) for the
+   * host to resolve and pass to the provider it configured.
+   */
+  model: Model | string;
+  tools?: readonly Tool[];
+  /**
+   * The structured answer every run must record: a zod schema (converted with
+   * `z.toJSONSchema`) or a JSON Schema object, within the strict subset of DESIGN §4.
+   */
+  outputSchema?: z.ZodType | Record<string, unknown>;
+  /** The most model requests a run may make. Default {@link DEFAULT_MAX_STEPS}. */
+  maxSteps?: number;
+  /** How long a run may take, counted from its first start, in milliseconds. */
+  timeoutMs?: number;
+  /** The script the scripted model plays for this agent (DESIGN §9). */
+  script?: Script;
+  /** Let a run's `input.script` replace {@link AgentOptions.script} (demos and tests). */
+  scriptFromInput?: boolean;
+}
+
+/** A defined agent. */
+export interface Agent {
+  readonly name: string;
+  readonly instructions: string;
+  readonly model: Model | string;
+  readonly tools: readonly Tool[];
+  /** The output schema as JSON Schema, already accepted by `preflightSchema`. */
+  readonly outputSchema?: Record<string, unknown>;
+  readonly maxSteps: number;
+  readonly timeoutMs?: number;
+  readonly script?: Script;
+  readonly scriptFromInput: boolean;
+}
+
+function invalidAgent(name: string, why: string): ErrandError {
+  return new ErrandError("invalid_spec", `agent ${JSON.stringify(name)}: ${why}`);
+}
+
+function positiveInteger(value: number | undefined): boolean {
+  return value === undefined || (Number.isInteger(value) && value > 0);
+}
+
+function checkTools(name: string, tools: readonly Tool[]): void {
+  const seen = new Set<string>();
+  for (const tool of tools) {
+    if (seen.has(tool.name)) throw invalidAgent(name, `two tools are named ${tool.name}`);
+    seen.add(tool.name);
+  }
+}
+
+function checkScript(name: string, script: Script | undefined): Script | undefined {
+  if (script === undefined) return undefined;
+  const parsed = Script.safeParse(script);
+  if (parsed.success) return parsed.data;
+  throw invalidAgent(name, `invalid script: ${parsed.error.issues[0]?.message ?? "unknown"}`);
+}
+
+function outputJsonSchema(
+  schema: AgentOptions["outputSchema"],
+): Record<string, unknown> | undefined {
+  if (schema === undefined) return undefined;
+  const preflight = preflightSchema(schema);
+  if (preflight.ok) return preflight.jsonSchema;
+  throw new ErrandError("unsupported_schema", preflight.reason);
+}
+
+/**
+ * Refuses (with an `ErrandError`, code `schema_not_supported`) a schema'd
+ * agent whose model cannot call tools, so such a run is refused before it
+ * starts (DESIGN §4.7). `model` is the model the host resolved for an agent
+ * that names its model; without it the agent's own {@link Model} is checked.
+ */
+export function assertAgentCanCarrySchema(agent: Agent, model?: Model): void {
+  const resolved = model ?? (typeof agent.model === "string" ? undefined : agent.model);
+  if (agent.outputSchema !== undefined && resolved?.supportsTools === false) {
+    throw new ErrandError(
+      "schema_not_supported",
+      `agent ${agent.name}: model ${resolved.name} cannot call tools, so it cannot record a structured output`,
+    );
+  }
+}
+
+/**
+ * Defines an agent. Throws an `ErrandError`: `invalid_spec` for a bad name,
+ * duplicate tool names, non-positive limits or an invalid script;
+ * `unsupported_schema` for an output schema outside the supported subset;
+ * `schema_not_supported` for a schema on a model without tool calling.
+ *
+ * ```ts
+ * const researcher = defineAgent({
+ *   name: "researcher",
+ *   instructions: "Find the answer and record it.",
+ *   model: openaiModel({ model: "gpt-4o-mini" }),
+ *   tools: [search],
+ *   outputSchema: z.object({ answer: z.string() }),
+ *   maxSteps: 8,
+ * });
+ * ```
+ */
+export function defineAgent(options: AgentOptions): Agent {
+  const { name } = options;
+  if (!AGENT_NAME_PATTERN.test(name)) {
+    throw invalidAgent(name, "an agent name is letters, digits, '_', '.' or '-' (up to 128)");
+  }
+  const tools = options.tools ?? [];
+  checkTools(name, tools);
+  if (!positiveInteger(options.maxSteps) || !positiveInteger(options.timeoutMs)) {
+    throw invalidAgent(name, "maxSteps and timeoutMs must be positive integers");
+  }
+  const script = checkScript(name, options.script);
+  const outputSchema = outputJsonSchema(options.outputSchema);
+  const agent: Agent = {
+    name,
+    instructions: options.instructions,
+    model: options.model,
+    tools,
+    ...(outputSchema === undefined ? {} : { outputSchema }),
+    maxSteps: options.maxSteps ?? DEFAULT_MAX_STEPS,
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...(script === undefined ? {} : { script }),
+    scriptFromInput: options.scriptFromInput ?? false,
+  };
+  assertAgentCanCarrySchema(agent);
+  return agent;
+}
