@@ -1,0 +1,206 @@
+/**
+ * `openaiModel`: a {@link Model} on the official `openai` package, speaking
+ * Chat Completions with tools. Works with any OpenAI-compatible server
+ * (Ollama, vLLM, LM Studio, …) through `baseURL`. The client's own retries are
+ * off: the runtime retries in one place (see `respondWithRetries`), using the
+ * classification and `retry-after` this file reads from each failure.
+ */
+import { ErrandError } from "@errand/core";
+import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from "openai";
+import type {
+  ChatCompletion,
+  ChatCompletionFunctionTool,
+  ChatCompletionMessageParam,
+} from "openai/resources/chat/completions";
+import { ModelError } from "./errors.js";
+import {
+  decodeToolArguments,
+  type Model,
+  type ModelResponse,
+  type ToolSpec,
+  type TranscriptMessage,
+} from "./model.js";
+
+/** What {@link openaiModel} takes. */
+export interface OpenAIModelOptions {
+  /** Default: `OPENAI_API_KEY`. A server given by `baseURL` may need none. */
+  apiKey?: string;
+  /** An OpenAI-compatible server, e.g. `http://localhost:11434/v1`. Default: `OPENAI_BASE_URL`, else OpenAI. */
+  baseURL?: string;
+  /** The model to ask, unless the agent names its own. */
+  model: string;
+  /** A client of your own (its requests are still made with `maxRetries: 0`). */
+  client?: OpenAI;
+  /** How long one HTTP request may take, in milliseconds. Default: the client's (10 minutes). */
+  requestTimeoutMs?: number;
+}
+
+function createClient(options: OpenAIModelOptions): OpenAI {
+  const apiKey =
+    options.apiKey ??
+    process.env.OPENAI_API_KEY ??
+    (options.baseURL === undefined ? undefined : "not-needed");
+  if (apiKey === undefined) {
+    throw new ErrandError(
+      "invalid_spec",
+      "openaiModel needs an API key: pass apiKey or set OPENAI_API_KEY (a server given by baseURL may need none)",
+    );
+  }
+  return new OpenAI({
+    apiKey,
+    ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
+    maxRetries: 0,
+  });
+}
+
+function encodeArguments(args: unknown): string {
+  return typeof args === "string" ? args : (JSON.stringify(args ?? {}) ?? "{}");
+}
+
+function toWireMessage(message: TranscriptMessage): ChatCompletionMessageParam {
+  switch (message.role) {
+    case "system":
+    case "user":
+      return { role: message.role, content: message.content };
+    case "tool":
+      return { role: "tool", tool_call_id: message.callId, content: message.content };
+    case "assistant":
+      return {
+        role: "assistant",
+        content: message.content ?? null,
+        ...(message.calls.length === 0
+          ? {}
+          : {
+              tool_calls: message.calls.map((call) => ({
+                id: call.callId,
+                type: "function" as const,
+                function: { name: call.name, arguments: encodeArguments(call.args) },
+              })),
+            }),
+      };
+  }
+}
+
+function toWireTool(spec: ToolSpec): ChatCompletionFunctionTool {
+  return {
+    type: "function",
+    function: {
+      name: spec.name,
+      description: spec.description,
+      parameters: spec.parameters,
+      strict: spec.strict,
+    },
+  };
+}
+
+/**
+ * The wait a failed response asks for: `retry-after-ms`, else `retry-after`
+ * in seconds or as an HTTP date; `undefined` when absent or unreadable.
+ */
+export function retryAfterMs(headers: Headers | undefined, now = Date.now()): number | undefined {
+  const millis = Number.parseFloat(headers?.get("retry-after-ms") ?? "");
+  if (Number.isFinite(millis)) return Math.max(0, millis);
+  const value = headers?.get("retry-after");
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+function isRetryableStatus(status: number, headers: Headers | undefined): boolean {
+  const hint = headers?.get("x-should-retry");
+  if (hint === "true") return true;
+  if (hint === "false") return false;
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+/**
+ * An `openai` client error as a `ModelError`: rate limits (429), timeouts
+ * (408), conflicts (409), server errors (5xx) and lost connections are
+ * retryable, with the `retry-after` the server sent; anything else (bad
+ * request, authentication, unknown model) is not. An abort is returned as is.
+ */
+export function classifyOpenAIError(error: unknown): unknown {
+  if (error instanceof APIUserAbortError) return error;
+  if (error instanceof APIConnectionError) {
+    return new ModelError(`the model server could not be reached: ${error.message}`, {
+      retryable: true,
+      cause: error,
+    });
+  }
+  if (error instanceof APIError && typeof error.status === "number") {
+    const headers = error.headers instanceof Headers ? error.headers : undefined;
+    const wait = retryAfterMs(headers);
+    return new ModelError(`the model request failed: ${error.message}`, {
+      retryable: isRetryableStatus(error.status, headers),
+      status: error.status,
+      ...(wait === undefined ? {} : { retryAfterMs: wait }),
+      cause: error,
+    });
+  }
+  return error;
+}
+
+function toResponse(completion: ChatCompletion): ModelResponse {
+  const choice = completion.choices[0];
+  if (choice === undefined) throw new ModelError("the model returned no choices");
+  const { message } = choice;
+  const calls = (message.tool_calls ?? []).flatMap((call, index) =>
+    call.type === "function"
+      ? [
+          {
+            callId: call.id || `call_${index + 1}`,
+            name: call.function.name,
+            args: decodeToolArguments(call.function.arguments),
+          },
+        ]
+      : [],
+  );
+  const text = message.content ?? message.refusal ?? undefined;
+  return {
+    ...(text === null || text === undefined ? {} : { text }),
+    calls,
+    usage: {
+      inputTokens: completion.usage?.prompt_tokens ?? 0,
+      outputTokens: completion.usage?.completion_tokens ?? 0,
+    },
+    finish: choice.finish_reason ?? "stop",
+  };
+}
+
+/**
+ * A {@link Model} on the official `openai` client. Tools are sent as
+ * functions, strict where their schema allows; usage is recorded; every
+ * request is aborted when the run's signal fires; failures are classified
+ * into retryable and non-retryable `ModelError`s.
+ *
+ * ```ts
+ * const model = openaiModel({ model: "gpt-4o-mini" });                 // OPENAI_API_KEY
+ * const local = openaiModel({ baseURL: "http://localhost:11434/v1", model: "llama3.1" });
+ * ```
+ */
+export function openaiModel(options: OpenAIModelOptions): Model {
+  const client = options.client ?? createClient(options);
+  return {
+    name: `openai:${options.model}`,
+    supportsTools: true,
+    async respond(request, signal) {
+      const body = {
+        model: request.model ?? options.model,
+        messages: request.messages.map(toWireMessage),
+        ...(request.tools.length === 0 ? {} : { tools: request.tools.map(toWireTool) }),
+      };
+      try {
+        const completion = await client.chat.completions.create(body, {
+          signal,
+          maxRetries: 0,
+          ...(options.requestTimeoutMs === undefined ? {} : { timeout: options.requestTimeoutMs }),
+        });
+        return toResponse(completion);
+      } catch (error) {
+        throw classifyOpenAIError(error);
+      }
+    },
+  };
+}
