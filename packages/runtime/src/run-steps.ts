@@ -1,0 +1,278 @@
+/**
+ * `runSteps`: the agent loop. It continues a run from its folded state —
+ * a model response or tool result already in the log is never redone — asks
+ * the model for the next step, settles the step's tool calls, and writes the
+ * whole step through the sink in one append, until the run settles
+ * (`finished`, `failed` or `cancelled`, all written here).
+ */
+import {
+  applyEvent,
+  ErrandError,
+  isSettled,
+  type NewEvent,
+  type RunState,
+  type StepState,
+  type ToolCall,
+} from "@errand/core";
+import type { Agent } from "./agent.js";
+import type { BlobStore } from "./blobs.js";
+import { createMemoryBlobStore } from "./blobs.js";
+import { errorMessage, isModelError } from "./errors.js";
+import { type Logger, noopLogger } from "./logger.js";
+import type { Model, ModelRequest, ModelResponse } from "./model.js";
+import { DEFAULT_RETRY_POLICY, type RetryPolicy, respondWithRetries } from "./model-retries.js";
+import { type RunDeadline, startDeadline } from "./run-deadline.js";
+import type { EventSink } from "./sink.js";
+import { type CallRunner, settleCalls } from "./step-calls.js";
+import { compileOutputSchema, structuredOutputToolSpec } from "./structured-output.js";
+import type { Tool } from "./tool.js";
+import { buildTranscript } from "./transcript.js";
+
+/** What {@link runSteps} takes. */
+export interface RunStepsOptions {
+  agent: Agent;
+  /**
+   * The folded state of the run: its log holds `run-queued` and the current
+   * attempt's `run-started`. The run's schema and limits are read from its
+   * `run-queued`, never from the agent.
+   */
+  state: RunState;
+  /** The model to run with; default the agent's own, when it is a {@link Model}. */
+  model?: Model;
+  /** Where the run's events go: one append per step. */
+  sink: EventSink;
+  /** Cancels the run: the in-flight model request or tool is aborted and `cancelled` is written. */
+  signal: AbortSignal;
+  /** Where large tool results are stored. Default: an in-memory store of this call. */
+  blobs?: BlobStore;
+  logger?: Logger;
+  /** The clock of `at` timestamps and the timeout. Default the system clock. */
+  now?: () => Date;
+  /** How failed model requests are retried. Default {@link DEFAULT_RETRY_POLICY}. */
+  retry?: Partial<RetryPolicy>;
+}
+
+function resolveModel(agent: Agent, model: Model | undefined): Model {
+  if (model) return model;
+  if (typeof agent.model !== "string") return agent.model;
+  throw new ErrandError(
+    "invalid_spec",
+    `agent ${agent.name} names its model (${agent.model}): pass the Model to run it with`,
+  );
+}
+
+function lastStep(state: RunState): StepState | undefined {
+  return state.steps.reduce<StepState | undefined>(
+    (last, step) => (last === undefined || step.step > last.step ? step : last),
+    undefined,
+  );
+}
+
+/** One run being stepped: its state, its sink and what it needs to ask the model and run tools. */
+class RunLoop {
+  private state: RunState;
+  private readonly queued: NonNullable<RunState["queued"]>;
+  private readonly model: Model;
+  private readonly deadline: RunDeadline;
+  /** Fires on cancel or timeout: what the model and the tools are given. */
+  private readonly signal: AbortSignal;
+  private readonly runner: CallRunner;
+  private readonly retry: RetryPolicy;
+  private readonly logger: Logger;
+
+  constructor(private readonly options: RunStepsOptions) {
+    const { agent, state } = options;
+    if (state.queued === undefined) {
+      throw new ErrandError("invalid_event", `run ${state.runId} has no run-queued event`);
+    }
+    this.state = state;
+    this.queued = state.queued;
+    this.model = resolveModel(agent, options.model);
+    const now = options.now ?? (() => new Date());
+    this.deadline = startDeadline(state.startedAt, this.queued.limits.timeoutMs, now);
+    this.signal = AbortSignal.any([options.signal, this.deadline.signal]);
+    this.logger = (options.logger ?? noopLogger).child({
+      runId: state.runId,
+      agent: agent.name,
+      attempt: state.attempts,
+    });
+    this.retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+    this.runner = {
+      runId: state.runId,
+      tools: new Map(agent.tools.map((tool): [string, Tool] => [tool.name, tool])),
+      output: undefined,
+      blobs: options.blobs ?? createMemoryBlobStore(),
+      logger: this.logger,
+      timestamp: () => now().toISOString(),
+    };
+  }
+
+  async run(): Promise<RunState> {
+    try {
+      const refusal = this.prepareSchema();
+      if (refusal) await this.append([refusal]);
+      while (!isSettled(this.state)) await this.append(await this.nextEvents());
+      this.logger.info(
+        { status: this.state.status, steps: this.state.steps.length },
+        "run settled",
+      );
+      return this.state;
+    } finally {
+      this.deadline.dispose();
+    }
+  }
+
+  private async append(events: NewEvent[]): Promise<void> {
+    const written = await this.options.sink.append(this.state.runId, this.state.seq, events);
+    this.state = written.reduce(applyEvent, this.state);
+  }
+
+  private event<T extends NewEvent["type"]>(
+    type: T,
+    data: Extract<NewEvent, { type: T }>["data"],
+  ): NewEvent {
+    return { type, at: this.runner.timestamp(), data } as NewEvent;
+  }
+
+  private failed(code: string, message: string, retryable = false): NewEvent {
+    return this.event("failed", { code, message, retryable });
+  }
+
+  /** Compiles the run's own schema; a `failed` event when the run cannot carry it. */
+  private prepareSchema(): NewEvent | undefined {
+    const schema = this.queued.outputSchema;
+    if (schema === undefined || isSettled(this.state)) return undefined;
+    if (!this.model.supportsTools) {
+      const message = `model ${this.model.name} cannot call tools, so it cannot record a structured output`;
+      return this.failed("schema_not_supported", message);
+    }
+    try {
+      this.runner.output = compileOutputSchema(schema);
+      return undefined;
+    } catch (error) {
+      return this.failed("unsupported_schema", `unsupported JSON schema: ${errorMessage(error)}`);
+    }
+  }
+
+  /** `cancelled` or a timeout `failed` when the run must stop now. */
+  private stopEvent(): NewEvent | undefined {
+    const { signal } = this.options;
+    if (signal.aborted || this.state.cancelRequested) {
+      const reason =
+        typeof signal.reason === "string" ? signal.reason : this.state.cancelRequested?.reason;
+      return this.event("cancelled", reason === undefined ? {} : { reason });
+    }
+    if (this.deadline.expired()) {
+      const limit = this.queued.limits.timeoutMs;
+      return this.failed("timeout", `the run exceeded its timeout of ${limit} ms`);
+    }
+    return undefined;
+  }
+
+  /** The events of the next append: whatever moves the run forward from its state. */
+  private async nextEvents(): Promise<NewEvent[]> {
+    const stop = this.stopEvent();
+    if (stop) return [stop];
+    const last = lastStep(this.state);
+    const pending = last?.calls.filter((call) => call.outcome === undefined) ?? [];
+    if (last && pending.length > 0) {
+      this.logger.info({ step: last.step, calls: pending.length }, "resuming a step's tool calls");
+      return this.settleStep([], last.step, pending, last.text);
+    }
+    if (this.state.output !== undefined || last?.calls.length === 0) {
+      return [this.event("finished", last?.text === undefined ? {} : { text: last.text })];
+    }
+    const { maxSteps } = this.queued.limits;
+    if (this.state.steps.length >= maxSteps) {
+      return [this.failed("max_steps", `the run reached its limit of ${maxSteps} steps`)];
+    }
+    return this.newStep((last?.step ?? 0) + 1);
+  }
+
+  private async newStep(step: number): Promise<NewEvent[]> {
+    let response: ModelResponse;
+    try {
+      response = await respondWithRetries(
+        this.model,
+        this.request(step),
+        this.signal,
+        this.retry,
+        this.logger,
+      );
+    } catch (error) {
+      const stop = this.stopEvent();
+      if (stop) return [stop];
+      if (!isModelError(error)) throw error;
+      this.logger.warn({ step, error: error.message }, "model request failed");
+      return [this.failed("model_error", error.message, error.retryable)];
+    }
+    const { text, calls, usage, finish } = response;
+    this.logger.debug({ step, calls: calls.map((c) => c.name), usage }, "model responded");
+    const responded = this.event("model-responded", {
+      step,
+      ...(text === undefined ? {} : { text }),
+      calls,
+      usage,
+      finish,
+    });
+    return this.settleStep([responded], step, calls, text);
+  }
+
+  private request(step: number): ModelRequest {
+    const { agent } = this.options;
+    const schema = this.queued.outputSchema;
+    return {
+      runId: this.state.runId,
+      step,
+      ...(typeof agent.model === "string" ? { model: agent.model } : {}),
+      messages: buildTranscript(agent, this.state),
+      tools: [
+        ...agent.tools.map((tool) => tool.spec),
+        ...(schema === undefined ? [] : [structuredOutputToolSpec(schema)]),
+      ],
+      agent,
+      input: this.queued.input,
+    };
+  }
+
+  /** `leading` events, then the settled calls, then how the step ends the turn (if it does). */
+  private async settleStep(
+    leading: NewEvent[],
+    step: number,
+    calls: readonly ToolCall[],
+    text: string | undefined,
+  ): Promise<NewEvent[]> {
+    const alreadyRecorded = this.state.output !== undefined;
+    const settled = await settleCalls(this.runner, step, calls, alreadyRecorded, this.signal);
+    const events = [...leading, ...settled.events];
+    if (settled.halt?.kind === "fatal") {
+      const { error } = settled.halt;
+      this.logger.error({ step, error: error.message }, "tool failed the run");
+      return [...events, this.failed("tool_error", error.message, error.retryable)];
+    }
+    if (settled.halt?.kind === "aborted") {
+      return [...events, this.stopEvent() ?? this.event("cancelled", {})];
+    }
+    if (settled.recorded || calls.length === 0) {
+      return [...events, this.event("finished", text === undefined ? {} : { text })];
+    }
+    return events;
+  }
+}
+
+/**
+ * Steps a run until it settles and returns its state after everything
+ * appended. Writes its terminal event itself: `finished` when a turn ends (no
+ * tool calls, or a structured output recorded), `failed` for `max_steps`,
+ * `timeout`, `model_error` (after retries), `tool_error` (a `FatalToolError`),
+ * `cancelled` when `signal` fires or the log holds a `cancel-requested`.
+ * A run already settled is returned as is.
+ *
+ * Rejects, without writing, when the sink does (`seq_conflict`: another writer
+ * moved the log on; re-read it and decide), and with `invalid_spec` when the
+ * agent names a model and no `model` is given.
+ */
+export async function runSteps(options: RunStepsOptions): Promise<RunState> {
+  if (isSettled(options.state)) return options.state;
+  return new RunLoop(options).run();
+}

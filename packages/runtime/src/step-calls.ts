@@ -1,0 +1,190 @@
+/**
+ * Settling the tool calls of one model response, in order: each becomes
+ * `tool-called` + `tool-result` (a tool ran), `output-recorded` (a valid
+ * structured output) or `refused` (invalid arguments, output already
+ * recorded, unknown tool). Nothing is written here: the events are returned
+ * for the step's single append.
+ */
+import type { NewEvent, RefusalReason, ToolCall } from "@errand/core";
+import { raceAbort } from "./abort.js";
+import type { BlobStore } from "./blobs.js";
+import { errorMessage, type FatalToolError, isFatalToolError } from "./errors.js";
+import type { Logger } from "./logger.js";
+import {
+  invalidOutputMessage,
+  isStructuredOutputTool,
+  type OutputValidator,
+  outputAlreadyRecordedMessage,
+  STRUCTURED_OUTPUT_TOOL,
+} from "./structured-output.js";
+import type { Tool, ToolContext } from "./tool.js";
+import { failedToolResult, shapeToolResult } from "./tool-results.js";
+import { fixAndRetryMessage, formatIssues } from "./validation-issues.js";
+
+/** What settling a run's tool calls needs. */
+export interface CallRunner {
+  runId: string;
+  tools: ReadonlyMap<string, Tool>;
+  /** The run's output validator; `undefined` for a run without a schema. */
+  output: OutputValidator | undefined;
+  blobs: BlobStore;
+  logger: Logger;
+  /** The `at` of the next event. */
+  timestamp: () => string;
+}
+
+/** Why settling stopped before the last call. */
+export type CallsHalt = { kind: "fatal"; error: FatalToolError } | { kind: "aborted" };
+
+/** The events of the settled calls, whether an output was recorded, and why settling stopped early. */
+export interface SettledCalls {
+  events: NewEvent[];
+  recorded: boolean;
+  halt?: CallsHalt;
+}
+
+function refusal(
+  runner: CallRunner,
+  step: number,
+  call: ToolCall,
+  reason: RefusalReason,
+  message: string,
+  issues?: string[],
+): NewEvent {
+  return {
+    type: "refused",
+    at: runner.timestamp(),
+    data: {
+      step,
+      callId: call.callId,
+      name: call.name,
+      reason,
+      message,
+      ...(issues === undefined ? {} : { issues }),
+    },
+  };
+}
+
+function unknownToolMessage(runner: CallRunner, name: string): string {
+  const names = [...runner.tools.keys(), ...(runner.output ? [STRUCTURED_OUTPUT_TOOL] : [])];
+  const available = names.length === 0 ? "none" : names.join(", ");
+  return `Error: there is no tool named ${name}. The tools you can call are: ${available}.`;
+}
+
+function recordOutput(runner: CallRunner, step: number, call: ToolCall): SettledCalls {
+  const check = runner.output!.check(call.args);
+  if (!check.ok) {
+    const message = invalidOutputMessage(call.name, check.issues);
+    const event = refusal(runner, step, call, "invalid-arguments", message, check.issues);
+    return { events: [event], recorded: false };
+  }
+  const data = { step, callId: call.callId, output: check.output };
+  return { events: [{ type: "output-recorded", at: runner.timestamp(), data }], recorded: true };
+}
+
+async function runTool(
+  runner: CallRunner,
+  step: number,
+  call: ToolCall,
+  tool: Tool,
+  signal: AbortSignal,
+): Promise<SettledCalls> {
+  const parsed = tool.parameters.safeParse(call.args);
+  if (!parsed.success) {
+    const issues =
+      typeof call.args === "string"
+        ? ["$: the arguments are not valid JSON"]
+        : formatIssues(parsed.error.issues);
+    const message = fixAndRetryMessage(call.name, `invalid arguments for ${call.name}`, issues);
+    return {
+      events: [refusal(runner, step, call, "invalid-arguments", message, issues)],
+      recorded: false,
+    };
+  }
+  const { callId, name, args } = call;
+  const called: NewEvent = {
+    type: "tool-called",
+    at: runner.timestamp(),
+    data: { step, callId, name, args },
+  };
+  const logger = runner.logger.child({ step, tool: name, callId });
+  const ctx: ToolContext = {
+    signal,
+    runId: runner.runId,
+    step,
+    callId,
+    logger,
+    putBlob: (value, contentType) => runner.blobs.put(runner.runId, value, contentType),
+  };
+  let value: unknown;
+  try {
+    value = await raceAbort(
+      Promise.resolve().then(() => tool.handler(parsed.data, ctx)),
+      signal,
+    );
+  } catch (error) {
+    if (signal.aborted) return { events: [], recorded: false, halt: { kind: "aborted" } };
+    if (isFatalToolError(error)) {
+      return { events: [called], recorded: false, halt: { kind: "fatal", error } };
+    }
+    logger.warn({ error: errorMessage(error) }, "tool failed");
+    const data = { step, callId, ...failedToolResult(errorMessage(error)) };
+    return {
+      events: [called, { type: "tool-result", at: runner.timestamp(), data }],
+      recorded: false,
+    };
+  }
+  const shaped = await shapeToolResult(value, runner.runId, runner.blobs);
+  const data = { step, callId, ...shaped };
+  return {
+    events: [called, { type: "tool-result", at: runner.timestamp(), data }],
+    recorded: false,
+  };
+}
+
+function settleCall(
+  runner: CallRunner,
+  step: number,
+  call: ToolCall,
+  recorded: boolean,
+  signal: AbortSignal,
+): Promise<SettledCalls> | SettledCalls {
+  if (recorded) {
+    const message = outputAlreadyRecordedMessage(call.name);
+    return {
+      events: [refusal(runner, step, call, "output-already-recorded", message)],
+      recorded: false,
+    };
+  }
+  if (runner.output && isStructuredOutputTool(call.name)) return recordOutput(runner, step, call);
+  const tool = runner.tools.get(call.name);
+  if (tool === undefined) {
+    const message = unknownToolMessage(runner, call.name);
+    return { events: [refusal(runner, step, call, "unknown-tool", message)], recorded: false };
+  }
+  return runTool(runner, step, call, tool, signal);
+}
+
+/**
+ * Settles `calls` of step `step` in order. Calls before a recorded output run;
+ * every call after it (or after an output recorded earlier, `alreadyRecorded`)
+ * is refused. Stops early on a `FatalToolError` (its `tool-called` kept) or
+ * when `signal` fires during a tool (that call left out).
+ */
+export async function settleCalls(
+  runner: CallRunner,
+  step: number,
+  calls: readonly ToolCall[],
+  alreadyRecorded: boolean,
+  signal: AbortSignal,
+): Promise<SettledCalls> {
+  const events: NewEvent[] = [];
+  let recorded = alreadyRecorded;
+  for (const call of calls) {
+    const settled = await settleCall(runner, step, call, recorded, signal);
+    events.push(...settled.events);
+    recorded ||= settled.recorded;
+    if (settled.halt) return { events, recorded, halt: settled.halt };
+  }
+  return { events, recorded };
+}
