@@ -1,0 +1,136 @@
+/**
+ * `@errand/runtime` — the agent loop of errand: agents, tools, models and the
+ * structured-output tool. It talks to the world only through an
+ * {@link EventSink} (where a run's events go) and a {@link Model} (who
+ * answers); it never touches Redis or BullMQ, so it runs the same in a worker,
+ * in a test or embedded in your own process.
+ *
+ * ## Define an agent
+ *
+ * ```ts
+ * import { z } from "zod";
+ * import { defineAgent, defineTool, openaiModel } from "@errand/runtime";
+ *
+ * const lookup = defineTool({
+ *   name: "lookup",
+ *   description: "Looks a word up in the dictionary.",
+ *   parameters: z.object({ word: z.string() }),
+ *   handler: async ({ word }, ctx) => ({ word, meaning: await dictionary.get(word, ctx.signal) }),
+ * });
+ *
+ * const definer = defineAgent({
+ *   name: "definer",
+ *   instructions: "Define the word you are given.",
+ *   model: openaiModel({ model: "gpt-4o-mini" }),    // or scriptedModel(), or a model name
+ *   tools: [lookup],
+ *   outputSchema: z.object({ word: z.string(), definition: z.string() }),
+ *   maxSteps: 6,
+ *   timeoutMs: 60_000,
+ * });
+ * ```
+ *
+ * A tool's zod parameters reach the model as JSON Schema (strict when the
+ * schema fits the strict subset) and its arguments are parsed before the
+ * handler runs. A handler that throws fails that call only: the model reads
+ * `Error: <message>` and can go on. Throw a {@link FatalToolError} to fail the
+ * run (`tool_error`). Results over the inline limit are stored as blobs and
+ * the model sees a truncated preview with their `resource://` reference.
+ *
+ * ## Run it step by step
+ *
+ * ```ts
+ * import { createMemorySink, runSteps } from "@errand/runtime";
+ *
+ * const sink = createMemorySink();                        // the engine passes its Redis sink
+ * await sink.append(runId, 0, [runQueued, runStarted]);  // what the engine writes first
+ * const state = await runSteps({ agent: definer, state: sink.state(runId), sink, signal });
+ * settleRun(state); // from @errand/core: the RunResult
+ * ```
+ *
+ * {@link runSteps} continues a run from its folded state: a model response or
+ * tool result already in the log is never redone. Each step — the model's
+ * response and the outcome of each of its tool calls — is one append. The
+ * run's schema and limits come from its own `run-queued` event, so two runs
+ * never see each other's schema. It writes the terminal event itself:
+ * `finished`; `failed` with `max_steps`, `timeout`, `model_error` (after
+ * retries with backoff that honours `retry-after`) or `tool_error`;
+ * `cancelled` when the signal fires. A `seq_conflict` from the sink (another
+ * writer owns the run) is not caught: re-read the log and decide.
+ *
+ * ## Structured output (DESIGN §4)
+ *
+ * A run with a schema gets the `structured_output` tool (`set_output` is
+ * accepted too) and is told to call it once when done. A valid call is
+ * recorded and ends the run, acknowledged with `Structured output recorded.`;
+ * calls after it in the same response are refused; invalid arguments are
+ * refused with the validation issues so the model can retry; a run that
+ * finishes without recording settles as `no_structured_output`.
+ *
+ * ## Models
+ *
+ * {@link openaiModel} speaks Chat Completions through the official `openai`
+ * client to OpenAI or any compatible server (`baseURL`). {@link scriptedModel}
+ * plays a script of turns (`say`, `call`, `sleepMs`, `fail`) from the agent's
+ * `script`, or from the run input's `script` when the agent sets
+ * `scriptFromInput` — the demo and the tests run on it.
+ *
+ * @packageDocumentation
+ */
+export {
+  AGENT_NAME_PATTERN,
+  type Agent,
+  type AgentOptions,
+  assertAgentCanCarrySchema,
+  DEFAULT_MAX_STEPS,
+  defineAgent,
+} from "./agent.js";
+export { type BlobStore, blobRef, createMemoryBlobStore, type StoredBlob } from "./blobs.js";
+export {
+  FatalToolError,
+  isFatalToolError,
+  isModelError,
+  ModelError,
+  type ModelErrorOptions,
+} from "./errors.js";
+export { type Logger, type LogMethod, noopLogger } from "./logger.js";
+export { createMemorySink, type MemorySink } from "./memory-sink.js";
+export {
+  decodeToolArguments,
+  type Model,
+  type ModelRequest,
+  type ModelResponse,
+  type ToolSpec,
+  type TranscriptMessage,
+} from "./model.js";
+export {
+  DEFAULT_RETRY_POLICY,
+  type RetryPolicy,
+  respondWithRetries,
+  retryDelayMs,
+} from "./model-retries.js";
+export {
+  classifyOpenAIError,
+  type OpenAIModelOptions,
+  openaiModel,
+  retryAfterMs,
+} from "./openai-model.js";
+export { type RunStepsOptions, runSteps } from "./run-steps.js";
+export { type ScriptedModelOptions, scriptedModel, scriptFor } from "./scripted-model.js";
+export type { EventSink } from "./sink.js";
+export {
+  invalidOutputMessage,
+  isStructuredOutputTool,
+  OUTPUT_RECORDED_MESSAGE,
+  outputAlreadyRecordedMessage,
+  STRUCTURED_OUTPUT_INSTRUCTION,
+  STRUCTURED_OUTPUT_TOOL,
+  STRUCTURED_OUTPUT_TOOL_NAMES,
+} from "./structured-output.js";
+export {
+  defineTool,
+  TOOL_NAME_PATTERN,
+  type Tool,
+  type ToolContext,
+  type ToolOptions,
+} from "./tool.js";
+export { buildTranscript } from "./transcript.js";
