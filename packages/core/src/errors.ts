@@ -30,6 +30,8 @@ export const ERROR_CODES = [
   "output_already_recorded",
   "not_found",
   "invalid_event",
+  // control
+  "parked",
   // environment
   "redis_unavailable",
 ] as const;

@@ -53,6 +53,30 @@ export function isFatalToolError(value: unknown): value is FatalToolError {
   return value instanceof FatalToolError;
 }
 
+/**
+ * Thrown from a tool handler, parks the run: the step's events so far are
+ * appended (this call's `tool-called` included, without a result), then
+ * `runSteps` rejects with this error so the host can take the run off its
+ * worker until `waitFor` settle. When the run resumes, the call is run again
+ * from the log, so a parking tool must be safe to repeat (like collecting
+ * results). Not a failure: `retryable` is true and the run stays open.
+ */
+export class ParkRequest extends ErrandError {
+  override readonly name: string = "ParkRequest";
+  /** The runs this run waits for. */
+  readonly waitFor: readonly string[];
+
+  constructor(message: string, waitFor: readonly string[]) {
+    super("parked", message, { retryable: true, details: { waitFor } });
+    this.waitFor = waitFor;
+  }
+}
+
+/** True when `value` is a {@link ParkRequest}. */
+export function isParkRequest(value: unknown): value is ParkRequest {
+  return value instanceof ParkRequest;
+}
+
 /** The message of anything thrown, for events and logs. */
 export function errorMessage(value: unknown): string {
   if (value instanceof Error) return value.message;

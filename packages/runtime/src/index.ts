@@ -89,8 +89,10 @@ export {
   FatalToolError,
   isFatalToolError,
   isModelError,
+  isParkRequest,
   ModelError,
   type ModelErrorOptions,
+  ParkRequest,
 } from "./errors.js";
 export { type Logger, type LogMethod, noopLogger } from "./logger.js";
 export { createMemorySink, type MemorySink } from "./memory-sink.js";

@@ -12,7 +12,7 @@ import { defineTool, type ToolContext } from "./tool.js";
 
 describe("runSteps: tools", () => {
   it("runs a tool with parsed arguments and its context, one append per step", async () => {
-    const seen: Omit<ToolContext, "logger" | "putBlob" | "signal">[] = [];
+    const seen: Pick<ToolContext, "runId" | "step" | "callId">[] = [];
     const probe = defineTool({
       name: "probe",
       description: "Reports its context.",

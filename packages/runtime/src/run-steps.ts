@@ -17,7 +17,7 @@ import {
 import type { Agent } from "./agent.js";
 import type { BlobStore } from "./blobs.js";
 import { createMemoryBlobStore } from "./blobs.js";
-import { errorMessage, isModelError } from "./errors.js";
+import { errorMessage, isModelError, type ParkRequest } from "./errors.js";
 import { type Logger, noopLogger } from "./logger.js";
 import type { Model, ModelRequest, ModelResponse } from "./model.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, respondWithRetries } from "./model-retries.js";
@@ -50,6 +50,8 @@ export interface RunStepsOptions {
   now?: () => Date;
   /** How failed model requests are retried. Default {@link DEFAULT_RETRY_POLICY}. */
   retry?: Partial<RetryPolicy>;
+  /** What tools may use from the host, as `ctx.services`. Default none. */
+  services?: Readonly<Record<string, unknown>>;
 }
 
 function resolveModel(agent: Agent, model: Model | undefined): Model {
@@ -79,6 +81,8 @@ class RunLoop {
   private readonly runner: CallRunner;
   private readonly retry: RetryPolicy;
   private readonly logger: Logger;
+  /** Set when a tool asked to park the run: thrown once the step is appended. */
+  private parkRequest: ParkRequest | undefined;
 
   constructor(private readonly options: RunStepsOptions) {
     const { agent, state } = options;
@@ -104,6 +108,7 @@ class RunLoop {
       blobs: options.blobs ?? createMemoryBlobStore(),
       logger: this.logger,
       timestamp: () => now().toISOString(),
+      services: options.services ?? {},
     };
   }
 
@@ -111,7 +116,10 @@ class RunLoop {
     try {
       const refusal = this.prepareSchema();
       if (refusal) await this.append([refusal]);
-      while (!isSettled(this.state)) await this.append(await this.nextEvents());
+      while (!isSettled(this.state)) {
+        await this.append(await this.nextEvents());
+        if (this.parkRequest) throw this.parkRequest;
+      }
       this.logger.info(
         { status: this.state.status, steps: this.state.steps.length },
         "run settled",
@@ -250,6 +258,11 @@ class RunLoop {
       this.logger.error({ step, error: error.message }, "tool failed the run");
       return [...events, this.failed("tool_error", error.message, error.retryable)];
     }
+    if (settled.halt?.kind === "parked") {
+      this.logger.info({ step, waitFor: settled.halt.request.waitFor.length }, "run parked");
+      this.parkRequest = settled.halt.request;
+      return events;
+    }
     if (settled.halt?.kind === "aborted") {
       return [...events, this.stopEvent() ?? this.event("cancelled", {})];
     }
@@ -268,7 +281,9 @@ class RunLoop {
  * `cancelled` when `signal` fires or the log holds a `cancel-requested`.
  * A run already settled is returned as is.
  *
- * Rejects, without writing, when the sink does (`seq_conflict`: another writer
+ * Rejects with a {@link ParkRequest} after appending the step so far when a
+ * tool parks the run (see `ParkRequest`): the run stays open and resumes from
+ * its log. Rejects, without writing, when the sink does (`seq_conflict`: another writer
  * moved the log on; re-read it and decide), and with `invalid_spec` when the
  * agent names a model and no `model` is given.
  */

@@ -8,7 +8,13 @@
 import type { NewEvent, RefusalReason, ToolCall } from "@errand/core";
 import { raceAbort } from "./abort.js";
 import type { BlobStore } from "./blobs.js";
-import { errorMessage, type FatalToolError, isFatalToolError } from "./errors.js";
+import {
+  errorMessage,
+  type FatalToolError,
+  isFatalToolError,
+  isParkRequest,
+  type ParkRequest,
+} from "./errors.js";
 import type { Logger } from "./logger.js";
 import {
   invalidOutputMessage,
@@ -31,10 +37,15 @@ export interface CallRunner {
   logger: Logger;
   /** The `at` of the next event. */
   timestamp: () => string;
+  /** What the host lends tools (see {@link ToolContext.services}). */
+  services: Readonly<Record<string, unknown>>;
 }
 
 /** Why settling stopped before the last call. */
-export type CallsHalt = { kind: "fatal"; error: FatalToolError } | { kind: "aborted" };
+export type CallsHalt =
+  | { kind: "fatal"; error: FatalToolError }
+  | { kind: "aborted" }
+  | { kind: "parked"; request: ParkRequest };
 
 /** The events of the settled calls, whether an output was recorded, and why settling stopped early. */
 export interface SettledCalls {
@@ -115,6 +126,7 @@ async function runTool(
     callId,
     logger,
     putBlob: (value, contentType) => runner.blobs.put(runner.runId, value, contentType),
+    services: runner.services,
   };
   let value: unknown;
   try {
@@ -126,6 +138,9 @@ async function runTool(
     if (signal.aborted) return { events: [], recorded: false, halt: { kind: "aborted" } };
     if (isFatalToolError(error)) {
       return { events: [called], recorded: false, halt: { kind: "fatal", error } };
+    }
+    if (isParkRequest(error)) {
+      return { events: [called], recorded: false, halt: { kind: "parked", request: error } };
     }
     logger.warn({ error: errorMessage(error) }, "tool failed");
     const data = { step, callId, ...failedToolResult(errorMessage(error)) };
@@ -168,8 +183,9 @@ function settleCall(
 /**
  * Settles `calls` of step `step` in order. Calls before a recorded output run;
  * every call after it (or after an output recorded earlier, `alreadyRecorded`)
- * is refused. Stops early on a `FatalToolError` (its `tool-called` kept) or
- * when `signal` fires during a tool (that call left out).
+ * is refused. Stops early on a `FatalToolError` or a `ParkRequest` (the
+ * call's `tool-called` kept) or when `signal` fires during a tool (that call
+ * left out).
  */
 export async function settleCalls(
   runner: CallRunner,

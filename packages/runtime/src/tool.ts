@@ -26,6 +26,12 @@ export interface ToolContext {
    * this way automatically.
    */
   putBlob(value: string, contentType: string): Promise<ResourceRef>;
+  /**
+   * What the host running the run lends its tools, by name (the engine lends
+   * its client to the parent tools `spawn_agents` and `collect_agents`).
+   * Empty unless `runSteps` was given `services`.
+   */
+  services: Readonly<Record<string, unknown>>;
 }
 
 /** What {@link defineTool} takes. */
