@@ -1,7 +1,10 @@
 /**
  * Keys and names the engine adds to the store's layout: the BullMQ prefix,
- * the agent registry, worker heartbeats, the cancel channel, and each run's
- * children. Everything starts with the same prefix as the store's keys.
+ * the agent registry, worker heartbeats, the cancel channel, each run's
+ * children, and what the collector keeps: dead letters, deadlines, the run
+ * indexes `list` reads and the inbox's record of announced children. Every
+ * per-run and per-shard key carries its shard's hash tag `{sN}`. Everything
+ * starts with the same prefix as the store's keys.
  */
 import { shardOfRunId } from "@errand/core";
 import { type StoreKeys, shardTag, storeKeys } from "@errand/store";
@@ -26,6 +29,26 @@ export interface EngineKeys extends StoreKeys {
   children(runId: string): string;
   /** Pub/sub channel announcing that results of a shard were written (wakes waiters). */
   settledChannel(shard: number): string;
+  /**
+   * Shard stream entries the collectors gave up on: STREAM, fields entryId,
+   * error, deliveries, consumer, fields (the original entry's fields as JSON).
+   */
+  deadLetters(shard: number): string;
+  /** Runs of a shard with a deadline not yet settled: ZSET, score deadline (ms), member runId. */
+  deadlines(shard: number): string;
+  /**
+   * Every run of a shard, for `list`: ZSET with score 0, member
+   * `<createdAt ms, 15 digits>:<runId>`, so that lexicographic order is creation order.
+   */
+  runIndex(shard: number): string;
+  /** The runs of a shard by status, members as in {@link runIndex}: `active` (queued or running) or a settled status. */
+  runIndexByStatus(shard: number, status: "active" | "succeeded" | "failed" | "cancelled"): string;
+  /** The runs of a shard by agent, members as in {@link runIndex}. */
+  runIndexByAgent(shard: number, agent: string): string;
+  /** The children of a run, in the parent's shard, members as in {@link runIndex}. */
+  childIndex(parentRunId: string): string;
+  /** The children already announced in a parent's inbox: SET of runIds, in the parent's shard. */
+  inboxSeen(parentRunId: string): string;
 }
 
 /** The engine's keys for `prefix` (default `errand`). */
@@ -40,5 +63,13 @@ export function engineKeys(prefix?: string): EngineKeys {
     cancelChannel: `${base}:cancel`,
     children: (runId) => `${base}:${shardTag(shardOfRunId(runId))}:children:${runId}`,
     settledChannel: (shard) => `${base}:${shardTag(shard)}:settled`,
+    deadLetters: (shard) => `${base}:${shardTag(shard)}:dead`,
+    deadlines: (shard) => `${base}:${shardTag(shard)}:deadlines`,
+    runIndex: (shard) => `${base}:${shardTag(shard)}:index:runs`,
+    runIndexByStatus: (shard, status) => `${base}:${shardTag(shard)}:index:status:${status}`,
+    runIndexByAgent: (shard, agent) => `${base}:${shardTag(shard)}:index:agent:${agent}`,
+    childIndex: (parentRunId) =>
+      `${base}:${shardTag(shardOfRunId(parentRunId))}:index:children:${parentRunId}`,
+    inboxSeen: (parentRunId) => `${store.inbox(parentRunId)}:seen`,
   };
 }
