@@ -1,0 +1,103 @@
+/**
+ * Command-line parsing on `node:util`'s `parseArgs`: strict (an unknown
+ * option is a usage error), with typed accessors that refuse bad values with
+ * one-line `invalid_spec` errors (exit code 2).
+ */
+import { parseArgs } from "node:util";
+import { ErrandError } from "@errand/core";
+import { type CommandSpec, HELP_OPTION } from "./command.js";
+
+type Values = Record<string, string | boolean | undefined>;
+
+/** A usage error: exit code 2, one line on stderr. */
+export function usageError(message: string, cause?: unknown): ErrandError {
+  return new ErrandError("invalid_spec", message, cause === undefined ? {} : { cause });
+}
+
+/** The parsed arguments of one command, with accessors that check them. */
+export class ParsedArgs {
+  readonly #values: Values;
+  readonly #command: string;
+  /** The positional arguments, in order. */
+  readonly positionals: readonly string[];
+
+  constructor(command: string, values: Values, positionals: readonly string[]) {
+    this.#command = command;
+    this.#values = values;
+    this.positionals = positionals;
+  }
+
+  /** The value of a string option, or `undefined` when it was not given. */
+  string(name: string): string | undefined {
+    const value = this.#values[name];
+    return typeof value === "string" ? value : undefined;
+  }
+
+  /** The value of a string option that must be given. */
+  requiredString(name: string): string {
+    const value = this.string(name);
+    if (value === undefined) throw usageError(`${this.#command}: --${name} is required`);
+    return value;
+  }
+
+  /** True when the flag was given. */
+  flag(name: string): boolean {
+    return this.#values[name] === true;
+  }
+
+  /** An integer option within `min … max`, or `fallback` when it was not given. */
+  integer(name: string, bounds: { min: number; max: number }, fallback: number): number {
+    const text = this.string(name);
+    if (text === undefined) return fallback;
+    const value = Number(text);
+    if (!/^-?\d+$/.test(text.trim()) || value < bounds.min || value > bounds.max) {
+      throw usageError(
+        `${this.#command}: --${name} must be a whole number from ${bounds.min} to ${bounds.max}, not ${JSON.stringify(text)}`,
+      );
+    }
+    return value;
+  }
+
+  /** The positional argument at `index`, which must be given; `name` is for the error. */
+  positional(index: number, name: string): string {
+    const value = this.positionals[index];
+    if (value === undefined) throw usageError(`${this.#command}: missing <${name}>`);
+    return value;
+  }
+}
+
+/**
+ * Parses `argv` (the words after `command`, the command's name) against the command's
+ * options plus `--help`. Unknown options, missing option values and more
+ * positionals than the command declares are usage errors.
+ */
+export function parseCommandArgs(
+  command: string,
+  spec: CommandSpec,
+  argv: readonly string[],
+): ParsedArgs {
+  const declared = { ...HELP_OPTION, ...spec.options };
+  const options = Object.fromEntries(
+    Object.entries(declared).map(([name, option]) => [
+      name,
+      option.short === undefined
+        ? { type: option.type }
+        : { type: option.type, short: option.short },
+    ]),
+  );
+  let parsed: { values: Values; positionals: string[] };
+  try {
+    parsed = parseArgs({ args: [...argv], options, strict: true, allowPositionals: true });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw usageError(`${command}: ${message.split("\n")[0]} (see errand ${command} --help)`);
+  }
+  const allowed = spec.positionals?.length ?? 0;
+  if (parsed.values.help !== true && parsed.positionals.length > allowed) {
+    const extra = parsed.positionals[allowed];
+    throw usageError(
+      `${command}: unexpected argument ${JSON.stringify(extra)} (see errand ${command} --help)`,
+    );
+  }
+  return new ParsedArgs(command, parsed.values, parsed.positionals);
+}

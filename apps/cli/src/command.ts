@@ -1,0 +1,73 @@
+/**
+ * The shape of a command: what its help shows (usage, options, arguments)
+ * and what it does. Every command of `errand` is one {@link CommandSpec}.
+ */
+import type { ParsedArgs } from "./args.js";
+import type { ExitCode } from "./exit-codes.js";
+import type { CliIO } from "./io.js";
+
+/** One `--option` of a command. */
+export interface OptionSpec {
+  /** `string` takes a value (`--limit 20`), `boolean` is a flag (`--json`). */
+  readonly type: "string" | "boolean";
+  /** A one-letter alias (`-h`). */
+  readonly short?: string;
+  /** The value's placeholder in the help (`<url>`). */
+  readonly value?: string;
+  /** One line for the help. */
+  readonly description: string;
+}
+
+/** One positional argument of a command. */
+export interface PositionalSpec {
+  readonly name: string;
+  readonly description: string;
+}
+
+/**
+ * A command as the overview lists it. Its spec is loaded only when the
+ * command runs, so `errand --help` does not load BullMQ or the OpenAI client.
+ */
+export interface CommandEntry {
+  /** The words that name it after `errand` (`fire`, `runs events`). */
+  readonly name: string;
+  /** One line for the command list and the top of its help. */
+  readonly summary: string;
+  load(): Promise<CommandSpec>;
+}
+
+/** A command's help and its action. */
+export interface CommandSpec {
+  /** The synopsis, e.g. `errand runs events <runId> [--json]`. */
+  readonly usage: string;
+  /** Paragraphs shown under the synopsis. */
+  readonly description?: string;
+  readonly positionals?: readonly PositionalSpec[];
+  readonly options: Readonly<Record<string, OptionSpec>>;
+  /** Runs the command and resolves to its exit code; throws for usage and environment errors. */
+  run(args: ParsedArgs, io: CliIO): Promise<ExitCode>;
+}
+
+/** `--help`, which every command takes. */
+export const HELP_OPTION: Readonly<Record<string, OptionSpec>> = {
+  help: { type: "boolean", short: "h", description: "show this help" },
+};
+
+/** `--json`, for commands with a machine-readable output. */
+export const JSON_OPTION: Readonly<Record<string, OptionSpec>> = {
+  json: { type: "boolean", description: "print machine-readable JSON on stdout" },
+};
+
+/** `--redis` and `--prefix`, for commands that talk to Redis. */
+export const CONNECTION_OPTIONS: Readonly<Record<string, OptionSpec>> = {
+  redis: {
+    type: "string",
+    value: "<url>",
+    description: "the Redis to use (default: REDIS_URL)",
+  },
+  prefix: {
+    type: "string",
+    value: "<prefix>",
+    description: "the prefix of every key (default: errand)",
+  },
+};

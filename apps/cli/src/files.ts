@@ -1,0 +1,41 @@
+/**
+ * Reading what the user points at: files named on the command line and JSON
+ * arguments given inline or as `@file`. Every failure is a one-line usage error.
+ */
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { usageError } from "./args.js";
+import type { CliIO } from "./io.js";
+import { oneLine } from "./output.js";
+
+/** The text of `path` (relative to the working directory); `what` names it in errors. */
+export async function readUserFile(io: CliIO, path: string, what: string): Promise<string> {
+  try {
+    return await readFile(resolve(io.cwd, path), "utf8");
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw usageError(`${what}: cannot read ${path}: ${oneLine(reason)}`, error);
+  }
+}
+
+/** `text` parsed as JSON; `what` names it in errors. */
+export function parseJsonText(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw usageError(`${what} is not valid JSON: ${oneLine(reason)}`, error);
+  }
+}
+
+/**
+ * A JSON argument: `@path` reads the file, anything else is JSON text
+ * (`--input '{"city":"Oslo"}'`). `what` names the option in errors.
+ */
+export async function readJsonArgument(io: CliIO, value: string, what: string): Promise<unknown> {
+  if (value.startsWith("@")) {
+    const path = value.slice(1);
+    return parseJsonText(await readUserFile(io, path, what), `${what} (${path})`);
+  }
+  return parseJsonText(value, what);
+}
