@@ -17,20 +17,35 @@ function isClient(input: ConnectionInput): input is Redis | Cluster {
   return input instanceof Redis || input instanceof Cluster;
 }
 
+/** What a connection may change from the `input` it is opened like. */
+export interface ConnectionOverrides {
+  /**
+   * Send the commands issued in one tick of the event loop as one pipeline
+   * (ioredis auto-pipelining). Never for a connection handed to BullMQ.
+   */
+  autoPipelining?: boolean;
+}
+
 /**
  * Opens a new connection like `input`. A given client is duplicated, never
  * shared: BullMQ and blocking reads need connections of their own.
  * `maxRetriesPerRequest: null` lets commands wait through a Redis restart
  * instead of failing, which BullMQ requires of its connections.
  */
-export function openConnection(input: ConnectionInput): RedisConnection {
+export function openConnection(
+  input: ConnectionInput,
+  overrides: ConnectionOverrides = {},
+): RedisConnection {
+  const pipelining = overrides.autoPipelining ? { enableAutoPipelining: true } : {};
   if (isClient(input)) {
     return input instanceof Cluster
-      ? input.duplicate()
-      : input.duplicate({ maxRetriesPerRequest: null });
+      ? input.duplicate(undefined, pipelining)
+      : input.duplicate({ maxRetriesPerRequest: null, ...pipelining });
   }
-  if (typeof input === "string") return new Redis(input, { maxRetriesPerRequest: null });
-  return new Redis({ ...input, maxRetriesPerRequest: null });
+  if (typeof input === "string") {
+    return new Redis(input, { maxRetriesPerRequest: null, ...pipelining });
+  }
+  return new Redis({ ...input, maxRetriesPerRequest: null, ...pipelining });
 }
 
 /** Closes a connection, waiting for its pending replies; never throws. */

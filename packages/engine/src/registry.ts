@@ -17,9 +17,23 @@ export const AgentRegistration = z.object({
   supportsSchema: z.boolean(),
   /** Whether it takes its script from `input.script` (scripted model). */
   scriptFromInput: z.boolean().default(false),
+  /** The agent's `maxSteps`: the limit written into each new run's `run-queued`. */
+  maxSteps: z.number().int().positive().optional(),
+  /** The agent's `timeoutMs`, copied into each new run's limits. */
+  timeoutMs: z.number().int().positive().optional(),
   lastSeenAt: z.string(),
 });
 export type AgentRegistration = z.infer<typeof AgentRegistration>;
+
+/** A stored registration, or `undefined` when the stored text is not one (never throws). */
+function parseRegistration(raw: string): AgentRegistration | undefined {
+  try {
+    const parsed = AgentRegistration.safeParse(JSON.parse(raw));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** Writes (or refreshes) registrations in one round trip. */
 export async function registerAgents(
@@ -39,9 +53,7 @@ export async function readAgentRegistration(
   name: string,
 ): Promise<AgentRegistration | undefined> {
   const raw = await redis.hget(keys.agents, name);
-  if (raw === null) return undefined;
-  const parsed = AgentRegistration.safeParse(JSON.parse(raw));
-  return parsed.success ? parsed.data : undefined;
+  return raw === null ? undefined : parseRegistration(raw);
 }
 
 /** Every registration, by agent name. */
@@ -52,8 +64,8 @@ export async function readAgentRegistrations(
   const all = await redis.hgetall(keys.agents);
   const registrations = new Map<string, AgentRegistration>();
   for (const [name, raw] of Object.entries(all)) {
-    const parsed = AgentRegistration.safeParse(JSON.parse(raw));
-    if (parsed.success) registrations.set(name, parsed.data);
+    const registration = parseRegistration(raw);
+    if (registration) registrations.set(name, registration);
   }
   return registrations;
 }
