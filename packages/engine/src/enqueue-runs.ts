@@ -1,0 +1,137 @@
+/**
+ * Writing runs that passed preflight: each gets a runId and its `run-queued`
+ * (all appends of a batch leave in one pipeline), joins its parent's children,
+ * and its job is enqueued (one `addBulk` per queue). A run whose job cannot be
+ * enqueued after its log was written is settled `failed` (`internal`), so that
+ * nobody waits for it forever.
+ */
+import { ErrandError, isErrandError } from "@errand/core";
+import type { EventStore } from "@errand/store";
+import type { RedisConnection } from "./connection.js";
+import type { EngineKeys } from "./engine-keys.js";
+import type { PreparedRun } from "./fire-preflight.js";
+import type { RunJob, RunQueues } from "./run-queues.js";
+
+/** What firing needs: the store, its auto-pipelined connection, the queues and the limits. */
+export interface FireContext {
+  store: EventStore;
+  /** The store's connection: commands issued in one tick leave as one pipeline. */
+  redis: RedisConnection;
+  keys: EngineKeys;
+  queues: RunQueues;
+  /** The largest input, in bytes of UTF-8 JSON. */
+  maxInputBytes: number;
+  /** The clock of `run-queued` and deadlines. */
+  now: () => Date;
+}
+
+/** What became of one run: fired, or refused with its error (with its runId once it had one). */
+export type FireOutcome =
+  | { ok: true; runId: string }
+  | { ok: false; runId?: string; error: ErrandError };
+
+/** `error` as an {@link ErrandError}; anything else is an `internal` error worth a retry. */
+export function asErrandError(error: unknown): ErrandError {
+  if (isErrandError(error)) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new ErrandError("internal", message, { retryable: true, cause: error });
+}
+
+interface LoggedRun {
+  runId: string;
+  prepared: PreparedRun;
+}
+
+/** Settles runs whose job could not be enqueued, so they do not hang; best effort. */
+async function failUnenqueued(
+  store: EventStore,
+  runs: readonly LoggedRun[],
+  cause: ErrandError,
+  at: string,
+): Promise<void> {
+  const data = {
+    code: "internal",
+    message: `the run could not be enqueued: ${cause.message}`,
+    retryable: true,
+  };
+  await Promise.allSettled(
+    runs.map(({ runId }) => store.appendEvents(runId, "any", [{ type: "failed", at, data }])),
+  );
+}
+
+/** Links children to their parents, then enqueues one queue's runs in one `addBulk`. */
+async function enqueueQueue(
+  context: FireContext,
+  queue: string,
+  runs: readonly LoggedRun[],
+): Promise<void> {
+  const { redis, keys, queues } = context;
+  await Promise.all(
+    runs.flatMap(({ runId, prepared }) =>
+      prepared.parentRunId === undefined
+        ? []
+        : [redis.sadd(keys.children(prepared.parentRunId), runId)],
+    ),
+  );
+  const jobs: RunJob[] = runs.map(({ runId, prepared }) => ({
+    runId,
+    agent: prepared.registration.name,
+  }));
+  await queues.add(queue, jobs);
+}
+
+function byQueue(runs: readonly LoggedRun[]): Map<string, LoggedRun[]> {
+  const groups = new Map<string, LoggedRun[]>();
+  for (const run of runs) {
+    const queue = run.prepared.registration.queue;
+    groups.set(queue, [...(groups.get(queue) ?? []), run]);
+  }
+  return groups;
+}
+
+/**
+ * Writes and enqueues `prepared` runs; one outcome per run, in order. The
+ * appends are issued together (one pipeline on the auto-pipelined
+ * connection); each queue gets one `addBulk`.
+ */
+export async function enqueueRuns(
+  context: FireContext,
+  prepared: readonly PreparedRun[],
+): Promise<FireOutcome[]> {
+  const { store } = context;
+  const at = context.now();
+  const runs: LoggedRun[] = prepared.map((run) => ({ runId: store.newRunId(), prepared: run }));
+  const appended = await Promise.allSettled(
+    runs.map(({ runId, prepared: run }) =>
+      store.appendEvents(runId, 0, [run.queuedEvent(runId, at)]),
+    ),
+  );
+  const outcomes = new Map<string, FireOutcome>();
+  const logged: LoggedRun[] = [];
+  appended.forEach((result, index) => {
+    const run = runs[index]!;
+    if (result.status === "fulfilled") logged.push(run);
+    else outcomes.set(run.runId, { ok: false, error: asErrandError(result.reason) });
+  });
+  await Promise.all(
+    [...byQueue(logged)].map(async ([queue, group]) => {
+      try {
+        await enqueueQueue(context, queue, group);
+        for (const { runId } of group) outcomes.set(runId, { ok: true, runId });
+      } catch (error) {
+        const cause = asErrandError(error);
+        await failUnenqueued(store, group, cause, context.now().toISOString());
+        for (const { runId } of group) {
+          const message = `run ${runId} could not be enqueued and was settled failed: ${cause.message}`;
+          const failure = new ErrandError("internal", message, {
+            retryable: true,
+            cause,
+            details: { runId },
+          });
+          outcomes.set(runId, { ok: false, runId, error: failure });
+        }
+      }
+    }),
+  );
+  return runs.map(({ runId }) => outcomes.get(runId)!);
+}

@@ -1,0 +1,65 @@
+/**
+ * `fireMany`: many runs in one call (DESIGN §5). Every spec is preflighted on
+ * its own; the valid ones are written in one pipeline and enqueued with one
+ * `addBulk` per queue. The answer is a batch, one result per spec in order,
+ * so one bad spec never throws away the others.
+ */
+import { type BatchCounts, type BatchOutcome, batch, ErrandError } from "@errand/core";
+import { asErrandError, enqueueRuns, type FireContext, type FireOutcome } from "./enqueue-runs.js";
+import { type PreparedRun, preflightFire } from "./fire-preflight.js";
+import { MAX_FIRE_MANY } from "./fire-spec.js";
+import { createPreflightLookups } from "./preflight-lookups.js";
+
+/** One spec's result: its runId when fired (or when it failed after getting one). */
+export type FireManyItem = BatchOutcome & { runId?: string };
+
+/** The answer of `fireMany`: `{ total, succeeded, failed, results }`, results in spec order. */
+export type FireManyResult = BatchCounts & { results: FireManyItem[] };
+
+function item(outcome: FireOutcome): FireManyItem {
+  if (outcome.ok) return { ok: true, runId: outcome.runId };
+  const { code, message, retryable } = outcome.error;
+  return {
+    ok: false,
+    ...(outcome.runId === undefined ? {} : { runId: outcome.runId }),
+    error: { code, message },
+    retryable,
+  };
+}
+
+function checkSpecList(specs: unknown): asserts specs is unknown[] {
+  if (!Array.isArray(specs)) {
+    throw new ErrandError("invalid_spec", "fireMany takes an array of fire specs");
+  }
+  if (specs.length > MAX_FIRE_MANY) {
+    throw new ErrandError(
+      "invalid_spec",
+      `fireMany takes at most ${MAX_FIRE_MANY} specs, not ${specs.length}; split the batch`,
+      { details: { count: specs.length, max: MAX_FIRE_MANY } },
+    );
+  }
+}
+
+/**
+ * Fires every valid spec of `specs`. Throws (`invalid_spec`) only when
+ * `specs` is not an array or is longer than {@link MAX_FIRE_MANY}; every
+ * per-spec refusal is a failed result with its code and `retryable`.
+ */
+export async function fireMany(context: FireContext, specs: unknown): Promise<FireManyResult> {
+  checkSpecList(specs);
+  const lookups = createPreflightLookups(context.redis, context.keys, context.store);
+  const checked = await Promise.allSettled(
+    specs.map((spec) => preflightFire(spec, lookups, context)),
+  );
+  const valid: PreparedRun[] = [];
+  for (const result of checked) if (result.status === "fulfilled") valid.push(result.value);
+  const fired = await enqueueRuns(context, valid);
+  let next = 0;
+  const outcomes = checked.map(
+    (result): FireOutcome =>
+      result.status === "fulfilled"
+        ? fired[next++]!
+        : { ok: false, error: asErrandError(result.reason) },
+  );
+  return batch(outcomes.map(item));
+}

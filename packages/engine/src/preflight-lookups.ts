@@ -1,0 +1,35 @@
+/**
+ * The lookups of one `fire` or `fireMany` call, each made at most once per
+ * call: a batch of specs for the same agent or parent reads its registration
+ * or head once, and the reads of one batch leave in the same round trip.
+ */
+import type { EventStore } from "@errand/store";
+import type { RedisConnection } from "./connection.js";
+import type { EngineKeys } from "./engine-keys.js";
+import type { PreflightLookups } from "./fire-preflight.js";
+import { readAgentRegistration } from "./registry.js";
+
+function memoize<T>(load: (key: string) => Promise<T>): (key: string) => Promise<T> {
+  const loaded = new Map<string, Promise<T>>();
+  return (key) => {
+    let value = loaded.get(key);
+    if (!value) {
+      value = load(key);
+      loaded.set(key, value);
+    }
+    return value;
+  };
+}
+
+/** Lookups on `redis` for one call: registrations from the agent registry, heads from the store. */
+export function createPreflightLookups(
+  redis: RedisConnection,
+  keys: EngineKeys,
+  store: EventStore,
+): PreflightLookups {
+  return {
+    registration: memoize((agent) => readAgentRegistration(redis, keys, agent)),
+    registeredAgents: async () => (await redis.hkeys(keys.agents)).sort(),
+    head: memoize((runId) => store.readHead(runId)),
+  };
+}
