@@ -1,0 +1,71 @@
+/**
+ * The model each agent of a worker runs on. An agent that carries a `Model`
+ * runs on it; one that names a model (`"gpt-4o-mini"`) is resolved once, when
+ * the worker starts: by the worker's `models` option, else by `openaiModel`
+ * when `OPENAI_API_KEY` or `OPENAI_BASE_URL` is set. What the model can do
+ * decides the agent's registration (`supportsSchema`).
+ */
+import { ErrandError } from "@errand/core";
+import { type Agent, assertAgentCanCarrySchema, type Model, openaiModel } from "@errand/runtime";
+import type { AgentRegistration } from "../registry.js";
+
+/** Picks the model of an agent that names one; `undefined` leaves it to the default. */
+export type ModelResolver = (agent: Agent) => Model | undefined;
+
+/** An agent with the model it runs on. */
+export interface ResolvedAgent {
+  agent: Agent;
+  model: Model;
+}
+
+function defaultModel(agent: Agent, name: string): Model {
+  const { OPENAI_API_KEY: apiKey, OPENAI_BASE_URL: baseURL } = process.env;
+  if (apiKey === undefined && baseURL === undefined) {
+    throw new ErrandError(
+      "invalid_spec",
+      `agent ${agent.name} names its model (${name}): pass createWorker({ models }) or set OPENAI_API_KEY (and OPENAI_BASE_URL for a compatible server)`,
+    );
+  }
+  return openaiModel({ model: name, ...(baseURL === undefined ? {} : { baseURL }) });
+}
+
+/**
+ * The model of every agent, by agent name. Throws an `ErrandError`:
+ * `invalid_spec` for two agents of one name or a model name nothing
+ * resolves; `schema_not_supported` for a schema'd agent on a model without tools.
+ */
+export function resolveAgentModels(
+  agents: readonly Agent[],
+  resolver?: ModelResolver,
+): Map<string, ResolvedAgent> {
+  const resolved = new Map<string, ResolvedAgent>();
+  for (const agent of agents) {
+    if (resolved.has(agent.name)) {
+      throw new ErrandError("invalid_spec", `two agents of this worker are named ${agent.name}`);
+    }
+    const model =
+      typeof agent.model === "string"
+        ? (resolver?.(agent) ?? defaultModel(agent, agent.model))
+        : agent.model;
+    assertAgentCanCarrySchema(agent, model);
+    resolved.set(agent.name, { agent, model });
+  }
+  return resolved;
+}
+
+/** How a worker registers `agent` on `queue`. */
+export function agentRegistration(
+  { agent, model }: ResolvedAgent,
+  queue: string,
+  now: Date,
+): AgentRegistration {
+  return {
+    name: agent.name,
+    queue,
+    supportsSchema: model.supportsTools,
+    scriptFromInput: agent.scriptFromInput,
+    maxSteps: agent.maxSteps,
+    ...(agent.timeoutMs === undefined ? {} : { timeoutMs: agent.timeoutMs }),
+    lastSeenAt: now.toISOString(),
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * How a cancel reaches the worker holding a run: the client publishes the
+ * runId on the cancel channel; every worker listens on a subscriber
+ * connection of its own and aborts the signal of each run it holds with that
+ * id, which aborts the in-flight model request or tool.
+ */
+import type { Logger } from "pino";
+import { type ConnectionInput, closeConnection, openConnection } from "../connection.js";
+import type { EngineKeys } from "../engine-keys.js";
+
+/** A run held by this worker: its cancel signal, until released. */
+export interface HeldRun {
+  /** Aborts when a cancel for the run is published. */
+  readonly signal: AbortSignal;
+  /** Stops listening for this run. */
+  release(): void;
+}
+
+/** The cancel listener of one worker. */
+export interface CancelListener {
+  /** Starts listening for cancels of `runId`. Hold before reading the log, so no cancel falls in between. */
+  hold(runId: string): HeldRun;
+  /** Unsubscribes and closes the subscriber connection. */
+  close(): Promise<void>;
+}
+
+/** Subscribes to `keys.cancelChannel` and resolves once the subscription is active. */
+export async function startCancelListener(
+  connection: ConnectionInput,
+  keys: EngineKeys,
+  logger: Logger,
+): Promise<CancelListener> {
+  const held = new Map<string, Set<AbortController>>();
+  const subscriber = openConnection(connection);
+  subscriber.on("message", (channel: string, runId: string) => {
+    if (channel !== keys.cancelChannel) return;
+    const controllers = held.get(runId);
+    if (!controllers) return;
+    logger.info({ runId }, "cancel received: aborting the run");
+    for (const controller of controllers) controller.abort();
+  });
+  await subscriber.subscribe(keys.cancelChannel);
+  return {
+    hold(runId) {
+      const controller = new AbortController();
+      const controllers = held.get(runId) ?? new Set<AbortController>();
+      controllers.add(controller);
+      held.set(runId, controllers);
+      return {
+        signal: controller.signal,
+        release() {
+          controllers.delete(controller);
+          if (controllers.size === 0) held.delete(runId);
+        },
+      };
+    },
+    async close() {
+      held.clear();
+      await closeConnection(subscriber);
+    },
+  };
+}

@@ -1,0 +1,197 @@
+/**
+ * `createWorker`: a BullMQ worker that runs the jobs of errand's runs. It
+ * registers its agents (so clients can fire them), keeps a heartbeat, listens
+ * for cancels, and processes each job with `processRun` — the log decides,
+ * the job only names the run.
+ */
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
+import { isErrandError } from "@errand/core";
+import type { Agent, RetryPolicy } from "@errand/runtime";
+import { createEventStore } from "@errand/store";
+import { type Job, UnrecoverableError, Worker } from "bullmq";
+import type { Logger } from "pino";
+import { type ConnectionInput, closeConnection, openConnection } from "../connection.js";
+import { DEFAULT_QUEUE, type EngineKeys, engineKeys } from "../engine-keys.js";
+import { parseRunJobData, type RunJobData } from "../job-data.js";
+import { createLogger } from "../logger.js";
+import { agentRegistration, type ModelResolver, resolveAgentModels } from "./agent-models.js";
+import { startCancelListener } from "./cancel-listener.js";
+import { DEFAULT_HEARTBEAT_MS, startHeartbeat } from "./heartbeat.js";
+import { type ProcessOutcome, processRun } from "./process-run.js";
+
+/** How long `close` lets active runs finish when not told: 30 s. */
+export const DEFAULT_CLOSE_GRACE_MS = 30_000;
+
+/** Options of {@link createWorker}. */
+export interface WorkerOptions {
+  /** Redis: a URL, ioredis options, or a client (duplicated, never used directly). */
+  connection: ConnectionInput;
+  /** The agents this worker runs. Every worker of a queue should run the same agents. */
+  agents: readonly Agent[];
+  /** The prefix of every key. Default `errand`. */
+  prefix?: string;
+  /** The BullMQ queue its agents' runs go to. Default `runs`. */
+  queue?: string;
+  /** How many runs it works on at once. Default 1. */
+  concurrency?: number;
+  /** How long a job's lock lasts without renewal, in ms (BullMQ `lockDuration`). Default 30,000. */
+  lockDuration?: number;
+  /** How often stalled jobs (whose worker died) are looked for, in ms (BullMQ `stalledInterval`). Default 30,000. */
+  stalledInterval?: number;
+  /** How many times a job may stall before it fails for good (BullMQ `maxStalledCount`). Default 1. */
+  maxStalledCount?: number;
+  /** Models for agents that name theirs. Default: `openaiModel` when `OPENAI_API_KEY`/`OPENAI_BASE_URL` is set. */
+  models?: ModelResolver;
+  /** Default: `<host>-<pid>-<random>`. */
+  workerId?: string;
+  /** How often registrations and the worker's heartbeat are refreshed, in ms. Default 10,000. */
+  heartbeatMs?: number;
+  /** Default: {@link createLogger}(). */
+  logger?: Logger;
+  /** Passed to tools as `ctx.services`. */
+  services?: Readonly<Record<string, unknown>>;
+  /** How failed model requests are retried. */
+  retry?: Partial<RetryPolicy>;
+  /** The clock of events. Default the system clock. */
+  now?: () => Date;
+}
+
+/** Options of {@link ErrandWorker.close}. */
+export interface CloseWorkerOptions {
+  /**
+   * How long active runs may go on, in ms. Runs still going after it are left
+   * to their lock: it lapses and another worker resumes them from their log.
+   * Default 30,000.
+   */
+  graceMs?: number;
+}
+
+/** A running worker. */
+export interface ErrandWorker {
+  readonly workerId: string;
+  readonly keys: EngineKeys;
+  /** The queue it takes jobs from. */
+  readonly queue: string;
+  /** Stops taking jobs, lets active runs finish (up to `graceMs`), then closes everything. */
+  close(options?: CloseWorkerOptions): Promise<void>;
+}
+
+function defaultWorkerId(): string {
+  return `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
+}
+
+/** Resolves `true` once `promise` settles, or `false` after `ms`. */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([promise.then(() => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Starts a worker and resolves once it is ready: its agents registered, its
+ * cancel subscription active and its BullMQ worker connected. Throws an
+ * `ErrandError` (`invalid_spec`, `schema_not_supported`) for agents it cannot run.
+ *
+ * ```ts
+ * const worker = await createWorker({ connection: process.env.REDIS_URL!, agents: [researcher], concurrency: 4 });
+ * closeOnSignals(worker);
+ * ```
+ */
+export async function createWorker(options: WorkerOptions): Promise<ErrandWorker> {
+  const keys = engineKeys(options.prefix);
+  const queue = options.queue ?? DEFAULT_QUEUE;
+  const concurrency = options.concurrency ?? 1;
+  const workerId = options.workerId ?? defaultWorkerId();
+  const now = options.now ?? (() => new Date());
+  const logger = (options.logger ?? createLogger()).child({ workerId });
+  const agents = resolveAgentModels(options.agents, options.models);
+
+  const redis = openConnection(options.connection);
+  const store = createEventStore({
+    redis,
+    ...(options.prefix === undefined ? {} : { prefix: options.prefix }),
+  });
+  const registrations = [...agents.values()].map((agent) => agentRegistration(agent, queue, now()));
+  const heartbeat = await startHeartbeat({
+    redis,
+    keys,
+    workerId,
+    registrations,
+    queues: [queue],
+    concurrency,
+    intervalMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+    onError: (error) => logger.warn({ error: String(error) }, "heartbeat failed"),
+  });
+  const cancels = await startCancelListener(options.connection, keys, logger);
+  const context = {
+    store,
+    agents,
+    workerId,
+    cancels,
+    logger,
+    now,
+    ...(options.services === undefined ? {} : { services: options.services }),
+    ...(options.retry === undefined ? {} : { retry: options.retry }),
+  };
+
+  const processJob = async (job: Job<RunJobData>): Promise<ProcessOutcome> => {
+    let runId: string;
+    try {
+      runId = parseRunJobData(job.id, job.data).runId;
+    } catch (error) {
+      if (isErrandError(error)) throw new UnrecoverableError(error.message);
+      throw error;
+    }
+    return processRun(context, runId, job.name);
+  };
+
+  const bullConnection = openConnection(options.connection);
+  const worker = new Worker<RunJobData, ProcessOutcome>(queue, processJob, {
+    connection: bullConnection,
+    prefix: keys.bullmqPrefix,
+    concurrency,
+    name: workerId,
+    ...(options.lockDuration === undefined ? {} : { lockDuration: options.lockDuration }),
+    ...(options.stalledInterval === undefined ? {} : { stalledInterval: options.stalledInterval }),
+    ...(options.maxStalledCount === undefined ? {} : { maxStalledCount: options.maxStalledCount }),
+  });
+  worker.on("error", (error) => logger.error({ error: error.message }, "worker error"));
+  worker.on("failed", (job, error) =>
+    logger.error({ runId: job?.id, error: error.message }, "job failed"),
+  );
+  await worker.waitUntilReady();
+  logger.info({ queue, agents: [...agents.keys()], concurrency }, "worker ready");
+
+  let closing: Promise<void> | undefined;
+  const closeAll = async (graceMs: number) => {
+    // Pausing stops taking jobs and resolves once the active ones finished; locks are still renewed meanwhile.
+    const finished = await settlesWithin(worker.pause(), graceMs);
+    if (!finished) {
+      logger.warn(
+        { graceMs },
+        "runs still active after the grace period: leaving them to their locks",
+      );
+    }
+    await worker.close(true);
+    await heartbeat.stop();
+    await cancels.close();
+    await Promise.all([closeConnection(redis), closeConnection(bullConnection)]);
+    logger.info({}, "worker closed");
+  };
+  return {
+    workerId,
+    keys,
+    queue,
+    close(closeOptions = {}) {
+      closing ??= closeAll(closeOptions.graceMs ?? DEFAULT_CLOSE_GRACE_MS);
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,178 @@
+/**
+ * The job processor of a run (DESIGN §7): read the log and fold it; a settled
+ * run is left alone; a run whose cancel was requested is settled `cancelled`;
+ * otherwise a new attempt is announced (`run-started`, fenced) and the run
+ * continues from where its log ends, one fenced append per step. When an
+ * append is refused because the log moved on, the log is read again: a
+ * settled run is left alone, a cancel is honoured, and otherwise another
+ * attempt owns the run, so this one stops writing.
+ */
+import {
+  applyEvent,
+  ErrandError,
+  foldRun,
+  isErrandError,
+  isSettled,
+  type RunState,
+  type RunStatus,
+} from "@errand/core";
+import { type RetryPolicy, type Logger as RuntimeLogger, runSteps } from "@errand/runtime";
+import { type EventStore, isSeqConflict } from "@errand/store";
+import type { Logger } from "pino";
+import { runLogger } from "../logger.js";
+import { settleCancelled } from "../settle-cancelled.js";
+import type { ResolvedAgent } from "./agent-models.js";
+import type { CancelListener } from "./cancel-listener.js";
+import { redisBlobStore } from "./redis-blobs.js";
+import { redisEventSink } from "./redis-sink.js";
+
+/** What processing a run needs: shared by every job of a worker. */
+export interface RunProcessorContext {
+  store: EventStore;
+  /** The worker's agents with their models, by name. */
+  agents: ReadonlyMap<string, ResolvedAgent>;
+  workerId: string;
+  cancels: CancelListener;
+  logger: Logger;
+  /** Passed to tools as `ctx.services`. */
+  services?: Readonly<Record<string, unknown>>;
+  /** How failed model requests are retried. */
+  retry?: Partial<RetryPolicy>;
+  now: () => Date;
+}
+
+/** How a job of a run ended for this worker. */
+export type ProcessOutcome =
+  /** This attempt carried the run to its end; `status` is how it settled. */
+  | { kind: "settled"; status: RunStatus }
+  /** The run had settled before (or was settled by another writer meanwhile). */
+  | { kind: "already-settled"; status: RunStatus }
+  /** A cancel was requested: this worker wrote `cancelled`. */
+  | { kind: "cancelled" }
+  /** Another attempt owns the run: this one stopped writing. */
+  | { kind: "lost" };
+
+function isRefusedAppend(error: unknown): boolean {
+  return isSeqConflict(error) || isErrandError(error, "run_settled");
+}
+
+async function readState(store: EventStore, runId: string): Promise<RunState> {
+  return foldRun(await store.readLog(runId), runId);
+}
+
+/**
+ * What the log alone decides: a settled run is left alone; a run whose
+ * cancel was requested is settled `cancelled`; otherwise `undefined`: the run
+ * is open for an attempt.
+ */
+async function decideFromLog(
+  context: RunProcessorContext,
+  state: RunState,
+  logger: Logger,
+): Promise<ProcessOutcome | undefined> {
+  if (isSettled(state)) {
+    logger.info({ status: state.status, seq: state.seq }, "run already settled");
+    return { kind: "already-settled", status: state.status };
+  }
+  if (!state.cancelRequested) return undefined;
+  const settled = await settleCancelled(context.store, state.runId, context.now);
+  logger.info({ status: settled.status }, "run cancelled");
+  return isSettled(settled) && settled.status !== "cancelled"
+    ? { kind: "already-settled", status: settled.status }
+    : { kind: "cancelled" };
+}
+
+/** After a refused append: the log, read again, decides; else another attempt owns the run. */
+async function afterRefusedAppend(
+  context: RunProcessorContext,
+  runId: string,
+  logger: Logger,
+): Promise<ProcessOutcome> {
+  const state = await readState(context.store, runId);
+  const decided = await decideFromLog(context, state, logger);
+  if (decided) return decided;
+  logger.warn({ seq: state.seq }, "another attempt owns the run: this one stops writing");
+  return { kind: "lost" };
+}
+
+/** Announces a new attempt and steps the run until it settles. */
+async function runAttempt(
+  context: RunProcessorContext,
+  { agent, model }: ResolvedAgent,
+  state: RunState,
+  signal: AbortSignal,
+  logger: Logger,
+): Promise<ProcessOutcome> {
+  const { store } = context;
+  const attempt = state.attempts + 1;
+  const started = await store.appendEvents(state.runId, state.seq, [
+    {
+      type: "run-started",
+      at: context.now().toISOString(),
+      data: { attempt, workerId: context.workerId },
+    },
+  ]);
+  logger.info({ seq: state.seq + 1, resumeFromStep: state.steps.length }, "run started");
+  const settled = await runSteps({
+    agent,
+    model,
+    state: started.reduce(applyEvent, state),
+    sink: redisEventSink(store),
+    blobs: redisBlobStore(store),
+    signal,
+    logger: context.logger as RuntimeLogger,
+    now: context.now,
+    ...(context.services === undefined ? {} : { services: context.services }),
+    ...(context.retry === undefined ? {} : { retry: context.retry }),
+  });
+  return { kind: "settled", status: settled.status };
+}
+
+/**
+ * Processes the job of run `runId` for agent `agentName`. Throws (so that
+ * BullMQ retries the job) on unexpected errors; `not_found` for a run without
+ * a log; `invalid_spec` when this worker does not run the agent or the job
+ * names another agent than the run's.
+ */
+export async function processRun(
+  context: RunProcessorContext,
+  runId: string,
+  agentName: string,
+): Promise<ProcessOutcome> {
+  const resolved = context.agents.get(agentName);
+  if (!resolved) {
+    throw new ErrandError(
+      "invalid_spec",
+      `this worker does not run agent ${agentName} (job ${runId}); run every agent of a queue on each of its workers`,
+    );
+  }
+  const held = context.cancels.hold(runId);
+  try {
+    const state = await readState(context.store, runId);
+    if (state.queued === undefined) {
+      throw new ErrandError("not_found", `run ${runId} has no log (expired, or never fired)`);
+    }
+    if (state.queued.agent !== agentName) {
+      throw new ErrandError(
+        "invalid_spec",
+        `job ${runId} names agent ${agentName} but the run is of agent ${state.queued.agent}`,
+      );
+    }
+    const logger = runLogger(context.logger, {
+      runId,
+      agent: agentName,
+      attempt: state.attempts + 1,
+    });
+    const decided = await decideFromLog(context, state, logger);
+    if (decided) return decided;
+    try {
+      return await runAttempt(context, resolved, state, held.signal, logger);
+    } catch (error) {
+      if (!isRefusedAppend(error)) throw error;
+      logger.warn({ error: (error as Error).message }, "append refused: reading the log again");
+      return await afterRefusedAppend(context, runId, logger);
+    }
+  } finally {
+    held.release();
+  }
+}
