@@ -1,0 +1,28 @@
+/**
+ * What every part of a collector works with: one command connection, the
+ * keys, the store, the scripts, the consumer group and its consumer name.
+ */
+import type { Logger } from "@errand/runtime";
+import type { EventStore } from "@errand/store";
+import type { RedisConnection } from "../connection.js";
+import type { EngineKeys } from "../engine-keys.js";
+import type { CollectorScripts } from "./scripts.js";
+
+/** The shared resources of one collector. */
+export interface CollectorContext {
+  /** The command connection (never used for blocking reads). */
+  redis: RedisConnection;
+  keys: EngineKeys;
+  /** The store on {@link redis}, for reading run logs. */
+  store: EventStore;
+  scripts: CollectorScripts;
+  /** The TTL of results, inboxes and children indexes, in seconds (the store's retention). */
+  retentionSeconds: number;
+  /** The consumer group every collector reads the shard streams through. */
+  group: string;
+  /** This collector's name in the group. */
+  consumer: string;
+  /** Deliveries after which an entry that keeps failing goes to the dead letters. */
+  maxDeliveries: number;
+  logger: Logger;
+}

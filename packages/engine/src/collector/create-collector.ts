@@ -1,0 +1,189 @@
+/**
+ * `createCollector`: turns the shard streams into results. One loop per
+ * shard reads through the collectors' consumer group in batches; for each
+ * settled run it writes the `RunResult`, keeps the run indexes, announces the
+ * run in its parent's inbox and wakes waiters, then acknowledges. Any number
+ * of collectors share the work; a dead one's pending entries are claimed by
+ * the others after `claimIdleMs`; an entry that keeps failing goes to the
+ * shard's dead letters after `maxDeliveries` deliveries; each stream is
+ * trimmed behind what the group acknowledged. By default a collector also
+ * runs a reaper (see `createReaper`).
+ *
+ * ```ts
+ * const collector = createCollector({ connection: process.env.REDIS_URL! });
+ * await collector.start();
+ * console.log(await collector.metrics()); // { shards: [{ shard, lag, pending, deadLettered }], … }
+ * await collector.stop();
+ * ```
+ */
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
+import { type Logger, noopLogger } from "@errand/runtime";
+import { createEventStore, DEFAULT_RETENTION_SECONDS, DEFAULT_SHARDS } from "@errand/store";
+import {
+  type ConnectionInput,
+  closeConnection,
+  openConnection,
+  type RedisConnection,
+} from "../connection.js";
+import { engineKeys } from "../engine-keys.js";
+import { createReaper, type Reaper, type ReaperOptions } from "../reaper/create-reaper.js";
+import { wholeNumberOption } from "./checks.js";
+import { DEFAULT_COLLECTOR_GROUP, ensureGroup } from "./consumer-group.js";
+import type { CollectorContext } from "./context.js";
+import { type CollectorMetrics, readCollectorMetrics } from "./metrics.js";
+import { defineCollectorScripts } from "./scripts.js";
+import { runShardLoop, type ShardLoopTiming } from "./shard-loop.js";
+
+/** What the collector's own reaper takes (its connection, prefix, shards and logger are the collector's). */
+export type CollectorReaperOptions = Omit<
+  ReaperOptions,
+  "connection" | "prefix" | "shards" | "logger"
+>;
+
+/** Options of {@link createCollector}. */
+export interface CollectorOptions {
+  /** Redis: a URL, ioredis options, or a client (duplicated, never used as is). */
+  connection: ConnectionInput;
+  /** The key prefix. Default `errand`. */
+  prefix?: string;
+  /** The shard streams read: 0 … `shards` − 1. Default 16 (the store's default). */
+  shards?: number;
+  /** This collector's consumer name. Default `<host>-<pid>-<random>`. */
+  consumer?: string;
+  /** The consumer group. Default `collectors`. */
+  group?: string;
+  /** Entries per read. Default 100. */
+  batchSize?: number;
+  /** The longest one blocking read waits. Default 5,000 ms. */
+  blockMs?: number;
+  /** Deliveries after which a failing entry is dead-lettered. Default 5. */
+  maxDeliveries?: number;
+  /** How long an entry stays pending untouched before another collector claims it. Default 30,000 ms. */
+  claimIdleMs?: number;
+  /** How often each stream is trimmed behind the group. Default 10,000 ms. */
+  trimIntervalMs?: number;
+  /** The TTL of results and inboxes, in seconds. Default the store's (7 days). */
+  retentionSeconds?: number;
+  /** Run a reaper beside the collector: `true` (default), `false`, or its options. */
+  reaper?: boolean | CollectorReaperOptions;
+  logger?: Logger;
+}
+
+/** A collector. */
+export interface Collector {
+  /** Its consumer name in the group. */
+  readonly consumer: string;
+  /** Creates the consumer groups and starts the loops (and the reaper); resolves once they run. */
+  start(): Promise<void>;
+  /**
+   * Stops the loops after the batch each is applying and closes the
+   * connections. Entries read but not applied stay pending for the others.
+   */
+  stop(): Promise<void>;
+  /** Lag, pending entries and dead letters of every shard. */
+  metrics(): Promise<CollectorMetrics>;
+}
+
+function defaultConsumerName(): string {
+  return `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
+}
+
+/** Creates a collector; nothing runs until `start()`. */
+export function createCollector(options: CollectorOptions): Collector {
+  const shards = wholeNumberOption("shards", options.shards, DEFAULT_SHARDS, 1);
+  const timing: ShardLoopTiming = {
+    batchSize: wholeNumberOption("batchSize", options.batchSize, 100, 1),
+    blockMs: wholeNumberOption("blockMs", options.blockMs, 5_000, 1),
+    claimIdleMs: wholeNumberOption("claimIdleMs", options.claimIdleMs, 30_000, 1),
+    trimIntervalMs: wholeNumberOption("trimIntervalMs", options.trimIntervalMs, 10_000, 1),
+  };
+  const retentionSeconds = wholeNumberOption(
+    "retentionSeconds",
+    options.retentionSeconds,
+    DEFAULT_RETENTION_SECONDS,
+    1,
+  );
+  const maxDeliveries = wholeNumberOption("maxDeliveries", options.maxDeliveries, 5, 1);
+  const consumer = options.consumer ?? defaultConsumerName();
+  const keys = engineKeys(options.prefix);
+  const logger = (options.logger ?? noopLogger).child({ component: "collector", consumer });
+  const shardList = Array.from({ length: shards }, (_, shard) => shard);
+
+  let redis: RedisConnection | undefined;
+  let blocking: RedisConnection[] = [];
+  let loops: Promise<void>[] = [];
+  let reaper: Reaper | undefined;
+  let stopping = false;
+
+  function openContext(connection: RedisConnection): CollectorContext {
+    return {
+      redis: connection,
+      keys,
+      store: createEventStore({ redis: connection, prefix: keys.prefix, shards, retentionSeconds }),
+      scripts: defineCollectorScripts(connection),
+      retentionSeconds,
+      group: options.group ?? DEFAULT_COLLECTOR_GROUP,
+      consumer,
+      maxDeliveries,
+      logger,
+    };
+  }
+
+  return {
+    consumer,
+    async start() {
+      if (redis) return;
+      stopping = false;
+      redis = openConnection(options.connection);
+      const context = openContext(redis);
+      await Promise.all(
+        shardList.map((shard) =>
+          ensureGroup(context.redis, keys.shardEvents(shard), context.group),
+        ),
+      );
+      blocking = shardList.map(() => openConnection(options.connection));
+      loops = shardList.map((shard) =>
+        runShardLoop(context, shard, blocking[shard]!, timing, () => stopping),
+      );
+      if (options.reaper !== false) {
+        const reaperOptions = options.reaper === true ? {} : (options.reaper ?? {});
+        reaper = createReaper({
+          ...reaperOptions,
+          connection: options.connection,
+          prefix: keys.prefix,
+          shards,
+          logger: options.logger ?? noopLogger,
+        });
+        reaper.start();
+      }
+      logger.info({ shards }, "collector started");
+    },
+    async stop() {
+      if (!redis) return;
+      stopping = true;
+      for (const connection of blocking) connection.disconnect();
+      await Promise.all(loops);
+      await reaper?.stop();
+      await closeConnection(redis);
+      redis = undefined;
+      blocking = [];
+      loops = [];
+      reaper = undefined;
+      logger.info({}, "collector stopped");
+    },
+    async metrics() {
+      const connection = redis ?? openConnection(options.connection);
+      try {
+        return await readCollectorMetrics(
+          connection,
+          keys,
+          options.group ?? DEFAULT_COLLECTOR_GROUP,
+          shardList,
+        );
+      } finally {
+        if (connection !== redis) await closeConnection(connection);
+      }
+    },
+  };
+}

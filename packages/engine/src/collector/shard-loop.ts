@@ -1,0 +1,130 @@
+/**
+ * One collector's loop over one shard stream. In turn it: re-reads what this
+ * consumer still owes from a previous life (once, at start), claims entries
+ * other collectors left idle for `claimIdleMs` (a scan every `claimIdleMs`),
+ * and otherwise blocks on new entries. Each batch is applied and
+ * acknowledged; failures are retried or dead-lettered; the stream is trimmed
+ * behind the group every `trimIntervalMs`. Errors (Redis gone, …) are logged
+ * and the loop goes on after a pause; it ends once `isStopping()` says so.
+ */
+import { setTimeout as delay } from "node:timers/promises";
+import { decodeShardEntry, type ShardEntry } from "@errand/store";
+import type { RedisConnection } from "../connection.js";
+import { applyBatch } from "./apply-batch.js";
+import {
+  claimIdleEntries,
+  type DeliveredEntry,
+  ensureGroup,
+  type GroupReader,
+  isMissingGroup,
+  readNewEntries,
+  readOwnPending,
+} from "./consumer-group.js";
+import type { CollectorContext } from "./context.js";
+import { handleFailures } from "./dead-letter.js";
+import { trimAcknowledged } from "./trim.js";
+
+/** The pace of a shard loop. */
+export interface ShardLoopTiming {
+  /** Entries per read. */
+  batchSize: number;
+  /** The longest one blocking read waits. */
+  blockMs: number;
+  /** How long an entry stays pending untouched before another collector claims it. */
+  claimIdleMs: number;
+  /** How often the stream is trimmed behind the group. */
+  trimIntervalMs: number;
+}
+
+/** The pause after an error before the loop tries again. */
+const ERROR_PAUSE_MS = 250;
+
+/** Where the loop stands between batches. */
+interface LoopState {
+  /** Where re-reading this consumer's own pending entries goes on; undefined once done. */
+  ownPendingAfter: string | undefined;
+  claimFrom: string;
+  nextClaimAt: number;
+  nextTrimAt: number;
+}
+
+/** An entry deleted while it was pending has nothing to apply: it is acknowledged like an applied one. */
+function decodeDelivered([id, fields]: DeliveredEntry): ShardEntry | undefined {
+  return fields === null ? undefined : decodeShardEntry([id, fields]);
+}
+
+/** Runs the loop of `shard` until `isStopping()`; `blocking` is dedicated to its blocking reads. */
+export async function runShardLoop(
+  context: CollectorContext,
+  shard: number,
+  blocking: RedisConnection,
+  timing: ShardLoopTiming,
+  isStopping: () => boolean,
+): Promise<void> {
+  const { redis, keys, group, consumer, logger } = context;
+  const reader: GroupReader = { stream: keys.shardEvents(shard), group, consumer };
+  const state: LoopState = {
+    ownPendingAfter: "0-0",
+    claimFrom: "0-0",
+    nextClaimAt: 0,
+    nextTrimAt: Date.now() + timing.trimIntervalMs,
+  };
+
+  async function nextEntries(): Promise<DeliveredEntry[]> {
+    if (state.ownPendingAfter !== undefined) {
+      const owed = await readOwnPending(redis, reader, state.ownPendingAfter, timing.batchSize);
+      state.ownPendingAfter = owed.at(-1)?.[0];
+      if (owed.length > 0) return owed;
+    }
+    if (Date.now() >= state.nextClaimAt) {
+      const step = await claimIdleEntries(
+        redis,
+        reader,
+        timing.claimIdleMs,
+        state.claimFrom,
+        timing.batchSize,
+      );
+      state.claimFrom = step.nextId;
+      if (step.nextId === "0-0") state.nextClaimAt = Date.now() + timing.claimIdleMs;
+      if (step.entries.length > 0) return step.entries;
+    }
+    const untilClaim = Math.max(1, Math.min(timing.blockMs, state.nextClaimAt - Date.now()));
+    return readNewEntries(blocking, reader, timing.batchSize, untilClaim);
+  }
+
+  async function collect(delivered: readonly DeliveredEntry[]): Promise<void> {
+    const deleted = delivered.filter(([, fields]) => fields === null).map(([id]) => id);
+    if (deleted.length > 0) await redis.xack(reader.stream, group, ...deleted);
+    const entries = delivered.map(decodeDelivered).filter((entry) => entry !== undefined);
+    const outcome = await applyBatch(context, shard, entries);
+    await handleFailures(context, shard, outcome.failures);
+    logger.debug(
+      {
+        shard,
+        entries: entries.length,
+        settled: outcome.settled.length,
+        failed: outcome.failures.length,
+      },
+      "shard batch collected",
+    );
+  }
+
+  await ensureGroup(redis, reader.stream, group);
+  while (!isStopping()) {
+    try {
+      const delivered = await nextEntries();
+      if (delivered.length > 0) await collect(delivered);
+      if (Date.now() >= state.nextTrimAt) {
+        await trimAcknowledged(redis, reader.stream);
+        state.nextTrimAt = Date.now() + timing.trimIntervalMs;
+      }
+    } catch (error) {
+      if (isStopping()) break;
+      if (isMissingGroup(error)) {
+        await ensureGroup(redis, reader.stream, group).catch(() => undefined);
+      }
+      logger.warn({ shard, err: error }, "collector loop error; retrying");
+      await delay(ERROR_PAUSE_MS);
+    }
+  }
+}
