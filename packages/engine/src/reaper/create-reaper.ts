@@ -1,0 +1,139 @@
+/**
+ * `createReaper`: settles the runs nobody else will settle, so that no parent
+ * waits forever — runs whose BullMQ job failed for good (`worker_lost`, or
+ * `internal` with the job's reason) and runs past their deadline
+ * (`deadline_exceeded`). It only appends events; the collector turns them
+ * into results and inbox entries like any other ending. Several reapers may
+ * run at once: an append to a settled run is refused and counts as done.
+ *
+ * A pass runs every `intervalMs`, or sooner when a deadline falls due before.
+ * The first pass of a reaper reads every failed job; later passes read the
+ * jobs that failed since the previous pass began (less `clockSkewMs`, for
+ * clocks of other machines that run behind).
+ */
+
+import { type Logger, noopLogger } from "@errand/runtime";
+import { createEventStore, DEFAULT_SHARDS } from "@errand/store";
+import { wholeNumberOption } from "../collector/checks.js";
+import { type ConnectionInput, closeConnection, openConnection } from "../connection.js";
+import { engineKeys } from "../engine-keys.js";
+import type { ReaperContext } from "./context.js";
+import { earliestDeadline, reapDeadlines } from "./deadlines.js";
+import { createReaperQueues } from "./queues.js";
+import { reapFailedJobs } from "./worker-lost.js";
+
+/** Options of {@link createReaper}. */
+export interface ReaperOptions {
+  /** Redis: a URL, ioredis options, or a client (duplicated, never used as is). */
+  connection: ConnectionInput;
+  /** The key prefix. Default `errand`. */
+  prefix?: string;
+  /** The shards whose deadlines are watched: 0 … `shards` − 1. Default 16. */
+  shards?: number;
+  /** The BullMQ queues whose failed jobs are read. Default: `runs` plus every queue a registered agent names. */
+  queues?: readonly string[];
+  /** The longest pause between passes. Default 5,000 ms. */
+  intervalMs?: number;
+  /** Jobs or runs per read. Default 100. */
+  batchSize?: number;
+  /** How far behind another machine's clock may be when it stamps a job's failure. Default 60,000 ms. */
+  clockSkewMs?: number;
+  logger?: Logger;
+}
+
+/** What one pass settled. */
+export interface ReapReport {
+  /** Runs settled because their job failed for good (`worker_lost` or `internal`). */
+  failedJobs: number;
+  /** Runs settled as `deadline_exceeded`. */
+  deadlineExceeded: number;
+}
+
+/** A running reaper. */
+export interface Reaper {
+  /** Starts passes in the background (the first at once). */
+  start(): void;
+  /** Runs one pass now (also while started). */
+  reapOnce(): Promise<ReapReport>;
+  /** Stops the passes, waits for the one running, closes its connections. */
+  stop(): Promise<void>;
+}
+
+/** Creates a reaper; nothing runs until `start()` or `reapOnce()`. */
+export function createReaper(options: ReaperOptions): Reaper {
+  const shards = wholeNumberOption("shards", options.shards, DEFAULT_SHARDS, 1);
+  const intervalMs = wholeNumberOption("intervalMs", options.intervalMs, 5_000, 1);
+  const batchSize = wholeNumberOption("batchSize", options.batchSize, 100, 1);
+  const clockSkewMs = wholeNumberOption("clockSkewMs", options.clockSkewMs, 60_000, 0);
+  const redis = openConnection(options.connection);
+  const keys = engineKeys(options.prefix);
+  const logger = (options.logger ?? noopLogger).child({ component: "reaper" });
+  const context: ReaperContext = {
+    redis,
+    keys,
+    store: createEventStore({ redis, prefix: keys.prefix, shards }),
+    queues: createReaperQueues(redis, keys, options.queues),
+    batchSize,
+    now: Date.now,
+    logger,
+  };
+  const shardList = Array.from({ length: shards }, (_, shard) => shard);
+  /** Per queue, the failure time from which the next pass reads. */
+  const failedSince = new Map<string, number>();
+  let running: Promise<ReapReport> | undefined;
+  let scheduled: Promise<void> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let started = false;
+
+  async function pass(): Promise<ReapReport> {
+    const passStart = context.now();
+    let failedJobs = 0;
+    for (const name of await context.queues.names()) {
+      failedJobs += await reapFailedJobs(context, name, failedSince.get(name));
+      failedSince.set(name, passStart - clockSkewMs);
+    }
+    const perShard = await Promise.all(shardList.map((shard) => reapDeadlines(context, shard)));
+    return { failedJobs, deadlineExceeded: perShard.reduce((sum, count) => sum + count, 0) };
+  }
+
+  function reapOnce(): Promise<ReapReport> {
+    running ??= pass().finally(() => {
+      running = undefined;
+    });
+    return running;
+  }
+
+  /** One scheduled pass, then the timer for the next. */
+  async function scheduledPass(): Promise<void> {
+    let pauseMs = intervalMs;
+    try {
+      await reapOnce();
+      const next = await earliestDeadline(context, shardList);
+      if (next !== undefined) pauseMs = Math.max(0, Math.min(intervalMs, next - context.now()));
+    } catch (error) {
+      logger.warn({ err: error }, "reaper pass failed; retrying");
+    }
+    if (started) timer = setTimeout(runScheduledPass, pauseMs);
+  }
+
+  function runScheduledPass(): void {
+    scheduled = scheduledPass();
+  }
+
+  return {
+    start() {
+      if (started) return;
+      started = true;
+      runScheduledPass();
+    },
+    reapOnce,
+    async stop() {
+      started = false;
+      if (timer) clearTimeout(timer);
+      await scheduled;
+      await running?.catch(() => undefined);
+      await context.queues.close();
+      await closeConnection(redis);
+    },
+  };
+}

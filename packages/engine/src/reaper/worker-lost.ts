@@ -1,0 +1,80 @@
+/**
+ * Runs whose BullMQ job failed for good. A job lands in its queue's failed
+ * set after its last attempt; when its run's log is not settled, nobody else
+ * will settle it, so the reaper appends `failed`: `worker_lost` when the job
+ * failed because its worker vanished (it stalled more than `maxStalledCount`
+ * times, or started more than `maxStartedAttempts` times), `internal` with
+ * the job's `failedReason` otherwise.
+ */
+import { isRunId, type RunError } from "@errand/core";
+import type { Job } from "bullmq";
+import { appendFailure } from "./append-failure.js";
+import type { ReaperContext } from "./context.js";
+
+/** BullMQ's reasons for failing a job whose worker vanished. */
+const LOST_WORKER_REASONS = [
+  "job stalled more than allowable limit",
+  "job started more than allowable limit",
+];
+
+/** The error a run gets for its job that failed with `failedReason`. */
+export function errorOfFailedJob(failedReason: string | undefined): RunError {
+  const reason = failedReason ?? "";
+  if (LOST_WORKER_REASONS.some((lost) => reason.includes(lost))) {
+    return {
+      code: "worker_lost",
+      message: `the run's worker was lost: ${reason}`,
+      retryable: true,
+    };
+  }
+  return {
+    code: "internal",
+    message: `the run's job failed for good: ${reason || "no reason given"}`,
+    retryable: false,
+  };
+}
+
+/** The run of a job: its data's runId, else its id (jobId = runId). */
+function runIdOfJob(job: Job): string | undefined {
+  const fromData = (job.data as { runId?: unknown } | undefined)?.runId;
+  const runId = typeof fromData === "string" ? fromData : job.id;
+  return isRunId(runId) ? runId : undefined;
+}
+
+/** Settles the run of one failed job unless it settled; resolves true when this call settled it. */
+async function reapFailedJob(context: ReaperContext, job: Job): Promise<boolean> {
+  const runId = runIdOfJob(job);
+  if (runId === undefined) return false;
+  const head = await context.store.readHead(runId);
+  if (head === undefined || head.settledAt !== undefined) return false;
+  const error = errorOfFailedJob(job.failedReason);
+  const at = new Date(context.now()).toISOString();
+  const settled = (await appendFailure(context.store, runId, error, at)) === "settled";
+  if (settled) {
+    context.logger.warn({ runId, jobId: job.id, code: error.code }, "run of a failed job settled");
+  }
+  return settled;
+}
+
+/**
+ * Settles the runs of the jobs in queue `name`'s failed set that finished at
+ * or after `sinceMs` (all of them when undefined), newest first. Resolves with
+ * how many runs this call settled.
+ */
+export async function reapFailedJobs(
+  context: ReaperContext,
+  name: string,
+  sinceMs: number | undefined,
+): Promise<number> {
+  const queue = context.queues.queue(name);
+  let settled = 0;
+  for (let start = 0; ; start += context.batchSize) {
+    const jobs = (await queue.getFailed(start, start + context.batchSize - 1)).filter(
+      (job): job is Job => job !== undefined,
+    );
+    const fresh = jobs.filter((job) => sinceMs === undefined || (job.finishedOn ?? 0) >= sinceMs);
+    const outcomes = await Promise.all(fresh.map((job) => reapFailedJob(context, job)));
+    settled += outcomes.filter(Boolean).length;
+    if (jobs.length < context.batchSize || fresh.length < jobs.length) return settled;
+  }
+}
