@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_COLLECTOR_GROUP } from "./consumer-group.js";
+import { createCollector } from "./create-collector.js";
+import { besides, startTestProcess, type TestProcess } from "./test-support/child-process.js";
+import {
+  expectedCollectedState,
+  readCollectedState,
+  sortedInboxes,
+  waitUntilCollected,
+} from "./test-support/collected-state.js";
+import { planRuns, settles, writeRuns } from "./test-support/planned-runs.js";
+import {
+  type EngineRedisFixture,
+  startEngineRedis,
+  TEST_SHARDS,
+} from "./test-support/redis-fixture.js";
+
+const COLLECTOR_PROCESS = besides(import.meta.url, "./test-support/collector-process.ts");
+
+let fx: EngineRedisFixture;
+const processes: TestProcess[] = [];
+
+beforeAll(async () => {
+  fx = await startEngineRedis();
+});
+afterAll(async () => {
+  for (const running of processes) await running.kill("SIGKILL");
+  await fx?.stop();
+});
+
+function startCollectorProcess(prefix: string, consumer: string): TestProcess {
+  const options = {
+    connection: fx.url,
+    prefix,
+    shards: TEST_SHARDS,
+    consumer,
+    batchSize: 20,
+    blockMs: 200,
+    claimIdleMs: 300,
+  };
+  const started = startTestProcess(COLLECTOR_PROCESS, [JSON.stringify(options)]);
+  processes.push(started);
+  return started;
+}
+
+/** The number of entries each consumer of the group holds pending, over every shard. */
+async function pendingByConsumer(streams: readonly string[]): Promise<Map<string, number>> {
+  const held = new Map<string, number>();
+  for (const stream of streams) {
+    const [, , , consumers] = (await fx.redis.xpending(stream, DEFAULT_COLLECTOR_GROUP)) as [
+      number,
+      string | null,
+      string | null,
+      [string, string][] | null,
+    ];
+    for (const [consumer, count] of consumers ?? []) {
+      held.set(consumer, (held.get(consumer) ?? 0) + Number(count));
+    }
+  }
+  return held;
+}
+
+describe("a collector killed with SIGKILL", () => {
+  it("is replaced by one that finishes its work: every result, index and inbox is what an undisturbed collector writes, nothing skipped, nothing twice", async () => {
+    const disturbed = fx.prefixed("crash-disturbed");
+    const calm = fx.prefixed("crash-calm");
+    const runs = planRuns({
+      count: 300,
+      shards: TEST_SHARDS,
+      parents: 20,
+      steps: 4,
+      seed: "crash",
+    });
+    await writeRuns(disturbed.store, runs);
+    await writeRuns(calm.store, runs);
+    const settling = runs.filter(settles).map((run) => run.runId);
+    const streams = Array.from({ length: TEST_SHARDS }, (_, shard) =>
+      disturbed.keys.shardEvents(shard),
+    );
+
+    // Kill the first collector as soon as it has settled 40 runs: in the middle of its work.
+    const subscriber = fx.connect();
+    let announced = 0;
+    const fortySettled = new Promise<void>((resolve) => {
+      subscriber.on("message", () => {
+        announced += 1;
+        if (announced === 40) resolve();
+      });
+    });
+    await subscriber.subscribe(
+      ...Array.from({ length: TEST_SHARDS }, (_, shard) => disturbed.keys.settledChannel(shard)),
+    );
+    const doomed = startCollectorProcess(disturbed.prefix, "doomed");
+    await fortySettled;
+    await doomed.kill("SIGKILL");
+
+    // It died mid-batch: holding delivered, unacknowledged entries, with runs left to settle.
+    expect((await pendingByConsumer(streams)).get("doomed") ?? 0).toBeGreaterThan(0);
+    const written = await Promise.all(
+      settling.map((runId) => fx.redis.exists(disturbed.keys.result(runId))),
+    );
+    expect(written.filter(Boolean).length).toBeLessThan(settling.length);
+
+    // Another collector takes over and claims what the dead one held.
+    const heir = startCollectorProcess(disturbed.prefix, "heir");
+    await heir.line((line) => line === "ready");
+    await waitUntilCollected(fx.redis, disturbed.keys, settling, TEST_SHARDS, 60_000);
+    await heir.kill("SIGTERM");
+    expect((await pendingByConsumer(streams)).get("doomed") ?? 0).toBe(0);
+
+    // The same runs, collected by one collector that nobody disturbs.
+    const undisturbed = createCollector({
+      connection: fx.url,
+      prefix: calm.prefix,
+      shards: TEST_SHARDS,
+      batchSize: 20,
+      reaper: false,
+    });
+    await undisturbed.start();
+    await waitUntilCollected(fx.redis, calm.keys, settling, TEST_SHARDS, 60_000);
+    await undisturbed.stop();
+
+    const afterCrash = await readCollectedState(fx.redis, disturbed.keys, runs, TEST_SHARDS);
+    const withoutCrash = await readCollectedState(fx.redis, calm.keys, runs, TEST_SHARDS);
+    expect(sortedInboxes(afterCrash)).toEqual(sortedInboxes(withoutCrash));
+    expect(sortedInboxes(afterCrash)).toEqual(await expectedCollectedState(disturbed.store, runs));
+    for (const childIds of Object.values(afterCrash.inboxes)) {
+      expect(new Set(childIds).size).toBe(childIds.length);
+    }
+  });
+});

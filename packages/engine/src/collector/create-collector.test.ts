@@ -1,0 +1,225 @@
+import { shardOfRunId } from "@errand/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_COLLECTOR_GROUP, ensureGroup } from "./consumer-group.js";
+import { type CollectorOptions, createCollector } from "./create-collector.js";
+import {
+  expectedCollectedState,
+  readCollectedState,
+  sortedInboxes,
+  waitUntilCollected,
+} from "./test-support/collected-state.js";
+import { planRuns, settles, writeRuns } from "./test-support/planned-runs.js";
+import { recordingLogger } from "./test-support/recording-logger.js";
+import {
+  type EngineRedisFixture,
+  startEngineRedis,
+  TEST_SHARDS,
+} from "./test-support/redis-fixture.js";
+
+let fx: EngineRedisFixture;
+
+beforeAll(async () => {
+  fx = await startEngineRedis();
+});
+afterAll(async () => {
+  await fx?.stop();
+});
+
+function collectorOptions(prefix: string, extra: Partial<CollectorOptions> = {}): CollectorOptions {
+  return {
+    connection: fx.url,
+    prefix,
+    shards: TEST_SHARDS,
+    batchSize: 7,
+    blockMs: 100,
+    claimIdleMs: 500,
+    reaper: false,
+    ...extra,
+  };
+}
+
+describe("createCollector", () => {
+  it("writes each settled run's fold as its result, indexes every run, and announces each child once to its parent", async () => {
+    const { prefix, keys, store } = fx.prefixed("collect-all");
+    const runs = planRuns({ count: 60, shards: TEST_SHARDS, parents: 6, seed: "collect-all" });
+    await writeRuns(store, runs);
+    const collector = createCollector(collectorOptions(prefix));
+    await collector.start();
+    try {
+      const settling = runs.filter(settles).map((run) => run.runId);
+      await waitUntilCollected(fx.redis, keys, settling, TEST_SHARDS);
+      const state = await readCollectedState(fx.redis, keys, runs, TEST_SHARDS);
+      expect(sortedInboxes(state)).toEqual(await expectedCollectedState(store, runs));
+      // Not only equal as sets: no child appears twice in an inbox.
+      for (const childIds of Object.values(state.inboxes)) {
+        expect(new Set(childIds).size).toBe(childIds.length);
+      }
+      expect(settling.length).toBeGreaterThan(0);
+      expect(runs.length - settling.length).toBeGreaterThan(0);
+    } finally {
+      await collector.stop();
+    }
+  });
+
+  it("collects a run's later events as they are appended, and settles it when its terminal event arrives", async () => {
+    const { prefix, keys, store } = fx.prefixed("collect-live");
+    const runs = planRuns({ count: 8, shards: TEST_SHARDS, parents: 2, seed: "collect-live" });
+    const collector = createCollector(collectorOptions(prefix));
+    await collector.start();
+    try {
+      await writeRuns(store, runs, { upTo: 3 });
+      await waitUntilCollected(fx.redis, keys, [], TEST_SHARDS);
+      const before = await readCollectedState(fx.redis, keys, runs, TEST_SHARDS);
+      expect(Object.values(before.results).every((result) => result === null)).toBe(true);
+      expect(before.index.active).toHaveLength(runs.length);
+
+      await writeRuns(store, runs, { from: 3 });
+      await waitUntilCollected(
+        fx.redis,
+        keys,
+        runs.filter(settles).map((run) => run.runId),
+        TEST_SHARDS,
+      );
+      const after = await readCollectedState(fx.redis, keys, runs, TEST_SHARDS);
+      expect(sortedInboxes(after)).toEqual(await expectedCollectedState(store, runs));
+    } finally {
+      await collector.stop();
+    }
+  });
+
+  it("changes nothing when every entry is delivered again: results, indexes and inboxes stay as they were", async () => {
+    const { prefix, keys, store } = fx.prefixed("collect-again");
+    const runs = planRuns({ count: 30, shards: TEST_SHARDS, parents: 3, seed: "collect-again" });
+    await writeRuns(store, runs);
+    const settling = runs.filter(settles).map((run) => run.runId);
+    const options = collectorOptions(prefix, { trimIntervalMs: 3_600_000 });
+    const first = createCollector(options);
+    await first.start();
+    await waitUntilCollected(fx.redis, keys, settling, TEST_SHARDS);
+    await first.stop();
+    const once = await readCollectedState(fx.redis, keys, runs, TEST_SHARDS);
+
+    // Rewind the group: every entry of every shard is delivered a second time.
+    const streamLengths = await Promise.all(
+      Array.from({ length: TEST_SHARDS }, async (_, shard) => {
+        await fx.redis.xgroup("SETID", keys.shardEvents(shard), DEFAULT_COLLECTOR_GROUP, "0");
+        return fx.redis.xlen(keys.shardEvents(shard));
+      }),
+    );
+    expect(streamLengths.reduce((sum, length) => sum + length, 0)).toBe(
+      runs.reduce((sum, run) => sum + run.events.length, 0),
+    );
+    const announced: string[] = [];
+    const subscriber = fx.connect();
+    subscriber.on("message", (_channel: string, runId: string) => announced.push(runId));
+    await subscriber.subscribe(
+      ...Array.from({ length: TEST_SHARDS }, (_, shard) => keys.settledChannel(shard)),
+    );
+    const second = createCollector(options);
+    await second.start();
+    try {
+      // The second delivery reached every settled run (it woke their waiters again)…
+      await expect.poll(() => announced.length).toBe(settling.length);
+      expect([...announced].sort()).toEqual([...settling].sort());
+      await waitUntilCollected(fx.redis, keys, settling, TEST_SHARDS);
+      // …and left everything as the first one did.
+      expect(await readCollectedState(fx.redis, keys, runs, TEST_SHARDS)).toEqual(once);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it("shares the shards between collectors: each settled run is projected and announced once", async () => {
+    const { prefix, keys, store } = fx.prefixed("collect-shared");
+    const runs = planRuns({ count: 120, shards: TEST_SHARDS, parents: 8, seed: "collect-shared" });
+    await writeRuns(store, runs);
+    const settling = runs.filter(settles).map((run) => run.runId);
+
+    const announcements = new Map<string, number>();
+    const subscriber = fx.connect();
+    subscriber.on("message", (_channel: string, runId: string) => {
+      announcements.set(runId, (announcements.get(runId) ?? 0) + 1);
+    });
+    await subscriber.subscribe(
+      ...Array.from({ length: TEST_SHARDS }, (_, shard) => keys.settledChannel(shard)),
+    );
+
+    const logger = recordingLogger();
+    const collectors = ["left", "right"].map((consumer) =>
+      createCollector(collectorOptions(prefix, { consumer, batchSize: 3, logger })),
+    );
+    await Promise.all(collectors.map((collector) => collector.start()));
+    try {
+      await waitUntilCollected(fx.redis, keys, settling, TEST_SHARDS);
+      const state = await readCollectedState(fx.redis, keys, runs, TEST_SHARDS);
+      expect(sortedInboxes(state)).toEqual(await expectedCollectedState(store, runs));
+      // Every settled run woke its waiters exactly once: no run was settled by both.
+      await expect
+        .poll(() => [...announcements.values()].reduce((sum, count) => sum + count, 0))
+        .toBe(settling.length);
+      expect([...announcements.keys()].sort()).toEqual([...settling].sort());
+      expect(new Set(announcements.values())).toEqual(new Set([1]));
+      // Both did part of the work.
+      const settledBy = (consumer: string) =>
+        logger.records
+          .filter(
+            (record) =>
+              record.message === "shard batch collected" && record.fields.consumer === consumer,
+          )
+          .reduce((sum, record) => sum + Number(record.fields.settled), 0);
+      expect(settledBy("left")).toBeGreaterThan(0);
+      expect(settledBy("right")).toBeGreaterThan(0);
+      expect(settledBy("left") + settledBy("right")).toBe(settling.length);
+    } finally {
+      await Promise.all(collectors.map((collector) => collector.stop()));
+    }
+  });
+
+  it("exposes each shard's lag and pending entries, and trims the streams once everything is acknowledged", async () => {
+    const { prefix, keys, store } = fx.prefixed("collect-metrics");
+    const runs = planRuns({ count: 16, shards: TEST_SHARDS, seed: "collect-metrics" });
+    const shard = shardOfRunId(runs[0]!.runId);
+    const stream = keys.shardEvents(shard);
+    await ensureGroup(fx.redis, stream, DEFAULT_COLLECTOR_GROUP);
+    await writeRuns(store, runs);
+    const entries = await fx.redis.xlen(stream);
+    // A collector that read 3 entries and died before acknowledging them.
+    await fx.redis.xreadgroup(
+      "GROUP",
+      DEFAULT_COLLECTOR_GROUP,
+      "dead",
+      "COUNT",
+      3,
+      "STREAMS",
+      stream,
+      ">",
+    );
+
+    const collector = createCollector(collectorOptions(prefix, { trimIntervalMs: 1 }));
+    const before = await collector.metrics();
+    expect(before.shards.find((metrics) => metrics.shard === shard)).toEqual({
+      shard,
+      lag: entries - 3,
+      pending: 3,
+      deadLettered: 0,
+    });
+
+    await collector.start();
+    try {
+      await waitUntilCollected(
+        fx.redis,
+        keys,
+        runs.filter(settles).map((run) => run.runId),
+        TEST_SHARDS,
+      );
+      const after = await collector.metrics();
+      expect(after.lag).toBe(0);
+      expect(after.pending).toBe(0);
+      expect(after.shards).toHaveLength(TEST_SHARDS);
+      // Everything acknowledged: the trim keeps at most the last delivered entry.
+      await expect.poll(() => fx.redis.xlen(stream)).toBeLessThanOrEqual(1);
+    } finally {
+      await collector.stop();
+    }
+  });
+});

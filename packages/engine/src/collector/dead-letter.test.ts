@@ -1,0 +1,147 @@
+import { shardOfRunId } from "@errand/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createCollector } from "./create-collector.js";
+import {
+  expectedCollectedState,
+  readCollectedState,
+  sortedInboxes,
+  waitUntilCollected,
+} from "./test-support/collected-state.js";
+import { eventually } from "./test-support/conditions.js";
+import { planRuns, settles, writeRuns } from "./test-support/planned-runs.js";
+import {
+  type EngineRedisFixture,
+  startEngineRedis,
+  TEST_SHARDS,
+} from "./test-support/redis-fixture.js";
+
+let fx: EngineRedisFixture;
+
+beforeAll(async () => {
+  fx = await startEngineRedis();
+});
+afterAll(async () => {
+  await fx?.stop();
+});
+
+describe("poison entries", () => {
+  it("go to the shard's dead letters after maxDeliveries, and every entry after them is still collected", async () => {
+    const { prefix, keys, store } = fx.prefixed("poison");
+    const early = planRuns({ count: 12, shards: TEST_SHARDS, parents: 2, seed: "poison-early" });
+    const late = planRuns({ count: 12, shards: TEST_SHARDS, parents: 2, seed: "poison-late" });
+    const runs = [...early, ...late];
+    const shard = shardOfRunId(early[0]!.runId);
+    const stream = keys.shardEvents(shard);
+
+    await writeRuns(store, early);
+    const validRunId = early[0]!.runId;
+    const poison: [string, string[]][] = [
+      [
+        "no runId",
+        ["seq", "1", "type", "finished", "at", "2026-03-01T00:00:00.000Z", "data", "{}"],
+      ],
+      [
+        "data not JSON",
+        [
+          "runId",
+          validRunId,
+          "seq",
+          "99",
+          "type",
+          "finished",
+          "at",
+          "2026-03-01T00:00:00.000Z",
+          "data",
+          "{",
+        ],
+      ],
+      [
+        "unknown type",
+        [
+          "runId",
+          validRunId,
+          "seq",
+          "98",
+          "type",
+          "exploded",
+          "at",
+          "2026-03-01T00:00:00.000Z",
+          "data",
+          "{}",
+        ],
+      ],
+      // A well-formed event of a run id that names no shard: it fails when applied, not when read.
+      [
+        "bad run id",
+        [
+          "runId",
+          "not-a-run",
+          "seq",
+          "1",
+          "type",
+          "finished",
+          "at",
+          "2026-03-01T00:00:00.000Z",
+          "data",
+          "{}",
+        ],
+      ],
+    ];
+    const poisonIds: string[] = [];
+    for (const [, fields] of poison) poisonIds.push((await fx.redis.xadd(stream, "*", ...fields))!);
+    await writeRuns(store, late);
+
+    const collector = createCollector({
+      connection: fx.url,
+      prefix,
+      shards: TEST_SHARDS,
+      batchSize: 5,
+      blockMs: 50,
+      claimIdleMs: 100,
+      maxDeliveries: 3,
+      reaper: false,
+    });
+    await collector.start();
+    try {
+      const dead = await eventually("every poison entry dead-lettered", async () => {
+        const entries = (await fx.redis.xrange(keys.deadLetters(shard), "-", "+")) as [
+          string,
+          string[],
+        ][];
+        return entries.length === poison.length ? entries : undefined;
+      });
+      const settling = runs.filter(settles).map((run) => run.runId);
+      await waitUntilCollected(fx.redis, keys, settling, TEST_SHARDS);
+
+      const deadFields = dead.map(([, fields]) => {
+        const map = new Map<string, string>();
+        for (let i = 0; i + 1 < fields.length; i += 2) map.set(fields[i]!, fields[i + 1]!);
+        return map;
+      });
+      expect(deadFields.map((fields) => fields.get("entryId")).sort()).toEqual(
+        [...poisonIds].sort(),
+      );
+      for (const fields of deadFields) {
+        expect(fields.get("deliveries")).toBe("3");
+        expect(fields.get("error")).not.toBe("");
+        const original = poison[poisonIds.indexOf(fields.get("entryId")!)]![1];
+        expect(JSON.parse(fields.get("fields")!)).toEqual(original);
+      }
+      expect(
+        deadFields.find((fields) => fields.get("entryId") === poisonIds[0])?.get("error"),
+      ).toMatch(/runId/);
+
+      // Everything else, before and after the poison, was collected as usual.
+      const state = await readCollectedState(fx.redis, keys, runs, TEST_SHARDS);
+      expect(sortedInboxes(state)).toEqual(await expectedCollectedState(store, runs));
+      const metrics = await collector.metrics();
+      expect(metrics.deadLettered).toBe(poison.length);
+      expect(metrics.shards.find((candidate) => candidate.shard === shard)?.deadLettered).toBe(
+        poison.length,
+      );
+      expect(metrics.pending).toBe(0);
+    } finally {
+      await collector.stop();
+    }
+  });
+});

@@ -1,0 +1,127 @@
+/**
+ * What the collector leaves in Redis for a set of planned runs — results,
+ * inboxes, children and run indexes — read in a prefix-free shape, and what
+ * it must be, derived from the runs' logs by core's fold. Two collections of
+ * the same runs (one disturbed, one not) compare equal through it.
+ * Test-only: not exported.
+ */
+import { foldRun, settleRun } from "@errand/core";
+import type { EventStore } from "@errand/store";
+import type { Redis } from "ioredis";
+import type { EngineKeys } from "../../engine-keys.js";
+import { DEFAULT_COLLECTOR_GROUP } from "../consumer-group.js";
+import { readCollectorMetrics } from "../metrics.js";
+import { runIndexMember } from "../run-index.js";
+import { eventually } from "./conditions.js";
+import type { PlannedRun } from "./planned-runs.js";
+
+/** The collector's projections of some runs. */
+export interface CollectedState {
+  /** Result JSON by runId (null: none). */
+  results: Record<string, string | null>;
+  /** Per parent, the child runIds of its inbox entries, in inbox order. */
+  inboxes: Record<string, string[]>;
+  /** Per parent, its children index, sorted. */
+  children: Record<string, string[]>;
+  /** Per index (runs, active, succeeded, failed, cancelled), its members over every shard, sorted. */
+  index: Record<string, string[]>;
+}
+
+const INDEXES = ["runs", "active", "succeeded", "failed", "cancelled"] as const;
+
+function parentsOf(runs: readonly PlannedRun[]): string[] {
+  return [...new Set(runs.flatMap((run) => (run.parentRunId ? [run.parentRunId] : [])))];
+}
+
+/** Reads what the collector wrote for `runs`. */
+export async function readCollectedState(
+  redis: Redis,
+  keys: EngineKeys,
+  runs: readonly PlannedRun[],
+  shards: number,
+): Promise<CollectedState> {
+  const results: Record<string, string | null> = {};
+  for (const run of runs) results[run.runId] = await redis.get(keys.result(run.runId));
+  const inboxes: Record<string, string[]> = {};
+  const children: Record<string, string[]> = {};
+  for (const parent of parentsOf(runs)) {
+    const entries = (await redis.xrange(keys.inbox(parent), "-", "+")) as [string, string[]][];
+    inboxes[parent] = entries.map(([, fields]) => fields[fields.indexOf("runId") + 1]!);
+    children[parent] = (await redis.zrange(keys.childIndex(parent), 0, -1)).sort();
+  }
+  const index: Record<string, string[]> = {};
+  for (const name of INDEXES) {
+    const members: string[] = [];
+    for (let shard = 0; shard < shards; shard += 1) {
+      const key = name === "runs" ? keys.runIndex(shard) : keys.runIndexByStatus(shard, name);
+      members.push(...(await redis.zrange(key, 0, -1)));
+    }
+    index[name] = members.sort();
+  }
+  return { results, inboxes, children, index };
+}
+
+/** What the collector must have written for `runs`, from their logs. */
+export async function expectedCollectedState(
+  store: EventStore,
+  runs: readonly PlannedRun[],
+): Promise<CollectedState> {
+  const results: Record<string, string | null> = {};
+  const index: Record<string, string[]> = Object.fromEntries(INDEXES.map((name) => [name, []]));
+  const inboxes: Record<string, string[]> = {};
+  const children: Record<string, string[]> = {};
+  for (const parent of parentsOf(runs)) {
+    inboxes[parent] = [];
+    children[parent] = [];
+  }
+  for (const run of runs) {
+    const state = foldRun(await store.readLog(run.runId), run.runId);
+    const result = settleRun(state);
+    results[run.runId] = result === undefined ? null : JSON.stringify(result);
+    const member = runIndexMember(run.events[0]!.at, run.runId);
+    index.runs!.push(member);
+    index[result?.status ?? "active"]!.push(member);
+    if (run.parentRunId !== undefined) {
+      children[run.parentRunId]!.push(member);
+      if (result !== undefined) inboxes[run.parentRunId]!.push(run.runId);
+    }
+  }
+  for (const list of [...Object.values(index), ...Object.values(children)]) list.sort();
+  return { results, inboxes, children, index };
+}
+
+/** Inboxes with their entries sorted: the order children settle in is not deterministic. */
+export function sortedInboxes(state: CollectedState): CollectedState {
+  return {
+    ...state,
+    inboxes: Object.fromEntries(
+      Object.entries(state.inboxes).map(([parent, childIds]) => [parent, [...childIds].sort()]),
+    ),
+  };
+}
+
+/**
+ * Waits until the collectors' group has nothing left on `shards`: no lag,
+ * nothing pending, and a result for every run of `settling`.
+ */
+export async function waitUntilCollected(
+  redis: Redis,
+  keys: EngineKeys,
+  settling: readonly string[],
+  shards: number,
+  timeoutMs?: number,
+): Promise<void> {
+  const shardList = Array.from({ length: shards }, (_, shard) => shard);
+  await eventually(
+    "every entry collected and every result written",
+    async () => {
+      const metrics = await readCollectorMetrics(redis, keys, DEFAULT_COLLECTOR_GROUP, shardList);
+      if (metrics.shards.some((shard) => shard.lag !== 0 || shard.pending > 0)) return undefined;
+      const missing = await Promise.all(
+        settling.map(async (runId) => (await redis.exists(keys.result(runId))) === 0),
+      );
+      return missing.some(Boolean) ? undefined : true;
+    },
+    timeoutMs,
+  );
+}
