@@ -43,7 +43,7 @@ export interface PlanOptions {
   parents?: number;
   /** Model steps per run. Default 2. */
   steps?: number;
-  /** `limits.deadlineAt` of every run (ISO). */
+  /** `limits.deadlineAt` of every run that is not a parent (ISO). */
   deadlineAt?: string;
   /** The endings to cycle through. Default {@link PLANNED_ENDINGS}. */
   endings?: readonly PlannedEnding[];
@@ -88,7 +88,9 @@ export function planRuns(options: PlanOptions): PlannedRun[] {
         depth: parentRunId === undefined ? 0 : 1,
         limits: {
           maxSteps: 10,
-          ...(options.deadlineAt === undefined ? {} : { deadlineAt: options.deadlineAt }),
+          ...(options.deadlineAt === undefined || index < parents
+            ? {}
+            : { deadlineAt: options.deadlineAt }),
         },
         metadata: {},
       }),

@@ -1,0 +1,226 @@
+import { shardOfRunId } from "@errand/core";
+import { Queue, Worker } from "bullmq";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createCollector } from "../collector/create-collector.js";
+import {
+  besides,
+  startTestProcess,
+  type TestProcess,
+} from "../collector/test-support/child-process.js";
+import { planRuns, writeRuns } from "../collector/test-support/planned-runs.js";
+import {
+  type EngineRedisFixture,
+  type PrefixedStore,
+  startEngineRedis,
+  TEST_SHARDS,
+} from "../collector/test-support/redis-fixture.js";
+import { DEFAULT_QUEUE } from "../engine-keys.js";
+import { createRunReads } from "../reads/create-run-reads.js";
+import { readInbox } from "../reads/inbox.js";
+import { createReaper } from "./create-reaper.js";
+
+const HOLDING_WORKER = besides(import.meta.url, "./test-support/holding-worker-process.ts");
+
+let fx: EngineRedisFixture;
+const cleanups: (() => Promise<unknown>)[] = [];
+
+beforeAll(async () => {
+  fx = await startEngineRedis();
+});
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+  await fx?.stop();
+});
+
+function openQueue(scope: PrefixedStore): Queue {
+  const queue = new Queue(DEFAULT_QUEUE, {
+    connection: fx.connect(),
+    prefix: scope.keys.bullmqPrefix,
+  });
+  cleanups.push(() => queue.close());
+  return queue;
+}
+
+function openWorker(
+  scope: PrefixedStore,
+  processor: (jobId: string) => Promise<void>,
+  options: { maxStalledCount?: number; stalledInterval?: number } = {},
+): Worker {
+  const worker = new Worker(DEFAULT_QUEUE, (job) => processor(job.id ?? ""), {
+    connection: fx.connect(),
+    prefix: scope.keys.bullmqPrefix,
+    ...options,
+  });
+  cleanups.push(() => worker.close());
+  return worker;
+}
+
+/** A collector with its reaper, and reads, on `scope`. */
+async function startCollecting(scope: PrefixedStore) {
+  const collector = createCollector({
+    connection: fx.url,
+    prefix: scope.prefix,
+    shards: TEST_SHARDS,
+    blockMs: 100,
+    reaper: { intervalMs: 100 },
+  });
+  await collector.start();
+  cleanups.push(() => collector.stop());
+  const reads = createRunReads({ connection: fx.url, prefix: scope.prefix, shards: TEST_SHARDS });
+  cleanups.push(() => reads.close());
+  return reads;
+}
+
+/** A parent and its children, none settled unless `endings` says so. */
+async function family(scope: PrefixedStore, seed: string, children: number, deadlineAt?: string) {
+  const runs = planRuns({
+    count: children + 1,
+    shards: TEST_SHARDS,
+    parents: 1,
+    seed,
+    endings: ["unsettled"],
+    ...(deadlineAt === undefined ? {} : { deadlineAt }),
+  });
+  await writeRuns(scope.store, runs);
+  return { parent: runs[0]!.runId, children: runs.slice(1).map((run) => run.runId) };
+}
+
+async function inboxOf(scope: PrefixedStore, parent: string) {
+  return (await readInbox(fx.redis, scope.keys, parent)).map(({ runId, status }) => ({
+    runId,
+    status,
+  }));
+}
+
+describe("the reaper", () => {
+  it("settles as worker_lost the run whose worker was SIGKILLed and whose job then stalled for good; the parent gets it", async () => {
+    const scope = fx.prefixed("reaper-lost");
+    const { parent, children } = await family(scope, "reaper-lost", 1);
+    const child = children[0]!;
+    const queue = openQueue(scope);
+    await queue.add("researcher", { runId: child }, { jobId: child, attempts: 1 });
+
+    const holder: TestProcess = startTestProcess(HOLDING_WORKER, [
+      JSON.stringify({
+        url: fx.url,
+        bullmqPrefix: scope.keys.bullmqPrefix,
+        queue: DEFAULT_QUEUE,
+        lockDurationMs: 500,
+      }),
+    ]);
+    cleanups.push(() => holder.kill("SIGKILL"));
+    await holder.line((line) => line === `active ${child}`);
+    await holder.kill("SIGKILL");
+
+    // Another worker's stalled-job check finds the job's lock gone; with
+    // maxStalledCount 0 BullMQ fails it for good instead of running it again.
+    const ranAgain: string[] = [];
+    openWorker(scope, async (jobId) => void ranAgain.push(jobId), {
+      maxStalledCount: 0,
+      stalledInterval: 100,
+    });
+
+    const reads = await startCollecting(scope);
+    const result = await reads.result(child, { waitMs: 30_000 });
+    expect(result?.status).toBe("failed");
+    expect(result?.error).toMatchObject({ code: "worker_lost", retryable: true });
+    expect(result?.error?.message).toMatch(/stalled more than allowable limit/);
+    expect((await queue.getJob(child))?.failedReason).toMatch(/stalled more than allowable limit/);
+    expect(ranAgain).toEqual([]);
+    expect(await inboxOf(scope, parent)).toEqual([{ runId: child, status: "failed" }]);
+  });
+
+  it("settles as internal the run whose job failed for its own reason, and leaves a settled run's ending alone", async () => {
+    const scope = fx.prefixed("reaper-internal");
+    const { parent, children } = await family(scope, "reaper-internal", 2);
+    const [broken, done] = children as [string, string];
+    await scope.store.appendEvents(done, "any", [
+      { type: "finished", at: "2026-03-01T00:00:30.000Z", data: { text: "all done" } },
+    ]);
+    const queue = openQueue(scope);
+    const failedTwice = new Promise<void>((resolve) => {
+      let failures = 0;
+      openWorker(scope, async () => {
+        throw new Error("the tool exploded");
+      }).on("failed", () => {
+        failures += 1;
+        if (failures === 2) resolve();
+      });
+    });
+    await queue.add("researcher", { runId: broken }, { jobId: broken, attempts: 1 });
+    await queue.add("researcher", { runId: done }, { jobId: done, attempts: 1 });
+    await failedTwice;
+
+    const reads = await startCollecting(scope);
+    const result = await reads.result(broken, { waitMs: 30_000 });
+    expect(result?.error).toMatchObject({ code: "internal", retryable: false });
+    expect(result?.error?.message).toMatch(/the tool exploded/);
+    const settled = await reads.result(done, { waitMs: 30_000 });
+    expect(settled).toMatchObject({ status: "succeeded", text: "all done" });
+    expect((await scope.store.readLog(done)).map((event) => event.type).at(-1)).toBe("finished");
+    const inbox = await inboxOf(scope, parent);
+    expect(inbox.map((entry) => entry.runId).sort()).toEqual([broken, done].sort());
+  });
+
+  it("settles as deadline_exceeded a run past its deadline: its job is removed, its worker told to cancel, its parent told", async () => {
+    const scope = fx.prefixed("reaper-deadline");
+    const past = "2026-01-01T00:00:00.000Z";
+    const { parent, children } = await family(scope, "reaper-deadline", 2, past);
+    const [late, waiting] = children as [string, string];
+    const onTime = planRuns({
+      count: 1,
+      shards: TEST_SHARDS,
+      seed: "reaper-on-time",
+      endings: ["text"],
+      deadlineAt: new Date(Date.now() + 3_600_000).toISOString(),
+    });
+    await writeRuns(scope.store, onTime);
+    const queue = openQueue(scope);
+    await queue.add("researcher", { runId: waiting }, { jobId: waiting });
+
+    const cancels: string[] = [];
+    const subscriber = fx.connect();
+    subscriber.on("message", (_channel: string, runId: string) => cancels.push(runId));
+    await subscriber.subscribe(scope.keys.cancelChannel);
+
+    const reads = await startCollecting(scope);
+    const batch = await reads.collect([late, waiting, onTime[0]!.runId], { waitMs: 30_000 });
+    expect(batch.results.map(({ status, error }) => ({ status, code: error?.code }))).toEqual([
+      { status: "failed", code: "deadline_exceeded" },
+      { status: "failed", code: "deadline_exceeded" },
+      { status: "succeeded", code: undefined },
+    ]);
+    expect(batch.results[0]?.retryable).toBe(false);
+    expect(await queue.getJob(waiting)).toBeUndefined();
+    expect(cancels.sort()).toEqual([late, waiting].sort());
+    const inbox = await inboxOf(scope, parent);
+    expect(inbox.map((entry) => entry.runId).sort()).toEqual([late, waiting].sort());
+    expect(inbox.every((entry) => entry.status === "failed")).toBe(true);
+    for (let shard = 0; shard < TEST_SHARDS; shard += 1) {
+      expect(await fx.redis.zcard(scope.keys.deadlines(shard))).toBe(0);
+    }
+  });
+
+  it("leaves a run that settled before its deadline came due as it was", async () => {
+    const scope = fx.prefixed("reaper-settled");
+    const [run] = planRuns({
+      count: 1,
+      shards: TEST_SHARDS,
+      seed: "reaper-settled",
+      endings: ["text"],
+    });
+    await writeRuns(scope.store, [run!]);
+    const shard = shardOfRunId(run!.runId);
+    await fx.redis.zadd(scope.keys.deadlines(shard), 1, run!.runId);
+    const logBefore = await scope.store.readLog(run!.runId);
+
+    const reaper = createReaper({ connection: fx.url, prefix: scope.prefix, shards: TEST_SHARDS });
+    try {
+      expect(await reaper.reapOnce()).toEqual({ failedJobs: 0, deadlineExceeded: 0 });
+    } finally {
+      await reaper.stop();
+    }
+    expect(await scope.store.readLog(run!.runId)).toEqual(logBefore);
+    expect(await fx.redis.zcard(scope.keys.deadlines(shard))).toBe(0);
+  });
+});
