@@ -1,0 +1,69 @@
+/**
+ * `createRunReads`: the client's reads of run outcomes — `result`, `collect`
+ * and `list` — over the results, inboxes and indexes the collector keeps.
+ * Waiting (`waitMs`) blocks on the collector's settled notifications; it
+ * never polls.
+ *
+ * ```ts
+ * const reads = createRunReads({ connection: process.env.REDIS_URL! });
+ * const result = await reads.result(runId, { waitMs: 30_000 }); // RunResult, or undefined if still running
+ * const batch = await reads.collect(runIds, { waitMs: 10_000 }); // { total, succeeded, …, results, nextAction? }
+ * const recent = await reads.list({ status: "failed", limit: 20 }); // { items, count, hasMore, nextCursor? }
+ * await reads.close();
+ * ```
+ */
+import type { Page, RunResult } from "@errand/core";
+import { createEventStore, DEFAULT_SHARDS } from "@errand/store";
+import { wholeNumberOption } from "../collector/checks.js";
+import { type ConnectionInput, closeConnection, openConnection } from "../connection.js";
+import { engineKeys } from "../engine-keys.js";
+import { type CollectOptions, type CollectResult, collectRuns } from "./collect.js";
+import type { ReadsContext } from "./context.js";
+import { type ListOptions, listRuns, type RunSummary } from "./list.js";
+import { type ResultOptions, readResult } from "./result.js";
+import { createSettledWaiter } from "./settled-waiter.js";
+
+/** Options of {@link createRunReads}. */
+export interface RunReadsOptions {
+  /** Redis: a URL, ioredis options, or a client (duplicated, never used as is). */
+  connection: ConnectionInput;
+  /** The key prefix. Default `errand`. */
+  prefix?: string;
+  /** The shards `list` looks at: 0 … `shards` − 1. Default 16. */
+  shards?: number;
+}
+
+/** The reads of run outcomes. */
+export interface RunReads {
+  /** The run's settled `RunResult`, waiting up to `waitMs`; undefined while it has not settled. */
+  result(runId: string, options?: ResultOptions): Promise<RunResult | undefined>;
+  /** A batch of the runs' outcomes, in the order given, a page at a time. */
+  collect(runIds: readonly string[], options?: CollectOptions): Promise<CollectResult>;
+  /** A page of run summaries, newest first. */
+  list(options?: ListOptions): Promise<Page<RunSummary>>;
+  /** Closes the connections. */
+  close(): Promise<void>;
+}
+
+/** Creates the reads; connections open now (commands) and on the first wait (subscriber). */
+export function createRunReads(options: RunReadsOptions): RunReads {
+  const shards = wholeNumberOption("shards", options.shards, DEFAULT_SHARDS, 1);
+  const keys = engineKeys(options.prefix);
+  const redis = openConnection(options.connection);
+  const context: ReadsContext = {
+    redis,
+    keys,
+    store: createEventStore({ redis, prefix: keys.prefix, shards }),
+    waiter: createSettledWaiter(options.connection, keys),
+    shards,
+  };
+  return {
+    result: (runId, resultOptions) => readResult(context, runId, resultOptions),
+    collect: (runIds, collectOptions) => collectRuns(context, runIds, collectOptions),
+    list: (listOptions) => listRuns(context, listOptions),
+    async close() {
+      await context.waiter.close();
+      await closeConnection(redis);
+    },
+  };
+}

@@ -1,0 +1,181 @@
+/**
+ * `list({ status?, agent?, parentRunId?, limit?, cursor? })`: a page of run
+ * summaries, newest first (DESIGN §5: `{ items, count, hasMore, nextCursor? }`).
+ *
+ * It reads the run indexes the collector keeps — per shard, every run, runs
+ * by status (`active` holds queued and running runs) and by agent; per
+ * parent, its children — merges the shards in creation order, and checks
+ * each candidate against its head, which is always current: the filters
+ * apply to what the head says, and a run whose head expired is dropped from
+ * the index it was found in. The cursor carries the last item's
+ * `(createdAt, runId)`, so pages stay stable while new runs arrive.
+ */
+import {
+  decodeCursor,
+  ErrandError,
+  encodeCursor,
+  isRunId,
+  type LimitBounds,
+  type Page,
+  page,
+  type RunResult,
+  resolveLimit,
+  shardOfRunId,
+} from "@errand/core";
+import type { HeadStatus, RunHead } from "@errand/store";
+import { runIdOfIndexMember, runIndexMember } from "../collector/run-index.js";
+import type { ReadsContext } from "./context.js";
+
+/** The default and maximum `limit` of `list`. */
+export const LIST_LIMITS: LimitBounds = { default: 50, max: 500 };
+
+const STATUSES: readonly HeadStatus[] = ["queued", "running", "succeeded", "failed", "cancelled"];
+
+/** One run in a list: the summary, without its events or output. */
+export interface RunSummary {
+  runId: string;
+  agent: string;
+  status: HeadStatus;
+  parentRunId?: string;
+  rootRunId: string;
+  createdAt: string;
+  settledAt?: string;
+  /** The error code of a failed or cancelled run. */
+  error?: { code: string };
+}
+
+/** Options of {@link listRuns}. */
+export interface ListOptions {
+  status?: HeadStatus;
+  agent?: string;
+  parentRunId?: string;
+  /** Runs per page. Default 50, at most 500. */
+  limit?: number;
+  /** The `nextCursor` of the previous page with the same filters. */
+  cursor?: string;
+}
+
+function invalid(message: string): never {
+  throw new ErrandError("invalid_spec", message);
+}
+
+/** The index member a cursor points below. */
+function memberOfCursor(cursor: string | undefined): string | undefined {
+  if (cursor === undefined) return undefined;
+  const [createdAt, runId] = decodeCursor(cursor);
+  if (typeof createdAt !== "string" || !isRunId(runId)) {
+    invalid(
+      "invalid cursor: it is not a cursor of list; pass the nextCursor of the previous page unchanged",
+    );
+  }
+  return runIndexMember(createdAt, runId);
+}
+
+/** The index keys whose union holds every run matching the filters. */
+function sourceKeys(context: ReadsContext, options: ListOptions): string[] {
+  const { keys } = context;
+  const shards = Array.from({ length: context.shards }, (_, shard) => shard);
+  if (options.parentRunId !== undefined) return [keys.childIndex(options.parentRunId)];
+  const { agent, status } = options;
+  if (agent !== undefined) return shards.map((shard) => keys.runIndexByAgent(shard, agent));
+  if (status === "queued" || status === "running") {
+    return shards.map((shard) => keys.runIndexByStatus(shard, "active"));
+  }
+  if (status !== undefined) return shards.map((shard) => keys.runIndexByStatus(shard, status));
+  return shards.map((shard) => keys.runIndex(shard));
+}
+
+function matches(head: RunHead, options: ListOptions): boolean {
+  return (
+    (options.status === undefined || head.status === options.status) &&
+    (options.agent === undefined || head.agent === options.agent) &&
+    (options.parentRunId === undefined || head.parentRunId === options.parentRunId)
+  );
+}
+
+/** An index member and the key it was found in. */
+type Candidate = [member: string, key: string];
+
+/** The `count` newest members below `below` over every key, newest first. */
+async function newestBelow(
+  context: ReadsContext,
+  keys: readonly string[],
+  below: string | undefined,
+  count: number,
+): Promise<Candidate[]> {
+  const max = below === undefined ? "+" : `(${below}`;
+  const perKey = await Promise.all(
+    keys.map(async (key) =>
+      (await context.redis.zrange(key, max, "-", "BYLEX", "REV", "LIMIT", 0, count)).map(
+        (member): Candidate => [member, key],
+      ),
+    ),
+  );
+  return perKey
+    .flat()
+    .sort(([a], [b]) => (a < b ? 1 : a > b ? -1 : 0))
+    .slice(0, count);
+}
+
+async function summarize(context: ReadsContext, head: RunHead): Promise<RunSummary> {
+  let error: { code: string } | undefined;
+  if (head.status === "failed" || head.status === "cancelled") {
+    const stored = await context.redis.get(context.keys.result(head.runId));
+    const code = stored === null ? undefined : (JSON.parse(stored) as RunResult).error?.code;
+    if (code !== undefined) error = { code };
+  }
+  return {
+    runId: head.runId,
+    agent: head.agent,
+    status: head.status,
+    ...(head.parentRunId === undefined ? {} : { parentRunId: head.parentRunId }),
+    rootRunId: head.rootRunId,
+    createdAt: head.createdAt,
+    ...(head.settledAt === undefined ? {} : { settledAt: head.settledAt }),
+    ...(error === undefined ? {} : { error }),
+  };
+}
+
+/** Drops an expired run from the index it was found in and from its shard's index of every run. */
+async function prune(context: ReadsContext, [member, key]: Candidate): Promise<void> {
+  const all = context.keys.runIndex(shardOfRunId(runIdOfIndexMember(member)));
+  await Promise.all([context.redis.zrem(key, member), context.redis.zrem(all, member)]);
+}
+
+/** A page of run summaries: see the module documentation. */
+export async function listRuns(
+  context: ReadsContext,
+  options: ListOptions = {},
+): Promise<Page<RunSummary>> {
+  if (options.status !== undefined && !STATUSES.includes(options.status)) {
+    invalid(`invalid status ${JSON.stringify(options.status)}: one of ${STATUSES.join(", ")}`);
+  }
+  if (options.parentRunId !== undefined && !isRunId(options.parentRunId)) {
+    invalid(`invalid parentRunId ${JSON.stringify(options.parentRunId)}: not a run id`);
+  }
+  const limit = resolveLimit(options.limit, LIST_LIMITS);
+  const keys = sourceKeys(context, options);
+  const wanted = limit + 1;
+  const found: RunHead[] = [];
+  let below = memberOfCursor(options.cursor);
+  while (found.length < wanted) {
+    const count = wanted - found.length;
+    const candidates = await newestBelow(context, keys, below, count);
+    const heads = await Promise.all(
+      candidates.map(([member]) => context.store.readHead(runIdOfIndexMember(member))),
+    );
+    for (const [index, head] of heads.entries()) {
+      if (head === undefined) await prune(context, candidates[index]!);
+      else if (matches(head, options)) found.push(head);
+    }
+    below = candidates.at(-1)?.[0];
+    if (candidates.length < count) break;
+  }
+  const items = await Promise.all(found.slice(0, limit).map((head) => summarize(context, head)));
+  const last = items.at(-1);
+  const hasMore = found.length > limit && last !== undefined;
+  return page(
+    items,
+    hasMore ? { hasMore, nextCursor: encodeCursor([last.createdAt, last.runId]) } : { hasMore },
+  );
+}

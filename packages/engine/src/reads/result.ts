@@ -1,0 +1,48 @@
+/**
+ * `result(runId, { waitMs })`: a run's settled `RunResult`, as the collector
+ * stored it, optionally waiting for it (blocking on the settled channel, no
+ * polling loop).
+ */
+import { ErrandError, type RunResult, shardOfRunId } from "@errand/core";
+import { wholeNumberOption } from "../collector/checks.js";
+import type { ReadsContext } from "./context.js";
+import { readStoredResults, runsExist } from "./stored-results.js";
+
+/** Options of {@link readResult}. */
+export interface ResultOptions {
+  /** Wait up to this long for the run to settle. Default 0: answer at once. */
+  waitMs?: number;
+}
+
+async function readOne(context: ReadsContext, runId: string): Promise<RunResult | undefined> {
+  const [stored] = await readStoredResults(context, [runId]);
+  return stored;
+}
+
+/**
+ * The run's `RunResult`, or `undefined` while it has not settled (after
+ * waiting up to `waitMs`). Throws an {@link ErrandError} `invalid_spec` for a
+ * malformed runId and `not_found` for a run that does not exist (or expired).
+ */
+export async function readResult(
+  context: ReadsContext,
+  runId: string,
+  options: ResultOptions = {},
+): Promise<RunResult | undefined> {
+  shardOfRunId(runId);
+  const waitMs = wholeNumberOption("waitMs", options.waitMs, 0, 0);
+  const first = await readOne(context, runId);
+  if (first !== undefined) return first;
+  const [exists] = await runsExist(context, [runId]);
+  if (!exists) {
+    throw new ErrandError("not_found", `no run ${runId}: it was never fired, or it expired`, {
+      details: { runId },
+    });
+  }
+  return context.waiter.waitUntil(
+    [runId],
+    waitMs,
+    () => readOne(context, runId),
+    (result) => result !== undefined,
+  );
+}

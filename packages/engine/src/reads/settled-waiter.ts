@@ -1,0 +1,141 @@
+/**
+ * Waiting for runs to settle without polling. The collector PUBLISHes a
+ * runId on its shard's settled channel once the run's result is written. A
+ * waiter subscribes to the channels of the shards involved BEFORE it reads,
+ * then reads again each time one of its runs is announced, until the read
+ * says it is done or the time is up: a result written between the read and
+ * the wait is never missed. One subscriber connection serves every waiter of
+ * a client; a channel stays subscribed while some waiter needs it.
+ */
+import { shardOfRunId } from "@errand/core";
+import {
+  type ConnectionInput,
+  closeConnection,
+  openConnection,
+  type RedisConnection,
+} from "../connection.js";
+import type { EngineKeys } from "../engine-keys.js";
+
+/** Waits for runs to settle. */
+export interface SettledWaiter {
+  /**
+   * Calls `read` until `done(value)` or `waitMs` has passed, reading again
+   * whenever one of `runIds` (well-formed run ids) is announced settled.
+   * Resolves with the last value read. With `waitMs` 0 it reads once.
+   */
+  waitUntil<T>(
+    runIds: readonly string[],
+    waitMs: number,
+    read: () => Promise<T>,
+    done: (value: T) => boolean,
+  ): Promise<T>;
+  /** Closes the subscriber connection; waits in progress read once more and end. */
+  close(): Promise<void>;
+}
+
+interface Watcher {
+  runIds: ReadonlySet<string>;
+  notify(): void;
+}
+
+interface Subscription {
+  count: number;
+  ready: Promise<unknown>;
+}
+
+/** A waiter whose subscriber connection is opened like `connection`, on first use. */
+export function createSettledWaiter(connection: ConnectionInput, keys: EngineKeys): SettledWaiter {
+  const watchers = new Set<Watcher>();
+  const subscriptions = new Map<string, Subscription>();
+  let subscriber: RedisConnection | undefined;
+  let closed = false;
+
+  function openSubscriber(): RedisConnection {
+    if (!subscriber) {
+      subscriber = openConnection(connection);
+      subscriber.on("message", (_channel: string, runId: string) => {
+        for (const watcher of watchers) if (watcher.runIds.has(runId)) watcher.notify();
+      });
+    }
+    return subscriber;
+  }
+
+  async function acquire(channel: string): Promise<void> {
+    let subscription = subscriptions.get(channel);
+    if (!subscription) {
+      const ready = openSubscriber().subscribe(channel);
+      subscription = { count: 0, ready };
+      subscriptions.set(channel, subscription);
+      ready.catch(() => subscriptions.delete(channel));
+    }
+    subscription.count += 1;
+    await subscription.ready;
+  }
+
+  function release(channel: string): void {
+    const subscription = subscriptions.get(channel);
+    if (!subscription) return;
+    subscription.count -= 1;
+    if (subscription.count > 0) return;
+    subscriptions.delete(channel);
+    subscriber?.unsubscribe(channel).catch(() => undefined);
+  }
+
+  async function waitUntil<T>(
+    runIds: readonly string[],
+    waitMs: number,
+    read: () => Promise<T>,
+    done: (value: T) => boolean,
+  ): Promise<T> {
+    if (waitMs <= 0 || runIds.length === 0) return read();
+    const deadline = Date.now() + waitMs;
+    let announced = false;
+    let wake: (() => void) | undefined;
+    const watcher: Watcher = {
+      runIds: new Set(runIds),
+      notify() {
+        announced = true;
+        wake?.();
+      },
+    };
+    const channels = [...new Set(runIds.map((runId) => keys.settledChannel(shardOfRunId(runId))))];
+    const acquired: string[] = [];
+    watchers.add(watcher);
+    try {
+      for (const channel of channels) {
+        acquired.push(channel);
+        await acquire(channel);
+      }
+      for (;;) {
+        announced = false;
+        const value = await read();
+        const remainingMs = deadline - Date.now();
+        if (done(value) || remainingMs <= 0 || closed) return value;
+        if (!announced) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, remainingMs);
+            wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+          wake = undefined;
+        }
+      }
+    } finally {
+      watchers.delete(watcher);
+      for (const channel of acquired) release(channel);
+    }
+  }
+
+  return {
+    waitUntil,
+    async close() {
+      closed = true;
+      for (const watcher of watchers) watcher.notify();
+      if (subscriber) await closeConnection(subscriber);
+      subscriber = undefined;
+      subscriptions.clear();
+    },
+  };
+}
