@@ -1,0 +1,36 @@
+/**
+ * Runs collected once, for tests of what reads see: a collector is started,
+ * the runs' logs are written, and the collector stops once everything is
+ * collected. Test-only: not exported.
+ */
+import { createCollector } from "../create-collector.js";
+import { waitUntilCollected } from "./collected-state.js";
+import { type PlannedRun, settles, writeRuns } from "./planned-runs.js";
+import { type EngineRedisFixture, type PrefixedStore, TEST_SHARDS } from "./redis-fixture.js";
+
+/** Writes `runs` (their first `upTo` events, default all) and collects them. */
+export async function collectPlanned(
+  fx: EngineRedisFixture,
+  scope: PrefixedStore,
+  runs: readonly PlannedRun[],
+  { from, upTo }: { from?: number; upTo?: number } = {},
+): Promise<void> {
+  const collector = createCollector({
+    connection: fx.url,
+    prefix: scope.prefix,
+    shards: TEST_SHARDS,
+    blockMs: 100,
+    reaper: false,
+  });
+  await collector.start();
+  try {
+    await writeRuns(scope.store, runs, {
+      ...(from === undefined ? {} : { from }),
+      ...(upTo === undefined ? {} : { upTo }),
+    });
+    const settled = upTo === undefined ? runs.filter(settles).map((run) => run.runId) : [];
+    await waitUntilCollected(fx.redis, scope.keys, settled, TEST_SHARDS);
+  } finally {
+    await collector.stop();
+  }
+}

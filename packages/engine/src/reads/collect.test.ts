@@ -1,0 +1,194 @@
+import { isErrandError } from "@errand/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createCollector } from "../collector/create-collector.js";
+import { collectPlanned } from "../collector/test-support/collect-planned.js";
+import { type PlannedRun, planRuns } from "../collector/test-support/planned-runs.js";
+import {
+  type EngineRedisFixture,
+  type PrefixedStore,
+  startEngineRedis,
+  TEST_SHARDS,
+} from "../collector/test-support/redis-fixture.js";
+import { createRunReads, type RunReads } from "./create-run-reads.js";
+
+let fx: EngineRedisFixture;
+let scope: PrefixedStore;
+let reads: RunReads;
+/** One run of each ending: text, output, failed, cancelled, no-output, unsettled. */
+let runs: PlannedRun[];
+
+beforeAll(async () => {
+  fx = await startEngineRedis();
+  scope = fx.prefixed("reads-collect");
+  reads = createRunReads({ connection: fx.url, prefix: scope.prefix, shards: TEST_SHARDS });
+  runs = planRuns({ count: 6, shards: TEST_SHARDS, seed: "collect-mixed" });
+  await collectPlanned(fx, scope, runs);
+});
+afterAll(async () => {
+  await reads?.close();
+  await fx?.stop();
+});
+
+const idOf = (ending: PlannedRun["ending"]) => runs.find((run) => run.ending === ending)!.runId;
+
+describe("collect", () => {
+  it("reports each run in the order given, successes beside failures, with counts", async () => {
+    const [unknown] = planRuns({ count: 1, shards: TEST_SHARDS, seed: "collect-unknown" });
+    const ids = [
+      idOf("unsettled"),
+      idOf("text"),
+      idOf("failed"),
+      idOf("output"),
+      unknown!.runId,
+      idOf("cancelled"),
+      idOf("no-output"),
+      "nope",
+    ];
+    const batch = await reads.collect(ids);
+    expect(batch.results.map((result) => result.runId)).toEqual(ids);
+    expect(batch.results).toEqual([
+      {
+        runId: ids[0],
+        ok: false,
+        status: "pending",
+        error: { code: "pending", message: expect.any(String) },
+        retryable: true,
+      },
+      {
+        runId: ids[1],
+        ok: true,
+        status: "succeeded",
+        text: `answer ${runs.findIndex((run) => run.runId === ids[1])}`,
+      },
+      {
+        runId: ids[2],
+        ok: false,
+        status: "failed",
+        error: { code: "model_error", message: "model down" },
+        retryable: true,
+      },
+      { runId: ids[3], ok: true, status: "succeeded", output: { answer: "1" } },
+      {
+        runId: ids[4],
+        ok: false,
+        status: "not_found",
+        error: { code: "not_found", message: expect.stringContaining(ids[4]!) },
+        retryable: false,
+      },
+      {
+        runId: ids[5],
+        ok: false,
+        status: "cancelled",
+        error: { code: "cancelled", message: expect.any(String) },
+        retryable: false,
+      },
+      {
+        runId: ids[6],
+        ok: false,
+        status: "failed",
+        text: "forgot the tool",
+        error: { code: "no_structured_output", message: expect.any(String) },
+        retryable: false,
+      },
+      {
+        runId: "nope",
+        ok: false,
+        status: "not_found",
+        error: { code: "not_found", message: expect.stringContaining("not a run id") },
+        retryable: false,
+      },
+    ]);
+    expect(batch).toMatchObject({
+      total: 8,
+      succeeded: 2,
+      failed: 4,
+      cancelled: 1,
+      pending: 1,
+      hasMore: false,
+    });
+    expect(batch.nextCursor).toBeUndefined();
+    expect(batch.nextAction).toEqual({
+      tool: "collect_agents",
+      args: { runIds: [ids[0]], wait: true },
+    });
+  });
+
+  it("pages with a cursor, and points to the next page or to what is still pending", async () => {
+    const ids = [
+      idOf("text"),
+      idOf("output"),
+      idOf("failed"),
+      idOf("unsettled"),
+      idOf("cancelled"),
+    ];
+    const first = await reads.collect(ids, { limit: 2 });
+    expect(first.results.map((result) => result.runId)).toEqual(ids.slice(0, 2));
+    expect(first.hasMore).toBe(true);
+    expect(first.nextAction).toEqual({
+      tool: "collect_agents",
+      args: { runIds: ids, cursor: first.nextCursor },
+    });
+
+    const second = await reads.collect(ids, { limit: 2, cursor: first.nextCursor! });
+    expect(second.results.map((result) => result.runId)).toEqual(ids.slice(2, 4));
+    expect(second.pending).toBe(1);
+    // A pending run on this page and runs after it: collect those, pending first.
+    expect(second.nextAction).toEqual({
+      tool: "collect_agents",
+      args: { runIds: [idOf("unsettled"), idOf("cancelled")] },
+    });
+
+    const third = await reads.collect(ids, { limit: 2, cursor: second.nextCursor! });
+    expect(third.results.map((result) => result.runId)).toEqual(ids.slice(4));
+    expect(third.hasMore).toBe(false);
+    expect(third.nextCursor).toBeUndefined();
+    expect(third.nextAction).toBeUndefined();
+  });
+
+  it("refuses a cursor of another list and a limit that is not a whole number from 1", async () => {
+    const ids = [idOf("text"), idOf("output"), idOf("failed")];
+    const { nextCursor } = await reads.collect(ids, { limit: 1 });
+    const foreign = await reads
+      .collect([idOf("failed"), idOf("text")], { cursor: nextCursor! })
+      .catch((error: unknown) => error);
+    expect(isErrandError(foreign, "invalid_spec")).toBe(true);
+    const zero = await reads.collect(ids, { limit: 0 }).catch((error: unknown) => error);
+    expect(isErrandError(zero, "invalid_spec")).toBe(true);
+  });
+
+  it("waits until every run of the page has settled", async () => {
+    const waitingRuns = planRuns({
+      count: 3,
+      shards: TEST_SHARDS,
+      seed: "collect-wait",
+      endings: ["text", "failed", "cancelled"],
+    });
+    const lastIndexes = waitingRuns.map((run) => run.events.length - 1);
+    await collectPlanned(fx, scope, waitingRuns, { upTo: Math.min(...lastIndexes) });
+    const ids = waitingRuns.map((run) => run.runId);
+    expect((await reads.collect(ids)).pending).toBe(3);
+
+    const collector = createCollector({
+      connection: fx.url,
+      prefix: scope.prefix,
+      shards: TEST_SHARDS,
+      blockMs: 100,
+      reaper: false,
+    });
+    await collector.start();
+    try {
+      const waiting = reads.collect(ids, { waitMs: 30_000 });
+      for (const run of waitingRuns) {
+        const written = Math.min(...lastIndexes);
+        for (let index = written; index < run.events.length; index += 1) {
+          await scope.store.appendEvents(run.runId, index, [run.events[index]!]);
+        }
+      }
+      const batch = await waiting;
+      expect(batch).toMatchObject({ total: 3, succeeded: 1, failed: 1, cancelled: 1, pending: 0 });
+      expect(batch.nextAction).toBeUndefined();
+    } finally {
+      await collector.stop();
+    }
+  });
+});

@@ -1,0 +1,94 @@
+import { foldRun, isErrandError, settleRun } from "@errand/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createCollector } from "../collector/create-collector.js";
+import { collectPlanned } from "../collector/test-support/collect-planned.js";
+import { planRuns } from "../collector/test-support/planned-runs.js";
+import {
+  type EngineRedisFixture,
+  type PrefixedStore,
+  startEngineRedis,
+  TEST_SHARDS,
+} from "../collector/test-support/redis-fixture.js";
+import { createRunReads, type RunReads } from "./create-run-reads.js";
+
+let fx: EngineRedisFixture;
+let scope: PrefixedStore;
+let reads: RunReads;
+
+beforeAll(async () => {
+  fx = await startEngineRedis();
+  scope = fx.prefixed("reads-result");
+  reads = createRunReads({ connection: fx.url, prefix: scope.prefix, shards: TEST_SHARDS });
+});
+afterAll(async () => {
+  await reads?.close();
+  await fx?.stop();
+});
+
+async function getCalls(): Promise<number> {
+  const info = await fx.redis.info("commandstats");
+  return Number(/^cmdstat_get:calls=(\d+)/m.exec(info)?.[1] ?? 0);
+}
+
+describe("result", () => {
+  it("returns the stored RunResult of a settled run, the fold of its log", async () => {
+    const runs = planRuns({ count: 5, shards: TEST_SHARDS, seed: "result-settled" });
+    await collectPlanned(fx, scope, runs);
+    for (const run of runs.slice(0, 5)) {
+      const expected = settleRun(foldRun(await scope.store.readLog(run.runId), run.runId));
+      expect(await reads.result(run.runId)).toEqual(expected);
+    }
+  });
+
+  it("answers undefined at once for a run that has not settled, and refuses unknown and malformed run ids", async () => {
+    const [pending] = planRuns({
+      count: 1,
+      shards: TEST_SHARDS,
+      seed: "result-pending",
+      endings: ["unsettled"],
+    });
+    await collectPlanned(fx, scope, [pending!]);
+    expect(await reads.result(pending!.runId)).toBeUndefined();
+
+    const [never] = planRuns({ count: 1, shards: TEST_SHARDS, seed: "result-never" });
+    const unknown = await reads.result(never!.runId).catch((error: unknown) => error);
+    expect(isErrandError(unknown, "not_found")).toBe(true);
+    const malformed = await reads.result("not-a-run").catch((error: unknown) => error);
+    expect(isErrandError(malformed, "invalid_spec")).toBe(true);
+  });
+
+  it("waits for the run to settle, woken by the collector, not by polling", async () => {
+    const [run] = planRuns({
+      count: 1,
+      shards: TEST_SHARDS,
+      seed: "result-wait",
+      endings: ["text"],
+    });
+    const lastIndex = run!.events.length - 1;
+    await collectPlanned(fx, scope, [run!], { upTo: lastIndex });
+
+    // Nothing settles it: the wait ends at waitMs having read only a few times.
+    const before = await getCalls();
+    expect(await reads.result(run!.runId, { waitMs: 400 })).toBeUndefined();
+    expect((await getCalls()) - before).toBeLessThanOrEqual(3);
+
+    // The terminal event arrives while the client waits: the collector's notification wakes it.
+    const collector = createCollector({
+      connection: fx.url,
+      prefix: scope.prefix,
+      shards: TEST_SHARDS,
+      blockMs: 100,
+      reaper: false,
+    });
+    await collector.start();
+    try {
+      const waiting = reads.result(run!.runId, { waitMs: 30_000 });
+      await scope.store.appendEvents(run!.runId, lastIndex, [run!.events[lastIndex]!]);
+      const result = await waiting;
+      expect(result).toMatchObject({ runId: run!.runId, status: "succeeded" });
+      expect(result).toEqual(settleRun(foldRun(await scope.store.readLog(run!.runId))));
+    } finally {
+      await collector.stop();
+    }
+  });
+});
