@@ -35,7 +35,7 @@ export interface CancelResult {
   status: HeadStatus;
   /** False when the run had already settled: nothing was written for it. */
   requested: boolean;
-  /** With `cascade`: every descendant reached, parents before their children. */
+  /** With `cascade`: every descendant reached, listed parents before their children. */
   descendants?: CancelResult[];
 }
 
@@ -53,6 +53,12 @@ const WAITING_STATES = new Set(["waiting", "delayed", "prioritized", "waiting-ch
 /** Job states after which no worker will pick the job up again. */
 const GONE_STATES = new Set(["completed", "failed", "unknown"]);
 
+function notFound(runId: string): ErrandError {
+  return new ErrandError("not_found", `run ${runId} does not exist (never fired, or expired)`, {
+    details: { runId },
+  });
+}
+
 async function requestCancel(
   context: CancelContext,
   runId: string,
@@ -67,11 +73,7 @@ async function requestCancel(
     return true;
   } catch (error) {
     if (isErrandError(error, "run_settled")) return false;
-    if (isErrandError(error, "not_found")) {
-      throw new ErrandError("not_found", `run ${runId} does not exist (never fired, or expired)`, {
-        details: { runId },
-      });
-    }
+    if (isErrandError(error, "not_found")) throw notFound(runId);
     throw error;
   }
 }
@@ -98,11 +100,7 @@ async function cancelOne(
   by: string,
 ): Promise<CancelResult> {
   const head = await context.store.readHead(runId);
-  if (head === undefined) {
-    throw new ErrandError("not_found", `run ${runId} does not exist (never fired, or expired)`, {
-      details: { runId },
-    });
-  }
+  if (head === undefined) throw notFound(runId);
   if (head.settledAt !== undefined) return { runId, status: head.status, requested: false };
   if (!(await requestCancel(context, runId, reason, by))) {
     const settled = await context.store.readHead(runId);
@@ -130,9 +128,11 @@ async function descendantsOf(context: CancelContext, runId: string): Promise<str
 }
 
 /**
- * Cancels run `runId` (and, with `cascade`, its descendants). A run that had
- * already settled is left as it is and reported with its status and
- * `requested: false`: cancelling is idempotent, never an error. A
+ * Cancels run `runId` (and, with `cascade`, its descendants). A cascade
+ * cancels the deepest descendants first and the run itself last, so that no
+ * descendant still waiting in a queue takes a worker slot its ancestors free.
+ * A run that had already settled is left as it is and reported with its
+ * status and `requested: false`: cancelling is idempotent, never an error. A
  * descendant that no longer exists (expired) is skipped. Throws
  * `invalid_spec` for a malformed runId and `not_found` for an unknown run.
  */
@@ -145,16 +145,18 @@ export async function cancel(
     throw new ErrandError("invalid_spec", `not a run id: ${JSON.stringify(runId)}`);
   }
   const by = options.by ?? "client";
-  const result = await cancelOne(context, runId, options.reason, by);
-  if (!options.cascade) return result;
-  const descendants: CancelResult[] = [];
+  if (!options.cascade) return cancelOne(context, runId, options.reason, by);
+  if ((await context.store.readHead(runId)) === undefined) throw notFound(runId);
+  const descendants = await descendantsOf(context, runId);
+  const reached = new Map<string, CancelResult>();
   const cascadeBy = `${by} (cascade from ${runId})`;
-  for (const child of await descendantsOf(context, runId)) {
+  for (const descendant of [...descendants].reverse()) {
     try {
-      descendants.push(await cancelOne(context, child, options.reason, cascadeBy));
+      reached.set(descendant, await cancelOne(context, descendant, options.reason, cascadeBy));
     } catch (error) {
-      if (!isErrandError(error, "not_found")) throw error; // an expired child: nothing to stop
+      if (!isErrandError(error, "not_found")) throw error; // an expired descendant: nothing to stop
     }
   }
-  return { ...result, descendants };
+  const result = await cancelOne(context, runId, options.reason, by);
+  return { ...result, descendants: descendants.flatMap((id) => reached.get(id) ?? []) };
 }
