@@ -37,7 +37,11 @@ export interface WorkerOptions {
   concurrency?: number;
   /** How long a job's lock lasts without renewal, in ms (BullMQ `lockDuration`). Default 30,000. */
   lockDuration?: number;
-  /** How often stalled jobs (whose worker died) are looked for, in ms (BullMQ `stalledInterval`). Default 30,000. */
+  /**
+   * How often stalled jobs (whose worker died) are looked for, in ms (BullMQ
+   * `stalledInterval`). Default 30,000. The workers of a queue share one
+   * check: after any worker checks, none checks again before that worker's interval.
+   */
   stalledInterval?: number;
   /** How many times a job may stall before it fails for good (BullMQ `maxStalledCount`). Default 1. */
   maxStalledCount?: number;

@@ -16,7 +16,7 @@ import {
   type RunState,
   type RunStatus,
 } from "@errand/core";
-import { type RetryPolicy, type Logger as RuntimeLogger, runSteps } from "@errand/runtime";
+import { type RetryPolicy, runSteps } from "@errand/runtime";
 import { type EventStore, isSeqConflict } from "@errand/store";
 import type { Logger } from "pino";
 import { runLogger } from "../logger.js";
@@ -120,7 +120,7 @@ async function runAttempt(
     sink: redisEventSink(store),
     blobs: redisBlobStore(store),
     signal,
-    logger: context.logger as RuntimeLogger,
+    logger: context.logger,
     now: context.now,
     ...(context.services === undefined ? {} : { services: context.services }),
     ...(context.retry === undefined ? {} : { retry: context.retry }),
