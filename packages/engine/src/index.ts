@@ -1,0 +1,166 @@
+/**
+ * `@errand/engine` — errand on BullMQ and Redis: the client that fires runs,
+ * the worker that runs them, and (beside them) the collector and reaper.
+ *
+ * ## Run a worker
+ *
+ * A worker runs agents (from `@errand/runtime`). It registers them in Redis,
+ * so clients can fire them — a registration outlives the worker, so runs can
+ * be fired while workers restart — and keeps a heartbeat while it lives.
+ *
+ * ```ts
+ * import { closeOnSignals, createWorker } from "@errand/engine";
+ *
+ * const worker = await createWorker({ connection: process.env.REDIS_URL!, agents: [researcher], concurrency: 4 });
+ * closeOnSignals(worker); // SIGTERM: stop taking jobs, let active runs finish, exit
+ * ```
+ *
+ * Each job names a run (`{ runId }`); the run's log decides what happens
+ * (DESIGN §7): a settled run is left alone, a cancelled one is settled
+ * `cancelled`, anything else gets a new attempt (`run-started`, fenced on the
+ * log's seq) that continues from where the log ends — a model response or
+ * tool result already logged is never redone. When an append is refused
+ * because the log moved on, the worker reads it again: another attempt owns
+ * the run (it stops writing), or a cancel arrived (it writes `cancelled`).
+ * A worker that dies mid-run leaves its lock to lapse (`lockDuration`); a
+ * stalled-job check (`stalledInterval`) hands the job to another worker,
+ * which resumes the run from its log.
+ *
+ * ## Fire runs and watch them
+ *
+ * ```ts
+ * import { createErrand } from "@errand/engine";
+ *
+ * const errand = createErrand({ connection: process.env.REDIS_URL! });
+ * const { runId } = await errand.fire({
+ *   agent: "researcher",
+ *   input: { question: "What is errand?" },
+ *   outputSchema: z.object({ answer: z.string() }),
+ * });
+ * for await (const event of errand.events(runId, { follow: true })) console.log(event.type);
+ * ```
+ *
+ * `fire` refuses a run before anything is written — `invalid_spec`,
+ * `unknown_agent`, `unsupported_schema`, `schema_not_supported` (a schema for
+ * a model without tools), `input_too_large` (over 256 KiB by default),
+ * `not_found` (a missing parent). `fireMany` fires a batch: every spec is
+ * checked on its own, the valid ones are written in one pipeline and
+ * enqueued in one `addBulk`, and the answer is `{ total, succeeded, failed,
+ * results }` in spec order.
+ *
+ * ## Cancel
+ *
+ * `cancel(runId, { reason, cascade })` appends `cancel-requested` and
+ * publishes the runId to every worker: the one holding the run aborts its
+ * in-flight model request and writes `cancelled`. A run still waiting in its
+ * queue is removed and settled `cancelled` at once; with `cascade` every
+ * descendant is cancelled too. Cancelling a settled run changes nothing and
+ * is not an error (`requested: false`).
+ *
+ * ## Collect results
+ *
+ * A collector folds the shard streams into results: for each settled run it
+ * writes the `RunResult` (core's fold of the run's log), keeps the run
+ * indexes `list` reads, announces the run once in its parent's inbox and
+ * wakes whoever waits, then acknowledges. Run as many as you like: they share
+ * the shards through one consumer group, claim a dead one's entries, and
+ * dead-letter an entry that keeps failing. Its reaper settles runs whose job
+ * failed for good (`worker_lost`) or whose deadline passed (`deadline_exceeded`).
+ *
+ * ```ts
+ * import { createCollector, createRunReads } from "@errand/engine";
+ *
+ * const collector = createCollector({ connection: process.env.REDIS_URL! });
+ * await collector.start();
+ * const reads = createRunReads({ connection: process.env.REDIS_URL! });
+ * const result = await reads.result(runId, { waitMs: 30_000 }); // undefined if still running
+ * const batch = await reads.collect(childIds, { waitMs: 10_000 }); // { total, succeeded, …, nextAction? }
+ * const page = await reads.list({ status: "failed", limit: 20 }); // newest first, { items, hasMore, nextCursor? }
+ * ```
+ *
+ * @packageDocumentation
+ */
+export type { CancelOptions, CancelResult } from "./cancel.js";
+export { createErrand, type Errand, type ErrandOptions } from "./client.js";
+export { DEFAULT_COLLECTOR_GROUP } from "./collector/consumer-group.js";
+export {
+  type Collector,
+  type CollectorOptions,
+  type CollectorReaperOptions,
+  createCollector,
+} from "./collector/create-collector.js";
+export type { CollectorMetrics, ShardMetrics } from "./collector/metrics.js";
+export {
+  type ConnectionInput,
+  type ConnectionOverrides,
+  closeConnection,
+  openConnection,
+  type RedisConnection,
+} from "./connection.js";
+export { DEFAULT_QUEUE, type EngineKeys, engineKeys } from "./engine-keys.js";
+export type { FireManyItem, FireManyResult } from "./fire-many.js";
+export {
+  type PreflightLimits,
+  type PreflightLookups,
+  type PreparedRun,
+  preflightFire,
+} from "./fire-preflight.js";
+export {
+  DEFAULT_MAX_INPUT_BYTES,
+  type FireResult,
+  FireSpec,
+  MAX_FIRE_MANY,
+  parseFireSpec,
+} from "./fire-spec.js";
+export { parseRunJobData, RunJobData } from "./job-data.js";
+export {
+  type CreateLoggerOptions,
+  createLogger,
+  REDACT_PATHS,
+  REDACTED,
+  REDACTED_KEYS,
+  type RunLogBindings,
+  runLogger,
+} from "./logger.js";
+export {
+  COLLECT_LIMITS,
+  COLLECT_TOOL,
+  type CollectedRun,
+  type CollectedStatus,
+  type CollectOptions,
+  type CollectResult,
+} from "./reads/collect.js";
+export { createRunReads, type RunReads, type RunReadsOptions } from "./reads/create-run-reads.js";
+export { type InboxEntry, type ReadInboxOptions, readInbox } from "./reads/inbox.js";
+export { LIST_LIMITS, type ListOptions, type RunSummary } from "./reads/list.js";
+export type { ResultOptions } from "./reads/result.js";
+export {
+  createReaper,
+  type Reaper,
+  type ReaperOptions,
+  type ReapReport,
+} from "./reaper/create-reaper.js";
+export {
+  AgentRegistration,
+  readAgentRegistration,
+  readAgentRegistrations,
+  registerAgents,
+} from "./registry.js";
+export type { RunEventsOptions } from "./run-events.js";
+export { DEFAULT_JOB_OPTIONS } from "./run-queues.js";
+export { settleCancelled } from "./settle-cancelled.js";
+export type { ModelResolver } from "./worker/agent-models.js";
+export { type CloseOnSignalsOptions, closeOnSignals } from "./worker/close-on-signals.js";
+export {
+  type CloseWorkerOptions,
+  createWorker,
+  DEFAULT_CLOSE_GRACE_MS,
+  type ErrandWorker,
+  type WorkerOptions,
+} from "./worker/create-worker.js";
+export {
+  DEFAULT_HEARTBEAT_MS,
+  readWorkerHeartbeats,
+  WorkerHeartbeat,
+} from "./worker/heartbeat.js";
+export type { ProcessOutcome } from "./worker/process-run.js";
