@@ -1,0 +1,92 @@
+/**
+ * What the engine's tests share: a private Redis, a client on a unique
+ * prefix, worker processes started on it (all killed at the end), the queue
+ * and key counts preflight tests compare, and waiting on a run's log by
+ * following it (blocking reads), never by sleeping. Test-only: not exported.
+ */
+import { isTerminalEventType, type RunEvent } from "@errand/core";
+import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
+import { Queue } from "bullmq";
+import { Redis } from "ioredis";
+import { createErrand, type Errand } from "../client.js";
+import { DEFAULT_QUEUE } from "../engine-keys.js";
+import { testCounterKeys } from "./test-agents.js";
+import {
+  killWorkers,
+  type SpawnWorkerOptions,
+  spawnWorker,
+  type WorkerProcess,
+} from "./worker-processes.js";
+
+/** Fast takeover settings for worker processes: a lapsed lock is noticed within about a second. */
+export const FAST_TAKEOVER = { lockDurationMs: 1_000, stalledIntervalMs: 500, maxStalledCount: 5 };
+
+/** A Redis, a client and helpers for one test file. */
+export interface EngineFixture {
+  server: RedisServer;
+  /** A plain client for assertions. */
+  redis: Redis;
+  prefix: string;
+  errand: Errand;
+  counters: ReturnType<typeof testCounterKeys>;
+  /** The BullMQ queue runs go to (for counts). */
+  queue: Queue;
+  /** Starts a worker process on this Redis and prefix. */
+  spawn(workerId: string, options?: Partial<SpawnWorkerOptions>): Promise<WorkerProcess>;
+  /** The run's events, following its log until `until` matches an event (default: the terminal event). */
+  waitForEvent(runId: string, until?: (event: RunEvent) => boolean): Promise<RunEvent[]>;
+  /** The job counts of the queue and the number of keys in Redis. */
+  footprint(): Promise<{ keys: number; jobs: Record<string, number> }>;
+  /** Kills every worker process started so far (SIGKILL), so the next test starts with none. */
+  killWorkers(): Promise<void>;
+  /** Kills the worker processes, closes the clients, stops Redis. */
+  stop(): Promise<void>;
+}
+
+/** Starts a fixture whose keys start with a prefix made from `label`. */
+export async function startEngineFixture(label: string): Promise<EngineFixture> {
+  const server = await startRedis({ maxmemoryPolicy: "noeviction" });
+  const redis = new Redis(server.url, { maxRetriesPerRequest: null });
+  const prefix = uniqueKeyPrefix(`engine-${label}`);
+  const errand = createErrand({ connection: server.url, prefix });
+  const queue = new Queue(DEFAULT_QUEUE, {
+    connection: redis.duplicate(),
+    prefix: errand.keys.bullmqPrefix,
+  });
+  const workers: WorkerProcess[] = [];
+  return {
+    server,
+    redis,
+    prefix,
+    errand,
+    counters: testCounterKeys(prefix),
+    queue,
+    async spawn(workerId, options = {}) {
+      const worker = await spawnWorker({ redisUrl: server.url, prefix, workerId, ...options });
+      workers.push(worker);
+      return worker;
+    },
+    async waitForEvent(runId, until = (event) => isTerminalEventType(event.type)) {
+      const events: RunEvent[] = [];
+      for await (const event of errand.events(runId, { follow: true })) {
+        events.push(event);
+        if (until(event)) return events;
+      }
+      throw new Error(`run ${runId} ended without the awaited event: ${JSON.stringify(events)}`);
+    },
+    async footprint() {
+      const [keys, jobs] = await Promise.all([redis.dbsize(), queue.getJobCounts()]);
+      return { keys, jobs };
+    },
+    async killWorkers() {
+      await killWorkers(workers.splice(0));
+    },
+    async stop() {
+      await killWorkers(workers);
+      await queue.close();
+      await errand.close();
+      redis.disconnect();
+      await server.stop();
+    },
+  };
+}

@@ -1,0 +1,93 @@
+/**
+ * The agents the engine's tests run, in test processes and in child worker
+ * processes alike. Every run plays its script from `input.script`. Two
+ * counters in Redis make "exactly once" provable across processes: how many
+ * times the side-effecting `bump` tool ran for a run, and how many times the
+ * model was asked for each step of a run. Test-only: not exported.
+ */
+
+import { type Agent, defineAgent, defineTool, type Model, scriptedModel } from "@errand/runtime";
+import type { Redis } from "ioredis";
+import { z } from "zod";
+
+/** The Redis keys of the test counters under `prefix`. */
+export function testCounterKeys(prefix: string) {
+  return {
+    /** How many times `bump` ran for the run. */
+    toolRuns: (runId: string) => `${prefix}:test:bump:${runId}`,
+    /** How many times the model was asked for `step` of the run. */
+    modelRequests: (runId: string, step: number) => `${prefix}:test:model:${runId}:${step}`,
+  };
+}
+
+/** What the test agents need. */
+export interface TestAgentsOptions {
+  redis: Redis;
+  prefix: string;
+  /** Told of every model request before it is answered, and of each that was aborted. */
+  onModelRequest?(event: { runId: string; step: number; aborted: boolean }): void;
+}
+
+/** A scripted model that counts its requests in Redis; `supportsTools` as given. */
+function countingModel(options: TestAgentsOptions, supportsTools: boolean): Model {
+  const counters = testCounterKeys(options.prefix);
+  const scripted = scriptedModel();
+  return {
+    name: supportsTools ? "counting-scripted" : "text-only-scripted",
+    supportsTools,
+    async respond(request, signal) {
+      await options.redis.incr(counters.modelRequests(request.runId, request.step));
+      options.onModelRequest?.({ runId: request.runId, step: request.step, aborted: false });
+      try {
+        return await scripted.respond(request, signal);
+      } catch (error) {
+        if (signal.aborted) {
+          options.onModelRequest?.({ runId: request.runId, step: request.step, aborted: true });
+        }
+        throw error;
+      }
+    },
+  };
+}
+
+/** The names of the test agents. */
+export const TEST_AGENTS = {
+  /** No output schema: answers with text. */
+  plain: "plain",
+  /** Must record `{ answer: string }`. */
+  structured: "structured",
+  /** On a model that cannot call tools. */
+  textOnly: "text-only",
+} as const;
+
+/** The schema of the structured agent. */
+export const AnswerSchema = z.object({ answer: z.string() });
+
+/** The test agents: `plain`, `structured` and `text-only`, each with the `bump` tool. */
+export function testAgents(options: TestAgentsOptions): Agent[] {
+  const counters = testCounterKeys(options.prefix);
+  const bump = defineTool({
+    name: "bump",
+    description: "Increments the run's side-effect counter (a side effect that must happen once).",
+    parameters: z.object({}),
+    handler: async (_args, ctx) => ({
+      count: await options.redis.incr(counters.toolRuns(ctx.runId)),
+    }),
+  });
+  const common = {
+    instructions: "Follow your script.",
+    tools: [bump],
+    scriptFromInput: true,
+    maxSteps: 8,
+  };
+  return [
+    defineAgent({ ...common, name: TEST_AGENTS.plain, model: countingModel(options, true) }),
+    defineAgent({
+      ...common,
+      name: TEST_AGENTS.structured,
+      model: countingModel(options, true),
+      outputSchema: AnswerSchema,
+    }),
+    defineAgent({ ...common, name: TEST_AGENTS.textOnly, model: countingModel(options, false) }),
+  ];
+}

@@ -1,0 +1,49 @@
+/**
+ * The entry of a worker child process for the engine's tests: runs the test
+ * agents on a real worker, logs JSON lines to stdout (the test reads them as
+ * events), and closes gracefully on SIGTERM. Configured through the
+ * environment: `REDIS_URL`, `ERRAND_PREFIX`, `WORKER_ID`, `CONCURRENCY`,
+ * `LOCK_DURATION_MS`, `STALLED_INTERVAL_MS`, `MAX_STALLED_COUNT`, `GRACE_MS`.
+ * Test-only: not exported.
+ */
+import { Redis } from "ioredis";
+import { createLogger } from "../logger.js";
+import { closeOnSignals } from "../worker/close-on-signals.js";
+import { createWorker } from "../worker/create-worker.js";
+import { testAgents } from "./test-agents.js";
+
+function numberFromEnv(name: string): number | undefined {
+  const value = process.env[name];
+  return value === undefined ? undefined : Number(value);
+}
+
+function requiredEnv(name: string): string {
+  const value = process.env[name];
+  if (value === undefined) throw new Error(`the test worker needs ${name}`);
+  return value;
+}
+
+const url = requiredEnv("REDIS_URL");
+const prefix = requiredEnv("ERRAND_PREFIX");
+const logger = createLogger({ level: "debug" });
+const redis = new Redis(url);
+const optional = (key: string, value: number | undefined) =>
+  value === undefined ? {} : { [key]: value };
+
+const worker = await createWorker({
+  connection: url,
+  prefix,
+  workerId: requiredEnv("WORKER_ID"),
+  agents: testAgents({
+    redis,
+    prefix,
+    onModelRequest: (request) => logger.info(request, "model request"),
+  }),
+  logger,
+  concurrency: numberFromEnv("CONCURRENCY") ?? 1,
+  retry: { baseDelayMs: 10, maxDelayMs: 50 },
+  ...optional("lockDuration", numberFromEnv("LOCK_DURATION_MS")),
+  ...optional("stalledInterval", numberFromEnv("STALLED_INTERVAL_MS")),
+  ...optional("maxStalledCount", numberFromEnv("MAX_STALLED_COUNT")),
+});
+closeOnSignals(worker, optional("graceMs", numberFromEnv("GRACE_MS")));

@@ -1,0 +1,141 @@
+/**
+ * Worker child processes for the engine's tests: real `node` processes
+ * running `worker-process.ts` through tsx, whose JSON log lines the test
+ * reads as events (never sleeping to wait). Test-only: not exported.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+
+/** One JSON log line of a worker process. */
+export type LogLine = Record<string, unknown> & { msg?: string };
+
+/** What a worker process is started with. */
+export interface SpawnWorkerOptions {
+  redisUrl: string;
+  prefix: string;
+  workerId: string;
+  concurrency?: number;
+  lockDurationMs?: number;
+  stalledIntervalMs?: number;
+  maxStalledCount?: number;
+  graceMs?: number;
+}
+
+/** A running worker process. */
+export interface WorkerProcess {
+  readonly workerId: string;
+  readonly child: ChildProcess;
+  /** Every line it logged so far. */
+  readonly lines: LogLine[];
+  /** The first line (logged so far or later) that `matches`; rejects if the process exits first or after `timeoutMs`. */
+  waitForLine(
+    matches: (line: LogLine) => boolean,
+    what: string,
+    timeoutMs?: number,
+  ): Promise<LogLine>;
+  /** Sends `signal` to the process. */
+  signal(signal: NodeJS.Signals): void;
+  /** Resolves with how the process ended. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const ENTRY = fileURLToPath(new URL("./worker-process.ts", import.meta.url));
+const PACKAGE_DIR = fileURLToPath(new URL("../..", import.meta.url));
+
+function environment(options: SpawnWorkerOptions): NodeJS.ProcessEnv {
+  const optional: Record<string, number | undefined> = {
+    CONCURRENCY: options.concurrency,
+    LOCK_DURATION_MS: options.lockDurationMs,
+    STALLED_INTERVAL_MS: options.stalledIntervalMs,
+    MAX_STALLED_COUNT: options.maxStalledCount,
+    GRACE_MS: options.graceMs,
+  };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    REDIS_URL: options.redisUrl,
+    ERRAND_PREFIX: options.prefix,
+    WORKER_ID: options.workerId,
+  };
+  for (const [name, value] of Object.entries(optional)) {
+    if (value !== undefined) env[name] = String(value);
+  }
+  return env;
+}
+
+/** Starts a worker process and resolves once it logged `worker ready`. */
+export async function spawnWorker(options: SpawnWorkerOptions): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, ["--import", "tsx", "--conditions=@errand/source", ENTRY], {
+    cwd: PACKAGE_DIR,
+    env: environment(options),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const lines: LogLine[] = [];
+  const listeners = new Set<(line: LogLine) => void>();
+  const stderr: string[] = [];
+  child.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk.toString()));
+  createInterface({ input: child.stdout! }).on("line", (text) => {
+    let line: LogLine;
+    try {
+      line = JSON.parse(text) as LogLine;
+    } catch {
+      line = { msg: text };
+    }
+    lines.push(line);
+    for (const listener of listeners) listener(line);
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
+
+  const waitForLine: WorkerProcess["waitForLine"] = (matches, what, timeoutMs = 30_000) => {
+    const seen = lines.find(matches);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      const done = () => {
+        listeners.delete(listener);
+        clearTimeout(timer);
+      };
+      const listener = (line: LogLine) => {
+        if (!matches(line)) return;
+        done();
+        resolve(line);
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(new Error(`worker ${options.workerId} never logged ${what}`));
+      }, timeoutMs);
+      listeners.add(listener);
+      exited.then(({ code, signal }) => {
+        if (!listeners.has(listener)) return;
+        done();
+        reject(
+          new Error(
+            `worker ${options.workerId} exited (${code ?? signal}) before logging ${what}: ${stderr.join("")}`,
+          ),
+        );
+      });
+    });
+  };
+
+  await waitForLine((line) => line.msg === "worker ready", "worker ready");
+  return {
+    workerId: options.workerId,
+    child,
+    lines,
+    waitForLine,
+    signal: (signal) => child.kill(signal),
+    exited,
+  };
+}
+
+/** Kills every process of `workers` still running (SIGKILL, which also ends a stopped one) and waits for them. */
+export async function killWorkers(workers: readonly WorkerProcess[]): Promise<void> {
+  await Promise.all(
+    workers.map(async (worker) => {
+      if (worker.child.exitCode !== null || worker.child.signalCode !== null) return;
+      worker.child.kill("SIGKILL");
+      await worker.exited;
+    }),
+  );
+}
