@@ -1,0 +1,131 @@
+/**
+ * fireMany: per-item partial success in spec order; the valid runs are
+ * logged and enqueued (their job id is their runId), the refused ones leave
+ * nothing behind; children join their parent's tree.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createErrand } from "./client.js";
+import { registerAgents } from "./registry.js";
+import { type EngineFixture, startEngineFixture } from "./test-support/engine-fixture.js";
+import { TEST_AGENTS } from "./test-support/test-agents.js";
+
+let fx: EngineFixture;
+
+beforeAll(async () => {
+  fx = await startEngineFixture("fire-many");
+  const lastSeenAt = new Date().toISOString();
+  await registerAgents(fx.redis, fx.errand.keys, [
+    {
+      name: "writer",
+      queue: "runs",
+      supportsSchema: true,
+      scriptFromInput: true,
+      maxSteps: 3,
+      lastSeenAt,
+    },
+  ]);
+});
+afterAll(() => fx?.stop());
+
+describe("fireMany", () => {
+  it("fires the valid specs and refuses the others, one result per spec in order", async () => {
+    const before = await fx.footprint();
+    const result = await fx.errand.fireMany([
+      { agent: "writer", input: { n: 1 }, metadata: { batch: "b1" } },
+      { agent: TEST_AGENTS.plain, input: { n: 2 } },
+      { agent: "writer", input: { n: 3 }, deadlineMs: 60_000 },
+      { agent: "writer", input: { n: 4 }, extra: true } as never,
+    ]);
+
+    expect(result).toMatchObject({ total: 4, succeeded: 2, failed: 2 });
+    const [first, unknown, third, malformed] = result.results;
+    expect(first).toEqual({ ok: true, runId: expect.any(String) });
+    expect(unknown).toMatchObject({
+      ok: false,
+      error: { code: "unknown_agent" },
+      retryable: false,
+    });
+    expect(third).toEqual({ ok: true, runId: expect.any(String) });
+    expect(malformed).toMatchObject({ ok: false, error: { code: "invalid_spec" } });
+    expect(unknown).not.toHaveProperty("runId");
+
+    const after = await fx.footprint();
+    expect(after.jobs.waiting).toBe((before.jobs.waiting ?? 0) + 2);
+    for (const [fired, n] of [
+      [first, 1],
+      [third, 3],
+    ] as const) {
+      const runId = fired!.runId!;
+      const job = await fx.queue.getJob(runId);
+      expect(job).toMatchObject({ id: runId, name: "writer", data: { runId } });
+      const [queued] = await fx.errand.store.readLog(runId);
+      expect(queued).toMatchObject({
+        seq: 1,
+        type: "run-queued",
+        data: { agent: "writer", input: { n }, rootRunId: runId, depth: 0 },
+      });
+      expect(queued?.data).toMatchObject({ limits: { maxSteps: 3 } });
+    }
+    const [thirdQueued] = await fx.errand.store.readLog(third!.runId!);
+    if (thirdQueued?.type !== "run-queued") throw new Error("the third run has no run-queued");
+    const { deadlineAt = "" } = thirdQueued.data.limits;
+    expect(Date.parse(deadlineAt) - Date.parse(thirdQueued.at)).toBe(60_000);
+  });
+
+  it("places children under their parent: rootRunId, depth and the parent's children set", async () => {
+    const { runId: root } = await fx.errand.fire({ agent: "writer", input: "root" });
+    const { results } = await fx.errand.fireMany([
+      { agent: "writer", input: "a", parentRunId: root },
+      { agent: "writer", input: "b", parentRunId: root },
+    ]);
+    const children = results.map((r) => r.runId!);
+    const { runId: grandchild } = await fx.errand.fire({
+      agent: "writer",
+      input: "a1",
+      parentRunId: children[0]!,
+    });
+
+    expect((await fx.redis.smembers(fx.errand.keys.children(root))).sort()).toEqual(
+      [...children].sort(),
+    );
+    expect(await fx.redis.smembers(fx.errand.keys.children(children[0]!))).toEqual([grandchild]);
+    const [queued] = await fx.errand.store.readLog(grandchild);
+    expect(queued?.data).toMatchObject({ parentRunId: children[0], rootRunId: root, depth: 2 });
+  });
+});
+
+describe("a run whose job cannot be enqueued", () => {
+  it("is settled failed (internal, retryable), not left hanging, and reported with its runId", async () => {
+    const broken = createErrand({
+      connection: fx.server.url,
+      prefix: fx.prefix,
+      jobOptions: { priority: 1.5 }, // BullMQ refuses the job after the log was written
+    });
+    try {
+      const before = await fx.footprint();
+      const error = await broken.fire({ agent: "writer", input: 1 }).catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: "internal", retryable: true });
+      const { runId } = (error as { details: { runId: string } }).details;
+      const single = await fx.errand.store.readLog(runId);
+      expect(single.map((event) => event.type)).toEqual(["run-queued", "failed"]);
+      expect(single[1]?.data).toMatchObject({ code: "internal", retryable: true });
+
+      const batch = await broken.fireMany([
+        { agent: "writer", input: 2 },
+        { agent: "nobody", input: 3 },
+      ]);
+      expect(batch).toMatchObject({ total: 2, succeeded: 0, failed: 2 });
+      expect(batch.results[0]).toMatchObject({
+        ok: false,
+        runId: expect.any(String),
+        error: { code: "internal" },
+        retryable: true,
+      });
+      const [queued, failed] = await fx.errand.store.readLog(batch.results[0]!.runId!);
+      expect([queued?.type, failed?.type]).toEqual(["run-queued", "failed"]);
+      expect((await fx.footprint()).jobs).toEqual(before.jobs);
+    } finally {
+      await broken.close();
+    }
+  });
+});
