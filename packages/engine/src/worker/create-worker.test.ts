@@ -1,0 +1,172 @@
+/**
+ * The worker's life: it registers its agents and beats while it lives; it
+ * fails a job with malformed data without crashing; on SIGTERM it lets its
+ * active run finish and exits, or, past the grace period, leaves the run to
+ * its lock, and another worker resumes it from its log.
+ */
+import { foldRun, settleRun } from "@errand/core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { readAgentRegistration } from "../registry.js";
+import {
+  type EngineFixture,
+  FAST_TAKEOVER,
+  startEngineFixture,
+} from "../test-support/engine-fixture.js";
+import { captureLogs, type LogCapture } from "../test-support/log-capture.js";
+import { TEST_AGENTS, testAgents } from "../test-support/test-agents.js";
+import { createWorker, type WorkerOptions } from "./create-worker.js";
+import { readWorkerHeartbeats } from "./heartbeat.js";
+
+let fx: EngineFixture;
+
+beforeAll(async () => {
+  fx = await startEngineFixture("worker-life");
+});
+afterEach(() => fx.killWorkers());
+afterAll(() => fx?.stop());
+
+/**
+ * An in-process worker on the test agents. Its stalled-job check is as fast
+ * as the worker processes': BullMQ spaces the checks of all workers of a
+ * queue by the interval of the last one that checked.
+ */
+function inProcessWorker(logs: LogCapture, options: Partial<WorkerOptions> = {}) {
+  return createWorker({
+    connection: fx.server.url,
+    prefix: fx.prefix,
+    agents: testAgents({ redis: fx.redis, prefix: fx.prefix }),
+    logger: logs.logger,
+    lockDuration: FAST_TAKEOVER.lockDurationMs,
+    stalledInterval: FAST_TAKEOVER.stalledIntervalMs,
+    ...options,
+  });
+}
+
+function fireSlow(sleepMs: number) {
+  return fx.errand.fire({
+    agent: TEST_AGENTS.plain,
+    input: { script: [{ sleepMs, say: "slow but done" }] },
+  });
+}
+
+describe("createWorker", () => {
+  it("registers its agents, beats while it lives and leaves its registrations when closed", async () => {
+    const logs = captureLogs();
+    const worker = await inProcessWorker(logs, { workerId: "in-process", concurrency: 3 });
+    const keys = fx.errand.keys;
+    expect(await readWorkerHeartbeats(fx.redis, keys)).toEqual([
+      expect.objectContaining({
+        workerId: "in-process",
+        agents: ["plain", "structured", "text-only"],
+        queues: ["runs"],
+        concurrency: 3,
+        pid: process.pid,
+      }),
+    ]);
+    expect(await readAgentRegistration(fx.redis, keys, "structured")).toMatchObject({
+      queue: "runs",
+      supportsSchema: true,
+      scriptFromInput: true,
+      maxSteps: 8,
+    });
+    expect(await readAgentRegistration(fx.redis, keys, "text-only")).toMatchObject({
+      supportsSchema: false,
+    });
+
+    await worker.close();
+    expect(await readWorkerHeartbeats(fx.redis, keys)).toEqual([]);
+    expect(await readAgentRegistration(fx.redis, keys, "plain")).toBeDefined();
+  });
+
+  it("fails a job with malformed data, once and clearly, and goes on working", async () => {
+    const logs = captureLogs();
+    const worker = await inProcessWorker(logs);
+    try {
+      await fx.queue.add("plain", { bogus: true }, { jobId: "bad-job", attempts: 3 });
+      const failed = await logs.waitFor((line) => line.msg === "job failed");
+      expect(failed.error).toContain("job bad-job carries malformed data");
+      const job = await fx.queue.getJob("bad-job");
+      expect(job?.attemptsMade).toBe(1);
+      expect(await job?.getState()).toBe("failed");
+
+      const { runId } = await fx.errand.fire({
+        agent: TEST_AGENTS.plain,
+        input: { script: [{ say: "still working" }] },
+      });
+      const events = await fx.waitForEvent(runId);
+      expect(settleRun(foldRun(events))).toMatchObject({ status: "succeeded" });
+    } finally {
+      await worker.close();
+    }
+  });
+
+  it("keeps inputs, outputs and tool arguments out of its logs", async () => {
+    const logs = captureLogs();
+    const worker = await inProcessWorker(logs);
+    try {
+      const secret = "SECRET-PASSPHRASE-8841";
+      const { runId } = await fx.errand.fire({
+        agent: TEST_AGENTS.plain,
+        input: { secret, script: [{ call: [{ tool: "bump", args: {} }] }, { say: secret }] },
+      });
+      await fx.waitForEvent(runId);
+      await logs.waitFor((line) => line.msg === "run settled" && line.runId === runId);
+      const runLines = logs.lines.filter((line) => line.runId === runId);
+      expect(runLines.map((line) => line.msg)).toEqual(
+        expect.arrayContaining(["run started", "run settled"]),
+      );
+      expect(runLines.find((line) => line.msg === "run started")).toMatchObject({
+        agent: "plain",
+        attempt: 1,
+      });
+      expect(logs.text()).not.toContain(secret);
+    } finally {
+      await worker.close();
+    }
+  });
+});
+
+describe("SIGTERM", () => {
+  it("lets the active run finish, removes the heartbeat and exits cleanly", async () => {
+    const worker = await fx.spawn("graceful", FAST_TAKEOVER);
+    const { runId } = await fireSlow(1_000);
+    await worker.waitForLine(
+      (line) => line.msg === "model request" && line.runId === runId,
+      "the slow model request",
+    );
+
+    worker.signal("SIGTERM");
+    expect(await worker.exited).toEqual({ code: 0, signal: null });
+    const events = await fx.errand.store.readLog(runId);
+    expect(settleRun(foldRun(events))).toMatchObject({
+      status: "succeeded",
+      text: "slow but done",
+      attempts: 1,
+    });
+    const heartbeats = await readWorkerHeartbeats(fx.redis, fx.errand.keys);
+    expect(heartbeats.map((heartbeat) => heartbeat.workerId)).not.toContain("graceful");
+  });
+
+  it("past the grace period, leaves the run to its lock: another worker resumes it", async () => {
+    const hasty = await fx.spawn("hasty", { ...FAST_TAKEOVER, graceMs: 100 });
+    const { runId } = await fireSlow(2_000);
+    await hasty.waitForLine(
+      (line) => line.msg === "model request" && line.runId === runId,
+      "the slow model request",
+    );
+
+    hasty.signal("SIGTERM");
+    expect(await hasty.exited).toEqual({ code: 0, signal: null });
+    expect((await fx.errand.store.readLog(runId)).map((event) => event.type)).toEqual([
+      "run-queued",
+      "run-started",
+    ]);
+    await fx.spawn("patient", FAST_TAKEOVER);
+    const events = await fx.waitForEvent(runId);
+    expect(settleRun(foldRun(events))).toMatchObject({ status: "succeeded", attempts: 2 });
+    expect(events.filter((event) => event.type === "run-started").at(-1)?.data).toEqual({
+      attempt: 2,
+      workerId: "patient",
+    });
+  });
+});

@@ -1,0 +1,151 @@
+/**
+ * A worker process that dies mid-run, and one that comes back from the dead.
+ *
+ * Killed: worker A runs step 1 (the side-effecting `bump` tool) and is inside
+ * the slow step 2 when it is SIGKILLed; worker B takes the job over once A's
+ * lock lapses and resumes the run from its log — bump ran once, step 1's
+ * model response was not asked for again, one output, one terminal event.
+ *
+ * Zombie: worker A is SIGSTOPped inside step 2 past its lock; B finishes the
+ * run; A is SIGCONTed, tries to append its step, is refused and writes
+ * nothing; the result is the one a clean run gives.
+ */
+import { foldRun, type RunEvent, type RunResult, settleRun } from "@errand/core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import {
+  type EngineFixture,
+  FAST_TAKEOVER,
+  startEngineFixture,
+} from "../test-support/engine-fixture.js";
+import { AnswerSchema, TEST_AGENTS } from "../test-support/test-agents.js";
+import type { LogLine, WorkerProcess } from "../test-support/worker-processes.js";
+
+let fx: EngineFixture;
+
+beforeAll(async () => {
+  fx = await startEngineFixture("takeover");
+});
+afterEach(() => fx.killWorkers());
+afterAll(() => fx?.stop());
+
+/** Step 1 bumps the side-effect counter; step 2 is slow, then records `answer`. */
+function twoStepScript(answer: string, sleepMs: number) {
+  return [
+    { call: [{ tool: "bump", args: {} }] },
+    { sleepMs, call: [{ tool: "structured_output", args: { answer } }] },
+  ];
+}
+
+async function fireTwoStep(answer: string, sleepMs: number): Promise<string> {
+  const { runId } = await fx.errand.fire({
+    agent: TEST_AGENTS.structured,
+    input: { script: twoStepScript(answer, sleepMs) },
+    outputSchema: AnswerSchema,
+  });
+  return runId;
+}
+
+/** Waits until `worker` has asked the model for `step` of run `runId`. */
+function askedForStep(worker: WorkerProcess, runId: string, step: number): Promise<LogLine> {
+  return worker.waitForLine(
+    (line) => line.msg === "model request" && line.runId === runId && line.step === step,
+    `a model request for step ${step} of ${runId}`,
+  );
+}
+
+async function counter(key: string): Promise<number> {
+  return Number((await fx.redis.get(key)) ?? 0);
+}
+
+function count(events: RunEvent[], types: readonly string[]): number {
+  return events.filter((event) => types.includes(event.type)).length;
+}
+
+/** What must not depend on who ran the run, or how many attempts it took. */
+function outcome(result: RunResult | undefined) {
+  const { status, output, text, error, steps, usage } = result ?? ({} as RunResult);
+  return { status, output, text, error, steps, usage };
+}
+
+describe("a worker killed mid-run", () => {
+  it("is replaced by another that resumes from the log without redoing logged work", async () => {
+    const workerA = await fx.spawn("killed-a", FAST_TAKEOVER);
+    const runId = await fireTwoStep("survived", 3_000);
+    await askedForStep(workerA, runId, 2);
+    const beforeKill = await fx.errand.store.readLog(runId);
+    expect(beforeKill.map((event) => event.type)).toEqual([
+      "run-queued",
+      "run-started",
+      "model-responded",
+      "tool-called",
+      "tool-result",
+    ]);
+
+    workerA.signal("SIGKILL");
+    expect(await workerA.exited).toMatchObject({ signal: "SIGKILL" });
+    const workerB = await fx.spawn("rescuer-b", FAST_TAKEOVER);
+    const events = await fx.waitForEvent(runId);
+
+    expect(await counter(fx.counters.toolRuns(runId))).toBe(1);
+    expect(await counter(fx.counters.modelRequests(runId, 1))).toBe(1);
+    expect(await counter(fx.counters.modelRequests(runId, 2))).toBe(2); // A's, lost with A, and B's
+    expect(events.slice(0, beforeKill.length)).toEqual(beforeKill);
+    expect(events.slice(beforeKill.length).map((event) => event.type)).toEqual([
+      "run-started",
+      "model-responded",
+      "output-recorded",
+      "finished",
+    ]);
+    expect(count(events, ["output-recorded"])).toBe(1);
+    expect(count(events, ["finished", "failed", "cancelled"])).toBe(1);
+    expect(events[beforeKill.length]).toMatchObject({
+      data: { attempt: 2, workerId: "rescuer-b" },
+    });
+    expect(settleRun(foldRun(events))).toMatchObject({
+      status: "succeeded",
+      output: { answer: "survived" },
+      attempts: 2,
+    });
+    await workerB.waitForLine(
+      (line) => line.msg === "run started" && line.runId === runId && line.resumeFromStep === 1,
+      "the resumed run's start",
+    );
+  });
+});
+
+describe("a zombie worker", () => {
+  it("has its late writes refused, and the run ends as a clean run does", async () => {
+    const zombie = await fx.spawn("zombie-a", FAST_TAKEOVER);
+    const runId = await fireTwoStep("once", 2_500);
+    await askedForStep(zombie, runId, 2);
+    zombie.signal("SIGSTOP");
+
+    const rescuer = await fx.spawn("rescuer-b", FAST_TAKEOVER);
+    const events = await fx.waitForEvent(runId);
+    expect(events.at(-1)?.type).toBe("finished");
+
+    zombie.signal("SIGCONT");
+    await zombie.waitForLine(
+      (line) => line.msg === "append refused: reading the log again" && line.runId === runId,
+      "its refused append",
+    );
+    await zombie.waitForLine(
+      (line) => line.msg === "run already settled" && line.runId === runId,
+      "its reading that the run settled",
+    );
+    expect(await fx.errand.store.readLog(runId)).toEqual(events);
+    expect(events.filter((event) => event.type === "run-started").map((e) => e.data)).toEqual([
+      { attempt: 1, workerId: "zombie-a" },
+      { attempt: 2, workerId: "rescuer-b" },
+    ]);
+    expect(await counter(fx.counters.toolRuns(runId))).toBe(1);
+
+    const cleanRunId = await fireTwoStep("once", 2_500); // the same input, so the same usage
+    const clean = await fx.waitForEvent(cleanRunId);
+    expect(outcome(settleRun(foldRun(events)))).toEqual(outcome(settleRun(foldRun(clean))));
+    expect(events.map((event) => event.type).filter((type) => type !== "run-started")).toEqual(
+      clean.map((event) => event.type).filter((type) => type !== "run-started"),
+    );
+    expect(rescuer.child.exitCode).toBeNull();
+  });
+});
