@@ -7,7 +7,7 @@
  */
 import { foldRun, settleRun } from "@errand/core";
 import type { EventStore } from "@errand/store";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import type { EngineKeys } from "../../engine-keys.js";
 import { DEFAULT_COLLECTOR_GROUP } from "../consumer-group.js";
 import { readCollectorMetrics } from "../metrics.js";
@@ -35,7 +35,7 @@ function parentsOf(runs: readonly PlannedRun[]): string[] {
 
 /** Reads what the collector wrote for `runs`. */
 export async function readCollectedState(
-  redis: Redis,
+  redis: Redis | Cluster,
   keys: EngineKeys,
   runs: readonly PlannedRun[],
   shards: number,
@@ -105,7 +105,7 @@ export function sortedInboxes(state: CollectedState): CollectedState {
  * nothing pending, and a result for every run of `settling`.
  */
 export async function waitUntilCollected(
-  redis: Redis,
+  redis: Redis | Cluster,
   keys: EngineKeys,
   settling: readonly string[],
   shards: number,
