@@ -89,8 +89,10 @@ export function createReaper(options: ReaperOptions): Reaper {
     const passStart = context.now();
     let failedJobs = 0;
     for (const name of await context.queues.names()) {
-      failedJobs += await reapFailedJobs(context, name, failedSince.get(name));
-      failedSince.set(name, passStart - clockSkewMs);
+      const report = await reapFailedJobs(context, name, failedSince.get(name));
+      failedJobs += report.settled;
+      // A job whose run could not be settled is read again: the window stays open.
+      if (report.errors === 0) failedSince.set(name, passStart - clockSkewMs);
     }
     const perShard = await Promise.all(shardList.map((shard) => reapDeadlines(context, shard)));
     return { failedJobs, deadlineExceeded: perShard.reduce((sum, count) => sum + count, 0) };

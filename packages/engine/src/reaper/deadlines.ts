@@ -30,32 +30,45 @@ async function removeWaitingJob(context: ReaperContext, runId: string): Promise<
   if (WAITING_STATES.has(state)) await queue.remove(runId);
 }
 
-/** Settles one run past its deadline; resolves true when this call settled it. */
+/** What reaping one run did. */
+type RunOutcome = "settled" | "done" | "error";
+
+/**
+ * Settles one run past its deadline. An error is logged and the run stays
+ * among the deadlines, to be tried again on the next pass.
+ */
 async function reapRun(
   context: ReaperContext,
   runId: string,
   deadlineMs: number,
-): Promise<boolean> {
+): Promise<RunOutcome> {
   const { store, redis, keys, now, logger } = context;
-  const outcome = await appendFailure(
-    store,
-    runId,
-    deadlineError(deadlineMs),
-    new Date(now()).toISOString(),
-  );
-  if (outcome === "settled") {
-    await redis.publish(keys.cancelChannel, runId);
-    await removeWaitingJob(context, runId);
-    logger.info(
-      { runId, deadlineAt: new Date(deadlineMs).toISOString() },
-      "run past its deadline settled",
+  const deadlineAt = new Date(deadlineMs).toISOString();
+  try {
+    const outcome = await appendFailure(
+      store,
+      runId,
+      deadlineError(deadlineMs),
+      new Date(now()).toISOString(),
     );
+    if (outcome === "settled") {
+      await redis.publish(keys.cancelChannel, runId);
+      await removeWaitingJob(context, runId);
+      logger.info({ runId, deadlineAt }, "run past its deadline settled");
+    }
+    await redis.zrem(keys.deadlines(shardOfRunId(runId)), runId);
+    return outcome === "settled" ? "settled" : "done";
+  } catch (error) {
+    logger.warn({ runId, deadlineAt, err: error }, "could not settle a run past its deadline");
+    return "error";
   }
-  await redis.zrem(keys.deadlines(shardOfRunId(runId)), runId);
-  return outcome === "settled";
 }
 
-/** Settles every run of `shard` past its deadline; resolves with how many this call settled. */
+/**
+ * Settles every run of `shard` past its deadline; resolves with how many this
+ * call settled. A batch with a run that could not be settled ends the pass
+ * for this shard (the next pass tries again).
+ */
 export async function reapDeadlines(context: ReaperContext, shard: number): Promise<number> {
   const { redis, keys, batchSize, now } = context;
   let settled = 0;
@@ -72,8 +85,8 @@ export async function reapDeadlines(context: ReaperContext, shard: number): Prom
     const runs: [string, number][] = [];
     for (let i = 0; i + 1 < due.length; i += 2) runs.push([due[i]!, Number(due[i + 1])]);
     const outcomes = await Promise.all(runs.map(([runId, ms]) => reapRun(context, runId, ms)));
-    settled += outcomes.filter(Boolean).length;
-    if (runs.length < batchSize) return settled;
+    settled += outcomes.filter((outcome) => outcome === "settled").length;
+    if (runs.length < batchSize || outcomes.includes("error")) return settled;
   }
 }
 

@@ -41,40 +41,65 @@ function runIdOfJob(job: Job): string | undefined {
   return isRunId(runId) ? runId : undefined;
 }
 
-/** Settles the run of one failed job unless it settled; resolves true when this call settled it. */
-async function reapFailedJob(context: ReaperContext, job: Job): Promise<boolean> {
+/** What looking at one failed job did. */
+type JobOutcome = "settled" | "done" | "error";
+
+/** What reading one queue's failed jobs did. */
+export interface FailedJobsReport {
+  /** Runs this call settled. */
+  settled: number;
+  /** Jobs whose run could not be settled (read them again next time). */
+  errors: number;
+}
+
+/**
+ * Settles the run of one failed job unless it settled. An error is logged
+ * and reported, so that the caller reads the job again later.
+ */
+async function reapFailedJob(context: ReaperContext, job: Job): Promise<JobOutcome> {
   const runId = runIdOfJob(job);
-  if (runId === undefined) return false;
-  const head = await context.store.readHead(runId);
-  if (head === undefined || head.settledAt !== undefined) return false;
-  const error = errorOfFailedJob(job.failedReason);
-  const at = new Date(context.now()).toISOString();
-  const settled = (await appendFailure(context.store, runId, error, at)) === "settled";
-  if (settled) {
-    context.logger.warn({ runId, jobId: job.id, code: error.code }, "run of a failed job settled");
+  if (runId === undefined) return "done";
+  try {
+    const head = await context.store.readHead(runId);
+    if (head === undefined || head.settledAt !== undefined) return "done";
+    const error = errorOfFailedJob(job.failedReason);
+    const at = new Date(context.now()).toISOString();
+    const settled = (await appendFailure(context.store, runId, error, at)) === "settled";
+    if (settled) {
+      context.logger.warn(
+        { runId, jobId: job.id, code: error.code },
+        "run of a failed job settled",
+      );
+    }
+    return settled ? "settled" : "done";
+  } catch (error) {
+    context.logger.warn(
+      { runId, jobId: job.id, err: error },
+      "could not settle the run of a failed job",
+    );
+    return "error";
   }
-  return settled;
 }
 
 /**
  * Settles the runs of the jobs in queue `name`'s failed set that finished at
- * or after `sinceMs` (all of them when undefined), newest first. Resolves with
- * how many runs this call settled.
+ * or after `sinceMs` (all of them when undefined), newest first.
  */
 export async function reapFailedJobs(
   context: ReaperContext,
   name: string,
   sinceMs: number | undefined,
-): Promise<number> {
+): Promise<FailedJobsReport> {
   const queue = context.queues.queue(name);
-  let settled = 0;
+  const report: FailedJobsReport = { settled: 0, errors: 0 };
   for (let start = 0; ; start += context.batchSize) {
     const jobs = (await queue.getFailed(start, start + context.batchSize - 1)).filter(
       (job): job is Job => job !== undefined,
     );
     const fresh = jobs.filter((job) => sinceMs === undefined || (job.finishedOn ?? 0) >= sinceMs);
     const outcomes = await Promise.all(fresh.map((job) => reapFailedJob(context, job)));
-    settled += outcomes.filter(Boolean).length;
-    if (jobs.length < context.batchSize || fresh.length < jobs.length) return settled;
+    report.settled += outcomes.filter((outcome) => outcome === "settled").length;
+    report.errors += outcomes.filter((outcome) => outcome === "error").length;
+    if (jobs.length < context.batchSize || fresh.length < jobs.length) return report;
   }
 }
