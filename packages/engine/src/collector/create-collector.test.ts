@@ -175,6 +175,42 @@ describe("createCollector", () => {
     }
   });
 
+  it("restarted under its old name, first applies what it had read and not acknowledged", async () => {
+    const { prefix, keys, store } = fx.prefixed("collect-restart");
+    const runs = planRuns({ count: 12, shards: TEST_SHARDS, parents: 2, seed: "collect-restart" });
+    const streams = Array.from({ length: TEST_SHARDS }, (_, shard) => keys.shardEvents(shard));
+    for (const stream of streams) await ensureGroup(fx.redis, stream, DEFAULT_COLLECTOR_GROUP);
+    await writeRuns(store, runs);
+    // Its previous life read every entry and died before acknowledging any.
+    for (const stream of streams) {
+      await fx.redis.xreadgroup(
+        "GROUP",
+        DEFAULT_COLLECTOR_GROUP,
+        "phoenix",
+        "STREAMS",
+        stream,
+        ">",
+      );
+    }
+    // Claims cannot be what saves them: nothing is idle long enough.
+    const collector = createCollector(
+      collectorOptions(prefix, { consumer: "phoenix", claimIdleMs: 3_600_000 }),
+    );
+    await collector.start();
+    try {
+      await waitUntilCollected(
+        fx.redis,
+        keys,
+        runs.filter(settles).map((run) => run.runId),
+        TEST_SHARDS,
+      );
+      const state = await readCollectedState(fx.redis, keys, runs, TEST_SHARDS);
+      expect(sortedInboxes(state)).toEqual(await expectedCollectedState(store, runs));
+    } finally {
+      await collector.stop();
+    }
+  });
+
   it("exposes each shard's lag and pending entries, and trims the streams once everything is acknowledged", async () => {
     const { prefix, keys, store } = fx.prefixed("collect-metrics");
     const runs = planRuns({ count: 16, shards: TEST_SHARDS, seed: "collect-metrics" });
