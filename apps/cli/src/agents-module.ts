@@ -1,0 +1,61 @@
+/**
+ * Loading the agents a worker runs from a module the user names
+ * (`--agents ./agents.js`): every export that is an agent made by
+ * `defineAgent`, or an array of them, default export included.
+ */
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { isErrandError } from "@errand/core";
+import type { Agent } from "@errand/runtime";
+import { usageError } from "./args.js";
+import type { CliIO } from "./io.js";
+import { describeError } from "./output.js";
+
+/** True for what `defineAgent` returns. */
+export function isAgent(value: unknown): value is Agent {
+  if (typeof value !== "object" || value === null) return false;
+  const agent = value as Partial<Record<keyof Agent, unknown>>;
+  return (
+    typeof agent.name === "string" &&
+    typeof agent.instructions === "string" &&
+    (typeof agent.model === "string" ||
+      (typeof agent.model === "object" && agent.model !== null)) &&
+    Array.isArray(agent.tools) &&
+    typeof agent.maxSteps === "number" &&
+    typeof agent.scriptFromInput === "boolean"
+  );
+}
+
+/** The agents among a module's exports, each once, in export order. */
+export function agentsOfModule(exports: Record<string, unknown>): Agent[] {
+  const found = new Set<Agent>();
+  for (const value of Object.values(exports)) {
+    for (const candidate of Array.isArray(value) ? value : [value]) {
+      if (isAgent(candidate)) found.add(candidate);
+    }
+  }
+  return [...found];
+}
+
+/**
+ * Imports the module at `path` (relative to the working directory) and
+ * returns its agents. A module that cannot be loaded or exports no agent is a
+ * usage error; an `ErrandError` its code throws (a `defineAgent` refusal)
+ * keeps its own code.
+ */
+export async function loadAgents(io: CliIO, path: string): Promise<Agent[]> {
+  let exports: Record<string, unknown>;
+  try {
+    exports = await import(pathToFileURL(resolve(io.cwd, path)).href);
+  } catch (error) {
+    if (isErrandError(error)) throw error;
+    throw usageError(`--agents: cannot load ${path}: ${describeError(error)}`, error);
+  }
+  const agents = agentsOfModule(exports);
+  if (agents.length === 0) {
+    throw usageError(
+      `--agents: ${path} exports no agent; export what defineAgent returns (or an array of them)`,
+    );
+  }
+  return agents;
+}

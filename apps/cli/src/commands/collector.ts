@@ -1,0 +1,35 @@
+/**
+ * `errand collector`: the deployable collector process (with its reaper).
+ */
+import { createCollector, createLogger } from "@errand/engine";
+import { CONNECTION_OPTIONS, type CommandSpec } from "../command.js";
+import { EXIT } from "../exit-codes.js";
+import { nextStopSignal } from "../lifecycle.js";
+import { connectRedis, keyPrefix, requireRedisUrl } from "../redis.js";
+
+/** `collector`. */
+export const collectorCommand: CommandSpec = {
+  usage: "errand collector [--redis <url>] [--prefix <prefix>]",
+  description: [
+    "Folds the events of every shard into run results, announces settled children to",
+    "their parents and wakes whoever waits for them; beside it a reaper settles runs whose",
+    "job died or whose deadline passed. Run as many as you like: they share the work.",
+    "Logs are JSON lines on stdout (ERRAND_LOG_LEVEL, default info). On SIGTERM or SIGINT",
+    "it finishes the batch in hand and exits 0; what it read but did not apply is left",
+    "for the others.",
+  ].join("\n"),
+  options: { ...CONNECTION_OPTIONS },
+  async run(args, io) {
+    const prefix = keyPrefix(args);
+    const url = requireRedisUrl(args, io);
+    (await connectRedis(url)).disconnect();
+    const stopped = nextStopSignal();
+    const logger = createLogger();
+    const collector = createCollector({ connection: url, prefix, logger });
+    await collector.start();
+    logger.info({ consumer: collector.consumer }, "collector ready");
+    await stopped;
+    await collector.stop();
+    return EXIT.ok;
+  },
+};

@@ -1,0 +1,57 @@
+/**
+ * `errand worker --agents <module>`: the deployable worker process.
+ */
+import { createWorker } from "@errand/engine";
+import { loadAgents } from "../agents-module.js";
+import { CONNECTION_OPTIONS, type CommandSpec } from "../command.js";
+import { EXIT } from "../exit-codes.js";
+import { nextStopSignal } from "../lifecycle.js";
+import { connectRedis, keyPrefix, requireRedisUrl } from "../redis.js";
+
+/** `worker`. */
+export const workerCommand: CommandSpec = {
+  usage: "errand worker --agents <module> [--concurrency N] [--queue <name>] [--grace <seconds>]",
+  description: [
+    "Runs the agents exported by <module> (what defineAgent returns, or arrays of them),",
+    "taking their runs from the queue. Agents that name their model run on an",
+    "OpenAI-compatible model (OPENAI_API_KEY, OPENAI_BASE_URL). Logs are JSON lines on",
+    "stdout (ERRAND_LOG_LEVEL, default info). On SIGTERM or SIGINT it stops taking runs,",
+    "lets the active ones finish for the grace period, and exits 0; a run still going",
+    "then is resumed by another worker from its log.",
+  ].join("\n"),
+  options: {
+    agents: { type: "string", value: "<module>", description: "the module exporting the agents" },
+    concurrency: { type: "string", value: "<N>", description: "runs at once (default 4)" },
+    queue: {
+      type: "string",
+      value: "<name>",
+      description: "the queue to take runs from (default runs)",
+    },
+    grace: {
+      type: "string",
+      value: "<seconds>",
+      description: "how long active runs may finish on shutdown (default 30)",
+    },
+    ...CONNECTION_OPTIONS,
+  },
+  async run(args, io) {
+    const concurrency = args.integer("concurrency", { min: 1, max: 1000 }, 4);
+    const graceSeconds = args.integer("grace", { min: 0, max: 3600 }, 30);
+    const prefix = keyPrefix(args);
+    const agents = await loadAgents(io, args.requiredString("agents"));
+    const url = requireRedisUrl(args, io);
+    (await connectRedis(url)).disconnect();
+    const queue = args.string("queue");
+    const stopped = nextStopSignal();
+    const worker = await createWorker({
+      connection: url,
+      agents,
+      prefix,
+      concurrency,
+      ...(queue === undefined ? {} : { queue }),
+    });
+    await stopped;
+    await worker.close({ graceMs: graceSeconds * 1000 });
+    return EXIT.ok;
+  },
+};

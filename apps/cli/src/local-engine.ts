@@ -1,0 +1,53 @@
+/**
+ * A worker and a collector in this process, for `errand up` and the demo:
+ * everything errand needs to run agents locally, stopped together.
+ */
+import { createCollector, createLogger, createWorker } from "@errand/engine";
+import type { Agent } from "@errand/runtime";
+import type { CliIO } from "./io.js";
+
+/** Options of {@link startLocalEngine}. */
+export interface LocalEngineOptions {
+  url: string;
+  prefix: string;
+  agents: readonly Agent[];
+  concurrency: number;
+  /** Where log lines go, and from which level (`ERRAND_LOG_LEVEL` wins). */
+  log: { io: CliIO; level: "info" | "warn" | "silent" };
+}
+
+/** A running worker and collector. */
+export interface LocalEngine {
+  /** Closes the worker (letting active runs finish for `graceMs`) and the collector. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+type LogLevel = LocalEngineOptions["log"]["level"];
+
+/** Starts a collector, then a worker; if the worker cannot start, the collector is stopped. */
+export async function startLocalEngine(options: LocalEngineOptions): Promise<LocalEngine> {
+  const { io } = options.log;
+  const level = (io.env.ERRAND_LOG_LEVEL as LogLevel | undefined) ?? options.log.level;
+  const logger = createLogger({ level, destination: { write: (line) => io.stderr.write(line) } });
+  const connection = options.url;
+  const collector = createCollector({ connection, prefix: options.prefix, logger });
+  await collector.start();
+  try {
+    const worker = await createWorker({
+      connection,
+      prefix: options.prefix,
+      agents: options.agents,
+      concurrency: options.concurrency,
+      logger,
+    });
+    return {
+      async stop(graceMs = 0) {
+        await worker.close({ graceMs });
+        await collector.stop();
+      },
+    };
+  } catch (error) {
+    await collector.stop();
+    throw error;
+  }
+}

@@ -1,0 +1,14 @@
+/**
+ * Agents for the CLI's tests, loaded by a spawned `errand worker --agents`:
+ * plain ESM so that the built CLI imports it without a TypeScript loader.
+ */
+import { defineAgent, scriptedModel } from "@errand/runtime";
+
+/** Plays the script of its input; the output schema comes with each run (`fire --schema`). */
+export const scriptedCity = defineAgent({
+  name: "scripted-city",
+  instructions: "Record the city you are given and its population.",
+  model: scriptedModel(),
+  scriptFromInput: true,
+  maxSteps: 4,
+});
