@@ -23,6 +23,36 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./collector.js")).collectorCommand,
   },
   {
+    name: "fire",
+    summary: "fire runs of an agent, and with --wait wait for their results",
+    load: async () => (await import("./fire.js")).fireCommand,
+  },
+  {
+    name: "runs list",
+    summary: "list runs, newest first",
+    load: async () => (await import("./runs-list.js")).runsListCommand,
+  },
+  {
+    name: "runs show",
+    summary: "show a run's result, or where it stands",
+    load: async () => (await import("./runs-show.js")).runsShowCommand,
+  },
+  {
+    name: "runs events",
+    summary: "print a run's log",
+    load: async () => (await import("./runs-events.js")).runsEventsCommand,
+  },
+  {
+    name: "runs tail",
+    summary: "follow a run's log live until it settles",
+    load: async () => (await import("./runs-tail.js")).runsTailCommand,
+  },
+  {
+    name: "runs cancel",
+    summary: "cancel a run (and with --cascade its descendants)",
+    load: async () => (await import("./runs-cancel.js")).runsCancelCommand,
+  },
+  {
     name: "runs fold",
     summary: "fold a saved log offline and print its RunResult",
     load: async () => (await import("./runs-fold.js")).runsFoldCommand,

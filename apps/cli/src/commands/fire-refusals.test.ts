@@ -1,0 +1,83 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { recordingInput, SCRIPTED_CITY, writeCitySchema } from "../test-support/city.js";
+import { runErrand } from "../test-support/run-errand.js";
+
+// A Redis of its own with nothing running on it, so that DBSIZE shows any write.
+const prefix = uniqueKeyPrefix("cli-refusals");
+let server: RedisServer;
+let redis: Redis;
+let dir: string;
+let schemaArg: string;
+
+beforeAll(async () => {
+  server = await startRedis({ maxmemoryPolicy: "noeviction" });
+  redis = new Redis(server.url);
+  dir = await mkdtemp(join(tmpdir(), "errand-cli-refusals-"));
+  schemaArg = await writeCitySchema(dir);
+  await writeFile(join(dir, "broken.json"), '{"city": "Oslo",');
+  await writeFile(
+    join(dir, "open.schema.json"),
+    JSON.stringify({ type: "object", properties: { city: { type: "string" } } }),
+  );
+});
+
+afterAll(async () => {
+  redis?.disconnect();
+  await server?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("errand fire refuses bad arguments before anything is enqueued", () => {
+  it.each([
+    ["--input that is not JSON", ["--input", "{city: Oslo}"], /--input is not valid JSON/],
+    [
+      "--input @file that is not JSON",
+      ["--input", "@DIR/broken.json"],
+      /--input \(.*broken\.json\) is not valid JSON/,
+    ],
+    ["--input @file that does not exist", ["--input", "@DIR/missing.json"], /--input: cannot read/],
+    ["no --input", [], /fire: --input is required/],
+    ["--count 0", ["--input", "{}", "--count", "0"], /--count must be a whole number from 1/],
+    [
+      "a --schema outside the supported subset",
+      ["--input", "{}", "--schema", "@DIR/open.schema.json"],
+      /unsupported JSON schema/,
+    ],
+  ])("%s: exit 2, one line, DBSIZE unchanged", async (_label, extra, message) => {
+    const before = await redis.dbsize();
+    const args = extra.map((arg) => arg.replace("DIR", dir));
+    const outcome = await runErrand(["fire", SCRIPTED_CITY, ...args, "--prefix", prefix], {
+      env: { REDIS_URL: server.url },
+    });
+    expect(outcome.code).toBe(2);
+    expect(outcome.stdout).toBe("");
+    expect(outcome.stderr).toMatch(message);
+    expect(outcome.stderr.trimEnd().split("\n")).toHaveLength(1);
+    expect(await redis.dbsize()).toBe(before);
+  });
+
+  it("refuses an agent no worker runs with exit 2, DBSIZE unchanged", async () => {
+    const before = await redis.dbsize();
+    const outcome = await runErrand(
+      [
+        "fire",
+        "nobody-runs-me",
+        "--input",
+        recordingInput("Oslo", 1),
+        "--schema",
+        schemaArg,
+        "--prefix",
+        prefix,
+      ],
+      { env: { REDIS_URL: server.url } },
+    );
+    expect(outcome.code).toBe(2);
+    expect(outcome.stderr).toMatch(/agent "nobody-runs-me" is not registered/);
+    expect(await redis.dbsize()).toBe(before);
+  });
+});

@@ -1,0 +1,175 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { RunResult } from "@errand/core";
+import { engineKeys } from "@errand/engine";
+import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  recordingInput,
+  SCRIPTED_CITY,
+  SILENT_INPUT,
+  writeCitySchema,
+} from "../test-support/city.js";
+import { startErrandProcesses } from "../test-support/processes.js";
+import { runErrand } from "../test-support/run-errand.js";
+
+const prefix = uniqueKeyPrefix("cli-fire");
+const keys = engineKeys(prefix);
+let server: RedisServer;
+let redis: Redis;
+let processes: Awaited<ReturnType<typeof startErrandProcesses>>;
+let dir: string;
+let schemaArg: string;
+
+function errand(args: readonly string[]) {
+  return runErrand([...args, "--prefix", prefix], { env: { REDIS_URL: server.url } });
+}
+
+beforeAll(async () => {
+  server = await startRedis({ maxmemoryPolicy: "noeviction" });
+  redis = new Redis(server.url);
+  processes = await startErrandProcesses(server.url, prefix);
+  dir = await mkdtemp(join(tmpdir(), "errand-cli-fire-"));
+  schemaArg = await writeCitySchema(dir);
+});
+
+afterAll(async () => {
+  await processes?.stop();
+  redis?.disconnect();
+  await server?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("errand fire --wait", () => {
+  it("prints the run's RunResult with --json, and exits 0 when it succeeded", async () => {
+    const outcome = await errand([
+      "fire",
+      SCRIPTED_CITY,
+      "--input",
+      recordingInput("Oslo", 709_000),
+      "--schema",
+      schemaArg,
+      "--wait",
+      "--json",
+    ]);
+    expect(outcome.stderr).toBe("");
+    expect(outcome.code).toBe(0);
+    const result = RunResult.parse(JSON.parse(outcome.stdout));
+    expect(result).toMatchObject({
+      agent: SCRIPTED_CITY,
+      status: "succeeded",
+      output: { city: "Oslo", population: 709_000 },
+      steps: 1,
+    });
+  });
+
+  it("exits 1 when the run fails, printing why", async () => {
+    const outcome = await errand([
+      "fire",
+      SCRIPTED_CITY,
+      "--input",
+      SILENT_INPUT,
+      "--schema",
+      schemaArg,
+      "--wait",
+      "--json",
+    ]);
+    expect(outcome.code).toBe(1);
+    const result = RunResult.parse(JSON.parse(outcome.stdout));
+    expect(result.status).toBe("failed");
+    expect(result.error?.code).toBe("no_structured_output");
+  });
+
+  it("fires --count runs and prints every RunResult", async () => {
+    const outcome = await errand([
+      "fire",
+      SCRIPTED_CITY,
+      "--input",
+      recordingInput("Lima", 10_000_000),
+      "--schema",
+      schemaArg,
+      "--count",
+      "3",
+      "--wait",
+      "--json",
+    ]);
+    expect(outcome.code).toBe(0);
+    const results = RunResult.array().parse(JSON.parse(outcome.stdout));
+    expect(results).toHaveLength(3);
+    expect(new Set(results.map((r) => r.runId)).size).toBe(3);
+    expect(results.every((r) => r.status === "succeeded")).toBe(true);
+  });
+
+  it("shows a table and the counts to people", async () => {
+    const outcome = await errand([
+      "fire",
+      SCRIPTED_CITY,
+      "--input",
+      recordingInput("Quito", 2_800_000),
+      "--schema",
+      schemaArg,
+      "--count",
+      "2",
+      "--wait",
+    ]);
+    expect(outcome.code).toBe(0);
+    const lines = outcome.stdout.trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^run +status +output or error +steps$/);
+    expect(
+      lines.filter((line) => line.includes('{"city":"Quito","population":2800000}')),
+    ).toHaveLength(2);
+    expect(lines.at(-1)).toBe("2 runs: 2 succeeded, 0 failed, 0 cancelled");
+  });
+});
+
+describe("errand fire without --wait", () => {
+  it("prints the runId at once", async () => {
+    const outcome = await errand([
+      "fire",
+      SCRIPTED_CITY,
+      "--input",
+      recordingInput("Rome", 2_700_000),
+      "--schema",
+      schemaArg,
+      "--json",
+    ]);
+    expect(outcome.code).toBe(0);
+    const { runId } = JSON.parse(outcome.stdout);
+    expect(await redis.exists(keys.runLog(runId))).toBe(1);
+  });
+});
+
+describe("errand runs events --json, then runs fold --from-file", () => {
+  it("reproduces the stored result byte for byte", async () => {
+    const fired = await errand([
+      "fire",
+      SCRIPTED_CITY,
+      "--input",
+      JSON.stringify({
+        script: [
+          { call: [{ tool: "structured_output", args: { city: "Accra", population: "many" } }] },
+          { call: [{ tool: "structured_output", args: { city: "Accra", population: 2_500_000 } }] },
+        ],
+      }),
+      "--schema",
+      schemaArg,
+      "--wait",
+      "--json",
+    ]);
+    expect(fired.code).toBe(0);
+    const { runId } = JSON.parse(fired.stdout);
+    const events = await errand(["runs", "events", runId, "--json"]);
+    expect(events.code).toBe(0);
+    const log = JSON.parse(events.stdout);
+    expect(log.map((event: { type: string }) => event.type)).toContain("refused");
+    const path = join(dir, "saved-log.json");
+    await writeFile(path, events.stdout);
+    const folded = await runErrand(["runs", "fold", "--from-file", path]);
+    expect(folded.code).toBe(0);
+    const stored = await redis.get(keys.result(runId));
+    expect(stored).not.toBeNull();
+    expect(folded.stdout).toBe(`${stored}\n`);
+  });
+});

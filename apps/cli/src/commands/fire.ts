@@ -1,0 +1,132 @@
+/**
+ * `errand fire <agent> --input <json|@file>`: fires runs of an agent and,
+ * with `--wait`, waits for their results.
+ */
+import { ErrandError, type RunResult } from "@errand/core";
+import type { Errand, FireManyResult, FireSpec } from "@errand/engine";
+import type { ParsedArgs } from "../args.js";
+import { CONNECTION_OPTIONS, type CommandSpec, JSON_OPTION } from "../command.js";
+import { type EngineClient, withClient } from "../errand-client.js";
+import { EXIT, type ExitCode } from "../exit-codes.js";
+import { type FireRequest, readFireRequest } from "../fire-request.js";
+import type { CliIO } from "../io.js";
+import { writeJson, writeLines } from "../output.js";
+import { createProgress } from "../progress.js";
+import { runDetails } from "../run-details.js";
+import { countsLine, resultTable } from "../run-table.js";
+import { waitForResults } from "../wait-results.js";
+
+/** Turns a batch every spec of which was refused into the refusal itself. */
+function refusalOf(batch: FireManyResult): ErrandError | undefined {
+  const first = batch.results[0];
+  if (batch.succeeded > 0 || first?.error === undefined) return undefined;
+  return new ErrandError(first.error.code as ErrandError["code"], first.error.message);
+}
+
+/** Fires the request's runs; every refusal (nothing fired) is thrown. */
+async function fireRuns(
+  errand: Errand,
+  request: FireRequest,
+): Promise<{ runIds: string[]; batch?: FireManyResult }> {
+  const spec: FireSpec = {
+    agent: request.agent,
+    input: request.input,
+    ...(request.outputSchema === undefined ? {} : { outputSchema: request.outputSchema }),
+  };
+  if (request.count === 1) return { runIds: [(await errand.fire(spec)).runId] };
+  const batch = await errand.fireMany(Array.from({ length: request.count }, () => spec));
+  const refusal = refusalOf(batch);
+  if (refusal) throw refusal;
+  const runIds = batch.results.flatMap((item) => (item.ok && item.runId ? [item.runId] : []));
+  return { runIds, batch };
+}
+
+function printFired(io: CliIO, json: boolean, runIds: string[], batch?: FireManyResult): void {
+  if (!json) writeLines(io, runIds);
+  else writeJson(io, batch ?? { runId: runIds[0] });
+}
+
+function printResults(io: CliIO, json: boolean, count: number, results: RunResult[]): void {
+  if (json) {
+    writeJson(io, count === 1 ? results[0] : results);
+    return;
+  }
+  if (count === 1 && results[0]) {
+    writeLines(io, runDetails(results[0]));
+    return;
+  }
+  const rows = results.map((result) => ({ label: result.runId, result }));
+  writeLines(io, [...resultTable("run", rows), "", countsLine(results)]);
+}
+
+async function fireAndWait(args: ParsedArgs, io: CliIO, request: FireRequest): Promise<ExitCode> {
+  const json = args.flag("json");
+  const timeoutSeconds = args.integer("timeout", { min: 1, max: 7 * 24 * 3600 }, 0);
+  return withClient(args, io, async ({ errand, reads }: EngineClient) => {
+    const { runIds, batch } = await fireRuns(errand, request);
+    const firedAll = runIds.length === request.count;
+    if (!args.flag("wait")) {
+      printFired(io, json, runIds, batch);
+      return firedAll ? EXIT.ok : EXIT.failure;
+    }
+    const progress = createProgress({
+      total: runIds.length,
+      stream: io.stderr,
+      silent: json || runIds.length === 1,
+    });
+    const settled = await waitForResults(reads, runIds, {
+      ...(timeoutSeconds === 0 ? {} : { timeoutMs: timeoutSeconds * 1000 }),
+      onSettled: (result) => progress.settled(result),
+    });
+    progress.finish();
+    const results = settled.filter((result): result is RunResult => result !== undefined);
+    printResults(io, json, request.count, results);
+    const pending = runIds.filter((_, i) => settled[i] === undefined);
+    if (pending.length > 0) {
+      io.stderr.write(
+        `errand: ${pending.length} run(s) still going after ${timeoutSeconds}s: ${pending.join(" ")}\n`,
+      );
+    }
+    const allSucceeded =
+      firedAll && pending.length === 0 && results.every((r) => r.status === "succeeded");
+    return allSucceeded ? EXIT.ok : EXIT.failure;
+  });
+}
+
+/** `fire`. */
+export const fireCommand: CommandSpec = {
+  usage:
+    "errand fire <agent> --input <json|@file> [--schema <json|@file>] [--wait] [--count N] [--json]",
+  description: [
+    "Fires a run of <agent> with the given input (inline JSON, or @path to read a file)",
+    "and prints its runId. --schema gives the structured output the run must record (a",
+    "JSON Schema within the supported subset). --count fires that many runs in one batch.",
+    "--wait waits until they settle and prints their results (a progress bar on a terminal",
+    "when waiting on many); with --json, the RunResult (an array of them with --count).",
+    "A bad --input or --schema, or an agent nobody runs, is refused with exit code 2",
+    "before anything is enqueued. With --wait the exit code is 0 only when every run",
+    "succeeded.",
+  ].join("\n"),
+  positionals: [{ name: "agent", description: "the name of a registered agent" }],
+  options: {
+    input: { type: "string", value: "<json|@file>", description: "the run's input" },
+    schema: {
+      type: "string",
+      value: "<json|@file>",
+      description: "the JSON Schema of the structured output",
+    },
+    count: { type: "string", value: "<N>", description: "fire N runs (default 1)" },
+    wait: { type: "boolean", description: "wait for the results" },
+    timeout: {
+      type: "string",
+      value: "<seconds>",
+      description: "with --wait, give up after this long (exit 1)",
+    },
+    ...JSON_OPTION,
+    ...CONNECTION_OPTIONS,
+  },
+  async run(args, io) {
+    const request = await readFireRequest(args, io);
+    return fireAndWait(args, io, request);
+  },
+};
