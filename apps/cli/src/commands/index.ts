@@ -57,4 +57,9 @@ export const COMMANDS: readonly CommandEntry[] = [
     summary: "fold a saved log offline and print its RunResult",
     load: async () => (await import("./runs-fold.js")).runsFoldCommand,
   },
+  {
+    name: "doctor",
+    summary: "check Redis and errand's processes, with the fix for each problem",
+    load: async () => (await import("./doctor.js")).doctorCommand,
+  },
 ];

@@ -1,0 +1,139 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DoctorCheck } from "../doctor/check.js";
+import { recordingInput, SCRIPTED_CITY, writeCitySchema } from "../test-support/city.js";
+import { startErrandProcesses } from "../test-support/processes.js";
+import { runErrand } from "../test-support/run-errand.js";
+
+interface Report {
+  ok: boolean;
+  checks: DoctorCheck[];
+}
+
+async function doctor(url: string, prefix: string, json = true) {
+  const outcome = await runErrand(["doctor", "--prefix", prefix, ...(json ? ["--json"] : [])], {
+    env: { REDIS_URL: url },
+  });
+  return { ...outcome, report: json ? (JSON.parse(outcome.stdout) as Report) : undefined };
+}
+
+function check(report: Report | undefined, name: string): DoctorCheck | undefined {
+  return report?.checks.find((c) => c.name === name);
+}
+
+describe("errand doctor on a Redis that evicts keys", () => {
+  let server: RedisServer;
+  const prefix = uniqueKeyPrefix("cli-doctor-lru");
+  beforeAll(async () => {
+    server = await startRedis({ maxmemoryPolicy: "allkeys-lru" });
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it("reports maxmemory-policy allkeys-lru as a problem with its fix, and exits 1", async () => {
+    const { code, report } = await doctor(server.url, prefix);
+    expect(code).toBe(1);
+    expect(report?.ok).toBe(false);
+    const policy = check(report, "maxmemory-policy");
+    expect(policy?.ok).toBe(false);
+    expect(policy?.detail).toContain("allkeys-lru");
+    expect(policy?.fix).toContain("CONFIG SET maxmemory-policy noeviction");
+    expect(check(report, "redis reachable")?.ok).toBe(true);
+    expect(check(report, "redis version")?.ok).toBe(true);
+  });
+
+  it("prints the problem and its fix for people", async () => {
+    const { code, stdout } = await doctor(server.url, prefix, false);
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/PROBLEM +maxmemory-policy +maxmemory-policy is allkeys-lru/);
+    expect(stdout).toMatch(/fix: set maxmemory-policy noeviction/);
+    expect(stdout).toMatch(/\d+ problems? found\.\n$/);
+  });
+
+  it("reports persistence off, and no worker, each with its fix", async () => {
+    const { report } = await doctor(server.url, prefix);
+    expect(check(report, "persistence")).toMatchObject({
+      ok: false,
+      fix: expect.stringContaining("appendonly yes"),
+    });
+    expect(check(report, "worker heartbeats")).toMatchObject({
+      ok: false,
+      fix: expect.stringContaining("errand worker --agents"),
+    });
+  });
+});
+
+describe("errand doctor on a deployment that is fit", () => {
+  let server: RedisServer;
+  let processes: Awaited<ReturnType<typeof startErrandProcesses>> | undefined;
+  let dir: string;
+  const prefix = uniqueKeyPrefix("cli-doctor-fit");
+
+  beforeAll(async () => {
+    server = await startRedis({ maxmemoryPolicy: "noeviction", appendonly: true });
+    processes = await startErrandProcesses(server.url, prefix);
+    dir = await mkdtemp(join(tmpdir(), "errand-cli-doctor-"));
+    const fired = await runErrand(
+      [
+        "fire",
+        SCRIPTED_CITY,
+        "--input",
+        recordingInput("Oslo", 709_000),
+        "--schema",
+        await writeCitySchema(dir),
+        "--wait",
+        "--prefix",
+        prefix,
+      ],
+      { env: { REDIS_URL: server.url } },
+    );
+    expect(fired.code).toBe(0);
+  });
+  afterAll(async () => {
+    await processes?.stop();
+    await server?.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("passes every check and exits 0", async () => {
+    const { code, report } = await doctor(server.url, prefix);
+    expect(report?.checks.filter((c) => !c.ok)).toEqual([]);
+    expect(report?.checks.map((c) => c.name)).toEqual([
+      "redis reachable",
+      "redis version",
+      "maxmemory-policy",
+      "persistence",
+      "cluster hash-tag co-location",
+      "worker heartbeats",
+      "collectors",
+    ]);
+    expect(report?.ok).toBe(true);
+    expect(code).toBe(0);
+    expect(check(report, "worker heartbeats")?.detail).toContain(SCRIPTED_CITY);
+  });
+
+  it("reports the missing worker once it stopped", async () => {
+    const code = await processes?.worker.stop();
+    expect(code).toBe(0);
+    const { report } = await doctor(server.url, prefix);
+    expect(check(report, "worker heartbeats")?.ok).toBe(false);
+    expect(check(report, "collectors")?.ok).toBe(true);
+  });
+});
+
+describe("errand doctor without a Redis", () => {
+  it("reports the unreachable server as the one problem, and exits 1", async () => {
+    const { code, report } = await doctor(
+      "redis://127.0.0.1:1",
+      uniqueKeyPrefix("cli-doctor-none"),
+    );
+    expect(code).toBe(1);
+    expect(report?.checks).toHaveLength(1);
+    expect(report?.checks[0]).toMatchObject({ name: "redis reachable", ok: false });
+    expect(report?.checks[0]?.fix).toMatch(/start Redis/);
+  });
+});

@@ -1,0 +1,77 @@
+/**
+ * `errand doctor`: checks that Redis and errand's processes are fit to run,
+ * and for each problem prints the fix to apply.
+ */
+import { engineKeys } from "@errand/engine";
+import type { Redis } from "ioredis";
+import { CONNECTION_OPTIONS, type CommandSpec, JSON_OPTION } from "../command.js";
+import { type DoctorCheck, passed, problem } from "../doctor/check.js";
+import { runServerChecks } from "../doctor/run-checks.js";
+import { EXIT } from "../exit-codes.js";
+import type { CliIO } from "../io.js";
+import { describeError, writeJson, writeLines } from "../output.js";
+import { connectRedis, givenRedisUrl, keyPrefix, NO_REDIS_GIVEN, redactUrl } from "../redis.js";
+
+const REACHABLE = "redis reachable";
+
+/** Connects, or says why not as the first check's problem. */
+async function reach(url: string | undefined): Promise<{ check: DoctorCheck; redis?: Redis }> {
+  if (url === undefined) {
+    return { check: problem(REACHABLE, NO_REDIS_GIVEN, "set REDIS_URL or pass --redis <url>") };
+  }
+  try {
+    const redis = await connectRedis(url);
+    return { check: passed(REACHABLE, `${redactUrl(url)} answered PING`), redis };
+  } catch (error) {
+    return {
+      check: problem(
+        REACHABLE,
+        describeError(error),
+        "start Redis, or point REDIS_URL (or --redis) at a Redis that is running",
+      ),
+    };
+  }
+}
+
+function printReport(io: CliIO, checks: readonly DoctorCheck[]): void {
+  const width = Math.max(...checks.map((check) => check.name.length));
+  const lines = checks.flatMap((check) => [
+    `${check.ok ? "ok     " : "PROBLEM"}  ${check.name.padEnd(width)}  ${check.detail}`,
+    ...(check.fix === undefined ? [] : [`${" ".repeat(width + 11)}fix: ${check.fix}`]),
+  ]);
+  const problems = checks.filter((check) => !check.ok).length;
+  const summary =
+    problems === 0
+      ? "No problems found."
+      : `${problems} problem${problems === 1 ? "" : "s"} found.`;
+  writeLines(io, [...lines, "", summary]);
+}
+
+/** `doctor`. */
+export const doctorCommand: CommandSpec = {
+  usage: "errand doctor [--redis <url>] [--prefix <prefix>] [--json]",
+  description: [
+    "Checks, in order: Redis is reachable; its version (7.0 or newer); maxmemory-policy",
+    "noeviction; persistence; that each run's keys and each queue's keys share one Redis",
+    "Cluster slot; that workers beat; that collectors read every shard and dead-lettered",
+    "nothing. Each problem comes with the fix to apply. Exits 1 when any check fails.",
+    "With --json it prints { ok, checks: [{ name, ok, detail, fix? }] }.",
+  ].join("\n"),
+  options: { ...CONNECTION_OPTIONS, ...JSON_OPTION },
+  async run(args, io) {
+    const keys = engineKeys(keyPrefix(args));
+    const { check, redis } = await reach(givenRedisUrl(args, io));
+    const checks = [check];
+    if (redis) {
+      try {
+        checks.push(...(await runServerChecks(redis, keys, new Date())));
+      } finally {
+        redis.disconnect();
+      }
+    }
+    const ok = checks.every((c) => c.ok);
+    if (args.flag("json")) writeJson(io, { ok, checks });
+    else printReport(io, checks);
+    return ok ? EXIT.ok : EXIT.failure;
+  },
+};
