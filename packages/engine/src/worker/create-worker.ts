@@ -18,6 +18,7 @@ import { createLogger } from "../logger.js";
 import { agentRegistration, type ModelResolver, resolveAgentModels } from "./agent-models.js";
 import { startCancelListener } from "./cancel-listener.js";
 import { DEFAULT_HEARTBEAT_MS, startHeartbeat } from "./heartbeat.js";
+import { createParkedRuns, DEFAULT_PARK_RECHECK_MS } from "./park.js";
 import { type ProcessOutcome, processRun } from "./process-run.js";
 
 /** How long `close` lets active runs finish when not told: 30 s. */
@@ -57,6 +58,11 @@ export interface WorkerOptions {
   services?: Readonly<Record<string, unknown>>;
   /** How failed model requests are retried. */
   retry?: Partial<RetryPolicy>;
+  /**
+   * The longest a parked run's job waits before it is tried again, in ms; it
+   * comes back sooner when a run it waits for settles. Default 30,000.
+   */
+  parkRecheckMs?: number;
   /** The clock of events. Default the system clock. */
   now?: () => Date;
 }
@@ -145,7 +151,14 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     ...(options.retry === undefined ? {} : { retry: options.retry }),
   };
 
-  const processJob = async (job: Job<RunJobData>): Promise<ProcessOutcome> => {
+  const parked = createParkedRuns({
+    connection: options.connection,
+    keys,
+    store,
+    logger,
+    recheckMs: options.parkRecheckMs ?? DEFAULT_PARK_RECHECK_MS,
+  });
+  const processJob = async (job: Job<RunJobData>, token?: string): Promise<ProcessOutcome> => {
     let runId: string;
     try {
       runId = parseRunJobData(job.id, job.data).runId;
@@ -153,7 +166,9 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
       if (isErrandError(error)) throw new UnrecoverableError(error.message);
       throw error;
     }
-    return processRun(context, runId, job.name);
+    const outcome = await processRun(context, runId, job.name);
+    if (outcome.kind === "parked") await parked.park(job, token, outcome.waitFor);
+    return outcome;
   };
 
   const bullConnection = openConnection(options.connection);
@@ -185,7 +200,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     }
     await worker.close(true);
     await heartbeat.stop();
-    await cancels.close();
+    await Promise.all([cancels.close(), parked.close()]);
     await Promise.all([closeConnection(redis), closeConnection(bullConnection)]);
     logger.info({}, "worker closed");
   };

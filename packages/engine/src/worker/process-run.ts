@@ -16,7 +16,7 @@ import {
   type RunState,
   type RunStatus,
 } from "@errand/core";
-import { type RetryPolicy, runSteps } from "@errand/runtime";
+import { isParkRequest, type RetryPolicy, runSteps } from "@errand/runtime";
 import { type EventStore, isSeqConflict } from "@errand/store";
 import type { Logger } from "pino";
 import { runLogger } from "../logger.js";
@@ -50,7 +50,9 @@ export type ProcessOutcome =
   /** A cancel was requested: this worker wrote `cancelled`. */
   | { kind: "cancelled" }
   /** Another attempt owns the run: this one stopped writing. */
-  | { kind: "lost" };
+  | { kind: "lost" }
+  /** A tool parked the run until `waitFor` settle: the step so far is logged, the run stays open. */
+  | { kind: "parked"; waitFor: readonly string[] };
 
 function isRefusedAppend(error: unknown): boolean {
   return isSeqConflict(error) || isErrandError(error, "run_settled");
@@ -129,7 +131,9 @@ async function runAttempt(
 }
 
 /**
- * Processes the job of run `runId` for agent `agentName`. Throws (so that
+ * Processes the job of run `runId` for agent `agentName`. A run a tool
+ * parks comes back as `parked`: the caller takes its job off the worker.
+ * Throws (so that
  * BullMQ retries the job) on unexpected errors; `not_found` for a run without
  * a log; `invalid_spec` when this worker does not run the agent or the job
  * names another agent than the run's.
@@ -168,6 +172,7 @@ export async function processRun(
     try {
       return await runAttempt(context, resolved, state, held.signal, logger);
     } catch (error) {
+      if (isParkRequest(error)) return { kind: "parked", waitFor: error.waitFor };
       if (!isRefusedAppend(error)) throw error;
       logger.warn({ error: (error as Error).message }, "append refused: reading the log again");
       return await afterRefusedAppend(context, runId, logger);

@@ -1,0 +1,125 @@
+/**
+ * Parking: a parent whose tool waits for its child parks; its job leaves the
+ * worker (concurrency 1), so the child runs in the freed slot; when the
+ * collector announces the child settled, the parent's job is promoted at once
+ * (its delay is longer than the test may take) and it resumes from its log.
+ */
+import { foldRun, settleRun } from "@errand/core";
+import { defineAgent, defineTool, ParkRequest, scriptedModel } from "@errand/runtime";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { type Collector, createCollector } from "../collector/create-collector.js";
+import { registerAgents } from "../registry.js";
+import { type EngineFixture, startEngineFixture } from "../test-support/engine-fixture.js";
+import { captureLogs } from "../test-support/log-capture.js";
+import { createWorker, type ErrandWorker } from "./create-worker.js";
+
+let fx: EngineFixture;
+let collector: Collector;
+let worker: ErrandWorker | undefined;
+
+beforeAll(async () => {
+  fx = await startEngineFixture("park");
+  collector = createCollector({
+    connection: fx.server.url,
+    prefix: fx.prefix,
+    reaper: false,
+    blockMs: 100,
+  });
+  await collector.start();
+});
+afterAll(async () => {
+  await worker?.close({ graceMs: 1_000 });
+  await collector?.stop();
+  await fx?.stop();
+});
+
+function parkingAgents() {
+  let waits = 0;
+  const waitForChildren = defineTool({
+    name: "wait_for_children",
+    description: "Waits until every child of this run has settled.",
+    parameters: z.object({}),
+    handler: async (_args, ctx) => {
+      waits++;
+      const children = await fx.redis.smembers(fx.errand.keys.children(ctx.runId));
+      const heads = await Promise.all(children.map((runId) => fx.errand.store.readHead(runId)));
+      if (heads.some((head) => head?.settledAt === undefined)) {
+        throw new ParkRequest("children still running", children);
+      }
+      return { settled: children.length };
+    },
+  });
+  const common = {
+    instructions: "Follow your script.",
+    model: scriptedModel(),
+    scriptFromInput: true,
+  };
+  const agents = [
+    defineAgent({ ...common, name: "parent", tools: [waitForChildren] }),
+    defineAgent({ ...common, name: "child" }),
+  ];
+  return { agents, waits: () => waits };
+}
+
+describe("a parked run", () => {
+  it("frees its worker slot and resumes as soon as what it waits for settles", async () => {
+    const lastSeenAt = new Date().toISOString();
+    await registerAgents(
+      fx.redis,
+      fx.errand.keys,
+      ["parent", "child"].map((name) => ({
+        name,
+        queue: "runs",
+        supportsSchema: true,
+        scriptFromInput: true,
+        lastSeenAt,
+      })),
+    );
+    const { runId: parent } = await fx.errand.fire({
+      agent: "parent",
+      input: {
+        script: [{ call: [{ tool: "wait_for_children", args: {} }] }, { say: "all settled" }],
+      },
+    });
+    const { runId: child } = await fx.errand.fire({
+      agent: "child",
+      input: { script: [{ say: "child done" }] },
+      parentRunId: parent,
+    });
+
+    const { agents, waits } = parkingAgents();
+    const logs = captureLogs();
+    worker = await createWorker({
+      connection: fx.server.url,
+      prefix: fx.prefix,
+      agents,
+      concurrency: 1,
+      parkRecheckMs: 120_000, // longer than the test may run: only the wake-up can bring it back
+      logger: logs.logger,
+    });
+
+    const events = await fx.waitForEvent(parent);
+    expect(settleRun(foldRun(events))).toMatchObject({
+      status: "succeeded",
+      text: "all settled",
+      attempts: 2,
+    });
+    expect(events.map((event) => event.type)).toEqual([
+      "run-queued",
+      "run-started",
+      "model-responded",
+      "tool-called",
+      "run-started",
+      "tool-called",
+      "tool-result",
+      "model-responded",
+      "finished",
+    ]);
+    expect(events[6]?.data).toMatchObject({ ok: true, result: { settled: 1 } });
+    expect(waits()).toBe(2);
+    const childResult = settleRun(foldRun(await fx.errand.store.readLog(child)));
+    expect(childResult).toMatchObject({ status: "succeeded", text: "child done", attempts: 1 });
+    await logs.waitFor((line) => line.msg === "run parked" && line.runId === parent);
+  });
+});
