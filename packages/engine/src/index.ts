@@ -57,6 +57,13 @@
  * descendant is cancelled too. Cancelling a settled run changes nothing and
  * is not an error (`requested: false`).
  *
+ * ## Parking
+ *
+ * A tool that waits for other runs throws a `ParkRequest` (from
+ * `@errand/runtime`): the step so far is logged, the run's job leaves the
+ * worker (its slot is free for other runs) and comes back as soon as one of
+ * the awaited runs settles (or after `parkRecheckMs`), resuming from its log.
+ *
  * ## Collect results
  *
  * A collector folds the shard streams into results: for each settled run it
@@ -163,4 +170,5 @@ export {
   readWorkerHeartbeats,
   WorkerHeartbeat,
 } from "./worker/heartbeat.js";
+export { DEFAULT_PARK_RECHECK_MS } from "./worker/park.js";
 export type { ProcessOutcome } from "./worker/process-run.js";
