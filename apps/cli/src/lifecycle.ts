@@ -10,22 +10,45 @@ import { connectRedis, givenRedisUrl } from "./redis.js";
 /** The signals that ask a process to stop. */
 export const STOP_SIGNALS: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM"];
 
+/** Stop signals caught for a while: see {@link catchStopSignals}. */
+export interface CaughtStopSignals {
+  /** Resolves with the first stop signal, or `undefined` once released without one. */
+  readonly first: Promise<NodeJS.Signals | undefined>;
+  /** Stops catching: the next stop signal ends the process as usual. */
+  release(): void;
+}
+
 /**
- * Resolves with the first stop signal the process receives (from the moment
- * of the call), then stops listening. `abort` ends the wait early with `undefined`.
+ * Catches SIGINT and SIGTERM from now until `release()`: the first one
+ * resolves `first`; later ones are ignored, so that a second Ctrl-C cannot
+ * cut short the cleanup of what the command started (a private Redis).
  */
-export function nextStopSignal(abort?: AbortSignal): Promise<NodeJS.Signals | undefined> {
-  return new Promise((resolve) => {
-    const done = (signal: NodeJS.Signals | undefined) => {
-      for (const name of STOP_SIGNALS) process.off(name, onSignal);
-      abort?.removeEventListener("abort", onAbort);
-      resolve(signal);
-    };
-    const onSignal = (signal: NodeJS.Signals) => done(signal);
-    const onAbort = () => done(undefined);
-    for (const name of STOP_SIGNALS) process.on(name, onSignal);
-    abort?.addEventListener("abort", onAbort, { once: true });
+export function catchStopSignals(): CaughtStopSignals {
+  let resolveFirst: (signal: NodeJS.Signals | undefined) => void = () => {};
+  const first = new Promise<NodeJS.Signals | undefined>((resolve) => {
+    resolveFirst = resolve;
   });
+  const onSignal = (signal: NodeJS.Signals) => resolveFirst(signal);
+  for (const name of STOP_SIGNALS) process.on(name, onSignal);
+  return {
+    first,
+    release() {
+      for (const name of STOP_SIGNALS) process.off(name, onSignal);
+      resolveFirst(undefined);
+    },
+  };
+}
+
+/**
+ * Resolves with the first stop signal the process receives from now on, then
+ * stops catching them: a second signal ends the process as usual (a second
+ * Ctrl-C forces a worker down).
+ */
+export async function nextStopSignal(): Promise<NodeJS.Signals | undefined> {
+  const caught = catchStopSignals();
+  const signal = await caught.first;
+  caught.release();
+  return signal;
 }
 
 /** A Redis for a local command: its URL, whether we started it, and how to let it go. */

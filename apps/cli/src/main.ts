@@ -1,8 +1,18 @@
 #!/usr/bin/env node
 /**
- * The `errand` executable: runs the command line and exits with its code.
+ * The `errand` executable: runs the command line, then exits with its code
+ * once stdout and stderr are flushed. Exiting explicitly keeps a timer left
+ * behind by a library (BullMQ's stalled-jobs check, when a worker closes
+ * during its first check) from holding the finished command open.
  */
 import { runCli } from "./cli.js";
 import { processIO } from "./io.js";
 
-process.exitCode = await runCli(process.argv.slice(2), processIO());
+/** Resolves once everything written to `stream` so far has been handed to the OS. */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => stream.write("", () => resolve()));
+}
+
+const code = await runCli(process.argv.slice(2), processIO());
+await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+process.exit(code);

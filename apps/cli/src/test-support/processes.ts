@@ -16,8 +16,8 @@ export interface ErrandProcess {
   child: ChildProcess;
   /** Everything it printed so far. */
   output(): string;
-  /** Sends SIGTERM and resolves with the exit code. */
-  stop(): Promise<number | null>;
+  /** Sends `signal` (default SIGTERM) unless it has exited, and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
 /** Spawns `errand <args>` and resolves once a line of its output contains `readyText`. */
@@ -48,8 +48,8 @@ export async function spawnErrand(
   return {
     child,
     output: () => output,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+    async stop(signal = "SIGTERM") {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       const [code] = await exited;
       return code;
     },

@@ -1,0 +1,61 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { RunResult } from "@errand/core";
+import { Redis } from "ioredis";
+import { describe, expect, it } from "vitest";
+import { recordingInput, writeCitySchema } from "../test-support/city.js";
+import { spawnErrand } from "../test-support/processes.js";
+import { runErrand } from "../test-support/run-errand.js";
+
+async function answersPing(url: string): Promise<boolean> {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    retryStrategy: () => null,
+    maxRetriesPerRequest: 0,
+  });
+  redis.on("error", () => {});
+  try {
+    await redis.connect();
+    return (await redis.ping()) === "PONG";
+  } catch {
+    return false;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+describe("errand up", () => {
+  it("runs the demo agents on a private Redis until Ctrl-C, then removes it", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "errand-cli-up-"));
+    const up = await spawnErrand(["up"], { REDIS_URL: "" }, "Ctrl-C to stop.");
+    try {
+      const url = /REDIS_URL=(\S+)/.exec(up.output())?.[1];
+      expect(url).toMatch(/^redis:\/\/127\.0\.0\.1:\d+$/);
+      expect(up.output()).toContain("agents: demo-child, demo-parent on the scripted model");
+      const fired = await runErrand(
+        [
+          "fire",
+          "demo-child",
+          "--input",
+          recordingInput("Oslo", 709_000),
+          "--schema",
+          await writeCitySchema(dir),
+          "--wait",
+          "--json",
+        ],
+        { env: { REDIS_URL: url } },
+      );
+      expect(fired.code, fired.stderr).toBe(0);
+      expect(RunResult.parse(JSON.parse(fired.stdout)).output).toEqual({
+        city: "Oslo",
+        population: 709_000,
+      });
+      expect(await up.stop("SIGINT")).toBe(0);
+      expect(await answersPing(url!)).toBe(false);
+    } finally {
+      await up.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
