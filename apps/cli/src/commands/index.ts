@@ -8,6 +8,11 @@ import type { CommandEntry } from "../command.js";
 /** The commands, by name. */
 export const COMMANDS: readonly CommandEntry[] = [
   {
+    name: "demo",
+    summary: "a parent agent fires children with a deliberate mix of outcomes and collects them",
+    load: async () => (await import("./demo.js")).demoCommand,
+  },
+  {
     name: "up",
     summary: "worker and collector in one process, for local development",
     load: async () => (await import("./up.js")).upCommand,
