@@ -145,13 +145,17 @@ describe("errand runs events", () => {
 });
 
 describe("errand runs tail and runs cancel", () => {
-  it("follows a run live until a cancel settles it, and exits 1", async () => {
+  it("shows a running run, follows it live until a cancel settles it, and exits 1", async () => {
     const fired = await errand(["fire", SCRIPTED_CITY, "--input", SLOW_INPUT, "--json"]);
     const { runId } = JSON.parse(fired.stdout);
     const tail = errand(["runs", "tail", runId, "--json"]);
     for await (const event of client.events(runId, { follow: true })) {
       if (event.type === "run-started") break;
     }
+    const running = await errand(["runs", "show", runId, "--json"]);
+    expect(JSON.parse(running.stdout)).toMatchObject({ runId, status: "running", attempts: 1 });
+    expect(JSON.parse(running.stdout)).not.toHaveProperty("settledAt");
+
     const cancel = await errand(["runs", "cancel", runId, "--reason", "not needed", "--json"]);
     expect(cancel.code).toBe(0);
     expect(JSON.parse(cancel.stdout)).toMatchObject({ runId, requested: true });
