@@ -84,7 +84,8 @@ function scenarioScript(scenario: Scenario, answer: CityAnswer): Script {
     case "cancelled-mid-run":
       return [{ say: "Still counting…", sleepMs: SLOW_CHILD_SLEEP_MS }, record(answer)];
     case "model-failure":
-      return [{ fail: "the model provider is unavailable" }];
+      // A request the provider refuses (400) is not retried, on the scripted model and over HTTP alike.
+      return [{ fail: "the model provider refused the request", status: 400 }];
   }
 }
 
