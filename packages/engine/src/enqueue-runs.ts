@@ -4,6 +4,13 @@
  * and its job is enqueued (one `addBulk` per queue). A run whose job cannot be
  * enqueued after its log was written is settled `failed` (`internal`), so that
  * nobody waits for it forever.
+ *
+ * A run may come with a runId chosen beforehand (a parent's `spawn_agents`
+ * claims its children's runIds first, so that a repeated call fires the same
+ * runs). Firing such a run again is harmless: when its log already exists it
+ * counts as written, and enqueueing it again adds nothing (a job id is
+ * unique in its queue; a job already removed comes back, finds its run
+ * settled and ends).
  */
 import { ErrandError, isErrandError } from "@errand/core";
 import type { EventStore } from "@errand/store";
@@ -37,9 +44,31 @@ export function asErrandError(error: unknown): ErrandError {
   return new ErrandError("internal", message, { retryable: true, cause: error });
 }
 
+/** A run to write and enqueue: a spec that passed preflight, and its runId when chosen beforehand. */
+export interface RunToFire {
+  prepared: PreparedRun;
+  runId?: string;
+}
+
 interface LoggedRun {
   runId: string;
   prepared: PreparedRun;
+}
+
+/** Writes the run's `run-queued`; a run fired before under the same chosen runId counts as written. */
+async function writeQueued(
+  context: FireContext,
+  run: LoggedRun,
+  chosen: boolean,
+  at: Date,
+): Promise<void> {
+  const { store } = context;
+  try {
+    await store.appendEvents(run.runId, 0, [run.prepared.queuedEvent(run.runId, at)]);
+  } catch (error) {
+    if (chosen && (await store.readHead(run.runId)) !== undefined) return;
+    throw error;
+  }
 }
 
 /** Settles runs whose job could not be enqueued, so they do not hang; best effort. */
@@ -90,21 +119,22 @@ function byQueue(runs: readonly LoggedRun[]): Map<string, LoggedRun[]> {
 }
 
 /**
- * Writes and enqueues `prepared` runs; one outcome per run, in order. The
- * appends are issued together (one pipeline on the auto-pipelined
- * connection); each queue gets one `addBulk`.
+ * Writes and enqueues `toFire`; one outcome per run, in order. A run without
+ * a chosen runId gets a new one. The appends are issued together (one
+ * pipeline on the auto-pipelined connection); each queue gets one `addBulk`.
  */
 export async function enqueueRuns(
   context: FireContext,
-  prepared: readonly PreparedRun[],
+  toFire: readonly RunToFire[],
 ): Promise<FireOutcome[]> {
   const { store } = context;
   const at = context.now();
-  const runs: LoggedRun[] = prepared.map((run) => ({ runId: store.newRunId(), prepared: run }));
+  const runs: LoggedRun[] = toFire.map(({ prepared, runId }) => ({
+    runId: runId ?? store.newRunId(),
+    prepared,
+  }));
   const appended = await Promise.allSettled(
-    runs.map(({ runId, prepared: run }) =>
-      store.appendEvents(runId, 0, [run.queuedEvent(runId, at)]),
-    ),
+    runs.map((run, index) => writeQueued(context, run, toFire[index]!.runId !== undefined, at)),
   );
   const outcomes = new Map<string, FireOutcome>();
   const logged: LoggedRun[] = [];

@@ -5,8 +5,14 @@
  * so one bad spec never throws away the others.
  */
 import { type BatchCounts, type BatchOutcome, batch, ErrandError } from "@errand/core";
-import { asErrandError, enqueueRuns, type FireContext, type FireOutcome } from "./enqueue-runs.js";
-import { type PreparedRun, preflightFire } from "./fire-preflight.js";
+import {
+  asErrandError,
+  enqueueRuns,
+  type FireContext,
+  type FireOutcome,
+  type RunToFire,
+} from "./enqueue-runs.js";
+import { type PreflightLookups, type PreparedRun, preflightFire } from "./fire-preflight.js";
 import { MAX_FIRE_MANY } from "./fire-spec.js";
 import { createPreflightLookups } from "./preflight-lookups.js";
 
@@ -40,6 +46,51 @@ function checkSpecList(specs: unknown): asserts specs is unknown[] {
   }
 }
 
+/** One spec after preflight: ready to fire, or refused with its error. */
+export type CheckedSpec = { ok: true; prepared: PreparedRun } | { ok: false; error: ErrandError };
+
+/**
+ * Preflights every spec on its own, concurrently; one {@link CheckedSpec}
+ * per spec, in order. `lookups` lets a caller share one call's lookups.
+ */
+export async function preflightEach(
+  context: FireContext,
+  specs: readonly unknown[],
+  lookups: PreflightLookups = createPreflightLookups(context.redis, context.keys, context.store),
+): Promise<CheckedSpec[]> {
+  const checked = await Promise.allSettled(
+    specs.map((spec) => preflightFire(spec, lookups, context)),
+  );
+  return checked.map((result) =>
+    result.status === "fulfilled"
+      ? { ok: true, prepared: result.value }
+      : { ok: false, error: asErrandError(result.reason) },
+  );
+}
+
+/**
+ * Fires the specs of `checked` that passed, each under `runIds[i]` when
+ * given (see `enqueueRuns`); one outcome per spec, in order, a refused spec
+ * keeping its error.
+ */
+export async function fireChecked(
+  context: FireContext,
+  checked: readonly CheckedSpec[],
+  runIds?: readonly string[],
+): Promise<FireOutcome[]> {
+  const toFire: RunToFire[] = [];
+  checked.forEach((spec, index) => {
+    if (!spec.ok) return;
+    const runId = runIds?.[index];
+    toFire.push(
+      runId === undefined ? { prepared: spec.prepared } : { prepared: spec.prepared, runId },
+    );
+  });
+  const fired = await enqueueRuns(context, toFire);
+  let next = 0;
+  return checked.map((spec): FireOutcome => (spec.ok ? fired[next++]! : spec));
+}
+
 /**
  * Fires every valid spec of `specs`. Throws (`invalid_spec`) only when
  * `specs` is not an array or is longer than {@link MAX_FIRE_MANY}; every
@@ -47,19 +98,6 @@ function checkSpecList(specs: unknown): asserts specs is unknown[] {
  */
 export async function fireMany(context: FireContext, specs: unknown): Promise<FireManyResult> {
   checkSpecList(specs);
-  const lookups = createPreflightLookups(context.redis, context.keys, context.store);
-  const checked = await Promise.allSettled(
-    specs.map((spec) => preflightFire(spec, lookups, context)),
-  );
-  const valid: PreparedRun[] = [];
-  for (const result of checked) if (result.status === "fulfilled") valid.push(result.value);
-  const fired = await enqueueRuns(context, valid);
-  let next = 0;
-  const outcomes = checked.map(
-    (result): FireOutcome =>
-      result.status === "fulfilled"
-        ? fired[next++]!
-        : { ok: false, error: asErrandError(result.reason) },
-  );
+  const outcomes = await fireChecked(context, await preflightEach(context, specs));
   return batch(outcomes.map(item));
 }

@@ -17,7 +17,7 @@ import { createPreflightLookups } from "./preflight-lookups.js";
 export async function fire(context: FireContext, spec: unknown): Promise<FireResult> {
   const lookups = createPreflightLookups(context.redis, context.keys, context.store);
   const prepared = await preflightFire(spec, lookups, context);
-  const [outcome] = await enqueueRuns(context, [prepared]);
+  const [outcome] = await enqueueRuns(context, [{ prepared }]);
   if (outcome?.ok) return { runId: outcome.runId };
   throw outcome?.error;
 }
