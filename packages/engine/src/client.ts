@@ -1,9 +1,10 @@
 /**
- * `createErrand`: the client a parent fires runs with. It composes the
- * preflight, the store and the run queues around connections of its own,
- * derived from the one connection it is given.
+ * `createErrand`: the client a parent fires runs with and reads their
+ * outcomes through. It composes the preflight, the store, the run queues and
+ * the reads around connections of its own, derived from the one connection
+ * it is given.
  */
-import type { RunEvent } from "@errand/core";
+import type { Page, RunEvent, RunResult } from "@errand/core";
 import { createEventStore, type EventStore } from "@errand/store";
 import type { JobsOptions } from "bullmq";
 import { type CancelOptions, type CancelResult, cancel } from "./cancel.js";
@@ -13,6 +14,11 @@ import type { FireContext } from "./enqueue-runs.js";
 import { fire } from "./fire.js";
 import { type FireManyResult, fireMany } from "./fire-many.js";
 import { DEFAULT_MAX_INPUT_BYTES, type FireResult, type FireSpec } from "./fire-spec.js";
+import type { CollectOptions, CollectResult } from "./reads/collect.js";
+import { readsOn } from "./reads/create-run-reads.js";
+import type { ListOptions, RunSummary } from "./reads/list.js";
+import type { ResultOptions } from "./reads/result.js";
+import { createSettledWaiter } from "./reads/settled-waiter.js";
 import { type RunEventsOptions, runEvents } from "./run-events.js";
 import { createRunQueues, DEFAULT_JOB_OPTIONS } from "./run-queues.js";
 
@@ -22,7 +28,7 @@ export interface ErrandOptions {
   connection: ConnectionInput;
   /** The prefix of every key. Default `errand`. */
   prefix?: string;
-  /** How many shards new runs are spread over. Default 16. */
+  /** How many shards new runs are spread over, and the shards `list` looks at. Default 16. */
   shards?: number;
   /** The largest input `fire` accepts, in bytes of UTF-8 JSON. Default 256 KiB. */
   maxInputBytes?: number;
@@ -55,7 +61,38 @@ export interface Errand {
   cancel(runId: string, options?: CancelOptions): Promise<CancelResult>;
   /** The run's events; with `follow`, until its terminal event. */
   events(runId: string, options?: RunEventsOptions): AsyncIterable<RunEvent>;
-  /** Closes the client's queues and connections. */
+  /**
+   * The run's `RunResult` once a collector has stored it, or `undefined`
+   * while the run has not settled — after waiting up to `waitMs` (default 0:
+   * answer at once), woken by the collector's announcement, never polling.
+   * Throws `invalid_spec` for a malformed runId and `not_found` for a run
+   * that was never fired or has expired.
+   *
+   * ```ts
+   * const result = await errand.result(runId, { waitMs: 30_000 });
+   * if (result?.status === "succeeded") console.log(result.output ?? result.text);
+   * ```
+   */
+  result(runId: string, options?: ResultOptions): Promise<RunResult | undefined>;
+  /**
+   * The outcomes of many runs as one batch, one result per run in the order
+   * given, each with its own `ok` and `status` (`succeeded`, `failed`,
+   * `cancelled`, `pending`, `not_found`): `{ total, succeeded, failed,
+   * cancelled, pending, results, hasMore, nextCursor?, nextAction? }`. A page
+   * holds `limit` runs (default 50, at most 500); pass `nextCursor` with the
+   * same runIds for the next one. With `waitMs` it waits until every run of
+   * the page has settled or the time is up. Throws `invalid_spec` for a bad
+   * `limit`, `waitMs` or cursor.
+   */
+  collect(runIds: readonly string[], options?: CollectOptions): Promise<CollectResult>;
+  /**
+   * A page of run summaries, newest first, filtered by `status`, `agent` or
+   * `parentRunId`: `{ items, count, hasMore, nextCursor? }` (`limit` default
+   * 50, at most 500). Runs appear once a collector has indexed them. Throws
+   * `invalid_spec` for a bad `limit` or cursor.
+   */
+  list(options?: ListOptions): Promise<Page<RunSummary>>;
+  /** Closes the client's queues, its waits in progress and its connections. */
   close(): Promise<void>;
 }
 
@@ -66,6 +103,7 @@ export interface Errand {
  * const errand = createErrand({ connection: process.env.REDIS_URL! });
  * const { runId } = await errand.fire({ agent: "researcher", input: { question } });
  * for await (const event of errand.events(runId, { follow: true })) console.log(event.type);
+ * const result = await errand.result(runId, { waitMs: 30_000 }); // needs a collector running
  * await errand.close();
  * ```
  */
@@ -79,6 +117,8 @@ export function createErrand(options: ErrandOptions): Errand {
     ...(options.shards === undefined ? {} : { shards: options.shards }),
   });
   const queues = createRunQueues(queueConnection, keys, options.jobOptions ?? DEFAULT_JOB_OPTIONS);
+  const waiter = createSettledWaiter(options.connection, keys);
+  const reads = readsOn({ redis, keys, store, waiter, shards: store.shards });
   const context: FireContext = {
     store,
     redis,
@@ -95,8 +135,10 @@ export function createErrand(options: ErrandOptions): Errand {
     cancel: (runId, cancelOptions) => cancel(context, runId, cancelOptions),
     events: (runId, eventsOptions) =>
       runEvents({ store, connection: options.connection }, runId, eventsOptions),
+    ...reads,
     async close() {
       await queues.close();
+      await waiter.close();
       await Promise.all([closeConnection(redis), closeConnection(queueConnection)]);
     },
   };

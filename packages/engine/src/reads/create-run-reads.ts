@@ -45,6 +45,15 @@ export interface RunReads {
   close(): Promise<void>;
 }
 
+/** The reads over `context`, whose connections belong to the caller. */
+export function readsOn(context: ReadsContext): Omit<RunReads, "close"> {
+  return {
+    result: (runId, resultOptions) => readResult(context, runId, resultOptions),
+    collect: (runIds, collectOptions) => collectRuns(context, runIds, collectOptions),
+    list: (listOptions) => listRuns(context, listOptions),
+  };
+}
+
 /** Creates the reads; connections open now (commands) and on the first wait (subscriber). */
 export function createRunReads(options: RunReadsOptions): RunReads {
   const shards = wholeNumberOption("shards", options.shards, DEFAULT_SHARDS, 1);
@@ -58,9 +67,7 @@ export function createRunReads(options: RunReadsOptions): RunReads {
     shards,
   };
   return {
-    result: (runId, resultOptions) => readResult(context, runId, resultOptions),
-    collect: (runIds, collectOptions) => collectRuns(context, runIds, collectOptions),
-    list: (listOptions) => listRuns(context, listOptions),
+    ...readsOn(context),
     async close() {
       await context.waiter.close();
       await closeConnection(redis);

@@ -21,12 +21,15 @@ export interface SettledWaiter {
   /**
    * Calls `read` until `done(value)` or `waitMs` has passed, reading again
    * whenever one of `runIds` (well-formed run ids) is announced settled.
-   * Resolves with the last value read. With `waitMs` 0 it reads once.
+   * `read` is given the runs of `runIds` announced since its previous call
+   * (none on the first call, which comes after the subscription is active),
+   * so that a reader of many runs may look again at just those. Resolves
+   * with the last value read. With `waitMs` 0 it reads once.
    */
   waitUntil<T>(
     runIds: readonly string[],
     waitMs: number,
-    read: () => Promise<T>,
+    read: (announced: readonly string[]) => Promise<T>,
     done: (value: T) => boolean,
   ): Promise<T>;
   /** Closes the subscriber connection; waits in progress read once more and end. */
@@ -35,7 +38,8 @@ export interface SettledWaiter {
 
 interface Watcher {
   runIds: ReadonlySet<string>;
-  notify(): void;
+  /** `runId` (one of `runIds`, or undefined on close) was announced. */
+  notify(runId?: string): void;
 }
 
 interface Subscription {
@@ -54,7 +58,7 @@ export function createSettledWaiter(connection: ConnectionInput, keys: EngineKey
     if (!subscriber) {
       subscriber = openConnection(connection);
       subscriber.on("message", (_channel: string, runId: string) => {
-        for (const watcher of watchers) if (watcher.runIds.has(runId)) watcher.notify();
+        for (const watcher of watchers) if (watcher.runIds.has(runId)) watcher.notify(runId);
       });
     }
     return subscriber;
@@ -84,17 +88,19 @@ export function createSettledWaiter(connection: ConnectionInput, keys: EngineKey
   async function waitUntil<T>(
     runIds: readonly string[],
     waitMs: number,
-    read: () => Promise<T>,
+    read: (announced: readonly string[]) => Promise<T>,
     done: (value: T) => boolean,
   ): Promise<T> {
-    if (waitMs <= 0 || runIds.length === 0) return read();
+    if (waitMs <= 0 || runIds.length === 0) return read([]);
     const deadline = Date.now() + waitMs;
     let announced = false;
+    let announcedIds = new Set<string>();
     let wake: (() => void) | undefined;
     const watcher: Watcher = {
       runIds: new Set(runIds),
-      notify() {
+      notify(runId) {
         announced = true;
+        if (runId !== undefined) announcedIds.add(runId);
         wake?.();
       },
     };
@@ -108,7 +114,9 @@ export function createSettledWaiter(connection: ConnectionInput, keys: EngineKey
       }
       for (;;) {
         announced = false;
-        const value = await read();
+        const since = [...announcedIds];
+        announcedIds = new Set();
+        const value = await read(since);
         const remainingMs = deadline - Date.now();
         if (done(value) || remainingMs <= 0 || closed) return value;
         if (!announced) {

@@ -1,5 +1,5 @@
 /** Reading the results the collector wrote, and whether a run exists at all. */
-import type { RunResult } from "@errand/core";
+import { isRunId, type RunResult } from "@errand/core";
 import type { ReadsContext } from "./context.js";
 
 /** The stored result of each run, in order; undefined where the run has not settled (or is unknown). */
@@ -27,4 +27,21 @@ export async function runsExist(
     ),
   );
   return counts.map(([head, result]) => head + result > 0);
+}
+
+/**
+ * The runs of `runIds` that exist and have no stored result yet: what
+ * `collect` reports `pending`, in order. A run that does not exist (never
+ * fired, or expired) and a string that is not a run id are not pending:
+ * nothing will ever settle them.
+ */
+export async function pendingRunIds(
+  context: ReadsContext,
+  runIds: readonly string[],
+): Promise<string[]> {
+  const wellFormed = runIds.filter(isRunId);
+  const stored = await readStoredResults(context, wellFormed);
+  const unsettled = wellFormed.filter((_, index) => stored[index] === undefined);
+  const exists = await runsExist(context, unsettled);
+  return unsettled.filter((_, index) => exists[index]);
 }
