@@ -2,7 +2,8 @@
  * Parking: a parent whose tool waits for its child parks; its job leaves the
  * worker (concurrency 1), so the child runs in the freed slot; when the
  * collector announces the child settled, the parent's job is promoted at once
- * (its delay is longer than the test may take) and it resumes from its log.
+ * (its delay is longer than the test may take) and it resumes from its log —
+ * in the same attempt: parking is waiting, not a retry.
  */
 import { foldRun, settleRun } from "@errand/core";
 import { defineAgent, defineTool, ParkRequest, scriptedModel } from "@errand/runtime";
@@ -103,7 +104,7 @@ describe("a parked run", () => {
     expect(settleRun(foldRun(events))).toMatchObject({
       status: "succeeded",
       text: "all settled",
-      attempts: 2,
+      attempts: 1,
     });
     expect(events.map((event) => event.type)).toEqual([
       "run-queued",
@@ -117,6 +118,8 @@ describe("a parked run", () => {
       "finished",
     ]);
     expect(events[6]?.data).toMatchObject({ ok: true, result: { settled: 1 } });
+    expect(events[1]?.data).toMatchObject({ attempt: 1 });
+    expect(events[4]?.data).toMatchObject({ attempt: 1 });
     expect(waits()).toBe(2);
     const childResult = settleRun(foldRun(await fx.errand.store.readLog(child)));
     expect(childResult).toMatchObject({ status: "succeeded", text: "child done", attempts: 1 });

@@ -2,17 +2,19 @@
  * Parking (DESIGN §5): a tool that waits for other runs (`collect_agents`
  * with `wait`) throws a `ParkRequest`; the step so far is in the log and the
  * run's job leaves the worker, freeing its slot. The job is delayed by
- * `parkRecheckMs` and promoted early as soon as one of the awaited runs is
- * announced settled on its shard's settled channel; the run then resumes
- * from its log (a new attempt) and the parking tool runs again.
+ * `parkRecheckMs` and promoted early once EVERY awaited run has a stored
+ * result — the same reads `collect` answers from, so a woken run never finds
+ * the runs it waited for still pending because the collector lagged. The
+ * worker that parked the run listens for the collector's announcements on
+ * the settled channels and looks again at just the runs announced; the
+ * delay is the safety net when that worker dies first. The run then resumes
+ * from its log and the parking tool runs again.
  */
 import { isRunId } from "@errand/core";
-import type { EventStore } from "@errand/store";
 import { DelayedError, type Job } from "bullmq";
 import type { Logger } from "pino";
-import type { ConnectionInput } from "../connection.js";
-import type { EngineKeys } from "../engine-keys.js";
-import { createSettledWaiter } from "../reads/settled-waiter.js";
+import type { ReadsContext } from "../reads/context.js";
+import { pendingRunIds } from "../reads/stored-results.js";
 
 /** How long a parked run's job waits, at most, before it is tried again: 30 s. */
 export const DEFAULT_PARK_RECHECK_MS = 30_000;
@@ -21,43 +23,40 @@ export const DEFAULT_PARK_RECHECK_MS = 30_000;
 export interface ParkedRuns {
   /**
    * Delays `job` (held with `token`) and rejects with BullMQ's `DelayedError`,
-   * which tells BullMQ the job was moved rather than finished; wakes it when
-   * one of `waitFor` settles.
+   * which tells BullMQ the job was moved rather than finished; wakes it once
+   * every run of `waitFor` has settled.
    */
   park(job: Job, token: string | undefined, waitFor: readonly string[]): Promise<never>;
-  /** Stops waking parked jobs (their delays still bring them back). */
-  close(): Promise<void>;
 }
 
 /** What {@link createParkedRuns} needs. */
 export interface ParkedRunsOptions {
-  connection: ConnectionInput;
-  keys: EngineKeys;
-  store: EventStore;
+  /** The worker's reads: stored results and the settled channels' waiter. */
+  reads: ReadsContext;
   logger: Logger;
   recheckMs: number;
 }
 
-/** Parked runs of one worker; its subscriber connection opens on the first park. */
+/** Parked runs of one worker. */
 export function createParkedRuns(options: ParkedRunsOptions): ParkedRuns {
-  const { store, logger, recheckMs } = options;
-  const waiter = createSettledWaiter(options.connection, options.keys);
-  const settledCount = async (runIds: readonly string[]) => {
-    const heads = await Promise.all(runIds.map((runId) => store.readHead(runId)));
-    return heads.filter((head) => head === undefined || head.settledAt !== undefined).length;
-  };
+  const { reads, logger, recheckMs } = options;
 
-  /** Promotes the job once another awaited run settles (or all have), or the delay is up. */
+  /** Promotes the job once none of `runIds` is pending; gives up when the delay is up. */
   async function wakeWhenSettled(job: Job, runIds: readonly string[]): Promise<void> {
-    const before = await settledCount(runIds);
-    const settled = await waiter.waitUntil(
-      runIds,
-      recheckMs,
-      () => settledCount(runIds),
-      (count) => count > before || count === runIds.length,
-    );
-    if (settled === before && settled < runIds.length) return; // the delay brings it back
-    if ((await job.getState()) === "delayed") await job.promote();
+    let pending: readonly string[] = runIds;
+    const lookAgain = async (announced: readonly string[]): Promise<boolean> => {
+      // A read after announcements looks at just those runs; any other read at every pending run.
+      const heard = new Set(announced);
+      const look = heard.size === 0 ? pending : pending.filter((runId) => heard.has(runId));
+      const looked = new Set(look);
+      const stillPending = new Set(await pendingRunIds(reads, look));
+      pending = pending.filter((runId) => !looked.has(runId) || stillPending.has(runId));
+      return pending.length === 0;
+    };
+    const settled = await reads.waiter.waitUntil(runIds, recheckMs, lookAgain, (done) => done);
+    if (!settled || (await job.getState()) !== "delayed") return; // the delay brings it back
+    await job.promote();
+    logger.info({ runId: job.id, waitedFor: runIds.length }, "parked run woken");
   }
 
   return {
@@ -72,6 +71,5 @@ export function createParkedRuns(options: ParkedRunsOptions): ParkedRuns {
       }
       throw new DelayedError();
     },
-    close: () => waiter.close(),
   };
 }

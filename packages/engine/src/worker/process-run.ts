@@ -2,7 +2,9 @@
  * The job processor of a run (DESIGN §7): read the log and fold it; a settled
  * run is left alone; a run whose cancel was requested is settled `cancelled`;
  * otherwise a new attempt is announced (`run-started`, fenced) and the run
- * continues from where its log ends, one fenced append per step. When an
+ * continues from where its log ends, one fenced append per step. A run that
+ * resumes after parking announces its current attempt again: parking is
+ * waiting, not failing, so it is not counted in `RunResult.attempts`. When an
  * append is refused because the log moved on, the log is read again: a
  * settled run is left alone, a cancel is honoured, and otherwise another
  * attempt owns the run, so this one stops writing.
@@ -63,6 +65,23 @@ async function readState(store: EventStore, runId: string): Promise<RunState> {
 }
 
 /**
+ * Whether the run was parked: its last step holds a call that was logged as
+ * called without an outcome (only a parking tool leaves one in an open run).
+ */
+function wasParked(state: RunState): boolean {
+  const last = state.steps.reduce<RunState["steps"][number] | undefined>(
+    (latest, step) => (latest === undefined || step.step > latest.step ? step : latest),
+    undefined,
+  );
+  return last?.calls.some((call) => call.called && call.outcome === undefined) ?? false;
+}
+
+/** The attempt the next `run-started` announces: the same after parking, else the next one. */
+function nextAttempt(state: RunState): number {
+  return wasParked(state) ? Math.max(state.attempts, 1) : state.attempts + 1;
+}
+
+/**
  * What the log alone decides: a settled run is left alone; a run whose
  * cancel was requested is settled `cancelled`; otherwise `undefined`: the run
  * is open for an attempt.
@@ -106,7 +125,7 @@ async function runAttempt(
   logger: Logger,
 ): Promise<ProcessOutcome> {
   const { store } = context;
-  const attempt = state.attempts + 1;
+  const attempt = nextAttempt(state);
   const started = await store.appendEvents(state.runId, state.seq, [
     {
       type: "run-started",
@@ -165,7 +184,7 @@ export async function processRun(
     const logger = runLogger(context.logger, {
       runId,
       agent: agentName,
-      attempt: state.attempts + 1,
+      attempt: nextAttempt(state),
     });
     const decided = await decideFromLog(context, state, logger);
     if (decided) return decided;
