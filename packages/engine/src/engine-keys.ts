@@ -1,7 +1,7 @@
 /**
  * Keys and names the engine adds to the store's layout: the BullMQ prefix,
  * the agent registry, worker heartbeats, the cancel channel, each run's
- * children, and what the collector keeps: dead letters, deadlines, the run
+ * children and the runIds its `spawn_agents` calls claimed, and what the collector keeps: dead letters, deadlines, the run
  * indexes `list` reads and the inbox's record of announced children. Every
  * per-run and per-shard key carries its shard's hash tag `{sN}`. Everything
  * starts with the same prefix as the store's keys.
@@ -27,6 +27,13 @@ export interface EngineKeys extends StoreKeys {
   readonly cancelChannel: string;
   /** The children fired by a run: SET of runIds, in the parent's shard. */
   children(runId: string): string;
+  /**
+   * The runIds a parent chose for the children of each of its `spawn_agents`
+   * calls, claimed before they are fired so that a repeated call fires the
+   * same runs: HASH, field `<step>:<callId>:<digest of the arguments>`,
+   * value JSON array of runIds in item order; in the parent's shard.
+   */
+  spawnClaims(parentRunId: string): string;
   /** Pub/sub channel announcing that results of a shard were written (wakes waiters). */
   settledChannel(shard: number): string;
   /**
@@ -62,6 +69,8 @@ export function engineKeys(prefix?: string): EngineKeys {
     workers: `${base}:workers`,
     cancelChannel: `${base}:cancel`,
     children: (runId) => `${base}:${shardTag(shardOfRunId(runId))}:children:${runId}`,
+    spawnClaims: (parentRunId) =>
+      `${base}:${shardTag(shardOfRunId(parentRunId))}:spawned:${parentRunId}`,
     settledChannel: (shard) => `${base}:${shardTag(shard)}:settled`,
     deadLetters: (shard) => `${base}:${shardTag(shard)}:dead`,
     deadlines: (shard) => `${base}:${shardTag(shard)}:deadlines`,

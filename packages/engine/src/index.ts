@@ -129,6 +129,12 @@ export {
   type RunLogBindings,
   runLogger,
 } from "./logger.js";
+export { CollectAgentsArgs, collectAgentsTool } from "./parents/collect-agents.js";
+export { DEFAULT_PARENT_LIMITS, type ParentLimits } from "./parents/limits.js";
+export { PARENT_SERVICES, type ParentServices } from "./parents/parent-services.js";
+export { parentTools } from "./parents/parent-tools.js";
+export { SPAWN_TOOL, SpawnAgentsArgs, spawnAgentsTool } from "./parents/spawn-agents.js";
+export type { SpawnedChild, SpawnItem, SpawnResult } from "./parents/spawn-children.js";
 export {
   COLLECT_LIMITS,
   COLLECT_TOOL,

@@ -1,20 +1,25 @@
 /**
  * `createWorker`: a BullMQ worker that runs the jobs of errand's runs. It
  * registers its agents (so clients can fire them), keeps a heartbeat, listens
- * for cancels, and processes each job with `processRun` — the log decides,
- * the job only names the run.
+ * for cancels, lends the parent tools the engine (`ctx.services`), and
+ * processes each job with `processRun` — the log decides, the job only names
+ * the run; a parked run's job leaves the worker until what it waits for settles.
  */
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { isErrandError } from "@errand/core";
 import type { Agent, RetryPolicy } from "@errand/runtime";
 import { createEventStore } from "@errand/store";
-import { type Job, UnrecoverableError, Worker } from "bullmq";
+import { type Job, type JobsOptions, UnrecoverableError, Worker } from "bullmq";
 import type { Logger } from "pino";
 import { type ConnectionInput, closeConnection, openConnection } from "../connection.js";
 import { DEFAULT_QUEUE, type EngineKeys, engineKeys } from "../engine-keys.js";
 import { parseRunJobData, type RunJobData } from "../job-data.js";
 import { createLogger } from "../logger.js";
+import { type ParentLimits, resolveParentLimits } from "../parents/limits.js";
+import { openParentServices, PARENT_SERVICES } from "../parents/parent-services.js";
+import type { ReadsContext } from "../reads/context.js";
+import { createSettledWaiter } from "../reads/settled-waiter.js";
 import { agentRegistration, type ModelResolver, resolveAgentModels } from "./agent-models.js";
 import { startCancelListener } from "./cancel-listener.js";
 import { DEFAULT_HEARTBEAT_MS, startHeartbeat } from "./heartbeat.js";
@@ -54,8 +59,24 @@ export interface WorkerOptions {
   heartbeatMs?: number;
   /** Default: {@link createLogger}(). */
   logger?: Logger;
-  /** Passed to tools as `ctx.services`. */
+  /**
+   * Passed to tools as `ctx.services`, beside what the worker lends the
+   * parent tools itself (under `errandParent`).
+   */
   services?: Readonly<Record<string, unknown>>;
+  /**
+   * The limits of the parent tools (`spawn_agents`) of this worker's agents:
+   * `maxDepth` (default 5) and `maxChildrenPerParent` (default 1,000). The
+   * tools of an agent may set their own (`parentTools(limits)`).
+   */
+  parentLimits?: Partial<ParentLimits>;
+  /** BullMQ options of the jobs of the children its runs spawn. Default `DEFAULT_JOB_OPTIONS`. */
+  jobOptions?: JobsOptions;
+  /**
+   * How many shards the children its runs spawn are spread over. Default 16;
+   * use the clients' and collectors' value.
+   */
+  shards?: number;
   /** How failed model requests are retried. */
   retry?: Partial<RetryPolicy>;
   /**
@@ -122,11 +143,27 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
   const now = options.now ?? (() => new Date());
   const logger = (options.logger ?? createLogger()).child({ workerId });
   const agents = resolveAgentModels(options.agents, options.models);
+  const parentLimits = resolveParentLimits(options.parentLimits);
 
   const redis = openConnection(options.connection);
   const store = createEventStore({
     redis,
     ...(options.prefix === undefined ? {} : { prefix: options.prefix }),
+    ...(options.shards === undefined ? {} : { shards: options.shards }),
+  });
+  const reads: ReadsContext = {
+    redis,
+    keys,
+    store,
+    waiter: createSettledWaiter(options.connection, keys),
+    shards: store.shards,
+  };
+  const parent = openParentServices({
+    connection: options.connection,
+    reads,
+    now,
+    limits: parentLimits,
+    ...(options.jobOptions === undefined ? {} : { jobOptions: options.jobOptions }),
   });
   const registrations = [...agents.values()].map((agent) => agentRegistration(agent, queue, now()));
   const heartbeat = await startHeartbeat({
@@ -147,14 +184,12 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     cancels,
     logger,
     now,
-    ...(options.services === undefined ? {} : { services: options.services }),
+    services: { ...options.services, [PARENT_SERVICES]: parent.services },
     ...(options.retry === undefined ? {} : { retry: options.retry }),
   };
 
   const parked = createParkedRuns({
-    connection: options.connection,
-    keys,
-    store,
+    reads,
     logger,
     recheckMs: options.parkRecheckMs ?? DEFAULT_PARK_RECHECK_MS,
   });
@@ -200,7 +235,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     }
     await worker.close(true);
     await heartbeat.stop();
-    await Promise.all([cancels.close(), parked.close()]);
+    await Promise.all([cancels.close(), reads.waiter.close(), parent.close()]);
     await Promise.all([closeConnection(redis), closeConnection(bullConnection)]);
     logger.info({}, "worker closed");
   };

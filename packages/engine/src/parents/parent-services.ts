@@ -1,0 +1,113 @@
+/**
+ * What the parent tools reach the engine through. A worker lends its tools
+ * `ctx.services` (DESIGN §5); `createWorker` always puts a
+ * {@link ParentServices} there under {@link PARENT_SERVICES}, built from the
+ * worker's own store, queues and reads, so `spawn_agents` and
+ * `collect_agents` fire and collect with the worker's connections. Run
+ * anywhere else, the tools fail the run with a clear `FatalToolError`.
+ */
+import { FatalToolError, type ToolContext } from "@errand/runtime";
+import type { JobsOptions } from "bullmq";
+import { type ConnectionInput, closeConnection, openConnection } from "../connection.js";
+import type { FireContext } from "../enqueue-runs.js";
+import { DEFAULT_MAX_INPUT_BYTES } from "../fire-spec.js";
+import type { ReadsContext } from "../reads/context.js";
+import { createRunQueues } from "../run-queues.js";
+import {
+  type CollectChildrenOutcome,
+  type CollectChildrenRequest,
+  collectChildren,
+} from "./collect-children.js";
+import { type ParentLimits, resolveParentLimits } from "./limits.js";
+import { type SpawnItem, type SpawnResult, spawnChildren } from "./spawn-children.js";
+import type { SpawnCall } from "./spawn-claims.js";
+
+/** The name under which a worker lends its tools the {@link ParentServices}. */
+export const PARENT_SERVICES = "errandParent";
+
+const BRAND: unique symbol = Symbol.for("@errand/engine/parent-services");
+
+/** The engine as the parent tools see it. */
+export interface ParentServices {
+  readonly [BRAND]: true;
+  /** The worker's limits, which a tool's own limits override. */
+  readonly limits: ParentLimits;
+  /** Fires the children of a `spawn_agents` call (see `spawnChildren`). */
+  spawn(
+    call: SpawnCall,
+    items: readonly SpawnItem[],
+    limits?: Partial<ParentLimits>,
+  ): Promise<SpawnResult>;
+  /** A page of a parent's children, or the ones to park for (see `collectChildren`). */
+  collect(request: CollectChildrenRequest): Promise<CollectChildrenOutcome>;
+}
+
+/** The services over a fire context and a reads context that the caller owns. */
+export function createParentServices(
+  fire: FireContext,
+  reads: ReadsContext,
+  limits: ParentLimits,
+): ParentServices {
+  return {
+    [BRAND]: true,
+    limits,
+    spawn: (call, items, overrides) =>
+      spawnChildren(fire, call, items, resolveParentLimits(overrides, limits)),
+    collect: (request) => collectChildren(reads, request),
+  };
+}
+
+/** What a worker's parent services are built from: its own store and reads, plus a connection for the children's queues. */
+export interface OpenParentServicesOptions {
+  connection: ConnectionInput;
+  /** The worker's reads (its store, connection, keys and waiter). */
+  reads: ReadsContext;
+  limits: ParentLimits;
+  /** BullMQ options of the children's jobs. */
+  jobOptions?: JobsOptions;
+  now: () => Date;
+}
+
+/** A worker's parent services, and how to close the queues they opened. */
+export interface OpenParentServices {
+  services: ParentServices;
+  close(): Promise<void>;
+}
+
+/** Builds a worker's parent services; the children's queues get a connection of their own. */
+export function openParentServices(options: OpenParentServicesOptions): OpenParentServices {
+  const { reads, limits } = options;
+  const queueConnection = openConnection(options.connection);
+  const queues = createRunQueues(queueConnection, reads.keys, options.jobOptions);
+  const fire: FireContext = {
+    store: reads.store,
+    redis: reads.redis,
+    keys: reads.keys,
+    queues,
+    maxInputBytes: DEFAULT_MAX_INPUT_BYTES,
+    now: options.now,
+  };
+  return {
+    services: createParentServices(fire, reads, limits),
+    async close() {
+      await queues.close();
+      await closeConnection(queueConnection);
+    },
+  };
+}
+
+function isParentServices(value: unknown): value is ParentServices {
+  return typeof value === "object" && value !== null && BRAND in value;
+}
+
+/**
+ * The parent services lent to the tool `tool`. Throws a `FatalToolError`
+ * (the run fails: retrying cannot help) when the run is not on an errand worker.
+ */
+export function parentServicesOf(ctx: ToolContext, tool: string): ParentServices {
+  const lent = ctx.services[PARENT_SERVICES];
+  if (isParentServices(lent)) return lent;
+  throw new FatalToolError(
+    `${tool} needs an errand worker: it reaches the engine through ctx.services.${PARENT_SERVICES}, which createWorker from @errand/engine lends its tools; this run's host lent none`,
+  );
+}

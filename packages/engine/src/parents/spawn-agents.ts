@@ -1,0 +1,65 @@
+/**
+ * The `spawn_agents` tool (DESIGN §5): a parent agent fires children, each
+ * with its own agent, input and, optionally, output schema, and gets their
+ * runIds at once — with a `nextAction` pointing to `collect_agents` — while
+ * the children run in the background. One bad item fails alone. The tool
+ * reaches the engine through the worker's `ctx.services`.
+ */
+import { defineTool, type Tool } from "@errand/runtime";
+import { z } from "zod";
+import { MAX_FIRE_MANY } from "../fire-spec.js";
+import type { ParentLimits } from "./limits.js";
+import { parentServicesOf } from "./parent-services.js";
+
+/** The name of the tool that spawns children. */
+export const SPAWN_TOOL = "spawn_agents";
+
+/** One child to spawn, as the model writes it. */
+const SpawnAgentItem = z.object({
+  agent: z.string().min(1).describe("The name of the agent to run."),
+  input: z.unknown().describe("The child's input: any JSON value (null for none)."),
+  outputSchema: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe(
+      "The JSON Schema of the structured output the child must record (strict: every property required, additionalProperties false).",
+    ),
+  metadata: z
+    .record(z.string(), z.string())
+    .optional()
+    .describe("Labels kept with the child run, as strings."),
+  deadlineMs: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe("How long the child may take from now, in ms, before it fails deadline_exceeded."),
+});
+
+/** The arguments of `spawn_agents`. */
+export const SpawnAgentsArgs = z.object({
+  agents: z
+    .array(SpawnAgentItem)
+    .min(1)
+    .max(MAX_FIRE_MANY)
+    .describe("The children to spawn, one run per item."),
+});
+
+/** A `spawn_agents` tool held to `limits` over the worker's. */
+export function createSpawnAgentsTool(limits: Partial<ParentLimits> = {}): Tool {
+  return defineTool({
+    name: SPAWN_TOOL,
+    description:
+      "Starts sub-agents in the background, one run per item of `agents`, each with its own input and, optionally, the JSON Schema of the structured output it must record. Answers at once with { total, succeeded, failed, results: [{ ok, runId, agent, error? }] }: a bad item fails alone with its error, the others run. Continue your work, then collect their results with collect_agents (wait: true waits until every one has finished).",
+    parameters: SpawnAgentsArgs,
+    handler: (args, ctx) =>
+      parentServicesOf(ctx, SPAWN_TOOL).spawn(
+        { parentRunId: ctx.runId, step: ctx.step, callId: ctx.callId, args },
+        args.agents,
+        limits,
+      ),
+  });
+}
+
+/** `spawn_agents` with the limits of the worker it runs on. */
+export const spawnAgentsTool: Tool = createSpawnAgentsTool();

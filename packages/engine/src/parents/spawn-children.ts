@@ -1,0 +1,104 @@
+/**
+ * What `spawn_agents` does in the engine: fire one child of the calling run
+ * per item, each item a fire spec whose parent is the caller. Every item is
+ * preflighted on its own; the parent's depth and children limits refuse what
+ * goes past them; the runIds are claimed before anything is fired (see
+ * `spawn-claims.ts`), so a call run again after a crash fires nothing twice.
+ * The answer is a batch in item order, a bad item failing alone.
+ */
+import {
+  type BatchCounts,
+  type BatchOutcome,
+  batch,
+  ErrandError,
+  type NextAction,
+} from "@errand/core";
+import type { FireContext, FireOutcome } from "../enqueue-runs.js";
+import { fireChecked, preflightEach } from "../fire-many.js";
+import { createPreflightLookups } from "../preflight-lookups.js";
+import { COLLECT_TOOL } from "../reads/collect.js";
+import { admitChildren, admitDepth, type ChildCount, type ParentLimits } from "./limits.js";
+import { claimChildRunIds, type SpawnCall } from "./spawn-claims.js";
+
+/** One child to spawn: a fire spec without its parent (the caller is the parent). */
+export interface SpawnItem {
+  agent: string;
+  input?: unknown;
+  outputSchema?: Record<string, unknown>;
+  metadata?: Record<string, string>;
+  deadlineMs?: number;
+}
+
+/** One item's outcome: its runId once fired, and the agent it names. */
+export type SpawnedChild = BatchOutcome & { runId?: string; agent: string };
+
+/** The answer of `spawn_agents`: a batch in item order and, when children were fired, how to collect them. */
+export type SpawnResult = BatchCounts & { results: SpawnedChild[]; nextAction?: NextAction };
+
+/** Collecting every child, parked until they have settled: the call after a spawn. */
+export const COLLECT_CHILDREN_ACTION: NextAction = { tool: COLLECT_TOOL, args: { wait: true } };
+
+function spawnedChild(item: SpawnItem, outcome: FireOutcome): SpawnedChild {
+  const agent = item.agent;
+  if (outcome.ok) return { ok: true, runId: outcome.runId, agent };
+  const { code, message, retryable } = outcome.error;
+  return {
+    ok: false,
+    ...(outcome.runId === undefined ? {} : { runId: outcome.runId }),
+    agent,
+    error: { code, message },
+    retryable,
+  };
+}
+
+/** How many children the parent has besides this call's, and which of this call's were fired. */
+async function countChildren(
+  context: FireContext,
+  parentRunId: string,
+  runIds: readonly string[],
+): Promise<ChildCount> {
+  const key = context.keys.children(parentRunId);
+  const [total, members] = await Promise.all([
+    context.redis.scard(key),
+    runIds.length === 0 ? Promise.resolve([]) : context.redis.smismember(key, ...runIds),
+  ]);
+  const fired = members.map((member) => member === 1);
+  return { others: total - fired.filter(Boolean).length, fired };
+}
+
+/**
+ * Fires the children of `call` (one per item of `items`). Throws `not_found`
+ * when the parent run does not exist; every other refusal is a failed item.
+ */
+export async function spawnChildren(
+  context: FireContext,
+  call: SpawnCall,
+  items: readonly SpawnItem[],
+  limits: ParentLimits,
+): Promise<SpawnResult> {
+  const { parentRunId } = call;
+  const lookups = createPreflightLookups(context.redis, context.keys, context.store);
+  const parent = await lookups.head(parentRunId);
+  if (parent === undefined) {
+    throw new ErrandError("not_found", `parent run ${parentRunId} does not exist`, {
+      details: { parentRunId },
+    });
+  }
+  const specs = items.map((item) => ({ ...item, parentRunId }));
+  const checked = admitDepth(
+    await preflightEach(context, specs, lookups),
+    parentRunId,
+    parent.depth,
+    limits,
+  );
+  const runIds = checked.some((spec) => spec.ok)
+    ? await claimChildRunIds(context.redis, context.keys, call, items.length, () =>
+        context.store.newRunId(),
+      )
+    : [];
+  const count = await countChildren(context, parentRunId, runIds);
+  const admitted = admitChildren(checked, parentRunId, count, limits);
+  const outcomes = await fireChecked(context, admitted, runIds);
+  const answer = batch(outcomes.map((outcome, index) => spawnedChild(items[index]!, outcome)));
+  return answer.succeeded > 0 ? { ...answer, nextAction: COLLECT_CHILDREN_ACTION } : answer;
+}
