@@ -21,15 +21,17 @@ export interface SettledWaiter {
   /**
    * Calls `read` until `done(value)` or `waitMs` has passed, reading again
    * whenever one of `runIds` (well-formed run ids) is announced settled.
-   * `read` is given the runs of `runIds` announced since its previous call
-   * (none on the first call, which comes after the subscription is active),
-   * so that a reader of many runs may look again at just those. Resolves
-   * with the last value read. With `waitMs` 0 it reads once.
+   * `read` is given the runs of `runIds` announced since its previous call,
+   * so that a reader of many runs may look again at just those; it is given
+   * `undefined` when it must look at every run: on the first call (made once
+   * the subscriptions are active), and on a call that no announcement
+   * caused (the time is up, or the waiter closed). Resolves with the last
+   * value read. With `waitMs` 0 it reads once.
    */
   waitUntil<T>(
     runIds: readonly string[],
     waitMs: number,
-    read: (announced: readonly string[]) => Promise<T>,
+    read: (announced?: readonly string[]) => Promise<T>,
     done: (value: T) => boolean,
   ): Promise<T>;
   /** Closes the subscriber connection; waits in progress read once more and end. */
@@ -82,16 +84,17 @@ export function createSettledWaiter(connection: ConnectionInput, keys: EngineKey
     subscription.count -= 1;
     if (subscription.count > 0) return;
     subscriptions.delete(channel);
-    subscriber?.unsubscribe(channel).catch(() => undefined);
+    // Once closing, the connection is quitting: an UNSUBSCRIBE on it would fail.
+    if (!closed) subscriber?.unsubscribe(channel).catch(() => undefined);
   }
 
   async function waitUntil<T>(
     runIds: readonly string[],
     waitMs: number,
-    read: (announced: readonly string[]) => Promise<T>,
+    read: (announced?: readonly string[]) => Promise<T>,
     done: (value: T) => boolean,
   ): Promise<T> {
-    if (waitMs <= 0 || runIds.length === 0) return read([]);
+    if (waitMs <= 0 || runIds.length === 0) return read();
     const deadline = Date.now() + waitMs;
     let announced = false;
     let announcedIds = new Set<string>();
@@ -112,9 +115,12 @@ export function createSettledWaiter(connection: ConnectionInput, keys: EngineKey
         acquired.push(channel);
         await acquire(channel);
       }
+      // What was announced while subscribing is covered by the first read, which looks at every run.
+      let lookAtEvery = true;
       for (;;) {
         announced = false;
-        const since = [...announcedIds];
+        const since = lookAtEvery || announcedIds.size === 0 ? undefined : [...announcedIds];
+        lookAtEvery = false;
         announcedIds = new Set();
         const value = await read(since);
         const remainingMs = deadline - Date.now();

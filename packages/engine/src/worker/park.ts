@@ -44,10 +44,10 @@ export function createParkedRuns(options: ParkedRunsOptions): ParkedRuns {
   /** Promotes the job once none of `runIds` is pending; gives up when the delay is up. */
   async function wakeWhenSettled(job: Job, runIds: readonly string[]): Promise<void> {
     let pending: readonly string[] = runIds;
-    const lookAgain = async (announced: readonly string[]): Promise<boolean> => {
+    const lookAgain = async (announced?: readonly string[]): Promise<boolean> => {
       // A read after announcements looks at just those runs; any other read at every pending run.
       const heard = new Set(announced);
-      const look = heard.size === 0 ? pending : pending.filter((runId) => heard.has(runId));
+      const look = announced === undefined ? pending : pending.filter((runId) => heard.has(runId));
       const looked = new Set(look);
       const stillPending = new Set(await pendingRunIds(reads, look));
       pending = pending.filter((runId) => !looked.has(runId) || stillPending.has(runId));
