@@ -2,7 +2,7 @@
  * The entry of a worker child process for the engine's tests: runs the test
  * agents on a real worker, logs JSON lines to stdout (the test reads them as
  * events), and closes gracefully on SIGTERM. Configured through the
- * environment: `REDIS_URL`, `ERRAND_PREFIX`, `WORKER_ID`, `CONCURRENCY`,
+ * environment: `REDIS_URL`, `ERRAND_PREFIX`, `WORKER_ID`, `QUEUE`, `CONCURRENCY`,
  * `LOCK_DURATION_MS`, `STALLED_INTERVAL_MS`, `MAX_STALLED_COUNT`, `GRACE_MS`.
  * Test-only: not exported.
  */
@@ -34,6 +34,7 @@ const worker = await createWorker({
   connection: url,
   prefix,
   workerId: requiredEnv("WORKER_ID"),
+  ...(process.env.QUEUE === undefined ? {} : { queue: process.env.QUEUE }),
   agents: testAgents({
     redis,
     prefix,

@@ -15,6 +15,8 @@ export interface SpawnWorkerOptions {
   redisUrl: string;
   prefix: string;
   workerId: string;
+  /** The queue its agents' runs go to. Default `runs`. */
+  queue?: string;
   concurrency?: number;
   lockDurationMs?: number;
   stalledIntervalMs?: number;
@@ -56,6 +58,7 @@ function environment(options: SpawnWorkerOptions): NodeJS.ProcessEnv {
     REDIS_URL: options.redisUrl,
     ERRAND_PREFIX: options.prefix,
     WORKER_ID: options.workerId,
+    ...(options.queue === undefined ? {} : { QUEUE: options.queue }),
   };
   for (const [name, value] of Object.entries(optional)) {
     if (value !== undefined) env[name] = String(value);

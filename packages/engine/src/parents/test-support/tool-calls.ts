@@ -1,0 +1,67 @@
+/**
+ * Calling the parent tools the way the runtime does, without a worker: the
+ * services a worker would lend them, built on a test's Redis, and a tool
+ * context for one call of a parent run. Test-only: not exported.
+ */
+import { noopLogger, type Tool, type ToolContext } from "@errand/runtime";
+import type { ReadsContext } from "../../reads/context.js";
+import { createSettledWaiter } from "../../reads/settled-waiter.js";
+import type { EngineFixture } from "../../test-support/engine-fixture.js";
+import { DEFAULT_PARENT_LIMITS, type ParentLimits } from "../limits.js";
+import { openParentServices, PARENT_SERVICES, type ParentServices } from "../parent-services.js";
+
+/** Parent services on the fixture's Redis, as a worker builds them. */
+export interface LentServices {
+  services: ParentServices;
+  close(): Promise<void>;
+}
+
+/** The services a worker with `limits` would lend, on `fx`'s Redis and prefix. */
+export function lendParentServices(
+  fx: EngineFixture,
+  limits: Partial<ParentLimits> = {},
+): LentServices {
+  const reads: ReadsContext = {
+    redis: fx.redis,
+    keys: fx.errand.keys,
+    store: fx.errand.store,
+    waiter: createSettledWaiter(fx.server.url, fx.errand.keys),
+    shards: fx.errand.store.shards,
+  };
+  const opened = openParentServices({
+    connection: fx.server.url,
+    reads,
+    limits: { ...DEFAULT_PARENT_LIMITS, ...limits },
+    now: () => new Date(),
+  });
+  return {
+    services: opened.services,
+    async close() {
+      await opened.close();
+      await reads.waiter.close();
+    },
+  };
+}
+
+/** Where a call is made: the parent run, its step and callId, and what is lent. */
+export interface CallSite {
+  runId: string;
+  step?: number;
+  callId?: string;
+  /** What the host lends; default nothing. */
+  services?: ParentServices;
+}
+
+/** Runs `tool` with `args` as the runtime would (arguments parsed first) for the call at `site`. */
+export async function callTool(tool: Tool, args: unknown, site: CallSite): Promise<unknown> {
+  const ctx: ToolContext = {
+    signal: new AbortController().signal,
+    runId: site.runId,
+    step: site.step ?? 1,
+    callId: site.callId ?? "call_1_1",
+    logger: noopLogger,
+    putBlob: () => Promise.reject(new Error("no blobs in these tests")),
+    services: site.services === undefined ? {} : { [PARENT_SERVICES]: site.services },
+  };
+  return tool.handler(tool.parameters.parse(args), ctx);
+}
