@@ -1,10 +1,10 @@
 /**
  * Waiting for many runs to settle, telling as each one does. Each wait
- * blocks on the collector's settled notifications (through the reads); a
+ * blocks on the collector's settled notifications (through the client); a
  * run still going when the time is up comes back `undefined`.
  */
 import type { RunResult } from "@errand/core";
-import type { RunReads } from "@errand/engine";
+import type { Errand } from "@errand/engine";
 
 /** The longest one blocking wait lasts before it is renewed. */
 const WAIT_SLICE_MS = 60_000;
@@ -18,14 +18,14 @@ export interface WaitOptions {
 }
 
 async function waitForOne(
-  reads: Pick<RunReads, "result">,
+  errand: Pick<Errand, "result">,
   runId: string,
   deadline: number,
   onSettled: WaitOptions["onSettled"],
 ): Promise<RunResult | undefined> {
   for (;;) {
     const waitMs = Math.min(WAIT_SLICE_MS, Math.max(0, deadline - Date.now()));
-    const result = await reads.result(runId, { waitMs });
+    const result = await errand.result(runId, { waitMs });
     if (result !== undefined) {
       onSettled?.(result);
       return result;
@@ -36,11 +36,11 @@ async function waitForOne(
 
 /** The results of `runIds`, in the same order, once each settled (or the time is up). */
 export function waitForResults(
-  reads: Pick<RunReads, "result">,
+  errand: Pick<Errand, "result">,
   runIds: readonly string[],
   options: WaitOptions = {},
 ): Promise<(RunResult | undefined)[]> {
   const deadline =
     options.timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + options.timeoutMs;
-  return Promise.all(runIds.map((runId) => waitForOne(reads, runId, deadline, options.onSettled)));
+  return Promise.all(runIds.map((runId) => waitForOne(errand, runId, deadline, options.onSettled)));
 }

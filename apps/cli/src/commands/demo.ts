@@ -3,13 +3,13 @@
  * DESIGN §4 describes, collects them with partial success and records its
  * own summary — on a private Redis and the scripted model unless told otherwise.
  */
+import { createErrand, type Errand } from "@errand/engine";
 import { CONNECTION_OPTIONS, type CommandSpec, JSON_OPTION } from "../command.js";
 import { demoAgents } from "../demo/agents.js";
 import { type DemoOutcome, runDemo } from "../demo/driver.js";
 import { demoJson, printDemoReport } from "../demo/report.js";
 import { planChildren } from "../demo/scenarios.js";
 import { judgeDemo } from "../demo/verdict.js";
-import { closeClient, type EngineClient, openClient } from "../errand-client.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
 import type { CliIO } from "../io.js";
 import { catchStopSignals, type LocalRedis, localRedis } from "../lifecycle.js";
@@ -43,17 +43,13 @@ function abortedWith(signal: AbortSignal): Promise<DemoOutcome | undefined> {
   });
 }
 
-/** Plays the demo through `client`, prints what came of it, and says whether it went as designed. */
-async function playDemo(
-  io: CliIO,
-  client: EngineClient,
-  settings: DemoSettings,
-): Promise<ExitCode> {
+/** Plays the demo through `errand`, prints what came of it, and says whether it went as designed. */
+async function playDemo(io: CliIO, errand: Errand, settings: DemoSettings): Promise<ExitCode> {
   const { count, json, interrupted } = settings;
   const children = planChildren(count);
   const progress = createProgress({ total: count, stream: io.stderr, silent: json });
   const signal = AbortSignal.any([interrupted, AbortSignal.timeout(settings.timeoutMs)]);
-  const demo = runDemo(client, { children, progress, signal, timeoutMs: settings.timeoutMs });
+  const demo = runDemo(errand, { children, progress, signal, timeoutMs: settings.timeoutMs });
   const outcome = await Promise.race([demo, abortedWith(interrupted)]);
   progress.finish();
   if (outcome === undefined) {
@@ -80,15 +76,15 @@ async function demoOn(io: CliIO, redis: LocalRedis, settings: DemoSettings): Pro
   const engine = await startLocalEngine({
     url: redis.url,
     prefix: settings.prefix,
-    agents: demoAgents(settings.model.model, []),
+    agents: demoAgents(settings.model.model),
     concurrency: settings.count + 1,
     log: { io, level: "silent" },
   });
-  const client = openClient(redis.url, settings.prefix);
+  const errand = createErrand({ connection: redis.url, prefix: settings.prefix });
   try {
-    return await playDemo(io, client, settings);
+    return await playDemo(io, errand, settings);
   } finally {
-    await closeClient(client);
+    await errand.close();
     await engine.stop();
   }
 }

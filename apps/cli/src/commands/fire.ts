@@ -6,7 +6,7 @@ import { ErrandError, type RunResult } from "@errand/core";
 import type { Errand, FireManyResult, FireSpec } from "@errand/engine";
 import type { ParsedArgs } from "../args.js";
 import { CONNECTION_OPTIONS, type CommandSpec, JSON_OPTION } from "../command.js";
-import { type EngineClient, withClient } from "../errand-client.js";
+import { withErrand } from "../errand-client.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
 import { type FireRequest, readFireRequest } from "../fire-request.js";
 import type { CliIO } from "../io.js";
@@ -62,7 +62,7 @@ function printResults(io: CliIO, json: boolean, count: number, results: RunResul
 async function fireAndWait(args: ParsedArgs, io: CliIO, request: FireRequest): Promise<ExitCode> {
   const json = args.flag("json");
   const timeoutSeconds = args.integer("timeout", { min: 1, max: 7 * 24 * 3600 }, 0);
-  return withClient(args, io, async ({ errand, reads }: EngineClient) => {
+  return withErrand(args, io, async (errand) => {
     const { runIds, batch } = await fireRuns(errand, request);
     const firedAll = runIds.length === request.count;
     if (!args.flag("wait")) {
@@ -74,7 +74,7 @@ async function fireAndWait(args: ParsedArgs, io: CliIO, request: FireRequest): P
       stream: io.stderr,
       silent: json || runIds.length === 1,
     });
-    const settled = await waitForResults(reads, runIds, {
+    const settled = await waitForResults(errand, runIds, {
       ...(timeoutSeconds === 0 ? {} : { timeoutMs: timeoutSeconds * 1000 }),
       onSettled: (result) => progress.settled(result),
     });

@@ -3,7 +3,7 @@
  */
 import type { CancelResult } from "@errand/engine";
 import { CONNECTION_OPTIONS, type CommandSpec, JSON_OPTION } from "../command.js";
-import { withClient } from "../errand-client.js";
+import { withErrand } from "../errand-client.js";
 import { EXIT } from "../exit-codes.js";
 import { writeJson, writeLines } from "../output.js";
 
@@ -31,7 +31,7 @@ export const runsCancelCommand: CommandSpec = {
   async run(args, io) {
     const runId = args.positional(0, "runId");
     const reason = args.string("reason");
-    const result = await withClient(args, io, ({ errand }) =>
+    const result = await withErrand(args, io, (errand) =>
       errand.cancel(runId, {
         by: "errand runs cancel",
         cascade: args.flag("cascade"),

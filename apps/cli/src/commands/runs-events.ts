@@ -3,7 +3,7 @@
  */
 import type { RunEvent } from "@errand/core";
 import { CONNECTION_OPTIONS, type CommandSpec, JSON_OPTION } from "../command.js";
-import { withClient } from "../errand-client.js";
+import { withErrand } from "../errand-client.js";
 import { eventLine } from "../event-lines.js";
 import { EXIT } from "../exit-codes.js";
 import { writeJson, writeLines } from "../output.js";
@@ -19,7 +19,7 @@ export const runsEventsCommand: CommandSpec = {
   options: { ...JSON_OPTION, ...CONNECTION_OPTIONS },
   async run(args, io) {
     const runId = args.positional(0, "runId");
-    const events = await withClient(args, io, async ({ errand }) => {
+    const events = await withErrand(args, io, async (errand) => {
       const log: RunEvent[] = [];
       for await (const event of errand.events(runId)) log.push(event);
       return log;

@@ -3,7 +3,7 @@
  */
 import { usageError } from "../args.js";
 import { CONNECTION_OPTIONS, type CommandSpec, JSON_OPTION } from "../command.js";
-import { withClient } from "../errand-client.js";
+import { withErrand } from "../errand-client.js";
 import { EXIT } from "../exit-codes.js";
 import { writeJson, writeLines } from "../output.js";
 import { formatTable } from "../table.js";
@@ -54,7 +54,7 @@ export const runsListCommand: CommandSpec = {
       ...(parentRunId === undefined ? {} : { parentRunId }),
       ...(cursor === undefined ? {} : { cursor }),
     };
-    const page = await withClient(args, io, ({ reads }) => reads.list(filters));
+    const page = await withErrand(args, io, (errand) => errand.list(filters));
     if (args.flag("json")) {
       writeJson(io, page);
       return EXIT.ok;

@@ -2,15 +2,16 @@
  * `errand runs show <runId>`: a run's result, or where it stands while it runs.
  */
 import { foldRun, type RunEvent, settleRun } from "@errand/core";
+import type { Errand } from "@errand/engine";
 import { CONNECTION_OPTIONS, type CommandSpec, JSON_OPTION } from "../command.js";
-import { type EngineClient, withClient } from "../errand-client.js";
+import { withErrand } from "../errand-client.js";
 import { EXIT } from "../exit-codes.js";
 import { writeJson, writeLines } from "../output.js";
 import { type RunView, runDetails } from "../run-details.js";
 
 /** The run's stored result, or the same fields folded from its log so far. */
-async function viewOf({ errand, reads }: EngineClient, runId: string): Promise<RunView> {
-  const result = await reads.result(runId);
+async function viewOf(errand: Errand, runId: string): Promise<RunView> {
+  const result = await errand.result(runId);
   if (result !== undefined) return result;
   const log: RunEvent[] = [];
   for await (const event of errand.events(runId)) log.push(event);
@@ -42,7 +43,7 @@ export const runsShowCommand: CommandSpec = {
   options: { ...JSON_OPTION, ...CONNECTION_OPTIONS },
   async run(args, io) {
     const runId = args.positional(0, "runId");
-    const view = await withClient(args, io, (client) => viewOf(client, runId));
+    const view = await withErrand(args, io, (errand) => viewOf(errand, runId));
     if (args.flag("json")) writeJson(io, view);
     else writeLines(io, runDetails(view));
     return EXIT.ok;

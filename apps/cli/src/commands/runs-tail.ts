@@ -3,7 +3,7 @@
  */
 import { foldRun, isTerminalEventType, type RunEvent, settleRun } from "@errand/core";
 import { CONNECTION_OPTIONS, type CommandSpec, JSON_OPTION } from "../command.js";
-import { withClient } from "../errand-client.js";
+import { withErrand } from "../errand-client.js";
 import { eventLine } from "../event-lines.js";
 import { EXIT } from "../exit-codes.js";
 import { writeJson, writeLines } from "../output.js";
@@ -22,7 +22,7 @@ export const runsTailCommand: CommandSpec = {
     const runId = args.positional(0, "runId");
     const json = args.flag("json");
     const log: RunEvent[] = [];
-    await withClient(args, io, async ({ errand }) => {
+    await withErrand(args, io, async (errand) => {
       for await (const event of errand.events(runId, { follow: true })) {
         log.push(event);
         if (json) writeJson(io, event);

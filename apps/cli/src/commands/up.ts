@@ -69,7 +69,7 @@ export const upCommand: CommandSpec = {
     const agentsPath = args.string("agents");
     const model = modelFromEnv(io.env);
     const agents =
-      agentsPath === undefined ? demoAgents(model.model, []) : await loadAgents(io, agentsPath);
+      agentsPath === undefined ? demoAgents(model.model) : await loadAgents(io, agentsPath);
     const signals = catchStopSignals();
     try {
       const redis = await localRedis(args, io);

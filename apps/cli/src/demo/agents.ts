@@ -4,7 +4,8 @@
  * records how many succeeded, failed or were cancelled. On the scripted
  * model both play the script their input carries.
  */
-import { type Agent, defineAgent, type Model, type Tool } from "@errand/runtime";
+import { parentTools } from "@errand/engine";
+import { type Agent, defineAgent, type Model } from "@errand/runtime";
 import { z } from "zod";
 
 /** The child agent's name. */
@@ -33,7 +34,7 @@ export function demoChildAgent(model: Model): Agent {
 }
 
 /** The parent, with the tools that spawn and collect children. */
-export function demoParentAgent(model: Model, parentTools: readonly Tool[]): Agent {
+export function demoParentAgent(model: Model): Agent {
   return defineAgent({
     name: DEMO_PARENT,
     instructions: [
@@ -43,13 +44,13 @@ export function demoParentAgent(model: Model, parentTools: readonly Tool[]): Age
       "3. Record how many children there were (total) and how many succeeded, failed and were cancelled.",
     ].join("\n"),
     model,
-    tools: parentTools,
+    tools: parentTools(),
     maxSteps: 8,
     scriptFromInput: true,
   });
 }
 
-/** Every demo agent on `model`; the parent gets `parentTools`. */
-export function demoAgents(model: Model, parentTools: readonly Tool[]): Agent[] {
-  return [demoChildAgent(model), demoParentAgent(model, parentTools)];
+/** Every demo agent, on `model`. */
+export function demoAgents(model: Model): Agent[] {
+  return [demoChildAgent(model), demoParentAgent(model)];
 }

@@ -4,7 +4,7 @@
  * for every child and then the parent to settle.
  */
 import type { RunResult } from "@errand/core";
-import type { EngineClient } from "../errand-client.js";
+import type { Errand } from "@errand/engine";
 import type { Progress } from "../progress.js";
 import { waitForResults } from "../wait-results.js";
 import { DEMO_PARENT } from "./agents.js";
@@ -51,9 +51,8 @@ function planOrder(run: ChildRun): number {
   return run.plan?.index ?? Number.MAX_SAFE_INTEGER;
 }
 
-/** Runs the demo through `client` (a worker running the demo agents and a collector must be up). */
-export async function runDemo(client: EngineClient, options: DemoOptions): Promise<DemoOutcome> {
-  const { errand, reads } = client;
+/** Runs the demo through `errand` (a worker running the demo agents and a collector must be up). */
+export async function runDemo(errand: Errand, options: DemoOptions): Promise<DemoOutcome> {
   const { children, progress, signal } = options;
   const deadline = Date.now() + options.timeoutMs;
   const { runId: parentRunId } = await errand.fire({
@@ -77,7 +76,7 @@ export async function runDemo(client: EngineClient, options: DemoOptions): Promi
     });
   const labels = new Map(runs.map((run) => [run.runId, childLabel(run)]));
   const results = await waitForResults(
-    reads,
+    errand,
     runs.map((run) => run.runId),
     {
       timeoutMs: Math.max(0, deadline - Date.now()),
@@ -85,7 +84,7 @@ export async function runDemo(client: EngineClient, options: DemoOptions): Promi
     },
   );
   await Promise.all(cancels);
-  const [parent] = await waitForResults(reads, [parentRunId], {
+  const [parent] = await waitForResults(errand, [parentRunId], {
     timeoutMs: Math.max(0, deadline - Date.now()),
   });
   return {

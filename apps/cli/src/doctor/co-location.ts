@@ -42,6 +42,7 @@ function shardGroup(keys: EngineKeys, shard: number): KeyGroup {
       keys.inbox(runId),
       keys.inboxSeen(runId),
       keys.children(runId),
+      keys.spawnClaims(runId),
       keys.childIndex(runId),
       keys.shardEvents(shard),
       keys.deadLetters(shard),
