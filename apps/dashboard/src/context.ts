@@ -1,0 +1,40 @@
+/**
+ * What every route of the dashboard reads through: an errand client (for
+ * its store, reads, cancel and fire), a Redis connection of its own for the
+ * registry, heartbeats and run indexes, and the deployment's keys.
+ */
+import {
+  closeConnection,
+  createErrand,
+  type EngineKeys,
+  type Errand,
+  openConnection,
+  type RedisConnection,
+} from "@errand/engine";
+import type { ResolvedOptions } from "./options.js";
+
+/** The dashboard's shared resources. */
+export interface DashboardContext {
+  readonly errand: Errand;
+  /** Commands (auto-pipelined); never blocking. */
+  readonly redis: RedisConnection;
+  readonly keys: EngineKeys;
+  readonly options: ResolvedOptions;
+}
+
+/** Opens the context's connections. */
+export function openDashboardContext(options: ResolvedOptions): DashboardContext {
+  const errand = createErrand({
+    connection: options.connection,
+    shards: options.shards,
+    ...(options.prefix === undefined ? {} : { prefix: options.prefix }),
+  });
+  const redis = openConnection(options.connection, { autoPipelining: true });
+  return { errand, redis, keys: errand.keys, options };
+}
+
+/** Closes what {@link openDashboardContext} opened. */
+export async function closeDashboardContext(context: DashboardContext): Promise<void> {
+  await context.errand.close();
+  await closeConnection(context.redis);
+}

@@ -1,0 +1,93 @@
+/**
+ * `createDashboard`: starts the dashboard's HTTP server on the deployment
+ * whose Redis and prefix it is given, and answers until `close()`.
+ */
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import { closeDashboardContext, openDashboardContext } from "./context.js";
+import { createApp } from "./http/app.js";
+import { loadPageFiles } from "./http/page-files.js";
+import { createSecurity } from "./http/security.js";
+import { createLiveStreams } from "./live/live-streams.js";
+import { createOverviewHub } from "./live/overview-hub.js";
+import { type DashboardOptions, resolveOptions } from "./options.js";
+import { createOverviewReader } from "./reads/overview.js";
+
+/** A running dashboard. */
+export interface Dashboard {
+  /** Where it answers, e.g. `http://127.0.0.1:4040` (the port picked when `port` was 0). */
+  readonly url: string;
+  /** Whether it refuses actions. */
+  readonly readOnly: boolean;
+  /** Ends the live streams, stops listening and closes its Redis connections. */
+  close(): Promise<void>;
+}
+
+function urlHost(host: string): string {
+  return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+}
+
+/**
+ * Starts a dashboard. Throws `invalid_spec` for options that cannot work
+ * (a host beyond loopback without a token, a token shorter than 16
+ * characters, a bad port), and the listen error when the port is taken.
+ *
+ * ```ts
+ * const dashboard = await createDashboard({ connection: process.env.REDIS_URL! });
+ * console.log(`dashboard on ${dashboard.url}`);
+ * // …
+ * await dashboard.close();
+ * ```
+ */
+export async function createDashboard(options: DashboardOptions): Promise<Dashboard> {
+  const resolved = resolveOptions(options);
+  const onError = (error: unknown) =>
+    resolved.logger.error({ err: error }, "dashboard live stream failed");
+  const context = openDashboardContext(resolved);
+  const overview = createOverviewReader(context);
+  const hub = createOverviewHub(context, overview, onError);
+  const live = createLiveStreams(onError);
+  const closeParts = async () => {
+    await live.closeAll();
+    await hub.close();
+    await overview.close();
+    await closeDashboardContext(context);
+  };
+  try {
+    const page = await loadPageFiles();
+    const app = createApp({
+      context,
+      security: createSecurity(resolved),
+      overview,
+      hub,
+      live,
+      page,
+    });
+    const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+      const listening = serve(
+        { fetch: app.fetch, hostname: resolved.host, port: resolved.port },
+        () => resolve(listening),
+      );
+      listening.once("error", reject);
+    });
+    const { port } = server.address() as AddressInfo;
+    let closing: Promise<void> | undefined;
+    return {
+      url: `http://${urlHost(resolved.host)}:${port}`,
+      readOnly: resolved.readOnly,
+      close() {
+        closing ??= (async () => {
+          const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+          await live.closeAll();
+          if ("closeAllConnections" in server) server.closeAllConnections();
+          await stopped;
+          await closeParts();
+        })();
+        return closing;
+      },
+    };
+  } catch (error) {
+    await closeParts();
+    throw error;
+  }
+}

@@ -1,0 +1,183 @@
+/**
+ * The dashboard's routes on Hono: the JSON API under `/api`, two
+ * server-sent-event streams, the two actions, and the page. Every answer
+ * carries headers that keep it from being framed or sniffed, and a content
+ * security policy that allows only the dashboard's own scripts, styles and
+ * connections.
+ */
+import { Hono } from "hono";
+import { CancelBody, cancelRun, replayRun } from "../actions/run-actions.js";
+import type { DashboardContext } from "../context.js";
+import type { LiveStreams } from "../live/live-streams.js";
+import type { OverviewHub } from "../live/overview-hub.js";
+import { streamRun } from "../live/run-live.js";
+import { readBlob } from "../reads/blob.js";
+import type { OverviewReader } from "../reads/overview.js";
+import { readEventsPage, readFullEvent } from "../reads/run-events.js";
+import { readRunTree } from "../reads/run-tree.js";
+import { readRunDetail, requireRunId, runNotFound } from "../reads/run-view.js";
+import { searchRuns } from "../reads/search-runs.js";
+import { answerError, apiError } from "./api-error.js";
+import type { PageFile } from "./page-files.js";
+import { listOptionsOf, numberParam, wholeParam } from "./query.js";
+import type { Security } from "./security.js";
+
+/** What the routes use. */
+export interface AppParts {
+  context: DashboardContext;
+  security: Security;
+  overview: OverviewReader;
+  hub: OverviewHub;
+  live: LiveStreams;
+  page: ReadonlyMap<string, PageFile>;
+}
+
+/** `GET /api/session`: what the page needs to know about this dashboard. */
+export interface SessionInfo {
+  readOnly: boolean;
+  /** The token actions carry in the `X-Errand-Csrf` header. */
+  csrfToken: string;
+  /** Whether requests need the dashboard's token. */
+  tokenRequired: boolean;
+  /** The deployment's key prefix. */
+  prefix: string;
+}
+
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join("; ");
+
+const PAGE_NOT_BUILT =
+  "The dashboard's page has not been built: run `pnpm --filter @errand/dashboard build`. The JSON API under /api works without it.\n";
+
+/** The Hono app of one dashboard. */
+export function createApp(parts: AppParts): Hono {
+  const { context, security, live } = parts;
+  const app = new Hono();
+
+  app.onError((error, c) => {
+    const answer = answerError(c, error);
+    if (answer.status >= 500)
+      context.options.logger.error({ err: error, path: c.req.path }, "dashboard request failed");
+    return answer;
+  });
+  app.use(async (c, next) => {
+    await next();
+    c.header("Content-Security-Policy", CONTENT_SECURITY_POLICY);
+    c.header("X-Content-Type-Options", "nosniff");
+    c.header("X-Frame-Options", "DENY");
+    c.header("Referrer-Policy", "no-referrer");
+  });
+  app.use(security.checkHost, security.authenticate);
+
+  app.get("/api/session", (c) => {
+    const session: SessionInfo = {
+      readOnly: context.options.readOnly,
+      csrfToken: security.csrfToken,
+      tokenRequired: context.options.token !== undefined,
+      prefix: context.keys.prefix,
+    };
+    c.header("Cache-Control", "no-store");
+    return c.json(session);
+  });
+
+  app.get("/api/overview", async (c) => c.json(await parts.overview.read()));
+
+  app.get("/api/live", (c) => live.open(c, (stream) => parts.hub.serve(stream)));
+
+  app.get("/api/runs", async (c) => {
+    const query = c.req.query();
+    const options = listOptionsOf(query);
+    const q = query.q?.trim();
+    if (q !== undefined && q !== "") return c.json(await searchRuns(context, { ...options, q }));
+    return c.json(await context.errand.list(options));
+  });
+
+  app.get("/api/runs/:runId", async (c) =>
+    c.json(await readRunDetail(context, c.req.param("runId"))),
+  );
+
+  app.get("/api/runs/:runId/events", async (c) => {
+    const limit = numberParam(c.req.query("limit"));
+    const cursor = c.req.query("cursor");
+    const options = {
+      ...(limit === undefined ? {} : { limit }),
+      ...(cursor === undefined || cursor === "" ? {} : { cursor }),
+    };
+    return c.json(await readEventsPage(context, c.req.param("runId"), options));
+  });
+
+  app.get("/api/runs/:runId/events/:seq", async (c) => {
+    const seq = wholeParam("seq", c.req.param("seq"), 0);
+    return c.json(await readFullEvent(context, c.req.param("runId"), seq));
+  });
+
+  app.get("/api/runs/:runId/blobs/:n", async (c) => {
+    const n = wholeParam("blob number", c.req.param("n"), -1);
+    return c.json(await readBlob(context, c.req.param("runId"), n));
+  });
+
+  app.get("/api/runs/:runId/tree", async (c) =>
+    c.json(await readRunTree(context, c.req.param("runId"))),
+  );
+
+  app.get("/api/runs/:runId/live", async (c) => {
+    const runId = requireRunId(c.req.param("runId"));
+    const afterSeq = wholeParam("afterSeq", c.req.query("afterSeq"), 0);
+    if ((await context.errand.store.readHead(runId)) === undefined) runNotFound(runId);
+    return live.open(c, (stream) => streamRun(context, runId, afterSeq, stream));
+  });
+
+  app.post("/api/runs/:runId/cancel", security.guardAction, async (c) => {
+    const body = await jsonBody(c.req.raw);
+    if (body === undefined) {
+      return apiError(c, 400, "invalid_request", "send a JSON body: { cascade?, reason? }");
+    }
+    const parsed = CancelBody.safeParse(body);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map(
+        (issue) => `${issue.path.join(".") || "body"}: ${issue.message}`,
+      );
+      return apiError(c, 400, "invalid_request", `invalid cancel request: ${issues.join("; ")}`);
+    }
+    return c.json(await cancelRun(context, c.req.param("runId"), parsed.data));
+  });
+
+  app.post("/api/runs/:runId/replay", security.guardAction, async (c) =>
+    c.json(await replayRun(context, c.req.param("runId")), 201),
+  );
+
+  app.all("/api/*", (c) =>
+    apiError(c, 404, "not_found", `no such API route: ${c.req.method} ${c.req.path}`),
+  );
+
+  app.get("*", (c) => {
+    const file = parts.page.get(c.req.path);
+    if (file === undefined) {
+      if (parts.page.size === 0 && c.req.path === "/") return c.text(PAGE_NOT_BUILT, 503);
+      return c.text("404 Not Found\n", 404);
+    }
+    c.header("Content-Type", file.contentType);
+    c.header("Cache-Control", file.immutable ? "public, max-age=31536000, immutable" : "no-cache");
+    return c.body(file.body);
+  });
+
+  return app;
+}
+
+/** The request's JSON body, or `undefined` when it is not JSON (or not sent as JSON). */
+async function jsonBody(request: Request): Promise<unknown> {
+  if (!(request.headers.get("content-type") ?? "").includes("application/json")) return undefined;
+  try {
+    return await request.json();
+  } catch {
+    return undefined;
+  }
+}

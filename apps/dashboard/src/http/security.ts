@@ -1,0 +1,148 @@
+/**
+ * Who may talk to the dashboard, and how actions are guarded.
+ *
+ * - **Host**: bound to loopback, a request must name a loopback host
+ *   (`localhost`, `127.0.0.1`, `[::1]`), so a web page elsewhere cannot
+ *   reach the dashboard through a DNS name that points at 127.0.0.1.
+ * - **Token**: when one is configured, every request carries it, as
+ *   `Authorization: Bearer <token>` or as the session cookie the server
+ *   sets when the page is opened with `?token=<token>` (HttpOnly,
+ *   SameSite=Strict; the cookie holds a digest, not the token).
+ * - **Actions** (POST): refused with 403 `read_only` in read-only mode; else
+ *   they must come from the dashboard's own page: the `Origin` (when sent)
+ *   is the dashboard's, `Sec-Fetch-Site` (when sent) is `same-origin`, and
+ *   the `X-Errand-Csrf` header carries the token of `GET /api/session`,
+ *   which another site cannot read.
+ */
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import type { Context, MiddlewareHandler } from "hono";
+import { getCookie, setCookie } from "hono/cookie";
+import { isLoopbackHost, type ResolvedOptions } from "../options.js";
+import { apiError } from "./api-error.js";
+
+/** The session cookie's name. */
+export const SESSION_COOKIE = "errand_dashboard";
+
+/** The header an action carries the CSRF token in. */
+export const CSRF_HEADER = "x-errand-csrf";
+
+/** The query parameter that hands the page its token once. */
+export const TOKEN_QUERY = "token";
+
+function digest(value: string): Buffer {
+  return createHash("sha256").update(value, "utf8").digest();
+}
+
+function sameSecret(given: string, expected: Buffer): boolean {
+  return timingSafeEqual(digest(given), expected);
+}
+
+/** The guards of one dashboard. */
+export interface Security {
+  /** The token actions carry in {@link CSRF_HEADER}. */
+  readonly csrfToken: string;
+  /** Refuses requests naming a foreign host (loopback binding only). */
+  checkHost: MiddlewareHandler;
+  /** Refuses requests without the token (when one is configured); turns `?token=` into the cookie. */
+  authenticate: MiddlewareHandler;
+  /** Refuses actions in read-only mode and actions that do not come from the dashboard's page. */
+  guardAction: MiddlewareHandler;
+}
+
+function isApiPath(path: string): boolean {
+  return path === "/api" || path.startsWith("/api/");
+}
+
+function refuseUnauthorized(c: Context): Response {
+  const message = `this dashboard needs its token: send "Authorization: Bearer <token>", or open the page once as /?${TOKEN_QUERY}=<token>`;
+  if (isApiPath(c.req.path)) return apiError(c, 401, "unauthorized", message);
+  return c.text(`401 Unauthorized: ${message}\n`, 401);
+}
+
+/** The guards for `options`. */
+export function createSecurity(options: ResolvedOptions): Security {
+  const csrfToken = randomBytes(24).toString("base64url");
+  const csrfDigest = digest(csrfToken);
+  const tokenDigest = options.token === undefined ? undefined : digest(options.token);
+  /** The cookie value: a digest of the token, never the token itself. */
+  const sessionValue =
+    options.token === undefined
+      ? undefined
+      : createHash("sha256").update(`errand-dashboard-session:${options.token}`).digest("hex");
+  const sessionDigest = sessionValue === undefined ? undefined : digest(sessionValue);
+
+  const checkHost: MiddlewareHandler = async (c, next) => {
+    if (!options.loopback) return next();
+    const host = c.req.header("host") ?? "";
+    let hostname = "";
+    try {
+      hostname = new URL(`http://${host}`).hostname;
+    } catch {
+      // an unparsable Host is refused below
+    }
+    if (!isLoopbackHost(hostname)) {
+      return apiError(
+        c,
+        403,
+        "forbidden_host",
+        `this dashboard listens on loopback and answers only requests for localhost, 127.0.0.1 or [::1], not ${JSON.stringify(host)}`,
+      );
+    }
+    return next();
+  };
+
+  const authenticate: MiddlewareHandler = async (c, next) => {
+    if (tokenDigest === undefined || sessionValue === undefined || sessionDigest === undefined) {
+      return next();
+    }
+    const given = c.req.query(TOKEN_QUERY);
+    if (given !== undefined && c.req.method === "GET" && !isApiPath(c.req.path)) {
+      if (!sameSecret(given, tokenDigest)) return refuseUnauthorized(c);
+      setCookie(c, SESSION_COOKIE, sessionValue, {
+        httpOnly: true,
+        sameSite: "Strict",
+        path: "/",
+      });
+      const url = new URL(c.req.url);
+      url.searchParams.delete(TOKEN_QUERY);
+      return c.redirect(`${url.pathname}${url.search}`, 303);
+    }
+    const bearer = /^Bearer (.+)$/i.exec(c.req.header("authorization") ?? "")?.[1];
+    if (bearer !== undefined && sameSecret(bearer, tokenDigest)) return next();
+    const cookie = getCookie(c, SESSION_COOKIE);
+    if (cookie !== undefined && sameSecret(cookie, sessionDigest)) return next();
+    return refuseUnauthorized(c);
+  };
+
+  const guardAction: MiddlewareHandler = async (c, next) => {
+    if (options.readOnly) {
+      return apiError(
+        c,
+        403,
+        "read_only",
+        "this dashboard is read-only: it shows runs but does not cancel or replay them",
+      );
+    }
+    const ownOrigin = new URL(c.req.url).origin;
+    const origin = c.req.header("origin");
+    if (origin !== undefined && origin !== ownOrigin) {
+      return apiError(c, 403, "csrf_refused", `actions are refused from origin ${origin}`);
+    }
+    const site = c.req.header("sec-fetch-site");
+    if (site !== undefined && site !== "same-origin") {
+      return apiError(c, 403, "csrf_refused", `actions are refused from a ${site} request`);
+    }
+    const csrf = c.req.header(CSRF_HEADER);
+    if (csrf === undefined || !sameSecret(csrf, csrfDigest)) {
+      return apiError(
+        c,
+        403,
+        "csrf_refused",
+        `actions must carry the ${CSRF_HEADER} header given by GET /api/session`,
+      );
+    }
+    return next();
+  };
+
+  return { csrfToken, checkHost, authenticate, guardAction };
+}

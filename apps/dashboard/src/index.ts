@@ -1,0 +1,68 @@
+/**
+ * `@errand/dashboard` — a live web page of errand's queues, workers, runs,
+ * run trees and event timelines, and the JSON API it reads.
+ *
+ * ```ts
+ * import { createDashboard } from "@errand/dashboard";
+ *
+ * const dashboard = await createDashboard({ connection: process.env.REDIS_URL! });
+ * console.log(`open ${dashboard.url}`); // http://127.0.0.1:4040
+ * ```
+ *
+ * ## What it serves
+ *
+ * - `GET /` — the page (built with the package: no CDN, works offline).
+ * - `GET /api/overview` — per queue waiting / active / delayed jobs and the
+ *   runs settled in the last 15 minutes, workers with their heartbeats and
+ *   agents, run counts, runs settled per minute and the failure rate.
+ * - `GET /api/runs?status&agent&parent&q&limit&cursor` — runs newest first,
+ *   `{ items, count, hasMore, nextCursor? }`; `q` searches by runId (whole or
+ *   its start) and metadata value.
+ * - `GET /api/runs/:runId` — the run (`RunResult` once settled), what it was
+ *   fired with; `…/events` its timeline a page at a time, `…/events/:seq`
+ *   one event whole, `…/blobs/:n` a stored large value, `…/tree` the tree of
+ *   its root with every run's status.
+ * - `GET /api/live` and `GET /api/runs/:runId/live` — server-sent events:
+ *   the overview as it changes, and a run's events as they are appended.
+ * - `POST /api/runs/:runId/cancel` (`{ cascade?, reason? }`) and
+ *   `POST /api/runs/:runId/replay` — the actions, refused in read-only mode.
+ *
+ * ## Safety
+ *
+ * It listens on 127.0.0.1 by default and answers only requests for a
+ * loopback host name. Listening beyond loopback requires a token
+ * (`ERRAND_DASHBOARD_TOKEN`), then asked of every request. Actions must
+ * come from the page itself (Origin and a CSRF header). Secrets in values
+ * (keys such as `apiKey`, `authorization`, `password`, `secret`, `token`)
+ * are redacted before they leave the server.
+ *
+ * @packageDocumentation
+ */
+export { CANCELLED_BY, CancelBody, REPLAY_OF_KEY } from "./actions/run-actions.js";
+export { createDashboard, type Dashboard } from "./create-dashboard.js";
+export type { ApiErrorBody, DashboardRefusal } from "./http/api-error.js";
+export type { SessionInfo } from "./http/app.js";
+export { CSRF_HEADER, SESSION_COOKIE, TOKEN_QUERY } from "./http/security.js";
+export type { OverviewMessage } from "./live/overview-hub.js";
+export {
+  type DashboardLogger,
+  type DashboardOptions,
+  DEFAULT_DASHBOARD_HOST,
+  DEFAULT_DASHBOARD_PORT,
+  isLoopbackHost,
+  MIN_TOKEN_LENGTH,
+  TOKEN_ENV,
+} from "./options.js";
+export { redactSecrets } from "./present/redact.js";
+export type { TimelineEvent } from "./present/timeline.js";
+export type { BlobView } from "./reads/blob.js";
+export type {
+  Overview,
+  QueueOverview,
+  RunCounts,
+  WorkerOverview,
+} from "./reads/overview.js";
+export type { RunTree, TreeNode } from "./reads/run-tree.js";
+export type { RunDefinition, RunDetail, RunView } from "./reads/run-view.js";
+export type { SearchHit, SearchMatch, SearchPage } from "./reads/search-runs.js";
+export type { MinuteCounts, Throughput } from "./reads/throughput.js";

@@ -1,0 +1,62 @@
+/**
+ * The dashboard's open server-sent-event streams: each gets an
+ * `AbortSignal` that fires when its client goes away or when the dashboard
+ * closes, and a comment line every {@link KEEP_ALIVE_MS} so proxies keep it open.
+ */
+import type { Context } from "hono";
+import { type SSEStreamingApi, streamSSE } from "hono/streaming";
+
+/** How often an idle stream sends a comment line. */
+export const KEEP_ALIVE_MS = 15_000;
+
+/** What a stream's producer gets. */
+export interface LiveStream {
+  /** Sends one event; its data is JSON. */
+  send(event: string, data: unknown): Promise<void>;
+  /** Aborts when the client goes away or the dashboard closes. */
+  readonly signal: AbortSignal;
+}
+
+/** The open streams of one dashboard. */
+export interface LiveStreams {
+  /** Answers with a stream fed by `produce`; the stream ends when `produce` resolves or the signal aborts. */
+  open(c: Context, produce: (stream: LiveStream) => Promise<void>): Response;
+  /** Aborts every open stream and waits for their producers to end. */
+  closeAll(): Promise<void>;
+}
+
+/** A registry of streams; `onError` hears what a producer threw. */
+export function createLiveStreams(onError: (error: unknown) => void): LiveStreams {
+  const open = new Map<AbortController, Promise<void>>();
+
+  function feed(sse: SSEStreamingApi, produce: (stream: LiveStream) => Promise<void>) {
+    const controller = new AbortController();
+    sse.onAbort(() => controller.abort());
+    const keepAlive = setInterval(() => {
+      sse.write(": keep-alive\n\n").catch(() => controller.abort());
+    }, KEEP_ALIVE_MS);
+    const stream: LiveStream = {
+      signal: controller.signal,
+      send: (event, data) => sse.writeSSE({ event, data: JSON.stringify(data) }),
+    };
+    const done = produce(stream)
+      .catch((error: unknown) => {
+        if (!controller.signal.aborted) onError(error);
+      })
+      .finally(() => {
+        clearInterval(keepAlive);
+        open.delete(controller);
+      });
+    open.set(controller, done);
+    return done;
+  }
+
+  return {
+    open: (c, produce) => streamSSE(c, (sse) => feed(sse, produce)),
+    async closeAll() {
+      const running = [...open.entries()];
+      for (const [controller] of running) controller.abort();
+      await Promise.all(running.map(([, done]) => done));
+    },
+  };
+}

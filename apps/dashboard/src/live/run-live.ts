@@ -1,0 +1,41 @@
+/**
+ * A run, live: `GET /api/runs/:runId/live?afterSeq=N` is a stream of
+ * server-sent events following the run's log (blocking reads on a
+ * connection of its own; no polling):
+ *
+ * - `run`: the run's view (`RunView`), first as it stands, then after each new event;
+ * - `event`: each event after `afterSeq`, as the timeline shows it;
+ * - `end`: once the run has settled (the stream then closes).
+ */
+import { applyEvent, foldRun, isSettled, type RunState } from "@errand/core";
+import type { DashboardContext } from "../context.js";
+import { timelineEvent } from "../present/timeline.js";
+import { runViewOf } from "../reads/run-view.js";
+import type { LiveStream } from "./live-streams.js";
+
+/** Follows `runId` into `stream` from after `afterSeq` until it settles or the stream ends. */
+export async function streamRun(
+  context: DashboardContext,
+  runId: string,
+  afterSeq: number,
+  stream: LiveStream,
+): Promise<void> {
+  const log = await context.errand.store.readLog(runId);
+  let state: RunState = foldRun(log, runId);
+  await stream.send("run", runViewOf(state));
+  for (const event of log)
+    if (event.seq > afterSeq) await stream.send("event", timelineEvent(event));
+  if (!isSettled(state)) {
+    const follow = context.errand.events(runId, {
+      follow: true,
+      afterSeq: state.seq,
+      signal: stream.signal,
+    });
+    for await (const event of follow) {
+      state = applyEvent(state, event);
+      await stream.send("event", timelineEvent(event));
+      await stream.send("run", runViewOf(state));
+    }
+  }
+  if (isSettled(state)) await stream.send("end", { runId, status: state.status });
+}

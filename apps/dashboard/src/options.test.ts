@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { isLoopbackHost, resolveOptions, TOKEN_ENV } from "./options.js";
+
+const connection = "redis://127.0.0.1:1";
+const token = "a-long-enough-token-1234";
+
+describe("resolveOptions", () => {
+  it("binds to loopback without a token by default", () => {
+    const resolved = resolveOptions({ connection }, {});
+    expect(resolved).toMatchObject({ host: "127.0.0.1", port: 4040, loopback: true });
+    expect(resolved.token).toBeUndefined();
+    expect(resolved.readOnly).toBe(false);
+  });
+
+  it("refuses to listen beyond loopback without a token, and accepts it with one", () => {
+    for (const host of ["0.0.0.0", "::", "192.168.1.20", "dashboard.example"]) {
+      expect(() => resolveOptions({ connection, host }, {}), host).toThrow(/beyond loopback/);
+    }
+    expect(resolveOptions({ connection, host: "0.0.0.0", token }, {}).token).toBe(token);
+    expect(resolveOptions({ connection, host: "0.0.0.0" }, { [TOKEN_ENV]: token }).token).toBe(
+      token,
+    );
+  });
+
+  it("refuses a short token and a bad port", () => {
+    expect(() => resolveOptions({ connection, token: "short" }, {})).toThrow(/at least 16/);
+    expect(() => resolveOptions({ connection, port: 70_000 }, {})).toThrow(/port/);
+  });
+});
+
+describe("isLoopbackHost", () => {
+  it("knows loopback names and addresses", () => {
+    for (const host of ["localhost", "127.0.0.1", "127.1.2.3", "::1", "[::1]", "LOCALHOST"]) {
+      expect(isLoopbackHost(host), host).toBe(true);
+    }
+    for (const host of ["0.0.0.0", "10.0.0.1", "localhost.evil.example", "", "::"]) {
+      expect(isLoopbackHost(host), host).toBe(false);
+    }
+  });
+});

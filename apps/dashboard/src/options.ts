@@ -1,0 +1,120 @@
+/**
+ * The dashboard's options, checked once: where it listens, whether it asks
+ * for a token, and whether it refuses actions. Bound to loopback by default;
+ * listening anywhere else requires a token.
+ */
+import { isIP } from "node:net";
+import { ErrandError } from "@errand/core";
+import { type ConnectionInput, createLogger } from "@errand/engine";
+import { DEFAULT_SHARDS } from "@errand/store";
+
+/** The port the dashboard listens on when not told. */
+export const DEFAULT_DASHBOARD_PORT = 4040;
+
+/** The address the dashboard listens on when not told: loopback only. */
+export const DEFAULT_DASHBOARD_HOST = "127.0.0.1";
+
+/** The environment variable a token is read from when `token` is not given. */
+export const TOKEN_ENV = "ERRAND_DASHBOARD_TOKEN";
+
+/** The shortest token accepted. */
+export const MIN_TOKEN_LENGTH = 16;
+
+/** Where the dashboard reports what went wrong while answering (pino's `error(fields, message)`). */
+export interface DashboardLogger {
+  error(fields: object, message: string): void;
+}
+
+/** Options of `createDashboard`. */
+export interface DashboardOptions {
+  /** Redis: a URL, ioredis options, or a client (duplicated, never used as is). */
+  connection: ConnectionInput;
+  /** The key prefix of the deployment. Default `errand`. */
+  prefix?: string;
+  /** The shards the run indexes are read on (the clients' and collectors' value). Default 16. */
+  shards?: number;
+  /**
+   * The address to listen on. Default `127.0.0.1`. Any address beyond
+   * loopback (`0.0.0.0`, a LAN address, …) requires a `token`.
+   */
+  host?: string;
+  /** The port to listen on; 0 picks a free one (see `url`). Default 4040. */
+  port?: number;
+  /**
+   * The token every request must carry (`Authorization: Bearer <token>`, or
+   * the cookie set by opening `/?token=<token>`), at least 16 characters.
+   * Default `ERRAND_DASHBOARD_TOKEN` from the environment; without either,
+   * no token is asked (loopback only).
+   */
+  token?: string;
+  /** Refuse the actions (cancel, replay) with 403 `read_only`. Default false. */
+  readOnly?: boolean;
+  /** The clock of the overview's time windows. Default the system clock. */
+  now?: () => Date;
+  /** Default: the engine's pino logger (`ERRAND_LOG_LEVEL`), named `errand-dashboard`. */
+  logger?: DashboardLogger;
+}
+
+/** The options with their defaults applied. */
+export interface ResolvedOptions {
+  connection: ConnectionInput;
+  prefix: string | undefined;
+  shards: number;
+  host: string;
+  port: number;
+  token: string | undefined;
+  readOnly: boolean;
+  /** Whether `host` is a loopback address. */
+  loopback: boolean;
+  now: () => Date;
+  logger: DashboardLogger;
+}
+
+function invalid(message: string): never {
+  throw new ErrandError("invalid_spec", message);
+}
+
+/** True for `localhost`, `127.0.0.0/8` and `::1` (also as `[::1]`). */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, "$1").toLowerCase();
+  if (bare === "localhost") return true;
+  if (isIP(bare) === 4) return bare.startsWith("127.");
+  return bare === "::1" || bare === "::ffff:127.0.0.1";
+}
+
+/** Checks `options` and fills in the defaults. Throws `invalid_spec` for options that cannot work. */
+export function resolveOptions(
+  options: DashboardOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): ResolvedOptions {
+  const host = options.host ?? DEFAULT_DASHBOARD_HOST;
+  const port = options.port ?? DEFAULT_DASHBOARD_PORT;
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    invalid(`port must be a whole number from 0 to 65535, not ${port}`);
+  }
+  const shards = options.shards ?? DEFAULT_SHARDS;
+  if (!Number.isInteger(shards) || shards < 1) invalid(`shards must be a whole number ≥ 1`);
+  const given = options.token ?? env[TOKEN_ENV];
+  const token = given === undefined || given === "" ? undefined : given;
+  if (token !== undefined && token.length < MIN_TOKEN_LENGTH) {
+    invalid(`the dashboard token must have at least ${MIN_TOKEN_LENGTH} characters`);
+  }
+  const loopback = isLoopbackHost(host);
+  if (!loopback && token === undefined) {
+    invalid(
+      `the dashboard listens on ${host}, beyond loopback: set a token (${TOKEN_ENV}, at least ${MIN_TOKEN_LENGTH} characters) or listen on 127.0.0.1`,
+    );
+  }
+  return {
+    connection: options.connection,
+    prefix: options.prefix,
+    shards,
+    host,
+    port,
+    token,
+    readOnly: options.readOnly ?? false,
+    loopback,
+    now: options.now ?? (() => new Date()),
+    logger: options.logger ?? createLogger({ name: "errand-dashboard" }),
+  };
+}

@@ -1,0 +1,228 @@
+/**
+ * The overview: each queue's jobs and recent runs, the workers with their
+ * heartbeats and agents, the run counts, the rates of the last minutes and
+ * the collectors' backlog.
+ *
+ * A queue's `waiting`, `active` and `delayed` (parked runs) are BullMQ's own
+ * job counts. Completed jobs are removed at once (the log is the truth), so
+ * what completed and failed is counted in runs: the runs of the queue's
+ * agents that settled in the rates' window.
+ */
+import {
+  type AgentRegistration,
+  type CollectorMetrics,
+  closeConnection,
+  createCollector,
+  DEFAULT_HEARTBEAT_MS,
+  DEFAULT_QUEUE,
+  openConnection,
+  readAgentRegistrations,
+  readWorkerHeartbeats,
+  type WorkerHeartbeat,
+} from "@errand/engine";
+import { Queue } from "bullmq";
+import type { DashboardContext } from "../context.js";
+import { createSettledRuns, type SettledRun, type SettledStatus } from "./settled-runs.js";
+import { THROUGHPUT_MINUTES, type Throughput, throughputOf } from "./throughput.js";
+
+/** A worker is shown stale when its last heartbeat is older than this: 3 default beats. */
+export const STALE_WORKER_MS = 3 * DEFAULT_HEARTBEAT_MS;
+
+/** How long the collectors' metrics are reused before being read again. */
+const COLLECTOR_METRICS_TTL_MS = 5_000;
+
+/** One queue in the overview. */
+export interface QueueOverview {
+  name: string;
+  /** The agents registered on it. */
+  agents: string[];
+  /** BullMQ's counts: jobs waiting (or prioritized, or paused), running, and delayed (parked runs). */
+  waiting: number;
+  active: number;
+  delayed: number;
+  /** Runs of its agents settled in the rates' window, by status. */
+  succeeded: number;
+  failed: number;
+  cancelled: number;
+}
+
+/** One worker in the overview. */
+export type WorkerOverview = WorkerHeartbeat & {
+  /** Milliseconds since its last heartbeat. */
+  heartbeatAgeMs: number;
+  /** True when its last heartbeat is older than {@link STALE_WORKER_MS}. */
+  stale: boolean;
+};
+
+/** How many runs the run indexes hold, by status (`active`: queued or running). */
+export interface RunCounts {
+  active: number;
+  succeeded: number;
+  failed: number;
+  cancelled: number;
+}
+
+/** `GET /api/overview`. */
+export interface Overview {
+  at: string;
+  queues: QueueOverview[];
+  workers: WorkerOverview[];
+  runs: RunCounts;
+  throughput: Throughput & { windowMinutes: number };
+  collectors: Pick<CollectorMetrics, "lag" | "pending" | "deadLettered">;
+}
+
+/** Reads overviews; keeps the queues and the settled runs it has learnt between reads. */
+export interface OverviewReader {
+  read(): Promise<Overview>;
+  close(): Promise<void>;
+}
+
+function queueNames(
+  registrations: ReadonlyMap<string, AgentRegistration>,
+  workers: readonly WorkerHeartbeat[],
+): string[] {
+  const names = new Set<string>([DEFAULT_QUEUE]);
+  for (const registration of registrations.values()) names.add(registration.queue);
+  for (const worker of workers) for (const queue of worker.queues) names.add(queue);
+  return [...names].sort();
+}
+
+function settledByQueue(
+  runs: readonly SettledRun[],
+  registrations: ReadonlyMap<string, AgentRegistration>,
+  sinceMs: number,
+): Map<string, Record<SettledStatus, number>> {
+  const counts = new Map<string, Record<SettledStatus, number>>();
+  for (const run of runs) {
+    if (run.settledAtMs < sinceMs) continue;
+    const queue = registrations.get(run.agent)?.queue ?? DEFAULT_QUEUE;
+    const entry = counts.get(queue) ?? { succeeded: 0, failed: 0, cancelled: 0 };
+    entry[run.status] += 1;
+    counts.set(queue, entry);
+  }
+  return counts;
+}
+
+/** An overview reader on `context`. */
+export function createOverviewReader(context: DashboardContext): OverviewReader {
+  const { redis, keys, options } = context;
+  const queues = new Map<string, Queue>();
+  let queueConnection: ReturnType<typeof openConnection> | undefined;
+  const settled = createSettledRuns(context);
+  const collector = createCollector({
+    connection: options.connection,
+    shards: options.shards,
+    reaper: false,
+    ...(options.prefix === undefined ? {} : { prefix: options.prefix }),
+  });
+  let collectorMetrics: { at: number; value: Promise<CollectorMetrics> } | undefined;
+
+  function queue(name: string): Queue {
+    let opened = queues.get(name);
+    if (!opened) {
+      queueConnection ??= openConnection(options.connection);
+      opened = new Queue(name, { connection: queueConnection, prefix: keys.bullmqPrefix });
+      queues.set(name, opened);
+    }
+    return opened;
+  }
+
+  function readCollectorMetrics(nowMs: number): Promise<CollectorMetrics> {
+    if (collectorMetrics === undefined || nowMs - collectorMetrics.at > COLLECTOR_METRICS_TTL_MS) {
+      const value = collector.metrics();
+      value.catch(() => {
+        collectorMetrics = undefined;
+      });
+      collectorMetrics = { at: nowMs, value };
+    }
+    return collectorMetrics.value;
+  }
+
+  async function readQueue(
+    name: string,
+    registrations: ReadonlyMap<string, AgentRegistration>,
+    settledCounts: Record<SettledStatus, number> | undefined,
+  ): Promise<QueueOverview> {
+    const counts = await queue(name).getJobCounts(
+      "waiting",
+      "prioritized",
+      "paused",
+      "active",
+      "delayed",
+    );
+    const agents = [...registrations.values()]
+      .filter((registration) => registration.queue === name)
+      .map((registration) => registration.name)
+      .sort();
+    return {
+      name,
+      agents,
+      waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts.paused ?? 0),
+      active: counts.active ?? 0,
+      delayed: counts.delayed ?? 0,
+      succeeded: settledCounts?.succeeded ?? 0,
+      failed: settledCounts?.failed ?? 0,
+      cancelled: settledCounts?.cancelled ?? 0,
+    };
+  }
+
+  async function readRunCounts(): Promise<RunCounts> {
+    const shards = Array.from({ length: options.shards }, (_, shard) => shard);
+    const count = async (status: keyof RunCounts) => {
+      const sizes = await Promise.all(
+        shards.map((shard) => redis.zcard(keys.runIndexByStatus(shard, status))),
+      );
+      return sizes.reduce((sum, size) => sum + size, 0);
+    };
+    const [active, succeeded, failed, cancelled] = await Promise.all(
+      (["active", "succeeded", "failed", "cancelled"] as const).map(count),
+    );
+    return { active: active!, succeeded: succeeded!, failed: failed!, cancelled: cancelled! };
+  }
+
+  return {
+    async read() {
+      const now = options.now();
+      const nowMs = now.getTime();
+      const [registrations, heartbeats, runs, settledRuns, metrics] = await Promise.all([
+        readAgentRegistrations(redis, keys),
+        readWorkerHeartbeats(redis, keys),
+        readRunCounts(),
+        settled.refresh(nowMs),
+        readCollectorMetrics(nowMs),
+      ]);
+      const throughput = throughputOf(settledRuns, nowMs);
+      const windowStart = Date.parse(throughput.minutes[0]?.minute ?? now.toISOString());
+      const byQueue = settledByQueue(settledRuns, registrations, windowStart);
+      const names = queueNames(registrations, heartbeats);
+      const queueOverviews = await Promise.all(
+        names.map((name) => readQueue(name, registrations, byQueue.get(name))),
+      );
+      const workers = heartbeats
+        .map((heartbeat): WorkerOverview => {
+          const heartbeatAgeMs = Math.max(0, nowMs - Date.parse(heartbeat.lastSeenAt));
+          return { ...heartbeat, heartbeatAgeMs, stale: heartbeatAgeMs > STALE_WORKER_MS };
+        })
+        .sort((a, b) => a.workerId.localeCompare(b.workerId));
+      return {
+        at: now.toISOString(),
+        queues: queueOverviews,
+        workers,
+        runs,
+        throughput: { ...throughput, windowMinutes: THROUGHPUT_MINUTES },
+        collectors: {
+          lag: metrics.lag,
+          pending: metrics.pending,
+          deadLettered: metrics.deadLettered,
+        },
+      };
+    },
+    async close() {
+      await Promise.all([...queues.values()].map((opened) => opened.close()));
+      queues.clear();
+      if (queueConnection) await closeConnection(queueConnection);
+      queueConnection = undefined;
+    },
+  };
+}

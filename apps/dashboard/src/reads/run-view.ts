@@ -1,0 +1,114 @@
+/**
+ * One run as the dashboard shows it: its `RunResult` once settled — the
+ * same fold of the same log the collector stores — or the same fields so
+ * far while it is queued or running, beside what it was fired with.
+ */
+import {
+  ErrandError,
+  type EventDataOf,
+  foldRun,
+  isRunId,
+  type RunEvent,
+  type RunResult,
+  type RunState,
+  settleRun,
+} from "@errand/core";
+import type { HeadStatus } from "@errand/store";
+import type { DashboardContext } from "../context.js";
+import { redactSecrets } from "../present/redact.js";
+import { previewValue } from "../present/truncate.js";
+
+/** A run's `RunResult`, or while it runs the same fields so far (status `queued` or `running`). */
+export type RunView = Omit<RunResult, "status"> & { status: HeadStatus };
+
+/** What a run was fired with, redacted; the input shortened when large (`inputTruncated`). */
+export interface RunDefinition {
+  input: unknown;
+  inputTruncated: boolean;
+  outputSchema?: Record<string, unknown>;
+  metadata: Record<string, string>;
+  limits: EventDataOf<"run-queued">["limits"];
+  depth: number;
+}
+
+/** `GET /api/runs/:runId`. */
+export interface RunDetail {
+  run: RunView;
+  definition: RunDefinition;
+  /** Set once a cancel was asked for. */
+  cancelRequested?: EventDataOf<"cancel-requested">;
+  /** The worker of the latest attempt. */
+  workerId?: string;
+  /** The seq of the last event: the live stream of the run continues after it. */
+  seq: number;
+}
+
+/** Throws `invalid_spec` unless `runId` is a run id. */
+export function requireRunId(runId: string): string {
+  if (!isRunId(runId)) {
+    throw new ErrandError("invalid_spec", `not a run id: ${JSON.stringify(runId)}`);
+  }
+  return runId;
+}
+
+/** Throws `not_found` for a run that does not exist. */
+export function runNotFound(runId: string): never {
+  throw new ErrandError("not_found", `run ${runId} does not exist (never fired, or expired)`, {
+    details: { runId },
+  });
+}
+
+/** The view of a folded run, its output redacted. */
+export function runViewOf(state: RunState): RunView {
+  const settled = settleRun(state);
+  if (settled !== undefined) {
+    return settled.output === undefined
+      ? settled
+      : { ...settled, output: redactSecrets(settled.output) };
+  }
+  const { queued } = state;
+  return {
+    runId: state.runId,
+    agent: queued?.agent ?? "",
+    status: state.status === "running" ? "running" : "queued",
+    ...(queued?.parentRunId === undefined ? {} : { parentRunId: queued.parentRunId }),
+    rootRunId: queued?.rootRunId ?? state.runId,
+    attempts: state.attempts,
+    steps: state.steps.length,
+    usage: state.usage,
+    createdAt: state.createdAt ?? "",
+    ...(state.startedAt === undefined ? {} : { startedAt: state.startedAt }),
+  };
+}
+
+function definitionOf(queued: EventDataOf<"run-queued">): RunDefinition {
+  const input = previewValue(redactSecrets(queued.input));
+  return {
+    input: input.value,
+    inputTruncated: input.truncated,
+    ...(queued.outputSchema === undefined ? {} : { outputSchema: queued.outputSchema }),
+    metadata: redactSecrets(queued.metadata) as Record<string, string>,
+    limits: queued.limits,
+    depth: queued.depth,
+  };
+}
+
+/** The detail of a folded run whose log starts with `run-queued`. */
+export function runDetailOf(events: readonly RunEvent[], runId: string): RunDetail {
+  const state = foldRun(events, runId);
+  if (state.queued === undefined) runNotFound(runId);
+  return {
+    run: runViewOf(state),
+    definition: definitionOf(state.queued),
+    ...(state.cancelRequested === undefined ? {} : { cancelRequested: state.cancelRequested }),
+    ...(state.workerId === undefined ? {} : { workerId: state.workerId }),
+    seq: state.seq,
+  };
+}
+
+/** Reads and folds the run's log. Throws `invalid_spec` or `not_found`. */
+export async function readRunDetail(context: DashboardContext, runId: string): Promise<RunDetail> {
+  const events = await context.errand.store.readLog(requireRunId(runId));
+  if (events.length === 0) runNotFound(runId);
+  return runDetailOf(events, runId);
+}

@@ -1,0 +1,103 @@
+/**
+ * The agents of the dashboard's tests: a lead that spawns and collects
+ * children (the engine's parent tools), a city child that looks a city up
+ * with a tool whose arguments and result hold secrets (to prove redaction)
+ * and records a structured answer, and the scripts that make them end in
+ * each way a timeline shows. Test-only: not exported.
+ */
+import { preflightSchema, type ScriptTurn } from "@errand/core";
+import { parentTools } from "@errand/engine";
+import { type Agent, defineAgent, defineTool, scriptedModel } from "@errand/runtime";
+import { z } from "zod";
+
+/** The parent agent: plays `input.script` with `spawn_agents` and `collect_agents`. */
+export const LEAD = "lead";
+/** The child agent: plays `input.script` with `lookup_population`, records a `CityAnswer`. */
+export const CITY = "city";
+
+/** A city whose lookup answers with more than the inline limit: its result is stored as a blob. */
+export const BIG_CITY = "Bigville";
+
+/** The secret the lookup tool is called with and answers with; it must never reach the page. */
+export const LOOKUP_SECRET = "sk-dashboard-test-secret-0123456789";
+
+/** What a city child records. */
+export const CityAnswer = z.object({ city: z.string(), population: z.number().int() });
+
+/** {@link CityAnswer} as the JSON Schema a spawn item carries. */
+export const cityAnswerSchema: Record<string, unknown> = (() => {
+  const checked = preflightSchema(CityAnswer);
+  if (!checked.ok) throw new Error(checked.reason);
+  return checked.jsonSchema;
+})();
+
+const lookupPopulation = defineTool({
+  name: "lookup_population",
+  description: "The population of a city.",
+  parameters: z.object({ city: z.string(), apiKey: z.string() }),
+  handler: ({ city }) => ({
+    city,
+    population: 1_000 * city.length,
+    source: { name: "census", token: LOOKUP_SECRET },
+    ...(city.startsWith("Big") ? { history: "x".repeat(40_000) } : {}),
+  }),
+});
+
+/** The lead and city agents on the scripted model. */
+export function dashboardTestAgents(): Agent[] {
+  const common = { instructions: "Follow your script.", model: scriptedModel(), maxSteps: 8 };
+  return [
+    defineAgent({ ...common, name: LEAD, scriptFromInput: true, tools: parentTools() }),
+    defineAgent({
+      ...common,
+      name: CITY,
+      scriptFromInput: true,
+      tools: [lookupPopulation],
+      outputSchema: CityAnswer,
+    }),
+  ];
+}
+
+const record = (city: string, population: number | string): ScriptTurn => ({
+  call: [{ tool: "structured_output", args: { city, population } }],
+});
+
+/** A city child that looks the city up, then records it. */
+export function lookupThenRecord(city: string): ScriptTurn[] {
+  return [
+    {
+      say: `Looking up ${city}.`,
+      call: [{ tool: "lookup_population", args: { city, apiKey: LOOKUP_SECRET } }],
+    },
+    record(city, 1_000 * city.length),
+  ];
+}
+
+/** A city child whose first answer is refused (invalid), then corrected. */
+export function invalidThenRecord(city: string): ScriptTurn[] {
+  return [record(city, "many"), record(city, 42)];
+}
+
+/** A city child that waits a minute before answering: cancel it. */
+export function slowChild(text = "still thinking"): ScriptTurn[] {
+  return [{ say: text, sleepMs: 60_000 }];
+}
+
+/** A spawn item of a city child playing `script`. */
+export function cityItem(script: ScriptTurn[], metadata?: Record<string, string>) {
+  return {
+    agent: CITY,
+    input: { script },
+    outputSchema: cityAnswerSchema,
+    ...(metadata === undefined ? {} : { metadata }),
+  };
+}
+
+/** The lead's script: spawn `children`, collect them all (waiting), then sum up. */
+export function leadScript(children: ReturnType<typeof cityItem>[]): ScriptTurn[] {
+  return [
+    { call: [{ tool: "spawn_agents", args: { agents: children } }] },
+    { call: [{ tool: "collect_agents", args: { wait: true } }] },
+    { say: "All children collected." },
+  ];
+}

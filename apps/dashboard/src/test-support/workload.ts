@@ -1,0 +1,103 @@
+/**
+ * A real errand deployment for the dashboard's tests: a private Redis, an
+ * in-process worker running the test agents, a collector (with its
+ * reaper), a client to fire runs with, and the dashboard on a free
+ * loopback port. Test-only: not exported.
+ */
+import { isTerminalEventType, type RunEvent } from "@errand/core";
+import {
+  type Collector,
+  createCollector,
+  createErrand,
+  createLogger,
+  createWorker,
+  type Errand,
+  type ErrandWorker,
+} from "@errand/engine";
+import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
+import { createDashboard, type Dashboard } from "../create-dashboard.js";
+import type { DashboardOptions } from "../options.js";
+import { dashboardTestAgents } from "./agents.js";
+
+/** Fewer shards than the default keep each test's reads small. */
+export const TEST_SHARDS = 4;
+
+/** One test file's deployment. */
+export interface Workload {
+  server: RedisServer;
+  prefix: string;
+  errand: Errand;
+  worker: ErrandWorker;
+  collector: Collector;
+  dashboard: Dashboard;
+  /** Starts another dashboard on the same deployment (closed by `stop`). */
+  startDashboard(options?: Partial<DashboardOptions>): Promise<Dashboard>;
+  /** The run's events, following its log until `until` matches (default: its terminal event). */
+  waitForEvent(runId: string, until?: (event: RunEvent) => boolean): Promise<RunEvent[]>;
+  /** Resolves once a collector has stored the run's result. */
+  waitForResult(runId: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** A logger that writes nothing. */
+export const silentLogger: ReturnType<typeof createLogger> = createLogger({ level: "silent" });
+
+/** Starts a deployment whose keys start with a prefix made from `label`. */
+export async function startWorkload(
+  label: string,
+  dashboardOptions: Partial<DashboardOptions> = {},
+): Promise<Workload> {
+  const server = await startRedis({ maxmemoryPolicy: "noeviction" });
+  const prefix = uniqueKeyPrefix(`dashboard-${label}`);
+  const common = { connection: server.url, prefix, shards: TEST_SHARDS };
+  const errand = createErrand(common);
+  const worker = await createWorker({
+    ...common,
+    agents: dashboardTestAgents(),
+    concurrency: 8,
+    logger: silentLogger,
+    parkRecheckMs: 1_000,
+  });
+  const collector = createCollector({ ...common, blockMs: 100, reaper: { intervalMs: 200 } });
+  await collector.start();
+  const dashboards: Dashboard[] = [];
+  const startDashboard = async (options: Partial<DashboardOptions> = {}) => {
+    const dashboard = await createDashboard({
+      ...common,
+      port: 0,
+      logger: silentLogger,
+      ...options,
+    });
+    dashboards.push(dashboard);
+    return dashboard;
+  };
+  const dashboard = await startDashboard(dashboardOptions);
+  return {
+    server,
+    prefix,
+    errand,
+    worker,
+    collector,
+    dashboard,
+    startDashboard,
+    async waitForEvent(runId, until = (event) => isTerminalEventType(event.type)) {
+      const events: RunEvent[] = [];
+      for await (const event of errand.events(runId, { follow: true })) {
+        events.push(event);
+        if (until(event)) return events;
+      }
+      throw new Error(`run ${runId} ended without the awaited event: ${JSON.stringify(events)}`);
+    },
+    async waitForResult(runId) {
+      const result = await errand.result(runId, { waitMs: 20_000 });
+      if (result === undefined) throw new Error(`run ${runId} has no stored result after 20 s`);
+    },
+    async stop() {
+      await Promise.all(dashboards.map((opened) => opened.close()));
+      await worker.close({ graceMs: 500 });
+      await collector.stop();
+      await errand.close();
+      await server.stop();
+    },
+  };
+}
