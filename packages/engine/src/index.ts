@@ -67,9 +67,10 @@
  * ## Collect results
  *
  * A collector folds the shard streams into results: for each settled run it
- * writes the `RunResult` (core's fold of the run's log), keeps the run
- * indexes `list` reads, announces the run once in its parent's inbox and
- * wakes whoever waits, then acknowledges. Run as many as you like: they share
+ * keeps the run indexes `list` reads, announces the run once in its parent's
+ * inbox, writes the `RunResult` (core's fold of the run's log) — last, so
+ * whoever reads a result finds the rest done — and wakes whoever waits, then
+ * acknowledges. Run as many as you like: they share
  * the shards through one consumer group, claim a dead one's entries, and
  * dead-letter an entry that keeps failing. Its reaper settles runs whose job
  * failed for good (`worker_lost`) or whose deadline passed (`deadline_exceeded`).

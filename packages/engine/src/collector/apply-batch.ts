@@ -1,7 +1,7 @@
 /**
  * One batch of shard stream entries, applied: the entries are grouped by run;
- * a run whose terminal event is in the batch is settled (result, indexes,
- * parent's inbox, a wake-up on its shard's settled channel); a run whose
+ * a run whose terminal event is in the batch is settled (indexes, parent's
+ * inbox, result, a wake-up on its shard's settled channel); a run whose
  * `run-queued` is in the batch is indexed; every other event needs nothing.
  * Then the entries that were applied are acknowledged, in one XACK. An entry
  * that could not be read, or whose run failed to apply, stays pending for a
@@ -16,7 +16,7 @@ import { isTerminalEventType, type RunEvent, type RunEventOf, shardOfRunId } fro
 import type { ShardEntry } from "@errand/store";
 import type { CollectorContext } from "./context.js";
 import { announceToParent } from "./inbox.js";
-import { projectResult } from "./project-result.js";
+import { settledResult, storeResult } from "./project-result.js";
 import { indexRun } from "./run-index.js";
 
 /** An entry that could not be applied, and why. */
@@ -36,9 +36,14 @@ export interface BatchOutcome {
   settled: string[];
 }
 
-/** Settles a run: result, indexes, parent's inbox, then a wake-up for waiters. */
+/**
+ * Settles a run: indexes and parent's inbox, then its stored result, then a
+ * wake-up for waiters. The result is written last, so whoever reads a
+ * result (a waiting `collect`, a parked parent) finds the run indexed and
+ * announced too.
+ */
 async function projectSettledRun(context: CollectorContext, runId: string): Promise<void> {
-  const result = await projectResult(context, runId);
+  const { result, stored } = await settledResult(context, runId);
   await indexRun(context, {
     runId,
     agent: result.agent,
@@ -46,6 +51,7 @@ async function projectSettledRun(context: CollectorContext, runId: string): Prom
     ...(result.parentRunId === undefined ? {} : { parentRunId: result.parentRunId }),
   });
   await announceToParent(context, result);
+  if (!stored) await storeResult(context, result);
   await context.redis.publish(context.keys.settledChannel(shardOfRunId(runId)), runId);
 }
 

@@ -1,8 +1,9 @@
 /**
  * `createCollector`: turns the shard streams into results. One loop per
  * shard reads through the collectors' consumer group in batches; for each
- * settled run it writes the `RunResult`, keeps the run indexes, announces the
- * run in its parent's inbox and wakes waiters, then acknowledges. Any number
+ * settled run it keeps the run indexes, announces the run in its parent's
+ * inbox, writes the `RunResult` (last, so a result read means the rest is
+ * done) and wakes waiters, then acknowledges. Any number
  * of collectors share the work; a dead one's pending entries are claimed by
  * the others after `claimIdleMs`; an entry that keeps failing goes to the
  * shard's dead letters after `maxDeliveries` deliveries; each stream is

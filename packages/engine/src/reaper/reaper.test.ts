@@ -7,6 +7,7 @@ import {
   startTestProcess,
   type TestProcess,
 } from "../collector/test-support/child-process.js";
+import { eventually } from "../collector/test-support/conditions.js";
 import { planRuns, writeRuns } from "../collector/test-support/planned-runs.js";
 import {
   type EngineRedisFixture,
@@ -191,14 +192,23 @@ describe("the reaper", () => {
       { status: "succeeded", code: undefined },
     ]);
     expect(batch.results[0]?.retryable).toBe(false);
-    expect(await queue.getJob(waiting)).toBeUndefined();
+    // The reaper removes the job and publishes the cancels after appending `failed`,
+    // so a reader woken by the collector may get there first: wait for them.
+    await eventually("the waiting job removed", async () =>
+      (await queue.getJob(waiting)) === undefined ? true : undefined,
+    );
+    await eventually("both cancels published", async () =>
+      cancels.length >= 2 ? true : undefined,
+    );
     expect(cancels.sort()).toEqual([late, waiting].sort());
     const inbox = await inboxOf(scope, parent);
     expect(inbox.map((entry) => entry.runId).sort()).toEqual([late, waiting].sort());
     expect(inbox.every((entry) => entry.status === "failed")).toBe(true);
-    for (let shard = 0; shard < TEST_SHARDS; shard += 1) {
-      expect(await fx.redis.zcard(scope.keys.deadlines(shard))).toBe(0);
-    }
+    const shards = Array.from({ length: TEST_SHARDS }, (_, shard) => shard);
+    await eventually("the deadlines emptied", async () => {
+      const counts = await Promise.all(shards.map((s) => fx.redis.zcard(scope.keys.deadlines(s))));
+      return counts.every((count) => count === 0) ? true : undefined;
+    });
   });
 
   it("leaves a run that settled before its deadline came due as it was", async () => {
