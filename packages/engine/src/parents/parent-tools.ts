@@ -11,7 +11,7 @@ import { createSpawnAgentsTool } from "./spawn-agents.js";
 
 /**
  * `[spawn_agents, collect_agents]`, with `limits` (when given) over the
- * worker's.
+ * worker's. Throws `invalid_spec` for a limit that is not a whole number.
  *
  * ```ts
  * const lead = defineAgent({

@@ -8,7 +8,7 @@
 import { defineTool, type Tool } from "@errand/runtime";
 import { z } from "zod";
 import { MAX_FIRE_MANY } from "../fire-spec.js";
-import type { ParentLimits } from "./limits.js";
+import { type ParentLimits, resolveParentLimits } from "./limits.js";
 import { parentServicesOf } from "./parent-services.js";
 
 /** The name of the tool that spawns children. */
@@ -45,8 +45,12 @@ export const SpawnAgentsArgs = z.object({
     .describe("The children to spawn, one run per item."),
 });
 
-/** A `spawn_agents` tool held to `limits` over the worker's. */
+/**
+ * A `spawn_agents` tool held to `limits` over the worker's. Throws
+ * `invalid_spec` for a limit that is not a whole number.
+ */
 export function createSpawnAgentsTool(limits: Partial<ParentLimits> = {}): Tool {
+  resolveParentLimits(limits);
   return defineTool({
     name: SPAWN_TOOL,
     description:
