@@ -70,7 +70,8 @@ beforeAll(async () => {
   lead = fired.runId;
   everyRun.push(lead);
   await w.waitForEvent(lead);
-  children = (await w.errand.list({ parentRunId: lead })).items.map((item) => item.runId).reverse();
+  const byCity = await w.childrenByCity(lead);
+  children = [byCity.get("Lyon")!, byCity.get("Oslo")!];
   everyRun.push(...children);
   batch = [];
   for (const city of ["Paris", "Rome", "Bern", "Riga"]) {
@@ -112,7 +113,7 @@ describe("GET /api/runs", () => {
     expect(leads.body.items.map((item) => item.runId)).toEqual([lead]);
 
     const kids = await get<Page<RunSummary>>(`/api/runs?parent=${lead}`);
-    expect(kids.body.items.map((item) => item.runId).reverse()).toEqual(children);
+    expect(kids.body.items.map((item) => item.runId).sort()).toEqual([...children].sort());
     expect(kids.body.items.every((item) => item.status === "succeeded")).toBe(true);
 
     const succeeded = await get<Page<RunSummary>>(`/api/runs?status=succeeded&agent=${CITY}`);
@@ -178,6 +179,8 @@ describe("GET /api/runs?q= (search)", () => {
     });
     const rome = await get<SearchPage>("/api/runs?q=b-rome");
     expect(rome.body.items.map((item) => item.runId)).toEqual([batch[1]]);
+    const secret = await get<SearchPage>(`/api/runs?q=${LOOKUP_SECRET.slice(0, 12)}`);
+    expect(secret.body.items).toEqual([]);
     const none = await get<SearchPage>("/api/runs?q=no-such-value");
     expect(none.body).toMatchObject({ items: [], count: 0, hasMore: false });
     expect(none.body.scanned).toBe(everyRun.length);
@@ -305,9 +308,12 @@ describe("GET /api/runs/:runId/tree", () => {
     expect(body.runId).toBe(children[1]);
     expect(body.root.runId).toBe(lead);
     expect(body.root.status).toBe("succeeded");
+    const listed = await w.errand.list({ parentRunId: lead });
+    const creationOrder = listed.items.map((item) => item.runId).reverse();
     expect(body.root.children.map((child) => [child.runId, child.status])).toEqual(
-      children.map((child) => [child, "succeeded"]),
+      creationOrder.map((child) => [child, "succeeded"]),
     );
+    expect([...creationOrder].sort()).toEqual([...children].sort());
     expect(body.root.children.every((child) => child.children.length === 0)).toBe(true);
     expect(body).toMatchObject({ nodes: 3, truncated: false });
   });

@@ -36,6 +36,8 @@ export interface Workload {
   waitForEvent(runId: string, until?: (event: RunEvent) => boolean): Promise<RunEvent[]>;
   /** Resolves once a collector has stored the run's result. */
   waitForResult(runId: string): Promise<void>;
+  /** The children of `parentRunId` by the value of their `city` metadata. */
+  childrenByCity(parentRunId: string): Promise<Map<string, string>>;
   stop(): Promise<void>;
 }
 
@@ -91,6 +93,16 @@ export async function startWorkload(
     async waitForResult(runId) {
       const result = await errand.result(runId, { waitMs: 20_000 });
       if (result === undefined) throw new Error(`run ${runId} has no stored result after 20 s`);
+    },
+    async childrenByCity(parentRunId) {
+      const page = await errand.list({ parentRunId });
+      const byCity = new Map<string, string>();
+      for (const child of page.items) {
+        const [queued] = await errand.store.readLog(child.runId);
+        const city = queued?.type === "run-queued" ? queued.data.metadata.city : undefined;
+        if (city !== undefined) byCity.set(city, child.runId);
+      }
+      return byCity;
     },
     async stop() {
       await Promise.all(dashboards.map((opened) => opened.close()));
