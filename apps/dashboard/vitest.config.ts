@@ -9,6 +9,7 @@ export default defineProject({
   ssr: { resolve: { conditions: ["@errand/source"] } },
   test: {
     include: ["src/**/*.test.ts"],
+    globalSetup: ["src/test-support/build-page.ts"],
     hookTimeout: 60_000,
     testTimeout: 60_000,
   },

@@ -43,6 +43,48 @@ const lookupPopulation = defineTool({
   }),
 });
 
+/**
+ * Gates the `await_gate` tool waits on: a test opens one by name when it
+ * wants the run to go on. Gates live in this process, with the in-process worker.
+ */
+const gates = new Map<string, { opened: Promise<void>; open(): void }>();
+
+function gate(name: string) {
+  let entry = gates.get(name);
+  if (!entry) {
+    let open = () => {};
+    const opened = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    entry = { opened, open };
+    gates.set(name, entry);
+  }
+  return entry;
+}
+
+/** Lets the runs waiting on gate `name` go on. */
+export function openGate(name: string): void {
+  gate(name).open();
+}
+
+const awaitGate = defineTool({
+  name: "await_gate",
+  description: "Waits until the test opens the gate.",
+  parameters: z.object({ gate: z.string() }),
+  handler: async ({ gate: name }) => {
+    await gate(name).opened;
+    return { gate: name, opened: true };
+  },
+});
+
+/** A city child that waits at gate `name`, then records `city`. */
+export function gatedThenRecord(name: string, city: string): ScriptTurn[] {
+  return [
+    { say: `Waiting at gate ${name}.`, call: [{ tool: "await_gate", args: { gate: name } }] },
+    record(city, 1_000 * city.length),
+  ];
+}
+
 /** The lead and city agents on the scripted model. */
 export function dashboardTestAgents(): Agent[] {
   const common = { instructions: "Follow your script.", model: scriptedModel(), maxSteps: 8 };
@@ -52,7 +94,7 @@ export function dashboardTestAgents(): Agent[] {
       ...common,
       name: CITY,
       scriptFromInput: true,
-      tools: [lookupPopulation],
+      tools: [lookupPopulation, awaitGate],
       outputSchema: CityAnswer,
     }),
   ];

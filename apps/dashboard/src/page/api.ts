@@ -1,0 +1,176 @@
+/**
+ * The page's calls to the dashboard's API: reads, the two actions (with
+ * the CSRF header of the session) and the live streams.
+ */
+import type {
+  ApiErrorBody,
+  BlobView,
+  Overview,
+  OverviewMessage,
+  RunDetail,
+  RunTree,
+  RunView,
+  SearchHit,
+  SessionInfo,
+  TimelineEvent,
+} from "../index.js";
+
+export type {
+  BlobView,
+  Overview,
+  OverviewMessage,
+  RunDetail,
+  RunTree,
+  RunView,
+  SearchHit,
+  SessionInfo,
+  TimelineEvent,
+};
+
+/** A run in a list (a search adds what matched). */
+export type RunRow = Omit<SearchHit, "match"> & { match?: SearchHit["match"] };
+
+/** A page of items. */
+export interface Page<T> {
+  items: T[];
+  count: number;
+  hasMore: boolean;
+  nextCursor?: string;
+  scanned?: number;
+}
+
+/** An error the API answered with. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+async function answer<T>(response: Response): Promise<T> {
+  const body = (await response.json()) as T | ApiErrorBody;
+  if (!response.ok) {
+    const error = (body as ApiErrorBody).error;
+    throw new ApiError(
+      response.status,
+      error?.code ?? "error",
+      error?.message ?? response.statusText,
+    );
+  }
+  return body as T;
+}
+
+/** `GET path` as JSON. */
+export async function getJson<T>(path: string): Promise<T> {
+  return answer<T>(await fetch(path, { headers: { accept: "application/json" } }));
+}
+
+let session: SessionInfo | undefined;
+
+/** The dashboard's session (read once). */
+export async function loadSession(): Promise<SessionInfo> {
+  session ??= await getJson<SessionInfo>("/api/session");
+  return session;
+}
+
+async function postAction<T>(path: string, body: unknown): Promise<T> {
+  const { csrfToken } = await loadSession();
+  const response = await fetch(path, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-errand-csrf": csrfToken },
+    body: JSON.stringify(body),
+  });
+  return answer<T>(response);
+}
+
+/** The runs query of the runs view. */
+export interface RunsQuery {
+  q?: string;
+  status?: string;
+  agent?: string;
+  parent?: string;
+  cursor?: string;
+  limit?: number;
+}
+
+/** A page of runs (or search hits). */
+export function listRuns(query: RunsQuery): Promise<Page<RunRow>> {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value !== undefined && value !== "") params.set(key, String(value));
+  }
+  return getJson(`/api/runs?${params}`);
+}
+
+const runPath = (runId: string) => `/api/runs/${encodeURIComponent(runId)}`;
+
+export const readRun = (runId: string) => getJson<RunDetail>(runPath(runId));
+export const readTree = (runId: string) => getJson<RunTree>(`${runPath(runId)}/tree`);
+export const readFullEvent = (runId: string, seq: number) =>
+  getJson<TimelineEvent>(`${runPath(runId)}/events/${seq}`);
+export const readBlob = (runId: string, n: number) =>
+  getJson<BlobView>(`${runPath(runId)}/blobs/${n}`);
+
+/** Every event of the run, page after page (at most `max`). */
+export async function readTimeline(runId: string, max = 5_000): Promise<TimelineEvent[]> {
+  const events: TimelineEvent[] = [];
+  let cursor = "";
+  for (;;) {
+    const page = await getJson<Page<TimelineEvent>>(`${runPath(runId)}/events?limit=1000${cursor}`);
+    events.push(...page.items);
+    if (!page.hasMore || page.nextCursor === undefined || events.length >= max) return events;
+    cursor = `&cursor=${encodeURIComponent(page.nextCursor)}`;
+  }
+}
+
+/** What a cancel did to the run. */
+export interface CancelAnswer {
+  runId: string;
+  status: string;
+  requested: boolean;
+  descendants?: CancelAnswer[];
+}
+
+export const cancelRun = (runId: string, cascade: boolean) =>
+  postAction<CancelAnswer>(`${runPath(runId)}/cancel`, { cascade });
+export const replayRun = (runId: string) =>
+  postAction<{ runId: string }>(`${runPath(runId)}/replay`, {});
+
+/** Opens an event stream; `on` gets each named event's parsed data. */
+export function openStream(
+  path: string,
+  on: Record<string, (data: unknown) => void>,
+  onState?: (open: boolean) => void,
+): EventSource {
+  const source = new EventSource(path);
+  for (const [event, handle] of Object.entries(on)) {
+    source.addEventListener(event, (message) => handle(JSON.parse((message as MessageEvent).data)));
+  }
+  source.addEventListener("open", () => onState?.(true));
+  source.addEventListener("error", () => onState?.(source.readyState === EventSource.OPEN));
+  return source;
+}
+
+/** The run's live stream from after `afterSeq`. */
+export function followRun(
+  runId: string,
+  afterSeq: number,
+  handlers: {
+    run(view: RunView): void;
+    event(event: TimelineEvent): void;
+    end(): void;
+  },
+): EventSource {
+  const source = openStream(`${runPath(runId)}/live?afterSeq=${afterSeq}`, {
+    run: (data) => handlers.run(data as RunView),
+    event: (data) => handlers.event(data as TimelineEvent),
+    end: () => {
+      source.close();
+      handlers.end();
+    },
+  });
+  return source;
+}

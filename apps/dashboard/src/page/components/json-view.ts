@@ -1,0 +1,73 @@
+/**
+ * A JSON value shown as indented text in a scrollable block, with a
+ * "Show all" button when the server shortened it: the button asks for the
+ * whole value and shows it in place.
+ */
+import { type Child, h, replaceChildren } from "../dom.js";
+
+/** Indented JSON; strings are shown as they are (not quoted) when `raw`. */
+export function jsonText(value: unknown): string {
+  if (typeof value === "string") return value;
+  return JSON.stringify(value, null, 2) ?? "undefined";
+}
+
+/** Options of {@link jsonBlock}. */
+export interface JsonBlockOptions {
+  /** The value was shortened: offer the whole of it. */
+  truncated?: boolean;
+  /** Reads the whole value. */
+  loadAll?: () => Promise<unknown>;
+  /** A label shown above the value. */
+  label?: string;
+}
+
+/** A block showing `value`. */
+export function jsonBlock(value: unknown, options: JsonBlockOptions = {}): HTMLElement {
+  const pre = h("pre", { class: "json" }, jsonText(value));
+  const block = h(
+    "div",
+    { class: "json-block" },
+    options.label === undefined ? null : h("div", { class: "json-label" }, options.label),
+    pre,
+  );
+  if (options.truncated && options.loadAll) {
+    const loadAll = options.loadAll;
+    const button: HTMLButtonElement = h(
+      "button",
+      {
+        class: "link-button",
+        testid: "show-all",
+        on: {
+          click: async () => {
+            button.disabled = true;
+            button.textContent = "Loading…";
+            try {
+              replaceChildren(pre, jsonText(await loadAll()));
+              pre.classList.add("expanded");
+              button.remove();
+            } catch (error) {
+              button.disabled = false;
+              button.textContent = `Could not load: ${(error as Error).message}`;
+            }
+          },
+        },
+      },
+      "Show all",
+    );
+    block.append(h("div", { class: "truncated-note" }, "Shortened. ", button));
+  }
+  return block;
+}
+
+/** A row of `label: value` facts. */
+export function facts(rows: readonly [string, Child][]): HTMLElement {
+  return h(
+    "dl",
+    { class: "facts" },
+    rows.flatMap(([label, value]) =>
+      value === undefined || value === null || value === ""
+        ? []
+        : [h("dt", {}, label), h("dd", {}, value)],
+    ),
+  );
+}

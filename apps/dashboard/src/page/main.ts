@@ -1,0 +1,63 @@
+/**
+ * The dashboard's page: a header with the views and the live indicator,
+ * and the view of the current route.
+ */
+import { loadSession } from "./api.js";
+import { h, replaceChildren } from "./dom.js";
+import { startOverviewStream } from "./live-overview.js";
+import { type Mounted, onRoute, type Route } from "./router.js";
+import { showOverview } from "./views/overview-view.js";
+import { showRun } from "./views/run-view.js";
+import { showRuns } from "./views/runs-view.js";
+
+const main = h("main", { class: "main", testid: "main" });
+const indicator = h("span", { class: "indicator", testid: "live-indicator" }, "connecting…");
+const nav = {
+  overview: h("a", { class: "nav-link", attrs: { href: "#/" } }, "Overview"),
+  runs: h("a", { class: "nav-link", attrs: { href: "#/runs" } }, "Runs"),
+};
+const badges = h("span", { class: "header-badges" });
+
+document.body.replaceChildren(
+  h(
+    "header",
+    { class: "header" },
+    h(
+      "a",
+      { class: "brand", attrs: { href: "#/" } },
+      h("span", { class: "brand-mark" }, "⟳"),
+      "errand",
+    ),
+    h("nav", { class: "nav" }, nav.overview, nav.runs),
+    badges,
+    indicator,
+  ),
+  main,
+);
+
+let mounted: Mounted;
+
+function show(route: Route): void {
+  mounted?.stop();
+  nav.overview.classList.toggle("active", route.view === "overview");
+  nav.runs.classList.toggle("active", route.view !== "overview");
+  if (route.view === "overview") mounted = showOverview(main);
+  else if (route.view === "runs") mounted = showRuns(main, route.params);
+  else mounted = showRun(main, route.runId);
+  window.scrollTo(0, 0);
+}
+
+startOverviewStream((open) => {
+  indicator.textContent = open ? "live" : "reconnecting…";
+  indicator.classList.toggle("on", open);
+});
+loadSession()
+  .then((session) => {
+    replaceChildren(
+      badges,
+      h("span", { class: "chip" }, `prefix ${session.prefix}`),
+      session.readOnly ? h("span", { class: "chip warn", testid: "read-only" }, "read-only") : null,
+    );
+  })
+  .catch(() => undefined);
+onRoute(show);

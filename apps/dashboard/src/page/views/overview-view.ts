@@ -1,0 +1,191 @@
+/**
+ * The overview: headline numbers, runs settled per minute, each queue's
+ * jobs and recent runs, and the workers with their heartbeats — redrawn as
+ * the overview stream sends it.
+ */
+import { getJson, type Overview } from "../api.js";
+import { throughputChart } from "../components/throughput-chart.js";
+import { type Child, h, link, replaceChildren } from "../dom.js";
+import { formatAgo, formatCount, formatDuration, formatRate } from "../format.js";
+import { listenToOverview } from "../live-overview.js";
+import type { Mounted } from "../router.js";
+
+function stat(label: string, value: string, testid: string, note?: Child): HTMLElement {
+  return h(
+    "div",
+    { class: "stat" },
+    h("div", { class: "stat-label" }, label),
+    h("div", { class: "stat-value", testid }, value),
+    note === undefined ? null : h("div", { class: "stat-note" }, note),
+  );
+}
+
+function table(headers: readonly string[], rows: readonly HTMLTableRowElement[], empty: string) {
+  return h(
+    "table",
+    { class: "table" },
+    h(
+      "thead",
+      {},
+      h(
+        "tr",
+        {},
+        headers.map((header) => h("th", {}, header)),
+      ),
+    ),
+    h(
+      "tbody",
+      {},
+      rows.length > 0
+        ? rows
+        : h(
+            "tr",
+            {},
+            h("td", { class: "empty", attrs: { colspan: String(headers.length) } }, empty),
+          ),
+    ),
+  );
+}
+
+const num = (value: number, testid?: string) =>
+  h(
+    "td",
+    { class: value === 0 ? "num zero" : "num", ...(testid ? { testid } : {}) },
+    formatCount(value),
+  );
+
+function render(overview: Overview): Child {
+  const { throughput, runs, collectors } = overview;
+  const queues = overview.queues.map((queue) =>
+    h(
+      "tr",
+      { testid: "queue-row", attrs: { "data-queue": queue.name } },
+      h("td", { class: "mono" }, queue.name),
+      h(
+        "td",
+        {},
+        queue.agents.map((agent) =>
+          link(`/runs?agent=${encodeURIComponent(agent)}`, { class: "chip" }, agent),
+        ),
+      ),
+      num(queue.waiting, "queue-waiting"),
+      num(queue.active, "queue-active"),
+      num(queue.delayed),
+      num(queue.succeeded),
+      num(queue.failed),
+      num(queue.cancelled),
+    ),
+  );
+  const workers = overview.workers.map((worker) =>
+    h(
+      "tr",
+      { testid: "worker-row" },
+      h("td", { class: "mono" }, worker.workerId),
+      h("td", {}, `${worker.host} · pid ${worker.pid}`),
+      h(
+        "td",
+        {},
+        worker.agents.map((agent) => h("span", { class: "chip" }, agent)),
+      ),
+      h("td", { class: "num" }, String(worker.concurrency)),
+      h(
+        "td",
+        {},
+        h("span", { class: worker.stale ? "dot dot-stale" : "dot dot-live" }),
+        worker.stale
+          ? `stale — ${formatAgo(worker.lastSeenAt)}`
+          : `${formatDuration(worker.heartbeatAgeMs)} ago`,
+      ),
+      h("td", { title: worker.startedAt }, formatAgo(worker.startedAt)),
+    ),
+  );
+  return [
+    h(
+      "section",
+      { class: "stats" },
+      stat("Active runs", formatCount(runs.active), "stat-active", "queued or running"),
+      stat(
+        "Settled / min",
+        throughput.settledPerMinute.toFixed(1),
+        "stat-rate",
+        `${formatCount(throughput.settled)} in ${throughput.windowMinutes} min`,
+      ),
+      stat(
+        "Failure rate",
+        formatRate(throughput.failureRate),
+        "stat-failure-rate",
+        `${formatCount(throughput.failed)} failed`,
+      ),
+      stat(
+        "Collectors",
+        formatCount(collectors.lag + collectors.pending),
+        "stat-backlog",
+        `${formatCount(collectors.lag)} unread · ${formatCount(collectors.pending)} pending · ${formatCount(collectors.deadLettered)} dead`,
+      ),
+    ),
+    h(
+      "section",
+      { class: "panel" },
+      h("h2", {}, `Runs settled per minute — last ${throughput.windowMinutes} minutes`),
+      throughputChart(throughput),
+      h(
+        "div",
+        { class: "legend" },
+        h("span", { class: "key key-succeeded" }, "succeeded"),
+        h("span", { class: "key key-failed" }, "failed"),
+        h("span", { class: "key key-cancelled" }, "cancelled"),
+      ),
+    ),
+    h(
+      "section",
+      { class: "panel" },
+      h("h2", {}, "Queues"),
+      table(
+        ["queue", "agents", "waiting", "active", "parked", "succeeded", "failed", "cancelled"],
+        queues,
+        "No queue yet.",
+      ),
+      h(
+        "p",
+        { class: "muted small" },
+        `Jobs waiting, active and parked now; runs settled in the last ${throughput.windowMinutes} minutes.`,
+      ),
+    ),
+    h(
+      "section",
+      { class: "panel" },
+      h("h2", {}, "Workers"),
+      table(
+        ["worker", "where", "agents", "slots", "heartbeat", "started"],
+        workers,
+        "No worker is running.",
+      ),
+    ),
+    h(
+      "p",
+      { class: "muted small right" },
+      `Updated ${new Date(overview.at).toLocaleTimeString("en-GB")}`,
+    ),
+  ];
+}
+
+/** Mounts the overview into `main`. */
+export function showOverview(main: HTMLElement): Mounted {
+  const body = h(
+    "div",
+    { class: "overview", testid: "overview" },
+    h("p", { class: "muted" }, "Loading…"),
+  );
+  replaceChildren(main, h("h1", {}, "Overview"), body);
+  let live = false;
+  getJson<Overview>("/api/overview")
+    .then((overview) => {
+      if (!live) replaceChildren(body, render(overview));
+    })
+    .catch((error: Error) => replaceChildren(body, h("p", { class: "error-text" }, error.message)));
+  const stop = listenToOverview((message) => {
+    live = true;
+    replaceChildren(body, render(message.overview));
+  });
+  return { stop };
+}

@@ -1,0 +1,80 @@
+/**
+ * A real browser for the page's test: Debian's Chromium (`/usr/bin/chromium`,
+ * which `.ci/run` installs) driven by `playwright-core`, headless, without
+ * the sandbox, GPU or background networking, with a fresh profile removed
+ * on close. Screenshots go to the package's `test-artifacts/`.
+ * Test-only: not exported.
+ */
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
+
+/** Where Debian installs Chromium. */
+export const CHROMIUM_PATH = "/usr/bin/chromium";
+
+/** Where screenshots are saved: `<package>/test-artifacts`. */
+export const ARTIFACTS_DIR = fileURLToPath(new URL("../../test-artifacts/", import.meta.url));
+
+const FLAGS = [
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+/** A browser with one page. */
+export interface BrowserSession {
+  page: Page;
+  /** Requests the page made, by URL. */
+  requests: string[];
+  /** Console errors and page errors. */
+  errors: string[];
+  /** Saves a full-page screenshot as `test-artifacts/<name>.png`; returns its path. */
+  screenshot(name: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Launches Chromium with a fresh profile. */
+export async function launchBrowser(): Promise<BrowserSession> {
+  const userDataDir = await mkdtemp(join(tmpdir(), "errand-dashboard-chromium-"));
+  await mkdir(ARTIFACTS_DIR, { recursive: true });
+  let context: BrowserContext;
+  try {
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM_PATH,
+      headless: true,
+      chromiumSandbox: false,
+      args: FLAGS,
+      viewport: { width: 1360, height: 900 },
+    });
+  } catch (error) {
+    await rm(userDataDir, { recursive: true, force: true });
+    throw error;
+  }
+  const page = context.pages()[0] ?? (await context.newPage());
+  const requests: string[] = [];
+  const errors: string[] = [];
+  page.on("request", (request) => requests.push(request.url()));
+  page.on("console", (message) => {
+    if (message.type() === "error") errors.push(message.text());
+  });
+  page.on("pageerror", (error) => errors.push(error.message));
+  return {
+    page,
+    requests,
+    errors,
+    async screenshot(name) {
+      const path = join(ARTIFACTS_DIR, `${name}.png`);
+      await page.screenshot({ path, fullPage: true });
+      return path;
+    },
+    async close() {
+      await context.close();
+      await rm(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
