@@ -2,15 +2,15 @@ import { describe, expect, it } from "vitest";
 import { COMMANDS } from "./commands/index.js";
 import { runErrand } from "./test-support/run-errand.js";
 
-describe("errand --help", () => {
-  it("lists every command and the exit codes", async () => {
+describe.concurrent("errand --help", () => {
+  it("lists every command and the exit codes", async ({ expect }) => {
     const outcome = await runErrand(["--help"]);
     expect(outcome.code).toBe(0);
     for (const command of COMMANDS) expect(outcome.stdout).toContain(command.name);
     expect(outcome.stdout).toMatch(/Exit codes:[\s\S]*2 {2}usage/);
   });
 
-  it.each(COMMANDS.map((command) => command.name))("errand %s --help", async (name) => {
+  it.for(COMMANDS.map((command) => command.name))("errand %s --help", async (name, { expect }) => {
     const outcome = await runErrand([...name.split(" "), "--help"]);
     expect(outcome.stderr).toBe("");
     expect(outcome.code).toBe(0);
@@ -19,7 +19,7 @@ describe("errand --help", () => {
     expect(outcome.stdout).toContain("Exit codes:");
   });
 
-  it("lists the runs commands for `errand runs --help`", async () => {
+  it("lists the runs commands for `errand runs --help`", async ({ expect }) => {
     const outcome = await runErrand(["runs", "--help"]);
     expect(outcome.code).toBe(0);
     for (const sub of ["list", "show", "events", "tail", "cancel", "fold"]) {
@@ -28,8 +28,8 @@ describe("errand --help", () => {
   });
 });
 
-describe("usage errors", () => {
-  it.each([
+describe.concurrent("usage errors", () => {
+  it.for<[string[], RegExp]>([
     [[], /Usage: errand <command>/],
     [["launch"], /unknown command: launch/],
     [["runs", "rewind"], /unknown command: runs rewind/],
@@ -37,7 +37,7 @@ describe("usage errors", () => {
     [["runs", "show"], /runs show: missing <runId>/],
     [["runs", "show", "R1", "R2"], /unexpected argument "R2"/],
     [["runs", "list", "--limit", "many"], /--limit must be a whole number from 1 to 500/],
-  ])("errand %j exits 2", async (args, message) => {
+  ])("errand %j exits 2", async ([args, message], { expect }) => {
     const outcome = await runErrand(args);
     expect(outcome.code).toBe(2);
     expect(outcome.stdout).toBe("");
@@ -45,15 +45,15 @@ describe("usage errors", () => {
   });
 });
 
-describe("environment errors", () => {
-  it("exits 3 saying how to give a Redis when none is given", async () => {
+describe.concurrent("environment errors", () => {
+  it("exits 3 saying how to give a Redis when none is given", async ({ expect }) => {
     const outcome = await runErrand(["runs", "list"]);
     expect(outcome.code).toBe(3);
     expect(outcome.stderr).toMatch(/no Redis given: set REDIS_URL/);
     expect(outcome.stderr.trimEnd().split("\n")).toHaveLength(1);
   });
 
-  it("exits 3 when the Redis cannot be reached", async () => {
+  it("exits 3 when the Redis cannot be reached", async ({ expect }) => {
     // Port 1 on loopback: nothing listens there without root.
     const outcome = await runErrand(["runs", "list", "--redis", "redis://127.0.0.1:1"]);
     expect(outcome.code).toBe(3);

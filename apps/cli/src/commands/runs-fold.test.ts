@@ -20,13 +20,16 @@ describe("errand runs fold --from-file", () => {
     expect(histories.length).toBeGreaterThan(5);
   });
 
-  it.each(histories)("prints the committed result of $name, byte for byte", async (history) => {
-    const committed = JSON.parse(await readFile(history.resultPath, "utf8"));
-    const outcome = await runErrand(["runs", "fold", "--from-file", history.eventsPath]);
-    expect(outcome.stderr).toBe("");
-    expect(outcome.code).toBe(0);
-    expect(outcome.stdout).toBe(`${JSON.stringify(committed)}\n`);
-  });
+  it.concurrent.for(histories)(
+    "prints the committed result of $name, byte for byte",
+    async (history, { expect }) => {
+      const committed = JSON.parse(await readFile(history.resultPath, "utf8"));
+      const outcome = await runErrand(["runs", "fold", "--from-file", history.eventsPath]);
+      expect(outcome.stderr).toBe("");
+      expect(outcome.code).toBe(0);
+      expect(outcome.stdout).toBe(`${JSON.stringify(committed)}\n`);
+    },
+  );
 
   it("resolves the path from the working directory", async () => {
     const [history] = histories;
