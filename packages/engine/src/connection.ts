@@ -22,6 +22,9 @@ export interface ConnectionOverrides {
   /**
    * Send the commands issued in one tick of the event loop as one pipeline
    * (ioredis auto-pipelining). Never for a connection handed to BullMQ.
+   * Ignored for a Cluster: ioredis' auto-pipelining groups a tick's commands
+   * by node, so a command sent before the slots are known (or after they
+   * moved) comes back `MOVED` instead of being redirected.
    */
   autoPipelining?: boolean;
 }
@@ -39,13 +42,34 @@ export function openConnection(
   const pipelining = overrides.autoPipelining ? { enableAutoPipelining: true } : {};
   if (isClient(input)) {
     return input instanceof Cluster
-      ? input.duplicate(undefined, pipelining)
+      ? input.duplicate(undefined, { enableAutoPipelining: false })
       : input.duplicate({ maxRetriesPerRequest: null, ...pipelining });
   }
   if (typeof input === "string") {
     return new Redis(input, { maxRetriesPerRequest: null, ...pipelining });
   }
   return new Redis({ ...input, maxRetriesPerRequest: null, ...pipelining });
+}
+
+/**
+ * Resolves once `connection` has passed ioredis's ready check, or has ended
+ * (a command sent after that fails as usual). Subscribe only then: ioredis
+ * writes a SUBSCRIBE at once while the connection still handshakes, and once
+ * its reply puts the connection in subscriber mode, ioredis's own ready check
+ * (an `INFO`) is refused, the connection fails and reconnects, and what was
+ * published meanwhile is lost (ioredis issue #2037).
+ */
+export function whenReady(connection: RedisConnection): Promise<void> {
+  if (connection.status === "ready") return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      connection.off("ready", done);
+      connection.off("end", done);
+      resolve();
+    };
+    connection.on("ready", done);
+    connection.on("end", done);
+  });
 }
 
 /** Closes a connection, waiting for its pending replies; never throws. */
