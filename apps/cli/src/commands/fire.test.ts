@@ -10,6 +10,7 @@ import {
   recordingInput,
   SCRIPTED_CITY,
   SILENT_INPUT,
+  SLOW_INPUT,
   writeCitySchema,
 } from "../test-support/city.js";
 import { startErrandProcesses } from "../test-support/processes.js";
@@ -121,6 +122,27 @@ describe("errand fire --wait", () => {
       lines.filter((line) => line.includes('{"city":"Quito","population":2800000}')),
     ).toHaveLength(2);
     expect(lines.at(-1)).toBe("2 runs: 2 succeeded, 0 failed, 0 cancelled");
+  });
+});
+
+describe("errand fire --wait --timeout", () => {
+  it("gives up on a run still going, names it, and exits 1", async () => {
+    const outcome = await errand([
+      "fire",
+      SCRIPTED_CITY,
+      "--input",
+      SLOW_INPUT,
+      "--wait",
+      "--timeout",
+      "1",
+      "--json",
+    ]);
+    expect(outcome.code).toBe(1);
+    expect(outcome.stdout).toBe("");
+    const runId = /still going after 1s: (\S+)/.exec(outcome.stderr)?.[1];
+    expect(runId).toMatch(/^R/);
+    const cancelled = await errand(["runs", "cancel", runId!, "--json"]);
+    expect(JSON.parse(cancelled.stdout)).toMatchObject({ runId, requested: true });
   });
 });
 

@@ -47,11 +47,12 @@ function printFired(io: CliIO, json: boolean, runIds: string[], batch?: FireMany
 }
 
 function printResults(io: CliIO, json: boolean, count: number, results: RunResult[]): void {
+  if (count === 1 && results[0] === undefined) return; // it did not settle in time
   if (json) {
     writeJson(io, count === 1 ? results[0] : results);
     return;
   }
-  if (count === 1 && results[0]) {
+  if (count === 1 && results[0] !== undefined) {
     writeLines(io, runDetails(results[0]));
     return;
   }
