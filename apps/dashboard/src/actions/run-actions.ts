@@ -20,6 +20,7 @@ export const CancelBody = z.strictObject({
   cascade: z.boolean().optional(),
   reason: z.string().max(500).optional(),
 });
+/** A cancel request. */
 export type CancelBody = z.infer<typeof CancelBody>;
 
 /** Cancels the run (and with `cascade` its descendants). */

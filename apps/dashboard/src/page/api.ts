@@ -15,6 +15,7 @@ import type {
   TimelineEvent,
 } from "../index.js";
 
+/** The API's shapes, as the server declares them. */
 export type {
   BlobView,
   Overview,
@@ -107,10 +108,14 @@ export function listRuns(query: RunsQuery): Promise<Page<RunRow>> {
 
 const runPath = (runId: string) => `/api/runs/${encodeURIComponent(runId)}`;
 
+/** The run's detail. */
 export const readRun = (runId: string) => getJson<RunDetail>(runPath(runId));
+/** The tree of the run's root. */
 export const readTree = (runId: string) => getJson<RunTree>(`${runPath(runId)}/tree`);
+/** One event of the run, whole. */
 export const readFullEvent = (runId: string, seq: number) =>
   getJson<TimelineEvent>(`${runPath(runId)}/events/${seq}`);
+/** A stored large value of the run. */
 export const readBlob = (runId: string, n: number) =>
   getJson<BlobView>(`${runPath(runId)}/blobs/${n}`);
 
@@ -134,8 +139,10 @@ export interface CancelAnswer {
   descendants?: CancelAnswer[];
 }
 
+/** Cancels the run (with `cascade`, its descendants too). */
 export const cancelRun = (runId: string, cascade: boolean) =>
   postAction<CancelAnswer>(`${runPath(runId)}/cancel`, { cascade });
+/** Fires the run again with the same input; answers the new runId. */
 export const replayRun = (runId: string) =>
   postAction<{ runId: string }>(`${runPath(runId)}/replay`, {});
 
