@@ -13,6 +13,7 @@ import {
   closeConnection,
   openConnection,
   type RedisConnection,
+  whenReady,
 } from "../connection.js";
 import type { EngineKeys } from "../engine-keys.js";
 
@@ -69,7 +70,8 @@ export function createSettledWaiter(connection: ConnectionInput, keys: EngineKey
   async function acquire(channel: string): Promise<void> {
     let subscription = subscriptions.get(channel);
     if (!subscription) {
-      const ready = openSubscriber().subscribe(channel);
+      const opened = openSubscriber();
+      const ready = whenReady(opened).then(() => opened.subscribe(channel));
       subscription = { count: 0, ready };
       subscriptions.set(channel, subscription);
       ready.catch(() => subscriptions.delete(channel));
