@@ -136,7 +136,8 @@ export function createCollector(options: CollectorOptions): Collector {
     async start() {
       if (redis) return;
       stopping = false;
-      redis = openConnection(options.connection);
+      // A batch applies its runs concurrently: what they issue in one tick leaves in one write.
+      redis = openConnection(options.connection, { autoPipelining: true });
       const context = openContext(redis);
       await Promise.all(
         shardList.map((shard) =>

@@ -145,7 +145,8 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
   const agents = resolveAgentModels(options.agents, options.models);
   const parentLimits = resolveParentLimits(options.parentLimits);
 
-  const redis = openConnection(options.connection);
+  // The jobs running at once append, read and beat on this connection: what they issue in one tick leaves in one write.
+  const redis = openConnection(options.connection, { autoPipelining: true });
   const store = createEventStore({
     redis,
     ...(options.prefix === undefined ? {} : { prefix: options.prefix }),
