@@ -1,0 +1,107 @@
+/**
+ * The bench's own Redis: always a fresh server started for the run — never
+ * the one `REDIS_URL` names, since every phase begins with FLUSHALL — with
+ * persistence off (no RDB snapshots, no append-only file), plus what the
+ * figures read from it: `INFO commandstats` call counts, `used_memory`, the
+ * version and the persistence settings.
+ */
+import { ErrandError } from "@errand/core";
+import { startRedis } from "@errand/testing";
+import { Redis } from "ioredis";
+
+/** A Redis started for the bench. */
+export interface BenchRedis {
+  url: string;
+  host: string;
+  port: number;
+  /** A command connection of the bench's own (not errand's, not BullMQ's). */
+  admin: Redis;
+  /** The server's version, e.g. `7.0.15`. */
+  version: string;
+  /** Empties the server between phases. */
+  flush(): Promise<void>;
+  /** Closes the admin connection, stops the server and removes its files. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a private `redis-server` (or a container when none is on PATH) with
+ * `REDIS_URL` hidden from `startRedis`, so a server of the user's is never
+ * used, let alone flushed. Throws `redis_unavailable` when no Redis can be
+ * started, and `internal` when the server has persistence on.
+ */
+export async function startBenchRedis(): Promise<BenchRedis> {
+  const given = process.env.REDIS_URL;
+  delete process.env.REDIS_URL;
+  let server: Awaited<ReturnType<typeof startRedis>>;
+  try {
+    server = await startRedis({ maxmemoryPolicy: "noeviction" });
+  } finally {
+    if (given !== undefined) process.env.REDIS_URL = given;
+  }
+  const admin = new Redis(server.url, { maxRetriesPerRequest: null });
+  try {
+    await requirePersistenceOff(admin);
+    const version = (await readInfo(admin, "server")).get("redis_version") ?? "unknown";
+    return {
+      url: server.url,
+      host: server.host,
+      port: server.port,
+      admin,
+      version,
+      flush: async () => {
+        await admin.flushall();
+      },
+      async stop() {
+        admin.disconnect();
+        await server.stop();
+      },
+    };
+  } catch (error) {
+    admin.disconnect();
+    await server.stop();
+    throw error;
+  }
+}
+
+/** Throws unless the server neither snapshots nor writes an append-only file. */
+async function requirePersistenceOff(redis: Redis): Promise<void> {
+  const [, save] = (await redis.config("GET", "save")) as [string, string];
+  const [, appendonly] = (await redis.config("GET", "appendonly")) as [string, string];
+  if (save !== "" || appendonly !== "no") {
+    throw new ErrandError(
+      "internal",
+      `the bench's Redis must run without persistence, but save is "${save}" and appendonly is "${appendonly}"`,
+    );
+  }
+}
+
+/** One section of `INFO` as `field → value`. */
+export async function readInfo(redis: Redis, section: string): Promise<Map<string, string>> {
+  const text = await redis.info(section);
+  const fields = new Map<string, string>();
+  for (const line of text.split("\r\n")) {
+    const colon = line.indexOf(":");
+    if (colon > 0 && !line.startsWith("#")) fields.set(line.slice(0, colon), line.slice(colon + 1));
+  }
+  return fields;
+}
+
+/**
+ * The calls of every command since the server started (or `CONFIG
+ * RESETSTAT`), summed over `INFO commandstats`. Commands a Lua script runs
+ * are counted too, each as a call of its own.
+ */
+export async function totalCommandCalls(redis: Redis): Promise<number> {
+  let total = 0;
+  for (const value of (await readInfo(redis, "commandstats")).values()) {
+    const calls = /(?:^|,)calls=(\d+)/.exec(value);
+    if (calls) total += Number(calls[1]);
+  }
+  return total;
+}
+
+/** `used_memory`: the bytes Redis has allocated. */
+export async function usedMemory(redis: Redis): Promise<number> {
+  return Number((await readInfo(redis, "memory")).get("used_memory") ?? Number.NaN);
+}

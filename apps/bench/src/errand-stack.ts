@@ -1,0 +1,134 @@
+/**
+ * errand as a user runs it, in the bench's process: a client
+ * (`createErrand`), a worker (`createWorker`) and a collector
+ * (`createCollector`, with its reaper), each on its own connections to the
+ * bench's Redis. Every phase starts the parts it needs and stops them after.
+ */
+
+import { ErrandError, type RunResult } from "@errand/core";
+import {
+  type Collector,
+  createCollector,
+  createErrand,
+  createLogger,
+  createWorker,
+  type Errand,
+  type ErrandWorker,
+  MAX_FIRE_MANY,
+} from "@errand/engine";
+import { BENCH_ANSWER, benchAgent, benchSpec } from "./bench-agent.js";
+
+/** Which parts of errand a phase runs. */
+export interface StackOptions {
+  url: string;
+  /** Jobs the worker runs at once. */
+  concurrency: number;
+  /** Start a worker. Default true. */
+  worker?: boolean;
+  /** Start a collector. Default true. */
+  collector?: boolean;
+}
+
+/** The parts of errand a phase runs. */
+export interface ErrandStack {
+  errand: Errand;
+  worker?: ErrandWorker;
+  collector?: Collector;
+  /** Stops the worker (without grace), the collector and the client. */
+  stop(): Promise<void>;
+}
+
+/** Starts the collector first (so no settlement waits for it), then the worker, then the client. */
+export async function startErrandStack(options: StackOptions): Promise<ErrandStack> {
+  const connection = options.url;
+  const collector = options.collector === false ? undefined : createCollector({ connection });
+  await collector?.start();
+  const worker =
+    options.worker === false
+      ? undefined
+      : await createWorker({
+          connection,
+          agents: [benchAgent()],
+          concurrency: options.concurrency,
+          logger: createLogger({ level: "silent" }),
+        });
+  const errand = createErrand({ connection });
+  return {
+    errand,
+    ...(worker === undefined ? {} : { worker }),
+    ...(collector === undefined ? {} : { collector }),
+    async stop() {
+      await worker?.close({ graceMs: 0 });
+      await collector?.stop();
+      await errand.close();
+    },
+  };
+}
+
+/**
+ * Fires `count` bench runs with `fireMany`, a batch of at most
+ * {@link MAX_FIRE_MANY} at a time, and resolves with their runIds in order.
+ * Throws when any spec is refused: the bench measures runs that all go through.
+ */
+export async function fireBenchRuns(errand: Errand, count: number, from = 0): Promise<string[]> {
+  const runIds: string[] = [];
+  for (let start = 0; start < count; start += MAX_FIRE_MANY) {
+    const size = Math.min(MAX_FIRE_MANY, count - start);
+    const specs = Array.from({ length: size }, (_, i) => benchSpec(from + start + i));
+    const fired = await errand.fireMany(specs);
+    for (const item of fired.results) {
+      if (!item.ok || item.runId === undefined) {
+        throw new ErrandError("internal", `the bench could not fire a run: ${item.error?.message}`);
+      }
+      runIds.push(item.runId);
+    }
+  }
+  return runIds;
+}
+
+/** The most runs one `collect` page holds. */
+const COLLECT_PAGE = 500;
+
+/**
+ * Waits, page by page with `collect`, until every run of `runIds` has a
+ * readable `RunResult`. Throws when one did not succeed with the bench's
+ * answer, or when `timeoutMs` passes first.
+ */
+export async function waitForResults(
+  errand: Errand,
+  runIds: readonly string[],
+  timeoutMs: number,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (let start = 0; start < runIds.length; start += COLLECT_PAGE) {
+    let page = runIds.slice(start, start + COLLECT_PAGE);
+    while (page.length > 0) {
+      const waitMs = deadline - Date.now();
+      if (waitMs <= 0) {
+        throw new ErrandError("internal", `${page.length} bench runs did not settle in time`);
+      }
+      const collected = await errand.collect(page, { waitMs, limit: COLLECT_PAGE });
+      for (const run of collected.results) {
+        if (run.status !== "pending" && !isBenchAnswer(run.ok, run.output)) {
+          throw new ErrandError(
+            "internal",
+            `bench run ${run.runId} ended ${run.status}: ${run.error?.message}`,
+          );
+        }
+      }
+      page = collected.results.filter((run) => run.status === "pending").map((run) => run.runId);
+    }
+  }
+}
+
+/** True for a run that succeeded with the bench's answer. */
+function isBenchAnswer(ok: boolean, output: unknown): boolean {
+  return ok && JSON.stringify(output) === JSON.stringify(BENCH_ANSWER);
+}
+
+/** The stored result of a settled bench run (throws when it has none). */
+export async function settledResult(errand: Errand, runId: string): Promise<RunResult> {
+  const result = await errand.result(runId);
+  if (result === undefined) throw new ErrandError("internal", `bench run ${runId} has no result`);
+  return result;
+}

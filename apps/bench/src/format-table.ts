@@ -1,0 +1,110 @@
+/**
+ * The bench for people: what ran where, then one line per figure with its
+ * value and what it means.
+ */
+import type { BenchResult } from "./report.js";
+
+interface Row {
+  figure: string;
+  value: string;
+  meaning: string;
+}
+
+const rate = (value: number, unit: string) =>
+  `${Math.round(value).toLocaleString("en-US")} ${unit}`;
+const cpu = ({ nodeUs, redisUs }: { nodeUs: number; redisUs: number }, unit: string) =>
+  `CPU per ${unit}: node ${nodeUs} µs, redis ${redisUs} µs`;
+const fixed = (value: number, digits: number, unit = "") =>
+  `${value.toFixed(digits)}${unit === "" ? "" : ` ${unit}`}`;
+
+function rows({ report, conditions }: BenchResult): Row[] {
+  const { baseline, errand, ratios } = report;
+  const { sizes, cpu: spent } = conditions;
+  return [
+    {
+      figure: "BullMQ e2e",
+      value: rate(baseline.bullmqE2eJobsPerSec, "jobs/s"),
+      meaning: `${sizes.bullmqJobs} no-op jobs, addBulk, 1 worker at concurrency ${sizes.concurrency}; ${cpu(spent.bullmqPerJob, "job")}`,
+    },
+    {
+      figure: "XREADGROUP+XACK",
+      value: rate(baseline.xreadgroupEventsPerSec, "events/s"),
+      meaning: `${conditions.backlogEvents} entries over ${conditions.backlogStreams} streams, one loop each; ${cpu(spent.xreadgroupPerEvent, "event")}`,
+    },
+    {
+      figure: "errand e2e",
+      value: rate(errand.e2eRunsPerSec, "runs/s"),
+      meaning: `${sizes.e2eRuns} one-step runs: fireMany → worker → collector → collect; ${cpu(spent.e2ePerRun, "run")}`,
+    },
+    {
+      figure: "latency p50",
+      value: fixed(errand.latencyP50Ms, 2, "ms"),
+      meaning: `fire → result, ${sizes.latencyRuns} runs at ${sizes.latencyRatePerSec} runs/s`,
+    },
+    {
+      figure: "latency p99",
+      value: fixed(errand.latencyP99Ms, 2, "ms"),
+      meaning: "same runs, 99th percentile",
+    },
+    {
+      figure: "collector",
+      value: rate(errand.collectorEventsPerSec, "events/s"),
+      meaning: `folding a backlog of ${conditions.backlogEvents} events (${sizes.collectorRuns} runs); ${cpu(spent.collectorPerEvent, "event")}`,
+    },
+    {
+      figure: "commands per run",
+      value: fixed(errand.redisCommandsPerRun, 1),
+      meaning: "INFO commandstats calls / runs, end to end (inside scripts too)",
+    },
+    {
+      figure: "round trips per step",
+      value: fixed(errand.redisRoundTripsPerStep, 2),
+      meaning: `worker appends / steps: ${fixed(conditions.attemptAppendsPerRun, 2)} run-started per run + ${fixed(conditions.stepAppendsPerStep, 2)} per step`,
+    },
+    {
+      figure: "Redis bytes per run",
+      value: rate(errand.redisBytesPerRun, "B"),
+      meaning: "used_memory growth / settled runs (logs, results, indexes kept)",
+    },
+    {
+      figure: "worker RSS",
+      value: fixed(errand.workerRssMb, 1, "MB"),
+      meaning: "this process: client, worker and collector",
+    },
+    {
+      figure: "e2e vs BullMQ",
+      value: fixed(ratios.e2eVsBullmq, 2),
+      meaning: "errand e2e runs/s ÷ BullMQ jobs/s",
+    },
+    {
+      figure: "collector vs XREADGROUP",
+      value: fixed(ratios.collectorVsXreadgroup, 2),
+      meaning: "collector events/s ÷ XREADGROUP events/s",
+    },
+  ];
+}
+
+/** The bench as a table for people, ending with a newline. */
+export function formatBenchTable(result: BenchResult): string {
+  const { machine, redis } = result.report;
+  const { conditions } = result;
+  const table = rows(result);
+  const width = (pick: (row: Row) => string, title: string) =>
+    Math.max(title.length, ...table.map((row) => pick(row).length));
+  const figureWidth = width((row) => row.figure, "figure");
+  const valueWidth = width((row) => row.value, "value");
+  const line = (figure: string, value: string, meaning: string) =>
+    `${figure.padEnd(figureWidth)}  ${value.padStart(valueWidth)}  ${meaning}`.trimEnd();
+  return [
+    `errand bench${conditions.quick ? " --quick" : ""} — ${conditions.startedAt}, ${conditions.durationSec} s`,
+    `machine: ${machine.cpus} × ${machine.cpuModel}, ${machine.totalMemGb} GiB, ${machine.platform}, node ${machine.node}`,
+    `load average: ${conditions.loadBefore.join(" ")} before, ${conditions.loadAfter.join(" ")} after`,
+    `redis: ${redis.version}, persistence ${redis.persistence}, a private server flushed between phases`,
+    "everything (BullMQ's worker, errand's client, worker and collector) ran in this one process",
+    "",
+    line("figure", "value", "what it measures"),
+    line("-".repeat(figureWidth), "-".repeat(valueWidth), "-".repeat(16)),
+    ...table.map((row) => line(row.figure, row.value, row.meaning)),
+    "",
+  ].join("\n");
+}

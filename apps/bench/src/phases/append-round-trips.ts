@@ -1,0 +1,71 @@
+/**
+ * How many round trips the worker spends on appends per step. A small
+ * sample of runs goes end to end while a `MONITOR` connection watches every
+ * command the server receives; the calls of the store's append script are
+ * recognised by their first key (a run's log, `…:run:<runId>:log`). An
+ * append whose first event is `run-queued` is the client's (`fire`); every
+ * other one is the worker's: one `run-started` per attempt, one per step.
+ * Commands a script runs itself (MONITOR shows them as `lua`) are not round
+ * trips and are skipped. MONITOR slows the server, so this phase measures
+ * counts only, never time.
+ */
+import { ErrandError } from "@errand/core";
+import type { Redis } from "ioredis";
+import type { BenchRedis } from "../bench-redis.js";
+import { fireBenchRuns, settledResult, startErrandStack, waitForResults } from "../errand-stack.js";
+
+/** What the sample counted. */
+export interface AppendRoundTrips {
+  /** The worker's append calls per step of the sampled runs. */
+  perStep: number;
+  /** The worker's append calls that announced an attempt (`run-started`), per run. */
+  attemptAppendsPerRun: number;
+  /** The worker's append calls that carried a step's events, per step. */
+  stepAppendsPerStep: number;
+}
+
+const SETTLE_TIMEOUT_MS = 120_000;
+const RUN_LOG_KEY = /:run:[^:]+:log$/;
+
+/** The first event type of an append call (`EVALSHA sha 4 k1 k2 k3 k4 runId expected retention type …`), if it is one. */
+export function appendedEventType(args: readonly string[]): string | undefined {
+  const [command, , numberOfKeys, firstKey] = args;
+  if (!/^evalsha$|^eval$/i.test(command ?? "") || numberOfKeys !== "4") return undefined;
+  if (!RUN_LOG_KEY.test(firstKey ?? "")) return undefined;
+  return args[10];
+}
+
+/** Counts append round trips over `runs` bench runs. */
+export async function measureAppendRoundTrips(
+  redis: BenchRedis,
+  runs: number,
+  concurrency: number,
+): Promise<AppendRoundTrips> {
+  await redis.flush();
+  const stack = await startErrandStack({ url: redis.url, concurrency });
+  const monitor = (await redis.admin.monitor()) as Redis;
+  const counts = { attempts: 0, other: 0 };
+  monitor.on("monitor", (_time: string, args: string[], source: string) => {
+    if (source === "lua") return;
+    const type = appendedEventType(args);
+    if (type === undefined || type === "run-queued") return;
+    if (type === "run-started") counts.attempts += 1;
+    else counts.other += 1;
+  });
+  try {
+    const runIds = await fireBenchRuns(stack.errand, runs);
+    await waitForResults(stack.errand, runIds, SETTLE_TIMEOUT_MS);
+    monitor.disconnect();
+    const results = await Promise.all(runIds.map((runId) => settledResult(stack.errand, runId)));
+    const steps = results.reduce((sum, result) => sum + result.steps, 0);
+    if (steps === 0) throw new ErrandError("internal", "the sampled runs took no step");
+    return {
+      perStep: (counts.attempts + counts.other) / steps,
+      attemptAppendsPerRun: counts.attempts / runs,
+      stepAppendsPerStep: counts.other / steps,
+    };
+  } finally {
+    monitor.disconnect();
+    await stack.stop();
+  }
+}

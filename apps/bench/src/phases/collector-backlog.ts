@@ -1,0 +1,124 @@
+/**
+ * The collector on a prepared backlog: runs are fired and executed by a
+ * worker with no collector running, so their events pile up in the shard
+ * streams; the worker stops; then a collector starts and the clock runs
+ * until its metrics show every shard drained (nothing undelivered, nothing
+ * pending). Afterwards every run's result is checked. The backlog's entries
+ * are sampled for the XREADGROUP baseline, which reads the same entries.
+ */
+import { setTimeout as delay } from "node:timers/promises";
+import { ErrandError } from "@errand/core";
+import { createCollector, type Errand } from "@errand/engine";
+import type { BenchRedis } from "../bench-redis.js";
+import { type CpuPerUnit, cpuPerUnit, startCpuMeter } from "../cpu-meter.js";
+import { fireBenchRuns, startErrandStack, waitForResults } from "../errand-stack.js";
+import { perSecond } from "../stats.js";
+
+/** What the collector phase measured. */
+export interface CollectorBacklog {
+  /** Shard stream entries folded and acknowledged per second. */
+  eventsPerSec: number;
+  /** CPU per entry. */
+  cpu: CpuPerUnit;
+  /** The entries of the backlog. */
+  events: number;
+  /** The shard streams it was spread over. */
+  shards: number;
+  /** Field lists of entries of the backlog, for the XREADGROUP baseline. */
+  sampleFields: string[][];
+}
+
+/** The collector's entries per read (its default). */
+export const COLLECTOR_BATCH_SIZE = 100;
+
+const SAMPLE_ENTRIES = 1_000;
+const TIMEOUT_MS = 600_000;
+/** How often the collector's metrics are read while it drains (each read is 2 commands per shard). */
+const POLL_MS = 20;
+
+/** Heads read per check while waiting for the backlog's runs. */
+const HEAD_CHECK = 200;
+
+/**
+ * Resolves once every run of `runIds` has a settled head (its terminal event
+ * is logged). Runs settle about in the order they were fired, so each check
+ * reads the heads of the first open runs only.
+ */
+async function waitUntilSettledInLog(errand: Errand, runIds: readonly string[]): Promise<void> {
+  const deadline = Date.now() + TIMEOUT_MS;
+  let open = [...runIds];
+  while (open.length > 0) {
+    if (Date.now() > deadline)
+      throw new ErrandError("internal", "the backlog's runs did not settle");
+    const checked = open.slice(0, HEAD_CHECK);
+    const heads = await Promise.all(checked.map((runId) => errand.store.readHead(runId)));
+    const stillOpen = checked.filter((_, index) => heads[index]?.settledAt === undefined);
+    if (stillOpen.length === checked.length) await delay(20);
+    open = [...stillOpen, ...open.slice(HEAD_CHECK)];
+  }
+}
+
+/** The entries of every shard stream, and a sample of their fields. */
+async function backlogOf(
+  redis: BenchRedis,
+  errand: Errand,
+): Promise<{ events: number; sampleFields: string[][] }> {
+  const shards = Array.from({ length: errand.store.shards }, (_, shard) => shard);
+  const lengths = await Promise.all(
+    shards.map((shard) => redis.admin.xlen(errand.store.keys.shardEvents(shard))),
+  );
+  const sample = (await redis.admin.xrange(
+    errand.store.keys.shardEvents(0),
+    "-",
+    "+",
+    "COUNT",
+    SAMPLE_ENTRIES,
+  )) as [string, string[]][];
+  return {
+    events: lengths.reduce((sum, length) => sum + length, 0),
+    sampleFields: sample.map(([, fields]) => fields),
+  };
+}
+
+/** Measures a collector folding the events of `runs` settled runs. */
+export async function measureCollectorBacklog(
+  redis: BenchRedis,
+  runs: number,
+  concurrency: number,
+): Promise<CollectorBacklog> {
+  await redis.flush();
+  const stack = await startErrandStack({ url: redis.url, concurrency, collector: false });
+  try {
+    const runIds = await fireBenchRuns(stack.errand, runs);
+    await waitUntilSettledInLog(stack.errand, runIds);
+    await stack.worker?.close({ graceMs: 0 });
+    const { events, sampleFields } = await backlogOf(redis, stack.errand);
+    const collector = createCollector({ connection: redis.url, batchSize: COLLECTOR_BATCH_SIZE });
+    const meter = await startCpuMeter(redis.admin);
+    const start = performance.now();
+    await collector.start();
+    try {
+      const deadline = Date.now() + TIMEOUT_MS;
+      for (;;) {
+        const metrics = await collector.metrics();
+        if (metrics.shards.every((shard) => shard.lag === 0 && shard.pending === 0)) break;
+        if (Date.now() > deadline) throw new ErrandError("internal", "the collector did not drain");
+        await delay(POLL_MS);
+      }
+      const elapsed = performance.now() - start;
+      const spent = await meter.read();
+      await waitForResults(stack.errand, runIds, TIMEOUT_MS);
+      return {
+        eventsPerSec: perSecond(events, elapsed),
+        cpu: cpuPerUnit(spent, events),
+        events,
+        shards: stack.errand.store.shards,
+        sampleFields,
+      };
+    } finally {
+      await collector.stop();
+    }
+  } finally {
+    await stack.stop();
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * errand end to end: a worker and a collector running, N one-step runs fired
+ * with `fireMany`, the clock stopped when every `RunResult` is readable
+ * (`collect`). Around it, the cost: `INFO commandstats` calls and
+ * `used_memory` before and after, and this process's RSS at the end.
+ */
+import type { BenchRedis } from "../bench-redis.js";
+import { totalCommandCalls, usedMemory } from "../bench-redis.js";
+import { type CpuPerUnit, cpuPerUnit, startCpuMeter } from "../cpu-meter.js";
+import { fireBenchRuns, startErrandStack, waitForResults } from "../errand-stack.js";
+import { perSecond } from "../stats.js";
+
+/** What the end-to-end phase measured. */
+export interface ErrandThroughput {
+  /** Runs fired and settled (result readable) per second. */
+  runsPerSec: number;
+  /** Redis commands (`INFO commandstats` calls, script-internal ones included) per run. */
+  commandsPerRun: number;
+  /** Growth of `used_memory` per settled run, in bytes. */
+  bytesPerRun: number;
+  /** This process's resident set (client, worker and collector) after the phase, in MB. */
+  rssMb: number;
+  /** CPU per run. */
+  cpu: CpuPerUnit;
+}
+
+/** The longest the phase waits for its runs. */
+const SETTLE_TIMEOUT_MS = 600_000;
+
+/** Runs `runs` bench runs end to end with a worker at `concurrency`. */
+export async function measureErrandThroughput(
+  redis: BenchRedis,
+  runs: number,
+  concurrency: number,
+): Promise<ErrandThroughput> {
+  await redis.flush();
+  const stack = await startErrandStack({ url: redis.url, concurrency });
+  try {
+    const callsBefore = await totalCommandCalls(redis.admin);
+    const memoryBefore = await usedMemory(redis.admin);
+    const meter = await startCpuMeter(redis.admin);
+    const start = performance.now();
+    const runIds = await fireBenchRuns(stack.errand, runs);
+    await waitForResults(stack.errand, runIds, SETTLE_TIMEOUT_MS);
+    const elapsed = performance.now() - start;
+    const spent = await meter.read();
+    const callsAfter = await totalCommandCalls(redis.admin);
+    const memoryAfter = await usedMemory(redis.admin);
+    return {
+      runsPerSec: perSecond(runs, elapsed),
+      commandsPerRun: (callsAfter - callsBefore) / runs,
+      bytesPerRun: (memoryAfter - memoryBefore) / runs,
+      rssMb: process.memoryUsage().rss / 1024 ** 2,
+      cpu: cpuPerUnit(spent, runs),
+    };
+  } finally {
+    await stack.stop();
+  }
+}

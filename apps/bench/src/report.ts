@@ -1,0 +1,94 @@
+/**
+ * The bench's figures: the report `--json` prints, exactly
+ * `{ machine, redis, baseline, errand, ratios }`, and beside it the
+ * conditions a person reading the table needs (sizes, load, breakdowns).
+ */
+import type { CpuPerUnit } from "./cpu-meter.js";
+import type { MachineInfo } from "./machine.js";
+import type { BenchSizes } from "./sizes.js";
+
+/** The Redis the bench ran on. */
+export interface RedisInfo {
+  version: string;
+  /** Always `off`: the bench starts its server without RDB snapshots or an append-only file. */
+  persistence: "off";
+}
+
+/** Raw BullMQ and raw Redis streams, measured in the same run on the same server. */
+export interface BaselineFigures {
+  /** No-op BullMQ jobs added in bulk and completed by one worker, per second. */
+  bullmqE2eJobsPerSec: number;
+  /** Stream entries read with XREADGROUP and acknowledged with XACK, per second. */
+  xreadgroupEventsPerSec: number;
+}
+
+/** errand's figures. */
+export interface ErrandFigures {
+  /** One-step runs fired with `fireMany`, executed, folded, and readable as results, per second. */
+  e2eRunsPerSec: number;
+  /** Median time from `fire` to `result` returning, at the offered rate, in ms. */
+  latencyP50Ms: number;
+  /** 99th percentile of the same, in ms. */
+  latencyP99Ms: number;
+  /** Shard stream entries a collector folds per second on a prepared backlog. */
+  collectorEventsPerSec: number;
+  /** `INFO commandstats` calls (script-internal ones included) per run, end to end. */
+  redisCommandsPerRun: number;
+  /** The worker's append script calls per step (its `run-started` included). */
+  redisRoundTripsPerStep: number;
+  /** `used_memory` growth per settled run, in bytes. */
+  redisBytesPerRun: number;
+  /** RSS of the process running client, worker and collector, in MB. */
+  workerRssMb: number;
+}
+
+/** errand against the baselines. */
+export interface RatioFigures {
+  /** `e2eRunsPerSec / bullmqE2eJobsPerSec`. */
+  e2eVsBullmq: number;
+  /** `collectorEventsPerSec / xreadgroupEventsPerSec`. */
+  collectorVsXreadgroup: number;
+}
+
+/** What `errand bench --json` prints. */
+export interface BenchReport {
+  machine: MachineInfo;
+  redis: RedisInfo;
+  baseline: BaselineFigures;
+  errand: ErrandFigures;
+  ratios: RatioFigures;
+}
+
+/** How the figures were obtained: what the table shows beside them. */
+export interface BenchConditions {
+  quick: boolean;
+  sizes: BenchSizes;
+  /** When the run started (ISO-8601). */
+  startedAt: string;
+  /** How long the whole run took, in seconds. */
+  durationSec: number;
+  /** Load averages (1, 5, 15 min) at the start and at the end. */
+  loadBefore: [number, number, number];
+  loadAfter: [number, number, number];
+  /** Entries of the collector's backlog (and of the XREADGROUP baseline). */
+  backlogEvents: number;
+  /** Shard streams of the backlog (and streams of the XREADGROUP baseline). */
+  backlogStreams: number;
+  /** The worker's `run-started` appends per run in the round-trip sample. */
+  attemptAppendsPerRun: number;
+  /** The worker's step appends per step in the round-trip sample. */
+  stepAppendsPerStep: number;
+  /** CPU microseconds per unit of each measured phase: this process and the Redis server. */
+  cpu: {
+    bullmqPerJob: CpuPerUnit;
+    e2ePerRun: CpuPerUnit;
+    collectorPerEvent: CpuPerUnit;
+    xreadgroupPerEvent: CpuPerUnit;
+  };
+}
+
+/** A finished bench: the report and its conditions. */
+export interface BenchResult {
+  report: BenchReport;
+  conditions: BenchConditions;
+}

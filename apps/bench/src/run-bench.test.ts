@@ -1,0 +1,75 @@
+/**
+ * The bench's smoke test (CI runs it once): a whole bench on tiny sizes, on
+ * its own fresh Redis, whose report has exactly the documented shape with
+ * every figure a finite number. It asserts no threshold: speed is what the
+ * bench reports, never what a test decides.
+ */
+import { describe, expect, it } from "vitest";
+import { formatBenchTable } from "./format-table.js";
+import { runBench } from "./run-bench.js";
+import { BENCH_TINY_SIZES } from "./test-support/tiny-sizes.js";
+
+const FIGURES = {
+  baseline: ["bullmqE2eJobsPerSec", "xreadgroupEventsPerSec"],
+  errand: [
+    "e2eRunsPerSec",
+    "latencyP50Ms",
+    "latencyP99Ms",
+    "collectorEventsPerSec",
+    "redisCommandsPerRun",
+    "redisRoundTripsPerStep",
+    "redisBytesPerRun",
+    "workerRssMb",
+  ],
+  ratios: ["e2eVsBullmq", "collectorVsXreadgroup"],
+} as const;
+
+describe("runBench", () => {
+  it("reports { machine, redis, baseline, errand, ratios } with every figure a finite number", async () => {
+    const progress: string[] = [];
+    const { report, conditions } = await runBench({
+      quick: true,
+      sizes: BENCH_TINY_SIZES,
+      onProgress: (line) => progress.push(line),
+    });
+
+    expect(Object.keys(report).sort()).toEqual([
+      "baseline",
+      "errand",
+      "machine",
+      "ratios",
+      "redis",
+    ]);
+    for (const [group, names] of Object.entries(FIGURES)) {
+      const figures = report[group as keyof typeof FIGURES] as unknown as Record<string, unknown>;
+      expect(Object.keys(figures).sort()).toEqual([...names].sort());
+      for (const name of names) {
+        expect(Number.isFinite(figures[name]), `${group}.${name} = ${figures[name]}`).toBe(true);
+      }
+    }
+    expect(Object.keys(report.machine).sort()).toEqual([
+      "cpuModel",
+      "cpus",
+      "node",
+      "platform",
+      "totalMemGb",
+    ]);
+    expect(report.machine.node).toBe(process.version);
+    expect(report.redis.persistence).toBe("off");
+    expect(report.redis.version).toMatch(/^\d+\.\d+\.\d+$/);
+    // Every run of the tiny sizes went through: one-step runs take one run-started and one step append.
+    expect(conditions.sizes).toMatchObject(BENCH_TINY_SIZES);
+    expect(conditions.attemptAppendsPerRun).toBe(1);
+    expect(conditions.stepAppendsPerStep).toBe(1);
+    expect(report.errand.redisRoundTripsPerStep).toBe(2);
+    expect(conditions.backlogEvents).toBe(BENCH_TINY_SIZES.collectorRuns * 5);
+    expect(progress.some((line) => line.includes("raw BullMQ"))).toBe(true);
+    expect(JSON.parse(JSON.stringify(report))).toEqual(report);
+
+    const table = formatBenchTable({ report, conditions });
+    expect(table).toContain(`redis: ${report.redis.version}, persistence off`);
+    for (const figure of ["BullMQ e2e", "errand e2e", "latency p99", "collector vs XREADGROUP"]) {
+      expect(table).toContain(figure);
+    }
+  });
+});

@@ -1,0 +1,141 @@
+/**
+ * `runBench`: every phase in one run, on one fresh Redis, emptied between
+ * phases: raw BullMQ, errand end to end, errand latency, the worker's append
+ * round trips, the collector on a backlog, then raw XREADGROUP on the same
+ * backlog's entries.
+ */
+import type { BenchRedis } from "./bench-redis.js";
+import { startBenchRedis } from "./bench-redis.js";
+import type { CpuPerUnit } from "./cpu-meter.js";
+import { loadAverages, machineInfo } from "./machine.js";
+import { measureAppendRoundTrips } from "./phases/append-round-trips.js";
+import { measureBullmq } from "./phases/bullmq-baseline.js";
+import { COLLECTOR_BATCH_SIZE, measureCollectorBacklog } from "./phases/collector-backlog.js";
+import { measureErrandLatency } from "./phases/errand-latency.js";
+import { measureErrandThroughput } from "./phases/errand-throughput.js";
+import { measureXreadgroup } from "./phases/xreadgroup-baseline.js";
+import type { BenchResult } from "./report.js";
+import { type BenchSizes, resolveSizes } from "./sizes.js";
+import { round } from "./stats.js";
+
+/** `cpu` in whole microseconds. */
+function roundCpu(cpu: CpuPerUnit): CpuPerUnit {
+  return { nodeUs: round(cpu.nodeUs), redisUs: round(cpu.redisUs) };
+}
+
+/** Options of {@link runBench}. */
+export interface BenchOptions {
+  /** The quick sizes (under a minute) instead of the full ones. */
+  quick?: boolean;
+  /** Sizes that replace the quick or full ones. */
+  sizes?: Partial<BenchSizes>;
+  /** Told what the bench is doing, one line at a time (e.g. to print on stderr). */
+  onProgress?(line: string): void;
+}
+
+/** Runs `measure` after announcing it, and announces how long it took. */
+async function phase<T>(
+  options: BenchOptions,
+  name: string,
+  measure: () => Promise<T>,
+): Promise<T> {
+  options.onProgress?.(`bench: ${name} …`);
+  const start = performance.now();
+  const value = await measure();
+  options.onProgress?.(`bench: ${name} done in ${round((performance.now() - start) / 1000, 1)} s`);
+  return value;
+}
+
+async function measureAll(redis: BenchRedis, sizes: BenchSizes, options: BenchOptions) {
+  const { concurrency } = sizes;
+  const bullmq = await phase(options, "raw BullMQ", () =>
+    measureBullmq(redis, sizes.bullmqJobs, concurrency),
+  );
+  const throughput = await phase(options, "errand end to end", () =>
+    measureErrandThroughput(redis, sizes.e2eRuns, concurrency),
+  );
+  const latency = await phase(options, "errand latency", () =>
+    measureErrandLatency(redis, sizes.latencyRuns, sizes.latencyRatePerSec, concurrency),
+  );
+  const roundTrips = await phase(options, "append round trips (MONITOR)", () =>
+    measureAppendRoundTrips(redis, sizes.costSampleRuns, concurrency),
+  );
+  const collector = await phase(options, "collector backlog", () =>
+    measureCollectorBacklog(redis, sizes.collectorRuns, concurrency),
+  );
+  const xreadgroup = await phase(options, "raw XREADGROUP", () =>
+    measureXreadgroup(redis, {
+      entries: collector.events,
+      streams: collector.shards,
+      batchSize: COLLECTOR_BATCH_SIZE,
+      sampleFields: collector.sampleFields,
+    }),
+  );
+  return { bullmq, throughput, latency, roundTrips, collector, xreadgroup };
+}
+
+/**
+ * Runs the bench on a fresh private Redis (never `REDIS_URL`'s: each phase
+ * flushes it) and resolves with the report and its conditions. The worker,
+ * the collector and the BullMQ baseline's worker run in this process.
+ *
+ * ```ts
+ * const { report } = await runBench({ quick: true, onProgress: (line) => console.error(line) });
+ * console.log(report.ratios.e2eVsBullmq);
+ * ```
+ */
+export async function runBench(options: BenchOptions = {}): Promise<BenchResult> {
+  const quick = options.quick ?? false;
+  const sizes = resolveSizes(quick, options.sizes);
+  const startedAt = new Date();
+  const loadBefore = loadAverages();
+  const redis = await startBenchRedis();
+  try {
+    const m = await measureAll(redis, sizes, options);
+    const errandFigures = {
+      e2eRunsPerSec: round(m.throughput.runsPerSec),
+      latencyP50Ms: round(m.latency.p50Ms, 2),
+      latencyP99Ms: round(m.latency.p99Ms, 2),
+      collectorEventsPerSec: round(m.collector.eventsPerSec),
+      redisCommandsPerRun: round(m.throughput.commandsPerRun, 2),
+      redisRoundTripsPerStep: round(m.roundTrips.perStep, 2),
+      redisBytesPerRun: round(m.throughput.bytesPerRun),
+      workerRssMb: round(m.throughput.rssMb, 1),
+    };
+    return {
+      report: {
+        machine: machineInfo(),
+        redis: { version: redis.version, persistence: "off" },
+        baseline: {
+          bullmqE2eJobsPerSec: round(m.bullmq.jobsPerSec),
+          xreadgroupEventsPerSec: round(m.xreadgroup.eventsPerSec),
+        },
+        errand: errandFigures,
+        ratios: {
+          e2eVsBullmq: round(m.throughput.runsPerSec / m.bullmq.jobsPerSec, 3),
+          collectorVsXreadgroup: round(m.collector.eventsPerSec / m.xreadgroup.eventsPerSec, 3),
+        },
+      },
+      conditions: {
+        quick,
+        sizes,
+        startedAt: startedAt.toISOString(),
+        durationSec: round((Date.now() - startedAt.getTime()) / 1000, 1),
+        loadBefore,
+        loadAfter: loadAverages(),
+        backlogEvents: m.collector.events,
+        backlogStreams: m.collector.shards,
+        attemptAppendsPerRun: round(m.roundTrips.attemptAppendsPerRun, 2),
+        stepAppendsPerStep: round(m.roundTrips.stepAppendsPerStep, 2),
+        cpu: {
+          bullmqPerJob: roundCpu(m.bullmq.cpu),
+          e2ePerRun: roundCpu(m.throughput.cpu),
+          collectorPerEvent: roundCpu(m.collector.cpu),
+          xreadgroupPerEvent: roundCpu(m.xreadgroup.cpu),
+        },
+      },
+    };
+  } finally {
+    await redis.stop();
+  }
+}
