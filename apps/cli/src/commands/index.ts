@@ -67,4 +67,9 @@ export const COMMANDS: readonly CommandEntry[] = [
     summary: "check Redis and errand's processes, with the fix for each problem",
     load: async () => (await import("./doctor.js")).doctorCommand,
   },
+  {
+    name: "bench",
+    summary: "measure throughput, latency and cost per run beside raw BullMQ and Redis streams",
+    load: async () => (await import("./bench.js")).benchCommand,
+  },
 ];

@@ -1,0 +1,36 @@
+/**
+ * `errand bench`: throughput, latency and cost per run beside raw BullMQ and
+ * raw Redis streams, on a fresh private Redis. The work is `@errand/bench`'s;
+ * this command only prints it.
+ */
+import { type CommandSpec, JSON_OPTION } from "../command.js";
+import { EXIT } from "../exit-codes.js";
+import { writeJson } from "../output.js";
+
+/** `bench`. */
+export const benchCommand: CommandSpec = {
+  usage: "errand bench [--quick] [--json]",
+  description: [
+    "Measures, in one run on its own fresh redis-server (persistence off, flushed between",
+    "phases; never the Redis of REDIS_URL): raw BullMQ no-op jobs and raw XREADGROUP+XACK",
+    "as baselines, then errand end to end (fireMany → worker → collector → collect), its",
+    "latency fire → result at 200 runs/s, a collector folding a backlog, and the Redis",
+    "commands, round trips, bytes and memory a run costs. Workers and collector run in",
+    "this process. Progress goes to stderr. --quick takes under a minute. --json prints",
+    "{ machine, redis, baseline, errand, ratios }; see BENCHMARKS.md for each figure.",
+  ].join("\n"),
+  options: {
+    quick: { type: "boolean", description: "smaller sizes: under a minute" },
+    ...JSON_OPTION,
+  },
+  async run(args, io) {
+    const { formatBenchTable, runBench } = await import("@errand/bench");
+    const result = await runBench({
+      quick: args.flag("quick"),
+      onProgress: (line) => io.stderr.write(`${line}\n`),
+    });
+    if (args.flag("json")) writeJson(io, result.report);
+    else io.stdout.write(formatBenchTable(result));
+    return EXIT.ok;
+  },
+};
