@@ -40,6 +40,13 @@ function types(events: RunEvent[]): string[] {
   return events.map((event) => event.type);
 }
 
+/**
+ * The status `cancel` reports for a run a worker holds: `running`, or
+ * `cancelled` when the worker heard the cancel and settled the run before
+ * the client looked at its job again (a busy machine makes that likely).
+ */
+const heldRunStatus = expect.stringMatching(/^(running|cancelled)$/);
+
 describe("cancel", () => {
   it("aborts a running run's model request in the worker that holds it", async () => {
     const worker = await fx.spawn("holder");
@@ -47,7 +54,7 @@ describe("cancel", () => {
     await modelRequest(worker, runId, false);
 
     const result = await fx.errand.cancel(runId, { reason: "changed my mind", by: "tester" });
-    expect(result).toEqual({ runId, status: "running", requested: true });
+    expect(result).toEqual({ runId, status: heldRunStatus, requested: true });
     const events = await fx.waitForEvent(runId);
     await modelRequest(worker, runId, true);
 
@@ -83,10 +90,10 @@ describe("cancel", () => {
     const result = await fx.errand.cancel(parent, { cascade: true, reason: "stop the tree" });
     expect(result).toEqual({
       runId: parent,
-      status: "running",
+      status: heldRunStatus,
       requested: true,
       descendants: [
-        { runId: child, status: "running", requested: true },
+        { runId: child, status: heldRunStatus, requested: true },
         { runId: grandchild, status: "cancelled", requested: true },
       ],
     });
