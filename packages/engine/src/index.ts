@@ -38,6 +38,7 @@
  *   outputSchema: z.object({ answer: z.string() }),
  * });
  * for await (const event of errand.events(runId, { follow: true })) console.log(event.type);
+ * const result = await errand.result(runId, { waitMs: 30_000 }); // once a collector stored it
  * ```
  *
  * `fire` refuses a run before anything is written — `invalid_spec`,
@@ -57,12 +58,40 @@
  * descendant is cancelled too. Cancelling a settled run changes nothing and
  * is not an error (`requested: false`).
  *
+ * ## Parent agents
+ *
+ * An agent given `parentTools()` fires children and collects them:
+ *
+ * ```ts
+ * import { createWorker, parentTools } from "@errand/engine";
+ *
+ * const lead = defineAgent({ name: "lead", instructions: "…", model, tools: parentTools() });
+ * await createWorker({ connection, agents: [lead, researcher], parentLimits: { maxDepth: 3 } });
+ * ```
+ *
+ * - `spawn_agents({ agents: [{ agent, input, outputSchema?, metadata?, deadlineMs? }, …] })`
+ *   fires one child per item (`parentRunId` = the caller, `rootRunId`,
+ *   `depth` + 1) and answers at once `{ total, succeeded, failed, results:
+ *   [{ ok, runId?, agent, error?, retryable? }], nextAction }`; a bad item
+ *   fails alone. Past `maxDepth` (default 5) or `maxChildrenPerParent`
+ *   (default 1,000) an item is refused with `limit_exceeded`. The runIds of
+ *   a call are claimed before anything is fired, so a parent that crashed
+ *   mid-call and runs it again fires the same children, never twice.
+ * - `collect_agents({ runIds?, wait?, limit?, cursor? })` answers like
+ *   `collect` — by default over every child, in creation order. With
+ *   `wait: true` and children still pending, the parent parks.
+ *
+ * The tools reach the engine through `ctx.services`, which every worker
+ * lends them; run anywhere else they fail the run with a clear error.
+ *
  * ## Parking
  *
  * A tool that waits for other runs throws a `ParkRequest` (from
  * `@errand/runtime`): the step so far is logged, the run's job leaves the
- * worker (its slot is free for other runs) and comes back as soon as one of
- * the awaited runs settles (or after `parkRecheckMs`), resuming from its log.
+ * worker (its slot is free for other runs) and comes back once every awaited
+ * run has a stored result — what `collect` reads, so nothing is pending when
+ * it resumes — or after `parkRecheckMs` (30 s) when the worker that parked it
+ * died. It resumes from its log, in the same attempt: parking is not a retry.
  *
  * ## Collect results
  *
@@ -80,11 +109,12 @@
  *
  * const collector = createCollector({ connection: process.env.REDIS_URL! });
  * await collector.start();
- * const reads = createRunReads({ connection: process.env.REDIS_URL! });
- * const result = await reads.result(runId, { waitMs: 30_000 }); // undefined if still running
- * const batch = await reads.collect(childIds, { waitMs: 10_000 }); // { total, succeeded, …, nextAction? }
- * const page = await reads.list({ status: "failed", limit: 20 }); // newest first, { items, hasMore, nextCursor? }
+ * const result = await errand.result(runId, { waitMs: 30_000 }); // undefined if still running
+ * const batch = await errand.collect(childIds, { waitMs: 10_000 }); // { total, succeeded, …, nextAction? }
+ * const page = await errand.list({ status: "failed", limit: 20 }); // newest first, { items, hasMore, nextCursor? }
  * ```
+ *
+ * The same reads without a client that fires: `createRunReads({ connection })`.
  *
  * @packageDocumentation
  */
