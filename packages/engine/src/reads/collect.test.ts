@@ -192,3 +192,48 @@ describe("collect", () => {
     }
   });
 });
+
+/** The GET calls the server has served so far. */
+async function getCalls(fx: EngineRedisFixture): Promise<number> {
+  const stats = await fx.redis.info("commandstats");
+  return Number(/cmdstat_get:calls=(\d+)/.exec(stats)?.[1] ?? 0);
+}
+
+describe("collect waiting on many runs", () => {
+  it("reads each run's result about once, not the whole page again at each announcement", async () => {
+    const count = 40;
+    const waitingRuns = planRuns({
+      count,
+      shards: TEST_SHARDS,
+      seed: "collect-many",
+      endings: ["text"],
+    });
+    const last = waitingRuns[0]!.events.length - 1;
+    await collectPlanned(fx, scope, waitingRuns, { upTo: last });
+    const ids = waitingRuns.map((run) => run.runId);
+    const collector = createCollector({
+      connection: fx.url,
+      prefix: scope.prefix,
+      shards: TEST_SHARDS,
+      blockMs: 100,
+      reaper: false,
+    });
+    await collector.start();
+    try {
+      const before = await getCalls(fx);
+      const waiting = reads.collect(ids, { waitMs: 30_000, limit: count });
+      for (const run of waitingRuns) {
+        await scope.store.appendEvents(run.runId, last, [run.events[last]!]);
+        await reads.result(run.runId, { waitMs: 30_000 });
+      }
+      const batch = await waiting;
+      expect(batch).toMatchObject({ total: count, succeeded: count, pending: 0 });
+      // Per run: collect's first read and its read once announced, the collector's own look,
+      // and the few reads of each result() above — about 6. Reading the whole page again at
+      // each announcement costs about count / 2 per run more (≈ 45 here).
+      expect((await getCalls(fx)) - before).toBeLessThanOrEqual(8 * count);
+    } finally {
+      await collector.stop();
+    }
+  });
+});

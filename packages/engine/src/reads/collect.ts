@@ -159,6 +159,33 @@ function nextActionOf(
   return { tool: COLLECT_TOOL, args: { runIds: [...pendingIds, ...rest] } };
 }
 
+/**
+ * The stored result of each of `runIds` found within `waitMs`. A result,
+ * once stored, never changes, so each read looks only at the runs still
+ * without one — and, when announcements caused it, only at those announced:
+ * waiting on N runs costs about N reads, not one read of all N per announcement.
+ */
+async function waitForStoredResults(
+  context: ReadsContext,
+  runIds: readonly string[],
+  waitMs: number,
+): Promise<Map<string, RunResult | undefined>> {
+  const found = new Map<string, RunResult | undefined>(runIds.map((runId) => [runId, undefined]));
+  let missing = found.size;
+  const readMissing = async (announced?: readonly string[]): Promise<number> => {
+    const candidates = (announced ?? [...found.keys()]).filter((runId) => !found.get(runId));
+    const stored = await readStoredResults(context, candidates);
+    candidates.forEach((runId, index) => {
+      if (stored[index] === undefined || found.get(runId)) return;
+      found.set(runId, stored[index]);
+      missing -= 1;
+    });
+    return missing;
+  };
+  await context.waiter.waitUntil(runIds, waitMs, readMissing, (left) => left === 0);
+  return found;
+}
+
 /** Collects `runIds`: see the module documentation. */
 export async function collectRuns(
   context: ReadsContext,
@@ -174,13 +201,7 @@ export async function collectRuns(
   const wellFormed = pageIds.filter(isRunId);
   const exists = await runsExist(context, wellFormed);
   const known = wellFormed.filter((_, index) => exists[index]);
-  const stored = await context.waiter.waitUntil(
-    known,
-    waitMs,
-    () => readStoredResults(context, known),
-    (results) => results.every((result) => result !== undefined),
-  );
-  const resultOf = new Map(known.map((runId, index) => [runId, stored[index]]));
+  const resultOf = await waitForStoredResults(context, known, waitMs);
 
   const results = pageIds.map((runId): CollectedRun => {
     if (!resultOf.has(runId)) return missingRun(runId);
