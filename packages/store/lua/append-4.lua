@@ -40,7 +40,10 @@
       status=succeeded (failed when the run has a schema and no output),
       failed sets status=failed, cancelled sets status=cancelled; the three
       terminal events set settledAt
-    - on a terminal event: EXPIRE(retention) on the run log, head and blobs
+    - on a terminal event: the run log is rewritten at its exact size (DUMP, then
+      RESTORE … REPLACE: same entries, same last id; Redis 7 gives a stream's
+      first node 4 KiB up front, and a settled log never grows again), then
+      EXPIRE(retention) on the run log, head and blobs
 ]]
 local logKey, headKey, shardKey, blobsKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local runId = ARGV[1]
@@ -182,6 +185,7 @@ end
 redis.call("HSET", headKey, unpack(fields))
 
 if settles then
+  redis.call("RESTORE", logKey, 0, redis.call("DUMP", logKey), "REPLACE")
   redis.call("EXPIRE", logKey, retention)
   redis.call("EXPIRE", headKey, retention)
   redis.call("EXPIRE", blobsKey, retention)
