@@ -72,7 +72,10 @@ describe("retention", () => {
 
     await store.appendEvents(runId, 3, [finished("done")]);
     const settledBytes = Number(await fx.redis.memory("USAGE", log, "SAMPLES", "0"));
-    expect(await store.readLog(runId)).toEqual([...openEvents, expect.objectContaining({ seq: 4 })]);
+    expect(await store.readLog(runId)).toEqual([
+      ...openEvents,
+      expect.objectContaining({ seq: 4 }),
+    ]);
     const info = (await fx.redis.xinfo("STREAM", log)) as unknown[];
     expect(info[info.indexOf("last-generated-id") + 1]).toBe("0-4");
     // Redis 7 allocates a new stream's node 4 KiB up front; one more event cannot explain
