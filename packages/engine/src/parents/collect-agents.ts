@@ -58,5 +58,5 @@ export function createCollectAgentsTool(): Tool {
   });
 }
 
-/** `collect_agents`. */
+/** `collect_agents`: give it to a parent agent beside `spawn_agents` (or use `parentTools()`). */
 export const collectAgentsTool: Tool = createCollectAgentsTool();
