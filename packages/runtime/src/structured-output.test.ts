@@ -119,6 +119,24 @@ describe("compileOutputSchema", () => {
     expect(b.check({ b: 1 }).ok).toBe(true);
     expect(b.check({ a: "x" }).ok).toBe(false);
   });
+
+  it("compiles a schema once for every run that carries the very same one, and keeps the last 64", () => {
+    const schemaOf = (field: string) => ({
+      type: "object",
+      properties: { [field]: { type: "string" } },
+      required: [field],
+      additionalProperties: false,
+    });
+    const first = compileOutputSchema(schemaOf("kept"));
+    expect(compileOutputSchema(structuredClone(schemaOf("kept")))).toBe(first);
+    expect(compileOutputSchema(schemaOf("other"))).not.toBe(first);
+
+    for (let n = 0; n < 64; n += 1) compileOutputSchema(schemaOf(`field${n}`));
+    const recompiled = compileOutputSchema(schemaOf("kept"));
+    expect(recompiled).not.toBe(first);
+    expect(recompiled.check({ kept: "x" }).ok).toBe(true);
+    expect(recompiled.check({ other: "x" }).ok).toBe(false);
+  });
 });
 
 describe("the structured-output tool", () => {

@@ -67,14 +67,42 @@ function dataWrapped(args: unknown): { found: true; value: unknown } | { found: 
     : { found: false };
 }
 
+/** How many compiled schemas {@link compileOutputSchema} keeps for runs with the same schema. */
+const COMPILED_SCHEMAS_KEPT = 64;
+
+/** Compiled validators by their schema's JSON text, least recently used first. */
+const compiledSchemas = new Map<string, OutputValidator>();
+
 /**
  * Compiles a run's JSON Schema (already accepted by `preflightSchema`) into a
- * validator, with zod's own `z.fromJSONSchema` and a registry of its own so
- * that no two runs share anything. The output recorded is the value the model
- * sent; arguments wrapped as `{ data: … }` are unwrapped when the wrapped value
- * does not match but the unwrapped one does. Throws when the schema cannot be compiled.
+ * validator, with zod's own `z.fromJSONSchema` and a registry of its own, so
+ * that nothing of one schema leaks into another. The output recorded is the
+ * value the model sent; arguments wrapped as `{ data: … }` are unwrapped when
+ * the wrapped value does not match but the unwrapped one does. Throws when
+ * the schema cannot be compiled.
+ *
+ * Compiling costs far more than validating, and runs fired alike carry the
+ * same schema, so the validators of the last {@link COMPILED_SCHEMAS_KEPT}
+ * schemas (by JSON text) are kept: a validator holds no state, so runs with
+ * the very same schema may share one.
  */
 export function compileOutputSchema(schema: Record<string, unknown>): OutputValidator {
+  const text = JSON.stringify(schema);
+  const kept = compiledSchemas.get(text);
+  if (kept !== undefined) {
+    compiledSchemas.delete(text);
+    compiledSchemas.set(text, kept);
+    return kept;
+  }
+  const compiled = compileValidator(schema);
+  compiledSchemas.set(text, compiled);
+  if (compiledSchemas.size > COMPILED_SCHEMAS_KEPT) {
+    compiledSchemas.delete(compiledSchemas.keys().next().value!);
+  }
+  return compiled;
+}
+
+function compileValidator(schema: Record<string, unknown>): OutputValidator {
   const validator = z.fromJSONSchema(schema, { registry: z.registry() });
   return {
     check(args) {
