@@ -25,11 +25,11 @@ export interface BenchSizes {
 
 /** The sizes of a full run (the figures of BENCHMARKS.md). */
 export const FULL_SIZES: Readonly<BenchSizes> = {
-  bullmqJobs: 20_000,
-  e2eRuns: 10_000,
-  latencyRuns: 3_000,
+  bullmqJobs: 50_000,
+  e2eRuns: 20_000,
+  latencyRuns: 6_000,
   latencyRatePerSec: 200,
-  collectorRuns: 10_000,
+  collectorRuns: 20_000,
   costSampleRuns: 500,
   concurrency: 50,
 };
