@@ -54,15 +54,17 @@ interface Subscription {
 export function createSettledWaiter(connection: ConnectionInput, keys: EngineKeys): SettledWaiter {
   const watchers = new Set<Watcher>();
   const subscriptions = new Map<string, Subscription>();
-  let subscriber: RedisConnection | undefined;
+  let subscriber: { connection: RedisConnection; ready: Promise<void> } | undefined;
   let closed = false;
 
-  function openSubscriber(): RedisConnection {
+  /** The subscriber connection and the promise of its handshake, made once. */
+  function openSubscriber(): { connection: RedisConnection; ready: Promise<void> } {
     if (!subscriber) {
-      subscriber = openConnection(connection);
-      subscriber.on("message", (_channel: string, runId: string) => {
+      const opened = openConnection(connection);
+      opened.on("message", (_channel: string, runId: string) => {
         for (const watcher of watchers) if (watcher.runIds.has(runId)) watcher.notify(runId);
       });
+      subscriber = { connection: opened, ready: whenReady(opened) };
     }
     return subscriber;
   }
@@ -71,7 +73,7 @@ export function createSettledWaiter(connection: ConnectionInput, keys: EngineKey
     let subscription = subscriptions.get(channel);
     if (!subscription) {
       const opened = openSubscriber();
-      const ready = whenReady(opened).then(() => opened.subscribe(channel));
+      const ready = opened.ready.then(() => opened.connection.subscribe(channel));
       subscription = { count: 0, ready };
       subscriptions.set(channel, subscription);
       ready.catch(() => subscriptions.delete(channel));
@@ -87,7 +89,7 @@ export function createSettledWaiter(connection: ConnectionInput, keys: EngineKey
     if (subscription.count > 0) return;
     subscriptions.delete(channel);
     // Once closing, the connection is quitting: an UNSUBSCRIBE on it would fail.
-    if (!closed) subscriber?.unsubscribe(channel).catch(() => undefined);
+    if (!closed) subscriber?.connection.unsubscribe(channel).catch(() => undefined);
   }
 
   async function waitUntil<T>(
@@ -149,7 +151,7 @@ export function createSettledWaiter(connection: ConnectionInput, keys: EngineKey
     async close() {
       closed = true;
       for (const watcher of watchers) watcher.notify();
-      if (subscriber) await closeConnection(subscriber);
+      if (subscriber) await closeConnection(subscriber.connection);
       subscriber = undefined;
       subscriptions.clear();
     },
