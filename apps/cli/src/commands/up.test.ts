@@ -28,11 +28,17 @@ async function answersPing(url: string): Promise<boolean> {
 describe("errand up", () => {
   it("runs the demo agents on a private Redis until Ctrl-C, then removes it", async () => {
     const dir = await mkdtemp(join(tmpdir(), "errand-cli-up-"));
-    const up = await spawnErrand(["up"], { REDIS_URL: "" }, "Ctrl-C to stop.");
+    const up = await spawnErrand(
+      ["up", "--dashboard-port", "0"],
+      { REDIS_URL: "" },
+      "Ctrl-C to stop.",
+    );
     try {
       const url = /REDIS_URL=(\S+)/.exec(up.output())?.[1];
       expect(url).toMatch(/^redis:\/\/127\.0\.0\.1:\d+$/);
       expect(up.output()).toContain("agents: demo-child, demo-parent on the scripted model");
+      const dashboardUrl = /dashboard: (http:\/\/127\.0\.0\.1:\d+)/.exec(up.output())?.[1];
+      expect(dashboardUrl).toBeDefined();
       const fired = await runErrand(
         [
           "fire",
@@ -47,10 +53,11 @@ describe("errand up", () => {
         { env: { REDIS_URL: url } },
       );
       expect(fired.code, fired.stderr).toBe(0);
-      expect(RunResult.parse(JSON.parse(fired.stdout)).output).toEqual({
-        city: "Oslo",
-        population: 709_000,
-      });
+      const result = RunResult.parse(JSON.parse(fired.stdout));
+      expect(result.output).toEqual({ city: "Oslo", population: 709_000 });
+      const shown = await fetch(`${dashboardUrl}/api/runs/${result.runId}`);
+      expect(shown.status).toBe(200);
+      expect(JSON.stringify(await shown.json())).toContain(result.runId);
       expect(await up.stop("SIGINT")).toBe(0);
       expect(await answersPing(url!)).toBe(false);
     } finally {

@@ -1,6 +1,8 @@
 /**
- * `errand up`: a worker and a collector in one process, for local development.
+ * `errand up`: a worker, a collector and the dashboard in one process, for
+ * local development.
  */
+import { createDashboard, DEFAULT_DASHBOARD_PORT } from "@errand/dashboard";
 import type { Agent } from "@errand/runtime";
 import { loadAgents } from "../agents-module.js";
 import { CONNECTION_OPTIONS, type CommandSpec } from "../command.js";
@@ -21,6 +23,8 @@ interface UpPlan {
   /** How the agents' model is described, when `up` chose it (the demo agents). */
   model?: string;
   concurrency: number;
+  /** The dashboard's port (0: a free one); `undefined`: no dashboard. */
+  dashboardPort: number | undefined;
 }
 
 /** Runs a worker and a collector until `stopped` resolves, then stops them and lets the Redis go. */
@@ -34,15 +38,21 @@ async function serve(io: CliIO, plan: UpPlan, stopped: Promise<unknown>): Promis
       concurrency: plan.concurrency,
       log: { io, level: "warn" },
     });
+    const dashboard =
+      plan.dashboardPort === undefined
+        ? undefined
+        : await createDashboard({ connection: redis.url, prefix, port: plan.dashboardPort });
     const where = redis.private ? "a private Redis, removed on exit" : "the given Redis";
     const names = agents.map((agent) => agent.name).join(", ");
     writeLines(io, [
-      `errand up: worker and collector on ${where}`,
+      `errand up: worker, collector${dashboard ? " and dashboard" : ""} on ${where}`,
       `  REDIS_URL=${redactUrl(redis.url)}${prefix === "errand" ? "" : `  (prefix ${prefix})`}`,
       `  agents: ${names}${plan.model === undefined ? "" : ` on ${plan.model}`}`,
+      ...(dashboard ? [`  dashboard: ${dashboard.url}`] : []),
       "  Ctrl-C to stop.",
     ]);
     await stopped;
+    await dashboard?.close();
     await engine.stop();
   } finally {
     await redis.release();
@@ -51,9 +61,11 @@ async function serve(io: CliIO, plan: UpPlan, stopped: Promise<unknown>): Promis
 
 /** `up`. */
 export const upCommand: CommandSpec = {
-  usage: "errand up [--agents <module>] [--concurrency N] [--redis <url>] [--prefix <prefix>]",
+  usage:
+    "errand up [--agents <module>] [--concurrency N] [--dashboard-port N | --no-dashboard] [--redis <url>] [--prefix <prefix>]",
   description: [
-    "Runs a worker and a collector in this process until Ctrl-C. Without --agents it runs",
+    "Runs a worker, a collector and the dashboard (on 127.0.0.1, port 4040 unless told;",
+    "0 picks a free one) in this process until Ctrl-C. Without --agents it runs",
     "the demo's agents (on the scripted model without OPENAI_API_KEY). Without REDIS_URL",
     "it starts a private redis-server (from PATH, else Docker) and removes it on exit; it",
     "prints the URL to export in other shells (errand fire, errand runs …).",
@@ -61,10 +73,19 @@ export const upCommand: CommandSpec = {
   options: {
     agents: { type: "string", value: "<module>", description: "the module exporting the agents" },
     concurrency: { type: "string", value: "<N>", description: "runs at once (default 8)" },
+    "dashboard-port": {
+      type: "string",
+      value: "<N>",
+      description: `the dashboard's port (default ${DEFAULT_DASHBOARD_PORT}; 0: a free one)`,
+    },
+    "no-dashboard": { type: "boolean", description: "run without the dashboard" },
     ...CONNECTION_OPTIONS,
   },
   async run(args, io) {
     const concurrency = args.integer("concurrency", { min: 1, max: 1000 }, 8);
+    const dashboardPort = args.flag("no-dashboard")
+      ? undefined
+      : args.integer("dashboard-port", { min: 0, max: 65535 }, DEFAULT_DASHBOARD_PORT);
     const prefix = keyPrefix(args);
     const agentsPath = args.string("agents");
     const model = modelFromEnv(io.env);
@@ -74,7 +95,8 @@ export const upCommand: CommandSpec = {
     try {
       const redis = await localRedis(args, io);
       const described = agentsPath === undefined ? { model: model.description } : {};
-      await serve(io, { redis, prefix, agents, concurrency, ...described }, signals.first);
+      const plan = { redis, prefix, agents, concurrency, dashboardPort, ...described };
+      await serve(io, plan, signals.first);
     } finally {
       signals.release();
     }
