@@ -176,7 +176,7 @@ export {
 } from "./reads/collect.js";
 export { createRunReads, type RunReads, type RunReadsOptions } from "./reads/create-run-reads.js";
 export { type InboxEntry, type ReadInboxOptions, readInbox } from "./reads/inbox.js";
-export { LIST_LIMITS, type ListOptions, type RunSummary } from "./reads/list.js";
+export { LIST_LIMITS, type ListOptions, type RunSummary, runSummaryOf } from "./reads/list.js";
 export type { ResultOptions } from "./reads/result.js";
 export {
   createReaper,

@@ -3,8 +3,7 @@
  * (`RunSummary`), for the runs a list does not bring: a run looked up by
  * its runId, the root of a tree.
  */
-import type { RunResult } from "@errand/core";
-import type { RunSummary } from "@errand/engine";
+import { type RunSummary, runSummaryOf } from "@errand/engine";
 import type { DashboardContext } from "../context.js";
 
 /** The run's summary, or `undefined` for an unknown (or expired) run. */
@@ -16,19 +15,5 @@ export async function readRunSummary(
     context.errand.store.readHead(runId),
     context.redis.get(context.keys.result(runId)),
   ]);
-  if (head === undefined) return undefined;
-  const code =
-    stored === null || head.settledAt === undefined
-      ? undefined
-      : (JSON.parse(stored) as RunResult).error?.code;
-  return {
-    runId: head.runId,
-    agent: head.agent,
-    status: head.status,
-    ...(head.parentRunId === undefined ? {} : { parentRunId: head.parentRunId }),
-    rootRunId: head.rootRunId,
-    createdAt: head.createdAt,
-    ...(head.settledAt === undefined ? {} : { settledAt: head.settledAt }),
-    ...(code === undefined ? {} : { error: { code } }),
-  };
+  return head === undefined ? undefined : runSummaryOf(head, stored);
 }

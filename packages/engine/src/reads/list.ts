@@ -117,13 +117,17 @@ async function newestBelow(
     .slice(0, count);
 }
 
-async function summarize(context: ReadsContext, head: RunHead): Promise<RunSummary> {
-  let error: { code: string } | undefined;
-  if (head.status === "failed" || head.status === "cancelled") {
-    const stored = await context.redis.get(context.keys.result(head.runId));
-    const code = stored === null ? undefined : (JSON.parse(stored) as RunResult).error?.code;
-    if (code !== undefined) error = { code };
-  }
+/**
+ * A run's summary from its head and its stored result (JSON, or `null` while
+ * none is stored): the error code is given once the run has failed or was
+ * cancelled and its result is stored.
+ */
+export function runSummaryOf(head: RunHead, storedResult: string | null): RunSummary {
+  const settledWithError = head.status === "failed" || head.status === "cancelled";
+  const code =
+    settledWithError && storedResult !== null
+      ? (JSON.parse(storedResult) as RunResult).error?.code
+      : undefined;
   return {
     runId: head.runId,
     agent: head.agent,
@@ -132,8 +136,14 @@ async function summarize(context: ReadsContext, head: RunHead): Promise<RunSumma
     rootRunId: head.rootRunId,
     createdAt: head.createdAt,
     ...(head.settledAt === undefined ? {} : { settledAt: head.settledAt }),
-    ...(error === undefined ? {} : { error }),
+    ...(code === undefined ? {} : { error: { code } }),
   };
+}
+
+async function summarize(context: ReadsContext, head: RunHead): Promise<RunSummary> {
+  const settledWithError = head.status === "failed" || head.status === "cancelled";
+  const stored = settledWithError ? await context.redis.get(context.keys.result(head.runId)) : null;
+  return runSummaryOf(head, stored);
 }
 
 /** Drops an expired run from the index it was found in and from its shard's index of every run. */
