@@ -50,9 +50,15 @@ export { DEFAULT_FOLLOW_BLOCK_MS, type FollowLogOptions } from "./follow.js";
 export type { HeadStatus, RunHead } from "./head.js";
 export { DEFAULT_KEY_PREFIX, type StoreKeys, shardTag, storeKeys } from "./keys.js";
 export {
+  defineLuaCommand,
+  type LuaCall,
+  type LuaScript,
+  type RedisClient,
+  readLuaFile,
+} from "./lua-command.js";
+export {
   DEFAULT_SHARD_READ_COUNT,
   logEntryId,
   type ReadLogOptions,
   type ReadShardOptions,
 } from "./readers.js";
-export type { RedisClient } from "./scripts.js";

@@ -1,21 +1,17 @@
 /**
  * The store's Lua scripts, read once from `lua/` and defined on each client
- * with ioredis `defineCommand`, so that every call is one EVALSHA (falling
- * back to EVAL only when the server has not seen the script). Works on a
- * `Redis` and on a `Cluster` client alike: every script's keys share one hash
- * tag, so the call goes to the node that owns that slot.
+ * as ioredis commands (see `lua-command.ts`). Every script's keys share one
+ * hash tag, so the call goes to the node that owns that slot on a Cluster.
  */
-import { readFileSync } from "node:fs";
 import { ErrandError } from "@errand/core";
-import type { Cluster, Redis } from "ioredis";
 import type { ScriptReply } from "./errors.js";
+import { defineLuaCommand, type RedisClient, readLuaFile } from "./lua-command.js";
 
-/** A Redis client the store works with: a single server or a Cluster. */
-export type RedisClient = Redis | Cluster;
+export type { RedisClient } from "./lua-command.js";
 
 /** Reads a script beside `src/` and `dist/` alike. */
 function readScript(file: string): string {
-  return readFileSync(new URL(`../lua/${file}`, import.meta.url), "utf8");
+  return readLuaFile(new URL(`../lua/${file}`, import.meta.url));
 }
 
 /** Every script: the ioredis command name it gets, its file, its number of keys. */
@@ -35,8 +31,6 @@ export type ScriptCall = (
 /** The store's scripts, bound to one client. */
 export type StoreScripts = Record<ScriptName, ScriptCall>;
 
-type CustomCommand = (...keysAndArgs: (string | number)[]) => Promise<unknown>;
-
 function toReply(name: ScriptName, raw: unknown): ScriptReply {
   if (Array.isArray(raw) && raw.every((value) => typeof value === "number")) {
     const [code = Number.NaN, seq = 0, index = 0] = raw as number[];
@@ -48,10 +42,8 @@ function toReply(name: ScriptName, raw: unknown): ScriptReply {
 /** Defines the store's scripts on `redis` (idempotent) and returns them as functions. */
 export function defineStoreScripts(redis: RedisClient): StoreScripts {
   const bind = (name: ScriptName): ScriptCall => {
-    const { command, lua, numberOfKeys } = SCRIPTS[name];
-    redis.defineCommand(command, { lua, numberOfKeys });
-    const call = (redis as unknown as Record<string, CustomCommand>)[command]!.bind(redis);
-    return async (keys, args) => toReply(name, await call(...keys, ...args));
+    const call = defineLuaCommand(redis, SCRIPTS[name]);
+    return async (keys, args) => toReply(name, await call(keys, args));
   };
   return { append: bind("append"), putBlob: bind("putBlob") };
 }

@@ -1,16 +1,16 @@
 /**
  * The collector's Lua scripts, read once from the package's `lua/` folder
- * (beside `src/` and `dist/` alike) and defined on a client with ioredis
- * `defineCommand`, so every call is one EVALSHA. Each script's keys share one
- * hash tag, so the scripts run on Redis Cluster too. Each file's header lists
- * its KEYS, ARGV, replies and effects.
+ * (beside `src/` and `dist/` alike) and defined on a client as ioredis
+ * commands (the store's `defineLuaCommand`), so every call is one EVALSHA.
+ * Each script's keys share one hash tag, so the scripts run on Redis Cluster
+ * too. Each file's header lists its KEYS, ARGV, replies and effects.
  */
-import { readFileSync } from "node:fs";
 import { ErrandError } from "@errand/core";
+import { defineLuaCommand, readLuaFile } from "@errand/store";
 import type { RedisConnection } from "../connection.js";
 
 function readScript(file: string): string {
-  return readFileSync(new URL(`../../lua/${file}`, import.meta.url), "utf8");
+  return readLuaFile(new URL(`../../lua/${file}`, import.meta.url));
 }
 
 const SCRIPTS = {
@@ -38,16 +38,12 @@ export type CollectorScriptCall = (
 /** The collector's scripts, bound to one client. */
 export type CollectorScripts = Record<ScriptName, CollectorScriptCall>;
 
-type CustomCommand = (...keysAndArgs: (string | number)[]) => Promise<unknown>;
-
 /** Defines the collector's scripts on `redis` (idempotent) and returns them as functions. */
 export function defineCollectorScripts(redis: RedisConnection): CollectorScripts {
   const bind = (name: ScriptName): CollectorScriptCall => {
-    const { command, lua, numberOfKeys } = SCRIPTS[name];
-    redis.defineCommand(command, { lua, numberOfKeys });
-    const call = (redis as unknown as Record<string, CustomCommand>)[command]!.bind(redis);
+    const call = defineLuaCommand(redis, SCRIPTS[name]);
     return async (keys, args) => {
-      const reply = await call(...keys, ...args);
+      const reply = await call(keys, args);
       if (typeof reply !== "number") {
         throw new ErrandError("internal", `the ${name} script returned ${JSON.stringify(reply)}`);
       }

@@ -1,0 +1,43 @@
+/**
+ * Lua scripts as ioredis commands: a script file read once, defined on a
+ * client with `defineCommand` so that every call is one EVALSHA (EVAL only
+ * when the server has not seen it yet). Works on a `Redis` and a `Cluster`
+ * alike when a script's keys share one hash tag. Used by the store's scripts
+ * and by other packages' (the engine's collector).
+ */
+import { readFileSync } from "node:fs";
+import type { Cluster, Redis } from "ioredis";
+
+/** A Redis client the store works with: a single server or a Cluster. */
+export type RedisClient = Redis | Cluster;
+
+/** A Lua script and the ioredis command it becomes. */
+export interface LuaScript {
+  /** The command name on the client; unique per script. */
+  command: string;
+  /** The script's source. */
+  lua: string;
+  /** How many of a call's leading arguments are keys. */
+  numberOfKeys: number;
+}
+
+/** Calls a defined script with its keys, then its arguments; resolves with the raw reply. */
+export type LuaCall = (
+  keys: readonly string[],
+  args: readonly (string | number)[],
+) => Promise<unknown>;
+
+type CustomCommand = (...keysAndArgs: (string | number)[]) => Promise<unknown>;
+
+/** Reads a script file, e.g. `new URL("../lua/append-4.lua", import.meta.url)`. */
+export function readLuaFile(url: URL): string {
+  return readFileSync(url, "utf8");
+}
+
+/** Defines `script` on `redis` (idempotent) and returns the function that calls it. */
+export function defineLuaCommand(redis: RedisClient, script: LuaScript): LuaCall {
+  const { command, lua, numberOfKeys } = script;
+  redis.defineCommand(command, { lua, numberOfKeys });
+  const call = (redis as unknown as Record<string, CustomCommand>)[command]!.bind(redis);
+  return (keys, args) => call(...keys, ...args);
+}
