@@ -117,7 +117,7 @@ function render(overview: Overview): Child {
         `${formatCount(throughput.failed)} failed`,
       ),
       stat(
-        "Collectors",
+        "Collector backlog",
         formatCount(collectors.lag + collectors.pending),
         "stat-backlog",
         `${formatCount(collectors.lag)} unread · ${formatCount(collectors.pending)} pending · ${formatCount(collectors.deadLettered)} dead`,
