@@ -1,0 +1,89 @@
+/**
+ * The cluster the chaos harness attacks: a real `redis-server` (AOF on,
+ * `appendfsync everysec`), worker processes and collector processes. Killed
+ * processes are replaced under a new name, so the cluster keeps its size.
+ */
+import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
+import { type ChaosProcess, chaosEntry, startChaosProcess } from "./chaos-process.js";
+
+/** The sizes and timings of a cluster. */
+export interface ClusterOptions {
+  workers: number;
+  collectors: number;
+  /** The workers' lock duration in ms (a killed worker's runs move on after about this). */
+  lockDurationMs: number;
+}
+
+/** A running chaos cluster. */
+export interface ChaosCluster {
+  readonly redis: RedisServer;
+  readonly prefix: string;
+  readonly workers: ChaosProcess[];
+  readonly collectors: ChaosProcess[];
+  /** Every worker process ever started (killed ones included), for their log counts. */
+  readonly allWorkers: ChaosProcess[];
+  /** Starts one more worker and resolves once it is ready. */
+  addWorker(): Promise<ChaosProcess>;
+  /** Starts one more collector and resolves once it is ready. */
+  addCollector(): Promise<ChaosProcess>;
+  /** Kills every process and stops Redis. */
+  stop(): Promise<void>;
+}
+
+/** Starts Redis, the workers and the collectors, and resolves once all are ready. */
+export async function startCluster(options: ClusterOptions): Promise<ChaosCluster> {
+  const redis = await startRedis({
+    appendonly: true,
+    appendfsync: "everysec",
+    maxmemoryPolicy: "noeviction",
+  });
+  const prefix = uniqueKeyPrefix("chaos");
+  const workers: ChaosProcess[] = [];
+  const collectors: ChaosProcess[] = [];
+  const allWorkers: ChaosProcess[] = [];
+  let started = 0;
+  const base = { REDIS_URL: redis.url, ERRAND_PREFIX: prefix };
+
+  const addWorker = async () => {
+    started += 1;
+    const worker = startChaosProcess(`worker-${started}`, chaosEntry("./worker-entry.ts"), {
+      ...base,
+      WORKER_ID: `chaos-worker-${started}`,
+      LOCK_DURATION_MS: String(options.lockDurationMs),
+      STALLED_INTERVAL_MS: String(Math.max(500, Math.floor(options.lockDurationMs / 2))),
+    });
+    workers.push(worker);
+    allWorkers.push(worker);
+    await worker.waitForMessage("worker ready");
+    return worker;
+  };
+  const addCollector = async () => {
+    started += 1;
+    const collector = startChaosProcess(
+      `collector-${started}`,
+      chaosEntry("./collector-entry.ts"),
+      { ...base, COLLECTOR_ID: `chaos-collector-${started}` },
+    );
+    collectors.push(collector);
+    await collector.waitForMessage("collector ready");
+    return collector;
+  };
+
+  await Promise.all([
+    ...Array.from({ length: options.workers }, addWorker),
+    ...Array.from({ length: options.collectors }, addCollector),
+  ]);
+  return {
+    redis,
+    prefix,
+    workers,
+    collectors,
+    allWorkers,
+    addWorker,
+    addCollector,
+    async stop() {
+      await Promise.all([...allWorkers, ...collectors].map((p) => p.signal("SIGKILL")));
+      await redis.stop();
+    },
+  };
+}

@@ -1,0 +1,11 @@
+/** Reading the chaos processes' configuration from the environment. */
+import { ErrandError } from "@errand/core";
+
+/** The value of the environment variable `name`; throws `invalid_spec` when it is unset. */
+export function requiredEnv(name: string): string {
+  const value = process.env[name];
+  if (value === undefined) {
+    throw new ErrandError("invalid_spec", `the chaos process needs ${name}`);
+  }
+  return value;
+}

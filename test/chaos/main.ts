@@ -1,0 +1,109 @@
+/**
+ * The chaos harness: `pnpm chaos --runs 60 --kills 3 --collector-kills 1 --seed 7`.
+ * Starts a real Redis, worker and collector processes, fires a steady
+ * workload, strikes the faults at random moments while it runs, waits for
+ * every run to settle, audits every run and prints a JSON summary and a
+ * table. Exits 1 when a must-be-zero figure is not zero.
+ */
+import { writeFile } from "node:fs/promises";
+import { parseArgs } from "node:util";
+import { createErrand } from "@errand/engine";
+import { Redis } from "ioredis";
+import { audit } from "./audit.js";
+import { startCluster } from "./cluster-of-processes.js";
+import { type FaultKind, type FaultRecord, strike } from "./faults.js";
+import { seededRandom } from "./random.js";
+import { type ChaosSummary, formatTable, passes } from "./report.js";
+import { settledWithin } from "./settle.js";
+import { type FiredRun, fireWorkload } from "./workload.js";
+
+const { values } = parseArgs({
+  options: {
+    runs: { type: "string", default: "60" },
+    kills: { type: "string", default: "3" },
+    "collector-kills": { type: "string", default: "1" },
+    workers: { type: "string", default: "3" },
+    "interval-ms": { type: "string", default: "100" },
+    "lock-ms": { type: "string", default: "3000" },
+    "settle-ms": { type: "string", default: "120000" },
+    seed: { type: "string", default: String(Date.now() % 1_000_000) },
+    json: { type: "string" },
+  },
+});
+const numberFlag = (name: keyof typeof values) => Number(values[name]);
+
+const seed = numberFlag("seed");
+const random = seededRandom(seed);
+const runs = numberFlag("runs");
+const intervalMs = numberFlag("interval-ms");
+const settleMs = numberFlag("settle-ms");
+const faultKinds: FaultKind[] = [
+  ...Array.from({ length: numberFlag("kills") }, (): FaultKind => "worker-kill"),
+  ...Array.from({ length: numberFlag("collector-kills") }, (): FaultKind => "collector-kill"),
+];
+
+const startedAt = Date.now();
+const cluster = await startCluster({
+  workers: numberFlag("workers"),
+  collectors: 1,
+  lockDurationMs: numberFlag("lock-ms"),
+});
+const errand = createErrand({ connection: cluster.redis.url, prefix: cluster.prefix });
+const redis = new Redis(cluster.redis.url);
+const fired: FiredRun[] = [];
+try {
+  const workloadStartedAt = Date.now();
+  const workload = fireWorkload(errand, random, runs, intervalMs, fired);
+  // Each fault strikes at a random moment within the workload's firing time.
+  const firingMs = runs * intervalMs;
+  const strikeTimes = faultKinds.map(() => Math.floor(random() * firingMs)).sort((a, b) => a - b);
+  const faults: FaultRecord[] = [];
+  const context = {
+    cluster,
+    errand,
+    random,
+    startedAt: workloadStartedAt,
+    firedRunIds: () => fired.map((run) => run.runId),
+    recoveryTimeoutMs: settleMs,
+  };
+  const faulting = (async () => {
+    const pending: Promise<void>[] = [];
+    for (const [i, kind] of faultKinds.entries()) {
+      const waitMs = (strikeTimes[i] ?? 0) - (Date.now() - workloadStartedAt);
+      if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+      pending.push(strike(context, kind).then((record) => void faults.push(record)));
+    }
+    await Promise.all(pending);
+  })();
+  await Promise.all([workload, faulting]);
+  await settledWithin(
+    errand,
+    fired.map((run) => run.runId),
+    settleMs,
+  );
+  const findings = await audit(errand, redis, cluster.prefix, fired);
+  const staleWritesRefused = cluster.allWorkers.reduce(
+    (sum, worker) =>
+      sum +
+      (worker.messageCounts.get("append refused: reading the log again") ?? 0) +
+      (worker.messageCounts.get("another attempt owns the run: this one stops writing") ?? 0),
+    0,
+  );
+  const summary: ChaosSummary = {
+    seed,
+    durationMs: Date.now() - startedAt,
+    findings,
+    faults: faults.sort((a, b) => a.atMs - b.atMs),
+    staleWritesRefused,
+    passed: passes(findings, faults),
+  };
+  process.stdout.write(`${JSON.stringify(summary, null, 2)}\n\n${formatTable(summary)}\n`);
+  if (values.json !== undefined) {
+    await writeFile(values.json, `${JSON.stringify(summary, null, 2)}\n`);
+  }
+  process.exitCode = summary.passed ? 0 : 1;
+} finally {
+  redis.disconnect();
+  await errand.close();
+  await cluster.stop();
+}

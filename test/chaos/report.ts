@@ -1,0 +1,68 @@
+/**
+ * The chaos report: a JSON summary (for machines) and a table (for people),
+ * and whether every must-be-zero figure is zero.
+ */
+import type { AuditFindings } from "./audit.js";
+import type { FaultRecord } from "./faults.js";
+
+/** The JSON summary of one chaos run. */
+export interface ChaosSummary {
+  seed: number;
+  durationMs: number;
+  findings: AuditFindings;
+  faults: FaultRecord[];
+  /** Appends refused because the log moved on (a stale attempt's writes), counted from the workers' logs. */
+  staleWritesRefused: number;
+  /** Whether every must-be-zero figure is zero and every fault recovered. */
+  passed: boolean;
+}
+
+/** Whether `findings` and `faults` hold nothing that must not happen. */
+export function passes(findings: AuditFindings, faults: readonly FaultRecord[]): boolean {
+  return (
+    findings.lost.length === 0 &&
+    findings.duplicateTerminal.length === 0 &&
+    findings.duplicateOutput.length === 0 &&
+    findings.wrongStatus.length === 0 &&
+    findings.parentsWaiting.length === 0 &&
+    faults.every((fault) => fault.recoveryMs !== undefined)
+  );
+}
+
+/** The human table of `summary`. */
+export function formatTable(summary: ChaosSummary): string {
+  const { findings } = summary;
+  const recoveries = summary.faults
+    .map((fault) => fault.recoveryMs)
+    .filter((ms): ms is number => ms !== undefined);
+  const rows: [string, string | number, string][] = [
+    ["runs fired", findings.fired, ""],
+    ["children spawned", findings.children, ""],
+    ["settled", findings.settled, ""],
+    ["lost", findings.lost.length, "must be 0"],
+    ["more than one terminal event", findings.duplicateTerminal.length, "must be 0"],
+    ["more than one output-recorded", findings.duplicateOutput.length, "must be 0"],
+    ["wrong final status", findings.wrongStatus.length, "must be 0"],
+    ["parents left waiting", findings.parentsWaiting.length, "must be 0"],
+    ["stale writes refused", summary.staleWritesRefused, ""],
+    ["side-effecting tool calls repeated", findings.repeatedSideEffects, ""],
+    ["faults injected", summary.faults.length, ""],
+    ["faults not recovered", summary.faults.length - recoveries.length, "must be 0"],
+    ["max recovery (ms)", recoveries.length === 0 ? "-" : Math.max(...recoveries), ""],
+  ];
+  const width = Math.max(...rows.map(([label]) => label.length));
+  const lines = rows.map(
+    ([label, value, note]) => `${label.padEnd(width)}  ${String(value).padStart(8)}  ${note}`,
+  );
+  const faultLines = summary.faults.map(
+    (fault) =>
+      `  ${fault.kind.padEnd(15)} ${fault.target.padEnd(14)} at ${fault.atMs} ms, ${fault.inFlight} in flight, recovered ${fault.recoveryMs === undefined ? "never" : `in ${fault.recoveryMs} ms`}`,
+  );
+  return [
+    ...lines,
+    "faults:",
+    ...faultLines,
+    `outcomes: ${JSON.stringify(findings.outcomes)}`,
+    summary.passed ? "PASSED" : "FAILED",
+  ].join("\n");
+}

@@ -1,0 +1,27 @@
+/**
+ * The entry of a chaos worker process: runs the chaos agents on a real
+ * worker with a short lock, logs JSON lines to stdout (the harness counts
+ * them). Configured through `REDIS_URL`, `ERRAND_PREFIX`, `WORKER_ID`,
+ * `LOCK_DURATION_MS`, `STALLED_INTERVAL_MS`.
+ */
+import { closeOnSignals, createLogger, createWorker } from "@errand/engine";
+import { Redis } from "ioredis";
+import { chaosAgents } from "./chaos-agents.js";
+import { requiredEnv } from "./environment.js";
+
+const url = requiredEnv("REDIS_URL");
+const prefix = requiredEnv("ERRAND_PREFIX");
+const redis = new Redis(url, { maxRetriesPerRequest: null });
+const worker = await createWorker({
+  connection: url,
+  prefix,
+  workerId: requiredEnv("WORKER_ID"),
+  agents: chaosAgents(redis, prefix),
+  logger: createLogger({ level: "info" }),
+  concurrency: 4,
+  retry: { baseDelayMs: 10, maxDelayMs: 50 },
+  lockDuration: Number(requiredEnv("LOCK_DURATION_MS")),
+  stalledInterval: Number(requiredEnv("STALLED_INTERVAL_MS")),
+  parkRecheckMs: 5_000,
+});
+closeOnSignals(worker);
