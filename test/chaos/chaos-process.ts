@@ -12,6 +12,8 @@ import { ErrandError } from "@errand/core";
 /** A running chaos process. */
 export interface ChaosProcess {
   readonly name: string;
+  /** The workerId of a worker process (its `WORKER_ID`), undefined for others. */
+  readonly workerId: string | undefined;
   readonly child: ChildProcess;
   /** How many lines it logged with each `msg` so far. */
   readonly messageCounts: Map<string, number>;
@@ -57,6 +59,7 @@ export function startChaosProcess(
   const alive = () => child.exitCode === null && child.signalCode === null;
   return {
     name,
+    workerId: env.WORKER_ID,
     child,
     messageCounts,
     alive,

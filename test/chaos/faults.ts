@@ -1,17 +1,20 @@
 /**
  * The faults the harness injects: a worker killed with SIGKILL, the collector
- * killed with SIGKILL mid-batch and started again. Each killed process is
- * replaced by a fresh one (started at once, beside the survivors) and each fault is measured: the time from the fault until every run that was
+ * killed with SIGKILL mid-batch (each replaced at once by a fresh process), a
+ * worker stopped with SIGSTOP until another took one of its runs over and
+ * then resumed (a zombie), and Redis shut down and started again on its AOF.
+ * Each fault is measured: the time from the fault until every run that was
  * unsettled at that moment has a stored result (its recovery).
  */
 import { ErrandError } from "@errand/core";
 import type { Errand } from "@errand/engine";
+import type { ChaosProcess } from "./chaos-process.js";
 import type { ChaosCluster } from "./cluster-of-processes.js";
 import { type Random, randomInt } from "./random.js";
 import { settledWithin, unsettledNow } from "./settle.js";
 
 /** The kinds of faults. */
-export type FaultKind = "worker-kill" | "collector-kill";
+export type FaultKind = "worker-kill" | "collector-kill" | "redis-restart" | "zombie";
 
 /** One injected fault and how long the cluster took to recover from it. */
 export interface FaultRecord {
@@ -23,6 +26,8 @@ export interface FaultRecord {
   inFlight: number;
   /** ms from the fault until each of those runs settled; undefined when some never did. */
   recoveryMs?: number;
+  /** For a zombie: whether another worker started one of its runs while it was stopped. */
+  takenOver?: boolean;
 }
 
 /** What a fault needs. */
@@ -35,6 +40,8 @@ export interface FaultContext {
   /** The runIds fired so far (grows while the workload runs). */
   firedRunIds(): readonly string[];
   recoveryTimeoutMs: number;
+  /** How long a zombie stays stopped at most, waiting for another worker to take one of its runs over. */
+  takeOverTimeoutMs: number;
 }
 
 function removeFrom<T>(list: T[], item: T): void {
@@ -42,25 +49,110 @@ function removeFrom<T>(list: T[], item: T): void {
   if (index >= 0) list.splice(index, 1);
 }
 
-/** Strikes one fault of `kind` now, replaces the process and resolves once recovery is measured. */
+/** Strikes one fault of `kind` now and resolves once recovery is measured. */
 export async function strike(context: FaultContext, kind: FaultKind): Promise<FaultRecord> {
-  const { cluster, errand } = context;
-  const pool = kind === "worker-kill" ? cluster.workers : cluster.collectors;
-  const victim = pool[randomInt(context.random, 0, pool.length - 1)];
-  if (victim === undefined) throw new ErrandError("internal", `no process to strike for ${kind}`);
-  removeFrom(pool, victim); // at once, so a fault striking meanwhile picks another process
-  const inFlight = await unsettledNow(errand, context.firedRunIds());
+  const inFlight = await unsettledNow(context.errand, context.firedRunIds());
   const struckAt = Date.now();
-  await victim.signal("SIGKILL");
-  const [settled] = await Promise.all([
-    settledWithin(errand, inFlight, context.recoveryTimeoutMs),
-    kind === "worker-kill" ? cluster.addWorker() : cluster.addCollector(),
-  ]);
+  const { target, takenOver } = await inject(context, kind, inFlight);
+  const settled = await settledWithin(context.errand, inFlight, context.recoveryTimeoutMs);
   return {
     kind,
-    target: victim.name,
+    target,
     atMs: struckAt - context.startedAt,
     inFlight: inFlight.length,
     ...(settled.size === inFlight.length ? { recoveryMs: Date.now() - struckAt } : {}),
+    ...(takenOver === undefined ? {} : { takenOver }),
   };
+}
+
+/** Injects the fault; resolves once it is over (a zombie resumed, Redis back up). */
+async function inject(
+  context: FaultContext,
+  kind: FaultKind,
+  inFlight: readonly string[],
+): Promise<{ target: string; takenOver?: boolean }> {
+  const { cluster } = context;
+  switch (kind) {
+    case "redis-restart":
+      await cluster.redis.kill("SIGTERM");
+      await cluster.redis.restart();
+      return { target: "redis-server" };
+    case "zombie": {
+      const victim = pick(context, cluster.workers);
+      await victim.signal("SIGSTOP");
+      const takenOver = await waitForTakeOver(context, victim, inFlight);
+      await victim.signal("SIGCONT");
+      return { target: victim.name, takenOver };
+    }
+    case "worker-kill":
+    case "collector-kill": {
+      const pool = kind === "worker-kill" ? cluster.workers : cluster.collectors;
+      const victim = pick(context, pool);
+      removeFrom(pool, victim); // at once, so a fault striking meanwhile picks another process
+      await victim.signal("SIGKILL");
+      // The replacement starts beside the survivors; recovery does not wait for it.
+      void (kind === "worker-kill" ? cluster.addWorker() : cluster.addCollector());
+      return { target: victim.name };
+    }
+  }
+}
+
+function pick(context: FaultContext, pool: readonly ChaosProcess[]): ChaosProcess {
+  const victim = pool[randomInt(context.random, 0, pool.length - 1)];
+  if (victim === undefined) throw new ErrandError("internal", "no process left to strike");
+  return victim;
+}
+
+/**
+ * Whether another worker starts one of the runs the stopped `victim` held
+ * (a `run-started` with another workerId) within the take-over timeout:
+ * followed on the runs' logs, never polled.
+ */
+async function waitForTakeOver(
+  context: FaultContext,
+  victim: ChaosProcess,
+  inFlight: readonly string[],
+): Promise<boolean> {
+  const held = await runsHeldBy(context.errand, victim.workerId, inFlight);
+  if (held.length === 0) return false;
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), context.takeOverTimeoutMs);
+  try {
+    const takenOver = await Promise.any(
+      held.map(async (runId) => {
+        for await (const event of context.errand.events(runId, {
+          follow: true,
+          signal: abort.signal,
+        })) {
+          if (event.type === "run-started" && event.data.workerId !== victim.workerId) return true;
+        }
+        throw new ErrandError("internal", `${runId} settled without a take-over`);
+      }),
+    ).catch(() => false);
+    return takenOver;
+  } finally {
+    clearTimeout(timer);
+    abort.abort();
+  }
+}
+
+/** The runs among `runIds` whose latest attempt was started by `workerId` and that are not settled. */
+async function runsHeldBy(
+  errand: Errand,
+  workerId: string | undefined,
+  runIds: readonly string[],
+): Promise<string[]> {
+  const held: string[] = [];
+  for (const runId of runIds) {
+    let holder: string | undefined;
+    let settled = false;
+    for await (const event of errand.events(runId)) {
+      if (event.type === "run-started") holder = event.data.workerId;
+      if (event.type === "finished" || event.type === "failed" || event.type === "cancelled") {
+        settled = true;
+      }
+    }
+    if (!settled && holder !== undefined && holder === workerId) held.push(runId);
+  }
+  return held;
 }

@@ -1,5 +1,6 @@
 /**
- * The chaos harness: `pnpm chaos --runs 60 --kills 3 --collector-kills 1 --seed 7`.
+ * The chaos harness:
+ * `pnpm chaos --runs 60 --kills 3 --collector-kills 1 --zombies 1 --redis-restarts 1 --seed 7`.
  * Starts a real Redis, worker and collector processes, fires a steady
  * workload, strikes the faults at random moments while it runs, waits for
  * every run to settle, audits every run and prints a JSON summary and a
@@ -22,6 +23,8 @@ const { values } = parseArgs({
     runs: { type: "string", default: "60" },
     kills: { type: "string", default: "3" },
     "collector-kills": { type: "string", default: "1" },
+    zombies: { type: "string", default: "0" },
+    "redis-restarts": { type: "string", default: "0" },
     workers: { type: "string", default: "3" },
     "interval-ms": { type: "string", default: "100" },
     "lock-ms": { type: "string", default: "3000" },
@@ -37,16 +40,19 @@ const random = seededRandom(seed);
 const runs = numberFlag("runs");
 const intervalMs = numberFlag("interval-ms");
 const settleMs = numberFlag("settle-ms");
+const lockMs = numberFlag("lock-ms");
 const faultKinds: FaultKind[] = [
   ...Array.from({ length: numberFlag("kills") }, (): FaultKind => "worker-kill"),
   ...Array.from({ length: numberFlag("collector-kills") }, (): FaultKind => "collector-kill"),
+  ...Array.from({ length: numberFlag("zombies") }, (): FaultKind => "zombie"),
+  ...Array.from({ length: numberFlag("redis-restarts") }, (): FaultKind => "redis-restart"),
 ];
 
 const startedAt = Date.now();
 const cluster = await startCluster({
   workers: numberFlag("workers"),
   collectors: 1,
-  lockDurationMs: numberFlag("lock-ms"),
+  lockDurationMs: lockMs,
 });
 const errand = createErrand({ connection: cluster.redis.url, prefix: cluster.prefix });
 const redis = new Redis(cluster.redis.url);
@@ -65,6 +71,7 @@ try {
     startedAt: workloadStartedAt,
     firedRunIds: () => fired.map((run) => run.runId),
     recoveryTimeoutMs: settleMs,
+    takeOverTimeoutMs: lockMs * 5,
   };
   const faulting = (async () => {
     const pending: Promise<void>[] = [];

@@ -56,7 +56,7 @@ export function formatTable(summary: ChaosSummary): string {
   );
   const faultLines = summary.faults.map(
     (fault) =>
-      `  ${fault.kind.padEnd(15)} ${fault.target.padEnd(14)} at ${fault.atMs} ms, ${fault.inFlight} in flight, recovered ${fault.recoveryMs === undefined ? "never" : `in ${fault.recoveryMs} ms`}`,
+      `  ${fault.kind.padEnd(15)} ${fault.target.padEnd(14)} at ${fault.atMs} ms, ${fault.inFlight} in flight, recovered ${fault.recoveryMs === undefined ? "never" : `in ${fault.recoveryMs} ms`}${fault.takenOver === undefined ? "" : `, taken over: ${fault.takenOver}`}`,
   );
   return [
     ...lines,
