@@ -78,9 +78,18 @@ async function inject(
       await cluster.redis.restart();
       return { target: "redis-server" };
     case "zombie": {
-      const victim = pick(context, cluster.workers);
+      const holders = await holdersOf(context.errand, inFlight);
+      const busy = cluster.workers.filter((worker) =>
+        [...holders.values()].includes(worker.workerId ?? ""),
+      );
+      const victim = pick(context, busy.length > 0 ? busy : cluster.workers);
       await victim.signal("SIGSTOP");
-      const takenOver = await waitForTakeOver(context, victim, inFlight);
+      const held = [...holders].filter(([, holder]) => holder === victim.workerId);
+      const takenOver = await waitForTakeOver(
+        context,
+        victim,
+        held.map(([runId]) => runId),
+      );
       await victim.signal("SIGCONT");
       return { target: victim.name, takenOver };
     }
@@ -104,21 +113,20 @@ function pick(context: FaultContext, pool: readonly ChaosProcess[]): ChaosProces
 }
 
 /**
- * Whether another worker starts one of the runs the stopped `victim` held
- * (a `run-started` with another workerId) within the take-over timeout:
- * followed on the runs' logs, never polled.
+ * Whether another worker starts one of the runs in `held` (a `run-started`
+ * with another workerId than the stopped `victim`'s) within the take-over
+ * timeout: followed on the runs' logs, never polled.
  */
 async function waitForTakeOver(
   context: FaultContext,
   victim: ChaosProcess,
-  inFlight: readonly string[],
+  held: readonly string[],
 ): Promise<boolean> {
-  const held = await runsHeldBy(context.errand, victim.workerId, inFlight);
   if (held.length === 0) return false;
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), context.takeOverTimeoutMs);
   try {
-    const takenOver = await Promise.any(
+    return await Promise.any(
       held.map(async (runId) => {
         for await (const event of context.errand.events(runId, {
           follow: true,
@@ -129,30 +137,24 @@ async function waitForTakeOver(
         throw new ErrandError("internal", `${runId} settled without a take-over`);
       }),
     ).catch(() => false);
-    return takenOver;
   } finally {
     clearTimeout(timer);
     abort.abort();
   }
 }
 
-/** The runs among `runIds` whose latest attempt was started by `workerId` and that are not settled. */
-async function runsHeldBy(
-  errand: Errand,
-  workerId: string | undefined,
-  runIds: readonly string[],
-): Promise<string[]> {
-  const held: string[] = [];
+/** For each unsettled run among `runIds`, the workerId that started its latest attempt. */
+async function holdersOf(errand: Errand, runIds: readonly string[]): Promise<Map<string, string>> {
+  const holders = new Map<string, string>();
   for (const runId of runIds) {
     let holder: string | undefined;
-    let settled = false;
     for await (const event of errand.events(runId)) {
       if (event.type === "run-started") holder = event.data.workerId;
       if (event.type === "finished" || event.type === "failed" || event.type === "cancelled") {
-        settled = true;
+        holder = undefined;
       }
     }
-    if (!settled && holder !== undefined && holder === workerId) held.push(runId);
+    if (holder !== undefined) holders.set(runId, holder);
   }
-  return held;
+  return holders;
 }
