@@ -18,7 +18,9 @@ export interface ClusterOptions {
 export interface ChaosCluster {
   readonly redis: RedisServer;
   readonly prefix: string;
+  /** The ready worker processes not struck down. */
   readonly workers: ChaosProcess[];
+  /** The ready collector processes not struck down. */
   readonly collectors: ChaosProcess[];
   /** Every worker process ever started (killed ones included), for their log counts. */
   readonly allWorkers: ChaosProcess[];
@@ -41,6 +43,7 @@ export async function startCluster(options: ClusterOptions): Promise<ChaosCluste
   const workers: ChaosProcess[] = [];
   const collectors: ChaosProcess[] = [];
   const allWorkers: ChaosProcess[] = [];
+  const allCollectors: ChaosProcess[] = [];
   let started = 0;
   const base = { REDIS_URL: redis.url, ERRAND_PREFIX: prefix };
 
@@ -52,9 +55,9 @@ export async function startCluster(options: ClusterOptions): Promise<ChaosCluste
       LOCK_DURATION_MS: String(options.lockDurationMs),
       STALLED_INTERVAL_MS: String(Math.max(500, Math.floor(options.lockDurationMs / 2))),
     });
-    workers.push(worker);
     allWorkers.push(worker);
     await worker.waitForMessage("worker ready");
+    workers.push(worker); // only a ready worker can be struck
     return worker;
   };
   const addCollector = async () => {
@@ -64,8 +67,9 @@ export async function startCluster(options: ClusterOptions): Promise<ChaosCluste
       chaosEntry("./collector-entry.ts"),
       { ...base, COLLECTOR_ID: `chaos-collector-${started}` },
     );
-    collectors.push(collector);
+    allCollectors.push(collector);
     await collector.waitForMessage("collector ready");
+    collectors.push(collector); // only a ready collector can be struck
     return collector;
   };
 
@@ -82,7 +86,7 @@ export async function startCluster(options: ClusterOptions): Promise<ChaosCluste
     addWorker,
     addCollector,
     async stop() {
-      await Promise.all([...allWorkers, ...collectors].map((p) => p.signal("SIGKILL")));
+      await Promise.all([...allWorkers, ...allCollectors].map((p) => p.signal("SIGKILL")));
       await redis.stop();
     },
   };

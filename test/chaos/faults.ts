@@ -100,7 +100,9 @@ async function inject(
       removeFrom(pool, victim); // at once, so a fault striking meanwhile picks another process
       await victim.signal("SIGKILL");
       // The replacement starts beside the survivors; recovery does not wait for it.
-      void (kind === "worker-kill" ? cluster.addWorker() : cluster.addCollector());
+      void (kind === "worker-kill" ? cluster.addWorker() : cluster.addCollector()).catch(
+        (error: unknown) => process.stderr.write(`chaos: a replacement did not start: ${error}\n`),
+      );
       return { target: victim.name };
     }
   }

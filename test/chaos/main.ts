@@ -11,6 +11,7 @@ import { parseArgs } from "node:util";
 import { createErrand } from "@errand/engine";
 import { Redis } from "ioredis";
 import { audit } from "./audit.js";
+import { countDeadLetters, throwBadInput } from "./bad-input.js";
 import { startCluster } from "./cluster-of-processes.js";
 import { type FaultKind, type FaultRecord, strike } from "./faults.js";
 import { seededRandom } from "./random.js";
@@ -25,6 +26,7 @@ const { values } = parseArgs({
     "collector-kills": { type: "string", default: "1" },
     zombies: { type: "string", default: "0" },
     "redis-restarts": { type: "string", default: "0" },
+    "bad-input": { type: "boolean", default: false },
     workers: { type: "string", default: "3" },
     "interval-ms": { type: "string", default: "100" },
     "lock-ms": { type: "string", default: "3000" },
@@ -33,7 +35,7 @@ const { values } = parseArgs({
     json: { type: "string" },
   },
 });
-const numberFlag = (name: keyof typeof values) => Number(values[name]);
+const numberFlag = (name: Exclude<keyof typeof values, "bad-input">) => Number(values[name]);
 
 const seed = numberFlag("seed");
 const random = seededRandom(seed);
@@ -82,13 +84,30 @@ try {
     }
     await Promise.all(pending);
   })();
-  await Promise.all([workload, faulting]);
+  // Bad input lands at a random moment within the firing time too.
+  const badInput = values["bad-input"]
+    ? new Promise((resolve) => setTimeout(resolve, Math.floor(random() * firingMs))).then(() =>
+        throwBadInput(errand, redis, cluster.redis.url, cluster.prefix),
+      )
+    : Promise.resolve(undefined);
+  const [, , thrown] = await Promise.all([workload, faulting, badInput]);
   await settledWithin(
     errand,
     fired.map((run) => run.runId),
     settleMs,
   );
+  if (thrown !== undefined) {
+    // Poison entries are dead-lettered after their last delivery: wait for a collector to say so.
+    await Promise.any(
+      cluster.collectors.map((collector) =>
+        collector.waitForMessage("shard entry dead-lettered", settleMs),
+      ),
+    ).catch(() => undefined);
+  }
   const findings = await audit(errand, redis, cluster.prefix, fired);
+  const crashed = [...cluster.workers, ...cluster.collectors]
+    .filter((process) => !process.alive())
+    .map((process) => process.name);
   const staleWritesRefused = cluster.allWorkers.reduce(
     (sum, worker) =>
       sum +
@@ -102,7 +121,13 @@ try {
     findings,
     faults: faults.sort((a, b) => a.atMs - b.atMs),
     staleWritesRefused,
-    passed: passes(findings, faults),
+    deadLettered: await countDeadLetters(redis, cluster.prefix),
+    crashed,
+    ...(thrown === undefined ? {} : { badInput: thrown }),
+    passed:
+      passes(findings, faults) &&
+      crashed.length === 0 &&
+      (thrown === undefined || thrown.oversizedRefused === thrown.oversizedFired),
   };
   process.stdout.write(`${JSON.stringify(summary, null, 2)}\n\n${formatTable(summary)}\n`);
   if (values.json !== undefined) {

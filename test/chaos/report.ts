@@ -3,6 +3,7 @@
  * and whether every must-be-zero figure is zero.
  */
 import type { AuditFindings } from "./audit.js";
+import type { BadInputRecord } from "./bad-input.js";
 import type { FaultRecord } from "./faults.js";
 
 /** The JSON summary of one chaos run. */
@@ -13,6 +14,12 @@ export interface ChaosSummary {
   faults: FaultRecord[];
   /** Appends refused because the log moved on (a stale attempt's writes), counted from the workers' logs. */
   staleWritesRefused: number;
+  /** Shard stream entries the collectors dead-lettered. */
+  deadLettered: number;
+  /** Worker and collector processes (not killed by a fault) that are no longer running (must be none). */
+  crashed: string[];
+  /** The bad input thrown in, when `--bad-input` was given. */
+  badInput?: BadInputRecord;
   /** Whether every must-be-zero figure is zero and every fault recovered. */
   passed: boolean;
 }
@@ -46,6 +53,8 @@ export function formatTable(summary: ChaosSummary): string {
     ["parents left waiting", findings.parentsWaiting.length, "must be 0"],
     ["stale writes refused", summary.staleWritesRefused, ""],
     ["side-effecting tool calls repeated", findings.repeatedSideEffects, ""],
+    ["poison entries dead-lettered", summary.deadLettered, ""],
+    ["processes crashed", summary.crashed.length, "must be 0"],
     ["faults injected", summary.faults.length, ""],
     ["faults not recovered", summary.faults.length - recoveries.length, "must be 0"],
     ["max recovery (ms)", recoveries.length === 0 ? "-" : Math.max(...recoveries), ""],
@@ -63,6 +72,7 @@ export function formatTable(summary: ChaosSummary): string {
     "faults:",
     ...faultLines,
     `outcomes: ${JSON.stringify(findings.outcomes)}`,
+    ...(summary.badInput ? [`bad input: ${JSON.stringify(summary.badInput)}`] : []),
     summary.passed ? "PASSED" : "FAILED",
   ].join("\n");
 }

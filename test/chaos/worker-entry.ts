@@ -12,6 +12,8 @@ import { requiredEnv } from "./environment.js";
 const url = requiredEnv("REDIS_URL");
 const prefix = requiredEnv("ERRAND_PREFIX");
 const redis = new Redis(url, { maxRetriesPerRequest: null });
+// While Redis restarts the client reconnects by itself; its connection errors are expected.
+redis.on("error", () => undefined);
 const worker = await createWorker({
   connection: url,
   prefix,
