@@ -6,7 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { isErrandError, newRunId } from "@errand/core";
-import { DEFAULT_QUEUE, type Errand, engineKeys } from "@errand/engine";
+import { DEFAULT_COLLECTOR_GROUP, DEFAULT_QUEUE, type Errand, engineKeys } from "@errand/engine";
 import { DEFAULT_SHARDS } from "@errand/store";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
@@ -96,4 +96,18 @@ export async function countDeadLetters(redis: Redis, prefix: string): Promise<nu
     Array.from({ length: DEFAULT_SHARDS }, (_, shard) => redis.xlen(keys.deadLetters(shard))),
   );
   return lengths.reduce((sum, length) => sum + length, 0);
+}
+
+/** How many shard entries are still pending (delivered, neither acknowledged nor dead-lettered), over every shard. */
+export async function countPendingEntries(redis: Redis, prefix: string): Promise<number> {
+  const keys = engineKeys(prefix);
+  const summaries = await Promise.all(
+    Array.from({ length: DEFAULT_SHARDS }, (_, shard) =>
+      redis
+        .xpending(keys.shardEvents(shard), DEFAULT_COLLECTOR_GROUP)
+        .then((summary) => Number((summary as unknown[])[0] ?? 0))
+        .catch(() => 0),
+    ),
+  );
+  return summaries.reduce((sum, count) => sum + count, 0);
 }

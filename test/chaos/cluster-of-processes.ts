@@ -73,6 +73,10 @@ export async function startCluster(options: ClusterOptions): Promise<ChaosCluste
     return collector;
   };
 
+  // Should the harness itself die, its children die with it rather than outlive it.
+  process.once("exit", () => {
+    for (const child of [...allWorkers, ...allCollectors]) child.child.kill("SIGKILL");
+  });
   await Promise.all([
     ...Array.from({ length: options.workers }, addWorker),
     ...Array.from({ length: options.collectors }, addCollector),

@@ -49,6 +49,9 @@ function removeFrom<T>(list: T[], item: T): void {
   if (index >= 0) list.splice(index, 1);
 }
 
+/** The target of a fault that found no process up to strike (it is still measured). */
+export const NO_TARGET = "none up";
+
 /** Strikes one fault of `kind` now and resolves once recovery is measured. */
 export async function strike(context: FaultContext, kind: FaultKind): Promise<FaultRecord> {
   const inFlight = await unsettledNow(context.errand, context.firedRunIds());
@@ -83,6 +86,7 @@ async function inject(
         [...holders.values()].includes(worker.workerId ?? ""),
       );
       const victim = pick(context, busy.length > 0 ? busy : cluster.workers);
+      if (victim === undefined) return { target: NO_TARGET };
       await victim.signal("SIGSTOP");
       const held = [...holders].filter(([, holder]) => holder === victim.workerId);
       const takenOver = await waitForTakeOver(
@@ -97,6 +101,7 @@ async function inject(
     case "collector-kill": {
       const pool = kind === "worker-kill" ? cluster.workers : cluster.collectors;
       const victim = pick(context, pool);
+      if (victim === undefined) return { target: NO_TARGET };
       removeFrom(pool, victim); // at once, so a fault striking meanwhile picks another process
       await victim.signal("SIGKILL");
       // The replacement starts beside the survivors; recovery does not wait for it.
@@ -108,10 +113,9 @@ async function inject(
   }
 }
 
-function pick(context: FaultContext, pool: readonly ChaosProcess[]): ChaosProcess {
-  const victim = pool[randomInt(context.random, 0, pool.length - 1)];
-  if (victim === undefined) throw new ErrandError("internal", "no process left to strike");
-  return victim;
+/** A random process of `pool`; undefined when none is up (every one struck, replacements still starting). */
+function pick(context: FaultContext, pool: readonly ChaosProcess[]): ChaosProcess | undefined {
+  return pool[randomInt(context.random, 0, pool.length - 1)];
 }
 
 /**

@@ -11,7 +11,7 @@ import { parseArgs } from "node:util";
 import { createErrand } from "@errand/engine";
 import { Redis } from "ioredis";
 import { audit } from "./audit.js";
-import { countDeadLetters, throwBadInput } from "./bad-input.js";
+import { countDeadLetters, countPendingEntries, throwBadInput } from "./bad-input.js";
 import { startCluster } from "./cluster-of-processes.js";
 import { type FaultKind, type FaultRecord, strike } from "./faults.js";
 import { seededRandom } from "./random.js";
@@ -58,6 +58,8 @@ const cluster = await startCluster({
 });
 const errand = createErrand({ connection: cluster.redis.url, prefix: cluster.prefix });
 const redis = new Redis(cluster.redis.url);
+// While Redis restarts the client reconnects by itself; its connection errors are expected.
+redis.on("error", () => undefined);
 const fired: FiredRun[] = [];
 try {
   const workloadStartedAt = Date.now();
@@ -66,6 +68,7 @@ try {
   const firingMs = runs * intervalMs;
   const strikeTimes = faultKinds.map(() => Math.floor(random() * firingMs)).sort((a, b) => a - b);
   const faults: FaultRecord[] = [];
+  const faultErrors: string[] = [];
   const context = {
     cluster,
     errand,
@@ -80,7 +83,12 @@ try {
     for (const [i, kind] of faultKinds.entries()) {
       const waitMs = (strikeTimes[i] ?? 0) - (Date.now() - workloadStartedAt);
       if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
-      pending.push(strike(context, kind).then((record) => void faults.push(record)));
+      pending.push(
+        strike(context, kind).then(
+          (record) => void faults.push(record),
+          (error: unknown) => void faultErrors.push(`${kind}: ${String(error)}`),
+        ),
+      );
     }
     await Promise.all(pending);
   })();
@@ -122,11 +130,14 @@ try {
     faults: faults.sort((a, b) => a.atMs - b.atMs),
     staleWritesRefused,
     deadLettered: await countDeadLetters(redis, cluster.prefix),
+    pendingEntries: await countPendingEntries(redis, cluster.prefix),
     crashed,
+    faultErrors,
     ...(thrown === undefined ? {} : { badInput: thrown }),
     passed:
       passes(findings, faults) &&
       crashed.length === 0 &&
+      faultErrors.length === 0 &&
       (thrown === undefined || thrown.oversizedRefused === thrown.oversizedFired),
   };
   process.stdout.write(`${JSON.stringify(summary, null, 2)}\n\n${formatTable(summary)}\n`);

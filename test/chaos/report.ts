@@ -16,8 +16,12 @@ export interface ChaosSummary {
   staleWritesRefused: number;
   /** Shard stream entries the collectors dead-lettered. */
   deadLettered: number;
+  /** Shard stream entries still pending at the audit (poison not yet dead-lettered, or stuck). */
+  pendingEntries: number;
   /** Worker and collector processes (not killed by a fault) that are no longer running (must be none). */
   crashed: string[];
+  /** Faults that could not be struck or measured, with why (must be none). */
+  faultErrors: string[];
   /** The bad input thrown in, when `--bad-input` was given. */
   badInput?: BadInputRecord;
   /** Whether every must-be-zero figure is zero and every fault recovered. */
@@ -54,8 +58,10 @@ export function formatTable(summary: ChaosSummary): string {
     ["stale writes refused", summary.staleWritesRefused, ""],
     ["side-effecting tool calls repeated", findings.repeatedSideEffects, ""],
     ["poison entries dead-lettered", summary.deadLettered, ""],
+    ["shard entries still pending", summary.pendingEntries, ""],
     ["processes crashed", summary.crashed.length, "must be 0"],
     ["faults injected", summary.faults.length, ""],
+    ["faults that errored", summary.faultErrors.length, "must be 0"],
     ["faults not recovered", summary.faults.length - recoveries.length, "must be 0"],
     ["max recovery (ms)", recoveries.length === 0 ? "-" : Math.max(...recoveries), ""],
   ];
