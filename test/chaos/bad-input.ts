@@ -111,3 +111,26 @@ export async function countPendingEntries(redis: Redis, prefix: string): Promise
   );
   return summaries.reduce((sum, count) => sum + count, 0);
 }
+
+/** The runs queue's job counts by state (waiting, active, delayed, failed, …). */
+export async function countQueueJobs(
+  redisUrl: string,
+  prefix: string,
+): Promise<Record<string, number>> {
+  const queue = new Queue(DEFAULT_QUEUE, {
+    connection: { url: redisUrl },
+    prefix: engineKeys(prefix).bullmqPrefix,
+  });
+  try {
+    return await queue.getJobCounts(
+      "waiting",
+      "active",
+      "delayed",
+      "prioritized",
+      "failed",
+      "completed",
+    );
+  } finally {
+    await queue.close();
+  }
+}

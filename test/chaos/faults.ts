@@ -40,6 +40,8 @@ export interface FaultContext {
   /** The runIds fired so far (grows while the workload runs). */
   firedRunIds(): readonly string[];
   recoveryTimeoutMs: number;
+  /** How Redis is brought down: SIGTERM (a clean shutdown that flushes the AOF) or SIGKILL (up to a second of writes lost). */
+  redisSignal: "SIGTERM" | "SIGKILL";
   /** How long a zombie stays stopped at most, waiting for another worker to take one of its runs over. */
   takeOverTimeoutMs: number;
 }
@@ -77,7 +79,7 @@ async function inject(
   const { cluster } = context;
   switch (kind) {
     case "redis-restart":
-      await cluster.redis.kill("SIGTERM");
+      await cluster.redis.kill(context.redisSignal);
       await cluster.redis.restart();
       return { target: "redis-server" };
     case "zombie": {

@@ -11,7 +11,12 @@ import { parseArgs } from "node:util";
 import { createErrand } from "@errand/engine";
 import { Redis } from "ioredis";
 import { audit } from "./audit.js";
-import { countDeadLetters, countPendingEntries, throwBadInput } from "./bad-input.js";
+import {
+  countDeadLetters,
+  countPendingEntries,
+  countQueueJobs,
+  throwBadInput,
+} from "./bad-input.js";
 import { startCluster } from "./cluster-of-processes.js";
 import { type FaultKind, type FaultRecord, strike } from "./faults.js";
 import { seededRandom } from "./random.js";
@@ -27,6 +32,7 @@ const { values } = parseArgs({
     zombies: { type: "string", default: "0" },
     "redis-restarts": { type: "string", default: "0" },
     "bad-input": { type: "boolean", default: false },
+    "redis-sigkill": { type: "boolean", default: false },
     workers: { type: "string", default: "3" },
     "interval-ms": { type: "string", default: "100" },
     "lock-ms": { type: "string", default: "3000" },
@@ -35,7 +41,8 @@ const { values } = parseArgs({
     json: { type: "string" },
   },
 });
-const numberFlag = (name: Exclude<keyof typeof values, "bad-input">) => Number(values[name]);
+const numberFlag = (name: Exclude<keyof typeof values, "bad-input" | "redis-sigkill">) =>
+  Number(values[name]);
 
 const seed = numberFlag("seed");
 const random = seededRandom(seed);
@@ -77,6 +84,7 @@ try {
     firedRunIds: () => fired.map((run) => run.runId),
     recoveryTimeoutMs: settleMs,
     takeOverTimeoutMs: lockMs * 5,
+    redisSignal: values["redis-sigkill"] ? ("SIGKILL" as const) : ("SIGTERM" as const),
   };
   const faulting = (async () => {
     const pending: Promise<void>[] = [];
@@ -131,6 +139,7 @@ try {
     staleWritesRefused,
     deadLettered: await countDeadLetters(redis, cluster.prefix),
     pendingEntries: await countPendingEntries(redis, cluster.prefix),
+    queueJobs: await countQueueJobs(cluster.redis.url, cluster.prefix),
     crashed,
     faultErrors,
     ...(thrown === undefined ? {} : { badInput: thrown }),

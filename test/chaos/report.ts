@@ -18,6 +18,8 @@ export interface ChaosSummary {
   deadLettered: number;
   /** Shard stream entries still pending at the audit (poison not yet dead-lettered, or stuck). */
   pendingEntries: number;
+  /** The runs queue's jobs by state at the audit. */
+  queueJobs: Record<string, number>;
   /** Worker and collector processes (not killed by a fault) that are no longer running (must be none). */
   crashed: string[];
   /** Faults that could not be struck or measured, with why (must be none). */
@@ -78,6 +80,7 @@ export function formatTable(summary: ChaosSummary): string {
     "faults:",
     ...faultLines,
     `outcomes: ${JSON.stringify(findings.outcomes)}`,
+    `queue jobs: ${JSON.stringify(summary.queueJobs)}`,
     ...(summary.badInput ? [`bad input: ${JSON.stringify(summary.badInput)}`] : []),
     summary.passed ? "PASSED" : "FAILED",
   ].join("\n");
