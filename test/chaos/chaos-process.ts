@@ -32,7 +32,7 @@ export function chaosEntry(file: string): string {
   return fileURLToPath(new URL(file, import.meta.url));
 }
 
-/** Starts `entry` with `env` added to the environment; its stderr goes to ours. */
+/** Starts `entry` with `env` added to the environment; its stderr goes to ours, line by line under its name. */
 export function startChaosProcess(
   name: string,
   entry: string,
@@ -41,8 +41,12 @@ export function startChaosProcess(
   const child = spawn(process.execPath, ["--import", "tsx", "--conditions=@errand/source", entry], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "inherit"],
+    stdio: ["ignore", "pipe", "pipe"],
   });
+  // Its stderr goes to ours, each line marked with its name, so a complaint says who made it.
+  createInterface({ input: child.stderr! }).on("line", (text) =>
+    process.stderr.write(`[${name}] ${text}\n`),
+  );
   const messageCounts = new Map<string, number>();
   const waiters = new Set<() => void>();
   createInterface({ input: child.stdout! }).on("line", (text) => {
