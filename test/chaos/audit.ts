@@ -2,7 +2,7 @@
  * The audit after the dust settled: every fired run (and every child a parent
  * spawned) is read back — its log and its stored result — and checked.
  */
-import type { RunEvent, RunResult } from "@errand/core";
+import { foldRun, type RunEvent, type RunResult, settleRun } from "@errand/core";
 import type { Errand } from "@errand/engine";
 import type { Redis } from "ioredis";
 import type { FiredRun } from "./workload.js";
@@ -23,6 +23,8 @@ export interface AuditFindings {
   duplicateOutput: string[];
   /** Fired runs that settled with a status other than the one they must (must be 0). */
   wrongStatus: { runId: string; expected: string; actual: string; error?: string }[];
+  /** Runs whose stored result's status or attempts differ from the fold of their log (must be 0). */
+  resultDiffersFromLog: string[];
   /** Parent runs without a stored result (must be 0). */
   parentsWaiting: string[];
   /** `bump` calls whose side effect ran more than once. */
@@ -82,6 +84,7 @@ export async function audit(
     duplicateTerminal: [],
     duplicateOutput: [],
     wrongStatus: [],
+    resultDiffersFromLog: [],
     parentsWaiting: [],
     repeatedSideEffects: await countRepeatedSideEffects(redis, prefix),
     outcomes: {},
@@ -94,6 +97,10 @@ export async function audit(
       findings.settled += 1;
       const outcome = result.error ? `${result.status}:${result.error.code}` : result.status;
       findings.outcomes[outcome] = (findings.outcomes[outcome] ?? 0) + 1;
+      const folded = settleRun(foldRun(events));
+      if (folded?.status !== result.status || folded.attempts !== result.attempts) {
+        findings.resultDiffersFromLog.push(runId);
+      }
     }
     if (events.filter((event) => TERMINAL.has(event.type)).length > 1) {
       findings.duplicateTerminal.push(runId);

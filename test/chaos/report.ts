@@ -37,6 +37,7 @@ export function passes(findings: AuditFindings, faults: readonly FaultRecord[]):
     findings.duplicateTerminal.length === 0 &&
     findings.duplicateOutput.length === 0 &&
     findings.wrongStatus.length === 0 &&
+    findings.resultDiffersFromLog.length === 0 &&
     findings.parentsWaiting.length === 0 &&
     faults.every((fault) => fault.recoveryMs !== undefined)
   );
@@ -56,6 +57,7 @@ export function formatTable(summary: ChaosSummary): string {
     ["more than one terminal event", findings.duplicateTerminal.length, "must be 0"],
     ["more than one output-recorded", findings.duplicateOutput.length, "must be 0"],
     ["wrong final status", findings.wrongStatus.length, "must be 0"],
+    ["result differs from its log", findings.resultDiffersFromLog.length, "must be 0"],
     ["parents left waiting", findings.parentsWaiting.length, "must be 0"],
     ["stale writes refused", summary.staleWritesRefused, ""],
     ["side-effecting tool calls repeated", findings.repeatedSideEffects, ""],
