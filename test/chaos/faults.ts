@@ -70,6 +70,20 @@ export async function strike(context: FaultContext, kind: FaultKind): Promise<Fa
   };
 }
 
+/** The Redis restart under way: restarts wait for each other (one server, one port). */
+let redisRestarts: Promise<unknown> = Promise.resolve();
+
+/** Kills Redis and starts it again on its AOF, after any restart already under way. */
+function restartRedis(context: FaultContext): Promise<void> {
+  const { redis } = context.cluster;
+  const restart = redisRestarts.then(async () => {
+    await redis.kill(context.redisSignal);
+    await redis.restart();
+  });
+  redisRestarts = restart.catch(() => undefined);
+  return restart;
+}
+
 /** Injects the fault; resolves once it is over (a zombie resumed, Redis back up). */
 async function inject(
   context: FaultContext,
@@ -79,8 +93,7 @@ async function inject(
   const { cluster } = context;
   switch (kind) {
     case "redis-restart":
-      await cluster.redis.kill(context.redisSignal);
-      await cluster.redis.restart();
+      await restartRedis(context);
       return { target: "redis-server" };
     case "zombie": {
       const holders = await holdersOf(context.errand, inFlight);

@@ -24,6 +24,10 @@ const worker = await createWorker({
   retry: { baseDelayMs: 10, maxDelayMs: 50 },
   lockDuration: Number(requiredEnv("LOCK_DURATION_MS")),
   stalledInterval: Number(requiredEnv("STALLED_INTERVAL_MS")),
+  // A run whose worker is killed is resumed from its log by another; under a
+  // storm of kills one run can lose several workers, so allow that many stalls
+  // before BullMQ gives its job up (and the reaper settles it worker_lost).
+  maxStalledCount: 20,
   parkRecheckMs: 5_000,
 });
 closeOnSignals(worker);
