@@ -1,7 +1,6 @@
 import { isErrandError } from "@errand/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCollector } from "../collector/create-collector.js";
-import { collectPlanned } from "../collector/test-support/collect-planned.js";
+import { collectPlanned, startTestCollector } from "../collector/test-support/collect-planned.js";
 import { type PlannedRun, planRuns } from "../collector/test-support/planned-runs.js";
 import {
   type EngineRedisFixture,
@@ -168,14 +167,7 @@ describe("collect", () => {
     const ids = waitingRuns.map((run) => run.runId);
     expect((await reads.collect(ids)).pending).toBe(3);
 
-    const collector = createCollector({
-      connection: fx.url,
-      prefix: scope.prefix,
-      shards: TEST_SHARDS,
-      blockMs: 100,
-      reaper: false,
-    });
-    await collector.start();
+    const collector = await startTestCollector(fx, scope);
     try {
       const waiting = reads.collect(ids, { waitMs: 30_000 });
       for (const run of waitingRuns) {
@@ -211,14 +203,7 @@ describe("collect waiting on many runs", () => {
     const last = waitingRuns[0]!.events.length - 1;
     await collectPlanned(fx, scope, waitingRuns, { upTo: last });
     const ids = waitingRuns.map((run) => run.runId);
-    const collector = createCollector({
-      connection: fx.url,
-      prefix: scope.prefix,
-      shards: TEST_SHARDS,
-      blockMs: 100,
-      reaper: false,
-    });
-    await collector.start();
+    const collector = await startTestCollector(fx, scope);
     try {
       const before = await getCalls(fx);
       const waiting = reads.collect(ids, { waitMs: 30_000, limit: count });

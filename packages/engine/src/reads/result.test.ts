@@ -1,7 +1,6 @@
 import { foldRun, isErrandError, settleRun } from "@errand/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCollector } from "../collector/create-collector.js";
-import { collectPlanned } from "../collector/test-support/collect-planned.js";
+import { collectPlanned, startTestCollector } from "../collector/test-support/collect-planned.js";
 import { planRuns } from "../collector/test-support/planned-runs.js";
 import {
   type EngineRedisFixture,
@@ -73,14 +72,7 @@ describe("result", () => {
     expect((await getCalls()) - before).toBeLessThanOrEqual(3);
 
     // The terminal event arrives while the client waits: the collector's notification wakes it.
-    const collector = createCollector({
-      connection: fx.url,
-      prefix: scope.prefix,
-      shards: TEST_SHARDS,
-      blockMs: 100,
-      reaper: false,
-    });
-    await collector.start();
+    const collector = await startTestCollector(fx, scope);
     try {
       const waiting = reads.result(run!.runId, { waitMs: 30_000 });
       await scope.store.appendEvents(run!.runId, lastIndex, [run!.events[lastIndex]!]);

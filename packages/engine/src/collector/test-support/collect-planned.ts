@@ -3,18 +3,16 @@
  * the runs' logs are written, and the collector stops once everything is
  * collected. Test-only: not exported.
  */
-import { createCollector } from "../create-collector.js";
+import { type Collector, createCollector } from "../create-collector.js";
 import { waitUntilCollected } from "./collected-state.js";
 import { type PlannedRun, settles, writeRuns } from "./planned-runs.js";
 import { type EngineRedisFixture, type PrefixedStore, TEST_SHARDS } from "./redis-fixture.js";
 
-/** Writes `runs` (their first `upTo` events, default all) and collects them. */
-export async function collectPlanned(
+/** Starts a fast-polling collector (no reaper) on the scope's prefix; stop it when done. */
+export async function startTestCollector(
   fx: EngineRedisFixture,
   scope: PrefixedStore,
-  runs: readonly PlannedRun[],
-  { from, upTo }: { from?: number; upTo?: number } = {},
-): Promise<void> {
+): Promise<Collector> {
   const collector = createCollector({
     connection: fx.url,
     prefix: scope.prefix,
@@ -23,6 +21,17 @@ export async function collectPlanned(
     reaper: false,
   });
   await collector.start();
+  return collector;
+}
+
+/** Writes `runs` (their first `upTo` events, default all) and collects them. */
+export async function collectPlanned(
+  fx: EngineRedisFixture,
+  scope: PrefixedStore,
+  runs: readonly PlannedRun[],
+  { from, upTo }: { from?: number; upTo?: number } = {},
+): Promise<void> {
+  const collector = await startTestCollector(fx, scope);
   try {
     await writeRuns(scope.store, runs, {
       ...(from === undefined ? {} : { from }),
