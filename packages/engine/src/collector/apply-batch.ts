@@ -1,8 +1,10 @@
 /**
- * One batch of shard stream entries, applied: the entries are grouped by run;
- * a run whose terminal event is in the batch is settled (indexes, parent's
- * inbox, result, a wake-up on its shard's settled channel); a run whose
- * `run-queued` is in the batch is indexed; every other event needs nothing.
+ * One batch of shard stream entries, applied: the entries are grouped by run
+ * and folded into the runs' projections, in stream order; a run whose
+ * terminal event is in the batch is settled (parent's inbox and children
+ * index, then its own indexes, result and a wake-up on its shard's settled
+ * channel); a run whose `run-queued` is in the batch is indexed; every other
+ * event needs nothing more.
  * Then the entries that were applied are acknowledged, in one XACK. An entry
  * that could not be read, or whose run failed to apply, stays pending for a
  * later delivery (see `dead-letter.ts`).
@@ -12,12 +14,18 @@
  * second time: the result is written once and not folded again, the indexes
  * follow the run's head, and the inbox announces each child once.
  */
-import { isTerminalEventType, type RunEvent, type RunEventOf, shardOfRunId } from "@errand/core";
+import {
+  ErrandError,
+  isTerminalEventType,
+  type RunEvent,
+  type RunEventOf,
+  type RunState,
+} from "@errand/core";
 import type { ShardEntry } from "@errand/store";
 import type { CollectorContext } from "./context.js";
 import { announceToParent } from "./inbox.js";
-import { settledResult, storeResult } from "./project-result.js";
-import { indexRun } from "./run-index.js";
+import { settledResult } from "./project-result.js";
+import { indexChild, indexRun } from "./run-index.js";
 
 /** An entry that could not be applied, and why. */
 export interface EntryFailure {
@@ -37,22 +45,31 @@ export interface BatchOutcome {
 }
 
 /**
- * Settles a run: indexes and parent's inbox, then its stored result, then a
- * wake-up for waiters. The result is written last, so whoever reads a
- * result (a waiting `collect`, a parked parent) finds the run indexed and
- * announced too.
+ * Settles a run: its parent's inbox and children index, then, in one script
+ * call, its own indexes, its stored result and a wake-up for waiters. The
+ * result is written last, so whoever reads a result (a waiting `collect`, a
+ * parked parent) finds the run indexed and announced too.
  */
-async function projectSettledRun(context: CollectorContext, runId: string): Promise<void> {
-  const { result, stored } = await settledResult(context, runId);
-  await indexRun(context, {
+async function projectSettledRun(
+  context: CollectorContext,
+  runId: string,
+  projection: RunState | undefined,
+): Promise<void> {
+  const result = await settledResult(context, runId, projection);
+  const run = {
     runId,
     agent: result.agent,
     createdAt: result.createdAt,
     ...(result.parentRunId === undefined ? {} : { parentRunId: result.parentRunId }),
-  });
-  await announceToParent(context, result);
-  if (!stored) await storeResult(context, result);
-  await context.redis.publish(context.keys.settledChannel(shardOfRunId(runId)), runId);
+  };
+  await Promise.all([indexChild(context, run), announceToParent(context, result)]);
+  if (!(await indexRun(context, run, result))) {
+    throw new ErrandError(
+      "internal",
+      `run ${runId}: settled, but its head is gone (expired before it was collected)`,
+      { details: { runId } },
+    );
+  }
 }
 
 /** Indexes a newly queued run. */
@@ -61,23 +78,35 @@ async function indexQueuedRun(
   queued: RunEventOf<"run-queued">,
 ): Promise<void> {
   const { agent, parentRunId, limits } = queued.data;
-  await indexRun(context, {
+  const run = {
     runId: queued.runId,
     agent,
     createdAt: queued.at,
     ...(parentRunId === undefined ? {} : { parentRunId }),
     ...(limits.deadlineAt === undefined ? {} : { deadlineAt: limits.deadlineAt }),
-  });
+  };
+  await Promise.all([indexRun(context, run), indexChild(context, run)]);
+}
+
+/** One run's entries of a batch, and its projection once they are folded in. */
+interface RunGroup {
+  ids: string[];
+  events: RunEvent[];
+  projection: RunState | undefined;
 }
 
 /** Applies one run's events of the batch; resolves true when it settled the run. */
 async function applyRunEvents(
   context: CollectorContext,
   runId: string,
-  events: readonly RunEvent[],
+  { events, projection }: RunGroup,
 ): Promise<boolean> {
   if (events.some((event) => isTerminalEventType(event.type))) {
-    await projectSettledRun(context, runId);
+    try {
+      await projectSettledRun(context, runId, projection);
+    } finally {
+      context.projections.forget(runId);
+    }
     return true;
   }
   const queued = events.find(
@@ -98,26 +127,27 @@ export async function applyBatch(
   entries: readonly ShardEntry[],
 ): Promise<BatchOutcome> {
   const failures: EntryFailure[] = [];
-  const byRun = new Map<string, { ids: string[]; events: RunEvent[] }>();
+  const byRun = new Map<string, RunGroup>();
   for (const entry of entries) {
     if (entry.event === undefined) {
       failures.push({ id: entry.id, runId: entry.runId, error: entry.error ?? "not an event" });
       continue;
     }
-    const group = byRun.get(entry.runId) ?? { ids: [], events: [] };
+    const group = byRun.get(entry.runId) ?? { ids: [], events: [], projection: undefined };
     group.ids.push(entry.id);
     group.events.push(entry.event);
+    group.projection = context.projections.apply(entry.event);
     byRun.set(entry.runId, group);
   }
   const acknowledged: string[] = [];
   const settled: string[] = [];
   await Promise.all(
-    [...byRun].map(async ([runId, { ids, events }]) => {
+    [...byRun].map(async ([runId, group]) => {
       try {
-        if (await applyRunEvents(context, runId, events)) settled.push(runId);
-        acknowledged.push(...ids);
+        if (await applyRunEvents(context, runId, group)) settled.push(runId);
+        acknowledged.push(...group.ids);
       } catch (error) {
-        for (const id of ids) failures.push({ id, runId, error: describe(error) });
+        for (const id of group.ids) failures.push({ id, runId, error: describe(error) });
       }
     }),
   );

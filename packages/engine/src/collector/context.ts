@@ -1,11 +1,13 @@
 /**
  * What every part of a collector works with: one command connection, the
- * keys, the store, the scripts, the consumer group and its consumer name.
+ * keys, the store, the scripts, the consumer group and its consumer name,
+ * and the runs it folds in memory.
  */
 import type { Logger } from "@errand/runtime";
 import type { EventStore } from "@errand/store";
 import type { RedisConnection } from "../connection.js";
 import type { EngineKeys } from "../engine-keys.js";
+import type { RunProjections } from "./run-projections.js";
 import type { CollectorScripts } from "./scripts.js";
 
 /** The shared resources of one collector. */
@@ -24,5 +26,7 @@ export interface CollectorContext {
   consumer: string;
   /** Deliveries after which an entry that keeps failing goes to the dead letters. */
   maxDeliveries: number;
+  /** The runs folded in memory as their entries arrive. */
+  projections: RunProjections;
   logger: Logger;
 }

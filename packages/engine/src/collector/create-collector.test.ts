@@ -61,6 +61,42 @@ describe("createCollector", () => {
     }
   });
 
+  it("folds each run from its entries without reading its log, and from its log alike when it could not follow the run", async () => {
+    const logReads = async () => {
+      const stats = await fx.redis.info("commandstats");
+      return Number(/cmdstat_xrange:calls=(\d+)/.exec(stats)?.[1] ?? 0);
+    };
+    const collectUnder = async (label: string, extra: Partial<CollectorOptions>) => {
+      const { prefix, keys, store } = fx.prefixed(label);
+      const runs = planRuns({ count: 40, shards: TEST_SHARDS, parents: 4, seed: "projections" });
+      await writeRuns(store, runs);
+      const collector = createCollector(collectorOptions(prefix, extra));
+      const readsBefore = await logReads();
+      await collector.start();
+      try {
+        await waitUntilCollected(
+          fx.redis,
+          keys,
+          runs.filter(settles).map((run) => run.runId),
+          TEST_SHARDS,
+        );
+        const logsRead = (await logReads()) - readsBefore;
+        const state = await readCollectedState(fx.redis, keys, runs, TEST_SHARDS);
+        expect(sortedInboxes(state)).toEqual(await expectedCollectedState(store, runs));
+        return { logsRead, results: Object.values(state.results) };
+      } finally {
+        await collector.stop();
+      }
+    };
+
+    const followed = await collectUnder("projections-followed", {});
+    // A capacity of one: nearly every run is forgotten before it settles.
+    const fromLogs = await collectUnder("projections-from-logs", { maxProjections: 1 });
+    expect(followed.logsRead).toBe(0);
+    expect(fromLogs.logsRead).toBeGreaterThan(10);
+    expect(fromLogs.results).toEqual(followed.results);
+  });
+
   it("collects a run's later events as they are appended, and settles it when its terminal event arrives", async () => {
     const { prefix, keys, store } = fx.prefixed("collect-live");
     const runs = planRuns({ count: 8, shards: TEST_SHARDS, parents: 2, seed: "collect-live" });

@@ -1,7 +1,8 @@
 /**
  * `createCollector`: turns the shard streams into results. One loop per
- * shard reads through the collectors' consumer group in batches; for each
- * settled run it keeps the run indexes, announces the run in its parent's
+ * shard reads through the collectors' consumer group in batches and folds
+ * each run's events as they arrive (from its log when they did not all come
+ * to this collector); for each settled run it keeps the run indexes, announces the run in its parent's
  * inbox, writes the `RunResult` (last, so a result read means the rest is
  * done) and wakes waiters, then acknowledges. Any number
  * of collectors share the work; a dead one's pending entries are claimed by
@@ -33,6 +34,7 @@ import { wholeNumberOption } from "./checks.js";
 import { DEFAULT_COLLECTOR_GROUP, ensureGroup } from "./consumer-group.js";
 import type { CollectorContext } from "./context.js";
 import { type CollectorMetrics, readCollectorMetrics } from "./metrics.js";
+import { DEFAULT_MAX_PROJECTIONS, RunProjections } from "./run-projections.js";
 import { defineCollectorScripts } from "./scripts.js";
 import { runShardLoop, type ShardLoopTiming } from "./shard-loop.js";
 
@@ -66,6 +68,12 @@ export interface CollectorOptions {
   trimIntervalMs?: number;
   /** The TTL of results and inboxes, in seconds. Default the store's (7 days). */
   retentionSeconds?: number;
+  /**
+   * The most open runs folded in memory as their entries arrive. Default
+   * 10,000. A run beyond it (or whose entries did not all reach this
+   * collector) is folded from its log when it settles: slower, same result.
+   */
+  maxProjections?: number;
   /** Run a reaper beside the collector: `true` (default), `false`, or its options. */
   reaper?: boolean | CollectorReaperOptions;
   logger?: Logger;
@@ -106,6 +114,12 @@ export function createCollector(options: CollectorOptions): Collector {
     1,
   );
   const maxDeliveries = wholeNumberOption("maxDeliveries", options.maxDeliveries, 5, 1);
+  const maxProjections = wholeNumberOption(
+    "maxProjections",
+    options.maxProjections,
+    DEFAULT_MAX_PROJECTIONS,
+    1,
+  );
   const consumer = options.consumer ?? defaultConsumerName();
   const keys = engineKeys(options.prefix);
   const logger = (options.logger ?? noopLogger).child({ component: "collector", consumer });
@@ -127,6 +141,7 @@ export function createCollector(options: CollectorOptions): Collector {
       group: options.group ?? DEFAULT_COLLECTOR_GROUP,
       consumer,
       maxDeliveries,
+      projections: new RunProjections(maxProjections),
       logger,
     };
   }

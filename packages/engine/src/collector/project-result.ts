@@ -1,31 +1,30 @@
 /**
- * A settled run's result: core's `settleRun(foldRun(log))`, written once as
- * JSON under `result:<runId>` with the store's retention. The JSON of the same
- * log is the same bytes every time, so collectors racing on one run agree.
+ * A settled run's result: core's `settleRun` of the run's fold. The collector
+ * usually has the fold already (see `run-projections.ts`); otherwise the
+ * result is read back when stored, else folded from the run's log. The JSON
+ * of the same log is the same bytes every time, so collectors racing on one
+ * run agree.
  */
-import { ErrandError, foldRun, type RunResult, settleRun } from "@errand/core";
+import { ErrandError, foldRun, type RunResult, type RunState, settleRun } from "@errand/core";
 import type { CollectorContext } from "./context.js";
 
-/** A settled run's result, and whether it is stored already. */
-export interface SettledResult {
-  result: RunResult;
-  stored: boolean;
-}
-
 /**
- * The run's stored result; when there is none yet, the fold of its whole log
- * (not stored: see {@link storeResult}). A stored result means the run was
- * already folded up to its terminal event, so a redelivered entry never folds
- * it again. Throws an {@link ErrandError} `internal` when the log does not
- * settle (it expired, or the entry that announced the settlement lied).
+ * The result of a settled run: `settleRun(projection)` when the collector
+ * folded the whole run from the stream; else the run's stored result (a
+ * redelivered entry never folds the log again); else the fold of its log.
+ * Throws an {@link ErrandError} `internal` when the log does not settle (it
+ * expired, or the entry that announced the settlement lied).
  */
 export async function settledResult(
   context: CollectorContext,
   runId: string,
-): Promise<SettledResult> {
+  projection: RunState | undefined,
+): Promise<RunResult> {
+  const folded = projection === undefined ? undefined : settleRun(projection);
+  if (folded !== undefined) return folded;
   const { redis, keys, store } = context;
   const stored = await redis.get(keys.result(runId));
-  if (stored !== null) return { result: JSON.parse(stored) as RunResult, stored: true };
+  if (stored !== null) return JSON.parse(stored) as RunResult;
   const result = settleRun(foldRun(await store.readLog(runId), runId));
   if (result === undefined) {
     throw new ErrandError(
@@ -34,11 +33,5 @@ export async function settledResult(
       { details: { runId } },
     );
   }
-  return { result, stored: false };
-}
-
-/** Stores `result` under `result:<runId>` with the retention, unless a result is there already. */
-export async function storeResult(context: CollectorContext, result: RunResult): Promise<void> {
-  const { redis, keys, retentionSeconds } = context;
-  await redis.set(keys.result(result.runId), JSON.stringify(result), "EX", retentionSeconds, "NX");
+  return result;
 }

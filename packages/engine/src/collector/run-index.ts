@@ -4,9 +4,10 @@
  * parent's children. Every index is a ZSET with score 0 whose members are
  * `<createdAt ms, 15 digits>:<runId>`, so lexicographic order is creation
  * order and a list cursor is one member. Updating is idempotent: the shard's
- * indexes follow the run's head atomically (see `lua/index-run-8.lua`).
+ * indexes follow the run's head atomically, and a settled run's result is
+ * stored by the same script call (see `lua/index-run-9.lua`).
  */
-import { createdAtOfRunId, ErrandError, shardOfRunId } from "@errand/core";
+import { createdAtOfRunId, ErrandError, type RunResult, shardOfRunId } from "@errand/core";
 import type { CollectorContext } from "./context.js";
 
 const MEMBER_TIME_DIGITS = 15;
@@ -37,33 +38,52 @@ export interface IndexedRun {
   deadlineAt?: string;
 }
 
+/** The parent's children index gets `run` (in the parent's shard, so apart from the run's own indexes). */
+export async function indexChild(context: CollectorContext, run: IndexedRun): Promise<void> {
+  if (run.parentRunId === undefined) return;
+  const { keys, redis, retentionSeconds } = context;
+  const children = keys.childIndex(run.parentRunId);
+  await Promise.all([
+    redis.zadd(children, 0, runIndexMember(run.createdAt, run.runId)),
+    redis.expire(children, retentionSeconds),
+  ]);
+}
+
 /**
- * Brings the run's index entries up to date with its head: its shard's
- * indexes and deadlines in one script call, and its parent's children index.
+ * Brings the run's entries in its shard's indexes up to date with its head,
+ * in one script call; given the settled run's `result`, the same call then
+ * stores the result (once) and announces it on the shard's settled channel.
+ * Resolves false when the run has no head (it expired, or never was): its
+ * index entries are removed and no result is stored.
  */
-export async function indexRun(context: CollectorContext, run: IndexedRun): Promise<void> {
-  const { keys, redis, scripts, retentionSeconds } = context;
+export async function indexRun(
+  context: CollectorContext,
+  run: IndexedRun,
+  result?: RunResult,
+): Promise<boolean> {
+  const { keys, scripts, retentionSeconds } = context;
   const shard = shardOfRunId(run.runId);
-  const member = runIndexMember(run.createdAt, run.runId);
   const deadline = run.deadlineAt === undefined ? Number.NaN : Date.parse(run.deadlineAt);
-  const writes: Promise<unknown>[] = [
-    scripts.indexRun(
-      [
-        keys.runHead(run.runId),
-        keys.runIndex(shard),
-        keys.runIndexByStatus(shard, "active"),
-        keys.runIndexByStatus(shard, "succeeded"),
-        keys.runIndexByStatus(shard, "failed"),
-        keys.runIndexByStatus(shard, "cancelled"),
-        keys.runIndexByAgent(shard, run.agent),
-        keys.deadlines(shard),
-      ],
-      [run.runId, member, Number.isNaN(deadline) ? "" : deadline],
-    ),
-  ];
-  if (run.parentRunId !== undefined) {
-    const children = keys.childIndex(run.parentRunId);
-    writes.push(redis.zadd(children, 0, member), redis.expire(children, retentionSeconds));
-  }
-  await Promise.all(writes);
+  const reply = await scripts.indexRun(
+    [
+      keys.runHead(run.runId),
+      keys.runIndex(shard),
+      keys.runIndexByStatus(shard, "active"),
+      keys.runIndexByStatus(shard, "succeeded"),
+      keys.runIndexByStatus(shard, "failed"),
+      keys.runIndexByStatus(shard, "cancelled"),
+      keys.runIndexByAgent(shard, run.agent),
+      keys.deadlines(shard),
+      keys.result(run.runId),
+    ],
+    [
+      run.runId,
+      runIndexMember(run.createdAt, run.runId),
+      Number.isNaN(deadline) ? "" : deadline,
+      result === undefined ? "" : JSON.stringify(result),
+      retentionSeconds,
+      keys.settledChannel(shard),
+    ],
+  );
+  return reply === 1;
 }

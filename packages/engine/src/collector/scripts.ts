@@ -14,7 +14,7 @@ function readScript(file: string): string {
 }
 
 const SCRIPTS = {
-  indexRun: { command: "errandIndexRun", lua: readScript("index-run-8.lua"), numberOfKeys: 8 },
+  indexRun: { command: "errandIndexRun", lua: readScript("index-run-9.lua"), numberOfKeys: 9 },
   appendInbox: {
     command: "errandAppendInbox",
     lua: readScript("append-inbox-2.lua"),
