@@ -22,7 +22,7 @@ import {
 } from "@errand/core";
 import { wholeNumberOption } from "../collector/checks.js";
 import type { ReadsContext } from "./context.js";
-import { readStoredResults, runsExist } from "./stored-results.js";
+import { readStoredResults, readStoredRuns } from "./stored-results.js";
 
 /** The default and maximum `limit` of `collect`. */
 export const COLLECT_LIMITS: LimitBounds = { default: 50, max: 500 };
@@ -198,15 +198,16 @@ export async function collectRuns(
   const pageIds = runIds.slice(start, start + limit);
   const end = start + pageIds.length;
 
-  const wellFormed = pageIds.filter(isRunId);
-  const exists = await runsExist(context, wellFormed);
-  const known = wellFormed.filter((_, index) => exists[index]);
-  const resultOf = await waitForStoredResults(context, known, waitMs);
+  const stored = await readStoredRuns(context, pageIds);
+  const waited =
+    waitMs === 0 || stored.pending.length === 0
+      ? new Map<string, RunResult | undefined>(stored.pending.map((runId) => [runId, undefined]))
+      : await waitForStoredResults(context, stored.pending, waitMs);
 
   const results = pageIds.map((runId): CollectedRun => {
-    if (!resultOf.has(runId)) return missingRun(runId);
-    const result = resultOf.get(runId);
-    return result === undefined ? pendingRun(runId) : settledRun(result);
+    const result = stored.results.get(runId) ?? waited.get(runId);
+    if (result !== undefined) return settledRun(result);
+    return waited.has(runId) ? pendingRun(runId) : missingRun(runId);
   });
   const count = (...statuses: CollectedStatus[]) =>
     results.filter((result) => statuses.includes(result.status)).length;

@@ -6,7 +6,7 @@
 import { ErrandError, type RunResult, shardOfRunId } from "@errand/core";
 import { wholeNumberOption } from "../collector/checks.js";
 import type { ReadsContext } from "./context.js";
-import { readStoredResults, runsExist } from "./stored-results.js";
+import { headsExist, readStoredResults } from "./stored-results.js";
 
 /** Options of {@link readResult}. */
 export interface ResultOptions {
@@ -33,7 +33,7 @@ export async function readResult(
   const waitMs = wholeNumberOption("waitMs", options.waitMs, 0, 0);
   const first = await readOne(context, runId);
   if (first !== undefined) return first;
-  const [exists] = await runsExist(context, [runId]);
+  const [exists] = await headsExist(context, [runId]);
   if (!exists) {
     throw new ErrandError("not_found", `no run ${runId}: it was never fired, or it expired`, {
       details: { runId },
