@@ -93,8 +93,13 @@ class RunLoop {
     this.queued = state.queued;
     this.model = resolveModel(agent, options.model);
     const now = options.now ?? (() => new Date());
-    this.deadline = startDeadline(state.startedAt, this.queued.limits.timeoutMs, now);
-    this.signal = AbortSignal.any([options.signal, this.deadline.signal]);
+    this.deadline = startDeadline(
+      state.startedAt,
+      this.queued.limits.timeoutMs,
+      now,
+      options.signal,
+    );
+    this.signal = this.deadline.signal;
     this.logger = (options.logger ?? noopLogger).child({
       runId: state.runId,
       agent: agent.name,
