@@ -17,8 +17,11 @@ export interface LuaScript {
   command: string;
   /** The script's source. */
   lua: string;
-  /** How many of a call's leading arguments are keys. */
-  numberOfKeys: number;
+  /**
+   * How many of a call's leading arguments are keys, or `"variable"` for a
+   * script whose calls pass any number of keys.
+   */
+  numberOfKeys: number | "variable";
 }
 
 /** Calls a defined script with its keys, then its arguments; resolves with the raw reply. */
@@ -37,6 +40,11 @@ export function readLuaFile(url: URL): string {
 /** Defines `script` on `redis` (idempotent) and returns the function that calls it. */
 export function defineLuaCommand(redis: RedisClient, script: LuaScript): LuaCall {
   const { command, lua, numberOfKeys } = script;
+  if (numberOfKeys === "variable") {
+    redis.defineCommand(command, { lua });
+    const call = (redis as unknown as Record<string, CustomCommand>)[command]!.bind(redis);
+    return (keys, args) => call(keys.length, ...keys, ...args);
+  }
   redis.defineCommand(command, { lua, numberOfKeys });
   const call = (redis as unknown as Record<string, CustomCommand>)[command]!.bind(redis);
   return (keys, args) => call(...keys, ...args);

@@ -1,31 +1,36 @@
 /**
  * One batch of shard stream entries, applied: the entries are grouped by run
- * and folded into the runs' projections, in stream order; a run whose
- * terminal event is in the batch is settled (parent's inbox and children
- * index, then its own indexes, result and a wake-up on its shard's settled
- * channel); a run whose `run-queued` is in the batch is indexed; every other
- * event needs nothing more.
- * Then the entries that were applied are acknowledged, in one XACK. An entry
- * that could not be read, or whose run failed to apply, stays pending for a
- * later delivery (see `dead-letter.ts`).
+ * and folded into the runs' projections, in stream order. A run whose
+ * terminal event is in the batch is settled: its result is worked out and
+ * announced in its parent's inbox and children index first. A run whose
+ * `run-queued` is in the batch joins its parent's children index. Then one
+ * script call brings every such run's entries in the shard's indexes up to
+ * date and stores each settled run's result with a wake-up on the shard's
+ * settled channel (should that call fail, each run is tried in a call of its
+ * own, so that one bad run fails alone); every other event needs nothing
+ * more. Then the entries
+ * that were applied are acknowledged, in one XACK. An entry that could not
+ * be read, or whose run failed to apply, stays pending for a later delivery
+ * (see `dead-letter.ts`).
  *
  * Every effect is idempotent, so an entry delivered twice (a collector killed
  * before its XACK, an entry claimed from a slow one) changes nothing the
  * second time: the result is written once and not folded again, the indexes
  * follow the run's head, and the inbox announces each child once.
  */
-import {
-  ErrandError,
-  isTerminalEventType,
-  type RunEvent,
-  type RunEventOf,
-  type RunState,
-} from "@errand/core";
+import { isTerminalEventType, type RunEvent, type RunEventOf, type RunState } from "@errand/core";
 import type { ShardEntry } from "@errand/store";
 import type { CollectorContext } from "./context.js";
 import { announceToParent } from "./inbox.js";
 import { settledResult } from "./project-result.js";
-import { indexChild, indexRun } from "./run-index.js";
+import {
+  type IndexedRun,
+  type IndexSegment,
+  indexChild,
+  indexRuns,
+  indexSegment,
+  type RunToIndex,
+} from "./run-index.js";
 
 /** An entry that could not be applied, and why. */
 export interface EntryFailure {
@@ -44,80 +49,126 @@ export interface BatchOutcome {
   settled: string[];
 }
 
+/** One run's entries of a batch, and its projection once they are folded in. */
+interface RunGroup {
+  runId: string;
+  ids: string[];
+  events: RunEvent[];
+  projection: RunState | undefined;
+}
+
 /**
- * Settles a run: its parent's inbox and children index, then, in one script
- * call, its own indexes, its stored result and a wake-up for waiters. The
- * result is written last, so whoever reads a result (a waiting `collect`, a
- * parked parent) finds the run indexed and announced too.
+ * A settled run, before its indexes and result are written: its result is
+ * worked out, and it is announced in its parent's inbox and children index.
  */
-async function projectSettledRun(
+async function prepareSettledRun(
   context: CollectorContext,
-  runId: string,
-  projection: RunState | undefined,
-): Promise<void> {
+  { runId, projection }: RunGroup,
+): Promise<RunToIndex> {
   const result = await settledResult(context, runId, projection);
-  const run = {
+  const run: IndexedRun = {
     runId,
     agent: result.agent,
     createdAt: result.createdAt,
     ...(result.parentRunId === undefined ? {} : { parentRunId: result.parentRunId }),
   };
   await Promise.all([indexChild(context, run), announceToParent(context, result)]);
-  if (!(await indexRun(context, run, result))) {
-    throw new ErrandError(
-      "internal",
-      `run ${runId}: settled, but its head is gone (expired before it was collected)`,
-      { details: { runId } },
-    );
-  }
+  return { run, result };
 }
 
-/** Indexes a newly queued run. */
-async function indexQueuedRun(
+/** A newly queued run, before its indexes are written: it joins its parent's children index. */
+async function prepareQueuedRun(
   context: CollectorContext,
   queued: RunEventOf<"run-queued">,
-): Promise<void> {
+): Promise<RunToIndex> {
   const { agent, parentRunId, limits } = queued.data;
-  const run = {
+  const run: IndexedRun = {
     runId: queued.runId,
     agent,
     createdAt: queued.at,
     ...(parentRunId === undefined ? {} : { parentRunId }),
     ...(limits.deadlineAt === undefined ? {} : { deadlineAt: limits.deadlineAt }),
   };
-  await Promise.all([indexRun(context, run), indexChild(context, run)]);
+  await indexChild(context, run);
+  return { run };
 }
 
-/** One run's entries of a batch, and its projection once they are folded in. */
-interface RunGroup {
-  ids: string[];
-  events: RunEvent[];
-  projection: RunState | undefined;
-}
-
-/** Applies one run's events of the batch; resolves true when it settled the run. */
-async function applyRunEvents(
+/** What a run's events need from the shard's indexes, once prepared; undefined for nothing. */
+async function prepareRun(
   context: CollectorContext,
-  runId: string,
-  { events, projection }: RunGroup,
-): Promise<boolean> {
-  if (events.some((event) => isTerminalEventType(event.type))) {
-    try {
-      await projectSettledRun(context, runId, projection);
-    } finally {
-      context.projections.forget(runId);
-    }
-    return true;
+  group: RunGroup,
+): Promise<RunToIndex | undefined> {
+  if (group.events.some((event) => isTerminalEventType(event.type))) {
+    return prepareSettledRun(context, group);
   }
-  const queued = events.find(
+  const queued = group.events.find(
     (event): event is RunEventOf<"run-queued"> => event.type === "run-queued",
   );
-  if (queued) await indexQueuedRun(context, queued);
-  return false;
+  return queued === undefined ? undefined : prepareQueuedRun(context, queued);
 }
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** Groups the entries by run, folding each event into its run's projection; unreadable ones fail. */
+function groupByRun(
+  context: CollectorContext,
+  entries: readonly ShardEntry[],
+  failures: EntryFailure[],
+): RunGroup[] {
+  const byRun = new Map<string, RunGroup>();
+  for (const entry of entries) {
+    if (entry.event === undefined) {
+      failures.push({ id: entry.id, runId: entry.runId, error: entry.error ?? "not an event" });
+      continue;
+    }
+    const group = byRun.get(entry.runId) ?? {
+      runId: entry.runId,
+      ids: [],
+      events: [],
+      projection: undefined,
+    };
+    group.ids.push(entry.id);
+    group.events.push(entry.event);
+    group.projection = context.projections.apply(entry.event);
+    byRun.set(entry.runId, group);
+  }
+  return [...byRun.values()];
+}
+
+/** A prepared run: its group, its part of the index call, and whether it settles. */
+interface PreparedRun {
+  group: RunGroup;
+  segment: IndexSegment;
+  settles: boolean;
+}
+
+/**
+ * Indexes the prepared runs in one call; when that call fails, each run in a
+ * call of its own. Resolves with, per run, true, false (no head) or the error.
+ */
+async function indexPrepared(
+  context: CollectorContext,
+  shard: number,
+  prepared: readonly PreparedRun[],
+): Promise<(boolean | Error)[]> {
+  try {
+    return await indexRuns(
+      context,
+      shard,
+      prepared.map(({ segment }) => segment),
+    );
+  } catch {
+    return Promise.all(
+      prepared.map(({ segment }) =>
+        indexRuns(context, shard, [segment]).then(
+          ([indexed]) => indexed ?? false,
+          (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+        ),
+      ),
+    );
+  }
 }
 
 /** Applies `entries` of `shard`'s stream, then acknowledges those applied. */
@@ -127,30 +178,45 @@ export async function applyBatch(
   entries: readonly ShardEntry[],
 ): Promise<BatchOutcome> {
   const failures: EntryFailure[] = [];
-  const byRun = new Map<string, RunGroup>();
-  for (const entry of entries) {
-    if (entry.event === undefined) {
-      failures.push({ id: entry.id, runId: entry.runId, error: entry.error ?? "not an event" });
-      continue;
-    }
-    const group = byRun.get(entry.runId) ?? { ids: [], events: [], projection: undefined };
-    group.ids.push(entry.id);
-    group.events.push(entry.event);
-    group.projection = context.projections.apply(entry.event);
-    byRun.set(entry.runId, group);
-  }
+  const fail = (group: RunGroup, error: unknown) => {
+    for (const id of group.ids) failures.push({ id, runId: group.runId, error: describe(error) });
+  };
+  const groups = groupByRun(context, entries, failures);
   const acknowledged: string[] = [];
   const settled: string[] = [];
+  const prepared: PreparedRun[] = [];
   await Promise.all(
-    [...byRun].map(async ([runId, group]) => {
+    groups.map(async (group) => {
       try {
-        if (await applyRunEvents(context, runId, group)) settled.push(runId);
-        acknowledged.push(...group.ids);
+        const index = await prepareRun(context, group);
+        if (index === undefined) acknowledged.push(...group.ids);
+        else {
+          const settles = index.result !== undefined;
+          prepared.push({ group, segment: indexSegment(context, index), settles });
+        }
       } catch (error) {
-        for (const id of group.ids) failures.push({ id, runId, error: describe(error) });
+        fail(group, error);
       }
     }),
   );
+  const indexed = await indexPrepared(context, shard, prepared);
+  prepared.forEach(({ group, settles }, position) => {
+    const outcome = indexed[position];
+    if (outcome instanceof Error) return fail(group, outcome);
+    if (settles && outcome !== true) {
+      return fail(
+        group,
+        `run ${group.runId}: settled, but its head is gone (expired before it was collected)`,
+      );
+    }
+    acknowledged.push(...group.ids);
+    if (settles) settled.push(group.runId);
+  });
+  for (const group of groups) {
+    if (group.events.some((event) => isTerminalEventType(event.type))) {
+      context.projections.forget(group.runId);
+    }
+  }
   if (acknowledged.length > 0) {
     await context.redis.xack(context.keys.shardEvents(shard), context.group, ...acknowledged);
   }

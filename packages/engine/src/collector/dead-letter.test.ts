@@ -144,4 +144,51 @@ describe("poison entries", () => {
       await collector.stop();
     }
   });
+
+  it("fail alone when a run's indexes cannot be written: the other runs of its batches are collected", async () => {
+    const { prefix, keys, store } = fx.prefixed("broken-head");
+    const runs = planRuns({ count: 16, shards: TEST_SHARDS, seed: "broken-head" });
+    await writeRuns(store, runs);
+    const broken = runs.find(settles)!.runId;
+    // Its head is no longer a HASH: every index call that names it fails in Redis.
+    await fx.redis.del(keys.runHead(broken));
+    await fx.redis.set(keys.runHead(broken), "not a hash");
+    const shard = shardOfRunId(broken);
+
+    const collector = createCollector({
+      connection: fx.url,
+      prefix,
+      shards: TEST_SHARDS,
+      batchSize: 50,
+      blockMs: 50,
+      claimIdleMs: 100,
+      maxDeliveries: 2,
+      reaper: false,
+    });
+    await collector.start();
+    try {
+      const others = runs.filter((run) => settles(run) && run.runId !== broken);
+      await waitUntilCollected(
+        fx.redis,
+        keys,
+        others.map((run) => run.runId),
+        TEST_SHARDS,
+      );
+      const dead = (await fx.redis.xrange(keys.deadLetters(shard), "-", "+")) as [
+        string,
+        string[],
+      ][];
+      const deadRunIds = dead.map(([, fields]) => {
+        const original = JSON.parse(fields[fields.indexOf("fields") + 1]!) as string[];
+        return original[original.indexOf("runId") + 1];
+      });
+      // Its entries that were applied with its run-queued or terminal one, nothing of any other run.
+      expect(deadRunIds.length).toBeGreaterThanOrEqual(2);
+      expect(new Set(deadRunIds)).toEqual(new Set([broken]));
+      expect(await fx.redis.get(keys.result(broken))).toBeNull();
+      for (const run of others) expect(await fx.redis.exists(keys.result(run.runId))).toBe(1);
+    } finally {
+      await collector.stop();
+    }
+  });
 });

@@ -4,8 +4,9 @@
  * parent's children. Every index is a ZSET with score 0 whose members are
  * `<createdAt ms, 15 digits>:<runId>`, so lexicographic order is creation
  * order and a list cursor is one member. Updating is idempotent: the shard's
- * indexes follow the run's head atomically, and a settled run's result is
- * stored by the same script call (see `lua/index-run-9.lua`).
+ * indexes follow each run's head atomically, and a settled run's result is
+ * stored by the same script call, one call for a whole batch of a shard's
+ * runs (see `lua/index-runs.lua`).
  */
 import { createdAtOfRunId, ErrandError, type RunResult, shardOfRunId } from "@errand/core";
 import type { CollectorContext } from "./context.js";
@@ -49,41 +50,68 @@ export async function indexChild(context: CollectorContext, run: IndexedRun): Pr
   ]);
 }
 
+/** A run to index, and its result when it settled. */
+export interface RunToIndex {
+  run: IndexedRun;
+  /** The settled run's result: stored (once) and announced by the same call. */
+  result?: RunResult;
+}
+
+/** One run's part of an `index-runs.lua` call: its keys and its arguments. */
+export interface IndexSegment {
+  keys: [head: string, agentRuns: string, result: string];
+  args: [runId: string, member: string, deadline: string, result: string];
+}
+
 /**
- * Brings the run's entries in its shard's indexes up to date with its head,
- * in one script call; given the settled run's `result`, the same call then
- * stores the result (once) and announces it on the shard's settled channel.
- * Resolves false when the run has no head (it expired, or never was): its
- * index entries are removed and no result is stored.
+ * The part of `{ run, result }` in an index call. Throws for a run that
+ * cannot be indexed (a malformed run id or creation time), so that one bad
+ * run fails alone, before the call.
  */
-export async function indexRun(
-  context: CollectorContext,
-  run: IndexedRun,
-  result?: RunResult,
-): Promise<boolean> {
-  const { keys, scripts, retentionSeconds } = context;
-  const shard = shardOfRunId(run.runId);
+export function indexSegment(context: CollectorContext, { run, result }: RunToIndex): IndexSegment {
+  const { keys } = context;
   const deadline = run.deadlineAt === undefined ? Number.NaN : Date.parse(run.deadlineAt);
-  const reply = await scripts.indexRun(
-    [
+  return {
+    keys: [
       keys.runHead(run.runId),
+      keys.runIndexByAgent(shardOfRunId(run.runId), run.agent),
+      keys.result(run.runId),
+    ],
+    args: [
+      run.runId,
+      runIndexMember(run.createdAt, run.runId),
+      Number.isNaN(deadline) ? "" : String(deadline),
+      result === undefined ? "" : JSON.stringify(result),
+    ],
+  };
+}
+
+/**
+ * Brings runs of `shard` in the shard's indexes up to date with their heads,
+ * in one script call (`lua/index-runs.lua`); a run whose segment carries its
+ * result then gets its result stored (once) and announced on the shard's
+ * settled channel by the same call. Resolves with one flag per run, in
+ * order: false for a run without a head (it expired, or never was), whose
+ * index entries were removed and whose result was not stored.
+ */
+export async function indexRuns(
+  context: CollectorContext,
+  shard: number,
+  segments: readonly IndexSegment[],
+): Promise<boolean[]> {
+  if (segments.length === 0) return [];
+  const { keys, scripts, retentionSeconds } = context;
+  const replies = await scripts.indexRuns(
+    [
       keys.runIndex(shard),
       keys.runIndexByStatus(shard, "active"),
       keys.runIndexByStatus(shard, "succeeded"),
       keys.runIndexByStatus(shard, "failed"),
       keys.runIndexByStatus(shard, "cancelled"),
-      keys.runIndexByAgent(shard, run.agent),
       keys.deadlines(shard),
-      keys.result(run.runId),
+      ...segments.flatMap((segment) => segment.keys),
     ],
-    [
-      run.runId,
-      runIndexMember(run.createdAt, run.runId),
-      Number.isNaN(deadline) ? "" : deadline,
-      result === undefined ? "" : JSON.stringify(result),
-      retentionSeconds,
-      keys.settledChannel(shard),
-    ],
+    [retentionSeconds, keys.settledChannel(shard), ...segments.flatMap((segment) => segment.args)],
   );
-  return reply === 1;
+  return replies.map((reply) => reply === 1);
 }

@@ -6,7 +6,7 @@
  * too. Each file's header lists its KEYS, ARGV, replies and effects.
  */
 import { ErrandError } from "@errand/core";
-import { defineLuaCommand, readLuaFile } from "@errand/store";
+import { defineLuaCommand, type LuaScript, readLuaFile } from "@errand/store";
 import type { RedisConnection } from "../connection.js";
 
 function readScript(file: string): string {
@@ -14,7 +14,11 @@ function readScript(file: string): string {
 }
 
 const SCRIPTS = {
-  indexRun: { command: "errandIndexRun", lua: readScript("index-run-9.lua"), numberOfKeys: 9 },
+  indexRuns: {
+    command: "errandIndexRuns",
+    lua: readScript("index-runs.lua"),
+    numberOfKeys: "variable",
+  },
   appendInbox: {
     command: "errandAppendInbox",
     lua: readScript("append-inbox-2.lua"),
@@ -25,34 +29,46 @@ const SCRIPTS = {
     lua: readScript("dead-letter-2.lua"),
     numberOfKeys: 2,
   },
-} as const;
+} as const satisfies Record<string, LuaScript>;
 
-type ScriptName = keyof typeof SCRIPTS;
-
-/** Calls one script with its keys and arguments; resolves with its integer reply. */
-export type CollectorScriptCall = (
+/** Calls one script with its keys and arguments; resolves with its checked reply. */
+export type CollectorScriptCall<Reply> = (
   keys: readonly string[],
   args: readonly (string | number)[],
-) => Promise<number>;
+) => Promise<Reply>;
 
 /** The collector's scripts, bound to one client. */
-export type CollectorScripts = Record<ScriptName, CollectorScriptCall>;
+export interface CollectorScripts {
+  /** `index-runs.lua`: one integer per run. */
+  indexRuns: CollectorScriptCall<number[]>;
+  /** `append-inbox-2.lua`. */
+  appendInbox: CollectorScriptCall<number>;
+  /** `dead-letter-2.lua`. */
+  deadLetter: CollectorScriptCall<number>;
+}
+
+const isInteger = (reply: unknown): reply is number => typeof reply === "number";
+const isIntegers = (reply: unknown): reply is number[] =>
+  Array.isArray(reply) && reply.every(isInteger);
 
 /** Defines the collector's scripts on `redis` (idempotent) and returns them as functions. */
 export function defineCollectorScripts(redis: RedisConnection): CollectorScripts {
-  const bind = (name: ScriptName): CollectorScriptCall => {
+  const bind = <Reply>(
+    name: keyof typeof SCRIPTS,
+    isReply: (reply: unknown) => reply is Reply,
+  ): CollectorScriptCall<Reply> => {
     const call = defineLuaCommand(redis, SCRIPTS[name]);
     return async (keys, args) => {
       const reply = await call(keys, args);
-      if (typeof reply !== "number") {
+      if (!isReply(reply)) {
         throw new ErrandError("internal", `the ${name} script returned ${JSON.stringify(reply)}`);
       }
       return reply;
     };
   };
   return {
-    indexRun: bind("indexRun"),
-    appendInbox: bind("appendInbox"),
-    deadLetter: bind("deadLetter"),
+    indexRuns: bind("indexRuns", isIntegers),
+    appendInbox: bind("appendInbox", isInteger),
+    deadLetter: bind("deadLetter", isInteger),
   };
 }

@@ -1,0 +1,85 @@
+--[[
+  Brings runs of one shard in the shard's indexes up to date with their heads
+  and, for each settled run given with its result, stores the result and
+  announces it. Each run is handled on its own, as if alone: one call does
+  the work of a whole batch of the shard's stream. Atomic with the read of
+  each head, whose status only moves forward (queued, running, then one
+  settled status), so running it again, late, or out of order never moves a
+  run backwards: it is idempotent. A run's result is written after its
+  indexes, so whoever reads a result finds the run indexed.
+
+  Input (n runs, n >= 1; every key in the shard's hash tag {sN}):
+    KEYS[1] runs            <p>:{sN}:index:runs                  ZSET
+    KEYS[2] active runs     <p>:{sN}:index:status:active         ZSET (queued or running)
+    KEYS[3] succeeded runs  <p>:{sN}:index:status:succeeded      ZSET
+    KEYS[4] failed runs     <p>:{sN}:index:status:failed         ZSET
+    KEYS[5] cancelled runs  <p>:{sN}:index:status:cancelled      ZSET
+    KEYS[6] deadlines       <p>:{sN}:deadlines                   ZSET (score ms, member runId)
+    for run i = 1 … n, at k = 6 + 3(i-1):
+    KEYS[k+1] its head      <p>:{sN}:run:<runId>                 HASH (read only)
+    KEYS[k+2] agent's runs  <p>:{sN}:index:agent:<agent>         ZSET
+    KEYS[k+3] its result    <p>:{sN}:result:<runId>              STRING (JSON)
+
+    ARGV[1] retention in seconds: a stored result's TTL
+    ARGV[2] the channel announcing the shard's settled runs
+    for run i = 1 … n, at a = 2 + 4(i-1):
+    ARGV[a+1] runId
+    ARGV[a+2] its index member: "<createdAt ms, 15 digits>:<runId>" (every
+              index ZSET has score 0, so lexicographic order is creation order)
+    ARGV[a+3] its deadline in ms since the epoch, or "" for none
+    ARGV[a+4] its result as JSON when it settled, or "" otherwise
+
+  Output: an array of n integers, one per run:
+     1  indexed under the head's status
+     0  the run has no head (expired or unknown): its entries were removed,
+        no result was stored
+
+  Effects, per run:
+    - head present: ZADD member to runs and the agent's runs; a settled run
+      moves from active to its status's set and leaves the deadlines; a run
+      not settled is in active and, with a deadline, in the deadlines
+    - head settled and a result given: SET result NX EX retention (a result,
+      once stored, never changes), then PUBLISH runId on the channel
+    - head absent: ZREM member from every index above and runId from the deadlines
+]]
+local runsKey, activeKey, deadlinesKey = KEYS[1], KEYS[2], KEYS[6]
+local settledKeys = { succeeded = KEYS[3], failed = KEYS[4], cancelled = KEYS[5] }
+local retention, channel = ARGV[1], ARGV[2]
+local count = (#ARGV - 2) / 4
+
+local function indexRun(headKey, agentKey, resultKey, runId, member, deadline, result)
+  local status = redis.call("HGET", headKey, "status")
+  if not status then
+    for _, key in ipairs({ runsKey, activeKey, KEYS[3], KEYS[4], KEYS[5], agentKey }) do
+      redis.call("ZREM", key, member)
+    end
+    redis.call("ZREM", deadlinesKey, runId)
+    return 0
+  end
+  redis.call("ZADD", runsKey, 0, member)
+  redis.call("ZADD", agentKey, 0, member)
+  local settledKey = settledKeys[status]
+  if settledKey then
+    redis.call("ZREM", activeKey, member)
+    redis.call("ZADD", settledKey, 0, member)
+    redis.call("ZREM", deadlinesKey, runId)
+    if result ~= "" then
+      redis.call("SET", resultKey, result, "NX", "EX", retention)
+      redis.call("PUBLISH", channel, runId)
+    end
+  else
+    redis.call("ZADD", activeKey, 0, member)
+    if deadline ~= "" then
+      redis.call("ZADD", deadlinesKey, deadline, runId)
+    end
+  end
+  return 1
+end
+
+local replies = {}
+for i = 1, count do
+  local k, a = 6 + 3 * (i - 1), 2 + 4 * (i - 1)
+  replies[i] = indexRun(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3],
+    ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4])
+end
+return replies
