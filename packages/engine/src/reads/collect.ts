@@ -22,7 +22,7 @@ import {
 } from "@errand/core";
 import { wholeNumberOption } from "../collector/checks.js";
 import type { ReadsContext } from "./context.js";
-import { readStoredResults, readStoredRuns } from "./stored-results.js";
+import { readStoredResults, readStoredRuns, type StoredRuns } from "./stored-results.js";
 
 /** The default and maximum `limit` of `collect`. */
 export const COLLECT_LIMITS: LimitBounds = { default: 50, max: 500 };
@@ -160,30 +160,41 @@ function nextActionOf(
 }
 
 /**
- * The stored result of each of `runIds` found within `waitMs`. A result,
- * once stored, never changes, so each read looks only at the runs still
- * without one — and, when announcements caused it, only at those announced:
- * waiting on N runs costs about N reads, not one read of all N per announcement.
+ * The stored results of `runIds` and the runs still pending after up to
+ * `waitMs`. The first read (once the waiter listens) finds the stored
+ * results and which of the others exist; a result, once stored, never
+ * changes, so each later read looks only at the runs still pending — and,
+ * when announcements caused it, only at those announced: waiting on N runs
+ * costs about 2N reads, not one read of all N per announcement.
  */
-async function waitForStoredResults(
+async function waitForStoredRuns(
   context: ReadsContext,
   runIds: readonly string[],
   waitMs: number,
-): Promise<Map<string, RunResult | undefined>> {
-  const found = new Map<string, RunResult | undefined>(runIds.map((runId) => [runId, undefined]));
-  let missing = found.size;
-  const readMissing = async (announced?: readonly string[]): Promise<number> => {
-    const candidates = (announced ?? [...found.keys()]).filter((runId) => !found.get(runId));
+): Promise<StoredRuns> {
+  const results = new Map<string, RunResult>();
+  let pending: Set<string> | undefined;
+  const read = async (announced?: readonly string[]): Promise<number> => {
+    if (pending === undefined) {
+      const stored = await readStoredRuns(context, runIds);
+      for (const [runId, result] of stored.results) results.set(runId, result);
+      pending = new Set(stored.pending);
+      return pending.size;
+    }
+    const open = pending;
+    const candidates = (announced ?? [...open]).filter((runId) => open.has(runId));
     const stored = await readStoredResults(context, candidates);
     candidates.forEach((runId, index) => {
-      if (stored[index] === undefined || found.get(runId)) return;
-      found.set(runId, stored[index]);
-      missing -= 1;
+      const result = stored[index];
+      if (result === undefined) return;
+      results.set(runId, result);
+      open.delete(runId);
     });
-    return missing;
+    return open.size;
   };
-  await context.waiter.waitUntil(runIds, waitMs, readMissing, (left) => left === 0);
-  return found;
+  const wellFormed = runIds.filter(isRunId);
+  await context.waiter.waitUntil(wellFormed, waitMs, read, (left) => left === 0);
+  return { results, pending: runIds.filter((runId) => pending?.has(runId)) };
 }
 
 /** Collects `runIds`: see the module documentation. */
@@ -198,16 +209,13 @@ export async function collectRuns(
   const pageIds = runIds.slice(start, start + limit);
   const end = start + pageIds.length;
 
-  const stored = await readStoredRuns(context, pageIds);
-  const waited =
-    waitMs === 0 || stored.pending.length === 0
-      ? new Map<string, RunResult | undefined>(stored.pending.map((runId) => [runId, undefined]))
-      : await waitForStoredResults(context, stored.pending, waitMs);
+  const stored = await waitForStoredRuns(context, pageIds, waitMs);
+  const pendingSet = new Set(stored.pending);
 
   const results = pageIds.map((runId): CollectedRun => {
-    const result = stored.results.get(runId) ?? waited.get(runId);
+    const result = stored.results.get(runId);
     if (result !== undefined) return settledRun(result);
-    return waited.has(runId) ? pendingRun(runId) : missingRun(runId);
+    return pendingSet.has(runId) ? pendingRun(runId) : missingRun(runId);
   });
   const count = (...statuses: CollectedStatus[]) =>
     results.filter((result) => statuses.includes(result.status)).length;
