@@ -18,6 +18,8 @@ export interface ShardEntry {
   id: string;
   /** The run the entry belongs to (`""` when the entry does not say). */
   runId: string;
+  /** The entry's size: the length of its field names and values together. */
+  size: number;
   /** The event, when the entry is a valid event. */
   event?: RunEvent;
   /** Why the entry is not a valid event, otherwise. */
@@ -92,7 +94,10 @@ export function decodeLogEntry(runId: string, [id, fields]: StreamEntry): RunEve
 export function decodeShardEntry([id, fields]: StreamEntry): ShardEntry {
   const map = fieldMap(fields);
   const runId = map.get("runId") ?? "";
-  if (runId === "") return { id, runId, error: "runId: missing" };
+  const size = fields.reduce((total, field) => total + field.length, 0);
+  if (runId === "") return { id, runId, size, error: "runId: missing" };
   const parsed = parseFields(runId, map);
-  return parsed.ok ? { id, runId, event: parsed.event } : { id, runId, error: parsed.error };
+  return parsed.ok
+    ? { id, runId, size, event: parsed.event }
+    : { id, runId, size, error: parsed.error };
 }

@@ -63,6 +63,16 @@ describe("readShard", () => {
       [first, 3, "finished"],
     ]);
     expect(ours.every((entry) => entry.error === undefined)).toBe(true);
+    // Each entry's size: its field names and values together, as stored.
+    const raw = (await fx.redis.xrange(store.keys.shardEvents(shard), "-", "+")) as [
+      string,
+      string[],
+    ][];
+    const stored = new Map(raw.map(([id, fields]) => [id, fields.join("").length]));
+    for (const entry of ours) {
+      expect(entry.size).toBeGreaterThan(0);
+      expect(entry.size).toBe(stored.get(entry.id));
+    }
 
     const page1 = await store.readShard(shard, { count: 2 });
     const page2 = await store.readShard(shard, { afterId: page1.at(-1)!.id, count: 2 });

@@ -131,7 +131,7 @@ function groupByRun(
     };
     group.ids.push(entry.id);
     group.events.push(entry.event);
-    group.projection = context.projections.apply(entry.event);
+    group.projection = context.projections.apply(entry.event, entry.size);
     byRun.set(entry.runId, group);
   }
   return [...byRun.values()];

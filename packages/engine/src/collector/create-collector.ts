@@ -34,7 +34,7 @@ import { wholeNumberOption } from "./checks.js";
 import { DEFAULT_COLLECTOR_GROUP, ensureGroup } from "./consumer-group.js";
 import type { CollectorContext } from "./context.js";
 import { type CollectorMetrics, readCollectorMetrics } from "./metrics.js";
-import { DEFAULT_MAX_PROJECTIONS, RunProjections } from "./run-projections.js";
+import { DEFAULT_PROJECTION_BYTES, RunProjections } from "./run-projections.js";
 import { defineCollectorScripts } from "./scripts.js";
 import { runShardLoop, type ShardLoopTiming } from "./shard-loop.js";
 
@@ -69,11 +69,13 @@ export interface CollectorOptions {
   /** The TTL of results and inboxes, in seconds. Default the store's (7 days). */
   retentionSeconds?: number;
   /**
-   * The most open runs folded in memory as their entries arrive. Default
-   * 10,000. A run beyond it (or whose entries did not all reach this
-   * collector) is folded from its log when it settles: slower, same result.
+   * How much the collector keeps folded in memory for the open runs it
+   * follows, as the size of their entries (field names and values; the heap
+   * they take is a few times that). Default 32 MiB. Beyond it the runs least
+   * recently folded are forgotten, and folded from their logs when they
+   * settle: slower, same result.
    */
-  maxProjections?: number;
+  projectionBytes?: number;
   /** Run a reaper beside the collector: `true` (default), `false`, or its options. */
   reaper?: boolean | CollectorReaperOptions;
   logger?: Logger;
@@ -114,11 +116,11 @@ export function createCollector(options: CollectorOptions): Collector {
     1,
   );
   const maxDeliveries = wholeNumberOption("maxDeliveries", options.maxDeliveries, 5, 1);
-  const maxProjections = wholeNumberOption(
-    "maxProjections",
-    options.maxProjections,
-    DEFAULT_MAX_PROJECTIONS,
-    1,
+  const projectionBytes = wholeNumberOption(
+    "projectionBytes",
+    options.projectionBytes,
+    DEFAULT_PROJECTION_BYTES,
+    0,
   );
   const consumer = options.consumer ?? defaultConsumerName();
   const keys = engineKeys(options.prefix);
@@ -141,7 +143,7 @@ export function createCollector(options: CollectorOptions): Collector {
       group: options.group ?? DEFAULT_COLLECTOR_GROUP,
       consumer,
       maxDeliveries,
-      projections: new RunProjections(maxProjections),
+      projections: new RunProjections(projectionBytes),
       logger,
     };
   }

@@ -11,6 +11,9 @@ function logOf(run: PlannedRun): RunEvent[] {
   );
 }
 
+/** Every entry counts 100 in these tests. */
+const SIZE = 100;
+
 const runs = planRuns({ count: 12, shards: 2, parents: 2, seed: "projections" });
 
 describe("RunProjections", () => {
@@ -19,10 +22,11 @@ describe("RunProjections", () => {
     for (const run of runs) {
       const log = logOf(run);
       let projection: RunState | undefined;
-      for (const event of log) projection = projections.apply(event);
+      for (const event of log) projection = projections.apply(event, SIZE);
       expect(projection).toStrictEqual(foldRun(log, run.runId));
     }
-    expect(projections.size).toBe(runs.length);
+    expect(projections.runs).toBe(runs.length);
+    expect(projections.size).toBe(runs.reduce((sum, run) => sum + run.events.length * SIZE, 0));
   });
 
   it("folds runs whose entries interleave, and skips an entry delivered again", () => {
@@ -33,46 +37,63 @@ describe("RunProjections", () => {
       for (const log of logs) {
         const event = log[index];
         if (event === undefined) continue;
-        projections.apply(event);
+        projections.apply(event, SIZE);
         // A redelivery of the same entry, and of the one before it.
-        projections.apply(event);
-        if (index > 0) projections.apply(log[index - 1]!);
+        projections.apply(event, SIZE);
+        if (index > 0) projections.apply(log[index - 1]!, SIZE);
       }
     }
     for (const log of logs) {
-      expect(projections.apply(log.at(-1)!)).toStrictEqual(foldRun(log));
+      expect(projections.apply(log.at(-1)!, SIZE)).toStrictEqual(foldRun(log));
     }
+    expect(projections.size).toBe(logs.reduce((sum, log) => sum + log.length * SIZE, 0));
   });
 
   it("does not follow a run whose first entry here is not its run-queued", () => {
     const projections = new RunProjections();
     const log = logOf(runs[0]!);
-    expect(projections.apply(log[1]!)).toBeUndefined();
-    expect(projections.apply(log[2]!)).toBeUndefined();
-    expect(projections.size).toBe(0);
+    expect(projections.apply(log[1]!, SIZE)).toBeUndefined();
+    expect(projections.apply(log[2]!, SIZE)).toBeUndefined();
+    expect(projections.runs).toBe(0);
   });
 
   it("stops following a run at a gap in its entries", () => {
     const projections = new RunProjections();
     const log = logOf(runs[0]!);
-    expect(projections.apply(log[0]!)?.seq).toBe(1);
-    expect(projections.apply(log[2]!)).toBeUndefined();
-    expect(projections.apply(log[3]!)).toBeUndefined();
+    expect(projections.apply(log[0]!, SIZE)?.seq).toBe(1);
+    expect(projections.apply(log[2]!, SIZE)).toBeUndefined();
+    expect(projections.apply(log[3]!, SIZE)).toBeUndefined();
+    expect(projections.runs).toBe(0);
     expect(projections.size).toBe(0);
   });
 
-  it("forgets a run once told, and the run followed longest once beyond its capacity", () => {
-    const projections = new RunProjections(2);
+  it("forgets the runs least recently folded once beyond its budget, and a run once told", () => {
+    const projections = new RunProjections(3 * SIZE);
     const [first, second, third] = runs.slice(0, 3).map(logOf);
-    projections.apply(first![0]!);
-    projections.apply(second![0]!);
-    projections.apply(third![0]!);
-    expect(projections.size).toBe(2);
-    expect(projections.apply(first![1]!)).toBeUndefined();
-    expect(projections.apply(second![1]!)?.seq).toBe(2);
+    projections.apply(first![0]!, SIZE);
+    projections.apply(second![0]!, SIZE);
+    projections.apply(first![1]!, SIZE);
+    expect(projections.runs).toBe(2);
+    // A fourth entry over a budget of three: the second run, folded least recently, goes.
+    expect(projections.apply(first![2]!, SIZE)?.seq).toBe(3);
+    expect(projections.runs).toBe(1);
+    expect(projections.apply(second![1]!, SIZE)).toBeUndefined();
+    // Then the first run, now the least recently folded.
+    expect(projections.apply(third![0]!, SIZE)?.seq).toBe(1);
+    expect(projections.apply(first![3]!, SIZE)).toBeUndefined();
+    expect(projections.size).toBe(SIZE);
 
-    projections.forget(second![0]!.runId);
-    expect(projections.apply(second![2]!)).toBeUndefined();
-    expect(projections.size).toBe(1);
+    projections.forget(third![0]!.runId);
+    expect(projections.apply(third![1]!, SIZE)).toBeUndefined();
+    expect(projections.runs).toBe(0);
+    expect(projections.size).toBe(0);
+  });
+
+  it("does not follow a run larger than the whole budget", () => {
+    const projections = new RunProjections(SIZE);
+    const log = logOf(runs[0]!);
+    expect(projections.apply(log[0]!, 2 * SIZE)).toBeUndefined();
+    expect(projections.runs).toBe(0);
+    expect(projections.size).toBe(0);
   });
 });

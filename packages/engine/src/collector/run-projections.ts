@@ -5,56 +5,81 @@
  * log. An entry at or below the folded seq is a repeat and changes nothing.
  * A run that reached this collector with a gap — another collector of the
  * group took some of its entries, a redelivery after a restart, an entry
- * dead-lettered, a projection forgotten to stay within `capacity` — is not
+ * dead-lettered, a projection forgotten to stay within its budget — is not
  * followed: its result is folded from its log, which is always the truth.
+ *
+ * The budget is in the size of the entries folded (their field names and
+ * values), which a run's state grows with: inputs, model responses and tool
+ * results can be large, so a count of runs alone would not bound the memory.
  */
 import { applyEvent, initialRunState, type RunEvent, type RunState } from "@errand/core";
 
-/** How many open runs a collector folds in memory when not told. */
-export const DEFAULT_MAX_PROJECTIONS = 10_000;
+/** The size of entries a collector keeps folded in memory when not told: 32 MiB. */
+export const DEFAULT_PROJECTION_BYTES = 32 * 1024 * 1024;
 
-/** In-memory projections of the runs a collector follows; at most `capacity` at once. */
+interface Followed {
+  state: RunState;
+  /** The size of the entries folded into `state`. */
+  size: number;
+}
+
+/** In-memory projections of the runs a collector follows, within a size budget. */
 export class RunProjections {
-  readonly #states = new Map<string, RunState>();
+  readonly #runs = new Map<string, Followed>();
+  #size = 0;
 
-  /** @param capacity The most runs followed at once; the run followed longest is forgotten first. */
-  constructor(readonly capacity: number = DEFAULT_MAX_PROJECTIONS) {}
+  /**
+   * @param budget The most entry size followed at once; beyond it, the runs
+   * least recently folded are forgotten first.
+   */
+  constructor(readonly budget: number = DEFAULT_PROJECTION_BYTES) {}
 
   /** How many runs are followed. */
+  get runs(): number {
+    return this.#runs.size;
+  }
+
+  /** The size of the entries folded into the runs followed. */
   get size(): number {
-    return this.#states.size;
+    return this.#size;
   }
 
   /**
-   * Folds `event` into its run's projection and returns the projection, or
-   * `undefined` when the run is not followed (its entries did not all reach
-   * this collector in order from seq 1). A gap ends the run's projection.
+   * Folds `event` (from an entry of `size`) into its run's projection and
+   * returns the projection, or `undefined` when the run is not followed (its
+   * entries did not all reach this collector in order from seq 1). A gap
+   * ends the run's projection.
    */
-  apply(event: RunEvent): RunState | undefined {
-    const current =
-      this.#states.get(event.runId) ?? (event.seq === 1 ? this.#follow(event.runId) : undefined);
-    if (current === undefined || event.seq <= current.seq) return current;
-    if (event.seq !== current.seq + 1) {
-      this.#states.delete(event.runId);
+  apply(event: RunEvent, size: number): RunState | undefined {
+    const followed =
+      this.#runs.get(event.runId) ??
+      (event.seq === 1 ? { state: initialRunState(event.runId), size: 0 } : undefined);
+    if (followed === undefined || event.seq <= followed.state.seq) return followed?.state;
+    if (event.seq !== followed.state.seq + 1) {
+      this.forget(event.runId);
       return undefined;
     }
-    const next = applyEvent(current, event);
-    this.#states.set(event.runId, next);
-    return next;
+    this.forget(event.runId);
+    const next = { state: applyEvent(followed.state, event), size: followed.size + size };
+    this.#runs.set(event.runId, next);
+    this.#size += next.size;
+    this.#keepWithinBudget();
+    return this.#runs.has(event.runId) ? next.state : undefined;
   }
 
   /** Stops following `runId` (once it settled, or when its entries could not be applied). */
   forget(runId: string): void {
-    this.#states.delete(runId);
+    const followed = this.#runs.get(runId);
+    if (followed === undefined) return;
+    this.#runs.delete(runId);
+    this.#size -= followed.size;
   }
 
-  #follow(runId: string): RunState {
-    if (this.#states.size >= this.capacity) {
-      const oldest = this.#states.keys().next();
-      if (!oldest.done) this.#states.delete(oldest.value);
+  /** Forgets the runs followed longest (the least recently folded) until the rest fit the budget. */
+  #keepWithinBudget(): void {
+    for (const runId of this.#runs.keys()) {
+      if (this.#size <= this.budget) return;
+      this.forget(runId);
     }
-    const state = initialRunState(runId);
-    this.#states.set(runId, state);
-    return state;
   }
 }
