@@ -15,12 +15,15 @@
     KEYS[4] failed runs     <p>:{sN}:index:status:failed         ZSET
     KEYS[5] cancelled runs  <p>:{sN}:index:status:cancelled      ZSET
     KEYS[6] deadlines       <p>:{sN}:deadlines                   ZSET (score ms, member runId)
-    for run i = 1 … n, at k = 6 + 3(i-1):
+    for run i = 1 … n, at k = 6 + 5(i-1):
     KEYS[k+1] its head      <p>:{sN}:run:<runId>                 HASH (read only)
     KEYS[k+2] agent's runs  <p>:{sN}:index:agent:<agent>         ZSET
     KEYS[k+3] its result    <p>:{sN}:result:<runId>              STRING (JSON)
+    KEYS[k+4] its children  <p>:{sN}:children:<runId>            SET (only given a TTL here)
+    KEYS[k+5] its spawn claims <p>:{sN}:spawned:<runId>          HASH (only given a TTL here)
 
-    ARGV[1] retention in seconds: a stored result's TTL
+    ARGV[1] retention in seconds: the TTL of a stored result, and of a settled
+            run's children and spawn claims
     ARGV[2] the channel announcing the shard's settled runs
     for run i = 1 … n, at a = 2 + 4(i-1):
     ARGV[a+1] runId
@@ -38,8 +41,10 @@
     - head present: ZADD member to runs and the agent's runs; a settled run
       moves from active to its status's set and leaves the deadlines; a run
       not settled is in active and, with a deadline, in the deadlines
-    - head settled and a result given: SET result NX EX retention (a result,
-      once stored, never changes), then PUBLISH runId on the channel
+    - head settled and a result given: EXPIRE(retention) on the run's children
+      and spawn claims (a settled run spawns no more), SET result NX EX
+      retention (a result, once stored, never changes), then PUBLISH runId
+      on the channel
     - head absent: ZREM member from every index above and runId from the deadlines
 ]]
 local runsKey, activeKey, deadlinesKey = KEYS[1], KEYS[2], KEYS[6]
@@ -47,7 +52,7 @@ local settledKeys = { succeeded = KEYS[3], failed = KEYS[4], cancelled = KEYS[5]
 local retention, channel = ARGV[1], ARGV[2]
 local count = (#ARGV - 2) / 4
 
-local function indexRun(headKey, agentKey, resultKey, runId, member, deadline, result)
+local function indexRun(headKey, agentKey, resultKey, childrenKey, claimsKey, runId, member, deadline, result)
   local status = redis.call("HGET", headKey, "status")
   if not status then
     for _, key in ipairs({ runsKey, activeKey, KEYS[3], KEYS[4], KEYS[5], agentKey }) do
@@ -64,6 +69,8 @@ local function indexRun(headKey, agentKey, resultKey, runId, member, deadline, r
     redis.call("ZADD", settledKey, 0, member)
     redis.call("ZREM", deadlinesKey, runId)
     if result ~= "" then
+      redis.call("EXPIRE", childrenKey, retention)
+      redis.call("EXPIRE", claimsKey, retention)
       redis.call("SET", resultKey, result, "NX", "EX", retention)
       redis.call("PUBLISH", channel, runId)
     end
@@ -78,8 +85,8 @@ end
 
 local replies = {}
 for i = 1, count do
-  local k, a = 6 + 3 * (i - 1), 2 + 4 * (i - 1)
-  replies[i] = indexRun(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3],
+  local k, a = 6 + 5 * (i - 1), 2 + 4 * (i - 1)
+  replies[i] = indexRun(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], KEYS[k + 5],
     ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4])
 end
 return replies

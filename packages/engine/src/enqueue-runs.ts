@@ -88,19 +88,26 @@ async function failUnenqueued(
   );
 }
 
-/** Links children to their parents, then enqueues one queue's runs in one `addBulk`. */
+/**
+ * Links children to their parents (the children set of a parent that has
+ * settled expires with the store's retention), then enqueues one queue's
+ * runs in one `addBulk`.
+ */
 async function enqueueQueue(
   context: FireContext,
   queue: string,
   runs: readonly LoggedRun[],
 ): Promise<void> {
-  const { redis, keys, queues } = context;
+  const { redis, keys, queues, store } = context;
   await Promise.all(
-    runs.flatMap(({ runId, prepared }) =>
-      prepared.parentRunId === undefined
-        ? []
-        : [redis.sadd(keys.children(prepared.parentRunId), runId)],
-    ),
+    runs.flatMap(({ runId, prepared }) => {
+      if (prepared.parentRunId === undefined) return [];
+      const children = keys.children(prepared.parentRunId);
+      const linked = redis.sadd(children, runId);
+      // A settled parent's children set got its TTL when it settled; one made after gets it here.
+      if (!prepared.parentSettled) return [linked];
+      return [linked, redis.expire(children, store.retentionSeconds)];
+    }),
   );
   const jobs: RunJob[] = runs.map(({ runId, prepared }) => ({
     runId,

@@ -91,6 +91,25 @@ describe("fireMany", () => {
     expect(await fx.redis.smembers(fx.errand.keys.children(children[0]!))).toEqual([grandchild]);
     const [queued] = await fx.errand.store.readLog(grandchild);
     expect(queued?.data).toMatchObject({ parentRunId: children[0], rootRunId: root, depth: 2 });
+    // A parent still open keeps its children set for as long as it runs.
+    expect(await fx.redis.ttl(fx.errand.keys.children(root))).toBe(-1);
+  });
+
+  it("lets the children set of a parent that had settled expire with the retention", async () => {
+    const { runId: parent } = await fx.errand.fire({ agent: "writer", input: "done" });
+    await fx.errand.cancel(parent);
+    expect((await fx.errand.store.readHead(parent))?.status).toBe("cancelled");
+    const { runId: late } = await fx.errand.fire({
+      agent: "writer",
+      input: "late",
+      parentRunId: parent,
+    });
+
+    const children = fx.errand.keys.children(parent);
+    expect(await fx.redis.smembers(children)).toEqual([late]);
+    const ttl = await fx.redis.ttl(children);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(fx.errand.store.retentionSeconds);
   });
 });
 

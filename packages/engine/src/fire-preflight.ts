@@ -41,6 +41,8 @@ export interface PreparedRun {
   registration: AgentRegistration;
   /** The parent run, when the spec names one: the new run joins its children. */
   parentRunId?: string;
+  /** Whether that parent had settled already (its children then expire with it). */
+  parentSettled?: boolean;
   /** The run-queued event of the run `runId`, stamped `at`. */
   queuedEvent(runId: string, at: Date): NewEvent;
 }
@@ -129,7 +131,9 @@ export async function preflightFire(
   const parent = await requireParent(lookups, parsed.parentRunId);
   return {
     registration,
-    ...(parent === undefined ? {} : { parentRunId: parent.runId }),
+    ...(parent === undefined
+      ? {}
+      : { parentRunId: parent.runId, parentSettled: parent.settledAt !== undefined }),
     queuedEvent(runId, at) {
       const data: EventDataOf<"run-queued"> = {
         agent: parsed.agent,

@@ -59,7 +59,7 @@ export interface RunToIndex {
 
 /** One run's part of an `index-runs.lua` call: its keys and its arguments. */
 export interface IndexSegment {
-  keys: [head: string, agentRuns: string, result: string];
+  keys: [head: string, agentRuns: string, result: string, children: string, spawnClaims: string];
   args: [runId: string, member: string, deadline: string, result: string];
 }
 
@@ -76,6 +76,8 @@ export function indexSegment(context: CollectorContext, { run, result }: RunToIn
       keys.runHead(run.runId),
       keys.runIndexByAgent(shardOfRunId(run.runId), run.agent),
       keys.result(run.runId),
+      keys.children(run.runId),
+      keys.spawnClaims(run.runId),
     ],
     args: [
       run.runId,
@@ -90,7 +92,8 @@ export function indexSegment(context: CollectorContext, { run, result }: RunToIn
  * Brings runs of `shard` in the shard's indexes up to date with their heads,
  * in one script call (`lua/index-runs.lua`); a run whose segment carries its
  * result then gets its result stored (once) and announced on the shard's
- * settled channel by the same call. Resolves with one flag per run, in
+ * settled channel by the same call, and its children and spawn claims the
+ * retention's TTL. Resolves with one flag per run, in
  * order: false for a run without a head (it expired, or never was), whose
  * index entries were removed and whose result was not stored.
  */
