@@ -211,6 +211,46 @@ describe("the log's integrity", () => {
     expect(state).toEqual(foldRun(clean));
   });
 
+  it("never changes a state it is given: every state stays as it was while later events are folded", () => {
+    const deepFreeze = <T>(value: T): T => {
+      if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+        Object.freeze(value);
+        for (const inner of Object.values(value)) deepFreeze(inner);
+      }
+      return value;
+    };
+    const structured = runLog()
+      .queuedWithSchema()
+      .started()
+      .modelResponded(1, { calls: [call("c1", "structured_output", { name: 1 })] })
+      .refused({
+        step: 1,
+        callId: "c1",
+        name: "structured_output",
+        reason: "invalid-arguments",
+        message: "Error: invalid arguments",
+        issues: ["name: expected string"],
+      })
+      .modelResponded(2, { calls: [call("c2", "structured_output", { name: "a" })] })
+      .outputRecorded(2, "c2", { name: "a" })
+      .outputRecorded(2, "c2", { name: "b" })
+      .finished()
+      .build();
+    const cancelled = runLog()
+      .queued()
+      .started()
+      .cancelRequested()
+      .cancelRequested()
+      .cancelled()
+      .build();
+    for (const log of [clean, structured, cancelled]) {
+      let state = deepFreeze(initialRunState(log[0]!.runId));
+      // Frozen states throw on any write (modules are strict): a fold that wrote to its input would fail here.
+      for (const event of log) state = deepFreeze(applyEvent(state, event));
+      expect(state).toEqual(foldRun(log));
+    }
+  });
+
   it("throws seq_gap when an event is missing", () => {
     const withGap = clean.filter((event) => event.seq !== 3);
 

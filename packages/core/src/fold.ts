@@ -11,15 +11,28 @@ import type { RunState, StepState } from "./run-state.js";
 export const NO_STRUCTURED_OUTPUT_MESSAGE =
   "the run finished without recording a structured output: the model never called the structured-output tool with a valid answer";
 
-/** The state of a run whose log is empty. */
+/**
+ * The state of a run whose log is empty. Every field is present from the
+ * start (unset ones `undefined`), so that each state the fold makes has the
+ * same shape as the one before: copying it stays cheap for the JavaScript engine.
+ */
 export function initialRunState(runId: string): RunState {
   return {
     runId,
     seq: 0,
     status: "pending",
+    queued: undefined,
+    createdAt: undefined,
+    startedAt: undefined,
+    settledAt: undefined,
     attempts: 0,
+    workerId: undefined,
     steps: [],
     usage: { inputTokens: 0, outputTokens: 0 },
+    output: undefined,
+    cancelRequested: undefined,
+    error: undefined,
+    text: undefined,
   };
 }
 
@@ -28,7 +41,11 @@ export function isSettled(state: RunState): boolean {
   return state.status === "succeeded" || state.status === "failed" || state.status === "cancelled";
 }
 
-/** One handler per event type: a new type without a handler fails the typecheck. */
+/**
+ * One handler per event type: a new type without a handler fails the
+ * typecheck. A handler returns `state` itself when the event changes
+ * nothing, otherwise a new object (never one shared with `state`).
+ */
 type Evolvers = { [T in EventType]: (state: RunState, event: RunEventOf<T>) => RunState };
 
 function stepOf(state: RunState, step: number): StepState | undefined {
@@ -157,7 +174,11 @@ export function applyEvent(state: RunState, event: RunEvent): RunState {
   }
   if (isSettled(state)) return { ...state, seq: event.seq };
   const evolve = evolvers[event.type] as (s: RunState, e: RunEvent) => RunState;
-  return { ...evolve(state, event), seq: event.seq };
+  const next = evolve(state, event);
+  if (next === state) return { ...state, seq: event.seq };
+  // A new state, made by the evolver for this event alone: it takes its seq in place.
+  next.seq = event.seq;
+  return next;
 }
 
 /** Folds a run's log, in order, into its state. Pure. */
