@@ -202,15 +202,16 @@ export async function applyBatch(
   const indexed = await indexPrepared(context, shard, prepared);
   prepared.forEach(({ group, settles }, position) => {
     const outcome = indexed[position];
-    if (outcome instanceof Error) return fail(group, outcome);
-    if (settles && outcome !== true) {
-      return fail(
+    if (outcome instanceof Error) fail(group, outcome);
+    else if (settles && outcome !== true) {
+      fail(
         group,
         `run ${group.runId}: settled, but its head is gone (expired before it was collected)`,
       );
+    } else {
+      acknowledged.push(...group.ids);
+      if (settles) settled.push(group.runId);
     }
-    acknowledged.push(...group.ids);
-    if (settles) settled.push(group.runId);
   });
   for (const group of groups) {
     if (group.events.some((event) => isTerminalEventType(event.type))) {

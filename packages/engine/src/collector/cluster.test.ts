@@ -12,7 +12,7 @@ import {
   sortedInboxes,
   waitUntilCollected,
 } from "./test-support/collected-state.js";
-import { planRuns, settles, writeRuns } from "./test-support/planned-runs.js";
+import { planRuns, settlingRunIds, writeRuns } from "./test-support/planned-runs.js";
 import { TEST_SHARDS } from "./test-support/redis-fixture.js";
 
 let cluster: RedisClusterServer;
@@ -33,7 +33,7 @@ describe("the collector and the reads on a 3-node Redis Cluster", () => {
     const keys = engineKeys(prefix);
     const store = createEventStore({ redis: client, prefix, shards: TEST_SHARDS });
     const runs = planRuns({ count: 24, shards: TEST_SHARDS, parents: 3, seed: "cluster" });
-    const settling = runs.filter(settles).map((run) => run.runId);
+    const settling = settlingRunIds(runs);
 
     const collector = createCollector({
       connection: client,

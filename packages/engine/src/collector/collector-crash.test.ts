@@ -8,7 +8,7 @@ import {
   sortedInboxes,
   waitUntilCollected,
 } from "./test-support/collected-state.js";
-import { planRuns, settles, writeRuns } from "./test-support/planned-runs.js";
+import { planRuns, settlingRunIds, writeRuns } from "./test-support/planned-runs.js";
 import {
   type EngineRedisFixture,
   startEngineRedis,
@@ -73,7 +73,7 @@ describe("a collector killed with SIGKILL", () => {
     });
     await writeRuns(disturbed.store, runs);
     await writeRuns(calm.store, runs);
-    const settling = runs.filter(settles).map((run) => run.runId);
+    const settling = settlingRunIds(runs);
     const streams = Array.from({ length: TEST_SHARDS }, (_, shard) =>
       disturbed.keys.shardEvents(shard),
     );

@@ -8,7 +8,7 @@ import {
   sortedInboxes,
   waitUntilCollected,
 } from "./test-support/collected-state.js";
-import { planRuns, settles, writeRuns } from "./test-support/planned-runs.js";
+import { planRuns, settlingRunIds, writeRuns } from "./test-support/planned-runs.js";
 import { recordingLogger } from "./test-support/recording-logger.js";
 import {
   type EngineRedisFixture,
@@ -46,7 +46,7 @@ describe("createCollector", () => {
     const collector = createCollector(collectorOptions(prefix));
     await collector.start();
     try {
-      const settling = runs.filter(settles).map((run) => run.runId);
+      const settling = settlingRunIds(runs);
       await waitUntilCollected(fx.redis, keys, settling, TEST_SHARDS);
       const state = await readCollectedState(fx.redis, keys, runs, TEST_SHARDS);
       expect(sortedInboxes(state)).toEqual(await expectedCollectedState(store, runs));
@@ -74,12 +74,7 @@ describe("createCollector", () => {
       const readsBefore = await logReads();
       await collector.start();
       try {
-        await waitUntilCollected(
-          fx.redis,
-          keys,
-          runs.filter(settles).map((run) => run.runId),
-          TEST_SHARDS,
-        );
+        await waitUntilCollected(fx.redis, keys, settlingRunIds(runs), TEST_SHARDS);
         const logsRead = (await logReads()) - readsBefore;
         const state = await readCollectedState(fx.redis, keys, runs, TEST_SHARDS);
         expect(sortedInboxes(state)).toEqual(await expectedCollectedState(store, runs));
@@ -110,12 +105,7 @@ describe("createCollector", () => {
       expect(before.index.active).toHaveLength(runs.length);
 
       await writeRuns(store, runs, { from: 3 });
-      await waitUntilCollected(
-        fx.redis,
-        keys,
-        runs.filter(settles).map((run) => run.runId),
-        TEST_SHARDS,
-      );
+      await waitUntilCollected(fx.redis, keys, settlingRunIds(runs), TEST_SHARDS);
       const after = await readCollectedState(fx.redis, keys, runs, TEST_SHARDS);
       expect(sortedInboxes(after)).toEqual(await expectedCollectedState(store, runs));
     } finally {
@@ -127,7 +117,7 @@ describe("createCollector", () => {
     const { prefix, keys, store } = fx.prefixed("collect-again");
     const runs = planRuns({ count: 30, shards: TEST_SHARDS, parents: 3, seed: "collect-again" });
     await writeRuns(store, runs);
-    const settling = runs.filter(settles).map((run) => run.runId);
+    const settling = settlingRunIds(runs);
     const options = collectorOptions(prefix, { trimIntervalMs: 3_600_000 });
     const first = createCollector(options);
     await first.start();
@@ -169,7 +159,7 @@ describe("createCollector", () => {
     const { prefix, keys, store } = fx.prefixed("collect-shared");
     const runs = planRuns({ count: 120, shards: TEST_SHARDS, parents: 8, seed: "collect-shared" });
     await writeRuns(store, runs);
-    const settling = runs.filter(settles).map((run) => run.runId);
+    const settling = settlingRunIds(runs);
 
     const announcements = new Map<string, number>();
     const subscriber = fx.connect();
@@ -234,12 +224,7 @@ describe("createCollector", () => {
     );
     await collector.start();
     try {
-      await waitUntilCollected(
-        fx.redis,
-        keys,
-        runs.filter(settles).map((run) => run.runId),
-        TEST_SHARDS,
-      );
+      await waitUntilCollected(fx.redis, keys, settlingRunIds(runs), TEST_SHARDS);
       const state = await readCollectedState(fx.redis, keys, runs, TEST_SHARDS);
       expect(sortedInboxes(state)).toEqual(await expectedCollectedState(store, runs));
     } finally {
@@ -278,12 +263,7 @@ describe("createCollector", () => {
 
     await collector.start();
     try {
-      await waitUntilCollected(
-        fx.redis,
-        keys,
-        runs.filter(settles).map((run) => run.runId),
-        TEST_SHARDS,
-      );
+      await waitUntilCollected(fx.redis, keys, settlingRunIds(runs), TEST_SHARDS);
       const after = await collector.metrics();
       expect(after.lag).toBe(0);
       expect(after.pending).toBe(0);

@@ -1,6 +1,6 @@
 import { shardOfRunId } from "@errand/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCollector } from "./create-collector.js";
+import { type CollectorOptions, createCollector } from "./create-collector.js";
 import {
   expectedCollectedState,
   readCollectedState,
@@ -8,7 +8,7 @@ import {
   waitUntilCollected,
 } from "./test-support/collected-state.js";
 import { eventually } from "./test-support/conditions.js";
-import { planRuns, settles, writeRuns } from "./test-support/planned-runs.js";
+import { planRuns, settles, settlingRunIds, writeRuns } from "./test-support/planned-runs.js";
 import {
   type EngineRedisFixture,
   startEngineRedis,
@@ -23,6 +23,22 @@ beforeAll(async () => {
 afterAll(async () => {
   await fx?.stop();
 });
+
+/** A collector that claims failed entries back after 100 ms, so that they soon run out of deliveries. */
+function quickRetryCollector(
+  prefix: string,
+  options: Required<Pick<CollectorOptions, "batchSize" | "maxDeliveries">>,
+) {
+  return createCollector({
+    connection: fx.url,
+    prefix,
+    shards: TEST_SHARDS,
+    blockMs: 50,
+    claimIdleMs: 100,
+    reaper: false,
+    ...options,
+  });
+}
 
 describe("poison entries", () => {
   it("go to the shard's dead letters after maxDeliveries, and every entry after them is still collected", async () => {
@@ -91,16 +107,7 @@ describe("poison entries", () => {
     for (const [, fields] of poison) poisonIds.push((await fx.redis.xadd(stream, "*", ...fields))!);
     await writeRuns(store, late);
 
-    const collector = createCollector({
-      connection: fx.url,
-      prefix,
-      shards: TEST_SHARDS,
-      batchSize: 5,
-      blockMs: 50,
-      claimIdleMs: 100,
-      maxDeliveries: 3,
-      reaper: false,
-    });
+    const collector = quickRetryCollector(prefix, { batchSize: 5, maxDeliveries: 3 });
     await collector.start();
     try {
       const dead = await eventually("every poison entry dead-lettered", async () => {
@@ -110,7 +117,7 @@ describe("poison entries", () => {
         ][];
         return entries.length === poison.length ? entries : undefined;
       });
-      const settling = runs.filter(settles).map((run) => run.runId);
+      const settling = settlingRunIds(runs);
       await waitUntilCollected(fx.redis, keys, settling, TEST_SHARDS);
 
       const deadFields = dead.map(([, fields]) => {
@@ -155,16 +162,7 @@ describe("poison entries", () => {
     await fx.redis.set(keys.runHead(broken), "not a hash");
     const shard = shardOfRunId(broken);
 
-    const collector = createCollector({
-      connection: fx.url,
-      prefix,
-      shards: TEST_SHARDS,
-      batchSize: 50,
-      blockMs: 50,
-      claimIdleMs: 100,
-      maxDeliveries: 2,
-      reaper: false,
-    });
+    const collector = quickRetryCollector(prefix, { batchSize: 50, maxDeliveries: 2 });
     await collector.start();
     try {
       const others = runs.filter((run) => settles(run) && run.runId !== broken);

@@ -5,7 +5,7 @@
  */
 import { type Collector, createCollector } from "../create-collector.js";
 import { waitUntilCollected } from "./collected-state.js";
-import { type PlannedRun, settles, writeRuns } from "./planned-runs.js";
+import { type PlannedRun, settlingRunIds, writeRuns } from "./planned-runs.js";
 import { type EngineRedisFixture, type PrefixedStore, TEST_SHARDS } from "./redis-fixture.js";
 
 /** Starts a fast-polling collector (no reaper) on the scope's prefix; stop it when done. */
@@ -37,7 +37,7 @@ export async function collectPlanned(
       ...(from === undefined ? {} : { from }),
       ...(upTo === undefined ? {} : { upTo }),
     });
-    const settled = upTo === undefined ? runs.filter(settles).map((run) => run.runId) : [];
+    const settled = upTo === undefined ? settlingRunIds(runs) : [];
     await waitUntilCollected(fx.redis, scope.keys, settled, TEST_SHARDS);
   } finally {
     await collector.stop();

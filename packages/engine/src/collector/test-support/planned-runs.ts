@@ -153,3 +153,8 @@ export async function writeRuns(
 export function settles(run: PlannedRun): boolean {
   return run.ending !== "unsettled";
 }
+
+/** The runIds of the runs of `runs` whose logs end with a terminal event, in order. */
+export function settlingRunIds(runs: readonly PlannedRun[]): string[] {
+  return runs.filter(settles).map((run) => run.runId);
+}
