@@ -8,10 +8,9 @@
  * date and stores each settled run's result with a wake-up on the shard's
  * settled channel (should that call fail, each run is tried in a call of its
  * own, so that one bad run fails alone); every other event needs nothing
- * more. Then the entries
- * that were applied are acknowledged, in one XACK. An entry that could not
- * be read, or whose run failed to apply, stays pending for a later delivery
- * (see `dead-letter.ts`).
+ * more. Then the entries that were applied are acknowledged, in one XACK. An
+ * entry that could not be read, or whose run failed to apply, stays pending
+ * for a later delivery (see `dead-letter.ts`).
  *
  * Every effect is idempotent, so an entry delivered twice (a collector killed
  * before its XACK, an entry claimed from a slow one) changes nothing the
