@@ -5,7 +5,10 @@
  * then reads again each time one of its runs is announced, until the read
  * says it is done or the time is up: a result written between the read and
  * the wait is never missed. One subscriber connection serves every waiter of
- * a client; a channel stays subscribed while some waiter needs it.
+ * a client; a channel stays subscribed while some waiter needs it. An
+ * announcement published while that connection was down (Redis restarting,
+ * the network gone) is lost, so once it is back and subscribed again every
+ * waiter reads again whatever it still waits for.
  */
 import { shardOfRunId } from "@errand/core";
 import {
@@ -25,9 +28,9 @@ export interface SettledWaiter {
    * `read` is given the runs of `runIds` announced since its previous call,
    * so that a reader of many runs may look again at just those; it is given
    * `undefined` when it must look at every run: on the first call (made once
-   * the subscriptions are active), and on a call that no announcement
-   * caused (the time is up, or the waiter closed). Resolves with the last
-   * value read. With `waitMs` 0 it reads once.
+   * the subscriptions are active), after the subscriber reconnected, and on
+   * a call that no announcement caused (the time is up, or the waiter
+   * closed). Resolves with the last value read. With `waitMs` 0 it reads once.
    */
   waitUntil<T>(
     runIds: readonly string[],
@@ -41,7 +44,7 @@ export interface SettledWaiter {
 
 interface Watcher {
   runIds: ReadonlySet<string>;
-  /** `runId` (one of `runIds`, or undefined on close) was announced. */
+  /** `runId` (one of `runIds`) was announced; undefined: look at every run (on close, or after a reconnection). */
   notify(runId?: string): void;
 }
 
@@ -57,12 +60,28 @@ export function createSettledWaiter(connection: ConnectionInput, keys: EngineKey
   let subscriber: { connection: RedisConnection; ready: Promise<void> } | undefined;
   let closed = false;
 
+  /**
+   * After a reconnection: subscribes again to every channel in use (ioredis
+   * does too, without a promise to wait on), then wakes every waiter to read
+   * everything it waits for, since what was announced meanwhile was lost.
+   */
+  async function resubscribed(opened: RedisConnection): Promise<void> {
+    const channels = [...subscriptions.keys()];
+    if (channels.length > 0) await opened.subscribe(...channels).catch(() => undefined);
+    for (const watcher of watchers) watcher.notify();
+  }
+
   /** The subscriber connection and the promise of its handshake, made once. */
   function openSubscriber(): { connection: RedisConnection; ready: Promise<void> } {
     if (!subscriber) {
       const opened = openConnection(connection);
       opened.on("message", (_channel: string, runId: string) => {
         for (const watcher of watchers) if (watcher.runIds.has(runId)) watcher.notify(runId);
+      });
+      let connectedBefore = false;
+      opened.on("ready", () => {
+        if (connectedBefore && !closed) void resubscribed(opened);
+        connectedBefore = true;
       });
       subscriber = { connection: opened, ready: whenReady(opened) };
     }

@@ -1,0 +1,65 @@
+/**
+ * The settled waiter across a Redis restart: an announcement published while
+ * its subscriber is away is lost, so once it is back every waiter reads again.
+ * Its own `redis-server` (append-only file on, so the restart keeps the data).
+ */
+import { shardOfRunId } from "@errand/core";
+import { createEventStore } from "@errand/store";
+import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { planRuns } from "../collector/test-support/planned-runs.js";
+import { engineKeys } from "../engine-keys.js";
+import { createRunReads } from "./create-run-reads.js";
+
+let server: RedisServer;
+
+beforeAll(async () => {
+  server = await startRedis({ appendonly: true, appendfsync: "always" });
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+/** A fresh connection that gives up at once while Redis is away (it is closed after each use). */
+async function withAdmin<T>(use: (redis: Redis) => Promise<T>): Promise<T> {
+  const redis = new Redis(server.url, { maxRetriesPerRequest: 0 });
+  try {
+    return await use(redis);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+describe("the settled waiter", () => {
+  it("reads again once its subscriber is back after a Redis restart, so a lost announcement does not leave it waiting", async () => {
+    const prefix = uniqueKeyPrefix("waiter-restart");
+    const keys = engineKeys(prefix);
+    const [run] = planRuns({ count: 1, shards: 4, seed: "waiter-restart", endings: ["text"] });
+    const runId = run!.runId;
+    const channel = keys.settledChannel(shardOfRunId(runId));
+    await withAdmin(async (redis) => {
+      await createEventStore({ redis, prefix, shards: 4 }).appendEvents(runId, 0, [
+        run!.events[0]!,
+      ]);
+    });
+    const reads = createRunReads({ connection: server.url, prefix, shards: 4 });
+    try {
+      // Far longer than the test may take: only a wake-up ends this wait in time.
+      const waiting = reads.result(runId, { waitMs: 600_000 });
+      await expect
+        .poll(() => withAdmin(async (redis) => (await redis.pubsub("NUMSUB", channel))[1]))
+        .toBe(1);
+
+      // The run's result is stored, but its announcement is lost: nobody publishes it.
+      const result = { runId, status: "succeeded" };
+      await withAdmin((redis) => redis.set(keys.result(runId), JSON.stringify(result)));
+      await server.kill();
+      await server.restart();
+
+      expect(await waiting).toEqual(result);
+    } finally {
+      await reads.close();
+    }
+  });
+});
