@@ -38,20 +38,23 @@ export interface ErrandStack {
   stop(): Promise<void>;
 }
 
+/** A worker running the bench agent on `url`, logging nothing. */
+export function startBenchWorker(url: string, concurrency: number): Promise<ErrandWorker> {
+  return createWorker({
+    connection: url,
+    agents: [benchAgent()],
+    concurrency,
+    logger: createLogger({ level: "silent" }),
+  });
+}
+
 /** Starts the collector first (so no settlement waits for it), then the worker, then the client. */
 export async function startErrandStack(options: StackOptions): Promise<ErrandStack> {
   const connection = options.url;
   const collector = options.collector === false ? undefined : createCollector({ connection });
   await collector?.start();
   const worker =
-    options.worker === false
-      ? undefined
-      : await createWorker({
-          connection,
-          agents: [benchAgent()],
-          concurrency: options.concurrency,
-          logger: createLogger({ level: "silent" }),
-        });
+    options.worker === false ? undefined : await startBenchWorker(connection, options.concurrency);
   const errand = createErrand({ connection });
   return {
     errand,

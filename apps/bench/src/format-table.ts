@@ -17,6 +17,11 @@ const cpu = ({ nodeUs, redisUs }: { nodeUs: number; redisUs: number }, unit: str
 const fixed = (value: number, digits: number, unit = "") =>
   `${value.toFixed(digits)}${unit === "" ? "" : ` ${unit}`}`;
 
+/** The node CPU of a whole run: its parts' together. */
+function partsNodeUs(parts: BenchResult["conditions"]["cpu"]["partsPerRun"]): number {
+  return parts.fire.nodeUs + parts.worker.nodeUs + parts.collector.nodeUs + parts.collect.nodeUs;
+}
+
 function rows({ report, conditions }: BenchResult): Row[] {
   const { baseline, errand, ratios } = report;
   const { sizes, cpu: spent } = conditions;
@@ -50,6 +55,11 @@ function rows({ report, conditions }: BenchResult): Row[] {
       figure: "collector",
       value: rate(errand.collectorEventsPerSec, "events/s"),
       meaning: `folding a backlog of ${conditions.backlogEvents} events (${sizes.collectorRuns} runs); ${cpu(spent.collectorPerEvent, "event")}`,
+    },
+    {
+      figure: "errand parts",
+      value: `${Math.round(partsNodeUs(spent.partsPerRun))} µs/run`,
+      meaning: `node CPU per run, each part alone: fire ${spent.partsPerRun.fire.nodeUs} µs, worker ${spent.partsPerRun.worker.nodeUs} µs, collector ${spent.partsPerRun.collector.nodeUs} µs, collect ${spent.partsPerRun.collect.nodeUs} µs (BullMQ's job included)`,
     },
     {
       figure: "commands per run",

@@ -5,6 +5,7 @@
  */
 import type { CpuPerUnit } from "./cpu-meter.js";
 import type { MachineInfo } from "./machine.js";
+import type { PartsCpu } from "./phases/collector-backlog.js";
 import type { BenchSizes } from "./sizes.js";
 
 /** The Redis the bench ran on. */
@@ -84,6 +85,8 @@ export interface BenchConditions {
     e2ePerRun: CpuPerUnit;
     collectorPerEvent: CpuPerUnit;
     xreadgroupPerEvent: CpuPerUnit;
+    /** Per run, each part of errand measured alone (the collector phase's runs). */
+    partsPerRun: PartsCpu;
   };
 }
 

@@ -63,12 +63,28 @@ describe("runBench", () => {
     expect(conditions.stepAppendsPerStep).toBe(1);
     expect(report.errand.redisRoundTripsPerStep).toBe(2);
     expect(conditions.backlogEvents).toBe(BENCH_TINY_SIZES.collectorRuns * 5);
+    for (const [part, cpu] of Object.entries(conditions.cpu.partsPerRun)) {
+      expect(Number.isFinite(cpu.nodeUs) && cpu.nodeUs > 0, `${part}: ${cpu.nodeUs}`).toBe(true);
+      expect(Number.isFinite(cpu.redisUs), `${part}: ${cpu.redisUs}`).toBe(true);
+    }
+    expect(Object.keys(conditions.cpu.partsPerRun).sort()).toEqual([
+      "collect",
+      "collector",
+      "fire",
+      "worker",
+    ]);
     expect(progress.some((line) => line.includes("raw BullMQ"))).toBe(true);
     expect(JSON.parse(JSON.stringify(report))).toEqual(report);
 
     const table = formatBenchTable({ report, conditions });
     expect(table).toContain(`redis: ${report.redis.version}, persistence off`);
-    for (const figure of ["BullMQ e2e", "errand e2e", "latency p99", "collector vs XREADGROUP"]) {
+    for (const figure of [
+      "BullMQ e2e",
+      "errand e2e",
+      "errand parts",
+      "latency p99",
+      "collector vs XREADGROUP",
+    ]) {
       expect(table).toContain(figure);
     }
   });

@@ -60,7 +60,7 @@ async function measureAll(redis: BenchRedis, sizes: BenchSizes, options: BenchOp
   const roundTrips = await phase(options, "append round trips (MONITOR)", () =>
     measureAppendRoundTrips(redis, sizes.costSampleRuns, concurrency),
   );
-  const collector = await phase(options, "collector backlog", () =>
+  const collector = await phase(options, "collector backlog (and each part's CPU)", () =>
     measureCollectorBacklog(redis, sizes.collectorRuns, concurrency),
   );
   const xreadgroup = await phase(options, "raw XREADGROUP", () =>
@@ -132,6 +132,12 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchResult>
           e2ePerRun: roundCpu(m.throughput.cpu),
           collectorPerEvent: roundCpu(m.collector.cpu),
           xreadgroupPerEvent: roundCpu(m.xreadgroup.cpu),
+          partsPerRun: {
+            fire: roundCpu(m.collector.parts.fire),
+            worker: roundCpu(m.collector.parts.worker),
+            collector: roundCpu(m.collector.parts.collector),
+            collect: roundCpu(m.collector.parts.collect),
+          },
         },
       },
     };

@@ -1,18 +1,37 @@
 /**
- * The collector on a prepared backlog: runs are fired and executed by a
- * worker with no collector running, so their events pile up in the shard
- * streams; the worker stops; then a collector starts and the clock runs
- * until its metrics show every shard drained (nothing undelivered, nothing
- * pending). Afterwards every run's result is checked. The backlog's entries
- * are sampled for the XREADGROUP baseline, which reads the same entries.
+ * The collector on a prepared backlog, and the CPU of each part of a run
+ * alone: the runs are fired with no worker running (`fireMany`), then
+ * executed by a worker with no collector running, so their events pile up in
+ * the shard streams; the worker stops; then a collector starts and the clock
+ * runs until its metrics show every shard drained (nothing undelivered,
+ * nothing pending); then `collect` reads every result and checks it. The
+ * backlog's entries are sampled for the XREADGROUP baseline, which reads the
+ * same entries.
  */
 import { setTimeout as delay } from "node:timers/promises";
 import { ErrandError } from "@errand/core";
-import { createCollector, type Errand } from "@errand/engine";
+import { type Collector, createCollector, type Errand } from "@errand/engine";
 import type { BenchRedis } from "../bench-redis.js";
 import { type CpuPerUnit, cpuPerUnit, startCpuMeter } from "../cpu-meter.js";
-import { fireBenchRuns, startErrandStack, waitForResults } from "../errand-stack.js";
+import {
+  fireBenchRuns,
+  startBenchWorker,
+  startErrandStack,
+  waitForResults,
+} from "../errand-stack.js";
 import { perSecond } from "../stats.js";
+
+/** The CPU per run of each part of errand, each measured alone. */
+export interface PartsCpu {
+  /** `fireMany`, with no worker running (BullMQ's `addBulk` included). */
+  fire: CpuPerUnit;
+  /** A worker executing the runs, with no collector running (BullMQ's job handling included). */
+  worker: CpuPerUnit;
+  /** The collector folding the runs' events into their results. */
+  collector: CpuPerUnit;
+  /** `collect` reading every result. */
+  collect: CpuPerUnit;
+}
 
 /** What the collector phase measured. */
 export interface CollectorBacklog {
@@ -20,6 +39,8 @@ export interface CollectorBacklog {
   eventsPerSec: number;
   /** CPU per entry. */
   cpu: CpuPerUnit;
+  /** CPU per run of each part. */
+  parts: PartsCpu;
   /** The entries of the backlog. */
   events: number;
   /** The shard streams it was spread over. */
@@ -80,37 +101,70 @@ async function backlogOf(
   };
 }
 
-/** Measures a collector folding the events of `runs` settled runs. */
+/** Runs `work` and resolves with its value and the CPU it took per run of `runs`. */
+async function metered<T>(
+  redis: BenchRedis,
+  runs: number,
+  work: () => Promise<T>,
+): Promise<{ value: T; cpu: CpuPerUnit }> {
+  const meter = await startCpuMeter(redis.admin);
+  const value = await work();
+  return { value, cpu: cpuPerUnit(await meter.read(), runs) };
+}
+
+/** `cpu` times `factor` (per run to per event: runs / events). */
+function scaled(cpu: CpuPerUnit, factor: number): CpuPerUnit {
+  return { nodeUs: cpu.nodeUs * factor, redisUs: cpu.redisUs * factor };
+}
+
+/** Resolves once the collector's metrics show every shard drained. */
+async function drained(collector: Collector): Promise<void> {
+  const deadline = Date.now() + TIMEOUT_MS;
+  for (;;) {
+    const metrics = await collector.metrics();
+    if (metrics.shards.every((shard) => shard.lag === 0 && shard.pending === 0)) return;
+    if (Date.now() > deadline) throw new ErrandError("internal", "the collector did not drain");
+    await delay(POLL_MS);
+  }
+}
+
+/** Measures a collector folding the events of `runs` settled runs, and each part's CPU. */
 export async function measureCollectorBacklog(
   redis: BenchRedis,
   runs: number,
   concurrency: number,
 ): Promise<CollectorBacklog> {
   await redis.flush();
-  const stack = await startErrandStack({ url: redis.url, concurrency, collector: false });
+  const stack = await startErrandStack({
+    url: redis.url,
+    concurrency,
+    collector: false,
+    worker: false,
+  });
   try {
-    const runIds = await fireBenchRuns(stack.errand, runs);
-    await waitUntilSettledInLog(stack.errand, runIds);
-    await stack.worker?.close({ graceMs: 0 });
+    // A worker registers the bench agent and leaves: the runs are fired with none running.
+    await (await startBenchWorker(redis.url, concurrency)).close({ graceMs: 0 });
+    const fire = await metered(redis, runs, () => fireBenchRuns(stack.errand, runs));
+    const runIds = fire.value;
+    const worker = await startBenchWorker(redis.url, concurrency);
+    const execute = await metered(redis, runs, () => waitUntilSettledInLog(stack.errand, runIds));
+    await worker.close({ graceMs: 0 });
     const { events, sampleFields } = await backlogOf(redis, stack.errand);
     const collector = createCollector({ connection: redis.url, batchSize: COLLECTOR_BATCH_SIZE });
-    const meter = await startCpuMeter(redis.admin);
-    const start = performance.now();
-    await collector.start();
     try {
-      const deadline = Date.now() + TIMEOUT_MS;
-      for (;;) {
-        const metrics = await collector.metrics();
-        if (metrics.shards.every((shard) => shard.lag === 0 && shard.pending === 0)) break;
-        if (Date.now() > deadline) throw new ErrandError("internal", "the collector did not drain");
-        await delay(POLL_MS);
-      }
+      const start = performance.now();
+      const fold = await metered(redis, runs, async () => {
+        await collector.start();
+        await drained(collector);
+      });
       const elapsed = performance.now() - start;
-      const spent = await meter.read();
-      await waitForResults(stack.errand, runIds, TIMEOUT_MS);
+      const collect = await metered(redis, runs, () =>
+        waitForResults(stack.errand, runIds, TIMEOUT_MS),
+      );
       return {
         eventsPerSec: perSecond(events, elapsed),
-        cpu: cpuPerUnit(spent, events),
+        cpu: scaled(fold.cpu, runs / events),
+        parts: { fire: fire.cpu, worker: execute.cpu, collector: fold.cpu, collect: collect.cpu },
         events,
         shards: stack.errand.store.shards,
         sampleFields,
