@@ -2,14 +2,14 @@
  * `createCollector`: turns the shard streams into results. One loop per
  * shard reads through the collectors' consumer group in batches and folds
  * each run's events as they arrive (from its log when they did not all come
- * to this collector); for each settled run it keeps the run indexes, announces the run in its parent's
- * inbox, writes the `RunResult` (last, so a result read means the rest is
- * done) and wakes waiters, then acknowledges. Any number
- * of collectors share the work; a dead one's pending entries are claimed by
- * the others after `claimIdleMs`; an entry that keeps failing goes to the
- * shard's dead letters after `maxDeliveries` deliveries; each stream is
- * trimmed behind what the group acknowledged. By default a collector also
- * runs a reaper (see `createReaper`).
+ * to this collector); for each settled run it keeps the run indexes,
+ * announces the run in its parent's inbox, writes the `RunResult` (last, so
+ * a result read means the rest is done) and wakes waiters, then
+ * acknowledges. Any number of collectors share the work; a dead one's
+ * pending entries are claimed by the others after `claimIdleMs`; an entry
+ * that keeps failing goes to the shard's dead letters after `maxDeliveries`
+ * deliveries; each stream is trimmed behind what the group acknowledged. By
+ * default a collector also runs a reaper (see `createReaper`).
  *
  * ```ts
  * const collector = createCollector({ connection: process.env.REDIS_URL! });

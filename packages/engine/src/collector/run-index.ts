@@ -93,9 +93,9 @@ export function indexSegment(context: CollectorContext, { run, result }: RunToIn
  * in one script call (`lua/index-runs.lua`); a run whose segment carries its
  * result then gets its result stored (once) and announced on the shard's
  * settled channel by the same call, and its children and spawn claims the
- * retention's TTL. Resolves with one flag per run, in
- * order: false for a run without a head (it expired, or never was), whose
- * index entries were removed and whose result was not stored.
+ * retention's TTL. Resolves with one flag per run, in order: false for a run
+ * without a head (it expired, or never was), whose index entries were
+ * removed and whose result was not stored.
  */
 export async function indexRuns(
   context: CollectorContext,
