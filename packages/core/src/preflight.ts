@@ -40,13 +40,42 @@ export type PreflightResult =
       reason: string;
     };
 
+/** What {@link preflightSchema} keeps of a zod schema's check: its accepted schema as JSON text, or its refusal. */
+type KeptVerdict = { ok: true; json: string } | { ok: false; reason: string };
+
+/**
+ * The verdicts on the zod schemas already checked, by schema object. A zod
+ * schema never changes once built (its methods return new schemas) and runs
+ * fired alike pass the same object, so each is converted and checked once.
+ */
+const zodVerdicts = new WeakMap<object, KeptVerdict>();
+
 /**
  * Checks a run's output schema against the subset strict structured outputs
- * accept. A zod 4 schema is converted with `z.toJSONSchema` first; anything
- * else is read as a JSON Schema object. Pure and total: every bad input is a
- * refusal, never an exception.
+ * accept. A zod 4 schema is converted with `z.toJSONSchema` first (once per
+ * schema object: the verdict is kept); anything else is read as a JSON
+ * Schema object. Pure and total: every bad input is a refusal, never an
+ * exception.
  */
 export function preflightSchema(schema: unknown): PreflightResult {
+  return isZodSchema(schema) ? preflightZodSchema(schema) : checkSchema(schema);
+}
+
+/** {@link preflightSchema} of a zod schema: its kept verdict, else its check, kept. */
+function preflightZodSchema(schema: object): PreflightResult {
+  let verdict = zodVerdicts.get(schema);
+  if (verdict === undefined) {
+    const checked = checkSchema(schema);
+    verdict = checked.ok ? { ok: true, json: JSON.stringify(checked.jsonSchema) } : checked;
+    zodVerdicts.set(schema, verdict);
+  }
+  return verdict.ok
+    ? { ok: true, jsonSchema: JSON.parse(verdict.json) as JsonSchemaObject }
+    : { ok: false, reason: verdict.reason };
+}
+
+/** The check itself, on every call for a JSON Schema object. */
+function checkSchema(schema: unknown): PreflightResult {
   try {
     return { ok: true, jsonSchema: acceptedJsonSchema(schema) };
   } catch (error) {

@@ -103,4 +103,18 @@ describe("preflightSchema: zod schemas", () => {
       `${P}the root schema is a zod 3 schema; errand converts zod 4 schemas only: import { z } from "zod" with zod 4 installed`,
     );
   });
+
+  it("answers the same zod schema object alike every time, each time with a copy of its own", () => {
+    const Answer = z.object({ title: z.string(), tags: z.array(z.string()) });
+    const first = accepted(Answer);
+    // What one caller does with its copy never reaches the next caller's.
+    (first.properties as Record<string, unknown>).title = "changed";
+    first.extra = true;
+    const second = accepted(Answer);
+    expect(second).toEqual(object({ title: text, tags: { type: "array", items: text } }));
+    expect(second).not.toBe(first);
+
+    const Dated = z.object({ at: z.date() });
+    expect(reasonFor(Dated)).toBe(reasonFor(Dated));
+  });
 });
