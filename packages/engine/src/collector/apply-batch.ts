@@ -97,13 +97,16 @@ async function prepareRun(
   context: CollectorContext,
   group: RunGroup,
 ): Promise<RunToIndex | undefined> {
-  if (group.events.some((event) => isTerminalEventType(event.type))) {
-    return prepareSettledRun(context, group);
-  }
+  if (settlesIn(group)) return prepareSettledRun(context, group);
   const queued = group.events.find(
     (event): event is RunEventOf<"run-queued"> => event.type === "run-queued",
   );
   return queued === undefined ? undefined : prepareQueuedRun(context, queued);
+}
+
+/** Whether the run's terminal event is among its entries of the batch. */
+function settlesIn(group: RunGroup): boolean {
+  return group.events.some((event) => isTerminalEventType(event.type));
 }
 
 function describe(error: unknown): string {
@@ -213,9 +216,7 @@ export async function applyBatch(
     }
   });
   for (const group of groups) {
-    if (group.events.some((event) => isTerminalEventType(event.type))) {
-      context.projections.forget(group.runId);
-    }
+    if (settlesIn(group)) context.projections.forget(group.runId);
   }
   if (acknowledged.length > 0) {
     await context.redis.xack(context.keys.shardEvents(shard), context.group, ...acknowledged);

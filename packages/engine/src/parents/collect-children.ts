@@ -43,6 +43,20 @@ function nextActionForChildren(page: CollectResult): NextAction | undefined {
   return { tool: COLLECT_TOOL, args: { wait: true } };
 }
 
+/**
+ * The runs of `runIds` still pending: the page's own when it holds them all
+ * (it was read from the first run and has no more), else read again.
+ */
+async function pendingOf(
+  reads: ReadsContext,
+  runIds: readonly string[],
+  page: CollectResult,
+  fromFirst: boolean,
+): Promise<string[]> {
+  if (!fromFirst || page.hasMore) return pendingRunIds(reads, runIds);
+  return page.results.filter((run) => run.status === "pending").map((run) => run.runId);
+}
+
 /** Collects for the parent; throws `invalid_spec` for a bad `limit` or cursor. */
 export async function collectChildren(
   reads: ReadsContext,
@@ -55,7 +69,7 @@ export async function collectChildren(
     ...(request.cursor === undefined ? {} : { cursor: request.cursor }),
   });
   if (request.wait) {
-    const waitFor = await pendingRunIds(reads, runIds);
+    const waitFor = await pendingOf(reads, runIds, page, request.cursor === undefined);
     if (waitFor.length > 0) return { waitFor };
   }
   if (!everyChild) return { page };
