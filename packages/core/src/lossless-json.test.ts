@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { formatJsonPath } from "./json-path.js";
 import { findLosslessJsonProblem } from "./lossless-json.js";
 
@@ -129,6 +130,14 @@ describe("findLosslessJsonProblem", () => {
     );
     expect(problemOf({ keyed })).toMatch(/^keyed has a symbol-keyed property, which JSON drops/);
     expect(problemOf({ named })).toMatch(/^named\.extra is a named property of an array/);
+  });
+
+  it("takes a non-enumerable ~standard (zod's Standard Schema interface on z.toJSONSchema's output) as no part of the value", () => {
+    const schema = z.toJSONSchema(z.object({ name: z.string() }));
+    expect(Object.getOwnPropertyDescriptor(schema, "~standard")?.enumerable).toBe(false);
+    expect(problemOf(schema)).toBeUndefined();
+    const enumerable = { "~standard": () => 1 };
+    expect(problemOf(enumerable)).toMatch(/^\["~standard"\] is a function/);
   });
 
   it("reports the first problem in document order", () => {

@@ -6,7 +6,10 @@
  * reported with its path and what to do instead.
  *
  * `-0` is accepted: JSON writes it as `0`, which is numerically equal
- * (`-0 === 0`), so no JSON reader can tell the difference.
+ * (`-0 === 0`), so no JSON reader can tell the difference. So is a
+ * non-enumerable `~standard` property: the Standard Schema interface that
+ * zod 4 attaches to the JSON Schema `z.toJSONSchema` returns, which describes
+ * the value instead of being part of it.
  */
 import type { JsonPath } from "./json-path.js";
 
@@ -166,6 +169,7 @@ function objectEntries(object: object): Children {
   for (const key of Reflect.ownKeys(object)) {
     if (typeof key === "symbol") return { at: [], problem: SYMBOL_KEY_PROBLEM };
     const descriptor = Object.getOwnPropertyDescriptor(object, key)!;
+    if (!descriptor.enumerable && key === STANDARD_SCHEMA_KEY) continue;
     if (!("value" in descriptor)) return { at: [key], problem: ACCESSOR_PROBLEM };
     if (!descriptor.enumerable) {
       return {
@@ -177,6 +181,9 @@ function objectEntries(object: object): Children {
   }
   return { entries };
 }
+
+/** The property through which a value exposes the Standard Schema interface (not data). */
+const STANDARD_SCHEMA_KEY = "~standard";
 
 const ACCESSOR_PROBLEM =
   "is a getter or setter, not plain data; assign the value to a plain property";
