@@ -6,7 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { isErrandError, newRunId } from "@errand/core";
-import { DEFAULT_COLLECTOR_GROUP, DEFAULT_QUEUE, type Errand, engineKeys } from "@errand/engine";
+import { DEFAULT_COLLECTOR_GROUP, type Errand, engineKeys, queueOfAgents } from "@errand/engine";
 import { DEFAULT_SHARDS } from "@errand/store";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
@@ -48,7 +48,7 @@ export async function throwBadInput(
   prefix: string,
 ): Promise<BadInputRecord> {
   const keys = engineKeys(prefix);
-  const queue = new Queue(DEFAULT_QUEUE, {
+  const queue = new Queue(chaosQueue(prefix), {
     connection: { url: redisUrl },
     prefix: keys.bullmqPrefix,
   });
@@ -112,12 +112,17 @@ export async function countPendingEntries(redis: Redis, prefix: string): Promise
   return summaries.reduce((sum, count) => sum + count, 0);
 }
 
-/** The runs queue's job counts by state (waiting, active, delayed, failed, …). */
+/** The queue of the chaos workers: every one of them runs all the chaos agents. */
+function chaosQueue(prefix: string): string {
+  return queueOfAgents(prefix, Object.values(CHAOS_AGENTS));
+}
+
+/** The chaos workers' queue's job counts by state (waiting, active, delayed, failed, …). */
 export async function countQueueJobs(
   redisUrl: string,
   prefix: string,
 ): Promise<Record<string, number>> {
-  const queue = new Queue(DEFAULT_QUEUE, {
+  const queue = new Queue(chaosQueue(prefix), {
     connection: { url: redisUrl },
     prefix: engineKeys(prefix).bullmqPrefix,
   });

@@ -8,8 +8,8 @@
 import { ErrandError, isErrandError, isRunId } from "@errand/core";
 import type { EventStore, HeadStatus } from "@errand/store";
 import type { RedisConnection } from "./connection.js";
-import { DEFAULT_QUEUE, type EngineKeys } from "./engine-keys.js";
-import { readAgentRegistration } from "./registry.js";
+import type { EngineKeys } from "./engine-keys.js";
+import { removeUnheldJob } from "./run-jobs.js";
 import type { RunQueues } from "./run-queues.js";
 import { settleCancelled } from "./settle-cancelled.js";
 
@@ -48,11 +48,6 @@ export interface CancelContext {
   now: () => Date;
 }
 
-/** Job states in which no worker holds the job: it may be removed and the run settled here. */
-const WAITING_STATES = new Set(["waiting", "delayed", "prioritized", "waiting-children"]);
-/** Job states after which no worker will pick the job up again. */
-const GONE_STATES = new Set(["completed", "failed", "unknown"]);
-
 function notFound(runId: string): ErrandError {
   return new ErrandError("not_found", `run ${runId} does not exist (never fired, or expired)`, {
     details: { runId },
@@ -84,12 +79,8 @@ async function settleUnlessHeld(
   runId: string,
   agent: string,
 ): Promise<HeadStatus | undefined> {
-  const registration = await readAgentRegistration(context.redis, context.keys, agent);
-  const queue = context.queues.queue(registration?.queue ?? DEFAULT_QUEUE);
-  const jobState = await queue.getJobState(runId);
-  const waiting = WAITING_STATES.has(jobState);
-  if (!waiting && !GONE_STATES.has(jobState)) return undefined;
-  if (waiting && (await queue.remove(runId)) === 0) return undefined;
+  const lookup = { redis: context.redis, keys: context.keys, queue: context.queues.queue };
+  if ((await removeUnheldJob(lookup, runId, agent)) === "held") return undefined;
   return (await settleCancelled(context.store, runId, context.now)).status as HeadStatus;
 }
 

@@ -1,6 +1,6 @@
 /**
  * Keys and names the engine adds to the store's layout: the BullMQ prefix,
- * the agent registry, worker heartbeats, the cancel channel, each run's
+ * the registry of queues and agents, worker heartbeats, the cancel channel, each run's
  * children and the runIds its `spawn_agents` calls claimed, and what the collector keeps: dead letters, deadlines, the run
  * indexes `list` reads and the inbox's record of announced children. Every
  * per-run and per-shard key carries its shard's hash tag `{sN}`. Everything
@@ -9,9 +9,6 @@
 import { shardOfRunId } from "@errand/core";
 import { type StoreKeys, shardTag, storeKeys } from "@errand/store";
 
-/** The BullMQ queue runs go to when an agent names none. */
-export const DEFAULT_QUEUE = "runs";
-
 /** Every key and name of the engine for one prefix, plus the store's. */
 export interface EngineKeys extends StoreKeys {
   /**
@@ -19,8 +16,10 @@ export interface EngineKeys extends StoreKeys {
    * queue in one Redis Cluster slot, as BullMQ's scripts need.
    */
   readonly bullmqPrefix: string;
-  /** Registered agents: HASH, field agent name, value JSON `AgentRegistration`. */
-  readonly agents: string;
+  /** Registered queues: HASH, field queue name, value JSON `QueueRegistration`. */
+  readonly queueRegistry: string;
+  /** How each queue runs one agent: HASH, field queue name, value JSON `AgentRegistration`. */
+  agentRegistry(agent: string): string;
   /** Live workers: HASH, field workerId, value JSON `WorkerHeartbeat`. */
   readonly workers: string;
   /** Pub/sub channel on which a cancel's runId is published to every worker. */
@@ -65,7 +64,8 @@ export function engineKeys(prefix?: string): EngineKeys {
   return {
     ...store,
     bullmqPrefix: `${base}:{queue}`,
-    agents: `${base}:agents`,
+    queueRegistry: `${base}:registry:queues`,
+    agentRegistry: (agent) => `${base}:registry:agent:${agent}`,
     workers: `${base}:workers`,
     cancelChannel: `${base}:cancel`,
     children: (runId) => `${base}:${shardTag(shardOfRunId(runId))}:children:${runId}`,

@@ -5,25 +5,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createErrand } from "./client.js";
-import { registerAgents } from "./registry.js";
 import { type EngineFixture, startEngineFixture } from "./test-support/engine-fixture.js";
+import { registerTestQueue } from "./test-support/registered-queue.js";
 import { TEST_AGENTS } from "./test-support/test-agents.js";
 
 let fx: EngineFixture;
 
 beforeAll(async () => {
   fx = await startEngineFixture("fire-many");
-  const lastSeenAt = new Date().toISOString();
-  await registerAgents(fx.redis, fx.errand.keys, [
-    {
-      name: "writer",
-      queue: "runs",
-      supportsSchema: true,
-      scriptFromInput: true,
-      maxSteps: 3,
-      lastSeenAt,
-    },
-  ]);
+  await registerTestQueue(fx.redis, fx.errand.keys, [{ name: "writer", maxSteps: 3 }], {
+    queue: fx.queue.name,
+  });
 });
 afterAll(() => fx?.stop());
 

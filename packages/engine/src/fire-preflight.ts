@@ -1,10 +1,13 @@
 /**
  * The checks `fire` makes before anything is written: a well-formed spec, a
- * registered agent, an output schema inside the supported subset, a model that
- * can carry it, an input that is JSON and within the size limit, and a parent
- * that exists. A spec that fails any of them is refused with an
- * `ErrandError` carrying its code; nothing is enqueued and no key is written.
+ * registered agent (whose registration, chosen among the queues that serve
+ * it, decides the queue, the limits and the agent's own schema), an output
+ * schema inside the supported subset, a model that can carry it, an input
+ * that is JSON and within the size limit, and a parent that exists. A spec
+ * that fails any of them is refused with an `ErrandError` carrying its code;
+ * nothing is enqueued and no key is written.
  */
+import { isDeepStrictEqual } from "node:util";
 import {
   ErrandError,
   type EventDataOf,
@@ -17,27 +20,29 @@ import {
 import { DEFAULT_MAX_STEPS } from "@errand/runtime";
 import type { RunHead } from "@errand/store";
 import { type FireSpec, parseFireSpec } from "./fire-spec.js";
-import type { AgentRegistration } from "./registry.js";
+import { type AgentRegistration, chooseRegistration } from "./registry.js";
 
 /** Where preflight looks things up: agent registrations and parent heads. */
 export interface PreflightLookups {
-  /** The registration of an agent, or `undefined` when it was never registered. */
-  registration(agent: string): Promise<AgentRegistration | undefined>;
+  /** How each queue that serves an agent runs it; empty when none ever did. */
+  registrations(agent: string): Promise<readonly AgentRegistration[]>;
   /** The names of every registered agent, for the message of an unknown one. */
   registeredAgents(): Promise<string[]>;
   /** The head of a run, or `undefined` when it does not exist. */
   head(runId: string): Promise<RunHead | undefined>;
 }
 
-/** The limits preflight enforces. */
+/** The limits preflight enforces, and its clock. */
 export interface PreflightLimits {
   /** The largest input, in bytes of UTF-8 JSON. */
   maxInputBytes: number;
+  /** The clock that tells which queues have a live worker. */
+  now: () => Date;
 }
 
 /** A spec that passed preflight: what to write for it once it has a runId. */
 export interface PreparedRun {
-  /** The agent as registered: its queue decides where the job goes. */
+  /** The agent as the chosen queue runs it: that queue is where the job goes. */
   registration: AgentRegistration;
   /** The parent run, when the spec names one: the new run joins its children. */
   parentRunId?: string;
@@ -50,8 +55,9 @@ export interface PreparedRun {
 async function requireRegistration(
   lookups: PreflightLookups,
   agent: string,
+  now: Date,
 ): Promise<AgentRegistration> {
-  const registration = await lookups.registration(agent);
+  const registration = chooseRegistration(await lookups.registrations(agent), now);
   if (registration) return registration;
   const known = await lookups.registeredAgents();
   const listed =
@@ -63,21 +69,60 @@ async function requireRegistration(
   );
 }
 
+type OutputSchema = NonNullable<FireSpec["outputSchema"]>;
+
+/**
+ * Agents' own schemas already accepted, by the registration's (shared,
+ * never modified) schema object: each is checked once per heartbeat that
+ * rewrote it, not once per run.
+ */
+const acceptedAgentSchemas = new WeakMap<object, Record<string, unknown>>();
+
+/** `schema` as JSON Schema once `preflightSchema` accepts it; `unsupported_schema` otherwise. */
+function supportedSchema(schema: OutputSchema): Record<string, unknown> {
+  const checked = preflightSchema(schema);
+  if (!checked.ok) throw new ErrandError("unsupported_schema", checked.reason);
+  return checked.jsonSchema;
+}
+
+/** The agent's own schema of `registration`, accepted as {@link supportedSchema} does. */
+function agentSchema(registration: AgentRegistration): Record<string, unknown> | undefined {
+  const own = registration.outputSchema;
+  if (own === undefined) return undefined;
+  const known = acceptedAgentSchemas.get(own);
+  if (known !== undefined) return known;
+  const accepted = supportedSchema(own);
+  acceptedAgentSchemas.set(own, accepted);
+  return accepted;
+}
+
+/**
+ * The schema the run must record: the agent's own, or the spec's. A spec may
+ * repeat the agent's schema but not replace it: the agent's instructions and
+ * its callers are written for that one (`invalid_spec`).
+ */
 function acceptedSchema(
   spec: FireSpec,
   registration: AgentRegistration,
 ): Record<string, unknown> | undefined {
-  if (spec.outputSchema === undefined) return undefined;
-  const checked = preflightSchema(spec.outputSchema);
-  if (!checked.ok) throw new ErrandError("unsupported_schema", checked.reason);
-  if (!registration.supportsSchema) {
+  const own = agentSchema(registration);
+  const fired = spec.outputSchema === undefined ? undefined : supportedSchema(spec.outputSchema);
+  if (own !== undefined && fired !== undefined && !isDeepStrictEqual(fired, own)) {
+    throw new ErrandError(
+      "invalid_spec",
+      `agent ${registration.name} has its own outputSchema, which every run of it records; fire it without outputSchema (or with that same schema)`,
+      { details: { agent: registration.name } },
+    );
+  }
+  const schema = own ?? fired;
+  if (schema !== undefined && !registration.supportsSchema) {
     throw new ErrandError(
       "schema_not_supported",
       `agent ${registration.name} runs on a model that cannot call tools, so it cannot record a structured output; fire it without outputSchema`,
       { details: { agent: registration.name } },
     );
   }
-  return checked.jsonSchema;
+  return schema;
 }
 
 function checkInput(input: unknown, maxInputBytes: number): void {
@@ -115,7 +160,8 @@ async function requireParent(
 
 /**
  * Checks one spec, in order: its shape (`invalid_spec`), its agent
- * (`unknown_agent`), its schema (`unsupported_schema`, `schema_not_supported`),
+ * (`unknown_agent`), its schema or the agent's own (`unsupported_schema`,
+ * `schema_not_supported`, `invalid_spec` for a schema other than the agent's),
  * its input (`invalid_spec` when not JSON, `input_too_large`) and its parent
  * (`not_found`). Reads only; throws the first refusal as an {@link ErrandError}.
  */
@@ -125,7 +171,7 @@ export async function preflightFire(
   limits: PreflightLimits,
 ): Promise<PreparedRun> {
   const parsed = parseFireSpec(spec);
-  const registration = await requireRegistration(lookups, parsed.agent);
+  const registration = await requireRegistration(lookups, parsed.agent, limits.now());
   const outputSchema = acceptedSchema(parsed, registration);
   checkInput(parsed.input, limits.maxInputBytes);
   const parent = await requireParent(lookups, parsed.parentRunId);

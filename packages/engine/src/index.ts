@@ -4,9 +4,13 @@
  *
  * ## Run a worker
  *
- * A worker runs agents (from `@errand/runtime`). It registers them in Redis,
- * so clients can fire them — a registration outlives the worker, so runs can
- * be fired while workers restart — and keeps a heartbeat while it lives.
+ * A worker runs agents (from `@errand/runtime`) and takes their runs from
+ * the queue named after its set of agents (`queueOfAgents`): workers that run
+ * the same agents share a queue, workers with different agents never do, so
+ * a run only ever reaches a worker that runs its agent. It registers its
+ * queue and agents in Redis so clients can fire them — a registration
+ * outlives the worker, so runs fired while workers restart wait for them —
+ * and keeps a heartbeat while it lives.
  *
  * ```ts
  * import { closeOnSignals, createWorker } from "@errand/engine";
@@ -118,6 +122,8 @@
  *
  * @packageDocumentation
  */
+
+export { queueOfAgents } from "./agent-queues.js";
 export type { CancelOptions, CancelResult } from "./cancel.js";
 export { createErrand, type Errand, type ErrandOptions } from "./client.js";
 export { DEFAULT_COLLECTOR_GROUP } from "./collector/consumer-group.js";
@@ -135,7 +141,7 @@ export {
   openConnection,
   type RedisConnection,
 } from "./connection.js";
-export { DEFAULT_QUEUE, type EngineKeys, engineKeys } from "./engine-keys.js";
+export { type EngineKeys, engineKeys } from "./engine-keys.js";
 export type { FireManyItem, FireManyResult } from "./fire-many.js";
 export {
   type PreflightLimits,
@@ -166,6 +172,7 @@ export { PARENT_SERVICES, type ParentServices } from "./parents/parent-services.
 export { parentTools } from "./parents/parent-tools.js";
 export { SPAWN_TOOL, SpawnAgentsArgs, spawnAgentsTool } from "./parents/spawn-agents.js";
 export type { SpawnedChild, SpawnItem, SpawnResult } from "./parents/spawn-children.js";
+export { type QueueBacklog, readQueueBacklog } from "./queue-backlog.js";
 export {
   COLLECT_LIMITS,
   COLLECT_TOOL,
@@ -186,9 +193,14 @@ export {
 } from "./reaper/create-reaper.js";
 export {
   AgentRegistration,
-  readAgentRegistration,
+  chooseRegistration,
+  isLive,
+  LIVE_HEARTBEATS,
+  QueueRegistration,
   readAgentRegistrations,
-  registerAgents,
+  readQueueRegistrations,
+  readRegisteredAgents,
+  registerQueue,
 } from "./registry.js";
 export type { RunEventsOptions } from "./run-events.js";
 export { DEFAULT_JOB_OPTIONS } from "./run-queues.js";

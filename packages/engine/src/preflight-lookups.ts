@@ -7,7 +7,7 @@ import type { EventStore } from "@errand/store";
 import type { RedisConnection } from "./connection.js";
 import type { EngineKeys } from "./engine-keys.js";
 import type { PreflightLookups } from "./fire-preflight.js";
-import { readAgentRegistration } from "./registry.js";
+import { readAgentRegistrations, readRegisteredAgents } from "./registry.js";
 
 function memoize<T>(load: (key: string) => Promise<T>): (key: string) => Promise<T> {
   const loaded = new Map<string, Promise<T>>();
@@ -28,8 +28,8 @@ export function createPreflightLookups(
   store: EventStore,
 ): PreflightLookups {
   return {
-    registration: memoize((agent) => readAgentRegistration(redis, keys, agent)),
-    registeredAgents: async () => (await redis.hkeys(keys.agents)).sort(),
+    registrations: memoize((agent) => readAgentRegistrations(redis, keys, agent)),
+    registeredAgents: () => readRegisteredAgents(redis, keys),
     head: memoize((runId) => store.readHead(runId)),
   };
 }

@@ -1,17 +1,28 @@
 /**
- * The agent registry: workers announce the agents they run, so that producers
- * can refuse a run for an agent nobody serves before anything is enqueued.
- * A registration outlives the workers that wrote it: runs can still be fired
- * while workers restart.
+ * The agent registry: which queues serve which agents. The workers of a queue
+ * all run the same set of agents (the queue is named after that set, see
+ * `agent-queues.ts`), and while they live they keep two records fresh: the
+ * queue's own (its agents, when a worker last beat) and, for each of its
+ * agents, how that queue runs it (its schema, limits, whether its model can
+ * call tools). `fire` reads an agent's records to refuse a run nobody serves
+ * and to pick the queue its job goes to, so a run is only ever taken by a
+ * worker that runs its agent.
+ *
+ * Records outlive the workers that wrote them on purpose: a run fired while
+ * every worker of its agent restarts waits in the queue of the workers last
+ * seen, and `doctor` and the dashboard say so.
  */
 import { z } from "zod";
 import type { RedisConnection } from "./connection.js";
 import type { EngineKeys } from "./engine-keys.js";
 
-/** One agent as workers announce it. */
+/** How many missed heartbeats make a queue's workers count as gone. */
+export const LIVE_HEARTBEATS = 3;
+
+/** One agent as the workers of one queue run it. */
 export const AgentRegistration = z.object({
   name: z.string().min(1),
-  /** The BullMQ queue its runs go to. */
+  /** The BullMQ queue whose workers run it. */
   queue: z.string().min(1),
   /** Whether its model can call tools, and so carry a structured-output schema. */
   supportsSchema: z.boolean(),
@@ -21,51 +32,137 @@ export const AgentRegistration = z.object({
   maxSteps: z.number().int().positive().optional(),
   /** The agent's `timeoutMs`, copied into each new run's limits. */
   timeoutMs: z.number().int().positive().optional(),
+  /** The agent's own output schema (JSON Schema): every run of it records one. */
+  outputSchema: z.record(z.string(), z.unknown()).optional(),
+  /** How often the queue's workers beat, in ms: its liveness window is {@link LIVE_HEARTBEATS} of them. */
+  heartbeatMs: z.number().int().positive(),
+  /** When a worker of the queue last beat (ISO-8601). */
   lastSeenAt: z.string(),
+  /** When the last worker of the queue closed, if it did after its last beat: no worker is live since. */
+  stoppedAt: z.string().optional(),
 });
 export type AgentRegistration = z.infer<typeof AgentRegistration>;
 
-/** A stored registration, or `undefined` when the stored text is not one (never throws). */
-function parseRegistration(raw: string): AgentRegistration | undefined {
+/** One queue: the agents its workers run, and when one of them last beat. */
+export const QueueRegistration = z.object({
+  queue: z.string().min(1),
+  /** Its agents, sorted: every worker of the queue runs exactly these. */
+  agents: z.array(z.string().min(1)),
+  heartbeatMs: z.number().int().positive(),
+  lastSeenAt: z.string(),
+  /** As {@link AgentRegistration}'s. */
+  stoppedAt: z.string().optional(),
+});
+export type QueueRegistration = z.infer<typeof QueueRegistration>;
+
+/** What a heartbeat writes: a queue's record and the records of its agents. */
+export interface QueueRecords {
+  queue: QueueRegistration;
+  agents: readonly AgentRegistration[];
+}
+
+/**
+ * Parsed records by their stored text: a record is parsed once per beat, not
+ * once per `fire`. The parsed objects are shared: never modify one.
+ */
+const parsedRecords = new Map<string, unknown>();
+const PARSED_RECORDS_KEPT = 512;
+
+/** A stored record, or `undefined` when the stored text is not one (never throws). */
+function parseRecord<T>(schema: z.ZodType<T>, raw: string): T | undefined {
+  const known = parsedRecords.get(raw);
+  if (known !== undefined) return known as T;
+  let parsed: T | undefined;
   try {
-    const parsed = AgentRegistration.safeParse(JSON.parse(raw));
-    return parsed.success ? parsed.data : undefined;
+    const result = schema.safeParse(JSON.parse(raw));
+    parsed = result.success ? result.data : undefined;
   } catch {
-    return undefined;
+    parsed = undefined;
   }
+  if (parsed === undefined) return undefined;
+  if (parsedRecords.size >= PARSED_RECORDS_KEPT) parsedRecords.clear();
+  parsedRecords.set(raw, parsed);
+  return parsed;
 }
 
-/** Writes (or refreshes) registrations in one round trip. */
-export async function registerAgents(
+/**
+ * Writes (or refreshes) a queue's record and its agents' records. The
+ * commands go out together but not as one pipeline: on a Redis Cluster the
+ * records of different agents live in different slots.
+ */
+export async function registerQueue(
   redis: RedisConnection,
   keys: EngineKeys,
-  agents: readonly AgentRegistration[],
+  records: QueueRecords,
 ): Promise<void> {
-  if (agents.length === 0) return;
-  const fields = agents.flatMap((agent) => [agent.name, JSON.stringify(agent)]);
-  await redis.hset(keys.agents, ...fields);
+  const { queue } = records.queue;
+  await Promise.all([
+    redis.hset(keys.queueRegistry, queue, JSON.stringify(records.queue)),
+    ...records.agents.map((agent) =>
+      redis.hset(keys.agentRegistry(agent.name), queue, JSON.stringify(agent)),
+    ),
+  ]);
 }
 
-/** The registration of one agent, or `undefined` when it was never registered. */
-export async function readAgentRegistration(
-  redis: RedisConnection,
-  keys: EngineKeys,
-  name: string,
-): Promise<AgentRegistration | undefined> {
-  const raw = await redis.hget(keys.agents, name);
-  return raw === null ? undefined : parseRegistration(raw);
-}
-
-/** Every registration, by agent name. */
+/** How each queue that serves `agent` runs it; empty when none ever did. */
 export async function readAgentRegistrations(
   redis: RedisConnection,
   keys: EngineKeys,
-): Promise<Map<string, AgentRegistration>> {
-  const all = await redis.hgetall(keys.agents);
-  const registrations = new Map<string, AgentRegistration>();
-  for (const [name, raw] of Object.entries(all)) {
-    const registration = parseRegistration(raw);
-    if (registration) registrations.set(name, registration);
-  }
-  return registrations;
+  agent: string,
+): Promise<AgentRegistration[]> {
+  const all = await redis.hgetall(keys.agentRegistry(agent));
+  return Object.values(all).flatMap((raw) => parseRecord(AgentRegistration, raw) ?? []);
+}
+
+/** Every queue ever registered, sorted by name. */
+export async function readQueueRegistrations(
+  redis: RedisConnection,
+  keys: EngineKeys,
+): Promise<QueueRegistration[]> {
+  const all = await redis.hgetall(keys.queueRegistry);
+  return Object.values(all)
+    .flatMap((raw) => parseRecord(QueueRegistration, raw) ?? [])
+    .sort((a, b) => a.queue.localeCompare(b.queue));
+}
+
+/** The names of every registered agent, sorted. */
+export async function readRegisteredAgents(
+  redis: RedisConnection,
+  keys: EngineKeys,
+): Promise<string[]> {
+  const queues = await readQueueRegistrations(redis, keys);
+  return [...new Set(queues.flatMap((queue) => queue.agents))].sort();
+}
+
+/**
+ * Whether a worker of the queue of `registration` beat within its liveness
+ * window at `now`, and the last one did not close since.
+ */
+export function isLive(
+  registration: Pick<AgentRegistration, "heartbeatMs" | "lastSeenAt" | "stoppedAt">,
+  now: Date,
+): boolean {
+  if (registration.stoppedAt !== undefined) return false;
+  const seen = Date.parse(registration.lastSeenAt);
+  return now.getTime() - seen <= LIVE_HEARTBEATS * registration.heartbeatMs;
+}
+
+/**
+ * The registration a new run of an agent follows (its queue, schema and
+ * limits): one of the queues with a live worker, chosen at random so that
+ * runs spread over them; when none is live, the queue whose workers were
+ * seen last, where the run waits for them. `undefined` for no registration.
+ */
+export function chooseRegistration(
+  registrations: readonly AgentRegistration[],
+  now: Date,
+  random: () => number = Math.random,
+): AgentRegistration | undefined {
+  const live = registrations.filter((registration) => isLive(registration, now));
+  if (live.length > 0) return live[Math.floor(random() * live.length)];
+  return registrations.reduce<AgentRegistration | undefined>(
+    (latest, registration) =>
+      latest === undefined || registration.lastSeenAt > latest.lastSeenAt ? registration : latest,
+    undefined,
+  );
 }

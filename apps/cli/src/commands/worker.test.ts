@@ -31,7 +31,9 @@ describe("errand worker and errand collector", () => {
     );
     const collector = await spawnErrand(["collector", "--prefix", prefix], env, "collector ready");
     expect(await redis.hlen(engineKeys(prefix).workers)).toBe(1);
-    expect(await redis.hexists(engineKeys(prefix).agents, "scripted-city")).toBe(1);
+    expect(await redis.hexists(engineKeys(prefix).queueRegistry, `${prefix}.scripted-city`)).toBe(
+      1,
+    );
     expect(await worker.stop()).toBe(0);
     expect(await collector.stop()).toBe(0);
     expect(await redis.hlen(engineKeys(prefix).workers)).toBe(0);

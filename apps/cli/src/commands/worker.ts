@@ -10,10 +10,11 @@ import { connectRedis, keyPrefix, requireRedisUrl } from "../redis.js";
 
 /** `worker`. */
 export const workerCommand: CommandSpec = {
-  usage: "errand worker --agents <module> [--concurrency N] [--queue <name>] [--grace <seconds>]",
+  usage: "errand worker --agents <module> [--concurrency N] [--grace <seconds>]",
   description: [
     "Runs the agents exported by <module> (what defineAgent returns, or arrays of them),",
-    "taking their runs from the queue. Agents that name their model run on an",
+    "taking their runs from the queue of that set of agents (<prefix>.<agent names>),",
+    "which only workers running the same agents share. Agents that name their model run on an",
     "OpenAI-compatible model (OPENAI_API_KEY, OPENAI_BASE_URL). Logs are JSON lines on",
     "stdout (ERRAND_LOG_LEVEL, default info). On SIGTERM or SIGINT it stops taking runs,",
     "lets the active ones finish for the grace period, and exits 0; a run still going",
@@ -22,11 +23,6 @@ export const workerCommand: CommandSpec = {
   options: {
     agents: { type: "string", value: "<module>", description: "the module exporting the agents" },
     concurrency: { type: "string", value: "<N>", description: "runs at once (default 4)" },
-    queue: {
-      type: "string",
-      value: "<name>",
-      description: "the queue to take runs from (default runs)",
-    },
     grace: {
       type: "string",
       value: "<seconds>",
@@ -41,15 +37,8 @@ export const workerCommand: CommandSpec = {
     const agents = await loadAgents(io, args.requiredString("agents"));
     const url = requireRedisUrl(args, io);
     (await connectRedis(url)).disconnect();
-    const queue = args.string("queue");
     const stopped = nextStopSignal();
-    const worker = await createWorker({
-      connection: url,
-      agents,
-      prefix,
-      concurrency,
-      ...(queue === undefined ? {} : { queue }),
-    });
+    const worker = await createWorker({ connection: url, agents, prefix, concurrency });
     await stopped;
     await worker.close({ graceMs: graceSeconds * 1000 });
     return EXIT.ok;

@@ -9,7 +9,7 @@ import { newRunId } from "@errand/core";
 import { isFatalToolError, isParkRequest, type ParkRequest } from "@errand/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CollectResult } from "../reads/collect.js";
-import { registerAgents } from "../registry.js";
+import { registerTestQueue } from "../test-support/registered-queue.js";
 import { collectAgentsTool } from "./collect-agents.js";
 import { spawnAgentsTool } from "./spawn-agents.js";
 import type { SpawnResult } from "./spawn-children.js";
@@ -32,17 +32,9 @@ const at = () => new Date().toISOString();
 beforeAll(async () => {
   pfx = await startParentFixture("collect-agents");
   const { fx } = pfx;
-  await registerAgents(
-    fx.redis,
-    fx.errand.keys,
-    [LEAD, CHILD].map((name) => ({
-      name,
-      queue: "nobody-takes-these",
-      supportsSchema: true,
-      scriptFromInput: true,
-      lastSeenAt: at(),
-    })),
-  );
+  await registerTestQueue(fx.redis, fx.errand.keys, [{ name: LEAD }, { name: CHILD }], {
+    queue: "nobody-takes-these",
+  });
   lent = lendParentServices(fx);
   parent = (await fx.errand.fire({ agent: LEAD, input: null })).runId;
   const agents = ["a", "b", "c", "d", "e"].map((name) => ({ agent: CHILD, input: name }));

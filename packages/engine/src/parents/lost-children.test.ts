@@ -25,9 +25,8 @@ afterAll(async () => {
   await pfx?.stop();
 });
 
-/** A worker process on the `doomed` queue whose jobs fail at their first stall. */
+/** A worker process of the test agents (a queue of its own) whose jobs fail at their first stall. */
 const DOOMED = {
-  queue: "doomed",
   maxStalledCount: 0,
   lockDurationMs: 1_000,
   stalledIntervalMs: 500,

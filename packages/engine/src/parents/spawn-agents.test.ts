@@ -7,8 +7,8 @@
 import { isErrandError, type RunEvent } from "@errand/core";
 import { isFatalToolError } from "@errand/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { registerAgents } from "../registry.js";
 import { type EngineFixture, startEngineFixture } from "../test-support/engine-fixture.js";
+import { registerTestQueue } from "../test-support/registered-queue.js";
 import { createWorker } from "../worker/create-worker.js";
 import { parentTools } from "./parent-tools.js";
 import { createSpawnAgentsTool, spawnAgentsTool } from "./spawn-agents.js";
@@ -26,18 +26,9 @@ const lent: LentServices[] = [];
 
 beforeAll(async () => {
   fx = await startEngineFixture("spawn");
-  const lastSeenAt = new Date().toISOString();
-  await registerAgents(
-    fx.redis,
-    fx.errand.keys,
-    [LEAD, CHILD].map((name) => ({
-      name,
-      queue: "runs",
-      supportsSchema: true,
-      scriptFromInput: true,
-      lastSeenAt,
-    })),
-  );
+  await registerTestQueue(fx.redis, fx.errand.keys, [{ name: LEAD }, { name: CHILD }], {
+    queue: fx.queue.name,
+  });
 });
 afterAll(async () => {
   for (const services of lent) await services.close();

@@ -30,7 +30,7 @@ export interface ReaperOptions {
   prefix?: string;
   /** The shards whose deadlines are watched: 0 … `shards` − 1. Default 16. */
   shards?: number;
-  /** The BullMQ queues whose failed jobs are read. Default: `runs` plus every queue a registered agent names. */
+  /** The BullMQ queues whose failed jobs are read. Default: every queue in the registry. */
   queues?: readonly string[];
   /** The longest pause between passes. Default 5,000 ms. */
   intervalMs?: number;

@@ -7,11 +7,9 @@
  * its job if it is still waiting, and drops it from the deadlines.
  */
 import { type RunError, shardOfRunId } from "@errand/core";
+import { removeUnheldJob } from "../run-jobs.js";
 import { appendFailure } from "./append-failure.js";
 import type { ReaperContext } from "./context.js";
-
-/** The job states in which a run's job has not been picked up yet. */
-const WAITING_STATES = new Set(["waiting", "delayed", "prioritized", "waiting-children"]);
 
 function deadlineError(deadlineMs: number): RunError {
   return {
@@ -25,9 +23,8 @@ function deadlineError(deadlineMs: number): RunError {
 async function removeWaitingJob(context: ReaperContext, runId: string): Promise<void> {
   const head = await context.store.readHead(runId);
   if (head === undefined) return;
-  const queue = context.queues.queue(await context.queues.queueOfAgent(head.agent));
-  const state = await queue.getJobState(runId);
-  if (WAITING_STATES.has(state)) await queue.remove(runId);
+  const { redis, keys, queues } = context;
+  await removeUnheldJob({ redis, keys, queue: queues.queue }, runId, head.agent);
 }
 
 /** What reaping one run did. */

@@ -1,12 +1,11 @@
 /**
- * The BullMQ queues a reaper looks at: the ones it was told, or else the
- * default queue plus every queue a registered agent names, opened on first
- * use under the engine's BullMQ prefix.
+ * The BullMQ queues a reaper looks at: the ones it was told, or else every
+ * queue in the registry, opened on first use under the engine's BullMQ prefix.
  */
 import { Queue } from "bullmq";
 import type { RedisConnection } from "../connection.js";
-import { DEFAULT_QUEUE, type EngineKeys } from "../engine-keys.js";
-import { readAgentRegistration, readAgentRegistrations } from "../registry.js";
+import type { EngineKeys } from "../engine-keys.js";
+import { readQueueRegistrations } from "../registry.js";
 
 /** The queues of one reaper. */
 export interface ReaperQueues {
@@ -14,8 +13,6 @@ export interface ReaperQueues {
   names(): Promise<string[]>;
   /** The queue `name`, opened on first use. */
   queue(name: string): Queue;
-  /** The queue the runs of `agent` go to. */
-  queueOfAgent(agent: string): Promise<string>;
   /** Closes the queues (not the connection). */
   close(): Promise<void>;
 }
@@ -30,9 +27,7 @@ export function createReaperQueues(
   return {
     async names() {
       if (fixed !== undefined) return [...fixed];
-      const registrations = await readAgentRegistrations(connection, keys);
-      const named = [...registrations.values()].map((registration) => registration.queue);
-      return [...new Set([DEFAULT_QUEUE, ...named])];
+      return (await readQueueRegistrations(connection, keys)).map(({ queue }) => queue);
     },
     queue(name) {
       let queue = opened.get(name);
@@ -41,9 +36,6 @@ export function createReaperQueues(
         opened.set(name, queue);
       }
       return queue;
-    },
-    async queueOfAgent(agent) {
-      return (await readAgentRegistration(connection, keys, agent))?.queue ?? DEFAULT_QUEUE;
     },
     async close() {
       await Promise.all([...opened.values()].map((queue) => queue.close()));

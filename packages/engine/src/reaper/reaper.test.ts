@@ -15,9 +15,9 @@ import {
   startEngineRedis,
   TEST_SHARDS,
 } from "../collector/test-support/redis-fixture.js";
-import { DEFAULT_QUEUE } from "../engine-keys.js";
 import { createRunReads } from "../reads/create-run-reads.js";
 import { readInbox } from "../reads/inbox.js";
+import { registerTestQueue } from "../test-support/registered-queue.js";
 import { createReaper } from "./create-reaper.js";
 
 const HOLDING_WORKER = besides(import.meta.url, "./test-support/holding-worker-process.ts");
@@ -33,8 +33,14 @@ afterAll(async () => {
   await fx?.stop();
 });
 
-function openQueue(scope: PrefixedStore): Queue {
-  const queue = new Queue(DEFAULT_QUEUE, {
+/** The queue of the planned runs' agents in these tests. */
+const TEST_QUEUE = "reaper-test";
+
+/** The test queue, registered as the one serving the planned runs' agents. */
+async function openQueue(scope: PrefixedStore): Promise<Queue> {
+  const agents = [{ name: "researcher" }, { name: "writer" }];
+  await registerTestQueue(fx.redis, scope.keys, agents, { queue: TEST_QUEUE });
+  const queue = new Queue(TEST_QUEUE, {
     connection: fx.connect(),
     prefix: scope.keys.bullmqPrefix,
   });
@@ -47,7 +53,7 @@ function openWorker(
   processor: (jobId: string) => Promise<void>,
   options: { maxStalledCount?: number; stalledInterval?: number } = {},
 ): Worker {
-  const worker = new Worker(DEFAULT_QUEUE, (job) => processor(job.id ?? ""), {
+  const worker = new Worker(TEST_QUEUE, (job) => processor(job.id ?? ""), {
     connection: fx.connect(),
     prefix: scope.keys.bullmqPrefix,
     ...options,
@@ -98,14 +104,14 @@ describe("the reaper", () => {
     const scope = fx.prefixed("reaper-lost");
     const { parent, children } = await family(scope, "reaper-lost", 1);
     const child = children[0]!;
-    const queue = openQueue(scope);
+    const queue = await openQueue(scope);
     await queue.add("researcher", { runId: child }, { jobId: child, attempts: 1 });
 
     const holder: TestProcess = startTestProcess(HOLDING_WORKER, [
       JSON.stringify({
         url: fx.url,
         bullmqPrefix: scope.keys.bullmqPrefix,
-        queue: DEFAULT_QUEUE,
+        queue: TEST_QUEUE,
         lockDurationMs: 500,
       }),
     ]);
@@ -138,7 +144,7 @@ describe("the reaper", () => {
     await scope.store.appendEvents(done, "any", [
       { type: "finished", at: "2026-03-01T00:00:30.000Z", data: { text: "all done" } },
     ]);
-    const queue = openQueue(scope);
+    const queue = await openQueue(scope);
     const failedTwice = new Promise<void>((resolve) => {
       let failures = 0;
       openWorker(scope, async () => {
@@ -176,7 +182,7 @@ describe("the reaper", () => {
       deadlineAt: new Date(Date.now() + 3_600_000).toISOString(),
     });
     await writeRuns(scope.store, onTime);
-    const queue = openQueue(scope);
+    const queue = await openQueue(scope);
     await queue.add("researcher", { runId: waiting }, { jobId: waiting });
 
     const cancels: string[] = [];

@@ -8,9 +8,9 @@ import { isTerminalEventType, type RunEvent } from "@errand/core";
 import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
+import { queueOfAgents } from "../agent-queues.js";
 import { createErrand, type Errand } from "../client.js";
-import { DEFAULT_QUEUE } from "../engine-keys.js";
-import { testCounterKeys } from "./test-agents.js";
+import { TEST_AGENTS, testCounterKeys } from "./test-agents.js";
 import {
   killWorkers,
   type SpawnWorkerOptions,
@@ -29,7 +29,7 @@ export interface EngineFixture {
   prefix: string;
   errand: Errand;
   counters: ReturnType<typeof testCounterKeys>;
-  /** The BullMQ queue runs go to (for counts). */
+  /** The BullMQ queue of the test agents' workers (for counts). */
   queue: Queue;
   /** Starts a worker process on this Redis and prefix. */
   spawn(workerId: string, options?: Partial<SpawnWorkerOptions>): Promise<WorkerProcess>;
@@ -49,7 +49,7 @@ export async function startEngineFixture(label: string): Promise<EngineFixture> 
   const redis = new Redis(server.url, { maxRetriesPerRequest: null });
   const prefix = uniqueKeyPrefix(`engine-${label}`);
   const errand = createErrand({ connection: server.url, prefix });
-  const queue = new Queue(DEFAULT_QUEUE, {
+  const queue = new Queue(queueOfAgents(prefix, Object.values(TEST_AGENTS)), {
     connection: redis.duplicate(),
     prefix: errand.keys.bullmqPrefix,
   });

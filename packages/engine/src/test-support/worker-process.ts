@@ -2,8 +2,8 @@
  * The entry of a worker child process for the engine's tests: runs the test
  * agents on a real worker, logs JSON lines to stdout (the test reads them as
  * events), and closes gracefully on SIGTERM. Configured through the
- * environment: `REDIS_URL`, `ERRAND_PREFIX`, `WORKER_ID`, `QUEUE`, `CONCURRENCY`,
- * `LOCK_DURATION_MS`, `STALLED_INTERVAL_MS`, `MAX_STALLED_COUNT`, `GRACE_MS`.
+ * environment: `REDIS_URL`, `ERRAND_PREFIX`, `WORKER_ID`, `CONCURRENCY`,
+ * `LOCK_DURATION_MS`, `STALLED_INTERVAL_MS`, `MAX_STALLED_COUNT`, `GRACE_MS`, `HEARTBEAT_MS`.
  * Test-only: not exported.
  */
 import { Redis } from "ioredis";
@@ -34,7 +34,6 @@ const worker = await createWorker({
   connection: url,
   prefix,
   workerId: requiredEnv("WORKER_ID"),
-  ...(process.env.QUEUE === undefined ? {} : { queue: process.env.QUEUE }),
   agents: testAgents({
     redis,
     prefix,
@@ -46,5 +45,6 @@ const worker = await createWorker({
   ...optional("lockDuration", numberFromEnv("LOCK_DURATION_MS")),
   ...optional("stalledInterval", numberFromEnv("STALLED_INTERVAL_MS")),
   ...optional("maxStalledCount", numberFromEnv("MAX_STALLED_COUNT")),
+  ...optional("heartbeatMs", numberFromEnv("HEARTBEAT_MS")),
 });
 closeOnSignals(worker, optional("graceMs", numberFromEnv("GRACE_MS")));

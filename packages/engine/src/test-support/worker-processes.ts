@@ -15,13 +15,12 @@ export interface SpawnWorkerOptions {
   redisUrl: string;
   prefix: string;
   workerId: string;
-  /** The queue its agents' runs go to. Default `runs`. */
-  queue?: string;
   concurrency?: number;
   lockDurationMs?: number;
   stalledIntervalMs?: number;
   maxStalledCount?: number;
   graceMs?: number;
+  heartbeatMs?: number;
 }
 
 /** A running worker process. */
@@ -52,13 +51,13 @@ function environment(options: SpawnWorkerOptions): NodeJS.ProcessEnv {
     STALLED_INTERVAL_MS: options.stalledIntervalMs,
     MAX_STALLED_COUNT: options.maxStalledCount,
     GRACE_MS: options.graceMs,
+    HEARTBEAT_MS: options.heartbeatMs,
   };
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     REDIS_URL: options.redisUrl,
     ERRAND_PREFIX: options.prefix,
     WORKER_ID: options.workerId,
-    ...(options.queue === undefined ? {} : { QUEUE: options.queue }),
   };
   for (const [name, value] of Object.entries(optional)) {
     if (value !== undefined) env[name] = String(value);

@@ -7,7 +7,7 @@
  */
 import { ErrandError } from "@errand/core";
 import { type Agent, assertAgentCanCarrySchema, type Model, openaiModel } from "@errand/runtime";
-import type { AgentRegistration } from "../registry.js";
+import type { AgentRegistration, QueueRecords } from "../registry.js";
 
 /** Picks the model of an agent that names one; `undefined` leaves it to the default. */
 export type ModelResolver = (agent: Agent) => Model | undefined;
@@ -31,13 +31,15 @@ function defaultModel(agent: Agent, name: string): Model {
 
 /**
  * The model of every agent, by agent name. Throws an `ErrandError`:
- * `invalid_spec` for two agents of one name or a model name nothing
- * resolves; `schema_not_supported` for a schema'd agent on a model without tools.
+ * `invalid_spec` for no agent at all, two agents of one name or a model name
+ * nothing resolves; `schema_not_supported` for a schema'd agent on a model without tools.
  */
 export function resolveAgentModels(
   agents: readonly Agent[],
   resolver?: ModelResolver,
 ): Map<string, ResolvedAgent> {
+  if (agents.length === 0)
+    throw new ErrandError("invalid_spec", "a worker runs at least one agent");
   const resolved = new Map<string, ResolvedAgent>();
   for (const agent of agents) {
     if (resolved.has(agent.name)) {
@@ -53,19 +55,27 @@ export function resolveAgentModels(
   return resolved;
 }
 
-/** How a worker registers `agent` on `queue`. */
-export function agentRegistration(
-  { agent, model }: ResolvedAgent,
+/** The records a worker of `queue` running `agents` keeps in the registry, as of `now`. */
+export function queueRecords(
+  agents: ReadonlyMap<string, ResolvedAgent>,
   queue: string,
+  heartbeatMs: number,
   now: Date,
-): AgentRegistration {
-  return {
+): QueueRecords {
+  const lastSeenAt = now.toISOString();
+  const registration = ({ agent, model }: ResolvedAgent): AgentRegistration => ({
     name: agent.name,
     queue,
     supportsSchema: model.supportsTools,
     scriptFromInput: agent.scriptFromInput,
     maxSteps: agent.maxSteps,
     ...(agent.timeoutMs === undefined ? {} : { timeoutMs: agent.timeoutMs }),
-    lastSeenAt: now.toISOString(),
+    ...(agent.outputSchema === undefined ? {} : { outputSchema: agent.outputSchema }),
+    heartbeatMs,
+    lastSeenAt,
+  });
+  return {
+    queue: { queue, agents: [...agents.keys()].sort(), heartbeatMs, lastSeenAt },
+    agents: [...agents.values()].map(registration),
   };
 }

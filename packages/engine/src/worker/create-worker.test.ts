@@ -6,7 +6,7 @@
  */
 import { foldRun, settleRun } from "@errand/core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { readAgentRegistration } from "../registry.js";
+import { readAgentRegistrations, readQueueRegistrations } from "../registry.js";
 import {
   type EngineFixture,
   FAST_TAKEOVER,
@@ -50,32 +50,43 @@ function fireSlow(sleepMs: number) {
 }
 
 describe("createWorker", () => {
-  it("registers its agents, beats while it lives and leaves its registrations when closed", async () => {
+  it("registers its queue and agents, beats while it lives and leaves its registrations when closed", async () => {
     const logs = captureLogs();
     const worker = await inProcessWorker(logs, { workerId: "in-process", concurrency: 3 });
     const keys = fx.errand.keys;
+    expect(worker.queue).toBe(`${fx.prefix}.plain+structured+text-only`);
+    expect(worker.queue).toBe(fx.queue.name);
     expect(await readWorkerHeartbeats(fx.redis, keys)).toEqual([
       expect.objectContaining({
         workerId: "in-process",
         agents: ["plain", "structured", "text-only"],
-        queues: ["runs"],
+        queues: [worker.queue],
         concurrency: 3,
         pid: process.pid,
       }),
     ]);
-    expect(await readAgentRegistration(fx.redis, keys, "structured")).toMatchObject({
-      queue: "runs",
-      supportsSchema: true,
-      scriptFromInput: true,
-      maxSteps: 8,
-    });
-    expect(await readAgentRegistration(fx.redis, keys, "text-only")).toMatchObject({
-      supportsSchema: false,
-    });
+    expect(await readQueueRegistrations(fx.redis, keys)).toEqual([
+      expect.objectContaining({
+        queue: worker.queue,
+        agents: ["plain", "structured", "text-only"],
+      }),
+    ]);
+    expect(await readAgentRegistrations(fx.redis, keys, "structured")).toEqual([
+      expect.objectContaining({
+        queue: worker.queue,
+        supportsSchema: true,
+        scriptFromInput: true,
+        maxSteps: 8,
+        outputSchema: expect.objectContaining({ type: "object", required: ["answer"] }),
+      }),
+    ]);
+    expect(await readAgentRegistrations(fx.redis, keys, "text-only")).toEqual([
+      expect.objectContaining({ supportsSchema: false }),
+    ]);
 
     await worker.close();
     expect(await readWorkerHeartbeats(fx.redis, keys)).toEqual([]);
-    expect(await readAgentRegistration(fx.redis, keys, "plain")).toBeDefined();
+    expect(await readAgentRegistrations(fx.redis, keys, "plain")).toHaveLength(1);
   });
 
   it("fails a job with malformed data, once and clearly, and goes on working", async () => {

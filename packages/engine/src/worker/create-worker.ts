@@ -12,15 +12,18 @@ import type { Agent, RetryPolicy } from "@errand/runtime";
 import { createEventStore } from "@errand/store";
 import { type Job, type JobsOptions, UnrecoverableError, Worker } from "bullmq";
 import type { Logger } from "pino";
+import { queueOfAgents } from "../agent-queues.js";
 import { type ConnectionInput, closeConnection, openConnection } from "../connection.js";
-import { DEFAULT_QUEUE, type EngineKeys, engineKeys } from "../engine-keys.js";
+import { type EngineKeys, engineKeys } from "../engine-keys.js";
 import { parseRunJobData, type RunJobData } from "../job-data.js";
 import { createLogger } from "../logger.js";
 import { type ParentLimits, resolveParentLimits } from "../parents/limits.js";
 import { openParentServices, PARENT_SERVICES } from "../parents/parent-services.js";
 import type { ReadsContext } from "../reads/context.js";
 import { createSettledWaiter } from "../reads/settled-waiter.js";
-import { agentRegistration, type ModelResolver, resolveAgentModels } from "./agent-models.js";
+import { createRunQueues, DEFAULT_JOB_OPTIONS } from "../run-queues.js";
+import { startAdoption } from "./adopt-orphans.js";
+import { type ModelResolver, queueRecords, resolveAgentModels } from "./agent-models.js";
 import { startCancelListener } from "./cancel-listener.js";
 import { DEFAULT_HEARTBEAT_MS, startHeartbeat } from "./heartbeat.js";
 import { createParkedRuns, DEFAULT_PARK_RECHECK_MS } from "./park.js";
@@ -33,12 +36,13 @@ export const DEFAULT_CLOSE_GRACE_MS = 30_000;
 export interface WorkerOptions {
   /** Redis: a URL, ioredis options, or a client (duplicated, never used directly). */
   connection: ConnectionInput;
-  /** The agents this worker runs. Every worker of a queue should run the same agents. */
+  /**
+   * The agents this worker runs. They name its queue: workers that run the
+   * same agents share one, so a run only ever reaches a worker that runs its agent.
+   */
   agents: readonly Agent[];
   /** The prefix of every key. Default `errand`. */
   prefix?: string;
-  /** The BullMQ queue its agents' runs go to. Default `runs`. */
-  queue?: string;
   /** How many runs it works on at once. Default 1. */
   concurrency?: number;
   /** How long a job's lock lasts without renewal, in ms (BullMQ `lockDuration`). Default 30,000. */
@@ -55,7 +59,11 @@ export interface WorkerOptions {
   models?: ModelResolver;
   /** Default: `<host>-<pid>-<random>`. */
   workerId?: string;
-  /** How often registrations and the worker's heartbeat are refreshed, in ms. Default 10,000. */
+  /**
+   * How often its queue's records in the registry and its heartbeat are
+   * refreshed, in ms. Default 10,000. A queue none of whose workers beat for
+   * three of these counts as having no live worker.
+   */
   heartbeatMs?: number;
   /** Default: {@link createLogger}(). */
   logger?: Logger;
@@ -70,7 +78,10 @@ export interface WorkerOptions {
    * tools of an agent may set their own (`parentTools(limits)`).
    */
   parentLimits?: Partial<ParentLimits>;
-  /** BullMQ options of the jobs of the children its runs spawn. Default `DEFAULT_JOB_OPTIONS`. */
+  /**
+   * BullMQ options of the jobs of the children its runs spawn, and of the jobs
+   * it adopts from queues left without a live worker. Default `DEFAULT_JOB_OPTIONS`.
+   */
   jobOptions?: JobsOptions;
   /**
    * How many shards the children its runs spawn are spread over. Default 16;
@@ -102,7 +113,7 @@ export interface CloseWorkerOptions {
 export interface ErrandWorker {
   readonly workerId: string;
   readonly keys: EngineKeys;
-  /** The queue it takes jobs from. */
+  /** The queue it takes jobs from: the one of its set of agents (see `queueOfAgents`). */
   readonly queue: string;
   /** Stops taking jobs, lets active runs finish (up to `graceMs`), then closes everything. */
   close(options?: CloseWorkerOptions): Promise<void>;
@@ -137,13 +148,14 @@ async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boo
  */
 export async function createWorker(options: WorkerOptions): Promise<ErrandWorker> {
   const keys = engineKeys(options.prefix);
-  const queue = options.queue ?? DEFAULT_QUEUE;
   const concurrency = options.concurrency ?? 1;
   const workerId = options.workerId ?? defaultWorkerId();
   const now = options.now ?? (() => new Date());
   const logger = (options.logger ?? createLogger()).child({ workerId });
-  const agents = resolveAgentModels(options.agents, options.models);
   const parentLimits = resolveParentLimits(options.parentLimits);
+  const agents = resolveAgentModels(options.agents, options.models);
+  const queue = queueOfAgents(keys.prefix, [...agents.keys()]);
+  const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
 
   // The jobs running at once append, read and beat on this connection: what they issue in one tick leaves in one write.
   const redis = openConnection(options.connection, { autoPipelining: true });
@@ -166,15 +178,13 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     limits: parentLimits,
     ...(options.jobOptions === undefined ? {} : { jobOptions: options.jobOptions }),
   });
-  const registrations = [...agents.values()].map((agent) => agentRegistration(agent, queue, now()));
   const heartbeat = await startHeartbeat({
     redis,
     keys,
     workerId,
-    registrations,
-    queues: [queue],
+    records: queueRecords(agents, queue, heartbeatMs, now()),
     concurrency,
-    intervalMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+    intervalMs: heartbeatMs,
     onError: (error) => logger.warn({ error: String(error) }, "heartbeat failed"),
   });
   const cancels = await startCancelListener(options.connection, keys, logger);
@@ -222,6 +232,20 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     logger.error({ runId: job?.id, error: error.message }, "job failed"),
   );
   await worker.waitUntilReady();
+  const adoptionQueues = createRunQueues(bullConnection, keys);
+  const adoption = startAdoption(
+    {
+      redis,
+      keys,
+      queue: adoptionQueues.queue(queue),
+      agents: new Set(agents.keys()),
+      openQueue: adoptionQueues.queue,
+      jobOptions: options.jobOptions ?? DEFAULT_JOB_OPTIONS,
+      logger,
+      now,
+    },
+    heartbeatMs,
+  );
   logger.info({ queue, agents: [...agents.keys()], concurrency }, "worker ready");
 
   let closing: Promise<void> | undefined;
@@ -235,6 +259,8 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
       );
     }
     await worker.close(true);
+    await adoption.stop();
+    await adoptionQueues.close();
     await heartbeat.stop();
     await Promise.all([cancels.close(), reads.waiter.close(), parent.close()]);
     await Promise.all([closeConnection(redis), closeConnection(bullConnection)]);

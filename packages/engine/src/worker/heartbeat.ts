@@ -1,14 +1,14 @@
 /**
- * Heartbeats: while it runs, a worker keeps its agents' registrations fresh
- * (`lastSeenAt`) and its own entry under `keys.workers`, which it removes when
- * it closes gracefully. A registration outlives its workers on purpose: runs
- * can still be fired while workers restart.
+ * Heartbeats: while it runs, a worker keeps its queue's records in the
+ * registry fresh (`lastSeenAt`) and its own entry under `keys.workers`, which
+ * it removes when it closes gracefully. The registry's records outlive their
+ * workers on purpose: runs can still be fired while workers restart.
  */
 import { hostname } from "node:os";
 import { z } from "zod";
 import type { RedisConnection } from "../connection.js";
 import type { EngineKeys } from "../engine-keys.js";
-import { type AgentRegistration, registerAgents } from "../registry.js";
+import { LIVE_HEARTBEATS, type QueueRecords, registerQueue } from "../registry.js";
 
 /** How often a worker beats when not told: every 10 s. */
 export const DEFAULT_HEARTBEAT_MS = 10_000;
@@ -31,18 +31,23 @@ export interface HeartbeatOptions {
   redis: RedisConnection;
   keys: EngineKeys;
   workerId: string;
-  /** Its agents' registrations; `lastSeenAt` is set at each beat. */
-  registrations: readonly AgentRegistration[];
-  queues: readonly string[];
+  /** Its queue's records; `lastSeenAt` is set at each beat. */
+  records: QueueRecords;
   concurrency: number;
-  intervalMs?: number;
+  /** How often it beats, in ms: the `heartbeatMs` of its records. */
+  intervalMs: number;
   /** Told about a beat that failed (the next one tries again). */
   onError(error: unknown): void;
 }
 
 /** A running heartbeat. */
 export interface Heartbeat {
-  /** Stops beating and removes the worker's entry (its registrations stay). */
+  /**
+   * Stops beating and removes the worker's entry. Its queue's records stay;
+   * when no other worker of the queue beat lately, they say the queue stopped
+   * (`stoppedAt`), so runs are no longer sent there and other workers may
+   * adopt its waiting runs at once.
+   */
   stop(): Promise<void>;
 }
 
@@ -50,12 +55,20 @@ export interface Heartbeat {
 export async function startHeartbeat(options: HeartbeatOptions): Promise<Heartbeat> {
   const { redis, keys, workerId } = options;
   const startedAt = new Date().toISOString();
+  const stamped = (lastSeenAt: string, stoppedAt?: string): QueueRecords => {
+    const stop = stoppedAt === undefined ? {} : { stoppedAt };
+    return {
+      queue: { ...options.records.queue, lastSeenAt, ...stop },
+      agents: options.records.agents.map((agent) => ({ ...agent, lastSeenAt, ...stop })),
+    };
+  };
+  let lastSeenAt = startedAt;
   const beat = async () => {
-    const lastSeenAt = new Date().toISOString();
+    lastSeenAt = new Date().toISOString();
     const heartbeat: WorkerHeartbeat = {
       workerId,
-      agents: options.registrations.map((registration) => registration.name),
-      queues: [...options.queues],
+      agents: [...options.records.queue.agents],
+      queues: [options.records.queue.queue],
       concurrency: options.concurrency,
       pid: process.pid,
       host: hostname(),
@@ -63,23 +76,28 @@ export async function startHeartbeat(options: HeartbeatOptions): Promise<Heartbe
       lastSeenAt,
     };
     await Promise.all([
-      registerAgents(
-        redis,
-        keys,
-        options.registrations.map((registration) => ({ ...registration, lastSeenAt })),
-      ),
+      registerQueue(redis, keys, stamped(lastSeenAt)),
       redis.hset(keys.workers, workerId, JSON.stringify(heartbeat)),
     ]);
   };
   await beat();
   const timer = setInterval(() => {
     beat().catch(options.onError);
-  }, options.intervalMs ?? DEFAULT_HEARTBEAT_MS);
+  }, options.intervalMs);
   timer.unref();
   return {
     async stop() {
       clearInterval(timer);
       await redis.hdel(keys.workers, workerId);
+      const now = Date.now();
+      const others = (await readWorkerHeartbeats(redis, keys)).filter(
+        (other) =>
+          other.queues.includes(options.records.queue.queue) &&
+          now - Date.parse(other.lastSeenAt) <= LIVE_HEARTBEATS * options.intervalMs,
+      );
+      if (others.length === 0) {
+        await registerQueue(redis, keys, stamped(lastSeenAt, new Date(now).toISOString()));
+      }
     },
   };
 }

@@ -10,9 +10,9 @@ import { defineAgent, defineTool, ParkRequest, scriptedModel } from "@errand/run
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { type Collector, createCollector } from "../collector/create-collector.js";
-import { registerAgents } from "../registry.js";
 import { type EngineFixture, startEngineFixture } from "../test-support/engine-fixture.js";
 import { captureLogs } from "../test-support/log-capture.js";
+import { registerTestQueue } from "../test-support/registered-queue.js";
 import { createWorker, type ErrandWorker } from "./create-worker.js";
 
 let fx: EngineFixture;
@@ -65,18 +65,7 @@ function parkingAgents() {
 
 describe("a parked run", () => {
   it("frees its worker slot and resumes as soon as what it waits for settles", async () => {
-    const lastSeenAt = new Date().toISOString();
-    await registerAgents(
-      fx.redis,
-      fx.errand.keys,
-      ["parent", "child"].map((name) => ({
-        name,
-        queue: "runs",
-        supportsSchema: true,
-        scriptFromInput: true,
-        lastSeenAt,
-      })),
-    );
+    await registerTestQueue(fx.redis, fx.errand.keys, [{ name: "parent" }, { name: "child" }]);
     const { runId: parent } = await fx.errand.fire({
       agent: "parent",
       input: {

@@ -10,8 +10,8 @@ import { foldRun, type RunEvent, settleRun } from "@errand/core";
 import { type Agent, defineAgent, type Model } from "@errand/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../logger.js";
-import { registerAgents } from "../registry.js";
 import { type EngineFixture, startEngineFixture } from "../test-support/engine-fixture.js";
+import { registerTestQueue } from "../test-support/registered-queue.js";
 import { type CancelListener, startCancelListener } from "./cancel-listener.js";
 import { processRun, type RunProcessorContext } from "./process-run.js";
 
@@ -22,15 +22,14 @@ const logger = createLogger({ level: "silent" });
 beforeAll(async () => {
   fx = await startEngineFixture("fencing");
   cancels = await startCancelListener(fx.server.url, fx.errand.keys, logger);
-  await registerAgents(fx.redis, fx.errand.keys, [
+  await registerTestQueue(
+    fx.redis,
+    fx.errand.keys,
+    [{ name: "answerer", scriptFromInput: false }],
     {
-      name: "answerer",
       queue: "parked-for-this-test",
-      supportsSchema: true,
-      scriptFromInput: false,
-      lastSeenAt: new Date().toISOString(),
     },
-  ]);
+  );
 });
 afterAll(async () => {
   await cancels?.close();

@@ -1,0 +1,49 @@
+/**
+ * Finding the BullMQ job of a run. A run's job is in the queue of one of the
+ * worker sets that serve its agent (the registry lists them); its job id is
+ * its runId. Cancel and the reaper remove the job of a run they settle while
+ * no worker holds it, so that no worker picks it up afterwards.
+ */
+import type { Queue } from "bullmq";
+import type { RedisConnection } from "./connection.js";
+import type { EngineKeys } from "./engine-keys.js";
+import { readAgentRegistrations } from "./registry.js";
+
+/** Job states in which no worker holds the job: it may be removed. */
+const WAITING_STATES = new Set(["waiting", "delayed", "prioritized", "waiting-children"]);
+/** Job states after which no worker picks the job up again. */
+const DONE_STATES = new Set(["completed", "failed"]);
+
+/** What became of a run's job: removed from its queue, held by a worker, or not in any queue. */
+export type UnheldJobRemoval = "removed" | "held" | "gone";
+
+/** Where removing looks: the registry, and the queues by name. */
+export interface RunJobLookup {
+  redis: RedisConnection;
+  keys: EngineKeys;
+  /** The queue `name`, opened (or reused) by the caller. */
+  queue(name: string): Queue;
+}
+
+/**
+ * Removes the job of run `runId` (of agent `agent`) when no worker holds it:
+ * `removed` when it was waiting (or delayed) and is gone now, `held` when a
+ * worker has it (or took it meanwhile), `gone` when no queue of the agent has
+ * it any more (it finished, or was never enqueued).
+ */
+export async function removeUnheldJob(
+  lookup: RunJobLookup,
+  runId: string,
+  agent: string,
+): Promise<UnheldJobRemoval> {
+  const registrations = await readAgentRegistrations(lookup.redis, lookup.keys, agent);
+  for (const { queue: name } of registrations) {
+    const queue = lookup.queue(name);
+    const state = await queue.getJobState(runId);
+    if (state === "unknown") continue;
+    if (DONE_STATES.has(state)) return "gone";
+    if (!WAITING_STATES.has(state)) return "held";
+    return (await queue.remove(runId)) === 0 ? "held" : "removed";
+  }
+  return "gone";
+}
