@@ -109,6 +109,7 @@ describe("errand doctor on a deployment that is fit", () => {
       "persistence",
       "cluster hash-tag co-location",
       "worker heartbeats",
+      "runs waiting for a worker",
       "collectors",
     ]);
     expect(report?.ok).toBe(true);
@@ -122,6 +123,34 @@ describe("errand doctor on a deployment that is fit", () => {
     const { report } = await doctor(server.url, prefix);
     expect(check(report, "worker heartbeats")?.ok).toBe(false);
     expect(check(report, "collectors")?.ok).toBe(true);
+    expect(check(report, "runs waiting for a worker")?.ok).toBe(true);
+  });
+
+  it("names the agent whose runs wait in a queue without a live worker, and since when", async () => {
+    const fired = await runErrand(
+      [
+        "fire",
+        SCRIPTED_CITY,
+        "--input",
+        recordingInput("Rome", 2_750_000),
+        "--count",
+        "3",
+        "--prefix",
+        prefix,
+      ],
+      { env: { REDIS_URL: server.url } },
+    );
+    expect(fired.code).toBe(0);
+    const { code, report } = await doctor(server.url, prefix);
+    expect(code).toBe(1);
+    const waiting = check(report, "runs waiting for a worker");
+    expect(waiting?.ok).toBe(false);
+    expect(waiting?.detail).toMatch(
+      new RegExp(
+        `^3 runs of ${SCRIPTED_CITY} waiting in ${prefix}\\.${SCRIPTED_CITY}, no live worker since \\d\\d:\\d\\d:\\d\\d UTC$`,
+      ),
+    );
+    expect(waiting?.fix).toContain(`start a worker that runs ${SCRIPTED_CITY}`);
   });
 });
 

@@ -5,7 +5,7 @@
  * which slot each key maps to, and how many masters the shards spread over.
  */
 import { newRunId, RUN_ID_RANDOM_BYTES } from "@errand/core";
-import { DEFAULT_QUEUE, type EngineKeys } from "@errand/engine";
+import { type EngineKeys, queueOfAgents } from "@errand/engine";
 import { DEFAULT_SHARDS } from "@errand/store";
 import type { Redis } from "ioredis";
 import { type DoctorCheck, passed, problem } from "./check.js";
@@ -61,10 +61,14 @@ function queueGroup(keys: EngineKeys, queue: string): KeyGroup {
   };
 }
 
-/** Every group of keys that must share a slot, for the default shards and `queues`. */
+/**
+ * Every group of keys that must share a slot, for the default shards and
+ * `queues` (or, before any queue is registered, the queue of an agent `agent`).
+ */
 export function keyGroups(keys: EngineKeys, queues: readonly string[]): KeyGroup[] {
   const shards = Array.from({ length: DEFAULT_SHARDS }, (_, shard) => shardGroup(keys, shard));
-  const queueNames = [...new Set([DEFAULT_QUEUE, ...queues])].sort();
+  const named = queues.length > 0 ? queues : [queueOfAgents(keys.prefix, ["agent"])];
+  const queueNames = [...new Set(named)].sort();
   return [...shards, ...queueNames.map((queue) => queueGroup(keys, queue))];
 }
 

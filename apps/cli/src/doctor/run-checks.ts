@@ -3,12 +3,13 @@
  * (a command the server refuses, say) becomes a problem of its own instead of
  * ending the report.
  */
-import { type EngineKeys, readAgentRegistrations } from "@errand/engine";
+import { type EngineKeys, readQueueRegistrations } from "@errand/engine";
 import type { Redis } from "ioredis";
 import { describeError } from "../output.js";
 import { type DoctorCheck, problem } from "./check.js";
 import { checkCoLocation } from "./co-location.js";
 import { checkCollectors, checkWorkers } from "./deployment-checks.js";
+import { checkWaitingRuns } from "./queue-checks.js";
 import { checkEvictionPolicy, checkPersistence, checkVersion } from "./server-checks.js";
 
 /** One named check, to run against a reachable Redis. */
@@ -42,12 +43,12 @@ export async function runServerChecks(
     {
       name: "cluster hash-tag co-location",
       run: async () => {
-        const registrations = await readAgentRegistrations(redis, keys);
-        const queues = [...registrations.values()].map((registration) => registration.queue);
+        const queues = (await readQueueRegistrations(redis, keys)).map(({ queue }) => queue);
         return checkCoLocation(redis, keys, queues);
       },
     },
     { name: "worker heartbeats", run: () => checkWorkers(redis, keys, now) },
+    { name: "runs waiting for a worker", run: () => checkWaitingRuns(redis, keys, now) },
     { name: "collectors", run: () => checkCollectors(redis, keys) },
   ];
   const results: DoctorCheck[] = [];
