@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { createBullBoard } from "@bull-board/api";
 import { BullMQAdapter } from "@bull-board/api/bullMQAdapter";
 import { HonoAdapter } from "@bull-board/hono";
-import { closeConnection, DEFAULT_QUEUE, openConnection } from "@errand/engine";
+import { closeConnection, openConnection } from "@errand/engine";
 import { serve } from "@hono/node-server";
 import { serveStatic } from "@hono/node-server/serve-static";
 import { Queue } from "bullmq";
@@ -42,7 +42,7 @@ let board: { url: string; close(): Promise<void> };
 beforeAll(async () => {
   w = await startWorkload("bull-board");
   connection = openConnection(w.server.url);
-  queue = new Queue(DEFAULT_QUEUE, { connection, prefix: w.errand.keys.bullmqPrefix });
+  queue = new Queue(w.worker.queue, { connection, prefix: w.errand.keys.bullmqPrefix });
   const serverAdapter = new HonoAdapter(serveStatic).setBasePath("/board");
   createBullBoard({
     queues: [new BullMQAdapter(queue, { readOnlyMode: true })],
@@ -72,11 +72,11 @@ afterAll(async () => {
 async function boardQueue(status: string): Promise<BoardQueue> {
   const { status: code, body } = await requestJson<{ queues: BoardQueue[] }>(
     board.url,
-    `/board/api/queues?activeQueue=${DEFAULT_QUEUE}&status=${status}&page=1&jobsPerPage=50`,
+    `/board/api/queues?activeQueue=${queue.name}&status=${status}&page=1&jobsPerPage=50`,
   );
   expect(code).toBe(200);
-  const found = body.queues.find((candidate) => candidate.name === DEFAULT_QUEUE);
-  if (found === undefined) throw new Error(`bull-board does not list queue ${DEFAULT_QUEUE}`);
+  const found = body.queues.find((candidate) => candidate.name === queue.name);
+  if (found === undefined) throw new Error(`bull-board does not list queue ${queue.name}`);
   return found;
 }
 
@@ -112,8 +112,8 @@ describe("bull-board on errand's queue", () => {
       expect((await w.errand.store.readHead(job.id))?.status).toBe("queued");
     }
     const overview = await requestJson<Overview>(w.dashboard.url, "/api/overview");
-    const ours = overview.body.queues.find((candidate) => candidate.name === DEFAULT_QUEUE);
-    expect(ours).toMatchObject({ active: 8, waiting: 2 });
+    const ours = overview.body.queues.find((candidate) => candidate.name === queue.name);
+    expect(ours).toMatchObject({ active: 8, waiting: 2, live: true });
 
     for (const runId of slow) await w.errand.cancel(runId);
     for (const runId of slow) await w.waitForResult(runId);

@@ -4,19 +4,22 @@
  * the collectors' backlog.
  *
  * A queue's `waiting`, `active` and `delayed` (parked runs) are BullMQ's own
- * job counts. Completed jobs are removed at once (the log is the truth), so
- * what completed and failed is counted in runs: the runs of the queue's
- * agents that settled in the rates' window.
+ * job counts; `live` says whether a worker of it beat lately, `lastSeenAt`
+ * when one last did (runs wait in a queue without a live worker). Completed
+ * jobs are removed at once (the log is the truth), so what completed and
+ * failed is counted in runs: the runs of the queue's agents that settled in
+ * the rates' window (an agent that several queues serve counts in the one
+ * whose workers were seen last).
  */
 import {
-  type AgentRegistration,
   type CollectorMetrics,
   closeConnection,
   createCollector,
   DEFAULT_HEARTBEAT_MS,
-  DEFAULT_QUEUE,
+  isLive,
   openConnection,
-  readAgentRegistrations,
+  type QueueRegistration,
+  readQueueRegistrations,
   readWorkerHeartbeats,
   type WorkerHeartbeat,
 } from "@errand/engine";
@@ -34,8 +37,12 @@ const COLLECTOR_METRICS_TTL_MS = 5_000;
 /** One queue in the overview. */
 export interface QueueOverview {
   name: string;
-  /** The agents registered on it. */
+  /** The agents its workers run. */
   agents: string[];
+  /** Whether a worker of it beat within its liveness window. */
+  live: boolean;
+  /** When a worker of it last beat; absent for a queue the registry does not know. */
+  lastSeenAt?: string;
   /** BullMQ's counts: jobs waiting (or prioritized, or paused), running, and delayed (parked runs). */
   waiting: number;
   active: number;
@@ -79,24 +86,37 @@ export interface OverviewReader {
 }
 
 function queueNames(
-  registrations: ReadonlyMap<string, AgentRegistration>,
+  registered: readonly QueueRegistration[],
   workers: readonly WorkerHeartbeat[],
 ): string[] {
-  const names = new Set<string>([DEFAULT_QUEUE]);
-  for (const registration of registrations.values()) names.add(registration.queue);
+  const names = new Set<string>(registered.map(({ queue }) => queue));
   for (const worker of workers) for (const queue of worker.queues) names.add(queue);
   return [...names].sort();
 }
 
+/** Each agent's queue for the settled counts: of the queues serving it, the one seen last. */
+function queueOfEachAgent(registered: readonly QueueRegistration[]): Map<string, string> {
+  const latest = new Map<string, QueueRegistration>();
+  for (const record of registered) {
+    for (const agent of record.agents) {
+      const known = latest.get(agent);
+      if (known === undefined || record.lastSeenAt > known.lastSeenAt) latest.set(agent, record);
+    }
+  }
+  return new Map([...latest].map(([agent, record]) => [agent, record.queue]));
+}
+
 function settledByQueue(
   runs: readonly SettledRun[],
-  registrations: ReadonlyMap<string, AgentRegistration>,
+  registered: readonly QueueRegistration[],
   sinceMs: number,
 ): Map<string, Record<SettledStatus, number>> {
+  const queueOfAgent = queueOfEachAgent(registered);
   const counts = new Map<string, Record<SettledStatus, number>>();
   for (const run of runs) {
     if (run.settledAtMs < sinceMs) continue;
-    const queue = registrations.get(run.agent)?.queue ?? DEFAULT_QUEUE;
+    const queue = queueOfAgent.get(run.agent);
+    if (queue === undefined) continue;
     const entry = counts.get(queue) ?? { succeeded: 0, failed: 0, cancelled: 0 };
     entry[run.status] += 1;
     counts.set(queue, entry);
@@ -141,8 +161,9 @@ export function createOverviewReader(context: DashboardContext): OverviewReader 
 
   async function readQueue(
     name: string,
-    registrations: ReadonlyMap<string, AgentRegistration>,
+    record: QueueRegistration | undefined,
     settledCounts: Record<SettledStatus, number> | undefined,
+    now: Date,
   ): Promise<QueueOverview> {
     const counts = await queue(name).getJobCounts(
       "waiting",
@@ -151,13 +172,11 @@ export function createOverviewReader(context: DashboardContext): OverviewReader 
       "active",
       "delayed",
     );
-    const agents = [...registrations.values()]
-      .filter((registration) => registration.queue === name)
-      .map((registration) => registration.name)
-      .sort();
     return {
       name,
-      agents,
+      agents: record?.agents ?? [],
+      live: record !== undefined && isLive(record, now),
+      ...(record === undefined ? {} : { lastSeenAt: record.lastSeenAt }),
       waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts.paused ?? 0),
       active: counts.active ?? 0,
       delayed: counts.delayed ?? 0,
@@ -185,8 +204,8 @@ export function createOverviewReader(context: DashboardContext): OverviewReader 
     async read() {
       const now = options.now();
       const nowMs = now.getTime();
-      const [registrations, heartbeats, runs, settledRuns, metrics] = await Promise.all([
-        readAgentRegistrations(redis, keys),
+      const [registered, heartbeats, runs, settledRuns, metrics] = await Promise.all([
+        readQueueRegistrations(redis, keys),
         readWorkerHeartbeats(redis, keys),
         readRunCounts(),
         settled.refresh(nowMs),
@@ -194,10 +213,12 @@ export function createOverviewReader(context: DashboardContext): OverviewReader 
       ]);
       const throughput = throughputOf(settledRuns, nowMs);
       const windowStart = Date.parse(throughput.minutes[0]?.minute ?? now.toISOString());
-      const byQueue = settledByQueue(settledRuns, registrations, windowStart);
-      const names = queueNames(registrations, heartbeats);
+      const byQueue = settledByQueue(settledRuns, registered, windowStart);
+      const records = new Map(registered.map((record) => [record.queue, record]));
       const queueOverviews = await Promise.all(
-        names.map((name) => readQueue(name, registrations, byQueue.get(name))),
+        queueNames(registered, heartbeats).map((name) =>
+          readQueue(name, records.get(name), byQueue.get(name), now),
+        ),
       );
       const workers = heartbeats
         .map((heartbeat): WorkerOverview => {

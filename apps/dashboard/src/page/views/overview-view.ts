@@ -54,13 +54,28 @@ const num = (value: number, testid?: string) =>
     formatCount(value),
   );
 
+/** What a queue without a live worker says: its runs wait, since when nobody took them. */
+function idleNote(queue: Overview["queues"][number]): Child {
+  if (queue.live) return null;
+  const since =
+    queue.lastSeenAt === undefined
+      ? "no live worker"
+      : `no live worker since ${new Date(queue.lastSeenAt).toLocaleTimeString("en-GB")}`;
+  const waiting = queue.waiting + queue.delayed;
+  return h(
+    "div",
+    { class: waiting > 0 ? "small warning-text" : "muted small", testid: "queue-idle" },
+    waiting > 0 ? `${formatCount(waiting)} runs waiting, ${since}` : since,
+  );
+}
+
 function render(overview: Overview): Child {
   const { throughput, runs, collectors } = overview;
   const queues = overview.queues.map((queue) =>
     h(
       "tr",
       { testid: "queue-row", attrs: { "data-queue": queue.name } },
-      h("td", { class: "mono" }, queue.name),
+      h("td", { class: "mono" }, queue.name, idleNote(queue)),
       h(
         "td",
         {},
