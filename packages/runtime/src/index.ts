@@ -69,7 +69,10 @@
  * ## Models
  *
  * {@link openaiModel} speaks Chat Completions through the official `openai`
- * client to OpenAI or any compatible server (`baseURL`). {@link scriptedModel}
+ * client to OpenAI or any compatible server (`baseURL`). It reads answers as
+ * tolerantly as compatible servers need (a tool call without `type`, no
+ * `usage`) and fails a malformed one with a `model_error` naming what is
+ * missing. {@link scriptedModel}
  * plays a script of turns (`say`, `call`, `sleepMs`, `fail`) from the agent's
  * `script`, or from the run input's `script` when the agent sets
  * `scriptFromInput` — the demo and the tests run on it.

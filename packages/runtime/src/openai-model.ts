@@ -8,18 +8,12 @@
 import { ErrandError } from "@errand/core";
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from "openai";
 import type {
-  ChatCompletion,
   ChatCompletionFunctionTool,
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
 import { ModelError } from "./errors.js";
-import {
-  decodeToolArguments,
-  type Model,
-  type ModelResponse,
-  type ToolSpec,
-  type TranscriptMessage,
-} from "./model.js";
+import type { Model, ToolSpec, TranscriptMessage } from "./model.js";
+import { readChatCompletion } from "./openai-answer.js";
 
 /** What {@link openaiModel} takes. */
 export interface OpenAIModelOptions {
@@ -142,38 +136,13 @@ export function classifyOpenAIError(error: unknown): unknown {
   return error;
 }
 
-function toResponse(completion: ChatCompletion): ModelResponse {
-  const choice = completion.choices[0];
-  if (choice === undefined) throw new ModelError("the model returned no choices");
-  const { message } = choice;
-  const calls = (message.tool_calls ?? []).flatMap((call, index) =>
-    call.type === "function"
-      ? [
-          {
-            callId: call.id || `call_${index + 1}`,
-            name: call.function.name,
-            args: decodeToolArguments(call.function.arguments),
-          },
-        ]
-      : [],
-  );
-  const text = message.content ?? message.refusal ?? undefined;
-  return {
-    ...(text === null || text === undefined ? {} : { text }),
-    calls,
-    usage: {
-      inputTokens: completion.usage?.prompt_tokens ?? 0,
-      outputTokens: completion.usage?.completion_tokens ?? 0,
-    },
-    finish: choice.finish_reason ?? "stop",
-  };
-}
-
 /**
  * A {@link Model} on the official `openai` client. Tools are sent as
  * functions, strict where their schema allows; usage is recorded; every
  * request is aborted when the run's signal fires; failures are classified
- * into retryable and non-retryable `ModelError`s.
+ * into retryable and non-retryable `ModelError`s. Answers are read tolerantly
+ * (a tool call without `type`, no `usage`, …) and a malformed one fails with
+ * a `ModelError` naming what is missing (see `openai-answer.ts`).
  *
  * ```ts
  * const model = openaiModel({ model: "gpt-4o-mini" });                 // OPENAI_API_KEY
@@ -191,16 +160,17 @@ export function openaiModel(options: OpenAIModelOptions): Model {
         messages: request.messages.map(toWireMessage),
         ...(request.tools.length === 0 ? {} : { tools: request.tools.map(toWireTool) }),
       };
+      let completion: unknown;
       try {
-        const completion = await client.chat.completions.create(body, {
+        completion = await client.chat.completions.create(body, {
           signal,
           maxRetries: 0,
           ...(options.requestTimeoutMs === undefined ? {} : { timeout: options.requestTimeoutMs }),
         });
-        return toResponse(completion);
       } catch (error) {
         throw classifyOpenAIError(error);
       }
+      return readChatCompletion(completion, request.step);
     },
   };
 }
