@@ -50,9 +50,12 @@ export function overviewHelp(commands: readonly Pick<CommandEntry, "name" | "sum
       ["REDIS_URL", "the Redis to use (or --redis); demo and up start their own without it"],
       [
         "OPENAI_API_KEY",
-        "run agents on an OpenAI-compatible model; without it, the scripted model",
+        "run agents on an OpenAI-compatible model; without it or a base URL, the scripted model",
       ],
-      ["OPENAI_BASE_URL", "an OpenAI-compatible server (Ollama, vLLM, LM Studio, …)"],
+      [
+        "OPENAI_BASE_URL",
+        "an OpenAI-compatible server (Ollama, vLLM, LM Studio, …); enough without a key",
+      ],
       ["ERRAND_MODEL", "the model to ask (default gpt-4o-mini)"],
     ]),
     "",

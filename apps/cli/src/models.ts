@@ -1,24 +1,42 @@
 /**
- * The model the CLI's agents run on (DESIGN §9): without `OPENAI_API_KEY`
- * the built-in scripted model; with it, an OpenAI-compatible model
- * (`OPENAI_BASE_URL` for Ollama, vLLM, LM Studio, …; `ERRAND_MODEL` names it).
+ * The model the CLI's agents run on (DESIGN §9): without `OPENAI_API_KEY` or
+ * `OPENAI_BASE_URL` the built-in scripted model; with either, an
+ * OpenAI-compatible model (`OPENAI_BASE_URL` for Ollama, vLLM, LM Studio, …,
+ * which need no key; `ERRAND_MODEL` names it).
  */
-import { type Model, openaiModel, scriptedModel } from "@errand/runtime";
+import { type Model, openaiModel, readOpenAIEnv, scriptedModel } from "@errand/runtime";
 import type { CliIO } from "./io.js";
 
 /** The model asked when `ERRAND_MODEL` is not set. */
 export const DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
 
-/** The model for the environment, and a few words saying which it is. */
-export function modelFromEnv(env: CliIO["env"]): { model: Model; description: string } {
-  const apiKey = env.OPENAI_API_KEY;
-  if (apiKey === undefined || apiKey === "") {
-    return { model: scriptedModel(), description: "the scripted model (no OPENAI_API_KEY)" };
+/** The model the environment picks. */
+export interface ModelChoice {
+  model: Model;
+  /** A few words saying which model it is, for people. */
+  description: string;
+  /** True for the built-in scripted model. */
+  scripted: boolean;
+}
+
+/** The model for the environment; a blank variable counts as unset. */
+export function modelFromEnv(env: CliIO["env"]): ModelChoice {
+  const { apiKey, baseURL } = readOpenAIEnv(env);
+  if (apiKey === undefined && baseURL === undefined) {
+    return {
+      model: scriptedModel(),
+      description: "the scripted model (no OPENAI_API_KEY or OPENAI_BASE_URL)",
+      scripted: true,
+    };
   }
   const name = env.ERRAND_MODEL || DEFAULT_OPENAI_MODEL;
-  const baseURL = env.OPENAI_BASE_URL || undefined;
   return {
-    model: openaiModel({ model: name, apiKey, ...(baseURL === undefined ? {} : { baseURL }) }),
+    model: openaiModel({
+      model: name,
+      ...(apiKey === undefined ? {} : { apiKey }),
+      ...(baseURL === undefined ? {} : { baseURL }),
+    }),
     description: `${name} on ${baseURL ?? "OpenAI"}`,
+    scripted: false,
   };
 }

@@ -69,7 +69,10 @@
  * ## Models
  *
  * {@link openaiModel} speaks Chat Completions through the official `openai`
- * client to OpenAI or any compatible server (`baseURL`). {@link scriptedModel}
+ * client to OpenAI or any compatible server (`baseURL`, or `OPENAI_BASE_URL`;
+ * a server needs no key). It reads answers as tolerantly as compatible
+ * servers need (a tool call without `type`, no `usage`) and fails a malformed
+ * one with a `model_error` naming what is missing. {@link scriptedModel}
  * plays a script of turns (`say`, `call`, `sleepMs`, `fail`) from the agent's
  * `script`, or from the run input's `script` when the agent sets
  * `scriptFromInput` — the demo and the tests run on it.
@@ -112,8 +115,11 @@ export {
 } from "./model-retries.js";
 export {
   classifyOpenAIError,
+  type OpenAIEnv,
   type OpenAIModelOptions,
   openaiModel,
+  PLACEHOLDER_API_KEY,
+  readOpenAIEnv,
   retryAfterMs,
 } from "./openai-model.js";
 export { type RunStepsOptions, runSteps } from "./run-steps.js";

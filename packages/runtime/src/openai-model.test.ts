@@ -1,12 +1,13 @@
 import { type FakeOpenAI, startFakeOpenAI } from "@errand/testing";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Agent } from "./agent.js";
 import { ModelError } from "./errors.js";
 import type { ModelRequest } from "./model.js";
-import { openaiModel, retryAfterMs } from "./openai-model.js";
+import { openaiModel, PLACEHOLDER_API_KEY, retryAfterMs } from "./openai-model.js";
 
 let fake: FakeOpenAI | undefined;
 afterEach(async () => {
+  vi.unstubAllEnvs();
   await fake?.close();
   fake = undefined;
 });
@@ -151,6 +152,48 @@ describe("openaiModel against an OpenAI-compatible server", () => {
     const error = await failure(pending);
     expect(error).not.toBeInstanceOf(ModelError);
     expect(controller.signal.aborted).toBe(true);
+  });
+});
+
+describe("openaiModel on a server that needs no key", () => {
+  it("sends a placeholder key to the server given by baseURL", async () => {
+    vi.stubEnv("OPENAI_API_KEY", undefined);
+    fake = await startFakeOpenAI({ scripts: { m: [{ say: "local" }] } });
+    const model = openaiModel({ baseURL: fake.baseURL, model: "m" });
+    const response = await model.respond(request(), new AbortController().signal);
+    expect(response.text).toBe("local");
+    expect(fake.requests[0]?.headers.authorization).toBe(`Bearer ${PLACEHOLDER_API_KEY}`);
+  });
+
+  it("asks the server of OPENAI_BASE_URL alone, a blank OPENAI_API_KEY counting as unset", async () => {
+    fake = await startFakeOpenAI({ scripts: { m: [{ say: "from the environment" }] } });
+    vi.stubEnv("OPENAI_BASE_URL", fake.baseURL);
+    vi.stubEnv("OPENAI_API_KEY", " ");
+    const response = await openaiModel({ model: "m" }).respond(
+      request(),
+      new AbortController().signal,
+    );
+    expect(response.text).toBe("from the environment");
+    expect(fake.requests[0]?.headers.authorization).toBe(`Bearer ${PLACEHOLDER_API_KEY}`);
+  });
+
+  it("sends OPENAI_API_KEY when it is set", async () => {
+    fake = await startFakeOpenAI({ scripts: { m: [{ say: "keyed" }] } });
+    vi.stubEnv("OPENAI_BASE_URL", fake.baseURL);
+    vi.stubEnv("OPENAI_API_KEY", "sk-test");
+    await openaiModel({ model: "m" }).respond(request(), new AbortController().signal);
+    expect(fake.requests[0]?.headers.authorization).toBe("Bearer sk-test");
+  });
+
+  it("cannot be made without a key or a server", () => {
+    vi.stubEnv("OPENAI_API_KEY", "");
+    vi.stubEnv("OPENAI_BASE_URL", "  ");
+    expect(() => openaiModel({ model: "m" })).toThrow(
+      expect.objectContaining({
+        code: "invalid_spec",
+        message: expect.stringContaining("OPENAI_API_KEY or OPENAI_BASE_URL"),
+      }),
+    );
   });
 });
 

@@ -8,22 +8,26 @@
 import { ErrandError } from "@errand/core";
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from "openai";
 import type {
-  ChatCompletion,
   ChatCompletionFunctionTool,
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
 import { ModelError } from "./errors.js";
-import {
-  decodeToolArguments,
-  type Model,
-  type ModelResponse,
-  type ToolSpec,
-  type TranscriptMessage,
-} from "./model.js";
+import type { Model, ToolSpec, TranscriptMessage } from "./model.js";
+import { readChatCompletion } from "./openai-answer.js";
+
+/**
+ * The key sent to a server given by a base URL when no key is: local servers
+ * (Ollama, vLLM, …) need none, but the `openai` client refuses to start
+ * without one.
+ */
+export const PLACEHOLDER_API_KEY = "not-needed";
 
 /** What {@link openaiModel} takes. */
 export interface OpenAIModelOptions {
-  /** Default: `OPENAI_API_KEY`. A server given by `baseURL` may need none. */
+  /**
+   * Default: `OPENAI_API_KEY`. Without either, a model with a base URL sends
+   * {@link PLACEHOLDER_API_KEY}, and one without a base URL cannot be made.
+   */
   apiKey?: string;
   /** An OpenAI-compatible server, e.g. `http://localhost:11434/v1`. Default: `OPENAI_BASE_URL`, else OpenAI. */
   baseURL?: string;
@@ -35,22 +39,46 @@ export interface OpenAIModelOptions {
   requestTimeoutMs?: number;
 }
 
+/** The OpenAI settings an environment gives, read as the `openai` client reads them. */
+export interface OpenAIEnv {
+  /** `OPENAI_API_KEY`, trimmed; `undefined` when unset or blank. */
+  apiKey?: string;
+  /** `OPENAI_BASE_URL`, trimmed; `undefined` when unset or blank. */
+  baseURL?: string;
+}
+
+type Environment = Readonly<Record<string, string | undefined>>;
+
+function readVariable(env: Environment, name: string): string | undefined {
+  return env[name]?.trim() || undefined;
+}
+
+/**
+ * `OPENAI_API_KEY` and `OPENAI_BASE_URL` of `env`, a blank one counting as
+ * unset. Either is enough for {@link openaiModel}: a base URL alone (a local
+ * server) is sent {@link PLACEHOLDER_API_KEY}.
+ */
+export function readOpenAIEnv(env: Environment = process.env): OpenAIEnv {
+  const apiKey = readVariable(env, "OPENAI_API_KEY");
+  const baseURL = readVariable(env, "OPENAI_BASE_URL");
+  return {
+    ...(apiKey === undefined ? {} : { apiKey }),
+    ...(baseURL === undefined ? {} : { baseURL }),
+  };
+}
+
 function createClient(options: OpenAIModelOptions): OpenAI {
+  const env = readOpenAIEnv();
+  const baseURL = options.baseURL ?? env.baseURL;
   const apiKey =
-    options.apiKey ??
-    process.env.OPENAI_API_KEY ??
-    (options.baseURL === undefined ? undefined : "not-needed");
+    options.apiKey ?? env.apiKey ?? (baseURL === undefined ? undefined : PLACEHOLDER_API_KEY);
   if (apiKey === undefined) {
     throw new ErrandError(
       "invalid_spec",
-      "openaiModel needs an API key: pass apiKey or set OPENAI_API_KEY (a server given by baseURL may need none)",
+      "openaiModel needs an API key or a server: pass apiKey or baseURL, or set OPENAI_API_KEY or OPENAI_BASE_URL",
     );
   }
-  return new OpenAI({
-    apiKey,
-    ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
-    maxRetries: 0,
-  });
+  return new OpenAI({ apiKey, ...(baseURL === undefined ? {} : { baseURL }), maxRetries: 0 });
 }
 
 function encodeArguments(args: unknown): string {
@@ -142,42 +170,17 @@ export function classifyOpenAIError(error: unknown): unknown {
   return error;
 }
 
-function toResponse(completion: ChatCompletion): ModelResponse {
-  const choice = completion.choices[0];
-  if (choice === undefined) throw new ModelError("the model returned no choices");
-  const { message } = choice;
-  const calls = (message.tool_calls ?? []).flatMap((call, index) =>
-    call.type === "function"
-      ? [
-          {
-            callId: call.id || `call_${index + 1}`,
-            name: call.function.name,
-            args: decodeToolArguments(call.function.arguments),
-          },
-        ]
-      : [],
-  );
-  const text = message.content ?? message.refusal ?? undefined;
-  return {
-    ...(text === null || text === undefined ? {} : { text }),
-    calls,
-    usage: {
-      inputTokens: completion.usage?.prompt_tokens ?? 0,
-      outputTokens: completion.usage?.completion_tokens ?? 0,
-    },
-    finish: choice.finish_reason ?? "stop",
-  };
-}
-
 /**
  * A {@link Model} on the official `openai` client. Tools are sent as
  * functions, strict where their schema allows; usage is recorded; every
  * request is aborted when the run's signal fires; failures are classified
- * into retryable and non-retryable `ModelError`s.
+ * into retryable and non-retryable `ModelError`s. Answers are read tolerantly
+ * (a tool call without `type`, no `usage`, …) and a malformed one fails with
+ * a `ModelError` naming what is missing (see `openai-answer.ts`).
  *
  * ```ts
  * const model = openaiModel({ model: "gpt-4o-mini" });                 // OPENAI_API_KEY
- * const local = openaiModel({ baseURL: "http://localhost:11434/v1", model: "llama3.1" });
+ * const local = openaiModel({ baseURL: "http://localhost:11434/v1", model: "llama3.1" }); // no key needed
  * ```
  */
 export function openaiModel(options: OpenAIModelOptions): Model {
@@ -191,16 +194,17 @@ export function openaiModel(options: OpenAIModelOptions): Model {
         messages: request.messages.map(toWireMessage),
         ...(request.tools.length === 0 ? {} : { tools: request.tools.map(toWireTool) }),
       };
+      let completion: unknown;
       try {
-        const completion = await client.chat.completions.create(body, {
+        completion = await client.chat.completions.create(body, {
           signal,
           maxRetries: 0,
           ...(options.requestTimeoutMs === undefined ? {} : { timeout: options.requestTimeoutMs }),
         });
-        return toResponse(completion);
       } catch (error) {
         throw classifyOpenAIError(error);
       }
+      return readChatCompletion(completion, request.step);
     },
   };
 }

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { RunResult, type Script } from "@errand/core";
+import { PLACEHOLDER_API_KEY } from "@errand/runtime";
 import { type ChatCompletionRequest, startFakeOpenAI } from "@errand/testing";
 import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
@@ -95,40 +96,46 @@ describe("errand demo", () => {
     expect(await isGone(privateRedisUrl(outcome.stderr))).toBe(true);
   });
 
-  it("runs the same agents on an OpenAI-compatible server when OPENAI_API_KEY is set", async () => {
-    // The fake server plays each run's own script over HTTP, through the real openai client.
-    const fake = await startFakeOpenAI({ scriptFor: scriptOfInput });
-    try {
-      const outcome = await runErrand(["demo", "--runs", "5", "--json"], {
-        env: {
-          OPENAI_API_KEY: "test-key",
-          OPENAI_BASE_URL: fake.baseURL,
-          ERRAND_MODEL: "fake-model",
-        },
-      });
-      expect(outcome.code, outcome.stderr).toBe(0);
-      const { parent, children } = JSON.parse(outcome.stdout);
-      expect(RunResult.parse(parent).output).toEqual({
-        total: 5,
-        succeeded: 2,
-        failed: 2,
-        cancelled: 1,
-      });
-      expect(
-        RunResult.array()
-          .parse(children)
-          .map((child) => [child.status, child.error?.code]),
-      ).toEqual(DESIGNED.slice(0, 5).map(([, status, code]) => [status, code]));
-      expect(fake.requests.every((request) => request.body?.model === "fake-model")).toBe(true);
-      expect(fake.requests.length).toBeGreaterThanOrEqual(1 + 5);
-    } finally {
-      await fake.close();
-    }
-  });
+  it.for<[string, Record<string, string>, string]>([
+    ["OPENAI_API_KEY and OPENAI_BASE_URL", { OPENAI_API_KEY: "test-key" }, "Bearer test-key"],
+    // A local server (Ollama, vLLM, …) needs no key: a placeholder is sent.
+    ["OPENAI_BASE_URL alone", { OPENAI_API_KEY: "" }, `Bearer ${PLACEHOLDER_API_KEY}`],
+  ])(
+    "runs the same agents on an OpenAI-compatible server given %s",
+    async ([, env, authorization]) => {
+      // The fake server plays each run's own script over HTTP, through the real openai client.
+      const fake = await startFakeOpenAI({ scriptFor: scriptOfInput });
+      try {
+        const outcome = await runErrand(["demo", "--runs", "5", "--json"], {
+          env: { ...env, OPENAI_BASE_URL: fake.baseURL, ERRAND_MODEL: "fake-model" },
+        });
+        expect(outcome.code, outcome.stderr).toBe(0);
+        const { parent, children } = JSON.parse(outcome.stdout);
+        expect(RunResult.parse(parent).output).toEqual({
+          total: 5,
+          succeeded: 2,
+          failed: 2,
+          cancelled: 1,
+        });
+        expect(
+          RunResult.array()
+            .parse(children)
+            .map((child) => [child.status, child.error?.code]),
+        ).toEqual(DESIGNED.slice(0, 5).map(([, status, code]) => [status, code]));
+        expect(fake.requests.every((request) => request.body?.model === "fake-model")).toBe(true);
+        expect(
+          fake.requests.every((request) => request.headers.authorization === authorization),
+        ).toBe(true);
+        expect(fake.requests.length).toBeGreaterThanOrEqual(1 + 5);
+      } finally {
+        await fake.close();
+      }
+    },
+  );
 
   it("removes its private Redis when interrupted with Ctrl-C", async () => {
     const child = spawn(process.execPath, [ERRAND_BIN, "demo"], {
-      env: { ...process.env, REDIS_URL: "", OPENAI_API_KEY: "" },
+      env: { ...process.env, REDIS_URL: "", OPENAI_API_KEY: "", OPENAI_BASE_URL: "" },
       stdio: ["ignore", "ignore", "pipe"],
     });
     const exited = once(child, "exit");

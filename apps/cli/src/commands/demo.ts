@@ -14,7 +14,7 @@ import { EXIT, type ExitCode } from "../exit-codes.js";
 import type { CliIO } from "../io.js";
 import { catchStopSignals, type LocalRedis, localRedis } from "../lifecycle.js";
 import { startLocalEngine } from "../local-engine.js";
-import { modelFromEnv } from "../models.js";
+import { type ModelChoice, modelFromEnv } from "../models.js";
 import { writeJson } from "../output.js";
 import { createProgress } from "../progress.js";
 import { keyPrefix, redactUrl } from "../redis.js";
@@ -28,9 +28,8 @@ interface DemoSettings {
   timeoutMs: number;
   prefix: string;
   json: boolean;
-  model: ReturnType<typeof modelFromEnv>;
   /** On the scripted model every outcome is designed; on a real one only the cancel. */
-  scripted: boolean;
+  model: ModelChoice;
   /** Aborts on Ctrl-C. */
   interrupted: AbortSignal;
 }
@@ -57,7 +56,7 @@ async function playDemo(io: CliIO, errand: Errand, settings: DemoSettings): Prom
     io.stderr.write("errand demo: interrupted; cleaning up\n");
     return EXIT.failure;
   }
-  const verdict = judgeDemo(outcome, count, settings.scripted);
+  const verdict = judgeDemo(outcome, count, settings.model.scripted);
   if (json) writeJson(io, demoJson(outcome));
   else printDemoReport(io, outcome, verdict);
   return verdict.problems.length === 0 ? EXIT.ok : EXIT.failure;
@@ -102,8 +101,9 @@ export const demoCommand: CommandSpec = {
     "prints { parent, children } as RunResults instead.",
     "",
     "Without REDIS_URL it starts a private redis-server (from PATH, else Docker) and",
-    "removes it afterwards, also on Ctrl-C. Without OPENAI_API_KEY the agents run on the",
-    "scripted model; with it, on ERRAND_MODEL (default gpt-4o-mini) at OPENAI_BASE_URL.",
+    "removes it afterwards, also on Ctrl-C. Without OPENAI_API_KEY or OPENAI_BASE_URL the",
+    "agents run on the scripted model; with either, on ERRAND_MODEL (default gpt-4o-mini)",
+    "at OPENAI_BASE_URL (a local server needs no key), else at OpenAI.",
     "Exits 0 when every run settled as designed, 1 otherwise.",
   ].join("\n"),
   options: {
@@ -129,7 +129,6 @@ export const demoCommand: CommandSpec = {
         prefix: keyPrefix(args),
         json: args.flag("json"),
         model: modelFromEnv(io.env),
-        scripted: !io.env.OPENAI_API_KEY,
         interrupted: interrupted.signal,
       };
       const redis = await localRedis(args, io);

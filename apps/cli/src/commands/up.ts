@@ -66,9 +66,10 @@ export const upCommand: CommandSpec = {
   description: [
     "Runs a worker, a collector and the dashboard (on 127.0.0.1, port 4040 unless told;",
     "0 picks a free one) in this process until Ctrl-C. Without --agents it runs",
-    "the demo's agents (on the scripted model without OPENAI_API_KEY). Without REDIS_URL",
-    "it starts a private redis-server (from PATH, else Docker) and removes it on exit; it",
-    "prints the URL to export in other shells (errand fire, errand runs …).",
+    "the demo's agents (on the scripted model without OPENAI_API_KEY or OPENAI_BASE_URL).",
+    "Without REDIS_URL it starts a private redis-server (from PATH, else Docker) and",
+    "removes it on exit; it prints the URL to export in other shells (errand fire, errand",
+    "runs …).",
   ].join("\n"),
   options: {
     agents: { type: "string", value: "<module>", description: "the module exporting the agents" },

@@ -14,11 +14,11 @@ export const workerCommand: CommandSpec = {
   description: [
     "Runs the agents exported by <module> (what defineAgent returns, or arrays of them),",
     "taking their runs from the queue of that set of agents (<prefix>.<agent names>),",
-    "which only workers running the same agents share. Agents that name their model run on an",
-    "OpenAI-compatible model (OPENAI_API_KEY, OPENAI_BASE_URL). Logs are JSON lines on",
-    "stdout (ERRAND_LOG_LEVEL, default info). On SIGTERM or SIGINT it stops taking runs,",
-    "lets the active ones finish for the grace period, and exits 0; a run still going",
-    "then is resumed by another worker from its log.",
+    "which only workers running the same agents share. Agents that name their model run",
+    "on an OpenAI-compatible model (OPENAI_API_KEY and/or OPENAI_BASE_URL: a local server",
+    "needs no key). Logs are JSON lines on stdout (ERRAND_LOG_LEVEL, default info). On",
+    "SIGTERM or SIGINT it stops taking runs, lets the active ones finish for the grace",
+    "period, and exits 0; a run still going then is resumed by another worker from its log.",
   ].join("\n"),
   options: {
     agents: { type: "string", value: "<module>", description: "the module exporting the agents" },

@@ -27,7 +27,13 @@ export async function spawnErrand(
   readyText: string,
 ): Promise<ErrandProcess> {
   const child = spawn(process.execPath, [ERRAND_BIN, ...args], {
-    env: { ...process.env, OPENAI_API_KEY: "", ERRAND_LOG_LEVEL: "info", ...env },
+    env: {
+      ...process.env,
+      OPENAI_API_KEY: "",
+      OPENAI_BASE_URL: "",
+      ERRAND_LOG_LEVEL: "info",
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

@@ -2,11 +2,18 @@
  * The model each agent of a worker runs on. An agent that carries a `Model`
  * runs on it; one that names a model (`"gpt-4o-mini"`) is resolved once, when
  * the worker starts: by the worker's `models` option, else by `openaiModel`
- * when `OPENAI_API_KEY` or `OPENAI_BASE_URL` is set. What the model can do
- * decides the agent's registration (`supportsSchema`).
+ * when `OPENAI_API_KEY` or `OPENAI_BASE_URL` is set (a base URL alone is
+ * enough: a local server needs no key). What the model can do
+ * goes into the agent's registration (`supportsSchema`).
  */
 import { ErrandError } from "@errand/core";
-import { type Agent, assertAgentCanCarrySchema, type Model, openaiModel } from "@errand/runtime";
+import {
+  type Agent,
+  assertAgentCanCarrySchema,
+  type Model,
+  openaiModel,
+  readOpenAIEnv,
+} from "@errand/runtime";
 import type { AgentRegistration, QueueRecords } from "../registry.js";
 
 /** Picks the model of an agent that names one; `undefined` leaves it to the default. */
@@ -19,14 +26,14 @@ export interface ResolvedAgent {
 }
 
 function defaultModel(agent: Agent, name: string): Model {
-  const { OPENAI_API_KEY: apiKey, OPENAI_BASE_URL: baseURL } = process.env;
+  const { apiKey, baseURL } = readOpenAIEnv();
   if (apiKey === undefined && baseURL === undefined) {
     throw new ErrandError(
       "invalid_spec",
-      `agent ${agent.name} names its model (${name}): pass createWorker({ models }) or set OPENAI_API_KEY (and OPENAI_BASE_URL for a compatible server)`,
+      `agent ${agent.name} names its model (${name}): pass createWorker({ models }) or set OPENAI_API_KEY or OPENAI_BASE_URL (a compatible server needs no key)`,
     );
   }
-  return openaiModel({ model: name, ...(baseURL === undefined ? {} : { baseURL }) });
+  return openaiModel({ model: name });
 }
 
 /**

@@ -1,11 +1,14 @@
 /**
  * The worker's life: it registers its agents and beats while it lives; it
- * fails a job with malformed data without crashing; on SIGTERM it lets its
+ * fails a job with malformed data without crashing; it runs an agent that
+ * names its model on the server of `OPENAI_BASE_URL` alone; on SIGTERM it lets its
  * active run finish and exits, or, past the grace period, leaves the run to
  * its lock, and another worker resumes it from its log.
  */
 import { foldRun, settleRun } from "@errand/core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { defineAgent, PLACEHOLDER_API_KEY } from "@errand/runtime";
+import { startFakeOpenAI } from "@errand/testing";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { readAgentRegistrations, readQueueRegistrations } from "../registry.js";
 import {
   type EngineFixture,
@@ -22,7 +25,10 @@ let fx: EngineFixture;
 beforeAll(async () => {
   fx = await startEngineFixture("worker-life");
 });
-afterEach(() => fx.killWorkers());
+afterEach(async () => {
+  vi.unstubAllEnvs();
+  await fx.killWorkers();
+});
 afterAll(() => fx?.stop());
 
 /**
@@ -133,6 +139,24 @@ describe("createWorker", () => {
       expect(logs.text()).not.toContain(secret);
     } finally {
       await worker.close();
+    }
+  });
+
+  it("runs an agent that names its model on OPENAI_BASE_URL alone, a blank API key counting as none", async () => {
+    const fake = await startFakeOpenAI({ scripts: { "local-model": [{ say: "hello, locally" }] } });
+    vi.stubEnv("OPENAI_BASE_URL", fake.baseURL);
+    vi.stubEnv("OPENAI_API_KEY", "");
+    const local = defineAgent({ name: "local", instructions: "Say hello.", model: "local-model" });
+    const worker = await inProcessWorker(captureLogs(), { agents: [local] });
+    try {
+      const { runId } = await fx.errand.fire({ agent: "local", input: "hello?" });
+      const events = await fx.waitForEvent(runId);
+      expect(settleRun(foldRun(events))).toMatchObject({ status: "succeeded" });
+      expect(events.at(-1)).toMatchObject({ type: "finished", data: { text: "hello, locally" } });
+      expect(fake.requests[0]?.headers.authorization).toBe(`Bearer ${PLACEHOLDER_API_KEY}`);
+    } finally {
+      await worker.close();
+      await fake.close();
     }
   });
 });

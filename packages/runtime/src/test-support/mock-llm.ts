@@ -1,0 +1,113 @@
+/**
+ * `startMockLlm`: the independent OpenAI-compatible mock server
+ * `@dwmkerr/mock-llm` in a child process on a free loopback port, told over
+ * its `/config` endpoint to answer each model's chat requests with an exact
+ * JSON body — including the malformed ones real compatible servers send.
+ * Test-only.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { createRequire } from "node:module";
+import { createServer } from "node:net";
+import { dirname } from "node:path";
+
+/** A running mock-llm. */
+export interface MockLlm {
+  /** The base URL for the client, ending with `/v1`. */
+  baseURL: string;
+  /**
+   * Replaces the server's rules: a chat request for model `m` is answered
+   * `200` with exactly the body `answers[m]`; any other model gets a 404.
+   */
+  answer(answers: Record<string, unknown>): Promise<void>;
+  /** Stops the server process. */
+  close(): Promise<void>;
+}
+
+const MAIN = createRequire(import.meta.url).resolve("@dwmkerr/mock-llm");
+const READY_TEXT = "server running on";
+const PORT_TRIES = 5;
+
+/** A loopback port nothing listens on right now. */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  probe.listen(0, "127.0.0.1");
+  await once(probe, "listening");
+  const address = probe.address();
+  probe.close();
+  await once(probe, "close");
+  if (address === null || typeof address === "string") throw new Error("no port for mock-llm");
+  return address.port;
+}
+
+/** Resolves once `child` says it listens; rejects with its output if it exits first. */
+function listening(child: ChildProcess): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let output = "";
+    const read = (chunk: Buffer) => {
+      output += chunk.toString("utf8");
+      if (output.includes(READY_TEXT)) resolve();
+    };
+    child.stdout?.on("data", read);
+    child.stderr?.on("data", read);
+    child.once("exit", (code) => reject(new Error(`mock-llm exited (${code}): ${output}`)));
+    child.once("error", reject);
+  });
+}
+
+async function spawnOn(port: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [MAIN], {
+    cwd: dirname(dirname(MAIN)),
+    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  await listening(child);
+  return child;
+}
+
+/** The mock-llm rule answering chat requests for `model` with `body`. */
+function ruleFor(model: string, body: unknown) {
+  return {
+    path: "/v1/chat/completions",
+    method: "POST",
+    match: `body.model == '${model}'`,
+    response: { status: 200, content: JSON.stringify(body) },
+  };
+}
+
+/**
+ * Starts mock-llm on a free 127.0.0.1 port (another port when the one picked
+ * was taken in between).
+ */
+export async function startMockLlm(): Promise<MockLlm> {
+  let child: ChildProcess | undefined;
+  let port = 0;
+  for (let attempt = 1; child === undefined; attempt++) {
+    port = await freePort();
+    child = await spawnOn(port).catch((error: unknown) => {
+      if (attempt >= PORT_TRIES) throw error;
+      return undefined;
+    });
+  }
+  const running = child;
+  const exited = once(running, "exit");
+  const origin = `http://127.0.0.1:${port}`;
+
+  return {
+    baseURL: `${origin}/v1`,
+    async answer(answers) {
+      await fetch(`${origin}/config`, { method: "DELETE" });
+      const rules = Object.entries(answers).map(([model, body]) => ruleFor(model, body));
+      const response = await fetch(`${origin}/config`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ rules }),
+      });
+      if (!response.ok) throw new Error(`mock-llm refused its rules: ${await response.text()}`);
+    },
+    async close() {
+      if (running.exitCode === null && running.signalCode === null) running.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
