@@ -32,6 +32,8 @@ export function eventDetail(event: RunEvent): string {
       const { step, callId, ok, result, error } = event.data;
       return `step ${step} ${callId} ${ok ? `ok ${json(result)}` : `error ${error ?? ""}`}`;
     }
+    case "run-parked":
+      return `step ${event.data.step} ${event.data.reason}`;
     case "output-recorded":
       return `step ${event.data.step} ${json(event.data.output)}`;
     case "refused":

@@ -1,13 +1,13 @@
 /**
  * One run for people: its fields as aligned `name  value` lines.
  */
-import type { RunResult } from "@errand/core";
+import type { RunSoFar } from "@errand/core";
 import { formatTable } from "./table.js";
 
 const VALUE_WIDTH = 200;
 
 /** What is known of a run: its result once settled, or the same fields so far. */
-export type RunView = Omit<RunResult, "status"> & { status: string };
+export type RunView = RunSoFar;
 
 /** The lines describing `run`. */
 export function runDetails(run: RunView): string[] {
@@ -15,6 +15,7 @@ export function runDetails(run: RunView): string[] {
     ["run", run.runId],
     ["agent", run.agent],
     ["status", run.status],
+    ["waiting", run.waiting && `${run.waiting.reason} (parked since ${run.waiting.since})`],
     ["output", run.output === undefined ? undefined : JSON.stringify(run.output)],
     ["text", run.text],
     ["error", run.error && `${run.error.code}: ${run.error.message}`],

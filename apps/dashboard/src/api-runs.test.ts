@@ -15,11 +15,13 @@ import {
   CITY,
   cityAnswerSchema,
   cityItem,
+  gatedThenRecord,
   invalidThenRecord,
   LEAD,
   LOOKUP_SECRET,
   leadScript,
   lookupThenRecord,
+  openGate,
 } from "./test-support/agents.js";
 import { requestJson } from "./test-support/http.js";
 import { startWorkload, type Workload } from "./test-support/workload.js";
@@ -330,5 +332,29 @@ describe("unknown API routes", () => {
     const { status, body } = await get<{ error: { code: string } }>("/api/nothing-here");
     expect(status).toBe(404);
     expect(body.error.code).toBe("not_found");
+  });
+});
+
+describe("a parked parent", () => {
+  it("says what it waits for, in its detail and its timeline, until it resumes", async () => {
+    const { runId: parent } = await w.errand.fire({
+      agent: LEAD,
+      input: { script: leadScript([cityItem(gatedThenRecord("api-parked", "Turin"))]) },
+    });
+    await w.waitForEvent(parent, (event) => event.type === "run-parked");
+    const parked = await get<RunDetail>(`/api/runs/${parent}`);
+    expect(parked.body.run).toMatchObject({
+      status: "running",
+      waiting: { reason: "waiting for 1 of 1 run to settle", runs: 1 },
+    });
+    const timeline = await get<Page<TimelineEvent>>(`/api/runs/${parent}/events`);
+    const parkedEvent = timeline.body.items.find((event) => event.type === "run-parked");
+    expect(parkedEvent?.data).toMatchObject({ reason: "waiting for 1 of 1 run to settle" });
+
+    openGate("api-parked");
+    await w.waitForResult(parent);
+    const settled = await get<RunDetail>(`/api/runs/${parent}`);
+    expect(settled.body.run.status).toBe("succeeded");
+    expect(settled.body.run.waiting).toBeUndefined();
   });
 });

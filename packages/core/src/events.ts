@@ -101,6 +101,20 @@ export const EventData = {
     truncated: z.boolean(),
     ref: ResourceRef.optional(),
   }),
+  /**
+   * A tool call made the run wait for other runs (`collect_agents` with
+   * `wait`): the run's job left its worker until they settle. The call stays
+   * open; a `run-started` of the same attempt resumes the run. Added with the
+   * fleet release: older logs park without it.
+   */
+  "run-parked": z.object({
+    step,
+    callId: z.string().min(1),
+    /** The runs it waits for: those still pending when it parked. */
+    waitFor: z.array(z.string().min(1)),
+    /** What it waits for, for people: `waiting for 4 of 12 runs to settle`. */
+    reason: z.string(),
+  }),
   "output-recorded": z.object({
     step,
     callId: z.string().min(1),
@@ -169,6 +183,8 @@ export const ToolCalled = envelope("tool-called");
 export type ToolCalled = z.infer<typeof ToolCalled>;
 export const ToolResult = envelope("tool-result");
 export type ToolResult = z.infer<typeof ToolResult>;
+export const RunParked = envelope("run-parked");
+export type RunParked = z.infer<typeof RunParked>;
 export const OutputRecorded = envelope("output-recorded");
 export type OutputRecorded = z.infer<typeof OutputRecorded>;
 export const Refused = envelope("refused");
@@ -189,6 +205,7 @@ export const RunEvent = z.discriminatedUnion("type", [
   ModelResponded,
   ToolCalled,
   ToolResult,
+  RunParked,
   OutputRecorded,
   Refused,
   CancelRequested,

@@ -51,6 +51,31 @@ describe("foldRun before a run settles", () => {
     expect(settleRun(state)).toBeUndefined();
   });
 
+  it("given a parked run, it is running and says what it waits for until a run-started resumes it", () => {
+    const collect = call("call_2", "collect_agents", { wait: true });
+    const log = runLog()
+      .queued()
+      .started(1, "worker-a")
+      .modelResponded(1, { calls: [collect] })
+      .toolCalled(1, collect)
+      .parked(1, "call_2", ["R-child-1", "R-child-2"], "waiting for 2 of 3 runs to settle");
+
+    const parked = foldRun(log.build());
+    expect(parked.status).toBe("running");
+    expect(parked.parked).toEqual({
+      step: 1,
+      callId: "call_2",
+      waitFor: ["R-child-1", "R-child-2"],
+      reason: "waiting for 2 of 3 runs to settle",
+      since: log.timeOf(5),
+    });
+    expect(settleRun(parked)).toBeUndefined();
+
+    const resumed = foldRun(log.started(1, "worker-b").build());
+    expect(resumed).toMatchObject({ status: "running", attempts: 1, workerId: "worker-b" });
+    expect(resumed.parked).toBeUndefined();
+  });
+
   it("given a cancel request, the run is not settled yet but remembers the first request", () => {
     const log = runLog()
       .queued()

@@ -33,6 +33,7 @@ export function initialRunState(runId: string): RunState {
     cancelRequested: undefined,
     error: undefined,
     text: undefined,
+    parked: undefined,
   };
 }
 
@@ -73,6 +74,7 @@ const evolvers: Evolvers = {
     attempts: Math.max(state.attempts, e.data.attempt),
     workerId: e.data.workerId,
     startedAt: state.startedAt ?? e.at,
+    parked: undefined,
   }),
   "model-responded": (state, e) => ({
     ...state,
@@ -105,6 +107,7 @@ const evolvers: Evolvers = {
         ...(e.data.ref === undefined ? {} : { ref: e.data.ref }),
       },
     })),
+  "run-parked": (state, e) => ({ ...state, parked: { ...e.data, since: e.at } }),
   "output-recorded": (state, e) => {
     if (state.output) return state;
     const recorded = updateCall(state, e.data.step, e.data.callId, (c) => ({

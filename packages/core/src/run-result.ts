@@ -63,3 +63,46 @@ export function settleRun(state: RunState): RunResult | undefined {
     ...(state.settledAt === undefined ? {} : { settledAt: state.settledAt }),
   };
 }
+
+/** What a parked run waits for, from its last `run-parked`. */
+export interface RunWaiting {
+  /** For people: `waiting for 4 of 12 runs to settle`. */
+  reason: string;
+  /** When it parked. */
+  since: string;
+  /** How many runs it waits for. */
+  runs: number;
+}
+
+/**
+ * A run as far as its log goes: its `RunResult` once settled, else the same
+ * fields so far, with status `queued` or `running` and, while it is parked,
+ * what it waits for. What `errand runs show` and the dashboard show.
+ */
+export type RunSoFar = Omit<RunResult, "status"> & {
+  status: RunResult["status"] | "queued" | "running";
+  waiting?: RunWaiting;
+};
+
+/** The {@link RunSoFar} of a folded run. Pure. */
+export function runSoFar(state: RunState): RunSoFar {
+  const settled = settleRun(state);
+  if (settled !== undefined) return settled;
+  const { queued, parked } = state;
+  return {
+    runId: state.runId,
+    agent: queued?.agent ?? "",
+    status: state.status === "running" ? "running" : "queued",
+    ...(state.text === undefined ? {} : { text: state.text }),
+    ...(queued?.parentRunId === undefined ? {} : { parentRunId: queued.parentRunId }),
+    rootRunId: queued?.rootRunId ?? state.runId,
+    attempts: state.attempts,
+    steps: state.steps.length,
+    usage: state.usage,
+    createdAt: state.createdAt ?? "",
+    ...(state.startedAt === undefined ? {} : { startedAt: state.startedAt }),
+    ...(parked === undefined
+      ? {}
+      : { waiting: { reason: parked.reason, since: parked.since, runs: parked.waitFor.length } }),
+  };
+}

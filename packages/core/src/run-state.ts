@@ -69,4 +69,6 @@ export interface RunState {
   error?: RunError;
   /** The closing text of `finished`. */
   text?: string;
+  /** What the run waits for while it is parked: its last `run-parked`, until a `run-started` resumes it. */
+  parked?: EventDataOf<"run-parked"> & { since: string };
 }

@@ -140,7 +140,16 @@ async function runTool(
       return { events: [called], recorded: false, halt: { kind: "fatal", error } };
     }
     if (isParkRequest(error)) {
-      return { events: [called], recorded: false, halt: { kind: "parked", request: error } };
+      const parked: NewEvent = {
+        type: "run-parked",
+        at: runner.timestamp(),
+        data: { step, callId, waitFor: [...error.waitFor], reason: error.message },
+      };
+      return {
+        events: [called, parked],
+        recorded: false,
+        halt: { kind: "parked", request: error },
+      };
     }
     logger.warn({ error: errorMessage(error) }, "tool failed");
     const data = { step, callId, ...failedToolResult(errorMessage(error)) };

@@ -1,7 +1,7 @@
 /**
  * `errand runs show <runId>`: a run's result, or where it stands while it runs.
  */
-import { foldRun, type RunEvent, settleRun } from "@errand/core";
+import { foldRun, type RunEvent, runSoFar } from "@errand/core";
 import type { Errand } from "@errand/engine";
 import { CONNECTION_OPTIONS, type CommandSpec, JSON_OPTION } from "../command.js";
 import { withErrand } from "../errand-client.js";
@@ -15,21 +15,8 @@ async function viewOf(errand: Errand, runId: string): Promise<RunView> {
   if (result !== undefined) return result;
   const log: RunEvent[] = [];
   for await (const event of errand.events(runId)) log.push(event);
-  const state = foldRun(log, runId);
-  const settled = settleRun(state);
-  if (settled !== undefined) return settled; // settled, and the collector has not stored it yet
-  return {
-    runId,
-    agent: state.queued?.agent ?? "",
-    status: state.status,
-    ...(state.queued?.parentRunId === undefined ? {} : { parentRunId: state.queued.parentRunId }),
-    rootRunId: state.queued?.rootRunId ?? runId,
-    attempts: state.attempts,
-    steps: state.steps.length,
-    usage: state.usage,
-    createdAt: state.createdAt ?? "",
-    ...(state.startedAt === undefined ? {} : { startedAt: state.startedAt }),
-  };
+  // Settled and not stored by the collector yet, or still going.
+  return runSoFar(foldRun(log, runId));
 }
 
 /** `runs show`. */
@@ -37,7 +24,8 @@ export const runsShowCommand: CommandSpec = {
   usage: "errand runs show <runId> [--json]",
   description: [
     "Prints the run's RunResult once it has settled; before that, the same fields as far",
-    "as its log goes, with status queued or running. --json prints it as JSON.",
+    "as its log goes, with status queued or running, and while the run is parked what it",
+    "waits for. --json prints it as JSON.",
   ].join("\n"),
   positionals: [{ name: "runId", description: "the run" }],
   options: { ...JSON_OPTION, ...CONNECTION_OPTIONS },

@@ -9,17 +9,19 @@ import {
   foldRun,
   isRunId,
   type RunEvent,
-  type RunResult,
+  type RunSoFar,
   type RunState,
-  settleRun,
+  runSoFar,
 } from "@errand/core";
-import type { HeadStatus } from "@errand/store";
 import type { DashboardContext } from "../context.js";
 import { redactSecrets } from "../present/redact.js";
 import { previewValue } from "../present/truncate.js";
 
-/** A run's `RunResult`, or while it runs the same fields so far (status `queued` or `running`). */
-export type RunView = Omit<RunResult, "status"> & { status: HeadStatus };
+/**
+ * A run's `RunResult`, or while it runs the same fields so far (status
+ * `queued` or `running`, and `waiting` while it is parked): core's `RunSoFar`.
+ */
+export type RunView = RunSoFar;
 
 /** What a run was fired with, redacted; the input shortened when large (`inputTruncated`). */
 export interface RunDefinition {
@@ -60,25 +62,8 @@ export function runNotFound(runId: string): never {
 
 /** The view of a folded run, its output redacted. */
 export function runViewOf(state: RunState): RunView {
-  const settled = settleRun(state);
-  if (settled !== undefined) {
-    return settled.output === undefined
-      ? settled
-      : { ...settled, output: redactSecrets(settled.output) };
-  }
-  const { queued } = state;
-  return {
-    runId: state.runId,
-    agent: queued?.agent ?? "",
-    status: state.status === "running" ? "running" : "queued",
-    ...(queued?.parentRunId === undefined ? {} : { parentRunId: queued.parentRunId }),
-    rootRunId: queued?.rootRunId ?? state.runId,
-    attempts: state.attempts,
-    steps: state.steps.length,
-    usage: state.usage,
-    createdAt: state.createdAt ?? "",
-    ...(state.startedAt === undefined ? {} : { startedAt: state.startedAt }),
-  };
+  const view = runSoFar(state);
+  return view.output === undefined ? view : { ...view, output: redactSecrets(view.output) };
 }
 
 function definitionOf(queued: EventDataOf<"run-queued">): RunDefinition {

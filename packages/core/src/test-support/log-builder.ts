@@ -141,6 +141,11 @@ export class RunLogBuilder {
     return this.add("output-recorded", { step, callId, output });
   }
 
+  /** `run-parked`: the open call `callId` of `step` waits for `waitFor`. */
+  parked(step: number, callId: string, waitFor: string[], reason = "waiting"): this {
+    return this.add("run-parked", { step, callId, waitFor, reason });
+  }
+
   /** `refused`, as written for a call or before the run. */
   refused(data: EventDataOf<"refused">): this {
     return this.add("refused", data);

@@ -52,8 +52,9 @@ export function createCollectAgentsTool(): Tool {
         ...args,
       });
       if ("page" in outcome) return outcome.page;
-      const count = outcome.waitFor.length;
-      throw new ParkRequest(`waiting for ${count} run(s) to settle`, outcome.waitFor);
+      const { waitFor, total } = outcome;
+      const runs = total === 1 ? "run" : "runs";
+      throw new ParkRequest(`waiting for ${waitFor.length} of ${total} ${runs} to settle`, waitFor);
     },
   });
 }

@@ -22,8 +22,8 @@ export interface CollectChildrenRequest {
   cursor?: string;
 }
 
-/** A page of results, or the runs still pending that a waiting parent parks for. */
-export type CollectChildrenOutcome = { page: CollectResult } | { waitFor: string[] };
+/** A page of results, or the runs still pending (of `total` asked for) that a waiting parent parks for. */
+export type CollectChildrenOutcome = { page: CollectResult } | { waitFor: string[]; total: number };
 
 /** Every child of `parentRunId`, in creation order. */
 export async function childrenOf(reads: ReadsContext, parentRunId: string): Promise<string[]> {
@@ -70,7 +70,7 @@ export async function collectChildren(
   });
   if (request.wait) {
     const waitFor = await pendingOf(reads, runIds, page, request.cursor === undefined);
-    if (waitFor.length > 0) return { waitFor };
+    if (waitFor.length > 0) return { waitFor, total: runIds.length };
   }
   if (!everyChild) return { page };
   const { nextAction: _forTheList, ...rest } = page;

@@ -70,12 +70,15 @@ describe("a parked parent on a worker of concurrency 1", () => {
       "tool-result spawn_agents",
       "model-responded",
       "tool-called collect_agents",
+      "run-parked",
       "run-started",
       "tool-called collect_agents",
       "tool-result collect_agents",
       "model-responded",
       "finished",
     ]);
+    const parked = events.find((event) => event.type === "run-parked");
+    expect(parked?.data).toMatchObject({ reason: "waiting for 3 of 3 runs to settle" });
     for (const event of events.filter((e) => e.type === "run-started")) {
       expect(event.data).toEqual({ attempt: 1, workerId: worker.workerId });
     }
@@ -91,7 +94,7 @@ describe("a parked parent on a worker of concurrency 1", () => {
       ]);
       // Each child ran while the parent was parked: after its park, before its resume.
       expect(Date.parse(started[0]!.at)).toBeGreaterThanOrEqual(Date.parse(events[6]!.at));
-      expect(Date.parse(started[0]!.at)).toBeLessThanOrEqual(Date.parse(events[7]!.at));
+      expect(Date.parse(started[0]!.at)).toBeLessThanOrEqual(Date.parse(events[8]!.at));
     }
     const [collected] = (await pfx.toolResults(parent, "collect_agents")) as CollectResult[];
     expect(collected).toMatchObject({ total: 3, succeeded: 3, pending: 0, hasMore: false });

@@ -21,6 +21,7 @@ import { type ParentLimits, resolveParentLimits } from "../parents/limits.js";
 import { openParentServices, PARENT_SERVICES } from "../parents/parent-services.js";
 import type { ReadsContext } from "../reads/context.js";
 import { createSettledWaiter } from "../reads/settled-waiter.js";
+import { pendingRunIds } from "../reads/stored-results.js";
 import { createRunQueues, DEFAULT_JOB_OPTIONS } from "../run-queues.js";
 import { startAdoption } from "./adopt-orphans.js";
 import { type ModelResolver, queueRecords, resolveAgentModels } from "./agent-models.js";
@@ -196,6 +197,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     logger,
     now,
     services: { ...options.services, [PARENT_SERVICES]: parent.services },
+    pendingOf: (runIds: readonly string[]) => pendingRunIds(reads, runIds),
     ...(options.retry === undefined ? {} : { retry: options.retry }),
   };
 

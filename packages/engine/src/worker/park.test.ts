@@ -100,18 +100,71 @@ describe("a parked run", () => {
       "run-started",
       "model-responded",
       "tool-called",
+      "run-parked",
       "run-started",
       "tool-called",
       "tool-result",
       "model-responded",
       "finished",
     ]);
-    expect(events[6]?.data).toMatchObject({ ok: true, result: { settled: 1 } });
+    expect(events[4]?.data).toMatchObject({
+      step: 1,
+      waitFor: [child],
+      reason: "children still running",
+    });
+    expect(events[7]?.data).toMatchObject({ ok: true, result: { settled: 1 } });
     expect(events[1]?.data).toMatchObject({ attempt: 1 });
-    expect(events[4]?.data).toMatchObject({ attempt: 1 });
+    expect(events[5]?.data).toMatchObject({ attempt: 1 });
     expect(waits()).toBe(2);
     const childResult = settleRun(foldRun(await fx.errand.store.readLog(child)));
     expect(childResult).toMatchObject({ status: "succeeded", text: "child done", attempts: 1 });
     await logs.waitFor((line) => line.msg === "run parked" && line.runId === parent);
+  });
+
+  it("parks again without writing when its job comes back while what it waits for still runs", async () => {
+    await worker?.close({ graceMs: 1_000 });
+    const { runId: parent } = await fx.errand.fire({
+      agent: "parent",
+      input: {
+        script: [{ call: [{ tool: "wait_for_children", args: {} }] }, { say: "all settled" }],
+      },
+    });
+    const { runId: child } = await fx.errand.fire({
+      agent: "child",
+      input: { script: [{ sleepMs: 2_000, say: "child done" }] },
+      parentRunId: parent,
+    });
+    const { agents, waits } = parkingAgents();
+    const logs = captureLogs();
+    worker = await createWorker({
+      connection: fx.server.url,
+      prefix: fx.prefix,
+      agents,
+      concurrency: 2,
+      parkRecheckMs: 200, // the job comes back many times while the child sleeps
+      logger: logs.logger,
+    });
+
+    const events = await fx.waitForEvent(parent);
+    const comebacks = logs.lines.filter(
+      (line) => line.msg === "run parked" && line.runId === parent,
+    );
+    expect(comebacks.length).toBeGreaterThan(2);
+    expect(events.map((event) => event.type)).toEqual([
+      "run-queued",
+      "run-started",
+      "model-responded",
+      "tool-called",
+      "run-parked",
+      "run-started",
+      "tool-called",
+      "tool-result",
+      "model-responded",
+      "finished",
+    ]);
+    expect(waits()).toBe(2);
+    expect(settleRun(foldRun(await fx.errand.store.readLog(child)))).toMatchObject({
+      status: "succeeded",
+    });
   });
 });

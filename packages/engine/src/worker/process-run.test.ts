@@ -71,6 +71,7 @@ function contextFor(workerId: string, model: Model): RunProcessorContext {
     cancels,
     logger,
     now: () => new Date(),
+    pendingOf: async () => [],
   };
 }
 

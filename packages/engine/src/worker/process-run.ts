@@ -7,7 +7,10 @@
  * waiting, not failing, so it is not counted in `RunResult.attempts`. When an
  * append is refused because the log moved on, the log is read again: a
  * settled run is left alone, a cancel is honoured, and otherwise another
- * attempt owns the run, so this one stops writing.
+ * attempt owns the run, so this one stops writing. A parked run (its last
+ * `run-parked` not yet followed by a `run-started`) whose job comes back
+ * while runs it waits for are still pending parks again without writing:
+ * its log says once what it waits for, however often its job is re-checked.
  */
 import {
   applyEvent,
@@ -41,6 +44,8 @@ export interface RunProcessorContext {
   /** How failed model requests are retried. */
   retry?: Partial<RetryPolicy>;
   now: () => Date;
+  /** The runs of `runIds` that have no stored result yet: what a parked run still waits for. */
+  pendingOf(runIds: readonly string[]): Promise<string[]>;
 }
 
 /** How a job of a run ended for this worker. */
@@ -188,6 +193,8 @@ export async function processRun(
     });
     const decided = await decideFromLog(context, state, logger);
     if (decided) return decided;
+    const stillWaiting = state.parked && (await context.pendingOf(state.parked.waitFor));
+    if (stillWaiting && stillWaiting.length > 0) return { kind: "parked", waitFor: stillWaiting };
     try {
       return await runAttempt(context, resolved, state, held.signal, logger);
     } catch (error) {

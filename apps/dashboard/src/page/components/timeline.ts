@@ -24,6 +24,7 @@ const LABELS: Record<string, string> = {
   "model-responded": "Model responded",
   "tool-called": "Tool called",
   "tool-result": "Tool result",
+  "run-parked": "Parked",
   "output-recorded": "Output recorded",
   refused: "Refused",
   "cancel-requested": "Cancel requested",
@@ -151,6 +152,12 @@ export class Timeline {
         ];
       case "tool-result":
         return this.toolResult(event, data);
+      case "run-parked":
+        return h(
+          "p",
+          { class: "event-line", testid: "parked-reason" },
+          `${String(data.reason)} — its worker slot is free until they have`,
+        );
       case "output-recorded":
         return this.block(event, data.output, (d) => d.output);
       case "refused":

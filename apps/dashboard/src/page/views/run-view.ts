@@ -36,9 +36,24 @@ function runLink(runId: string | undefined) {
     : link(`/runs/${runId}`, { class: "mono", title: runId }, shortRunId(runId));
 }
 
+/** The status, and what a parked run waits for. */
+function statusFact(run: RunView) {
+  if (run.waiting === undefined) return statusBadge(run.status);
+  return h(
+    "span",
+    {},
+    statusBadge(run.status),
+    h(
+      "span",
+      { class: "muted", testid: "run-waiting" },
+      ` parked: ${run.waiting.reason} (since ${formatDateTime(run.waiting.since)})`,
+    ),
+  );
+}
+
 function detailFacts(run: RunView, detail: RunDetail) {
   return facts([
-    ["status", statusBadge(run.status)],
+    ["status", statusFact(run)],
     ["agent", run.agent],
     ["parent", runLink(run.parentRunId)],
     ["root", run.rootRunId === run.runId ? undefined : runLink(run.rootRunId)],
