@@ -1,0 +1,24 @@
+// The agents your workers run. The scripted model plays each agent's script, so
+// no model is needed; give an agent openaiModel({ model: "gpt-4o-mini" }) instead
+// (with OPENAI_API_KEY set) to run it on a real one.
+import { defineAgent, scriptedModel } from "@errand/runtime";
+import { z } from "zod";
+
+/** What a city-reporter run records: fire each run with this schema. */
+export const CityReport = z.object({ city: z.string(), population: z.number().int() });
+
+/** Answers with text. */
+export const greeter = defineAgent({
+  name: "greeter",
+  instructions: "Greet the person named in your input.",
+  model: scriptedModel(),
+  script: [{ say: "Hello, Ada!" }],
+});
+
+/** Records a structured output in the schema its run is fired with. */
+export const cityReporter = defineAgent({
+  name: "city-reporter",
+  instructions: "Record the city named in your input and its population.",
+  model: scriptedModel(),
+  script: [{ call: [{ tool: "structured_output", args: { city: "Lyon", population: 522250 } }] }],
+});
