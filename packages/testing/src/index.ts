@@ -99,3 +99,4 @@ export {
   startRedisCluster,
 } from "./redis/start-cluster.js";
 export { NO_REDIS_MESSAGE, startRedis } from "./redis/start-redis.js";
+export { type WaitUntilOptions, waitUntil } from "./wait-until.js";

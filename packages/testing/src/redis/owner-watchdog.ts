@@ -21,22 +21,35 @@ const RELEASED = "released";
 /**
  * `$1` the server's directory, `$2` its pidfile. Waits for a line or EOF on
  * stdin; unless the line is `released`, SIGKILLs the pid in the pidfile if
- * `ps` names it `redis-server`, waits (up to 10 s) until it is gone or a
- * zombie, and removes the directory.
+ * that process is named `redis-server` (from `/proc`, else `ps`: a stale
+ * pidfile never kills another program), waits up to 10 s until it is gone or
+ * a zombie, and removes the directory. Needs only `sh`, `cat`, `sed`, `rm`
+ * and, without `/proc` (macOS), `ps`.
  */
 const WATCHDOG_SCRIPT = `
 if read -r word && [ "$word" = ${RELEASED} ]; then exit 0; fi
 pid=$(cat "$2" 2>/dev/null)
-case "$(ps -p "$pid" -o comm= 2>/dev/null)" in
-  *redis-server*)
-    kill -9 "$pid" 2>/dev/null
-    tries=0
-    while [ "$tries" -lt 100 ] && ps -p "$pid" -o stat= 2>/dev/null | grep -qv '^Z'; do
-      sleep 0.1
-      tries=$((tries + 1))
-    done
-    ;;
-esac
+running() {
+  if [ -r "/proc/$pid/stat" ]; then
+    state=$(sed 's/.*) \\(.\\).*/\\1/' "/proc/$pid/stat" 2>/dev/null)
+    [ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
+  else
+    kill -0 "$pid" 2>/dev/null && ! ps -p "$pid" -o stat= 2>/dev/null | grep -q '^Z'
+  fi
+}
+if [ -n "$pid" ]; then
+  name=$(cat "/proc/$pid/comm" 2>/dev/null || ps -p "$pid" -o comm= 2>/dev/null)
+  case "$name" in
+    *redis-server*)
+      kill -9 "$pid" 2>/dev/null
+      tries=0
+      while [ "$tries" -lt 100 ] && running; do
+        sleep 0.1
+        tries=$((tries + 1))
+      done
+      ;;
+  esac
+fi
 rm -rf "$1"
 `;
 
