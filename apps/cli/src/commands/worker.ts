@@ -15,9 +15,9 @@ export const workerCommand: CommandSpec = {
     "Runs the agents exported by <module> (what defineAgent returns, or arrays of them),",
     "taking their runs from the queue. Agents that name their model run on an",
     "OpenAI-compatible model (OPENAI_API_KEY, OPENAI_BASE_URL). Logs are JSON lines on",
-    "stdout (ERRAND_LOG_LEVEL, default info). On SIGTERM or SIGINT it stops taking runs,",
-    "lets the active ones finish for the grace period, and exits 0; a run still going",
-    "then is resumed by another worker from its log.",
+    "stdout (ERRAND_LOG_LEVEL, default info). On SIGTERM, SIGINT or SIGHUP it stops taking",
+    "runs, lets the active ones finish for the grace period, and exits 0; a run still",
+    "going then is resumed by another worker from its log.",
   ].join("\n"),
   options: {
     agents: { type: "string", value: "<module>", description: "the module exporting the agents" },
