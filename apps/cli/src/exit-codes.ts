@@ -12,7 +12,7 @@ export const EXIT = {
   failure: 1,
   /** Usage or bad input: a one-line error on stderr, nothing was written. */
   usage: 2,
-  /** The environment is missing something (Redis unreachable, no Redis given, …). */
+  /** The environment is in the way (Redis unreachable, no Redis given, a port taken, …). */
   environment: 3,
 } as const;
 
@@ -25,7 +25,7 @@ export const EXIT_CODES_HELP = [
   "  0  success",
   "  1  the command ran but the outcome is a failure (a run failed, doctor found problems)",
   "  2  usage or bad input: a one-line error on stderr, nothing was written",
-  "  3  environment: Redis unreachable or not given",
+  "  3  environment: Redis unreachable or not given, or a port to listen on is taken",
 ].join("\n");
 
 /** Error codes that mean the caller asked for something that cannot be done as asked. */
@@ -48,23 +48,30 @@ const UNREACHABLE_CODES = new Set([
   "EHOSTUNREACH",
 ]);
 
-function networkCode(error: unknown): string | undefined {
+/** The `code` of a Node system error (`ECONNREFUSED`, `EADDRINUSE`, …), if `error` has one. */
+export function systemErrorCode(error: unknown): string | undefined {
   if (typeof error !== "object" || error === null || !("code" in error)) return undefined;
   return typeof error.code === "string" ? error.code : undefined;
 }
 
+/** Error codes that mean the environment is in the way. */
+const ENVIRONMENT_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  "redis_unavailable",
+  "port_in_use",
+]);
+
 /**
  * The exit code for an error that ended a command: `ErrandError`s by their
- * code (refusals of the input → 2, `redis_unavailable` → 3, anything else
- * → 1), network errors → 3, every other error → 1.
+ * code (refusals of the input → 2, `redis_unavailable` and `port_in_use` → 3,
+ * anything else → 1), network errors → 3, every other error → 1.
  */
 export function exitCodeFor(error: unknown): ExitCode {
   if (isErrandError(error)) {
     if (USAGE_CODES.has(error.code)) return EXIT.usage;
-    if (error.code === "redis_unavailable") return EXIT.environment;
+    if (ENVIRONMENT_CODES.has(error.code)) return EXIT.environment;
     return EXIT.failure;
   }
-  const code = networkCode(error);
+  const code = systemErrorCode(error);
   if (code !== undefined && UNREACHABLE_CODES.has(code)) return EXIT.environment;
   return EXIT.failure;
 }

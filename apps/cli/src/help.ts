@@ -57,6 +57,10 @@ export function overviewHelp(commands: readonly Pick<CommandEntry, "name" | "sum
         "an OpenAI-compatible server (Ollama, vLLM, LM Studio, …); enough without a key",
       ],
       ["ERRAND_MODEL", "the model to ask (default gpt-4o-mini)"],
+      [
+        "ERRAND_DASHBOARD_TOKEN",
+        "the token the dashboard asks of every request; needed beyond loopback",
+      ],
     ]),
     "",
     EXIT_CODES_HELP,

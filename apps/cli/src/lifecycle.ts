@@ -1,14 +1,17 @@
 /**
- * What long-running commands share: waiting for SIGINT/SIGTERM, and a Redis
+ * What long-running commands share: waiting for a stop signal, and a Redis
  * for local use — the one given, or a private one started for the command
- * (DESIGN §9) and removed when it ends.
+ * and removed when it ends.
  */
 import type { ParsedArgs } from "./args.js";
 import type { CliIO } from "./io.js";
 import { connectRedis, givenRedisUrl } from "./redis.js";
 
-/** The signals that ask a process to stop. */
-export const STOP_SIGNALS: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM"];
+/**
+ * The signals that ask a process to stop: Ctrl-C, `kill`, and a closed
+ * terminal (SIGHUP to its process group), each handled the same way.
+ */
+export const STOP_SIGNALS: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
 
 /** Stop signals caught for a while: see {@link catchStopSignals}. */
 export interface CaughtStopSignals {
@@ -19,7 +22,7 @@ export interface CaughtStopSignals {
 }
 
 /**
- * Catches SIGINT and SIGTERM from now until `release()`: the first one
+ * Catches the {@link STOP_SIGNALS} from now until `release()`: the first one
  * resolves `first`; later ones are ignored, so that a second Ctrl-C cannot
  * cut short the cleanup of what the command started (a private Redis).
  */
@@ -62,8 +65,12 @@ export interface LocalRedis {
 
 /**
  * The Redis given by `--redis`/`REDIS_URL` (once it answers), else a private `redis-server`
- * (from PATH, else Docker) on a free loopback port in a temporary directory.
- * Throws `redis_unavailable` (exit 3), saying how to get Redis, when neither works.
+ * (from PATH, else Docker) on a free loopback port in a temporary directory,
+ * configured as production wants it (append-only file with `appendfsync everysec`,
+ * `maxmemory-policy noeviction`), so that `errand doctor` passes against it.
+ * The private server never outlives this process, even a killed one (see
+ * `@errand/testing`'s `startRedis`). Throws `redis_unavailable` (exit 3),
+ * saying how to get Redis, when neither works.
  */
 export async function localRedis(args: ParsedArgs, io: CliIO): Promise<LocalRedis> {
   const given = givenRedisUrl(args, io);
@@ -72,6 +79,10 @@ export async function localRedis(args: ParsedArgs, io: CliIO): Promise<LocalRedi
     return { url: given, private: false, release: async () => {} };
   }
   const { startRedis } = await import("@errand/testing");
-  const server = await startRedis({ maxmemoryPolicy: "noeviction" });
+  const server = await startRedis({
+    appendonly: true,
+    appendfsync: "everysec",
+    maxmemoryPolicy: "noeviction",
+  });
   return { url: server.url, private: true, release: () => server.stop() };
 }

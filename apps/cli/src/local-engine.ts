@@ -2,9 +2,10 @@
  * A worker and a collector in this process, for `errand up` and the demo:
  * everything errand needs to run agents locally, stopped together.
  */
-import { createCollector, createLogger, createWorker } from "@errand/engine";
+import { createCollector, createWorker } from "@errand/engine";
 import type { Agent } from "@errand/runtime";
 import type { CliIO } from "./io.js";
+import { type CliLogLevel, stderrLogger } from "./log.js";
 
 /** Options of {@link startLocalEngine}. */
 export interface LocalEngineOptions {
@@ -13,7 +14,7 @@ export interface LocalEngineOptions {
   agents: readonly Agent[];
   concurrency: number;
   /** Where log lines go, and from which level (`ERRAND_LOG_LEVEL` wins). */
-  log: { io: CliIO; level: "info" | "warn" | "silent" };
+  log: { io: CliIO; level: CliLogLevel };
 }
 
 /** A running worker and collector. */
@@ -22,13 +23,9 @@ export interface LocalEngine {
   stop(graceMs?: number): Promise<void>;
 }
 
-type LogLevel = LocalEngineOptions["log"]["level"];
-
 /** Starts a collector, then a worker; if the worker cannot start, the collector is stopped. */
 export async function startLocalEngine(options: LocalEngineOptions): Promise<LocalEngine> {
-  const { io } = options.log;
-  const level = (io.env.ERRAND_LOG_LEVEL as LogLevel | undefined) ?? options.log.level;
-  const logger = createLogger({ level, destination: { write: (line) => io.stderr.write(line) } });
+  const logger = stderrLogger(options.log.io, options.log.level);
   const connection = options.url;
   const collector = createCollector({ connection, prefix: options.prefix, logger });
   await collector.start();

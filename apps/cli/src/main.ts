@@ -13,6 +13,10 @@ function flushed(stream: NodeJS.WriteStream): Promise<void> {
   return new Promise((resolve) => stream.write("", () => resolve()));
 }
 
+// Once the terminal is gone (SIGHUP) or the reader of a pipe left, output cannot be
+// written; dropping it lets the command still stop what it started and exit.
+for (const stream of [process.stdout, process.stderr]) stream.on("error", () => {});
+
 const code = await runCli(process.argv.slice(2), processIO());
 await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
 process.exit(code);

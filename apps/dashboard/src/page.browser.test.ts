@@ -29,9 +29,9 @@ let lead: string;
 let children: Map<string, string>;
 
 beforeAll(async () => {
+  browser = await launchBrowser();
   w = await startWorkload("browser");
   base = w.dashboard.url;
-  browser = await launchBrowser();
   const fired = await w.errand.fire({
     agent: LEAD,
     input: {

@@ -34,6 +34,7 @@ export const ERROR_CODES = [
   "parked",
   // environment
   "redis_unavailable",
+  "port_in_use",
 ] as const;
 
 /** A stable error code: see {@link ERROR_CODES}. */

@@ -23,6 +23,12 @@
  * it throws an `ErrandError` (`redis_unavailable`) saying how to get one.
  * `server.source` tells which one you got.
  *
+ * A local server never outlives the process that started it: one it forgot
+ * to stop is killed, and its directory removed, when the process exits; and
+ * when the process is killed (SIGKILL, or a signal it does not handle) a
+ * watchdog — a small `sh` process of its own session, woken by the end of a
+ * pipe from its owner — does the same.
+ *
  * ## Crashing Redis on purpose
  *
  * A local server can be killed and brought back, to prove what survives:
@@ -93,3 +99,4 @@ export {
   startRedisCluster,
 } from "./redis/start-cluster.js";
 export { NO_REDIS_MESSAGE, startRedis } from "./redis/start-redis.js";
+export { type WaitUntilOptions, waitUntil } from "./wait-until.js";

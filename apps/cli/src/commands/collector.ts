@@ -14,9 +14,9 @@ export const collectorCommand: CommandSpec = {
     "Folds the events of every shard into run results, announces settled children to",
     "their parents and wakes whoever waits for them; beside it a reaper settles runs whose",
     "job died or whose deadline passed. Run as many as you like: they share the work.",
-    "Logs are JSON lines on stdout (ERRAND_LOG_LEVEL, default info). On SIGTERM or SIGINT",
-    "it finishes the batch in hand and exits 0; what it read but did not apply is left",
-    "for the others.",
+    "Logs are JSON lines on stdout (ERRAND_LOG_LEVEL, default info). On SIGTERM, SIGINT",
+    "or SIGHUP it finishes the batch in hand and exits 0; what it read but did not apply",
+    "is left for the others.",
   ].join("\n"),
   options: { ...CONNECTION_OPTIONS },
   async run(args, io) {

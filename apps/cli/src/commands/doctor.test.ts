@@ -5,7 +5,8 @@ import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DoctorCheck } from "../doctor/check.js";
 import { recordingInput, SCRIPTED_CITY, writeCitySchema } from "../test-support/city.js";
-import { startErrandProcesses } from "../test-support/processes.js";
+import { printedRedisUrl } from "../test-support/private-redis.js";
+import { spawnErrand, startErrandProcesses } from "../test-support/processes.js";
 import { runErrand } from "../test-support/run-errand.js";
 
 interface Report {
@@ -155,14 +156,38 @@ describe("errand doctor on a deployment that is fit", () => {
 });
 
 describe("errand doctor without a Redis", () => {
-  it("reports the unreachable server as the one problem, and exits 1", async () => {
+  it("reports the unreachable server as the one problem, and exits 3", async () => {
     const { code, report } = await doctor(
       "redis://127.0.0.1:1",
       uniqueKeyPrefix("cli-doctor-none"),
     );
-    expect(code).toBe(1);
+    expect(code).toBe(3);
     expect(report?.checks).toHaveLength(1);
     expect(report?.checks[0]).toMatchObject({ name: "redis reachable", ok: false });
     expect(report?.checks[0]?.fix).toMatch(/start Redis/);
+  });
+
+  it("says how to give one when none is given, and exits 3", async () => {
+    const { code, stdout } = await runErrand(["doctor"]);
+    expect(code).toBe(3);
+    expect(stdout).toMatch(/PROBLEM +redis reachable +no Redis given/);
+  });
+});
+
+describe("errand doctor against errand up's own private Redis", () => {
+  it("passes every check while up runs, and exits 0", async () => {
+    const up = await spawnErrand(["up", "--no-dashboard"], { REDIS_URL: "" }, "Ctrl-C to stop.");
+    try {
+      const url = printedRedisUrl(up.output());
+      expect(url).toBeDefined();
+      const { code, report } = await doctor(url!, "errand");
+      expect(report?.checks.filter((c) => !c.ok)).toEqual([]);
+      expect(check(report, "persistence")?.detail).toContain("append-only file on");
+      expect(check(report, "worker heartbeats")?.detail).toContain("demo-child");
+      expect(code).toBe(0);
+      expect(await up.stop()).toBe(0);
+    } finally {
+      await up.stop();
+    }
   });
 });

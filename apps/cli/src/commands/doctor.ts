@@ -54,7 +54,8 @@ export const doctorCommand: CommandSpec = {
     "Checks, in order: Redis is reachable; its version (7.0 or newer); maxmemory-policy",
     "noeviction; persistence; that each run's keys and each queue's keys share one Redis",
     "Cluster slot; that workers beat; that collectors read every shard and dead-lettered",
-    "nothing. Each problem comes with the fix to apply. Exits 1 when any check fails.",
+    "nothing. Each problem comes with the fix to apply. Exits 1 when any check fails, and 3",
+    "when no Redis is given or it cannot be reached (the report then holds that one check).",
     "With --json it prints { ok, checks: [{ name, ok, detail, fix? }] }.",
   ].join("\n"),
   options: { ...CONNECTION_OPTIONS, ...JSON_OPTION },
@@ -72,6 +73,7 @@ export const doctorCommand: CommandSpec = {
     const ok = checks.every((c) => c.ok);
     if (args.flag("json")) writeJson(io, { ok, checks });
     else printReport(io, checks);
+    if (redis === undefined) return EXIT.environment;
     return ok ? EXIT.ok : EXIT.failure;
   },
 };

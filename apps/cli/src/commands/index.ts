@@ -14,7 +14,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: "up",
-    summary: "worker and collector in one process, for local development",
+    summary: "worker, collector and dashboard in one process, for local development",
     load: async () => (await import("./up.js")).upCommand,
   },
   {
@@ -26,6 +26,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     name: "collector",
     summary: "fold events into run results: the deployable collector process",
     load: async () => (await import("./collector.js")).collectorCommand,
+  },
+  {
+    name: "dashboard",
+    summary: "serve the dashboard alone on a deployment's Redis",
+    load: async () => (await import("./dashboard.js")).dashboardCommand,
   },
   {
     name: "fire",

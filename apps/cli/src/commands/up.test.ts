@@ -1,29 +1,14 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { once } from "node:events";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RunResult } from "@errand/core";
-import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { recordingInput, writeCitySchema } from "../test-support/city.js";
+import { answersPing, printedRedisUrl } from "../test-support/private-redis.js";
 import { spawnErrand } from "../test-support/processes.js";
 import { runErrand } from "../test-support/run-errand.js";
-
-async function answersPing(url: string): Promise<boolean> {
-  const redis = new Redis(url, {
-    lazyConnect: true,
-    retryStrategy: () => null,
-    maxRetriesPerRequest: 0,
-  });
-  redis.on("error", () => {});
-  try {
-    await redis.connect();
-    return (await redis.ping()) === "PONG";
-  } catch {
-    return false;
-  } finally {
-    redis.disconnect();
-  }
-}
 
 describe("errand up", () => {
   it("runs the demo agents on a private Redis until Ctrl-C, then removes it", async () => {
@@ -34,7 +19,7 @@ describe("errand up", () => {
       "Ctrl-C to stop.",
     );
     try {
-      const url = /REDIS_URL=(\S+)/.exec(up.output())?.[1];
+      const url = printedRedisUrl(up.output());
       expect(url).toMatch(/^redis:\/\/127\.0\.0\.1:\d+$/);
       expect(up.output()).toContain("agents: demo-child, demo-parent on the scripted model");
       const dashboardUrl = /dashboard: (http:\/\/127\.0\.0\.1:\d+)/.exec(up.output())?.[1];
@@ -63,6 +48,29 @@ describe("errand up", () => {
     } finally {
       await up.stop();
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses a dashboard port another process holds in one line naming --dashboard-port, exits 3, and removes its private Redis", async () => {
+    const tmp = await mkdtemp(join(tmpdir(), "errand-cli-up-port-"));
+    const holder = createServer();
+    holder.listen(0, "127.0.0.1");
+    await once(holder, "listening");
+    const { port } = holder.address() as AddressInfo;
+    try {
+      const up = await runErrand(["up", "--dashboard-port", String(port)], {
+        env: { TMPDIR: tmp },
+      });
+      expect(up.code).toBe(3);
+      expect(up.stderr.trimEnd().split("\n")).toEqual([
+        expect.stringMatching(/^errand: .*127\.0\.0\.1:\d+.*--dashboard-port/),
+      ]);
+      expect(up.stderr).toContain(String(port));
+      expect(up.stdout).not.toContain("Ctrl-C");
+      expect(await readdir(tmp)).toEqual([]);
+    } finally {
+      holder.close();
+      await rm(tmp, { recursive: true, force: true });
     }
   });
 });

@@ -2,15 +2,17 @@
  * `errand up`: a worker, a collector and the dashboard in one process, for
  * local development.
  */
-import { createDashboard, DEFAULT_DASHBOARD_PORT } from "@errand/dashboard";
+import { DEFAULT_DASHBOARD_PORT } from "@errand/dashboard";
 import type { Agent } from "@errand/runtime";
 import { loadAgents } from "../agents-module.js";
 import { CONNECTION_OPTIONS, type CommandSpec } from "../command.js";
+import { startDashboard } from "../dashboard-server.js";
 import { demoAgents } from "../demo/agents.js";
 import { EXIT } from "../exit-codes.js";
 import type { CliIO } from "../io.js";
 import { catchStopSignals, type LocalRedis, localRedis } from "../lifecycle.js";
 import { startLocalEngine } from "../local-engine.js";
+import { stderrLogger } from "../log.js";
 import { modelFromEnv } from "../models.js";
 import { writeLines } from "../output.js";
 import { keyPrefix, redactUrl } from "../redis.js";
@@ -27,33 +29,48 @@ interface UpPlan {
   dashboardPort: number | undefined;
 }
 
-/** Runs a worker and a collector until `stopped` resolves, then stops them and lets the Redis go. */
+/**
+ * Serves the dashboard (first: a taken port fails before any run is taken),
+ * a worker and a collector until `stopped` resolves, then stops them and lets
+ * the Redis go — also when one of them cannot start.
+ */
 async function serve(io: CliIO, plan: UpPlan, stopped: Promise<unknown>): Promise<void> {
   const { redis, prefix, agents } = plan;
   try {
-    const engine = await startLocalEngine({
-      url: redis.url,
-      prefix,
-      agents,
-      concurrency: plan.concurrency,
-      log: { io, level: "warn" },
-    });
     const dashboard =
       plan.dashboardPort === undefined
         ? undefined
-        : await createDashboard({ connection: redis.url, prefix, port: plan.dashboardPort });
-    const where = redis.private ? "a private Redis, removed on exit" : "the given Redis";
-    const names = agents.map((agent) => agent.name).join(", ");
-    writeLines(io, [
-      `errand up: worker, collector${dashboard ? " and dashboard" : ""} on ${where}`,
-      `  REDIS_URL=${redactUrl(redis.url)}${prefix === "errand" ? "" : `  (prefix ${prefix})`}`,
-      `  agents: ${names}${plan.model === undefined ? "" : ` on ${plan.model}`}`,
-      ...(dashboard ? [`  dashboard: ${dashboard.url}`] : []),
-      "  Ctrl-C to stop.",
-    ]);
-    await stopped;
-    await dashboard?.close();
-    await engine.stop();
+        : await startDashboard(
+            {
+              connection: redis.url,
+              prefix,
+              port: plan.dashboardPort,
+              logger: stderrLogger(io, "warn", "errand-dashboard"),
+            },
+            "--dashboard-port",
+          );
+    try {
+      const engine = await startLocalEngine({
+        url: redis.url,
+        prefix,
+        agents,
+        concurrency: plan.concurrency,
+        log: { io, level: "warn" },
+      });
+      const where = redis.private ? "a private Redis, removed on exit" : "the given Redis";
+      const names = agents.map((agent) => agent.name).join(", ");
+      writeLines(io, [
+        `errand up: worker, collector${dashboard ? " and dashboard" : ""} on ${where}`,
+        `  REDIS_URL=${redactUrl(redis.url)}${prefix === "errand" ? "" : `  (prefix ${prefix})`}`,
+        `  agents: ${names}${plan.model === undefined ? "" : ` on ${plan.model}`}`,
+        ...(dashboard ? [`  dashboard: ${dashboard.url}`] : []),
+        "  Ctrl-C to stop.",
+      ]);
+      await stopped;
+      await engine.stop();
+    } finally {
+      await dashboard?.close();
+    }
   } finally {
     await redis.release();
   }
@@ -65,11 +82,15 @@ export const upCommand: CommandSpec = {
     "errand up [--agents <module>] [--concurrency N] [--dashboard-port N | --no-dashboard] [--redis <url>] [--prefix <prefix>]",
   description: [
     "Runs a worker, a collector and the dashboard (on 127.0.0.1, port 4040 unless told;",
-    "0 picks a free one) in this process until Ctrl-C. Without --agents it runs",
-    "the demo's agents (on the scripted model without OPENAI_API_KEY or OPENAI_BASE_URL).",
-    "Without REDIS_URL it starts a private redis-server (from PATH, else Docker) and",
-    "removes it on exit; it prints the URL to export in other shells (errand fire, errand",
-    "runs …).",
+    "0 picks a free one) in this process until Ctrl-C, SIGTERM or SIGHUP (a closed",
+    "terminal). Without --agents it runs the demo's agents (on the scripted model without",
+    "OPENAI_API_KEY or OPENAI_BASE_URL). Without REDIS_URL it starts a private redis-server (from PATH, else",
+    "Docker) with production's settings (append-only file, maxmemory-policy noeviction) and",
+    "removes it when it stops (a redis-server from PATH also when this process is killed);",
+    "it prints the URL to export in other shells (errand fire, errand runs, errand doctor).",
+    "A dashboard port another process holds is refused with exit code 3 before a run is",
+    "taken, and the private Redis is removed: choose another port with --dashboard-port,",
+    "or run --no-dashboard.",
   ].join("\n"),
   options: {
     agents: { type: "string", value: "<module>", description: "the module exporting the agents" },

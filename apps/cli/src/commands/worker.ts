@@ -17,8 +17,9 @@ export const workerCommand: CommandSpec = {
     "which only workers running the same agents share. Agents that name their model run",
     "on an OpenAI-compatible model (OPENAI_API_KEY and/or OPENAI_BASE_URL: a local server",
     "needs no key). Logs are JSON lines on stdout (ERRAND_LOG_LEVEL, default info). On",
-    "SIGTERM or SIGINT it stops taking runs, lets the active ones finish for the grace",
-    "period, and exits 0; a run still going then is resumed by another worker from its log.",
+    "SIGTERM, SIGINT or SIGHUP it stops taking runs, lets the active ones finish for the",
+    "grace period, and exits 0; a run still going then is resumed by another worker from",
+    "its log.",
   ].join("\n"),
   options: {
     agents: { type: "string", value: "<module>", description: "the module exporting the agents" },

@@ -11,13 +11,27 @@ import { ERRAND_BIN } from "./run-errand.js";
 /** The agents module the test workers run. */
 export const FIXTURE_AGENTS = fileURLToPath(new URL("./fixture-agents.mjs", import.meta.url));
 
+/** How a spawned process ended: its exit code, or the signal that killed it. */
+export interface ProcessExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
 /** A spawned `errand` process. */
 export interface ErrandProcess {
   child: ChildProcess;
   /** Everything it printed so far. */
   output(): string;
+  /** Resolves once it has exited, however that came about. */
+  exited(): Promise<ProcessExit>;
   /** Sends `signal` (default SIGTERM) unless it has exited, and resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Options of {@link spawnErrand}. */
+export interface SpawnErrandOptions {
+  /** Start it as the leader of a process group of its own, as a shell starts a job. */
+  detached?: boolean;
 }
 
 /** Spawns `errand <args>` and resolves once a line of its output contains `readyText`. */
@@ -25,6 +39,7 @@ export async function spawnErrand(
   args: readonly string[],
   env: Record<string, string>,
   readyText: string,
+  options: SpawnErrandOptions = {},
 ): Promise<ErrandProcess> {
   const child = spawn(process.execPath, [ERRAND_BIN, ...args], {
     env: {
@@ -35,6 +50,7 @@ export async function spawnErrand(
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
+    detached: options.detached ?? false,
   });
   let output = "";
   const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
@@ -54,6 +70,10 @@ export async function spawnErrand(
   return {
     child,
     output: () => output,
+    async exited() {
+      const [code, signal] = await exited;
+      return { code, signal };
+    },
     async stop(signal = "SIGTERM") {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       const [code] = await exited;

@@ -1,10 +1,12 @@
 /**
  * A real browser for the page's test: Debian's Chromium (`/usr/bin/chromium`,
- * which `.ci/run` installs) driven by `playwright-core`, headless, without
+ * which `.ci/run` installs), or the executable `ERRAND_CHROMIUM` names,
+ * driven by `playwright-core`, headless, without
  * the sandbox, GPU or background networking, with a fresh profile removed
  * on close. Screenshots go to the package's `test-artifacts/`.
  * Test-only: not exported.
  */
+import { accessSync, constants } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +15,25 @@ import { type BrowserContext, chromium, type Page } from "playwright-core";
 
 /** Where Debian installs Chromium. */
 export const CHROMIUM_PATH = "/usr/bin/chromium";
+
+/** The variable naming another Chromium or Chrome executable. */
+export const CHROMIUM_ENV = "ERRAND_CHROMIUM";
+
+/**
+ * The browser to drive: `ERRAND_CHROMIUM`, else {@link CHROMIUM_PATH}.
+ * Throws, saying how to get one, when it is not an executable file.
+ */
+export function chromiumExecutable(env: NodeJS.ProcessEnv = process.env): string {
+  const path = env[CHROMIUM_ENV] || CHROMIUM_PATH;
+  try {
+    accessSync(path, constants.X_OK);
+    return path;
+  } catch {
+    throw new Error(
+      `the dashboard's browser test needs Chromium, and ${path} is not an executable: install Debian's (apt-get install -y chromium), or set ${CHROMIUM_ENV} to a Chromium or Chrome executable`,
+    );
+  }
+}
 
 /** Where screenshots are saved: `<package>/test-artifacts`. */
 export const ARTIFACTS_DIR = fileURLToPath(new URL("../../test-artifacts/", import.meta.url));
@@ -38,14 +59,15 @@ export interface BrowserSession {
   close(): Promise<void>;
 }
 
-/** Launches Chromium with a fresh profile. */
+/** Launches Chromium ({@link chromiumExecutable}) with a fresh profile. */
 export async function launchBrowser(): Promise<BrowserSession> {
+  const executablePath = chromiumExecutable();
   const userDataDir = await mkdtemp(join(tmpdir(), "errand-dashboard-chromium-"));
   await mkdir(ARTIFACTS_DIR, { recursive: true });
   let context: BrowserContext;
   try {
     context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM_PATH,
+      executablePath,
       headless: true,
       chromiumSandbox: false,
       args: FLAGS,

@@ -10,7 +10,8 @@ import { delimiter, join } from "node:path";
 import { ErrandError } from "@errand/core";
 import { cleanUpAtExitLater, forgetAtExit } from "./exit-cleanup.js";
 import { findFreePort } from "./free-port.js";
-import { isPortInUseError, RedisProcess } from "./redis-process.js";
+import { watchOwner } from "./owner-watchdog.js";
+import { isPortInUseError, pidfileIn, RedisProcess } from "./redis-process.js";
 
 const PORT_ATTEMPTS = 5;
 
@@ -42,13 +43,16 @@ export interface LaunchedRedis {
 /**
  * Starts `binary` on a free loopback port in a new temporary directory.
  * `configArgs` is called once per attempt (so it can pick more free ports,
- * such as a cluster bus port).
+ * such as a cluster bus port). The server never outlives this process: an
+ * exit hook kills it when the process exits without disposing of it, and a
+ * watchdog process (see `owner-watchdog.ts`) when the process is killed.
  */
 export async function launchLocalRedis(
   binary: string,
   configArgs: () => Promise<string[]> | string[],
 ): Promise<LaunchedRedis> {
   const dir = await mkdtemp(join(tmpdir(), "errand-redis-"));
+  const watchdog = watchOwner(dir, pidfileIn(dir));
   try {
     const server = await startOnFreePort(binary, dir, configArgs);
     cleanUpAtExitLater(server, dir);
@@ -69,10 +73,12 @@ export async function launchLocalRedis(
         await server.shutdown();
         forgetAtExit(server);
         await rm(dir, { recursive: true, force: true });
+        watchdog.release();
       },
     };
   } catch (error) {
     await rm(dir, { recursive: true, force: true });
+    watchdog.release();
     throw error;
   }
 }

@@ -27,6 +27,11 @@ export interface RedisProcessOptions {
   configArgs: readonly string[];
 }
 
+/** The pidfile of the server living in `dir`. */
+export function pidfileIn(dir: string): string {
+  return join(dir, "redis.pid");
+}
+
 /** True for the error {@link RedisProcess.start} throws when another process already holds the port. */
 export function isPortInUseError(error: unknown): boolean {
   return error instanceof ErrandError && error.details?.reason === "port_in_use";
@@ -41,7 +46,7 @@ export class RedisProcess implements RedisAddress {
 
   constructor(private readonly options: RedisProcessOptions) {
     this.port = options.port;
-    this.pidfile = join(options.dir, "redis.pid");
+    this.pidfile = pidfileIn(options.dir);
     this.logfile = join(options.dir, "redis.log");
   }
 
