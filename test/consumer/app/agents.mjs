@@ -4,8 +4,8 @@
 import { defineAgent, scriptedModel } from "@errand/runtime";
 import { z } from "zod";
 
-/** What a city-reporter run records: fire each run with this schema. */
-export const CityReport = z.object({ city: z.string(), population: z.number().int() });
+/** What every city-reporter run records. */
+const CityReport = z.object({ city: z.string(), population: z.number().int() });
 
 /** Answers with text. */
 export const greeter = defineAgent({
@@ -15,10 +15,11 @@ export const greeter = defineAgent({
   script: [{ say: "Hello, Ada!" }],
 });
 
-/** Records a structured output in the schema its run is fired with. */
+/** Records a structured output in its own schema: every run of it must. */
 export const cityReporter = defineAgent({
   name: "city-reporter",
   instructions: "Record the city named in your input and its population.",
   model: scriptedModel(),
+  outputSchema: CityReport,
   script: [{ call: [{ tool: "structured_output", args: { city: "Lyon", population: 522250 } }] }],
 });
