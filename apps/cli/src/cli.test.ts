@@ -31,7 +31,7 @@ describe.concurrent("errand --help", () => {
   it("lists the runs commands for `errand runs --help`", async ({ expect }) => {
     const outcome = await runErrand(["runs", "--help"]);
     expect(outcome.code).toBe(0);
-    for (const sub of ["list", "show", "events", "tail", "cancel", "fold"]) {
+    for (const sub of ["list", "show", "tree", "events", "tail", "cancel", "fold"]) {
       expect(outcome.stdout).toContain(`runs ${sub}`);
     }
   });
