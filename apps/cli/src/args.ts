@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import { ErrandError } from "@errand/core";
 import { type CommandSpec, HELP_OPTION } from "./command.js";
 
-type Values = Record<string, string | boolean | undefined>;
+type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
 /** A usage error: exit code 2, one line on stderr. */
 export function usageError(message: string, cause?: unknown): ErrandError {
@@ -31,6 +31,16 @@ export class ParsedArgs {
   string(name: string): string | undefined {
     const value = this.#values[name];
     return typeof value === "string" ? value : undefined;
+  }
+
+  /**
+   * Every value of a repeatable option (`multiple`), in the order given;
+   * `[]` when it was not given.
+   */
+  strings(name: string): string[] {
+    const value = this.#values[name];
+    if (!Array.isArray(value)) return [];
+    return value.filter((item): item is string => typeof item === "string");
   }
 
   /** The value of a string option that must be given. */
@@ -80,9 +90,11 @@ export function parseCommandArgs(
   const options = Object.fromEntries(
     Object.entries(declared).map(([name, option]) => [
       name,
-      option.short === undefined
-        ? { type: option.type }
-        : { type: option.type, short: option.short },
+      {
+        type: option.type,
+        ...(option.short === undefined ? {} : { short: option.short }),
+        ...(option.multiple === true ? { multiple: true } : {}),
+      },
     ]),
   );
   let parsed: { values: Values; positionals: string[] };

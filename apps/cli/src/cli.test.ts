@@ -19,10 +19,19 @@ describe.concurrent("errand --help", () => {
     expect(outcome.stdout).toContain("Exit codes:");
   });
 
+  it("marks a repeatable option and says --timeout needs --wait in `errand fire --help`", async ({
+    expect,
+  }) => {
+    const outcome = await runErrand(["fire", "--help"]);
+    expect(outcome.stdout).toMatch(/^ {2}--metadata <key=value> +.+ \(repeatable\)$/m);
+    expect(outcome.stdout).toMatch(/^ {2}--deadline <seconds> +/m);
+    expect(outcome.stdout).toMatch(/^ {2}--timeout <seconds> +.*needs --wait$/m);
+  });
+
   it("lists the runs commands for `errand runs --help`", async ({ expect }) => {
     const outcome = await runErrand(["runs", "--help"]);
     expect(outcome.code).toBe(0);
-    for (const sub of ["list", "show", "events", "tail", "cancel", "fold"]) {
+    for (const sub of ["list", "show", "tree", "events", "tail", "cancel", "fold"]) {
       expect(outcome.stdout).toContain(`runs ${sub}`);
     }
   });

@@ -14,6 +14,12 @@ export interface OptionSpec {
   readonly short?: string;
   /** The value's placeholder in the help (`<url>`). */
   readonly value?: string;
+  /**
+   * A `string` option that may be given more than once (`--metadata a=1
+   * --metadata b=2`); read it with `ParsedArgs.strings`. The help marks it
+   * `(repeatable)`.
+   */
+  readonly multiple?: boolean;
   /** One line for the help. */
   readonly description: string;
 }

@@ -1,8 +1,9 @@
 /**
  * What `errand fire` is asked to fire, read and checked before anything
  * touches Redis: the agent, the input (JSON or `@file`), the output schema
- * (checked against the supported subset) and how many runs. A bad argument
- * is a one-line usage error and nothing is enqueued.
+ * (checked against the supported subset), the metadata labels, the deadline
+ * and how many runs. A bad argument is a one-line usage error and nothing is
+ * enqueued.
  */
 import { ErrandError, preflightSchema } from "@errand/core";
 import { MAX_FIRE_MANY } from "@errand/engine";
@@ -16,7 +17,36 @@ export interface FireRequest {
   input: unknown;
   /** The accepted JSON Schema, when `--schema` was given. */
   outputSchema?: Record<string, unknown>;
+  /** The labels of `--metadata key=value` (`{}` when none). */
+  metadata: Record<string, string>;
+  /** `--deadline` in ms, when given. */
+  deadlineMs?: number;
   count: number;
+}
+
+/** The longest `--deadline`: a week, in seconds. */
+const MAX_DEADLINE_SECONDS = 7 * 24 * 3600;
+
+/**
+ * The labels of `--metadata key=value` options, in the order given. The
+ * value is everything after the first `=` (it may be empty); a pair without
+ * `=`, an empty key or a key given twice is a usage error.
+ */
+export function parseMetadata(pairs: readonly string[]): Record<string, string> {
+  const metadata = new Map<string, string>();
+  for (const pair of pairs) {
+    const equals = pair.indexOf("=");
+    if (equals === -1) {
+      throw usageError(`fire: --metadata takes key=value, not ${JSON.stringify(pair)}`);
+    }
+    const key = pair.slice(0, equals);
+    if (key === "") throw usageError(`fire: --metadata ${JSON.stringify(pair)} has an empty key`);
+    if (metadata.has(key)) {
+      throw usageError(`fire: --metadata gives the key ${JSON.stringify(key)} twice`);
+    }
+    metadata.set(key, pair.slice(equals + 1));
+  }
+  return Object.fromEntries(metadata);
 }
 
 async function readSchema(io: CliIO, value: string): Promise<Record<string, unknown>> {
@@ -29,12 +59,24 @@ async function readSchema(io: CliIO, value: string): Promise<Record<string, unkn
   return checked.jsonSchema;
 }
 
-/** The checked request of `errand fire <agent> --input … [--schema …] [--count N]`. */
+/**
+ * The checked request of `errand fire <agent> --input … [--schema …]
+ * [--metadata key=value]… [--deadline <seconds>] [--count N]`.
+ */
 export async function readFireRequest(args: ParsedArgs, io: CliIO): Promise<FireRequest> {
   const agent = args.positional(0, "agent");
   const input = await readJsonArgument(io, args.requiredString("input"), "--input");
   const schemaArg = args.string("schema");
   const count = args.integer("count", { min: 1, max: MAX_FIRE_MANY }, 1);
+  const metadata = parseMetadata(args.strings("metadata"));
+  const deadlineSeconds = args.integer("deadline", { min: 1, max: MAX_DEADLINE_SECONDS }, 0);
   const outputSchema = schemaArg === undefined ? undefined : await readSchema(io, schemaArg);
-  return { agent, input, count, ...(outputSchema === undefined ? {} : { outputSchema }) };
+  return {
+    agent,
+    input,
+    count,
+    metadata,
+    ...(outputSchema === undefined ? {} : { outputSchema }),
+    ...(deadlineSeconds === 0 ? {} : { deadlineMs: deadlineSeconds * 1000 }),
+  };
 }

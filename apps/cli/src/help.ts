@@ -29,7 +29,7 @@ export function commandHelp(entry: Pick<CommandEntry, "summary">, spec: CommandS
   }
   const optionRows = Object.entries(options).map(([name, o]) => [
     optionLabel(name, o),
-    o.description,
+    o.multiple === true ? `${o.description} (repeatable)` : o.description,
   ]);
   lines.push("", "Options:", ...indented(optionRows), "", EXIT_CODES_HELP);
   return `${lines.join("\n")}\n`;

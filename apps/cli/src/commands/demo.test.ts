@@ -96,6 +96,28 @@ describe("errand demo", () => {
     expect(await isGone(privateRedisUrl(outcome.stderr))).toBe(true);
   });
 
+  it("settles the most children it allows (--runs 250) as designed", async () => {
+    const outcome = await runErrand(["demo", "--runs", "250", "--json"]);
+    expect(outcome.code, outcome.stderr).toBe(0);
+    const { parent, children } = JSON.parse(outcome.stdout);
+    expect(RunResult.parse(parent).output).toEqual({
+      total: 250,
+      succeeded: 247,
+      failed: 2,
+      cancelled: 1,
+    });
+    expect(children).toHaveLength(250);
+  });
+
+  it("refuses more children than it allows with exit 2, naming the range, before starting anything", async () => {
+    const outcome = await runErrand(["demo", "--runs", "251"]);
+    expect(outcome.code).toBe(2);
+    expect(outcome.stdout).toBe("");
+    expect(outcome.stderr).toBe(
+      'errand: demo: --runs must be a whole number from 1 to 250, not "251"\n',
+    );
+  });
+
   it.for<[string, Record<string, string>, string]>([
     ["OPENAI_API_KEY and OPENAI_BASE_URL", { OPENAI_API_KEY: "test-key" }, "Bearer test-key"],
     // A local server (Ollama, vLLM, …) needs no key: a placeholder is sent.

@@ -7,6 +7,7 @@ import { createErrand, type Errand } from "@errand/engine";
 import { CONNECTION_OPTIONS, type CommandSpec, JSON_OPTION } from "../command.js";
 import { demoAgents } from "../demo/agents.js";
 import { type DemoOutcome, runDemo } from "../demo/driver.js";
+import { MAX_DEMO_CHILDREN } from "../demo/parent-plan.js";
 import { demoJson, printDemoReport } from "../demo/report.js";
 import { planChildren } from "../demo/scenarios.js";
 import { judgeDemo } from "../demo/verdict.js";
@@ -18,9 +19,6 @@ import { type ModelChoice, modelFromEnv } from "../models.js";
 import { writeJson } from "../output.js";
 import { createProgress } from "../progress.js";
 import { keyPrefix, redactUrl } from "../redis.js";
-
-/** The most children the demo fires. */
-const MAX_DEMO_RUNS = 500;
 
 /** How the demo was asked to run. */
 interface DemoSettings {
@@ -107,7 +105,11 @@ export const demoCommand: CommandSpec = {
     "Exits 0 when every run settled as designed, 1 otherwise.",
   ].join("\n"),
   options: {
-    runs: { type: "string", value: "<N>", description: "how many children (default 12)" },
+    runs: {
+      type: "string",
+      value: "<N>",
+      description: `how many children, 1 to ${MAX_DEMO_CHILDREN} (default 12)`,
+    },
     timeout: {
       type: "string",
       value: "<seconds>",
@@ -124,7 +126,7 @@ export const demoCommand: CommandSpec = {
     });
     try {
       const settings: DemoSettings = {
-        count: args.integer("runs", { min: 1, max: MAX_DEMO_RUNS }, 12),
+        count: args.integer("runs", { min: 1, max: MAX_DEMO_CHILDREN }, 12),
         timeoutMs: args.integer("timeout", { min: 1, max: 3600 }, 300) * 1000,
         prefix: keyPrefix(args),
         json: args.flag("json"),

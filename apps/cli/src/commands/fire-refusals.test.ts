@@ -44,6 +44,28 @@ describe("errand fire refuses bad arguments before anything is enqueued", () => 
     ["no --input", [], /fire: --input is required/],
     ["--count 0", ["--input", "{}", "--count", "0"], /--count must be a whole number from 1/],
     [
+      "--metadata without =",
+      ["--input", "{}", "--metadata", "team"],
+      /--metadata takes key=value, not "team"/,
+    ],
+    ["--metadata with an empty key", ["--input", "{}", "--metadata", "=cities"], /empty key/],
+    [
+      "--metadata giving a key twice",
+      ["--input", "{}", "--metadata", "team=a", "--metadata", "team=b"],
+      /--metadata gives the key "team" twice/,
+    ],
+    ["--deadline 0", ["--input", "{}", "--deadline", "0"], /--deadline must be a whole number/],
+    [
+      "--deadline that is not a number",
+      ["--input", "{}", "--deadline", "soon"],
+      /--deadline must be a whole number/,
+    ],
+    [
+      "--timeout without --wait",
+      ["--input", "{}", "--timeout", "5"],
+      /--timeout applies to --wait: add --wait/,
+    ],
+    [
       "a --schema outside the supported subset",
       ["--input", "{}", "--schema", "@DIR/open.schema.json"],
       /unsupported JSON schema/,

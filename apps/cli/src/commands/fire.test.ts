@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { RunResult } from "@errand/core";
+import { RunEvent, RunResult } from "@errand/core";
 import { engineKeys } from "@errand/engine";
 import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
 import { Redis } from "ioredis";
@@ -143,6 +143,56 @@ describe("errand fire --wait --timeout", () => {
     expect(runId).toMatch(/^R/);
     const cancelled = await errand(["runs", "cancel", runId!, "--json"]);
     expect(JSON.parse(cancelled.stdout)).toMatchObject({ runId, requested: true });
+  });
+});
+
+describe("errand fire --metadata and --deadline", () => {
+  it("keeps every --metadata label and the deadline in the run's run-queued event", async () => {
+    const outcome = await errand([
+      "fire",
+      SCRIPTED_CITY,
+      "--input",
+      recordingInput("Kyiv", 2_900_000),
+      "--schema",
+      schemaArg,
+      "--metadata",
+      "team=cities",
+      "--metadata",
+      "query=population=latest",
+      "--metadata",
+      "note=",
+      "--deadline",
+      "600",
+      "--wait",
+      "--json",
+    ]);
+    expect(outcome.code, outcome.stderr).toBe(0);
+    const { runId } = RunResult.parse(JSON.parse(outcome.stdout));
+    const events = await errand(["runs", "events", runId, "--json"]);
+    const [queued] = RunEvent.array().parse(JSON.parse(events.stdout));
+    expect(queued?.type).toBe("run-queued");
+    if (queued?.type !== "run-queued") return;
+    expect(queued.data.metadata).toEqual({ team: "cities", query: "population=latest", note: "" });
+    const deadlineAt = queued.data.limits.deadlineAt;
+    expect(deadlineAt).toBeDefined();
+    expect(Date.parse(deadlineAt!) - Date.parse(queued.at)).toBe(600_000);
+  });
+
+  it("fails a run still going at its deadline with deadline_exceeded", async () => {
+    const outcome = await errand([
+      "fire",
+      SCRIPTED_CITY,
+      "--input",
+      SLOW_INPUT,
+      "--deadline",
+      "1",
+      "--wait",
+      "--json",
+    ]);
+    expect(outcome.code).toBe(1);
+    const result = RunResult.parse(JSON.parse(outcome.stdout));
+    expect(result.status).toBe("failed");
+    expect(result.error?.code).toBe("deadline_exceeded");
   });
 });
 

@@ -4,7 +4,7 @@
  */
 import { ErrandError, type RunResult } from "@errand/core";
 import type { Errand, FireManyResult, FireSpec } from "@errand/engine";
-import type { ParsedArgs } from "../args.js";
+import { type ParsedArgs, usageError } from "../args.js";
 import { CONNECTION_OPTIONS, type CommandSpec, JSON_OPTION } from "../command.js";
 import { withErrand } from "../errand-client.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
@@ -32,6 +32,8 @@ async function fireRuns(
     agent: request.agent,
     input: request.input,
     ...(request.outputSchema === undefined ? {} : { outputSchema: request.outputSchema }),
+    metadata: request.metadata,
+    ...(request.deadlineMs === undefined ? {} : { deadlineMs: request.deadlineMs }),
   };
   if (request.count === 1) return { runIds: [(await errand.fire(spec)).runId] };
   const batch = await errand.fireMany(Array.from({ length: request.count }, () => spec));
@@ -60,9 +62,25 @@ function printResults(io: CliIO, json: boolean, count: number, results: RunResul
   writeLines(io, [...resultTable("run", rows), "", countsLine(results)]);
 }
 
-async function fireAndWait(args: ParsedArgs, io: CliIO, request: FireRequest): Promise<ExitCode> {
-  const json = args.flag("json");
+/**
+ * `--timeout` in seconds (0: none). It only bounds `--wait`, so without
+ * `--wait` it is refused rather than silently ignored.
+ */
+function waitTimeoutSeconds(args: ParsedArgs): number {
   const timeoutSeconds = args.integer("timeout", { min: 1, max: 7 * 24 * 3600 }, 0);
+  if (timeoutSeconds !== 0 && !args.flag("wait")) {
+    throw usageError("fire: --timeout applies to --wait: add --wait");
+  }
+  return timeoutSeconds;
+}
+
+async function fireAndWait(
+  args: ParsedArgs,
+  io: CliIO,
+  request: FireRequest,
+  timeoutSeconds: number,
+): Promise<ExitCode> {
+  const json = args.flag("json");
   return withErrand(args, io, async (errand) => {
     const { runIds, batch } = await fireRuns(errand, request);
     const firedAll = runIds.length === request.count;
@@ -97,16 +115,19 @@ async function fireAndWait(args: ParsedArgs, io: CliIO, request: FireRequest): P
 /** `fire`. */
 export const fireCommand: CommandSpec = {
   usage:
-    "errand fire <agent> --input <json|@file> [--schema <json|@file>] [--wait] [--count N] [--json]",
+    "errand fire <agent> --input <json|@file> [--schema <json|@file>] [--metadata key=value]... [--deadline <seconds>] [--count N] [--wait [--timeout <seconds>]] [--json]",
   description: [
     "Fires a run of <agent> with the given input (inline JSON, or @path to read a file)",
     "and prints its runId. --schema gives the structured output the run must record (a",
-    "JSON Schema within the supported subset). --count fires that many runs in one batch.",
+    "JSON Schema within the supported subset). --metadata labels the run (repeat it for",
+    "more labels); --deadline fails the run with deadline_exceeded when it has not settled",
+    "that many seconds after it was fired. --count fires that many runs in one batch.",
     "--wait waits until they settle and prints their results (a progress bar on a terminal",
     "when waiting on many); with --json, the RunResult (an array of them with --count).",
-    "A bad --input or --schema, or an agent nobody runs, is refused with exit code 2",
-    "before anything is enqueued. With --wait the exit code is 0 only when every run",
-    "succeeded.",
+    "--timeout bounds that wait and is refused without --wait.",
+    "A bad --input, --schema or --metadata, or an agent nobody runs, is refused with exit",
+    "code 2 before anything is enqueued. With --wait the exit code is 0 only when every",
+    "run succeeded.",
   ].join("\n"),
   positionals: [{ name: "agent", description: "the name of a registered agent" }],
   options: {
@@ -116,18 +137,30 @@ export const fireCommand: CommandSpec = {
       value: "<json|@file>",
       description: "the JSON Schema of the structured output",
     },
+    metadata: {
+      type: "string",
+      value: "<key=value>",
+      multiple: true,
+      description: "a label kept with the run (in its run-queued event)",
+    },
+    deadline: {
+      type: "string",
+      value: "<seconds>",
+      description: "fail the run (deadline_exceeded) if it has not settled this long after firing",
+    },
     count: { type: "string", value: "<N>", description: "fire N runs (default 1)" },
     wait: { type: "boolean", description: "wait for the results" },
     timeout: {
       type: "string",
       value: "<seconds>",
-      description: "with --wait, give up after this long (exit 1)",
+      description: "with --wait, give up waiting after this long (exit 1); needs --wait",
     },
     ...JSON_OPTION,
     ...CONNECTION_OPTIONS,
   },
   async run(args, io) {
+    const timeoutSeconds = waitTimeoutSeconds(args);
     const request = await readFireRequest(args, io);
-    return fireAndWait(args, io, request);
+    return fireAndWait(args, io, request, timeoutSeconds);
   },
 };

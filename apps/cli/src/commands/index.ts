@@ -48,6 +48,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./runs-show.js")).runsShowCommand,
   },
   {
+    name: "runs tree",
+    summary: "show a run and its descendants as a tree",
+    load: async () => (await import("./runs-tree.js")).runsTreeCommand,
+  },
+  {
     name: "runs events",
     summary: "print a run's log",
     load: async () => (await import("./runs-events.js")).runsEventsCommand,

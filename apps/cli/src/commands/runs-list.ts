@@ -1,11 +1,13 @@
 /**
  * `errand runs list`: a page of runs, newest first, optionally filtered.
  */
-import { usageError } from "../args.js";
+import { type ParsedArgs, usageError } from "../args.js";
 import { CONNECTION_OPTIONS, type CommandSpec, JSON_OPTION } from "../command.js";
 import { withErrand } from "../errand-client.js";
 import { EXIT } from "../exit-codes.js";
 import { writeJson, writeLines } from "../output.js";
+import { redactUrl } from "../redis.js";
+import { shellCommand } from "../shell-quote.js";
 import { formatTable } from "../table.js";
 
 const STATUSES = ["queued", "running", "succeeded", "failed", "cancelled"] as const;
@@ -15,13 +17,33 @@ function isStatus(value: string): value is Status {
   return (STATUSES as readonly string[]).includes(value);
 }
 
+/** The options of the next page's command: the filters and the connection, as given. */
+const REPEATED_OPTIONS = ["status", "agent", "parent", "limit", "prefix", "redis"] as const;
+
+/**
+ * The command that prints the page after this one: `errand runs list` with
+ * the options given to this one (so the same filters, page size and
+ * deployment) and `--cursor <nextCursor>`. A `--redis` URL's password is
+ * shown as `***`, never printed; `REDIS_URL` is the environment's, left out.
+ */
+function nextPageCommand(args: ParsedArgs, nextCursor: string): string {
+  const words = ["errand", "runs", "list"];
+  for (const option of REPEATED_OPTIONS) {
+    const value = args.string(option);
+    if (value === undefined) continue;
+    words.push(`--${option}`, option === "redis" ? redactUrl(value) : value);
+  }
+  return shellCommand([...words, "--cursor", nextCursor]);
+}
+
 /** `runs list`. */
 export const runsListCommand: CommandSpec = {
   usage:
     "errand runs list [--status <status>] [--agent <name>] [--parent <runId>] [--limit N] [--cursor <cursor>] [--json]",
   description: [
     "Lists runs, newest first, as a table, or with --json as { items, count, hasMore,",
-    "nextCursor? }. Pass --cursor the nextCursor of the previous page for the next one.",
+    "nextCursor? }. Pass --cursor the nextCursor of the previous page, with the same",
+    "filters, for the next one; the table ends with that command (more: errand runs list …).",
   ].join("\n"),
   options: {
     status: {
@@ -68,9 +90,7 @@ export const runsListCommand: CommandSpec = {
       run.error?.code ?? "",
     ]);
     const more =
-      page.nextCursor === undefined
-        ? []
-        : ["", `more: errand runs list --cursor ${page.nextCursor}`];
+      page.nextCursor === undefined ? [] : ["", `more: ${nextPageCommand(args, page.nextCursor)}`];
     writeLines(io, [
       ...formatTable([["run", "agent", "status", "created", "settled", "error"], ...rows]),
       ...more,

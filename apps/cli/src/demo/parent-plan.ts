@@ -16,6 +16,16 @@ import { z } from "zod";
 import { CityPopulation, DEMO_CHILD } from "./agents.js";
 import { type ChildPlan, EXPECTED } from "./scenarios.js";
 
+/**
+ * The most children the demo fires. The parent's input carries every
+ * child's spec twice (in `children` for a real model, in the script for the
+ * scripted one), about 930 bytes a child: this many stay within the input
+ * limit of the demo's client (the engine's default, 256 KiB), which about
+ * 280 children would pass, the parent then refused `input_too_large`. A test
+ * checks that the input of this many fits.
+ */
+export const MAX_DEMO_CHILDREN = 250;
+
 /** The parent's structured answer: its children counted by status. */
 export const DemoSummary = z.object({
   total: z.number().int(),

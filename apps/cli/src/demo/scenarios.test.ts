@@ -1,5 +1,7 @@
+import { utf8ByteLength } from "@errand/core";
+import { DEFAULT_MAX_INPUT_BYTES } from "@errand/engine";
 import { describe, expect, it } from "vitest";
-import { designedSummary, parentInput } from "./parent-plan.js";
+import { designedSummary, MAX_DEMO_CHILDREN, parentInput } from "./parent-plan.js";
 import { planChildren, SCENARIOS } from "./scenarios.js";
 
 describe("planChildren", () => {
@@ -42,5 +44,13 @@ describe("parentInput", () => {
         },
       ],
     });
+  });
+
+  it("fits the engine's default input limit with the most children the demo fires", () => {
+    const bytes = (count: number) =>
+      utf8ByteLength(JSON.stringify(parentInput(planChildren(count))));
+    expect(bytes(MAX_DEMO_CHILDREN)).toBeLessThanOrEqual(DEFAULT_MAX_INPUT_BYTES);
+    // The input grows with every child: the limit is the largest count that matters.
+    expect(bytes(MAX_DEMO_CHILDREN)).toBeGreaterThan(bytes(MAX_DEMO_CHILDREN - 1));
   });
 });

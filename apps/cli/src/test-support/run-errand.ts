@@ -4,6 +4,7 @@
  */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { shellCommand } from "../shell-quote.js";
 
 /** The built executable. */
 export const ERRAND_BIN = fileURLToPath(new URL("../../dist/main.js", import.meta.url));
@@ -21,6 +22,12 @@ export interface RunErrandOptions {
   env?: Record<string, string | undefined>;
   /** The working directory (default: this process's). */
   cwd?: string;
+  /**
+   * Run on a pseudo-terminal, so that stdout and stderr are a TTY (through
+   * util-linux's `script`). What it printed then arrives in `stdout`, stderr
+   * included, with `\r\n` line ends.
+   */
+  terminal?: boolean;
 }
 
 /** The environment of a spawned `errand`: ours, without a Redis or a model server unless given. */
@@ -42,7 +49,11 @@ export function runErrand(
   options: RunErrandOptions = {},
 ): Promise<ErrandOutcome> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [ERRAND_BIN, ...args], {
+    const command = [process.execPath, ERRAND_BIN, ...args];
+    const [file, argv]: [string, string[]] = options.terminal
+      ? ["script", ["--quiet", "--return", "--command", shellCommand(command), "/dev/null"]]
+      : [process.execPath, command.slice(1)];
+    const child = spawn(file, argv, {
       cwd: options.cwd ?? process.cwd(),
       env: childEnv(options.env ?? {}),
       stdio: ["ignore", "pipe", "pipe"],
