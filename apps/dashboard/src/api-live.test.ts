@@ -43,16 +43,16 @@ describe("GET /api/overview", () => {
     const slow = await Promise.all(Array.from({ length: 10 }, () => fireCity(slowChild())));
     const busy = await waitFor("8 runs active and 2 waiting", async () => {
       const current = await overview();
-      const queue = current.queues.find((candidate) => candidate.name === "runs");
+      const queue = current.queues.find((candidate) => candidate.name === w.worker.queue);
       return queue?.active === 8 && queue.waiting === 2 ? current : undefined;
     });
-    const queue = busy.queues.find((candidate) => candidate.name === "runs")!;
+    const queue = busy.queues.find((candidate) => candidate.name === w.worker.queue)!;
     expect(queue.agents).toEqual(["city", "lead"]);
     expect(busy.workers).toHaveLength(1);
     expect(busy.workers[0]).toMatchObject({
       workerId: w.worker.workerId,
-      agents: ["lead", "city"],
-      queues: ["runs"],
+      agents: ["city", "lead"],
+      queues: [w.worker.queue],
       concurrency: 8,
       stale: false,
     });
@@ -61,7 +61,7 @@ describe("GET /api/overview", () => {
     for (const runId of slow) await w.waitForResult(runId);
     const settled = await waitFor("the 10 cancelled runs in the queue's counts", async () => {
       const current = await overview();
-      const runs = current.queues.find((candidate) => candidate.name === "runs");
+      const runs = current.queues.find((candidate) => candidate.name === w.worker.queue);
       return runs?.active === 0 && runs.waiting === 0 && runs.cancelled === 10
         ? current
         : undefined;

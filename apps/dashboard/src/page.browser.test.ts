@@ -78,7 +78,7 @@ describe("the dashboard page", () => {
     await page.goto(base);
     await page.locator('[data-testid="live-indicator"].on').waitFor();
     await page.locator('[data-testid="worker-row"]').waitFor();
-    const queue = page.locator('[data-testid="queue-row"][data-queue="runs"]');
+    const queue = page.locator(`[data-testid="queue-row"][data-queue="${w.worker.queue}"]`);
     await queue.waitFor();
     expect(await queue.textContent()).toContain(CITY);
     expect(await page.locator('[data-testid="worker-row"]').textContent()).toContain(

@@ -11,19 +11,20 @@ import { createHash } from "node:crypto";
 const MAX_LABEL_LENGTH = 64;
 
 /**
- * `<prefix>.<label>`: the label is the sorted agent names joined by `+`
- * (`errand.greeter`, `errand.lead+researcher`), or, when that would be long,
+ * `<prefix>.<label>`: the label is the sorted agent names joined by `,`
+ * (`errand.greeter`, `errand.lead,researcher`), or, when that would be long,
  * the first name, how many others and a digest of them all
- * (`errand.analyst+11-more.3f9c2a7b41`). `:` in the prefix becomes `.` (BullMQ
- * refuses `:` in queue names).
+ * (`errand.analyst,11-more.3f9c2a7b41`). `:` in the prefix becomes `.` (BullMQ
+ * refuses `:` in queue names). A comma, unlike `+`, reads the same in a URL's
+ * query string, where queue dashboards put queue names.
  */
 export function queueOfAgents(prefix: string, agents: readonly string[]): string {
   const names = [...new Set(agents)].sort();
   if (names.length === 0) throw new Error("a queue serves at least one agent");
-  const joined = names.join("+");
+  const joined = names.join(",");
   const label =
     joined.length <= MAX_LABEL_LENGTH
       ? joined
-      : `${names[0]}+${names.length - 1}-more.${createHash("sha256").update(joined).digest("hex").slice(0, 10)}`;
+      : `${names[0]},${names.length - 1}-more.${createHash("sha256").update(joined).digest("hex").slice(0, 10)}`;
   return `${prefix.replaceAll(":", ".")}.${label}`;
 }

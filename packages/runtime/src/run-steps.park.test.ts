@@ -62,9 +62,11 @@ describe("a tool that parks its run", () => {
       "run-started",
       "model-responded",
       "tool-called",
+      "run-parked",
     ]);
     const open = sink.state(runId);
     expect(open.status).toBe("running");
+    expect(open.parked).toMatchObject({ step: 1, waitFor: ["c1", "c2"] });
     expect(open.steps[0]?.calls[0]).toMatchObject({ name: "wait_for", called: true });
     expect(open.steps[0]?.calls[0]?.outcome).toBeUndefined();
 

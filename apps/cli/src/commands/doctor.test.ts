@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DoctorCheck } from "../doctor/check.js";
 import { recordingInput, SCRIPTED_CITY, writeCitySchema } from "../test-support/city.js";
 import { printedRedisUrl } from "../test-support/private-redis.js";
-import { spawnErrand, startErrandProcesses } from "../test-support/processes.js";
+import { fixtureQueue, spawnErrand, startErrandProcesses } from "../test-support/processes.js";
 import { runErrand } from "../test-support/run-errand.js";
 
 interface Report {
@@ -148,7 +148,7 @@ describe("errand doctor on a deployment that is fit", () => {
     expect(waiting?.ok).toBe(false);
     expect(waiting?.detail).toMatch(
       new RegExp(
-        `^3 runs of ${SCRIPTED_CITY} waiting in ${prefix}\\.${SCRIPTED_CITY}, no live worker since \\d\\d:\\d\\d:\\d\\d UTC$`,
+        `^3 runs of ${SCRIPTED_CITY} waiting in ${fixtureQueue(prefix).replaceAll(".", "\\.")}, no live worker since \\d\\d:\\d\\d:\\d\\d UTC$`,
       ),
     );
     expect(waiting?.fix).toContain(`start a worker that runs ${SCRIPTED_CITY}`);

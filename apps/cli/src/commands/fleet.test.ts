@@ -10,7 +10,12 @@ import { createErrand, type Errand, queueOfAgents, readQueueBacklog } from "@err
 import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ErrandProcess, FIXTURE_AGENTS, spawnErrand } from "../test-support/processes.js";
+import {
+  type ErrandProcess,
+  FIXTURE_AGENTS,
+  fixtureQueue,
+  spawnErrand,
+} from "../test-support/processes.js";
 
 const GREETER_AGENTS = fileURLToPath(
   new URL("../test-support/greeter-agents.mjs", import.meta.url),
@@ -70,8 +75,7 @@ describe("two workers with different agents on one Redis and prefix", () => {
     // Each queue held only its own agent's jobs, and none failed or was retried.
     const redis = new Redis(server.url, { maxRetriesPerRequest: null });
     try {
-      for (const agent of ["scripted-city", "greeter"]) {
-        const name = queueOfAgents(prefix, [agent]);
+      for (const name of [fixtureQueue(prefix), queueOfAgents(prefix, ["greeter"])]) {
         expect(await readQueueBacklog(redis, errand.keys, name)).toEqual({
           queue: name,
           waiting: 0,

@@ -5,7 +5,7 @@ import { engineKeys } from "@errand/engine";
 import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FIXTURE_AGENTS, spawnErrand } from "../test-support/processes.js";
+import { FIXTURE_AGENTS, fixtureQueue, spawnErrand } from "../test-support/processes.js";
 import { runErrand } from "../test-support/run-errand.js";
 
 const prefix = uniqueKeyPrefix("cli-worker");
@@ -31,9 +31,7 @@ describe("errand worker and errand collector", () => {
     );
     const collector = await spawnErrand(["collector", "--prefix", prefix], env, "collector ready");
     expect(await redis.hlen(engineKeys(prefix).workers)).toBe(1);
-    expect(await redis.hexists(engineKeys(prefix).queueRegistry, `${prefix}.scripted-city`)).toBe(
-      1,
-    );
+    expect(await redis.hexists(engineKeys(prefix).queueRegistry, fixtureQueue(prefix))).toBe(1);
     expect(await worker.stop()).toBe(0);
     expect(await collector.stop()).toBe(0);
     expect(await redis.hlen(engineKeys(prefix).workers)).toBe(0);

@@ -6,10 +6,16 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
+import { queueOfAgents } from "@errand/engine";
 import { ERRAND_BIN } from "./run-errand.js";
 
 /** The agents module the test workers run. */
 export const FIXTURE_AGENTS = fileURLToPath(new URL("./fixture-agents.mjs", import.meta.url));
+
+/** The queue of the workers that run {@link FIXTURE_AGENTS} under `prefix`. */
+export function fixtureQueue(prefix: string): string {
+  return queueOfAgents(prefix, ["scripted-city", "scripted-parent"]);
+}
 
 /** How a spawned process ended: its exit code, or the signal that killed it. */
 export interface ProcessExit {

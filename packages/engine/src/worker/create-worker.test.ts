@@ -60,7 +60,7 @@ describe("createWorker", () => {
     const logs = captureLogs();
     const worker = await inProcessWorker(logs, { workerId: "in-process", concurrency: 3 });
     const keys = fx.errand.keys;
-    expect(worker.queue).toBe(`${fx.prefix}.plain+structured+text-only`);
+    expect(worker.queue).toBe(`${fx.prefix}.plain,structured,text-only`);
     expect(worker.queue).toBe(fx.queue.name);
     expect(await readWorkerHeartbeats(fx.redis, keys)).toEqual([
       expect.objectContaining({

@@ -73,7 +73,7 @@ describe("routing by agent", () => {
     const alone = await startWorker([alpha]);
     const paired = await startWorker([alpha, echo("beta")]);
     expect(alone.queue).toBe(`${fx.prefix}.alpha`);
-    expect(paired.queue).toBe(`${fx.prefix}.alpha+beta`);
+    expect(paired.queue).toBe(`${fx.prefix}.alpha,beta`);
 
     const spread = await Promise.all((await fireEach("alpha", 30)).map(startedBy));
     expect(new Set(spread.flat())).toEqual(new Set([alone.workerId, paired.workerId]));
