@@ -20,6 +20,7 @@ import { type ParentLimits, resolveParentLimits } from "../parents/limits.js";
 import { openParentServices, PARENT_SERVICES } from "../parents/parent-services.js";
 import type { ReadsContext } from "../reads/context.js";
 import { createSettledWaiter } from "../reads/settled-waiter.js";
+import { runLinks } from "../view-url.js";
 import { agentRegistration, type ModelResolver, resolveAgentModels } from "./agent-models.js";
 import { startCancelListener } from "./cancel-listener.js";
 import { DEFAULT_HEARTBEAT_MS, startHeartbeat } from "./heartbeat.js";
@@ -86,6 +87,12 @@ export interface WorkerOptions {
   parkRecheckMs?: number;
   /** The clock of events. Default the system clock. */
   now?: () => Date;
+  /**
+   * The URL the dashboard is served at: the children in the answers of
+   * `spawn_agents` and `collect_agents` then carry `viewUrl`, the link to
+   * their page there. Default none: no `viewUrl`.
+   */
+  dashboardUrl?: string;
 }
 
 /** Options of {@link ErrandWorker.close}. */
@@ -128,7 +135,8 @@ async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boo
 /**
  * Starts a worker and resolves once it is ready: its agents registered, its
  * cancel subscription active and its BullMQ worker connected. Throws an
- * `ErrandError` (`invalid_spec`, `schema_not_supported`) for agents it cannot run.
+ * `ErrandError` (`invalid_spec`, `schema_not_supported`) for agents it cannot
+ * run, and `invalid_spec` for a `dashboardUrl` that is not an absolute http(s) URL.
  *
  * ```ts
  * const worker = await createWorker({ connection: process.env.REDIS_URL!, agents: [researcher], concurrency: 4 });
@@ -144,6 +152,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
   const logger = (options.logger ?? createLogger()).child({ workerId });
   const agents = resolveAgentModels(options.agents, options.models);
   const parentLimits = resolveParentLimits(options.parentLimits);
+  const links = runLinks(options.dashboardUrl);
 
   // The jobs running at once append, read and beat on this connection: what they issue in one tick leaves in one write.
   const redis = openConnection(options.connection, { autoPipelining: true });
@@ -164,6 +173,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     reads,
     now,
     limits: parentLimits,
+    links,
     ...(options.jobOptions === undefined ? {} : { jobOptions: options.jobOptions }),
   });
   const registrations = [...agents.values()].map((agent) => agentRegistration(agent, queue, now()));

@@ -7,6 +7,7 @@ import { noopLogger, type Tool, type ToolContext } from "@errand/runtime";
 import type { ReadsContext } from "../../reads/context.js";
 import { createSettledWaiter } from "../../reads/settled-waiter.js";
 import type { EngineFixture } from "../../test-support/engine-fixture.js";
+import { runLinks } from "../../view-url.js";
 import { DEFAULT_PARENT_LIMITS, type ParentLimits } from "../limits.js";
 import { openParentServices, PARENT_SERVICES, type ParentServices } from "../parent-services.js";
 
@@ -16,10 +17,14 @@ export interface LentServices {
   close(): Promise<void>;
 }
 
-/** The services a worker with `limits` would lend, on `fx`'s Redis and prefix. */
+/**
+ * The services a worker with `limits` (and `dashboardUrl`, when given) would
+ * lend, on `fx`'s Redis and prefix.
+ */
 export function lendParentServices(
   fx: EngineFixture,
   limits: Partial<ParentLimits> = {},
+  dashboardUrl?: string,
 ): LentServices {
   const reads: ReadsContext = {
     redis: fx.redis,
@@ -33,6 +38,7 @@ export function lendParentServices(
     reads,
     limits: { ...DEFAULT_PARENT_LIMITS, ...limits },
     now: () => new Date(),
+    links: runLinks(dashboardUrl),
   });
   return {
     services: opened.services,
