@@ -15,6 +15,7 @@ import { fire } from "./fire.js";
 import { type FireManyResult, fireMany } from "./fire-many.js";
 import { DEFAULT_MAX_INPUT_BYTES, type FireResult, type FireSpec } from "./fire-spec.js";
 import type { CollectOptions, CollectResult } from "./reads/collect.js";
+import { createReadsContext } from "./reads/context.js";
 import { readsOn } from "./reads/create-run-reads.js";
 import type { ListOptions, RunSummary } from "./reads/list.js";
 import type { ResultOptions } from "./reads/result.js";
@@ -134,7 +135,10 @@ export function createErrand(options: ErrandOptions): Errand {
   });
   const queues = createRunQueues(queueConnection, keys, options.jobOptions ?? DEFAULT_JOB_OPTIONS);
   const waiter = createSettledWaiter(options.connection, keys);
-  const reads = readsOn({ redis, keys, store, waiter, shards: store.shards }, links);
+  const reads = readsOn(
+    createReadsContext({ redis, keys, store, waiter, shards: store.shards }),
+    links,
+  );
   const context: FireContext = {
     store,
     redis,

@@ -19,7 +19,7 @@ import { type ConnectionInput, closeConnection, openConnection } from "../connec
 import { engineKeys } from "../engine-keys.js";
 import { type LinkedRunResult, type RunLinks, runLinks } from "../view-url.js";
 import { type CollectOptions, type CollectResult, collectRuns } from "./collect.js";
-import type { ReadsContext } from "./context.js";
+import { createReadsContext, type ReadsContext } from "./context.js";
 import { type ListOptions, listRuns, type RunSummary } from "./list.js";
 import { type ResultOptions, readResult } from "./result.js";
 import { createSettledWaiter } from "./settled-waiter.js";
@@ -81,13 +81,13 @@ export function createRunReads(options: RunReadsOptions): RunReads {
   const shards = wholeNumberOption("shards", options.shards, DEFAULT_SHARDS, 1);
   const keys = engineKeys(options.prefix);
   const redis = openConnection(options.connection);
-  const context: ReadsContext = {
+  const context = createReadsContext({
     redis,
     keys,
     store: createEventStore({ redis, prefix: keys.prefix, shards }),
     waiter: createSettledWaiter(options.connection, keys),
     shards,
-  };
+  });
   return {
     ...readsOn(context, links),
     async close() {

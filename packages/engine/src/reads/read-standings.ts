@@ -36,16 +36,13 @@ const STANDING_OF_CHARACTER: Readonly<Record<string, ScriptStanding>> = {
   "?": "unexplained",
 };
 
-/** The script on each connection, defined once: ioredis then sends its source once per socket, EVALSHA after. */
-const defined = new WeakMap<RedisConnection, LuaCall>();
-
-function standingsScript(redis: RedisConnection): LuaCall {
-  let call = defined.get(redis);
-  if (call === undefined) {
-    call = defineLuaCommand(redis, STANDINGS_SCRIPT);
-    defined.set(redis, call);
-  }
-  return call;
+/**
+ * Defines `read-standings.lua` on `redis` and returns the function that calls
+ * it. Call it when the connection is made, before any command: an ioredis
+ * auto-pipeline made before a script is defined cannot carry that script.
+ */
+export function defineStandingsScript(redis: RedisConnection): LuaCall {
+  return defineLuaCommand(redis, STANDINGS_SCRIPT);
 }
 
 /** The standings of runs of one shard, in order. */
@@ -54,7 +51,7 @@ async function readCall(
   runIds: readonly string[],
 ): Promise<ScriptStanding[]> {
   const keys = runIds.flatMap((runId) => [context.keys.result(runId), context.keys.runHead(runId)]);
-  const reply = await standingsScript(context.redis)(keys, []);
+  const reply = await context.standingsScript(keys, []);
   const standings =
     typeof reply === "string" && reply.length === runIds.length
       ? [...reply].map((character) => STANDING_OF_CHARACTER[character])

@@ -18,7 +18,7 @@ import { parseRunJobData, type RunJobData } from "../job-data.js";
 import { createLogger } from "../logger.js";
 import { type ParentLimits, resolveParentLimits } from "../parents/limits.js";
 import { openParentServices, PARENT_SERVICES } from "../parents/parent-services.js";
-import type { ReadsContext } from "../reads/context.js";
+import { createReadsContext } from "../reads/context.js";
 import { createSettledWaiter } from "../reads/settled-waiter.js";
 import { runLinks } from "../view-url.js";
 import { agentRegistration, type ModelResolver, resolveAgentModels } from "./agent-models.js";
@@ -161,13 +161,13 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     ...(options.prefix === undefined ? {} : { prefix: options.prefix }),
     ...(options.shards === undefined ? {} : { shards: options.shards }),
   });
-  const reads: ReadsContext = {
+  const reads = createReadsContext({
     redis,
     keys,
     store,
     waiter: createSettledWaiter(options.connection, keys),
     shards: store.shards,
-  };
+  });
   const parent = openParentServices({
     connection: options.connection,
     reads,

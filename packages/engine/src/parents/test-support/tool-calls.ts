@@ -4,7 +4,7 @@
  * context for one call of a parent run. Test-only: not exported.
  */
 import { noopLogger, type Tool, type ToolContext } from "@errand/runtime";
-import type { ReadsContext } from "../../reads/context.js";
+import { createReadsContext } from "../../reads/context.js";
 import { createSettledWaiter } from "../../reads/settled-waiter.js";
 import type { EngineFixture } from "../../test-support/engine-fixture.js";
 import { runLinks } from "../../view-url.js";
@@ -26,13 +26,13 @@ export function lendParentServices(
   limits: Partial<ParentLimits> = {},
   dashboardUrl?: string,
 ): LentServices {
-  const reads: ReadsContext = {
+  const reads = createReadsContext({
     redis: fx.redis,
     keys: fx.errand.keys,
     store: fx.errand.store,
     waiter: createSettledWaiter(fx.server.url, fx.errand.keys),
     shards: fx.errand.store.shards,
-  };
+  });
   const opened = openParentServices({
     connection: fx.server.url,
     reads,

@@ -12,7 +12,7 @@ import type {
 } from "../../collector/test-support/redis-fixture.js";
 import { TEST_SHARDS } from "../../collector/test-support/redis-fixture.js";
 import { runLinks } from "../../view-url.js";
-import type { ReadsContext } from "../context.js";
+import { createReadsContext } from "../context.js";
 import { type RunReads, readsOn } from "../create-run-reads.js";
 import { createSettledWaiter } from "../settled-waiter.js";
 
@@ -87,13 +87,13 @@ export async function countedReads(
   const redis = fx.connect();
   await redis.ping();
   const traffic = countTraffic(redis);
-  const context: ReadsContext = {
+  const context = createReadsContext({
     redis,
     keys: scope.keys,
     store: scope.store,
     waiter: createSettledWaiter(fx.url, scope.keys),
     shards: TEST_SHARDS,
-  };
+  });
   return {
     reads: readsOn(context, runLinks(dashboardUrl)),
     take: traffic.take,
