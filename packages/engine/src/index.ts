@@ -205,7 +205,7 @@ export {
 export type { RunEventsOptions } from "./run-events.js";
 export { DEFAULT_JOB_OPTIONS } from "./run-queues.js";
 export { settleCancelled } from "./settle-cancelled.js";
-export { type LinkedRunResult, runViewUrl } from "./view-url.js";
+export { checkDashboardUrl, type LinkedRunResult, runViewUrl } from "./view-url.js";
 export type { ModelResolver } from "./worker/agent-models.js";
 export { type CloseOnSignalsOptions, closeOnSignals } from "./worker/close-on-signals.js";
 export {

@@ -26,6 +26,15 @@ export function runViewUrl(dashboardUrl: string, runId: string): string {
   return url.href;
 }
 
+/**
+ * Checks a dashboard URL where it is configured. Throws an
+ * {@link ErrandError} `invalid_spec` for a URL that is not absolute `http:`
+ * or `https:`.
+ */
+export function checkDashboardUrl(dashboardUrl: string): void {
+  parseDashboardUrl(dashboardUrl);
+}
+
 function parseDashboardUrl(dashboardUrl: string): URL {
   const url = URL.canParse(dashboardUrl) ? new URL(dashboardUrl) : undefined;
   if (url?.protocol !== "http:" && url?.protocol !== "https:") {
@@ -57,7 +66,7 @@ export interface RunLinks {
  * URL {@link runViewUrl} refuses, so a bad one fails where it is configured.
  */
 export function runLinks(dashboardUrl: string | undefined): RunLinks {
-  if (dashboardUrl !== undefined) parseDashboardUrl(dashboardUrl);
+  if (dashboardUrl !== undefined) checkDashboardUrl(dashboardUrl);
   const run = <Run extends { runId?: string; viewUrl?: string }>(linked: Run): Run =>
     dashboardUrl === undefined || linked.runId === undefined || !isRunId(linked.runId)
       ? linked

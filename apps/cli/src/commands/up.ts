@@ -6,6 +6,7 @@ import { createDashboard, DEFAULT_DASHBOARD_PORT } from "@errand/dashboard";
 import type { Agent } from "@errand/runtime";
 import { loadAgents } from "../agents-module.js";
 import { CONNECTION_OPTIONS, type CommandSpec } from "../command.js";
+import { DASHBOARD_URL_VARIABLE, dashboardUrlOption } from "../dashboard-url.js";
 import { demoAgents } from "../demo/agents.js";
 import { EXIT } from "../exit-codes.js";
 import type { CliIO } from "../io.js";
@@ -27,33 +28,44 @@ interface UpPlan {
   dashboardPort: number | undefined;
 }
 
-/** Runs a worker and a collector until `stopped` resolves, then stops them and lets the Redis go. */
+/**
+ * Runs the dashboard (unless told not to), then a worker and a collector
+ * until `stopped` resolves, then stops them and lets the Redis go. The
+ * worker links the parent tools' children to the dashboard it serves (else
+ * to `ERRAND_DASHBOARD_URL`).
+ */
 async function serve(io: CliIO, plan: UpPlan, stopped: Promise<unknown>): Promise<void> {
   const { redis, prefix, agents } = plan;
   try {
-    const engine = await startLocalEngine({
-      url: redis.url,
-      prefix,
-      agents,
-      concurrency: plan.concurrency,
-      log: { io, level: "warn" },
-    });
     const dashboard =
       plan.dashboardPort === undefined
         ? undefined
         : await createDashboard({ connection: redis.url, prefix, port: plan.dashboardPort });
-    const where = redis.private ? "a private Redis, removed on exit" : "the given Redis";
-    const names = agents.map((agent) => agent.name).join(", ");
-    writeLines(io, [
-      `errand up: worker, collector${dashboard ? " and dashboard" : ""} on ${where}`,
-      `  REDIS_URL=${redactUrl(redis.url)}${prefix === "errand" ? "" : `  (prefix ${prefix})`}`,
-      `  agents: ${names}${plan.model === undefined ? "" : ` on ${plan.model}`}`,
-      ...(dashboard ? [`  dashboard: ${dashboard.url}`] : []),
-      "  Ctrl-C to stop.",
-    ]);
-    await stopped;
-    await dashboard?.close();
-    await engine.stop();
+    try {
+      const linked =
+        dashboard === undefined ? dashboardUrlOption(io) : { dashboardUrl: dashboard.url };
+      const engine = await startLocalEngine({
+        url: redis.url,
+        prefix,
+        agents,
+        concurrency: plan.concurrency,
+        log: { io, level: "warn" },
+        ...linked,
+      });
+      const where = redis.private ? "a private Redis, removed on exit" : "the given Redis";
+      const names = agents.map((agent) => agent.name).join(", ");
+      writeLines(io, [
+        `errand up: worker, collector${dashboard ? " and dashboard" : ""} on ${where}`,
+        `  REDIS_URL=${redactUrl(redis.url)}${prefix === "errand" ? "" : `  (prefix ${prefix})`}`,
+        ...(dashboard ? [`  ${DASHBOARD_URL_VARIABLE}=${dashboard.url}`] : []),
+        `  agents: ${names}${plan.model === undefined ? "" : ` on ${plan.model}`}`,
+        "  Ctrl-C to stop.",
+      ]);
+      await stopped;
+      await engine.stop();
+    } finally {
+      await dashboard?.close();
+    }
   } finally {
     await redis.release();
   }
@@ -68,7 +80,9 @@ export const upCommand: CommandSpec = {
     "0 picks a free one) in this process until Ctrl-C. Without --agents it runs",
     "the demo's agents (on the scripted model without OPENAI_API_KEY). Without REDIS_URL",
     "it starts a private redis-server (from PATH, else Docker) and removes it on exit; it",
-    "prints the URL to export in other shells (errand fire, errand runs …).",
+    "prints the URLs to export in other shells (errand fire, errand runs …): REDIS_URL and",
+    "ERRAND_DASHBOARD_URL, the dashboard that the runs in answers (the CLI's --json, the",
+    "parent tools' children on its worker) then link to with their viewUrl.",
   ].join("\n"),
   options: {
     agents: { type: "string", value: "<module>", description: "the module exporting the agents" },

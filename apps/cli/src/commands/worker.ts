@@ -4,6 +4,7 @@
 import { createWorker } from "@errand/engine";
 import { loadAgents } from "../agents-module.js";
 import { CONNECTION_OPTIONS, type CommandSpec } from "../command.js";
+import { dashboardUrlOption } from "../dashboard-url.js";
 import { EXIT } from "../exit-codes.js";
 import { nextStopSignal } from "../lifecycle.js";
 import { connectRedis, keyPrefix, requireRedisUrl } from "../redis.js";
@@ -17,7 +18,8 @@ export const workerCommand: CommandSpec = {
     "OpenAI-compatible model (OPENAI_API_KEY, OPENAI_BASE_URL). Logs are JSON lines on",
     "stdout (ERRAND_LOG_LEVEL, default info). On SIGTERM or SIGINT it stops taking runs,",
     "lets the active ones finish for the grace period, and exits 0; a run still going",
-    "then is resumed by another worker from its log.",
+    "then is resumed by another worker from its log. With ERRAND_DASHBOARD_URL set, the",
+    "children in the answers of spawn_agents and collect_agents carry their viewUrl.",
   ].join("\n"),
   options: {
     agents: { type: "string", value: "<module>", description: "the module exporting the agents" },
@@ -38,6 +40,7 @@ export const workerCommand: CommandSpec = {
     const concurrency = args.integer("concurrency", { min: 1, max: 1000 }, 4);
     const graceSeconds = args.integer("grace", { min: 0, max: 3600 }, 30);
     const prefix = keyPrefix(args);
+    const linked = dashboardUrlOption(io);
     const agents = await loadAgents(io, args.requiredString("agents"));
     const url = requireRedisUrl(args, io);
     (await connectRedis(url)).disconnect();
@@ -49,6 +52,7 @@ export const workerCommand: CommandSpec = {
       prefix,
       concurrency,
       ...(queue === undefined ? {} : { queue }),
+      ...linked,
     });
     await stopped;
     await worker.close({ graceMs: graceSeconds * 1000 });
