@@ -1,10 +1,13 @@
 /**
  * Opening the engine's client for one command: the Redis from `--redis` or
  * `REDIS_URL` (checked with a PING first, so an unreachable server fails
- * fast with exit code 3), the prefix from `--prefix`, closed when done.
+ * fast with exit code 3), the prefix from `--prefix`, the dashboard's URL
+ * from `ERRAND_DASHBOARD_URL` (runs in its answers then carry `viewUrl`),
+ * closed when done.
  */
 import { createErrand, type Errand } from "@errand/engine";
 import type { ParsedArgs } from "./args.js";
+import { dashboardUrlOption } from "./dashboard-url.js";
 import type { CliIO } from "./io.js";
 import { connectRedis, keyPrefix, requireRedisUrl } from "./redis.js";
 
@@ -15,9 +18,10 @@ export async function withErrand<T>(
   use: (errand: Errand) => Promise<T>,
 ): Promise<T> {
   const prefix = keyPrefix(args);
+  const linked = dashboardUrlOption(io);
   const url = requireRedisUrl(args, io);
   (await connectRedis(url)).disconnect();
-  const errand = createErrand({ connection: url, prefix });
+  const errand = createErrand({ connection: url, prefix, ...linked });
   try {
     return await use(errand);
   } finally {

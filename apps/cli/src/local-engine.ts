@@ -15,6 +15,8 @@ export interface LocalEngineOptions {
   concurrency: number;
   /** Where log lines go, and from which level (`ERRAND_LOG_LEVEL` wins). */
   log: { io: CliIO; level: CliLogLevel };
+  /** The dashboard the worker links the parent tools' children to (`viewUrl`). Default none. */
+  dashboardUrl?: string;
 }
 
 /** A running worker and collector. */
@@ -36,6 +38,7 @@ export async function startLocalEngine(options: LocalEngineOptions): Promise<Loc
       agents: options.agents,
       concurrency: options.concurrency,
       logger,
+      ...(options.dashboardUrl === undefined ? {} : { dashboardUrl: options.dashboardUrl }),
     });
     return {
       async stop(graceMs = 0) {

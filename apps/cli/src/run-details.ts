@@ -6,8 +6,11 @@ import { formatTable } from "./table.js";
 
 const VALUE_WIDTH = 200;
 
-/** What is known of a run: its result once settled, or the same fields so far. */
-export type RunView = RunSoFar;
+/**
+ * What is known of a run: its result once settled, or the same fields so
+ * far; `viewUrl` when a dashboard URL is configured.
+ */
+export type RunView = RunSoFar & { viewUrl?: string };
 
 /** The lines describing `run`. */
 export function runDetails(run: RunView): string[] {
@@ -27,6 +30,7 @@ export function runDetails(run: RunView): string[] {
     ["created", run.createdAt],
     ["started", run.startedAt],
     ["settled", run.settledAt],
+    ["view", run.viewUrl],
   ];
   const shown = rows.filter((row): row is [string, string] => row[1] !== undefined);
   return formatTable(shown, [undefined, VALUE_WIDTH]);

@@ -4,6 +4,7 @@
  * tree, a live event arriving, and cancelling a running run from the page.
  * Screenshots are saved under `test-artifacts/`.
  */
+import { runViewUrl } from "@errand/engine";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   CITY,
@@ -144,7 +145,8 @@ describe("the dashboard page", () => {
       metadata: { city: "Kyoto" },
     });
     await w.waitForEvent(runId, (event) => event.type === "run-started");
-    await page.goto(`${base}/#/runs/${runId}`);
+    // The link the engine gives runs as their viewUrl opens the run's page.
+    await page.goto(runViewUrl(base, runId));
     await page.locator('[data-testid="run-status"]', { hasText: "running" }).waitFor();
     const before = await page.locator('[data-testid="timeline-event"]').count();
     expect(before).toBe(2);

@@ -4,7 +4,7 @@
  * the reads around connections of its own, derived from the one connection
  * it is given.
  */
-import type { Page, RunEvent, RunResult } from "@errand/core";
+import type { Page, RunEvent } from "@errand/core";
 import { createEventStore, type EventStore } from "@errand/store";
 import type { JobsOptions } from "bullmq";
 import { type CancelOptions, type CancelResult, cancel } from "./cancel.js";
@@ -15,12 +15,14 @@ import { fire } from "./fire.js";
 import { type FireManyResult, fireMany } from "./fire-many.js";
 import { DEFAULT_MAX_INPUT_BYTES, type FireResult, type FireSpec } from "./fire-spec.js";
 import type { CollectOptions, CollectResult } from "./reads/collect.js";
+import { createReadsContext } from "./reads/context.js";
 import { readsOn } from "./reads/create-run-reads.js";
 import type { ListOptions, RunSummary } from "./reads/list.js";
 import type { ResultOptions } from "./reads/result.js";
 import { createSettledWaiter } from "./reads/settled-waiter.js";
 import { type RunEventsOptions, runEvents } from "./run-events.js";
 import { createRunQueues, DEFAULT_JOB_OPTIONS } from "./run-queues.js";
+import { type LinkedRunResult, runLinks } from "./view-url.js";
 
 /** Options of {@link createErrand}. */
 export interface ErrandOptions {
@@ -36,6 +38,12 @@ export interface ErrandOptions {
   jobOptions?: JobsOptions;
   /** The clock of `run-queued`, deadlines and cancels. Default the system clock. */
   now?: () => Date;
+  /**
+   * The URL the dashboard is served at (`https://ops.example/errand`): every
+   * run that `fire`, `fireMany`, `result`, `collect` and `list` return then
+   * carries `viewUrl`, the link to its page there. Default none: no `viewUrl`.
+   */
+  dashboardUrl?: string;
 }
 
 /** The errand client. */
@@ -73,16 +81,23 @@ export interface Errand {
    * if (result?.status === "succeeded") console.log(result.output ?? result.text);
    * ```
    */
-  result(runId: string, options?: ResultOptions): Promise<RunResult | undefined>;
+  result(runId: string, options?: ResultOptions): Promise<LinkedRunResult | undefined>;
   /**
    * The outcomes of many runs as one batch, one result per run in the order
    * given, each with its own `ok` and `status` (`succeeded`, `failed`,
    * `cancelled`, `pending`, `not_found`): `{ total, succeeded, failed,
-   * cancelled, pending, results, hasMore, nextCursor?, nextAction? }`. A page
-   * holds `limit` runs (default 50, at most 500); pass `nextCursor` with the
-   * same runIds for the next one. With `waitMs` it waits until every run of
-   * the page has settled or the time is up. Throws `invalid_spec` for a bad
-   * `limit`, `waitMs` or cursor.
+   * cancelled, pending, count, results, hasMore, nextCursor?, nextAction? }`.
+   * A page holds `count` results, at most `limit` (default 50, at most 500);
+   * pass `nextCursor` with the same runIds for the next one. The counts are
+   * of every run given, on every page (`failed` includes runs that do not
+   * exist), read in the same round trip as the page. With `waitMs` it waits
+   * until every run of the page has settled or the time is up. Throws
+   * `invalid_spec` for a bad `limit`, `waitMs` or cursor.
+   *
+   * ```ts
+   * const page = await errand.collect(childIds, { limit: 50 });
+   * console.log(`${page.total - page.pending} of ${page.total} settled`); // over every child
+   * ```
    */
   collect(runIds: readonly string[], options?: CollectOptions): Promise<CollectResult>;
   /**
@@ -97,7 +112,8 @@ export interface Errand {
 }
 
 /**
- * Creates a client.
+ * Creates a client. Throws `invalid_spec` for a `dashboardUrl` that is not
+ * an absolute http(s) URL.
  *
  * ```ts
  * const errand = createErrand({ connection: process.env.REDIS_URL! });
@@ -108,6 +124,7 @@ export interface Errand {
  * ```
  */
 export function createErrand(options: ErrandOptions): Errand {
+  const links = runLinks(options.dashboardUrl);
   const keys = engineKeys(options.prefix);
   const redis = openConnection(options.connection, { autoPipelining: true });
   const queueConnection = openConnection(options.connection);
@@ -118,7 +135,10 @@ export function createErrand(options: ErrandOptions): Errand {
   });
   const queues = createRunQueues(queueConnection, keys, options.jobOptions ?? DEFAULT_JOB_OPTIONS);
   const waiter = createSettledWaiter(options.connection, keys);
-  const reads = readsOn({ redis, keys, store, waiter, shards: store.shards });
+  const reads = readsOn(
+    createReadsContext({ redis, keys, store, waiter, shards: store.shards }),
+    links,
+  );
   const context: FireContext = {
     store,
     redis,
@@ -130,8 +150,8 @@ export function createErrand(options: ErrandOptions): Errand {
   return {
     keys,
     store,
-    fire: (spec) => fire(context, spec),
-    fireMany: (specs) => fireMany(context, specs),
+    fire: async (spec) => links.run(await fire(context, spec)),
+    fireMany: async (specs) => links.results(await fireMany(context, specs)),
     cancel: (runId, cancelOptions) => cancel(context, runId, cancelOptions),
     events: (runId, eventsOptions) =>
       runEvents({ store, connection: options.connection }, runId, eventsOptions),

@@ -16,8 +16,12 @@ import { type PreflightLookups, type PreparedRun, preflightFire } from "./fire-p
 import { MAX_FIRE_MANY } from "./fire-spec.js";
 import { createPreflightLookups } from "./preflight-lookups.js";
 
-/** One spec's result: its runId when fired (or when it failed after getting one). */
-export type FireManyItem = BatchOutcome & { runId?: string };
+/**
+ * One spec's result: its runId when fired (or when it failed after getting
+ * one), and then its page on the dashboard when the client was given a
+ * dashboard URL.
+ */
+export type FireManyItem = BatchOutcome & { runId?: string; viewUrl?: string };
 
 /** The answer of `fireMany`: `{ total, succeeded, failed, results }`, results in spec order. */
 export type FireManyResult = BatchCounts & { results: FireManyItem[] };

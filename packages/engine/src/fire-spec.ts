@@ -41,6 +41,8 @@ export type FireSpec = z.infer<typeof FireSpec>;
 /** What `fire` returns. */
 export interface FireResult {
   runId: string;
+  /** The run's page on the dashboard, when the client was given a dashboard URL. */
+  viewUrl?: string;
 }
 
 /**

@@ -76,14 +76,15 @@
  * - `spawn_agents({ agents: [{ agent, input, outputSchema?, metadata?, deadlineMs? }, …] })`
  *   fires one child per item (`parentRunId` = the caller, `rootRunId`,
  *   `depth` + 1) and answers at once `{ total, succeeded, failed, results:
- *   [{ ok, runId?, agent, error?, retryable? }], nextAction }`; a bad item
+ *   [{ ok, runId?, agent, error?, retryable?, viewUrl? }], nextAction }`; a bad item
  *   fails alone. Past `maxDepth` (default 5) or `maxChildrenPerParent`
  *   (default 1,000) an item is refused with `limit_exceeded`. The runIds of
  *   a call are claimed before anything is fired, so a parent that crashed
  *   mid-call and runs it again fires the same children, never twice.
  * - `collect_agents({ runIds?, wait?, limit?, cursor? })` answers like
- *   `collect` — by default over every child, in creation order. With
- *   `wait: true` and children still pending, the parent parks.
+ *   `collect` — by default over every child, in creation order: a page of
+ *   results, with the counts of every child asked about. With `wait: true`
+ *   and children still pending, the parent parks.
  *
  * The tools reach the engine through `ctx.services`, which every worker
  * lends them; run anywhere else they fail the run with a clear error.
@@ -114,11 +115,23 @@
  * const collector = createCollector({ connection: process.env.REDIS_URL! });
  * await collector.start();
  * const result = await errand.result(runId, { waitMs: 30_000 }); // undefined if still running
- * const batch = await errand.collect(childIds, { waitMs: 10_000 }); // { total, succeeded, …, nextAction? }
+ * const batch = await errand.collect(childIds, { waitMs: 10_000 }); // { total, succeeded, …, count, results, nextAction? }
  * const page = await errand.list({ status: "failed", limit: 20 }); // newest first, { items, hasMore, nextCursor? }
  * ```
  *
+ * `collect`'s counts (`total`, `succeeded`, `failed`, `cancelled`, `pending`)
+ * are of every runId given, on every page; its `results` are the page's
+ * `count` runs. One round trip a page: a Lua call per shard reads where every
+ * run stands, beside a GET of each result on the page.
+ *
  * The same reads without a client that fires: `createRunReads({ connection })`.
+ *
+ * ## Links to the dashboard
+ *
+ * Given `dashboardUrl` (`createErrand`, `createRunReads`, and `createWorker`
+ * for the parent tools), every run an answer returns carries `viewUrl`, the
+ * link to its page there (`runViewUrl`); without it, no answer has the field.
+ * The link is added as the answer is made, never stored.
  *
  * @packageDocumentation
  */
@@ -176,11 +189,10 @@ export { type QueueBacklog, readQueueBacklog } from "./queue-backlog.js";
 export {
   COLLECT_LIMITS,
   COLLECT_TOOL,
-  type CollectedRun,
-  type CollectedStatus,
   type CollectOptions,
   type CollectResult,
 } from "./reads/collect.js";
+export type { CollectedRun, CollectedStatus } from "./reads/collected-run.js";
 export { createRunReads, type RunReads, type RunReadsOptions } from "./reads/create-run-reads.js";
 export { type InboxEntry, type ReadInboxOptions, readInbox } from "./reads/inbox.js";
 export { LIST_LIMITS, type ListOptions, type RunSummary, runSummaryOf } from "./reads/list.js";
@@ -205,6 +217,7 @@ export {
 export type { RunEventsOptions } from "./run-events.js";
 export { DEFAULT_JOB_OPTIONS } from "./run-queues.js";
 export { settleCancelled } from "./settle-cancelled.js";
+export { checkDashboardUrl, type LinkedRunResult, runViewUrl } from "./view-url.js";
 export type { ModelResolver } from "./worker/agent-models.js";
 export { type CloseOnSignalsOptions, closeOnSignals } from "./worker/close-on-signals.js";
 export {

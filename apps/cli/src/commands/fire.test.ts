@@ -208,8 +208,64 @@ describe("errand fire without --wait", () => {
       "--json",
     ]);
     expect(outcome.code).toBe(0);
-    const { runId } = JSON.parse(outcome.stdout);
-    expect(await redis.exists(keys.runLog(runId))).toBe(1);
+    const answer = JSON.parse(outcome.stdout);
+    expect(answer).toEqual({ runId: answer.runId }); // no dashboard URL: no viewUrl
+    expect(await redis.exists(keys.runLog(answer.runId))).toBe(1);
+  });
+});
+
+describe("errand with ERRAND_DASHBOARD_URL", () => {
+  const dashboard = "http://127.0.0.1:4040/errand";
+  const viewUrlOf = (runId: string) => `${dashboard}/#/runs/${runId}`;
+  const linked = (args: readonly string[], url = dashboard) =>
+    runErrand([...args, "--prefix", prefix], {
+      env: { REDIS_URL: server.url, ERRAND_DASHBOARD_URL: url },
+    });
+  const fireArgs = (city: string) => [
+    "fire",
+    SCRIPTED_CITY,
+    "--input",
+    recordingInput(city, 1_000),
+    "--schema",
+    schemaArg,
+  ];
+
+  it("links each run of fire --json, with --count and with --wait, to its dashboard page", async () => {
+    const one = await linked([...fireArgs("Oslo"), "--json"]);
+    expect(one.code, one.stderr).toBe(0);
+    const fired = JSON.parse(one.stdout);
+    expect(fired).toEqual({ runId: fired.runId, viewUrl: viewUrlOf(fired.runId) });
+
+    const many = await linked([...fireArgs("Lima"), "--count", "2", "--json"]);
+    const batch = JSON.parse(many.stdout) as { results: { runId: string; viewUrl: string }[] };
+    expect(batch.results.map((item) => item.viewUrl)).toEqual(
+      batch.results.map((item) => viewUrlOf(item.runId)),
+    );
+
+    const waited = await linked([...fireArgs("Rome"), "--wait", "--json"]);
+    expect(waited.code, waited.stderr).toBe(0);
+    const result = JSON.parse(waited.stdout);
+    expect(result).toMatchObject({ status: "succeeded", viewUrl: viewUrlOf(result.runId) });
+  });
+
+  it("links the run of runs show and the runs of runs list", async () => {
+    const waited = await linked([...fireArgs("Bern"), "--wait", "--json"]);
+    const { runId } = JSON.parse(waited.stdout);
+    const shown = await linked(["runs", "show", runId, "--json"]);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ runId, viewUrl: viewUrlOf(runId) });
+    const table = await linked(["runs", "show", runId]);
+    expect(table.stdout).toContain(viewUrlOf(runId));
+    const listed = await linked(["runs", "list", "--json"]);
+    const items = JSON.parse(listed.stdout).items as { runId: string; viewUrl: string }[];
+    expect(items.find((item) => item.runId === runId)?.viewUrl).toBe(viewUrlOf(runId));
+  });
+
+  it("refuses a dashboard URL that is not absolute http(s) with exit code 2", async () => {
+    const outcome = await linked([...fireArgs("Nowhere"), "--json"], "127.0.0.1:4040");
+    expect(outcome.code).toBe(2);
+    expect(outcome.stderr).toContain(
+      "ERRAND_DASHBOARD_URL: dashboardUrl must be the absolute http(s) URL",
+    );
   });
 });
 

@@ -3,7 +3,7 @@
  * with `--wait`, waits for their results.
  */
 import { ErrandError, type RunResult } from "@errand/core";
-import type { Errand, FireManyResult, FireSpec } from "@errand/engine";
+import type { Errand, FireManyResult, FireResult, FireSpec } from "@errand/engine";
 import { type ParsedArgs, usageError } from "../args.js";
 import { CONNECTION_OPTIONS, type CommandSpec, JSON_OPTION } from "../command.js";
 import { withErrand } from "../errand-client.js";
@@ -23,11 +23,15 @@ function refusalOf(batch: FireManyResult): ErrandError | undefined {
   return new ErrandError(first.error.code as ErrandError["code"], first.error.message);
 }
 
+/** What was fired: the runIds, and the answer to print with `--json`. */
+interface Fired {
+  runIds: string[];
+  /** `fire`'s answer for one run, `fireMany`'s batch for `--count`. */
+  answer: FireResult | FireManyResult;
+}
+
 /** Fires the request's runs; every refusal (nothing fired) is thrown. */
-async function fireRuns(
-  errand: Errand,
-  request: FireRequest,
-): Promise<{ runIds: string[]; batch?: FireManyResult }> {
+async function fireRuns(errand: Errand, request: FireRequest): Promise<Fired> {
   const spec: FireSpec = {
     agent: request.agent,
     input: request.input,
@@ -35,17 +39,20 @@ async function fireRuns(
     metadata: request.metadata,
     ...(request.deadlineMs === undefined ? {} : { deadlineMs: request.deadlineMs }),
   };
-  if (request.count === 1) return { runIds: [(await errand.fire(spec)).runId] };
+  if (request.count === 1) {
+    const fired = await errand.fire(spec);
+    return { runIds: [fired.runId], answer: fired };
+  }
   const batch = await errand.fireMany(Array.from({ length: request.count }, () => spec));
   const refusal = refusalOf(batch);
   if (refusal) throw refusal;
   const runIds = batch.results.flatMap((item) => (item.ok && item.runId ? [item.runId] : []));
-  return { runIds, batch };
+  return { runIds, answer: batch };
 }
 
-function printFired(io: CliIO, json: boolean, runIds: string[], batch?: FireManyResult): void {
-  if (!json) writeLines(io, runIds);
-  else writeJson(io, batch ?? { runId: runIds[0] });
+function printFired(io: CliIO, json: boolean, fired: Fired): void {
+  if (!json) writeLines(io, fired.runIds);
+  else writeJson(io, fired.answer);
 }
 
 function printResults(io: CliIO, json: boolean, count: number, results: RunResult[]): void {
@@ -82,10 +89,11 @@ async function fireAndWait(
 ): Promise<ExitCode> {
   const json = args.flag("json");
   return withErrand(args, io, async (errand) => {
-    const { runIds, batch } = await fireRuns(errand, request);
+    const fired = await fireRuns(errand, request);
+    const { runIds } = fired;
     const firedAll = runIds.length === request.count;
     if (!args.flag("wait")) {
-      printFired(io, json, runIds, batch);
+      printFired(io, json, fired);
       return firedAll ? EXIT.ok : EXIT.failure;
     }
     const progress = createProgress({
@@ -124,10 +132,10 @@ export const fireCommand: CommandSpec = {
     "that many seconds after it was fired. --count fires that many runs in one batch.",
     "--wait waits until they settle and prints their results (a progress bar on a terminal",
     "when waiting on many); with --json, the RunResult (an array of them with --count).",
-    "--timeout bounds that wait and is refused without --wait.",
-    "A bad --input, --schema or --metadata, or an agent nobody runs, is refused with exit",
-    "code 2 before anything is enqueued. With --wait the exit code is 0 only when every",
-    "run succeeded.",
+    "--timeout bounds that wait and is refused without --wait. With ERRAND_DASHBOARD_URL",
+    "set, every run in the --json output carries its viewUrl. A bad --input, --schema or",
+    "--metadata, or an agent nobody runs, is refused with exit code 2 before anything is",
+    "enqueued. With --wait the exit code is 0 only when every run succeeded.",
   ].join("\n"),
   positionals: [{ name: "agent", description: "the name of a registered agent" }],
   options: {

@@ -2,21 +2,26 @@
  * `errand runs show <runId>`: a run's result, or where it stands while it runs.
  */
 import { foldRun, type RunEvent, runSoFar } from "@errand/core";
-import type { Errand } from "@errand/engine";
+import { type Errand, runViewUrl } from "@errand/engine";
 import { CONNECTION_OPTIONS, type CommandSpec, JSON_OPTION } from "../command.js";
+import { dashboardUrlOption } from "../dashboard-url.js";
 import { withErrand } from "../errand-client.js";
 import { EXIT } from "../exit-codes.js";
 import { writeJson, writeLines } from "../output.js";
 import { type RunView, runDetails } from "../run-details.js";
 
-/** The run's stored result, or the same fields folded from its log so far. */
-async function viewOf(errand: Errand, runId: string): Promise<RunView> {
+/**
+ * The run's stored result, or the same fields folded from its log so far;
+ * either with its `viewUrl` when `dashboardUrl` is given.
+ */
+async function viewOf(errand: Errand, runId: string, dashboardUrl?: string): Promise<RunView> {
   const result = await errand.result(runId);
   if (result !== undefined) return result;
+  const link = dashboardUrl === undefined ? {} : { viewUrl: runViewUrl(dashboardUrl, runId) };
   const log: RunEvent[] = [];
   for await (const event of errand.events(runId)) log.push(event);
   // Settled and not stored by the collector yet, or still going.
-  return runSoFar(foldRun(log, runId));
+  return { ...runSoFar(foldRun(log, runId)), ...link };
 }
 
 /** `runs show`. */
@@ -25,13 +30,15 @@ export const runsShowCommand: CommandSpec = {
   description: [
     "Prints the run's RunResult once it has settled; before that, the same fields as far",
     "as its log goes, with status queued or running, and while the run is parked what it",
-    "waits for. --json prints it as JSON.",
+    "waits for. --json prints it as JSON. With ERRAND_DASHBOARD_URL set, it shows the",
+    "run's viewUrl, the link to its dashboard page.",
   ].join("\n"),
   positionals: [{ name: "runId", description: "the run" }],
   options: { ...JSON_OPTION, ...CONNECTION_OPTIONS },
   async run(args, io) {
     const runId = args.positional(0, "runId");
-    const view = await withErrand(args, io, (errand) => viewOf(errand, runId));
+    const { dashboardUrl } = dashboardUrlOption(io);
+    const view = await withErrand(args, io, (errand) => viewOf(errand, runId, dashboardUrl));
     if (args.flag("json")) writeJson(io, view);
     else writeLines(io, runDetails(view));
     return EXIT.ok;

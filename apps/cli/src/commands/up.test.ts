@@ -21,7 +21,9 @@ describe("errand up", () => {
       const url = printedRedisUrl(up.output());
       expect(url).toMatch(/^redis:\/\/127\.0\.0\.1:\d+$/);
       expect(up.output()).toContain("agents: demo-child, demo-parent on the scripted model");
-      const dashboardUrl = /dashboard: (http:\/\/127\.0\.0\.1:\d+)/.exec(up.output())?.[1];
+      const dashboardUrl = /ERRAND_DASHBOARD_URL=(http:\/\/127\.0\.0\.1:\d+)/.exec(
+        up.output(),
+      )?.[1];
       expect(dashboardUrl).toBeDefined();
       const fired = await runErrand(
         ["fire", "demo-child", "--input", recordingInput("Oslo", 709_000), "--wait", "--json"],
@@ -33,6 +35,43 @@ describe("errand up", () => {
       const shown = await fetch(`${dashboardUrl}/api/runs/${result.runId}`);
       expect(shown.status).toBe(200);
       expect(JSON.stringify(await shown.json())).toContain(result.runId);
+
+      // Its worker links the children a parent spawns to the dashboard it serves.
+      const spawning = JSON.stringify({
+        script: [
+          {
+            call: [
+              {
+                tool: "spawn_agents",
+                args: {
+                  agents: [
+                    { agent: "demo-child", input: JSON.parse(recordingInput("Bergen", 291_000)) },
+                  ],
+                },
+              },
+            ],
+          },
+          { say: "spawned" },
+        ],
+      });
+      const parent = await runErrand(
+        ["fire", "demo-parent", "--input", spawning, "--wait", "--json"],
+        {
+          env: { REDIS_URL: url },
+        },
+      );
+      expect(parent.code, parent.stderr).toBe(0);
+      const parentRunId = RunResult.parse(JSON.parse(parent.stdout)).runId;
+      const events = await runErrand(["runs", "events", parentRunId, "--json"], {
+        env: { REDIS_URL: url },
+      });
+      const spawned = (
+        JSON.parse(events.stdout) as { type: string; data: { result?: unknown } }[]
+      ).find((event) => event.type === "tool-result")?.data.result as {
+        results: { runId: string; viewUrl?: string }[];
+      };
+      const [child] = spawned.results;
+      expect(child?.viewUrl).toBe(`${dashboardUrl}/#/runs/${child?.runId}`);
       expect(await up.stop("SIGINT")).toBe(0);
       expect(await answersPing(url!)).toBe(false);
     } finally {

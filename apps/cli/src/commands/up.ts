@@ -7,6 +7,7 @@ import type { Agent } from "@errand/runtime";
 import { loadAgents } from "../agents-module.js";
 import { CONNECTION_OPTIONS, type CommandSpec } from "../command.js";
 import { startDashboard } from "../dashboard-server.js";
+import { DASHBOARD_URL_VARIABLE, dashboardUrlOption } from "../dashboard-url.js";
 import { demoAgents } from "../demo/agents.js";
 import { EXIT } from "../exit-codes.js";
 import type { CliIO } from "../io.js";
@@ -32,7 +33,9 @@ interface UpPlan {
 /**
  * Serves the dashboard (first: a taken port fails before any run is taken),
  * a worker and a collector until `stopped` resolves, then stops them and lets
- * the Redis go — also when one of them cannot start.
+ * the Redis go — also when one of them cannot start. The worker links the
+ * parent tools' children to the dashboard it serves (else to
+ * `ERRAND_DASHBOARD_URL`).
  */
 async function serve(io: CliIO, plan: UpPlan, stopped: Promise<unknown>): Promise<void> {
   const { redis, prefix, agents } = plan;
@@ -50,20 +53,23 @@ async function serve(io: CliIO, plan: UpPlan, stopped: Promise<unknown>): Promis
             "--dashboard-port",
           );
     try {
+      const linked =
+        dashboard === undefined ? dashboardUrlOption(io) : { dashboardUrl: dashboard.url };
       const engine = await startLocalEngine({
         url: redis.url,
         prefix,
         agents,
         concurrency: plan.concurrency,
         log: { io, level: "warn" },
+        ...linked,
       });
       const where = redis.private ? "a private Redis, removed on exit" : "the given Redis";
       const names = agents.map((agent) => agent.name).join(", ");
       writeLines(io, [
         `errand up: worker, collector${dashboard ? " and dashboard" : ""} on ${where}`,
         `  REDIS_URL=${redactUrl(redis.url)}${prefix === "errand" ? "" : `  (prefix ${prefix})`}`,
+        ...(dashboard ? [`  ${DASHBOARD_URL_VARIABLE}=${dashboard.url}`] : []),
         `  agents: ${names}${plan.model === undefined ? "" : ` on ${plan.model}`}`,
-        ...(dashboard ? [`  dashboard: ${dashboard.url}`] : []),
         "  Ctrl-C to stop.",
       ]);
       await stopped;
@@ -84,13 +90,15 @@ export const upCommand: CommandSpec = {
     "Runs a worker, a collector and the dashboard (on 127.0.0.1, port 4040 unless told;",
     "0 picks a free one) in this process until Ctrl-C, SIGTERM or SIGHUP (a closed",
     "terminal). Without --agents it runs the demo's agents (on the scripted model without",
-    "OPENAI_API_KEY or OPENAI_BASE_URL). Without REDIS_URL it starts a private redis-server (from PATH, else",
-    "Docker) with production's settings (append-only file, maxmemory-policy noeviction) and",
-    "removes it when it stops (a redis-server from PATH also when this process is killed);",
-    "it prints the URL to export in other shells (errand fire, errand runs, errand doctor).",
-    "A dashboard port another process holds is refused with exit code 3 before a run is",
-    "taken, and the private Redis is removed: choose another port with --dashboard-port,",
-    "or run --no-dashboard.",
+    "OPENAI_API_KEY or OPENAI_BASE_URL). Without REDIS_URL it starts a private",
+    "redis-server (from PATH, else Docker) with production's settings (append-only file,",
+    "maxmemory-policy noeviction) and removes it when it stops (a redis-server from PATH",
+    "also when this process is killed). It prints the URLs to export in other shells",
+    "(errand fire, errand runs, errand doctor): REDIS_URL and ERRAND_DASHBOARD_URL, the",
+    "dashboard that the runs in answers (the CLI's --json, the parent tools' children on",
+    "its worker) then link to with their viewUrl. A dashboard port another process holds",
+    "is refused with exit code 3 before a run is taken, and the private Redis is removed:",
+    "choose another port with --dashboard-port, or run --no-dashboard.",
   ].join("\n"),
   options: {
     agents: { type: "string", value: "<module>", description: "the module exporting the agents" },

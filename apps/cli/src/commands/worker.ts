@@ -4,6 +4,7 @@
 import { createWorker } from "@errand/engine";
 import { loadAgents } from "../agents-module.js";
 import { CONNECTION_OPTIONS, type CommandSpec } from "../command.js";
+import { dashboardUrlOption } from "../dashboard-url.js";
 import { EXIT } from "../exit-codes.js";
 import { nextStopSignal } from "../lifecycle.js";
 import { connectRedis, keyPrefix, requireRedisUrl } from "../redis.js";
@@ -20,6 +21,8 @@ export const workerCommand: CommandSpec = {
     "SIGTERM, SIGINT or SIGHUP it stops taking runs, lets the active ones finish for the",
     "grace period, and exits 0; a run still going then is resumed by another worker from",
     "its log.",
+    "With ERRAND_DASHBOARD_URL set, the children in the answers of spawn_agents and",
+    "collect_agents carry their viewUrl.",
   ].join("\n"),
   options: {
     agents: { type: "string", value: "<module>", description: "the module exporting the agents" },
@@ -35,11 +38,12 @@ export const workerCommand: CommandSpec = {
     const concurrency = args.integer("concurrency", { min: 1, max: 1000 }, 4);
     const graceSeconds = args.integer("grace", { min: 0, max: 3600 }, 30);
     const prefix = keyPrefix(args);
+    const linked = dashboardUrlOption(io);
     const agents = await loadAgents(io, args.requiredString("agents"));
     const url = requireRedisUrl(args, io);
     (await connectRedis(url)).disconnect();
     const stopped = nextStopSignal();
-    const worker = await createWorker({ connection: url, agents, prefix, concurrency });
+    const worker = await createWorker({ connection: url, agents, prefix, concurrency, ...linked });
     await stopped;
     await worker.close({ graceMs: graceSeconds * 1000 });
     return EXIT.ok;

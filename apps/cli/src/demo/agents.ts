@@ -40,8 +40,8 @@ export function demoParentAgent(model: Model): Agent {
     instructions: [
       "Your input lists children to run.",
       "1. Call spawn_agents once with `agents` set to your input's `children`, each item exactly as given.",
-      "2. Call collect_agents with `wait: true` to collect every child you spawned; while `hasMore` is true, call it again with `nextCursor`.",
-      "3. Record how many children there were (total) and how many succeeded, failed and were cancelled.",
+      "2. Call collect_agents with `wait: true` to collect every child you spawned. Its `total`, `succeeded`, `failed` and `cancelled` count every child, on every page; while `hasMore` is true, call it again with `nextCursor` to read the other children's results.",
+      "3. Record those counts: how many children there were (total) and how many succeeded, failed and were cancelled.",
     ].join("\n"),
     model,
     tools: parentTools(),

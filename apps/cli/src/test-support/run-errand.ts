@@ -30,13 +30,14 @@ export interface RunErrandOptions {
   terminal?: boolean;
 }
 
-/** The environment of a spawned `errand`: ours, without a Redis or a model server unless given. */
+/** The environment of a spawned `errand`: ours, without a Redis, a model server or a dashboard unless given. */
 function childEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     REDIS_URL: undefined,
     OPENAI_API_KEY: undefined,
     OPENAI_BASE_URL: undefined,
+    ERRAND_DASHBOARD_URL: undefined,
   };
   for (const [name, value] of Object.entries(extra)) env[name] = value;
   for (const name of Object.keys(env)) if (env[name] === undefined) delete env[name];

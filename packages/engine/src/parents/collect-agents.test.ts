@@ -95,12 +95,15 @@ describe("collect_agents", () => {
     let args: Record<string, unknown> = { limit: 2 };
     for (let pages = 1; ; pages++) {
       const page = await collect(args);
+      // Each page counts every child, beside its own results.
+      expect(page).toMatchObject({ total: 5, succeeded: 2, failed: 1, cancelled: 1, pending: 1 });
+      expect(page.count).toBe(page.results.length);
       seen.push(...page.results.map((result) => result.runId));
       if (!page.hasMore) {
         expect(pages).toBe(3);
         break;
       }
-      if (page.pending === 0) {
+      if (page.results.every((result) => result.status !== "pending")) {
         expect(page.nextAction).toEqual({
           tool: "collect_agents",
           args: { cursor: page.nextCursor },

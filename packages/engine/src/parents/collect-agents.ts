@@ -1,7 +1,8 @@
 /**
  * The `collect_agents` tool (DESIGN §5): a parent agent reads its children's
- * results as a batch — each child's status, output or text, or error, with
- * counts — a page at a time (`hasMore`, `nextCursor`). With `wait: true` and
+ * results as a batch — each child's status, output or text, or error — a
+ * page at a time (`hasMore`, `nextCursor`), each page with the counts of
+ * every child asked about. With `wait: true` and
  * children still running, the run parks: its job leaves the worker, freeing
  * the slot, and the run resumes from its log once they have all settled,
  * running this call again to answer.
@@ -44,7 +45,7 @@ export function createCollectAgentsTool(): Tool {
   return defineTool({
     name: COLLECT_TOOL,
     description:
-      "Collects the results of the sub-agents you spawned: { total, succeeded, failed, cancelled, pending, results: [{ runId, ok, status, output?, text?, error? }], hasMore, nextCursor? }, one result per run, status succeeded, failed, cancelled or pending. Without runIds it collects all your children. With wait: true it answers only once every one of them has finished. While hasMore is true, call it again with cursor set to nextCursor.",
+      "Collects the results of the sub-agents you spawned: { total, succeeded, failed, cancelled, pending, count, results: [{ runId, ok, status, output?, text?, error?, viewUrl? }], hasMore, nextCursor? }. total, succeeded, failed, cancelled and pending count every run you asked about, on every page; results holds this page's count of them, one per run, status succeeded, failed, cancelled or pending. Without runIds it collects all your children. With wait: true it answers only once every one of them has finished. While hasMore is true, call it again with cursor set to nextCursor.",
     parameters: CollectAgentsArgs,
     handler: async (args, ctx) => {
       const outcome = await parentServicesOf(ctx, COLLECT_TOOL).collect({

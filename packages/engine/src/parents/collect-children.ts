@@ -4,12 +4,12 @@
  * run, in creation order (runIds sort by creation time) — or, when it asked
  * to wait and any of those runs is still pending, the runs to park for.
  * Pending means what `collect` reports: no stored result yet, so a parent
- * woken when they all have one finds none of them pending.
+ * woken when they all have one finds none of them pending. One read answers
+ * both: the page, and which runs of the whole list are pending.
  */
 import type { NextAction } from "@errand/core";
-import { COLLECT_TOOL, type CollectResult, collectRuns } from "../reads/collect.js";
+import { COLLECT_TOOL, type CollectResult, collectPage } from "../reads/collect.js";
 import type { ReadsContext } from "../reads/context.js";
-import { pendingRunIds } from "../reads/stored-results.js";
 
 /** What a parent asks `collect_agents` for. */
 export interface CollectChildrenRequest {
@@ -33,28 +33,16 @@ export async function childrenOf(reads: ReadsContext, parentRunId: string): Prom
 
 /**
  * The next call when every child was asked for: the next page by its cursor
- * alone, or, while children are pending, every child again with `wait`.
+ * alone while this page has no pending run, or else every child again with
+ * `wait`.
  */
 function nextActionForChildren(page: CollectResult): NextAction | undefined {
   if (page.nextAction === undefined) return undefined;
-  if (page.pending === 0 && page.nextCursor !== undefined) {
+  const pagePending = page.results.some((run) => run.status === "pending");
+  if (!pagePending && page.nextCursor !== undefined) {
     return { tool: COLLECT_TOOL, args: { cursor: page.nextCursor } };
   }
   return { tool: COLLECT_TOOL, args: { wait: true } };
-}
-
-/**
- * The runs of `runIds` still pending: the page's own when it holds them all
- * (it was read from the first run and has no more), else read again.
- */
-async function pendingOf(
-  reads: ReadsContext,
-  runIds: readonly string[],
-  page: CollectResult,
-  fromFirst: boolean,
-): Promise<string[]> {
-  if (!fromFirst || page.hasMore) return pendingRunIds(reads, runIds);
-  return page.results.filter((run) => run.status === "pending").map((run) => run.runId);
 }
 
 /** Collects for the parent; throws `invalid_spec` for a bad `limit` or cursor. */
@@ -64,14 +52,11 @@ export async function collectChildren(
 ): Promise<CollectChildrenOutcome> {
   const everyChild = request.runIds === undefined;
   const runIds = request.runIds ?? (await childrenOf(reads, request.parentRunId));
-  const page = await collectRuns(reads, runIds, {
+  const { page, pendingIds } = await collectPage(reads, runIds, {
     ...(request.limit === undefined ? {} : { limit: request.limit }),
     ...(request.cursor === undefined ? {} : { cursor: request.cursor }),
   });
-  if (request.wait) {
-    const waitFor = await pendingOf(reads, runIds, page, request.cursor === undefined);
-    if (waitFor.length > 0) return { waitFor, total: runIds.length };
-  }
+  if (request.wait && pendingIds.length > 0) return { waitFor: pendingIds, total: runIds.length };
   if (!everyChild) return { page };
   const { nextAction: _forTheList, ...rest } = page;
   const nextAction = nextActionForChildren(page);

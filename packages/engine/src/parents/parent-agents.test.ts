@@ -10,7 +10,8 @@
 import type { RunEvent } from "@errand/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { CollectedRun, CollectResult } from "../reads/collect.js";
+import type { CollectResult } from "../reads/collect.js";
+import type { CollectedRun } from "../reads/collected-run.js";
 import type { SpawnResult } from "./spawn-children.js";
 import { LEAD, type ParentFixture, startParentFixture } from "./test-support/parent-fixture.js";
 import { expectedCounts, planChildren } from "./test-support/planned-children.js";
@@ -32,21 +33,20 @@ afterAll(async () => {
   await pfx?.stop();
 });
 
-/** Every child's result, read through the client a page of 50 at a time. */
+/** Every child's result, read through the client a page of 50 at a time, and each page's counts. */
 async function collectInPages(runIds: readonly string[]) {
   const results: CollectedRun[] = [];
-  const counts = { total: 0, succeeded: 0, failed: 0, cancelled: 0, pending: 0 };
-  let pages = 0;
+  const pageCounts: Record<string, number>[] = [];
   let cursor: string | undefined;
   for (;;) {
     const page: CollectResult = await pfx.fx.errand.collect(runIds, {
       limit: 50,
       ...(cursor === undefined ? {} : { cursor }),
     });
-    pages += 1;
     results.push(...page.results);
-    for (const key of Object.keys(counts) as (keyof typeof counts)[]) counts[key] += page[key];
-    if (!page.hasMore) return { results, counts, pages };
+    const { total, succeeded, failed, cancelled, pending } = page;
+    pageCounts.push({ total, succeeded, failed, cancelled, pending });
+    if (!page.hasMore) return { results, counts: pageCounts[0]!, pageCounts };
     cursor = page.nextCursor;
   }
 }
@@ -85,7 +85,9 @@ describe("a parent agent with 200 children", () => {
 
     // The test's own view: pages of 50 through the client, each child as planned.
     const collected = await collectInPages(childIds);
-    expect(collected.pages).toBe(CHILDREN / 50);
+    expect(collected.pageCounts).toHaveLength(CHILDREN / 50);
+    // Every page counts every child.
+    for (const counts of collected.pageCounts) expect(counts).toEqual(collected.counts);
     expect(collected.results.map((result) => result.runId)).toEqual(childIds);
     collected.results.forEach((result, index) => {
       const { expected } = children[index]!;
@@ -99,7 +101,7 @@ describe("a parent agent with 200 children", () => {
     const collects = (await pfx.toolResults(parent, "collect_agents")) as CollectResult[];
     expect(collects).toHaveLength(1);
     const { results: parentResults, ...parentCounts } = collects[0]!;
-    expect(parentCounts).toEqual({ ...collected.counts, hasMore: false });
+    expect(parentCounts).toEqual({ ...collected.counts, count: CHILDREN, hasMore: false });
     expect([...parentResults].sort((a, b) => (a.runId < b.runId ? -1 : 1))).toEqual(
       [...collected.results].sort((a, b) => (a.runId < b.runId ? -1 : 1)),
     );

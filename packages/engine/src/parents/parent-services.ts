@@ -13,6 +13,7 @@ import type { FireContext } from "../enqueue-runs.js";
 import { DEFAULT_MAX_INPUT_BYTES } from "../fire-spec.js";
 import type { ReadsContext } from "../reads/context.js";
 import { createRunQueues } from "../run-queues.js";
+import type { RunLinks } from "../view-url.js";
 import {
   type CollectChildrenOutcome,
   type CollectChildrenRequest,
@@ -42,18 +43,25 @@ export interface ParentServices {
   collect(request: CollectChildrenRequest): Promise<CollectChildrenOutcome>;
 }
 
-/** The services over a fire context and a reads context that the caller owns. */
+/**
+ * The services over a fire context and a reads context that the caller
+ * owns; `links` add each child's `viewUrl` to the answers.
+ */
 export function createParentServices(
   fire: FireContext,
   reads: ReadsContext,
   limits: ParentLimits,
+  links: RunLinks,
 ): ParentServices {
   return {
     [BRAND]: true,
     limits,
-    spawn: (call, items, overrides) =>
-      spawnChildren(fire, call, items, resolveParentLimits(overrides, limits)),
-    collect: (request) => collectChildren(reads, request),
+    spawn: async (call, items, overrides) =>
+      links.results(await spawnChildren(fire, call, items, resolveParentLimits(overrides, limits))),
+    async collect(request) {
+      const outcome = await collectChildren(reads, request);
+      return "page" in outcome ? { page: links.results(outcome.page) } : outcome;
+    },
   };
 }
 
@@ -66,6 +74,8 @@ export interface OpenParentServicesOptions {
   /** BullMQ options of the children's jobs. */
   jobOptions?: JobsOptions;
   now: () => Date;
+  /** What adds the children's `viewUrl` to the tools' answers. */
+  links: RunLinks;
 }
 
 /** A worker's parent services, and how to close the queues they opened. */
@@ -76,7 +86,7 @@ export interface OpenParentServices {
 
 /** Builds a worker's parent services; the children's queues get a connection of their own. */
 export function openParentServices(options: OpenParentServicesOptions): OpenParentServices {
-  const { reads, limits } = options;
+  const { reads, limits, links } = options;
   const queueConnection = openConnection(options.connection);
   const queues = createRunQueues(queueConnection, reads.keys, options.jobOptions);
   const fire: FireContext = {
@@ -88,7 +98,7 @@ export function openParentServices(options: OpenParentServicesOptions): OpenPare
     now: options.now,
   };
   return {
-    services: createParentServices(fire, reads, limits),
+    services: createParentServices(fire, reads, limits, links),
     async close() {
       await queues.close();
       await closeConnection(queueConnection);

@@ -54,7 +54,7 @@ export function createSpawnAgentsTool(limits: Partial<ParentLimits> = {}): Tool 
   return defineTool({
     name: SPAWN_TOOL,
     description:
-      "Starts sub-agents in the background, one run per item of `agents`, each with its own input and, optionally, the JSON Schema of the structured output it must record. Answers at once with { total, succeeded, failed, results: [{ ok, runId, agent, error? }] }: a bad item fails alone with its error, the others run. Continue your work, then collect their results with collect_agents (wait: true waits until every one has finished).",
+      "Starts sub-agents in the background, one run per item of `agents`, each with its own input and, optionally, the JSON Schema of the structured output it must record. Answers at once with { total, succeeded, failed, results: [{ ok, runId, agent, error?, viewUrl? }] }: a bad item fails alone with its error, the others run. Continue your work, then collect their results with collect_agents (wait: true waits until every one has finished).",
     parameters: SpawnAgentsArgs,
     handler: (args, ctx) =>
       parentServicesOf(ctx, SPAWN_TOOL).spawn(

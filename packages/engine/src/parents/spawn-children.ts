@@ -29,8 +29,11 @@ export interface SpawnItem {
   deadlineMs?: number;
 }
 
-/** One item's outcome: its runId once fired, and the agent it names. */
-export type SpawnedChild = BatchOutcome & { runId?: string; agent: string };
+/**
+ * One item's outcome: its runId once fired, the agent it names, and the
+ * child's page on the dashboard when the worker was given a dashboard URL.
+ */
+export type SpawnedChild = BatchOutcome & { runId?: string; agent: string; viewUrl?: string };
 
 /** The answer of `spawn_agents`: a batch in item order and, when children were fired, how to collect them. */
 export type SpawnResult = BatchCounts & { results: SpawnedChild[]; nextAction?: NextAction };

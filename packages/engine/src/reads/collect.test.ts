@@ -1,5 +1,6 @@
 import { isErrandError } from "@errand/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createErrand } from "../client.js";
 import { collectPlanned, startTestCollector } from "../collector/test-support/collect-planned.js";
 import { type PlannedRun, planRuns } from "../collector/test-support/planned-runs.js";
 import {
@@ -181,6 +182,21 @@ describe("collect", () => {
       expect(batch.nextAction).toBeUndefined();
     } finally {
       await collector.stop();
+    }
+  });
+});
+
+describe("collect on a client that auto-pipelines", () => {
+  it("answers beside other reads sent in the same tick, from its very first call", async () => {
+    // ioredis puts a tick's commands in one pipeline, which carries only the scripts defined before it was made.
+    const errand = createErrand({ connection: fx.url, prefix: scope.prefix, shards: TEST_SHARDS });
+    try {
+      const ids = [idOf("text"), idOf("unsettled")];
+      const [listed, batch] = await Promise.all([errand.list(), errand.collect(ids)]);
+      expect(listed.count).toBeGreaterThan(0);
+      expect(batch).toMatchObject({ total: 2, succeeded: 1, pending: 1 });
+    } finally {
+      await errand.close();
     }
   });
 });

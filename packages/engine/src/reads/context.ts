@@ -1,7 +1,8 @@
 /** What every client read works with. */
-import type { EventStore } from "@errand/store";
+import type { EventStore, LuaCall } from "@errand/store";
 import type { RedisConnection } from "../connection.js";
 import type { EngineKeys } from "../engine-keys.js";
+import { defineStandingsScript } from "./read-standings.js";
 import type { SettledWaiter } from "./settled-waiter.js";
 
 /** The shared resources of one client's reads. */
@@ -12,4 +13,15 @@ export interface ReadsContext {
   waiter: SettledWaiter;
   /** The shards `list` looks at: 0 … `shards` − 1. */
   shards: number;
+  /** `read-standings.lua` on `redis` (see `read-standings.ts`). */
+  standingsScript: LuaCall;
+}
+
+/**
+ * The reads' context over `parts`, with the scripts the reads call defined
+ * on `parts.redis`: make it as soon as the connection is opened, before any
+ * command is sent on it.
+ */
+export function createReadsContext(parts: Omit<ReadsContext, "standingsScript">): ReadsContext {
+  return { ...parts, standingsScript: defineStandingsScript(parts.redis) };
 }

@@ -12,13 +12,14 @@
  * await reads.close();
  * ```
  */
-import type { Page, RunResult } from "@errand/core";
+import type { Page } from "@errand/core";
 import { createEventStore, DEFAULT_SHARDS } from "@errand/store";
 import { wholeNumberOption } from "../collector/checks.js";
 import { type ConnectionInput, closeConnection, openConnection } from "../connection.js";
 import { engineKeys } from "../engine-keys.js";
+import { type LinkedRunResult, type RunLinks, runLinks } from "../view-url.js";
 import { type CollectOptions, type CollectResult, collectRuns } from "./collect.js";
-import type { ReadsContext } from "./context.js";
+import { createReadsContext, type ReadsContext } from "./context.js";
 import { type ListOptions, listRuns, type RunSummary } from "./list.js";
 import { type ResultOptions, readResult } from "./result.js";
 import { createSettledWaiter } from "./settled-waiter.js";
@@ -31,12 +32,17 @@ export interface RunReadsOptions {
   prefix?: string;
   /** The shards `list` looks at: 0 … `shards` − 1. Default 16. */
   shards?: number;
+  /**
+   * The URL the dashboard is served at: every run these reads return then
+   * carries `viewUrl`, the link to its page there. Default none (no `viewUrl`).
+   */
+  dashboardUrl?: string;
 }
 
 /** The reads of run outcomes. */
 export interface RunReads {
   /** The run's settled `RunResult`, waiting up to `waitMs`; undefined while it has not settled. */
-  result(runId: string, options?: ResultOptions): Promise<RunResult | undefined>;
+  result(runId: string, options?: ResultOptions): Promise<LinkedRunResult | undefined>;
   /** A batch of the runs' outcomes, in the order given, a page at a time. */
   collect(runIds: readonly string[], options?: CollectOptions): Promise<CollectResult>;
   /** A page of run summaries, newest first. */
@@ -45,29 +51,45 @@ export interface RunReads {
   close(): Promise<void>;
 }
 
-/** The reads over `context`, whose connections belong to the caller. */
-export function readsOn(context: ReadsContext): Omit<RunReads, "close"> {
+/**
+ * The reads over `context`, whose connections belong to the caller; `links`
+ * add each returned run's `viewUrl`.
+ */
+export function readsOn(context: ReadsContext, links: RunLinks): Omit<RunReads, "close"> {
   return {
-    result: (runId, resultOptions) => readResult(context, runId, resultOptions),
-    collect: (runIds, collectOptions) => collectRuns(context, runIds, collectOptions),
-    list: (listOptions) => listRuns(context, listOptions),
+    async result(runId, resultOptions) {
+      const result = await readResult(context, runId, resultOptions);
+      return result === undefined ? undefined : links.run(result);
+    },
+    async collect(runIds, collectOptions) {
+      return links.results(await collectRuns(context, runIds, collectOptions));
+    },
+    async list(listOptions) {
+      const page = await listRuns(context, listOptions);
+      return { ...page, items: page.items.map(links.run) };
+    },
   };
 }
 
-/** Creates the reads; connections open now (commands) and on the first wait (subscriber). */
+/**
+ * Creates the reads; connections open now (commands) and on the first wait
+ * (subscriber). Throws `invalid_spec` for a `dashboardUrl` that is not an
+ * absolute http(s) URL.
+ */
 export function createRunReads(options: RunReadsOptions): RunReads {
+  const links = runLinks(options.dashboardUrl);
   const shards = wholeNumberOption("shards", options.shards, DEFAULT_SHARDS, 1);
   const keys = engineKeys(options.prefix);
   const redis = openConnection(options.connection);
-  const context: ReadsContext = {
+  const context = createReadsContext({
     redis,
     keys,
     store: createEventStore({ redis, prefix: keys.prefix, shards }),
     waiter: createSettledWaiter(options.connection, keys),
     shards,
-  };
+  });
   return {
-    ...readsOn(context),
+    ...readsOn(context, links),
     async close() {
       await context.waiter.close();
       await closeConnection(redis);

@@ -42,6 +42,8 @@ export interface RunSummary {
   settledAt?: string;
   /** The error code of a failed or cancelled run. */
   error?: { code: string };
+  /** The run's page on the dashboard, when the reader was given a dashboard URL. */
+  viewUrl?: string;
 }
 
 /** Options of {@link listRuns}. */

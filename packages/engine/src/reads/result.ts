@@ -6,7 +6,7 @@
 import { ErrandError, type RunResult, shardOfRunId } from "@errand/core";
 import { wholeNumberOption } from "../collector/checks.js";
 import type { ReadsContext } from "./context.js";
-import { headsExist, readStoredResults } from "./stored-results.js";
+import { readStoredResults, readStoredRuns } from "./stored-results.js";
 
 /** Options of {@link readResult}. */
 export interface ResultOptions {
@@ -31,14 +31,15 @@ export async function readResult(
 ): Promise<RunResult | undefined> {
   shardOfRunId(runId);
   const waitMs = wholeNumberOption("waitMs", options.waitMs, 0, 0);
-  const first = await readOne(context, runId);
+  const { results, standings } = await readStoredRuns(context, [runId]);
+  const first = results.get(runId);
   if (first !== undefined) return first;
-  const [exists] = await headsExist(context, [runId]);
-  if (!exists) {
+  if (standings.get(runId) === "not_found") {
     throw new ErrandError("not_found", `no run ${runId}: it was never fired, or it expired`, {
       details: { runId },
     });
   }
+  if (waitMs === 0) return undefined;
   return context.waiter.waitUntil(
     [runId],
     waitMs,

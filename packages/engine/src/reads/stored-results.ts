@@ -1,6 +1,11 @@
-/** Reading the results the collector wrote, and whether a run without one exists at all. */
+/**
+ * Reading where runs stand: the results the collector wrote, and, for a run
+ * without one, whether it exists at all. One round trip answers for a whole
+ * list (see `read-standings.ts`).
+ */
 import { isRunId, type RunResult } from "@errand/core";
 import type { ReadsContext } from "./context.js";
+import { type RunStanding, readStandings } from "./read-standings.js";
 
 /** The stored result of each run, in order; undefined where the run has not settled (or is unknown). */
 export async function readStoredResults(
@@ -13,49 +18,57 @@ export async function readStoredResults(
   return stored.map((json) => (json === null ? undefined : (JSON.parse(json) as RunResult)));
 }
 
-/**
- * Whether each run has a head (its log lives). Ask it of runs found without
- * a stored result: a run's head lives as long as its log, so a run with
- * neither was never fired, or expired.
- */
-export async function headsExist(
-  context: ReadsContext,
-  runIds: readonly string[],
-): Promise<boolean[]> {
-  const counts = await Promise.all(
-    runIds.map((runId) => context.redis.exists(context.keys.runHead(runId))),
-  );
-  return counts.map((count) => count > 0);
-}
-
-/** Where the runs of a list stand: their stored results, and the runs that exist without one. */
+/** Where the runs of a list stand (see {@link readStoredRuns}). */
 export interface StoredRuns {
-  /** The stored result of each settled run. */
+  /** The stored result of each run read in full that has one. */
   results: Map<string, RunResult>;
-  /** The runs that exist and have not settled, in order. */
-  pending: string[];
+  /** Where each run stands: every run asked about, read in full or only counted. */
+  standings: Map<string, RunStanding>;
 }
 
 /**
- * The stored results of `runIds`, and the runs that exist without one (what
- * `collect` reports `pending`). A run that does not exist (never fired, or
- * expired) and a string that is not a run id are in neither: nothing will
- * ever settle them.
+ * Where the runs of `full` and `counted` stand, with the stored results of
+ * the runs of `full`, in one round trip: the `read-standings.lua` call of
+ * each shard (two key lookups a run, one character a run in the reply),
+ * then a GET of each result of `full`, sent together; a result found by its
+ * GET wins over a `pending` the script saw a moment before. A run only
+ * counted whose result outlived its head (it expired a moment before) is
+ * read once more, in full: only then is there a second round trip. A run
+ * given twice is read once; a string that is not a run id is `not_found`.
  */
 export async function readStoredRuns(
   context: ReadsContext,
-  runIds: readonly string[],
+  full: readonly string[],
+  counted: readonly string[] = [],
 ): Promise<StoredRuns> {
-  const wellFormed = runIds.filter(isRunId);
-  const stored = await readStoredResults(context, wellFormed);
+  const fullIds = [...new Set(full.filter(isRunId))];
+  const everyId = [...new Set([...fullIds, ...counted.filter(isRunId)])];
+  const [read, stored] = await Promise.all([
+    readStandings(context, everyId),
+    readStoredResults(context, fullIds),
+  ]);
   const results = new Map<string, RunResult>();
-  wellFormed.forEach((runId, index) => {
+  fullIds.forEach((runId, index) => {
     const result = stored[index];
     if (result !== undefined) results.set(runId, result);
   });
-  const unsettled = wellFormed.filter((runId) => !results.has(runId));
-  const exists = await headsExist(context, unsettled);
-  return { results, pending: unsettled.filter((_, index) => exists[index]) };
+  const standings = new Map<string, RunStanding>();
+  for (const runId of [...full, ...counted]) standings.set(runId, "not_found");
+  const unexplained: string[] = [];
+  for (const [runId, standing] of read) {
+    const result = results.get(runId);
+    if (result !== undefined) standings.set(runId, result.status);
+    else if (standing === "unexplained") unexplained.push(runId);
+    else standings.set(runId, standing);
+  }
+  const late = await readStoredResults(context, unexplained);
+  unexplained.forEach((runId, index) => {
+    const result = late[index];
+    if (result === undefined) return;
+    if (fullIds.includes(runId)) results.set(runId, result);
+    standings.set(runId, result.status);
+  });
+  return { results, standings };
 }
 
 /** The runs of `runIds` that exist and have no stored result yet, in order (see {@link readStoredRuns}). */
@@ -63,5 +76,6 @@ export async function pendingRunIds(
   context: ReadsContext,
   runIds: readonly string[],
 ): Promise<string[]> {
-  return (await readStoredRuns(context, runIds)).pending;
+  const { standings } = await readStoredRuns(context, [], runIds);
+  return runIds.filter((runId) => standings.get(runId) === "pending");
 }

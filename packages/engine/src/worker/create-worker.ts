@@ -19,10 +19,11 @@ import { parseRunJobData, type RunJobData } from "../job-data.js";
 import { createLogger } from "../logger.js";
 import { type ParentLimits, resolveParentLimits } from "../parents/limits.js";
 import { openParentServices, PARENT_SERVICES } from "../parents/parent-services.js";
-import type { ReadsContext } from "../reads/context.js";
+import { createReadsContext } from "../reads/context.js";
 import { createSettledWaiter } from "../reads/settled-waiter.js";
 import { pendingRunIds } from "../reads/stored-results.js";
 import { createRunQueues, DEFAULT_JOB_OPTIONS } from "../run-queues.js";
+import { runLinks } from "../view-url.js";
 import { startAdoption } from "./adopt-orphans.js";
 import { type ModelResolver, queueRecords, resolveAgentModels } from "./agent-models.js";
 import { startCancelListener } from "./cancel-listener.js";
@@ -98,6 +99,12 @@ export interface WorkerOptions {
   parkRecheckMs?: number;
   /** The clock of events. Default the system clock. */
   now?: () => Date;
+  /**
+   * The URL the dashboard is served at: the children in the answers of
+   * `spawn_agents` and `collect_agents` then carry `viewUrl`, the link to
+   * their page there. Default none: no `viewUrl`.
+   */
+  dashboardUrl?: string;
 }
 
 /** Options of {@link ErrandWorker.close}. */
@@ -140,7 +147,8 @@ async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boo
 /**
  * Starts a worker and resolves once it is ready: its agents registered, its
  * cancel subscription active and its BullMQ worker connected. Throws an
- * `ErrandError` (`invalid_spec`, `schema_not_supported`) for agents it cannot run.
+ * `ErrandError` (`invalid_spec`, `schema_not_supported`) for agents it cannot
+ * run, and `invalid_spec` for a `dashboardUrl` that is not an absolute http(s) URL.
  *
  * ```ts
  * const worker = await createWorker({ connection: process.env.REDIS_URL!, agents: [researcher], concurrency: 4 });
@@ -157,6 +165,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
   const agents = resolveAgentModels(options.agents, options.models);
   const queue = queueOfAgents(keys.prefix, [...agents.keys()]);
   const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+  const links = runLinks(options.dashboardUrl);
 
   // The jobs running at once append, read and beat on this connection: what they issue in one tick leaves in one write.
   const redis = openConnection(options.connection, { autoPipelining: true });
@@ -165,18 +174,19 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     ...(options.prefix === undefined ? {} : { prefix: options.prefix }),
     ...(options.shards === undefined ? {} : { shards: options.shards }),
   });
-  const reads: ReadsContext = {
+  const reads = createReadsContext({
     redis,
     keys,
     store,
     waiter: createSettledWaiter(options.connection, keys),
     shards: store.shards,
-  };
+  });
   const parent = openParentServices({
     connection: options.connection,
     reads,
     now,
     limits: parentLimits,
+    links,
     ...(options.jobOptions === undefined ? {} : { jobOptions: options.jobOptions }),
   });
   const heartbeat = await startHeartbeat({

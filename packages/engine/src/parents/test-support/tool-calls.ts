@@ -4,9 +4,10 @@
  * context for one call of a parent run. Test-only: not exported.
  */
 import { noopLogger, type Tool, type ToolContext } from "@errand/runtime";
-import type { ReadsContext } from "../../reads/context.js";
+import { createReadsContext } from "../../reads/context.js";
 import { createSettledWaiter } from "../../reads/settled-waiter.js";
 import type { EngineFixture } from "../../test-support/engine-fixture.js";
+import { runLinks } from "../../view-url.js";
 import { DEFAULT_PARENT_LIMITS, type ParentLimits } from "../limits.js";
 import { openParentServices, PARENT_SERVICES, type ParentServices } from "../parent-services.js";
 
@@ -16,23 +17,28 @@ export interface LentServices {
   close(): Promise<void>;
 }
 
-/** The services a worker with `limits` would lend, on `fx`'s Redis and prefix. */
+/**
+ * The services a worker with `limits` (and `dashboardUrl`, when given) would
+ * lend, on `fx`'s Redis and prefix.
+ */
 export function lendParentServices(
   fx: EngineFixture,
   limits: Partial<ParentLimits> = {},
+  dashboardUrl?: string,
 ): LentServices {
-  const reads: ReadsContext = {
+  const reads = createReadsContext({
     redis: fx.redis,
     keys: fx.errand.keys,
     store: fx.errand.store,
     waiter: createSettledWaiter(fx.server.url, fx.errand.keys),
     shards: fx.errand.store.shards,
-  };
+  });
   const opened = openParentServices({
     connection: fx.server.url,
     reads,
     limits: { ...DEFAULT_PARENT_LIMITS, ...limits },
     now: () => new Date(),
+    links: runLinks(dashboardUrl),
   });
   return {
     services: opened.services,
