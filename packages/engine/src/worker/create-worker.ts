@@ -216,6 +216,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     logger,
     recheckMs: options.parkRecheckMs ?? DEFAULT_PARK_RECHECK_MS,
   });
+  let activeJobs = 0;
   const processJob = async (job: Job<RunJobData>, token?: string): Promise<ProcessOutcome> => {
     let runId: string;
     try {
@@ -224,9 +225,14 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
       if (isErrandError(error)) throw new UnrecoverableError(error.message);
       throw error;
     }
-    const outcome = await processRun(context, runId, job.name);
-    if (outcome.kind === "parked") await parked.park(job, token, outcome.waitFor);
-    return outcome;
+    activeJobs += 1;
+    try {
+      const outcome = await processRun(context, runId, job.name);
+      if (outcome.kind === "parked") await parked.park(job, token, outcome.waitFor);
+      return outcome;
+    } finally {
+      activeJobs -= 1;
+    }
   };
 
   const bullConnection = openConnection(options.connection);
@@ -264,9 +270,9 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
   const closeAll = async (graceMs: number) => {
     // Pausing stops taking jobs and resolves once the active ones finished; locks are still renewed meanwhile.
     const finished = await settlesWithin(worker.pause(), graceMs);
-    if (!finished) {
+    if (!finished && activeJobs > 0) {
       logger.warn(
-        { graceMs },
+        { graceMs, activeJobs },
         "runs still active after the grace period: leaving them to their locks",
       );
     }
