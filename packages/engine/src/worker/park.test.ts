@@ -35,6 +35,20 @@ afterAll(async () => {
   await fx?.stop();
 });
 
+/** The log of a parent that parked once on its child and resumed once it settled, in one attempt. */
+const PARKED_THEN_RESUMED = [
+  "run-queued",
+  "run-started",
+  "model-responded",
+  "tool-called",
+  "run-parked",
+  "run-started",
+  "tool-called",
+  "tool-result",
+  "model-responded",
+  "finished",
+];
+
 function parkingAgents() {
   let waits = 0;
   const waitForChildren = defineTool({
@@ -95,18 +109,7 @@ describe("a parked run", () => {
       text: "all settled",
       attempts: 1,
     });
-    expect(events.map((event) => event.type)).toEqual([
-      "run-queued",
-      "run-started",
-      "model-responded",
-      "tool-called",
-      "run-parked",
-      "run-started",
-      "tool-called",
-      "tool-result",
-      "model-responded",
-      "finished",
-    ]);
+    expect(events.map((event) => event.type)).toEqual(PARKED_THEN_RESUMED);
     expect(events[4]?.data).toMatchObject({
       step: 1,
       waitFor: [child],
@@ -150,18 +153,7 @@ describe("a parked run", () => {
       (line) => line.msg === "run parked" && line.runId === parent,
     );
     expect(comebacks.length).toBeGreaterThan(2);
-    expect(events.map((event) => event.type)).toEqual([
-      "run-queued",
-      "run-started",
-      "model-responded",
-      "tool-called",
-      "run-parked",
-      "run-started",
-      "tool-called",
-      "tool-result",
-      "model-responded",
-      "finished",
-    ]);
+    expect(events.map((event) => event.type)).toEqual(PARKED_THEN_RESUMED);
     expect(waits()).toBe(2);
     expect(settleRun(foldRun(await fx.errand.store.readLog(child)))).toMatchObject({
       status: "succeeded",

@@ -1,44 +1,22 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { existsSync } from "node:fs";
-import { dirname } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitUntil } from "../wait-until.js";
 import { waitForProcessExit } from "./process-state.js";
 import type { RedisServer } from "./redis-server.js";
 import { answersPing } from "./resp.js";
 import { startRedis } from "./start-redis.js";
+import { type OwnedRedis, PACKAGE_DIR, redisOwnerArgs } from "./test-support/redis-owner.js";
 
-const packageDir = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
+type OwnedServer = OwnedRedis & { owner: ChildProcess };
 
-/** A process that starts a Redis, reports where it lives, and waits to be killed. */
-const doomedOwner = `
-  const { startRedis } = await import(${JSON.stringify(new URL("./start-redis.ts", import.meta.url).href)});
-  const { Redis } = await import("ioredis");
-  const server = await startRedis();
-  const redis = new Redis(server.url);
-  const [, dir] = await redis.config("GET", "dir");
-  const pid = Number(/process_id:(\\d+)/.exec(await redis.info("server"))[1]);
-  redis.disconnect();
-  console.log(JSON.stringify({ dir, pid, port: server.port }));
-  setInterval(() => {}, 60_000);
-`;
-
-interface OwnedServer {
-  owner: ChildProcess;
-  dir: string;
-  pid: number;
-  port: number;
-}
-
-/** Spawns {@link doomedOwner} and resolves once it reported its server. */
+/** Spawns an owner that waits to be killed, and resolves once it reported its server. */
 async function startDoomedOwner(): Promise<OwnedServer> {
-  const owner = spawn(
-    process.execPath,
-    ["--conditions=@errand/source", "--import", "tsx", "--input-type=module", "-e", doomedOwner],
-    { cwd: packageDir, stdio: ["ignore", "pipe", "inherit"] },
-  );
+  const owner = spawn(process.execPath, redisOwnerArgs("setInterval(() => {}, 60_000)"), {
+    cwd: PACKAGE_DIR,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   let output = "";
   owner.stdout?.setEncoding("utf8");
   const reported = new Promise<string>((resolve, reject) => {
@@ -49,7 +27,7 @@ async function startDoomedOwner(): Promise<OwnedServer> {
     owner.once("exit", (code) => reject(new Error(`the owner exited with ${code}: ${output}`)));
   });
   const line = await reported;
-  return { owner, ...(JSON.parse(line) as Omit<OwnedServer, "owner">) };
+  return { owner, ...(JSON.parse(line) as OwnedRedis) };
 }
 
 describe("the watchdog of a server whose owner dies without cleaning up", () => {
