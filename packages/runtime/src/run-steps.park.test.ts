@@ -78,7 +78,7 @@ describe("a tool that parks its run", () => {
 
     expect(tool.calls).toBe(2);
     expect(tool.services).toEqual(["the host's client", "the host's client"]);
-    expect(typesOf(sink.events(runId)).slice(4)).toEqual([
+    expect(typesOf(sink.events(runId)).slice(5)).toEqual([
       "run-started",
       "tool-called",
       "tool-result",
