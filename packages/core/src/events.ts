@@ -24,7 +24,7 @@ export const ToolCall = z.object({
 });
 export type ToolCall = z.infer<typeof ToolCall>;
 
-/** A reference to a large value stored outside the event: see DESIGN §5. */
+/** A reference to a large value stored outside the event: see docs/architecture.md §5. */
 export const ResourceRef = z.object({
   ref: z.string().startsWith("resource://"),
   contentType: z.string(),

@@ -1,5 +1,5 @@
 /**
- * The limits of the structured-output schema subset (DESIGN §4.6): the ones
+ * The limits of the structured-output schema subset (docs/architecture.md §4.6): the ones
  * OpenAI documents for strict structured outputs, plus one guard of errand's own.
  */
 

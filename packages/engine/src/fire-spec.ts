@@ -21,7 +21,7 @@ export const FireSpec = z.strictObject({
   input: z.unknown(),
   /**
    * The structured answer the run must record: a zod 4 schema or a JSON
-   * Schema object, within the strict subset (DESIGN §4).
+   * Schema object, within the strict subset (docs/architecture.md §4).
    */
   outputSchema: z
     .custom<z.ZodType | Record<string, unknown>>(

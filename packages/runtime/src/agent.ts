@@ -28,14 +28,14 @@ export interface AgentOptions {
   tools?: readonly Tool[];
   /**
    * The structured answer every run must record: a zod schema (converted with
-   * `z.toJSONSchema`) or a JSON Schema object, within the strict subset of DESIGN §4.
+   * `z.toJSONSchema`) or a JSON Schema object, within the strict subset of docs/architecture.md §4.
    */
   outputSchema?: z.ZodType | Record<string, unknown>;
   /** The most model requests a run may make. Default {@link DEFAULT_MAX_STEPS}. */
   maxSteps?: number;
   /** How long a run may take, counted from its first start, in milliseconds. */
   timeoutMs?: number;
-  /** The script the scripted model plays for this agent (DESIGN §9). */
+  /** The script the scripted model plays for this agent (docs/architecture.md §9). */
   script?: Script;
   /** Let a run's `input.script` replace {@link AgentOptions.script} (demos and tests). */
   scriptFromInput?: boolean;
@@ -90,7 +90,7 @@ function outputJsonSchema(
 /**
  * Refuses (with an `ErrandError`, code `schema_not_supported`) a schema'd
  * agent whose model cannot call tools, so such a run is refused before it
- * starts (DESIGN §4.7). `model` is the model the host resolved for an agent
+ * starts (docs/architecture.md §4.7). `model` is the model the host resolved for an agent
  * that names its model; without it the agent's own {@link Model} is checked.
  */
 export function assertAgentCanCarrySchema(agent: Agent, model?: Model): void {

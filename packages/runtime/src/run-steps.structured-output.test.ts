@@ -1,5 +1,5 @@
 /**
- * DESIGN §4, rule by rule, on the scripted model: the exact events each rule
+ * docs/architecture.md §4, rule by rule, on the scripted model: the exact events each rule
  * writes and the exact messages the model reads.
  */
 import { isErrandError, NO_STRUCTURED_OUTPUT_MESSAGE, type Script } from "@errand/core";

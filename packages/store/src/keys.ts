@@ -1,5 +1,5 @@
 /**
- * The Redis key layout (DESIGN §6). Every key of a run carries its shard's
+ * The Redis key layout (docs/architecture.md §6). Every key of a run carries its shard's
  * hash tag `{sN}`, and the shard is read from the runId itself, so every key
  * one script touches lands on the same Redis Cluster slot and a lookup needs
  * no table.

@@ -1,5 +1,5 @@
 /**
- * The job processor of a run (DESIGN §7): read the log and fold it; a settled
+ * The job processor of a run (docs/architecture.md §7): read the log and fold it; a settled
  * run is left alone; a run whose cancel was requested is settled `cancelled`;
  * otherwise a new attempt is announced (`run-started`, fenced) and the run
  * continues from where its log ends, one fenced append per step. A run that
