@@ -109,7 +109,7 @@ async function descendantsOf(context: CancelContext, runId: string): Promise<str
   let level = [runId];
   while (level.length > 0) {
     const children = await Promise.all(
-      level.map((parent) => context.redis.smembers(context.keys.children(parent))),
+      level.map((parent) => context.redis.zrange(context.keys.children(parent), 0, -1)),
     );
     level = children.flat().filter((child) => !seen.has(child));
     for (const child of level) seen.add(child);

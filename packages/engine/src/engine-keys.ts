@@ -1,10 +1,11 @@
 /**
  * Keys and names the engine adds to the store's layout: the BullMQ prefix,
- * the registry of queues and agents, worker heartbeats, the cancel channel, each run's
- * children and the runIds its `spawn_agents` calls claimed, and what the collector keeps: dead letters, deadlines, the run
- * indexes `list` reads and the inbox's record of announced children. Every
- * per-run and per-shard key carries its shard's hash tag `{sN}`. Everything
- * starts with the same prefix as the store's keys.
+ * the registry of queues and agents, worker heartbeats, the cancel channel,
+ * each run's children and the runIds its `spawn_agents` calls claimed, and
+ * what the collector keeps: dead letters, deadlines and the run indexes
+ * `list` reads. Every per-run and per-shard key carries its shard's hash tag
+ * `{sN}` (docs/architecture.md §6). Everything starts with the same prefix
+ * as the store's keys.
  */
 import { shardOfRunId } from "@errand/core";
 import { type StoreKeys, shardTag, storeKeys } from "@errand/store";
@@ -24,7 +25,11 @@ export interface EngineKeys extends StoreKeys {
   readonly workers: string;
   /** Pub/sub channel on which a cancel's runId is published to every worker. */
   readonly cancelChannel: string;
-  /** The children fired by a run: SET of runIds, in the parent's shard. */
+  /**
+   * The children fired by a run, written when each is fired: ZSET with score
+   * 0 and member the child's runId, so that lexicographic order (runIds start
+   * with their time) is creation order; in the parent's shard.
+   */
   children(runId: string): string;
   /**
    * The runIds a parent chose for the children of each of its `spawn_agents`
@@ -51,10 +56,6 @@ export interface EngineKeys extends StoreKeys {
   runIndexByStatus(shard: number, status: "active" | "succeeded" | "failed" | "cancelled"): string;
   /** The runs of a shard by agent, members as in {@link runIndex}. */
   runIndexByAgent(shard: number, agent: string): string;
-  /** The children of a run, in the parent's shard, members as in {@link runIndex}. */
-  childIndex(parentRunId: string): string;
-  /** The children already announced in a parent's inbox: SET of runIds, in the parent's shard. */
-  inboxSeen(parentRunId: string): string;
 }
 
 /** The engine's keys for `prefix` (default `errand`). */
@@ -77,8 +78,5 @@ export function engineKeys(prefix?: string): EngineKeys {
     runIndex: (shard) => `${base}:${shardTag(shard)}:index:runs`,
     runIndexByStatus: (shard, status) => `${base}:${shardTag(shard)}:index:status:${status}`,
     runIndexByAgent: (shard, agent) => `${base}:${shardTag(shard)}:index:agent:${agent}`,
-    childIndex: (parentRunId) =>
-      `${base}:${shardTag(shardOfRunId(parentRunId))}:index:children:${parentRunId}`,
-    inboxSeen: (parentRunId) => `${store.inbox(parentRunId)}:seen`,
   };
 }

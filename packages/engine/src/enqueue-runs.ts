@@ -103,7 +103,7 @@ async function enqueueQueue(
     runs.flatMap(({ runId, prepared }) => {
       if (prepared.parentRunId === undefined) return [];
       const children = keys.children(prepared.parentRunId);
-      const linked = redis.sadd(children, runId);
+      const linked = redis.zadd(children, 0, runId);
       // A settled parent's children set got its TTL when it settled; one made after gets it here.
       if (!prepared.parentSettled) return [linked];
       return [linked, redis.expire(children, store.retentionSeconds)];

@@ -77,10 +77,12 @@ describe("fireMany", () => {
       parentRunId: children[0]!,
     });
 
-    expect((await fx.redis.smembers(fx.errand.keys.children(root))).sort()).toEqual(
+    expect(await fx.redis.zrange(fx.errand.keys.children(root), 0, -1)).toEqual(
       [...children].sort(),
     );
-    expect(await fx.redis.smembers(fx.errand.keys.children(children[0]!))).toEqual([grandchild]);
+    expect(await fx.redis.zrange(fx.errand.keys.children(children[0]!), 0, -1)).toEqual([
+      grandchild,
+    ]);
     const [queued] = await fx.errand.store.readLog(grandchild);
     expect(queued?.data).toMatchObject({ parentRunId: children[0], rootRunId: root, depth: 2 });
     // A parent still open keeps its children set for as long as it runs.
@@ -98,7 +100,7 @@ describe("fireMany", () => {
     });
 
     const children = fx.errand.keys.children(parent);
-    expect(await fx.redis.smembers(children)).toEqual([late]);
+    expect(await fx.redis.zrange(children, 0, -1)).toEqual([late]);
     const ttl = await fx.redis.ttl(children);
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(fx.errand.store.retentionSeconds);

@@ -101,8 +101,8 @@
  * ## Collect results
  *
  * A collector folds the shard streams into results: for each settled run it
- * keeps the run indexes `list` reads, announces the run once in its parent's
- * inbox, writes the `RunResult` (core's fold of the run's log) — last, so
+ * keeps the run indexes `list` reads, writes the `RunResult` (core's fold
+ * of the run's log) — last, so
  * whoever reads a result finds the rest done — and wakes whoever waits, then
  * acknowledges. Run as many as you like: they share
  * the shards through one consumer group, claim a dead one's entries, and
@@ -194,7 +194,6 @@ export {
 } from "./reads/collect.js";
 export type { CollectedRun, CollectedStatus } from "./reads/collected-run.js";
 export { createRunReads, type RunReads, type RunReadsOptions } from "./reads/create-run-reads.js";
-export { type InboxEntry, type ReadInboxOptions, readInbox } from "./reads/inbox.js";
 export { LIST_LIMITS, type ListOptions, type RunSummary, runSummaryOf } from "./reads/list.js";
 export type { ResultOptions } from "./reads/result.js";
 export {

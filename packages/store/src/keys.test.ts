@@ -22,13 +22,12 @@ describe("storeKeys", () => {
     expect(keys.runBlobs(runId)).toBe(`errand:{s3}:run:${runId}:blobs`);
     expect(keys.shardEvents(3)).toBe("errand:{s3}:events");
     expect(keys.result(runId)).toBe(`errand:{s3}:result:${runId}`);
-    expect(keys.inbox(runId)).toBe(`errand:{s3}:inbox:${runId}`);
     expect(storeKeys("t-app").runLog(runId)).toBe(`t-app:{s3}:run:${runId}:log`);
   });
 
   it("gives every key of a run one hash tag: its shard's", () => {
     const keys = storeKeys("p");
-    const runKeys = [keys.runLog, keys.runHead, keys.runBlobs, keys.result, keys.inbox].map((key) =>
+    const runKeys = [keys.runLog, keys.runHead, keys.runBlobs, keys.result].map((key) =>
       key(runId),
     );
     for (const key of [...runKeys, keys.shardEvents(3)]) {

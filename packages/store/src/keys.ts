@@ -23,8 +23,6 @@ export interface StoreKeys {
   shardEvents(shard: number): string;
   /** The run's folded RunResult: STRING (JSON), written by the collector. */
   result(runId: string): string;
-  /** Settled children of a parent run: STREAM. */
-  inbox(runId: string): string;
 }
 
 /**
@@ -64,6 +62,5 @@ export function storeKeys(prefix: string = DEFAULT_KEY_PREFIX): StoreKeys {
     runBlobs: (runId) => `${runBase(runId)}:blobs`,
     shardEvents: (shard) => `${shardBase(shard)}:events`,
     result: (runId) => `${shardBase(shardOfRunId(runId))}:result:${runId}`,
-    inbox: (runId) => `${shardBase(shardOfRunId(runId))}:inbox:${runId}`,
   };
 }

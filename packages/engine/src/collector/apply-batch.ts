@@ -1,11 +1,9 @@
 /**
  * One batch of shard stream entries, applied: the entries are grouped by run
  * and folded into the runs' projections, in stream order. A run whose
- * terminal event is in the batch is settled: its result is worked out and
- * announced in its parent's inbox and children index first. A run whose
- * `run-queued` is in the batch joins its parent's children index. Then one
- * script call brings every such run's entries in the shard's indexes up to
- * date and stores each settled run's result with a wake-up on the shard's
+ * terminal event is in the batch is settled: its result is worked out. Then
+ * one script call brings every run settled or queued in the batch up to
+ * date in the shard's indexes and stores each settled run's result with a wake-up on the shard's
  * settled channel (should that call fail, each run is tried in a call of its
  * own, so that one bad run fails alone); every other event needs nothing
  * more. Then the entries that were applied are acknowledged, in one XACK. An
@@ -14,18 +12,16 @@
  *
  * Every effect is idempotent, so an entry delivered twice (a collector killed
  * before its XACK, an entry claimed from a slow one) changes nothing the
- * second time: the result is written once and not folded again, the indexes
- * follow the run's head, and the inbox announces each child once.
+ * second time: the result is written once and not folded again, and the
+ * indexes follow the run's head.
  */
 import { isTerminalEventType, type RunEvent, type RunEventOf, type RunState } from "@errand/core";
 import type { ShardEntry } from "@errand/store";
 import type { CollectorContext } from "./context.js";
-import { announceToParent } from "./inbox.js";
 import { settledResult } from "./project-result.js";
 import {
   type IndexedRun,
   type IndexSegment,
-  indexChild,
   indexRuns,
   indexSegment,
   type RunToIndex,
@@ -56,39 +52,25 @@ interface RunGroup {
   projection: RunState | undefined;
 }
 
-/**
- * A settled run, before its indexes and result are written: its result is
- * worked out, and it is announced in its parent's inbox and children index.
- */
+/** A settled run, before its indexes and result are written: its result is worked out. */
 async function prepareSettledRun(
   context: CollectorContext,
   { runId, projection }: RunGroup,
 ): Promise<RunToIndex> {
   const result = await settledResult(context, runId, projection);
-  const run: IndexedRun = {
-    runId,
-    agent: result.agent,
-    createdAt: result.createdAt,
-    ...(result.parentRunId === undefined ? {} : { parentRunId: result.parentRunId }),
-  };
-  await Promise.all([indexChild(context, run), announceToParent(context, result)]);
+  const run: IndexedRun = { runId, agent: result.agent, createdAt: result.createdAt };
   return { run, result };
 }
 
-/** A newly queued run, before its indexes are written: it joins its parent's children index. */
-async function prepareQueuedRun(
-  context: CollectorContext,
-  queued: RunEventOf<"run-queued">,
-): Promise<RunToIndex> {
-  const { agent, parentRunId, limits } = queued.data;
+/** A newly queued run, before its indexes are written. */
+function prepareQueuedRun(queued: RunEventOf<"run-queued">): RunToIndex {
+  const { agent, limits } = queued.data;
   const run: IndexedRun = {
     runId: queued.runId,
     agent,
     createdAt: queued.at,
-    ...(parentRunId === undefined ? {} : { parentRunId }),
     ...(limits.deadlineAt === undefined ? {} : { deadlineAt: limits.deadlineAt }),
   };
-  await indexChild(context, run);
   return { run };
 }
 
@@ -101,7 +83,7 @@ async function prepareRun(
   const queued = group.events.find(
     (event): event is RunEventOf<"run-queued"> => event.type === "run-queued",
   );
-  return queued === undefined ? undefined : prepareQueuedRun(context, queued);
+  return queued === undefined ? undefined : prepareQueuedRun(queued);
 }
 
 /** Whether the run's terminal event is among its entries of the batch. */

@@ -18,7 +18,7 @@ export interface CollectorContext {
   /** The store on {@link redis}, for reading run logs. */
   store: EventStore;
   scripts: CollectorScripts;
-  /** The TTL of results, inboxes and children indexes, in seconds (the store's retention). */
+  /** The TTL of results, and of a settled run's children and spawn claims, in seconds (the store's retention). */
   retentionSeconds: number;
   /** The consumer group every collector reads the shard streams through. */
   group: string;

@@ -3,9 +3,8 @@
  * shard reads through the collectors' consumer group in batches and folds
  * each run's events as they arrive (from its log when they did not all come
  * to this collector); for each settled run it keeps the run indexes,
- * announces the run in its parent's inbox, writes the `RunResult` (last, so
- * a result read means the rest is done) and wakes waiters, then
- * acknowledges. Any number of collectors share the work; a dead one's
+ * writes the `RunResult` (last, so a result read means the rest is done)
+ * and wakes waiters, then acknowledges (docs/architecture.md §8). Any number of collectors share the work; a dead one's
  * pending entries are claimed by the others after `claimIdleMs`; an entry
  * that keeps failing goes to the shard's dead letters after `maxDeliveries`
  * deliveries; each stream is trimmed behind what the group acknowledged. By
@@ -66,7 +65,7 @@ export interface CollectorOptions {
   claimIdleMs?: number;
   /** How often each stream is trimmed behind the group. Default 10,000 ms. */
   trimIntervalMs?: number;
-  /** The TTL of results and inboxes, in seconds. Default the store's (7 days). */
+  /** The TTL of results, in seconds. Default the store's (7 days). */
   retentionSeconds?: number;
   /**
    * How much the collector keeps folded in memory for the open runs it

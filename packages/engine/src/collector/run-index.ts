@@ -1,7 +1,6 @@
 /**
  * The run indexes `list` reads, kept up to date by the collector from the
- * events: every run of a shard, its runs by status and by agent, and each
- * parent's children. Every index is a ZSET with score 0 whose members are
+ * events: every run of a shard, and its runs by status and by agent. Every index is a ZSET with score 0 whose members are
  * `<createdAt ms, 15 digits>:<runId>`, so lexicographic order is creation
  * order and a list cursor is one member. Updating is idempotent: the shard's
  * indexes follow each run's head atomically, and a settled run's result is
@@ -34,20 +33,8 @@ export interface IndexedRun {
   agent: string;
   /** `at` of its `run-queued`. */
   createdAt: string;
-  parentRunId?: string;
   /** `limits.deadlineAt` of its `run-queued` (ISO-8601). */
   deadlineAt?: string;
-}
-
-/** The parent's children index gets `run` (in the parent's shard, so apart from the run's own indexes). */
-export async function indexChild(context: CollectorContext, run: IndexedRun): Promise<void> {
-  if (run.parentRunId === undefined) return;
-  const { keys, redis, retentionSeconds } = context;
-  const children = keys.childIndex(run.parentRunId);
-  await Promise.all([
-    redis.zadd(children, 0, runIndexMember(run.createdAt, run.runId)),
-    redis.expire(children, retentionSeconds),
-  ]);
 }
 
 /** A run to index, and its result when it settled. */

@@ -19,11 +19,6 @@ const SCRIPTS = {
     lua: readScript("index-runs.lua"),
     numberOfKeys: "variable",
   },
-  appendInbox: {
-    command: "errandAppendInbox",
-    lua: readScript("append-inbox-2.lua"),
-    numberOfKeys: 2,
-  },
   deadLetter: {
     command: "errandDeadLetter",
     lua: readScript("dead-letter-2.lua"),
@@ -41,8 +36,6 @@ export type CollectorScriptCall<Reply> = (
 export interface CollectorScripts {
   /** `index-runs.lua`: one integer per run. */
   indexRuns: CollectorScriptCall<number[]>;
-  /** `append-inbox-2.lua`. */
-  appendInbox: CollectorScriptCall<number>;
   /** `dead-letter-2.lua`. */
   deadLetter: CollectorScriptCall<number>;
 }
@@ -68,7 +61,6 @@ export function defineCollectorScripts(redis: RedisConnection): CollectorScripts
   };
   return {
     indexRuns: bind("indexRuns", isIntegers),
-    appendInbox: bind("appendInbox", isInteger),
     deadLetter: bind("deadLetter", isInteger),
   };
 }

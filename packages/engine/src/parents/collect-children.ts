@@ -27,8 +27,7 @@ export type CollectChildrenOutcome = { page: CollectResult } | { waitFor: string
 
 /** Every child of `parentRunId`, in creation order. */
 export async function childrenOf(reads: ReadsContext, parentRunId: string): Promise<string[]> {
-  const children = await reads.redis.smembers(reads.keys.children(parentRunId));
-  return children.sort();
+  return reads.redis.zrange(reads.keys.children(parentRunId), 0, -1);
 }
 
 /**

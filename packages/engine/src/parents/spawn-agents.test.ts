@@ -57,7 +57,7 @@ const childItem = (answer: string) => ({
 });
 
 const childrenOf = async (runId: string) =>
-  (await fx.redis.smembers(fx.errand.keys.children(runId))).sort();
+  await fx.redis.zrange(fx.errand.keys.children(runId), 0, -1);
 
 const firedIds = (result: SpawnResult) =>
   result.results.flatMap((item) => (item.ok && item.runId ? [item.runId] : []));

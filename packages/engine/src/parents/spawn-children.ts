@@ -61,11 +61,11 @@ async function countChildren(
   runIds: readonly string[],
 ): Promise<ChildCount> {
   const key = context.keys.children(parentRunId);
-  const [total, members] = await Promise.all([
-    context.redis.scard(key),
-    runIds.length === 0 ? Promise.resolve([]) : context.redis.smismember(key, ...runIds),
+  const [total, scores] = await Promise.all([
+    context.redis.zcard(key),
+    runIds.length === 0 ? Promise.resolve([]) : context.redis.zmscore(key, ...runIds),
   ]);
-  const fired = members.map((member) => member === 1);
+  const fired = scores.map((score) => score !== null);
   return { others: total - fired.filter(Boolean).length, fired };
 }
 

@@ -1,6 +1,6 @@
 /**
  * `createRunReads`: the client's reads of run outcomes — `result`, `collect`
- * and `list` — over the results, inboxes and indexes the collector keeps.
+ * and `list` — over the results and indexes the collector keeps.
  * Waiting (`waitMs`) blocks on the collector's settled notifications; it
  * never polls.
  *

@@ -3,8 +3,9 @@
  * summaries, newest first (docs/architecture.md §5: `{ items, count, hasMore, nextCursor? }`).
  *
  * It reads the run indexes the collector keeps — per shard, every run, runs
- * by status (`active` holds queued and running runs) and by agent; per
- * parent, its children — merges the shards in creation order, and checks
+ * by status (`active` holds queued and running runs) and by agent — or a
+ * parent's children, recorded when each is fired; merges them in creation
+ * order, and checks
  * each candidate against its head, which is always current: the filters
  * apply to what the head says, and a run whose head expired is dropped from
  * the index it was found in. The cursor carries the last item's
@@ -61,8 +62,52 @@ function invalid(message: string): never {
   throw new ErrandError("invalid_spec", message);
 }
 
-/** The index member a cursor points below. */
-function memberOfCursor(cursor: string | undefined): string | undefined {
+/**
+ * Where the runs matching the filters are: the index keys whose union holds
+ * them all, and how a run is written in them. The collector's indexes hold
+ * `<createdAt ms>:<runId>`; a parent's children set holds the runIds alone
+ * (they start with their time, so they sort in creation order too).
+ */
+interface ListSource {
+  keys: string[];
+  /** Whether the keys are the collector's indexes (whose runs are also in their shard's index of every run). */
+  indexed: boolean;
+  member(createdAt: string, runId: string): string;
+  runIdOf(member: string): string;
+}
+
+function sourceOf(context: ReadsContext, options: ListOptions): ListSource {
+  const { keys } = context;
+  if (options.parentRunId !== undefined) {
+    const children = keys.children(options.parentRunId);
+    return {
+      keys: [children],
+      indexed: false,
+      member: (_, runId) => runId,
+      runIdOf: (member) => member,
+    };
+  }
+  const indexed = (indexKeys: string[]): ListSource => ({
+    keys: indexKeys,
+    indexed: true,
+    member: runIndexMember,
+    runIdOf: runIdOfIndexMember,
+  });
+  const shards = Array.from({ length: context.shards }, (_, shard) => shard);
+  const { agent, status } = options;
+  if (agent !== undefined)
+    return indexed(shards.map((shard) => keys.runIndexByAgent(shard, agent)));
+  if (status === "queued" || status === "running") {
+    return indexed(shards.map((shard) => keys.runIndexByStatus(shard, "active")));
+  }
+  if (status !== undefined) {
+    return indexed(shards.map((shard) => keys.runIndexByStatus(shard, status)));
+  }
+  return indexed(shards.map((shard) => keys.runIndex(shard)));
+}
+
+/** The member of `source` a cursor points below. */
+function memberOfCursor(source: ListSource, cursor: string | undefined): string | undefined {
   if (cursor === undefined) return undefined;
   const [createdAt, runId] = decodeCursor(cursor);
   if (typeof createdAt !== "string" || !isRunId(runId)) {
@@ -70,21 +115,7 @@ function memberOfCursor(cursor: string | undefined): string | undefined {
       "invalid cursor: it is not a cursor of list; pass the nextCursor of the previous page unchanged",
     );
   }
-  return runIndexMember(createdAt, runId);
-}
-
-/** The index keys whose union holds every run matching the filters. */
-function sourceKeys(context: ReadsContext, options: ListOptions): string[] {
-  const { keys } = context;
-  const shards = Array.from({ length: context.shards }, (_, shard) => shard);
-  if (options.parentRunId !== undefined) return [keys.childIndex(options.parentRunId)];
-  const { agent, status } = options;
-  if (agent !== undefined) return shards.map((shard) => keys.runIndexByAgent(shard, agent));
-  if (status === "queued" || status === "running") {
-    return shards.map((shard) => keys.runIndexByStatus(shard, "active"));
-  }
-  if (status !== undefined) return shards.map((shard) => keys.runIndexByStatus(shard, status));
-  return shards.map((shard) => keys.runIndex(shard));
+  return source.member(createdAt, runId);
 }
 
 function matches(head: RunHead, options: ListOptions): boolean {
@@ -148,10 +179,19 @@ async function summarize(context: ReadsContext, head: RunHead): Promise<RunSumma
   return runSummaryOf(head, stored);
 }
 
-/** Drops an expired run from the index it was found in and from its shard's index of every run. */
-async function prune(context: ReadsContext, [member, key]: Candidate): Promise<void> {
-  const all = context.keys.runIndex(shardOfRunId(runIdOfIndexMember(member)));
-  await Promise.all([context.redis.zrem(key, member), context.redis.zrem(all, member)]);
+/** Drops an expired run from where it was found and, from an index, from its shard's index of every run. */
+async function prune(
+  context: ReadsContext,
+  source: ListSource,
+  [member, key]: Candidate,
+): Promise<void> {
+  const removed = context.redis.zrem(key, member);
+  if (!source.indexed) {
+    await removed;
+    return;
+  }
+  const all = context.keys.runIndex(shardOfRunId(source.runIdOf(member)));
+  await Promise.all([removed, context.redis.zrem(all, member)]);
 }
 
 /** A page of run summaries: see the module documentation. */
@@ -166,18 +206,18 @@ export async function listRuns(
     invalid(`invalid parentRunId ${JSON.stringify(options.parentRunId)}: not a run id`);
   }
   const limit = resolveLimit(options.limit, LIST_LIMITS);
-  const keys = sourceKeys(context, options);
+  const source = sourceOf(context, options);
   const wanted = limit + 1;
   const found: RunHead[] = [];
-  let below = memberOfCursor(options.cursor);
+  let below = memberOfCursor(source, options.cursor);
   while (found.length < wanted) {
     const count = wanted - found.length;
-    const candidates = await newestBelow(context, keys, below, count);
+    const candidates = await newestBelow(context, source.keys, below, count);
     const heads = await Promise.all(
-      candidates.map(([member]) => context.store.readHead(runIdOfIndexMember(member))),
+      candidates.map(([member]) => context.store.readHead(source.runIdOf(member))),
     );
     for (const [index, head] of heads.entries()) {
-      if (head === undefined) await prune(context, candidates[index]!);
+      if (head === undefined) await prune(context, source, candidates[index]!);
       else if (matches(head, options)) found.push(head);
     }
     below = candidates.at(-1)?.[0];

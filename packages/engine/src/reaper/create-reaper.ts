@@ -3,7 +3,7 @@
  * waits forever — runs whose BullMQ job failed for good (`worker_lost`, or
  * `internal` with the job's reason) and runs past their deadline
  * (`deadline_exceeded`). It only appends events; the collector turns them
- * into results and inbox entries like any other ending. Several reapers may
+ * into results like any other ending. Several reapers may
  * run at once: an append to a settled run is refused and counts as done.
  *
  * A pass runs every `intervalMs`, or sooner when a deadline falls due before.

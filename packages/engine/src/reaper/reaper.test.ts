@@ -15,8 +15,7 @@ import {
   startEngineRedis,
   TEST_SHARDS,
 } from "../collector/test-support/redis-fixture.js";
-import { createRunReads } from "../reads/create-run-reads.js";
-import { readInbox } from "../reads/inbox.js";
+import { createRunReads, type RunReads } from "../reads/create-run-reads.js";
 import { registerTestQueue } from "../test-support/registered-queue.js";
 import { createReaper } from "./create-reaper.js";
 
@@ -78,7 +77,7 @@ async function startCollecting(scope: PrefixedStore) {
   return reads;
 }
 
-/** A parent and its children, none settled unless `endings` says so. */
+/** A parent's children, none settled unless `endings` says so. */
 async function family(scope: PrefixedStore, seed: string, children: number, deadlineAt?: string) {
   const runs = planRuns({
     count: children + 1,
@@ -89,20 +88,19 @@ async function family(scope: PrefixedStore, seed: string, children: number, dead
     ...(deadlineAt === undefined ? {} : { deadlineAt }),
   });
   await writeRuns(scope.store, runs);
-  return { parent: runs[0]!.runId, children: runs.slice(1).map((run) => run.runId) };
+  return { children: runs.slice(1).map((run) => run.runId) };
 }
 
-async function inboxOf(scope: PrefixedStore, parent: string) {
-  return (await readInbox(fx.redis, scope.keys, parent)).map(({ runId, status }) => ({
-    runId,
-    status,
-  }));
+/** The parent's children as collecting them reads them: runId and status. */
+async function collectedChildren(reads: RunReads, children: readonly string[]) {
+  const batch = await reads.collect(children);
+  return batch.results.map(({ runId, status }) => ({ runId, status }));
 }
 
 describe("the reaper", () => {
   it("settles as worker_lost the run whose worker was SIGKILLed and whose job then stalled for good; the parent gets it", async () => {
     const scope = fx.prefixed("reaper-lost");
-    const { parent, children } = await family(scope, "reaper-lost", 1);
+    const { children } = await family(scope, "reaper-lost", 1);
     const child = children[0]!;
     const queue = await openQueue(scope);
     await queue.add("researcher", { runId: child }, { jobId: child, attempts: 1 });
@@ -134,12 +132,12 @@ describe("the reaper", () => {
     expect(result?.error?.message).toMatch(/stalled more than allowable limit/);
     expect((await queue.getJob(child))?.failedReason).toMatch(/stalled more than allowable limit/);
     expect(ranAgain).toEqual([]);
-    expect(await inboxOf(scope, parent)).toEqual([{ runId: child, status: "failed" }]);
+    expect(await collectedChildren(reads, children)).toEqual([{ runId: child, status: "failed" }]);
   });
 
   it("settles as internal the run whose job failed for its own reason, and leaves a settled run's ending alone", async () => {
     const scope = fx.prefixed("reaper-internal");
-    const { parent, children } = await family(scope, "reaper-internal", 2);
+    const { children } = await family(scope, "reaper-internal", 2);
     const [broken, done] = children as [string, string];
     await scope.store.appendEvents(done, "any", [
       { type: "finished", at: "2026-03-01T00:00:30.000Z", data: { text: "all done" } },
@@ -165,14 +163,14 @@ describe("the reaper", () => {
     const settled = await reads.result(done, { waitMs: 30_000 });
     expect(settled).toMatchObject({ status: "succeeded", text: "all done" });
     expect((await scope.store.readLog(done)).map((event) => event.type).at(-1)).toBe("finished");
-    const inbox = await inboxOf(scope, parent);
-    expect(inbox.map((entry) => entry.runId).sort()).toEqual([broken, done].sort());
+    const collected = await collectedChildren(reads, [broken, done]);
+    expect(collected.map((entry) => entry.status)).toEqual(["failed", "succeeded"]);
   });
 
   it("settles as deadline_exceeded a run past its deadline: its job is removed, its worker told to cancel, its parent told", async () => {
     const scope = fx.prefixed("reaper-deadline");
     const past = "2026-01-01T00:00:00.000Z";
-    const { parent, children } = await family(scope, "reaper-deadline", 2, past);
+    const { children } = await family(scope, "reaper-deadline", 2, past);
     const [late, waiting] = children as [string, string];
     const onTime = planRuns({
       count: 1,
@@ -207,9 +205,8 @@ describe("the reaper", () => {
       cancels.length >= 2 ? true : undefined,
     );
     expect(cancels.sort()).toEqual([late, waiting].sort());
-    const inbox = await inboxOf(scope, parent);
-    expect(inbox.map((entry) => entry.runId).sort()).toEqual([late, waiting].sort());
-    expect(inbox.every((entry) => entry.status === "failed")).toBe(true);
+    const collected = await collectedChildren(reads, [late, waiting]);
+    expect(collected.every((entry) => entry.status === "failed")).toBe(true);
     const shards = Array.from({ length: TEST_SHARDS }, (_, shard) => shard);
     await eventually("the deadlines emptied", async () => {
       const counts = await Promise.all(shards.map((s) => fx.redis.zcard(scope.keys.deadlines(s))));

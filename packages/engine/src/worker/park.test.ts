@@ -57,7 +57,7 @@ function parkingAgents() {
     parameters: z.object({}),
     handler: async (_args, ctx) => {
       waits++;
-      const children = await fx.redis.smembers(fx.errand.keys.children(ctx.runId));
+      const children = await fx.redis.zrange(fx.errand.keys.children(ctx.runId), 0, -1);
       const heads = await Promise.all(children.map((runId) => fx.errand.store.readHead(runId)));
       if (heads.some((head) => head?.settledAt === undefined)) {
         throw new ParkRequest("children still running", children);

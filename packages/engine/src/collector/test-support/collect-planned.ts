@@ -1,11 +1,11 @@
 /**
  * Runs collected once, for tests of what reads see: a collector is started,
- * the runs' logs are written, and the collector stops once everything is
- * collected. Test-only: not exported.
+ * the runs' logs are written and their parents' children recorded (as `fire`
+ * does), and the collector stops once everything is collected. Test-only: not exported.
  */
 import { type Collector, createCollector } from "../create-collector.js";
 import { waitUntilCollected } from "./collected-state.js";
-import { type PlannedRun, settlingRunIds, writeRuns } from "./planned-runs.js";
+import { linkChildren, type PlannedRun, settlingRunIds, writeRuns } from "./planned-runs.js";
 import { type EngineRedisFixture, type PrefixedStore, TEST_SHARDS } from "./redis-fixture.js";
 
 /** Starts a fast-polling collector (no reaper) on the scope's prefix; stop it when done. */
@@ -37,6 +37,7 @@ export async function collectPlanned(
       ...(from === undefined ? {} : { from }),
       ...(upTo === undefined ? {} : { upTo }),
     });
+    await linkChildren(fx.redis, scope.keys, runs);
     const settled = upTo === undefined ? settlingRunIds(runs) : [];
     await waitUntilCollected(fx.redis, scope.keys, settled, TEST_SHARDS);
   } finally {

@@ -1,6 +1,6 @@
 /**
- * What the collector leaves in Redis for a set of planned runs — results,
- * inboxes, children and run indexes — read in a prefix-free shape, and what
+ * What the collector leaves in Redis for a set of planned runs — results and
+ * run indexes — read in a prefix-free shape, and what
  * it must be, derived from the runs' logs by core's fold. Two collections of
  * the same runs (one disturbed, one not) compare equal through it.
  * Test-only: not exported.
@@ -19,19 +19,11 @@ import type { PlannedRun } from "./planned-runs.js";
 export interface CollectedState {
   /** Result JSON by runId (null: none). */
   results: Record<string, string | null>;
-  /** Per parent, the child runIds of its inbox entries, in inbox order. */
-  inboxes: Record<string, string[]>;
-  /** Per parent, its children index, sorted. */
-  children: Record<string, string[]>;
   /** Per index (runs, active, succeeded, failed, cancelled), its members over every shard, sorted. */
   index: Record<string, string[]>;
 }
 
 const INDEXES = ["runs", "active", "succeeded", "failed", "cancelled"] as const;
-
-function parentsOf(runs: readonly PlannedRun[]): string[] {
-  return [...new Set(runs.flatMap((run) => (run.parentRunId ? [run.parentRunId] : [])))];
-}
 
 /** Reads what the collector wrote for `runs`. */
 export async function readCollectedState(
@@ -42,13 +34,6 @@ export async function readCollectedState(
 ): Promise<CollectedState> {
   const results: Record<string, string | null> = {};
   for (const run of runs) results[run.runId] = await redis.get(keys.result(run.runId));
-  const inboxes: Record<string, string[]> = {};
-  const children: Record<string, string[]> = {};
-  for (const parent of parentsOf(runs)) {
-    const entries = (await redis.xrange(keys.inbox(parent), "-", "+")) as [string, string[]][];
-    inboxes[parent] = entries.map(([, fields]) => fields[fields.indexOf("runId") + 1]!);
-    children[parent] = (await redis.zrange(keys.childIndex(parent), 0, -1)).sort();
-  }
   const index: Record<string, string[]> = {};
   for (const name of INDEXES) {
     const members: string[] = [];
@@ -58,7 +43,7 @@ export async function readCollectedState(
     }
     index[name] = members.sort();
   }
-  return { results, inboxes, children, index };
+  return { results, index };
 }
 
 /** What the collector must have written for `runs`, from their logs. */
@@ -68,12 +53,6 @@ export async function expectedCollectedState(
 ): Promise<CollectedState> {
   const results: Record<string, string | null> = {};
   const index: Record<string, string[]> = Object.fromEntries(INDEXES.map((name) => [name, []]));
-  const inboxes: Record<string, string[]> = {};
-  const children: Record<string, string[]> = {};
-  for (const parent of parentsOf(runs)) {
-    inboxes[parent] = [];
-    children[parent] = [];
-  }
   for (const run of runs) {
     const state = foldRun(await store.readLog(run.runId), run.runId);
     const result = settleRun(state);
@@ -81,23 +60,9 @@ export async function expectedCollectedState(
     const member = runIndexMember(run.events[0]!.at, run.runId);
     index.runs!.push(member);
     index[result?.status ?? "active"]!.push(member);
-    if (run.parentRunId !== undefined) {
-      children[run.parentRunId]!.push(member);
-      if (result !== undefined) inboxes[run.parentRunId]!.push(run.runId);
-    }
   }
-  for (const list of [...Object.values(index), ...Object.values(children)]) list.sort();
-  return { results, inboxes, children, index };
-}
-
-/** Inboxes with their entries sorted: the order children settle in is not deterministic. */
-export function sortedInboxes(state: CollectedState): CollectedState {
-  return {
-    ...state,
-    inboxes: Object.fromEntries(
-      Object.entries(state.inboxes).map(([parent, childIds]) => [parent, [...childIds].sort()]),
-    ),
-  };
+  for (const list of Object.values(index)) list.sort();
+  return { results, index };
 }
 
 /**

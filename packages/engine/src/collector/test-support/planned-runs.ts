@@ -7,6 +7,8 @@
 import { createHash } from "node:crypto";
 import { type EventDataOf, type EventType, type NewEvent, newRunId } from "@errand/core";
 import type { EventStore } from "@errand/store";
+import type { Cluster, Redis } from "ioredis";
+import type { EngineKeys } from "../../engine-keys.js";
 
 /** Where planned runs start: their runIds' time and their events' times. */
 export const PLAN_START_MS = Date.parse("2026-03-01T00:00:00.000Z");
@@ -147,6 +149,19 @@ export async function writeRuns(
         .map((run) => store.appendEvents(run.runId, index, [run.events[index]!])),
     );
   }
+}
+
+/** Records each child of `runs` among its parent's children, as `fire` does when it fires one. */
+export async function linkChildren(
+  redis: Redis | Cluster,
+  keys: EngineKeys,
+  runs: readonly PlannedRun[],
+): Promise<void> {
+  await Promise.all(
+    runs.flatMap(({ runId, parentRunId }) =>
+      parentRunId === undefined ? [] : [redis.zadd(keys.children(parentRunId), 0, runId)],
+    ),
+  );
 }
 
 /** True for a run whose log ends with a terminal event. */
