@@ -60,7 +60,7 @@ async function pendingByConsumer(streams: readonly string[]): Promise<Map<string
 }
 
 describe("a collector killed with SIGKILL", () => {
-  it("is replaced by one that finishes its work: every result, index and inbox is what an undisturbed collector writes, nothing skipped, nothing twice", async () => {
+  it("is replaced by one that finishes its work: every result and index is what an undisturbed collector writes, nothing skipped, nothing twice", async () => {
     const disturbed = fx.prefixed("crash-disturbed");
     const calm = fx.prefixed("crash-calm");
     const runs = planRuns({
