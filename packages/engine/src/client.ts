@@ -8,7 +8,12 @@ import type { Page, RunEvent } from "@errand/core";
 import { createEventStore, type EventStore } from "@errand/store";
 import type { JobsOptions } from "bullmq";
 import { type CancelOptions, type CancelResult, cancel } from "./cancel.js";
-import { type ConnectionInput, closeConnection, openConnection } from "./connection.js";
+import {
+  type ConnectionInput,
+  closeConnection,
+  openConnection,
+  openSettledWaiter,
+} from "./connection.js";
 import { type EngineKeys, engineKeys } from "./engine-keys.js";
 import type { FireContext } from "./enqueue-runs.js";
 import { fire } from "./fire.js";
@@ -19,7 +24,6 @@ import { createReadsContext } from "./reads/context.js";
 import { readsOn } from "./reads/create-run-reads.js";
 import type { ListOptions, RunSummary } from "./reads/list.js";
 import type { ResultOptions } from "./reads/result.js";
-import { createSettledWaiter } from "./reads/settled-waiter.js";
 import { type RunEventsOptions, runEvents } from "./run-events.js";
 import { createRunQueues, DEFAULT_JOB_OPTIONS } from "./run-queues.js";
 import { type LinkedRunResult, runLinks } from "./view-url.js";
@@ -134,7 +138,7 @@ export function createErrand(options: ErrandOptions): Errand {
     ...(options.shards === undefined ? {} : { shards: options.shards }),
   });
   const queues = createRunQueues(queueConnection, keys, options.jobOptions ?? DEFAULT_JOB_OPTIONS);
-  const waiter = createSettledWaiter(options.connection, keys);
+  const waiter = openSettledWaiter(options.connection, keys);
   const reads = readsOn(
     createReadsContext({ redis, keys, store, waiter, shards: store.shards }),
     links,

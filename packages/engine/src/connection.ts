@@ -4,6 +4,7 @@
  * connection it needs from it: BullMQ's (which must not limit retries per
  * request), the store's, and dedicated ones for blocking reads.
  */
+import { createSettledWaiter, type SettledWaiter, type StoreKeys } from "@errand/store";
 import { Cluster, Redis, type RedisOptions } from "ioredis";
 
 /** What `createErrand`, `createWorker` and `createCollector` accept as `connection`. */
@@ -51,32 +52,9 @@ export function openConnection(
   return new Redis({ ...input, maxRetriesPerRequest: null, ...pipelining });
 }
 
-/**
- * Resolves once `connection` has passed ioredis's ready check, or has ended
- * (a command sent after that fails as usual). Subscribe only then: ioredis
- * writes a SUBSCRIBE at once while the connection still handshakes, and once
- * its reply puts the connection in subscriber mode, ioredis's own ready check
- * (an `INFO`) is refused, the connection fails and reconnects, and what was
- * published meanwhile is lost (ioredis issue #2037).
- */
-export function whenReady(connection: RedisConnection): Promise<void> {
-  if (connection.status === "ready") return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      connection.off("ready", done);
-      connection.off("end", done);
-      resolve();
-    };
-    connection.on("ready", done);
-    connection.on("end", done);
-  });
-}
+export { closeConnection, whenReady } from "@errand/store";
 
-/** Closes a connection, waiting for its pending replies; never throws. */
-export async function closeConnection(connection: RedisConnection): Promise<void> {
-  try {
-    await connection.quit();
-  } catch {
-    connection.disconnect();
-  }
+/** A settled waiter (`@errand/store`) whose subscriber is opened like `input`. */
+export function openSettledWaiter(input: ConnectionInput, keys: StoreKeys): SettledWaiter {
+  return createSettledWaiter(() => openConnection(input), keys);
 }

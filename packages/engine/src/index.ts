@@ -146,7 +146,12 @@ export {
   type CollectorReaperOptions,
   createCollector,
 } from "./collector/create-collector.js";
-export type { CollectorMetrics, ShardMetrics } from "./collector/metrics.js";
+export {
+  type CollectorMetrics,
+  type CollectorMetricsOptions,
+  readCollectorMetrics,
+  type ShardMetrics,
+} from "./collector/metrics.js";
 export {
   type ConnectionInput,
   type ConnectionOverrides,

@@ -26,11 +26,17 @@
  * const events = await store.readLog(runId);
  * ```
  *
+ * Beside the log, `outcomes/` is the one home of how runs ended
+ * (docs/architecture.md §6, §8): the collector's write of a batch's indexes
+ * and results (`indexRuns`), the readers of stored results and standings,
+ * and the waiting on the shards' settled announcements.
+ *
  * The store never imports BullMQ, the runtime or the engine.
  *
  * @packageDocumentation
  */
 export type { BlobContent } from "./blobs.js";
+export { closeConnection, whenReady } from "./client-lifecycle.js";
 export {
   decodeLogEntry,
   decodeShardEntry,
@@ -56,6 +62,31 @@ export {
   type RedisClient,
   readLuaFile,
 } from "./lua-command.js";
+export {
+  defineIndexRunsScript,
+  type IndexedRun,
+  type IndexSegment,
+  indexRuns,
+  indexSegment,
+  type OutcomeWriter,
+  type RunToIndex,
+  runIdOfIndexMember,
+  runIndexMember,
+} from "./outcomes/index-runs.js";
+export { createSettledWaiter, type SettledWaiter } from "./outcomes/settled-waiter.js";
+export {
+  defineStandingsScript,
+  type OutcomeReads,
+  type RunStanding,
+  readStandings,
+} from "./outcomes/standings.js";
+export {
+  parseStoredResult,
+  pendingRunIds,
+  readStoredResults,
+  readStoredRuns,
+  type StoredRuns,
+} from "./outcomes/stored-results.js";
 export {
   DEFAULT_SHARD_READ_COUNT,
   logEntryId,

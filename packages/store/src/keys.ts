@@ -1,5 +1,7 @@
 /**
- * The Redis key layout (docs/architecture.md §6). Every key of a run carries its shard's
+ * The Redis key layout (docs/architecture.md §6): a run's log, head and blobs,
+ * its shard's stream, and its outcomes — result, children, spawn claims,
+ * the shard's run indexes, deadlines and settled channel. Every key of a run carries its shard's
  * hash tag `{sN}`, and the shard is read from the runId itself, so every key
  * one script touches lands on the same Redis Cluster slot and a lookup needs
  * no table.
@@ -23,6 +25,32 @@ export interface StoreKeys {
   shardEvents(shard: number): string;
   /** The run's folded RunResult: STRING (JSON), written by the collector. */
   result(runId: string): string;
+  /**
+   * The children fired by a run, written when each is fired: ZSET with score
+   * 0 and member the child's runId, so that lexicographic order (runIds start
+   * with their time) is creation order; in the parent's shard.
+   */
+  children(runId: string): string;
+  /**
+   * The runIds a parent chose for the children of each of its `spawn_agents`
+   * calls, claimed before they are fired so that a repeated call fires the
+   * same runs: HASH, field `<step>:<callId>:<digest of the arguments>`,
+   * value JSON array of runIds in item order; in the parent's shard.
+   */
+  spawnClaims(parentRunId: string): string;
+  /** Pub/sub channel announcing that results of a shard were written (wakes waiters). */
+  settledChannel(shard: number): string;
+  /** Runs of a shard with a deadline not yet settled: ZSET, score deadline (ms), member runId. */
+  deadlines(shard: number): string;
+  /**
+   * Every run of a shard, for `list`: ZSET with score 0, member
+   * `<createdAt ms, 15 digits>:<runId>`, so that lexicographic order is creation order.
+   */
+  runIndex(shard: number): string;
+  /** The runs of a shard by status, members as in {@link runIndex}: `active` (queued or running) or a settled status. */
+  runIndexByStatus(shard: number, status: "active" | "succeeded" | "failed" | "cancelled"): string;
+  /** The runs of a shard by agent, members as in {@link runIndex}. */
+  runIndexByAgent(shard: number, agent: string): string;
 }
 
 /**
@@ -62,5 +90,12 @@ export function storeKeys(prefix: string = DEFAULT_KEY_PREFIX): StoreKeys {
     runBlobs: (runId) => `${runBase(runId)}:blobs`,
     shardEvents: (shard) => `${shardBase(shard)}:events`,
     result: (runId) => `${shardBase(shardOfRunId(runId))}:result:${runId}`,
+    children: (runId) => `${shardBase(shardOfRunId(runId))}:children:${runId}`,
+    spawnClaims: (parentRunId) => `${shardBase(shardOfRunId(parentRunId))}:spawned:${parentRunId}`,
+    settledChannel: (shard) => `${shardBase(shard)}:settled`,
+    deadlines: (shard) => `${shardBase(shard)}:deadlines`,
+    runIndex: (shard) => `${shardBase(shard)}:index:runs`,
+    runIndexByStatus: (shard, status) => `${shardBase(shard)}:index:status:${status}`,
+    runIndexByAgent: (shard, agent) => `${shardBase(shard)}:index:agent:${agent}`,
   };
 }

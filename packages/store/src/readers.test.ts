@@ -17,7 +17,7 @@ afterAll(async () => {
 });
 
 describe("readLog and readHead", () => {
-  it("reads the whole log, or only what follows afterSeq", async () => {
+  it("reads the whole log, or a range of it: after afterSeq, until untilSeq, at most count events", async () => {
     const runId = store.newRunId();
     const appended = await store.appendEvents(runId, 0, [
       queued(),
@@ -28,6 +28,11 @@ describe("readLog and readHead", () => {
     expect(await store.readLog(runId)).toEqual(appended);
     expect(await store.readLog(runId, { afterSeq: 2 })).toEqual(appended.slice(2));
     expect(await store.readLog(runId, { afterSeq: 4 })).toEqual([]);
+    expect(await store.readLog(runId, { untilSeq: 1 })).toEqual(appended.slice(0, 1));
+    expect(await store.readLog(runId, { afterSeq: 1, untilSeq: 3 })).toEqual(appended.slice(1, 3));
+    expect(await store.readLog(runId, { afterSeq: 1, count: 2 })).toEqual(appended.slice(1, 3));
+    const refused = await store.readLog(runId, { count: 0 }).catch((error: unknown) => error);
+    expect(isErrandError(refused, "invalid_spec")).toBe(true);
   });
 
   it("reads nothing for a run that does not exist", async () => {

@@ -11,8 +11,12 @@ import type { RedisClient } from "./scripts.js";
 
 /** Options of {@link readLog}. */
 export interface ReadLogOptions {
-  /** Only events with a greater seq. Default 0: the whole log. */
+  /** Only events with a greater seq. Default 0: from the first. */
   afterSeq?: number;
+  /** Only events with this seq or a smaller one. Default: to the last. */
+  untilSeq?: number;
+  /** At most this many events. Default: every one in range. */
+  count?: number;
 }
 
 /** Options of {@link readShard}. */
@@ -32,21 +36,28 @@ export function logEntryId(seq: number): string {
 }
 
 /**
- * The run's events with seq > `afterSeq`, in order; `[]` for an unknown (or
- * expired) run. Throws an {@link ErrandError} `invalid_event` for a broken entry.
+ * The run's events with `afterSeq` < seq ≤ `untilSeq`, in order, at most
+ * `count` of them; `[]` for an unknown (or expired) run. Throws an
+ * {@link ErrandError} `invalid_spec` for a bound that is not a whole number,
+ * `invalid_event` for a broken entry.
  */
 export async function readLog(
   redis: RedisClient,
   keys: StoreKeys,
   runId: string,
-  { afterSeq = 0 }: ReadLogOptions = {},
+  { afterSeq = 0, untilSeq, count }: ReadLogOptions = {},
 ): Promise<RunEvent[]> {
   requireWholeNumber("afterSeq", afterSeq, 0);
-  const entries = (await redis.xrange(
-    keys.runLog(runId),
-    `(${logEntryId(afterSeq)}`,
-    "+",
-  )) as StreamEntry[];
+  if (untilSeq !== undefined) requireWholeNumber("untilSeq", untilSeq, 0);
+  if (count !== undefined) requireWholeNumber("count", count, 1);
+  const start = `(${logEntryId(afterSeq)}`;
+  const end = untilSeq === undefined ? "+" : logEntryId(untilSeq);
+  const key = keys.runLog(runId);
+  const entries = (
+    count === undefined
+      ? await redis.xrange(key, start, end)
+      : await redis.xrange(key, start, end, "COUNT", count)
+  ) as StreamEntry[];
   return entries.map((entry) => decodeLogEntry(runId, entry));
 }
 

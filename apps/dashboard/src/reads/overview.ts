@@ -14,11 +14,11 @@
 import {
   type CollectorMetrics,
   closeConnection,
-  createCollector,
   DEFAULT_HEARTBEAT_MS,
   isLive,
   openConnection,
   type QueueRegistration,
+  readCollectorMetrics,
   readQueueRegistrations,
   readWorkerHeartbeats,
   type WorkerHeartbeat,
@@ -130,12 +130,6 @@ export function createOverviewReader(context: DashboardContext): OverviewReader 
   const queues = new Map<string, Queue>();
   let queueConnection: ReturnType<typeof openConnection> | undefined;
   const settled = createSettledRuns(context);
-  const collector = createCollector({
-    connection: options.connection,
-    shards: options.shards,
-    reaper: false,
-    ...(options.prefix === undefined ? {} : { prefix: options.prefix }),
-  });
   let collectorMetrics: { at: number; value: Promise<CollectorMetrics> } | undefined;
 
   function queue(name: string): Queue {
@@ -148,9 +142,9 @@ export function createOverviewReader(context: DashboardContext): OverviewReader 
     return opened;
   }
 
-  function readCollectorMetrics(nowMs: number): Promise<CollectorMetrics> {
+  function collectorMetricsAt(nowMs: number): Promise<CollectorMetrics> {
     if (collectorMetrics === undefined || nowMs - collectorMetrics.at > COLLECTOR_METRICS_TTL_MS) {
-      const value = collector.metrics();
+      const value = readCollectorMetrics(redis, keys, { shards: options.shards });
       value.catch(() => {
         collectorMetrics = undefined;
       });
@@ -209,7 +203,7 @@ export function createOverviewReader(context: DashboardContext): OverviewReader 
         readWorkerHeartbeats(redis, keys),
         readRunCounts(),
         settled.refresh(nowMs),
-        readCollectorMetrics(nowMs),
+        collectorMetricsAt(nowMs),
       ]);
       const throughput = throughputOf(settledRuns, nowMs);
       const windowStart = Date.parse(throughput.minutes[0]?.minute ?? now.toISOString());

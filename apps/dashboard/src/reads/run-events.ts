@@ -9,10 +9,8 @@ import {
   type LimitBounds,
   type Page,
   page,
-  type RunEvent,
   resolveLimit,
 } from "@errand/core";
-import { decodeLogEntry, logEntryId, type StreamEntry } from "@errand/store";
 import type { DashboardContext } from "../context.js";
 import { fullTimelineEvent, type TimelineEvent, timelineEvent } from "../present/timeline.js";
 import { requireRunId, runNotFound } from "./run-view.js";
@@ -36,18 +34,6 @@ function seqOfCursor(cursor: string | undefined): number {
   return seq;
 }
 
-async function readEntries(
-  context: DashboardContext,
-  runId: string,
-  start: string,
-  end: string,
-  count: number,
-): Promise<RunEvent[]> {
-  const key = context.keys.runLog(runId);
-  const entries = (await context.redis.xrange(key, start, end, "COUNT", count)) as StreamEntry[];
-  return entries.map((entry) => decodeLogEntry(runId, entry));
-}
-
 /** A page of the run's timeline. Throws `invalid_spec` (runId, limit, cursor) or `not_found`. */
 export async function readEventsPage(
   context: DashboardContext,
@@ -57,7 +43,7 @@ export async function readEventsPage(
   requireRunId(runId);
   const limit = resolveLimit(options.limit, EVENTS_LIMITS);
   const afterSeq = seqOfCursor(options.cursor);
-  const events = await readEntries(context, runId, `(${logEntryId(afterSeq)}`, "+", limit + 1);
+  const events = await context.errand.store.readLog(runId, { afterSeq, count: limit + 1 });
   if (events.length === 0 && (await context.errand.store.readHead(runId)) === undefined) {
     runNotFound(runId);
   }
@@ -77,8 +63,7 @@ export async function readFullEvent(
   if (!Number.isInteger(seq) || seq < 1) {
     throw new ErrandError("invalid_spec", `invalid seq ${seq}: a whole number from 1`);
   }
-  const id = logEntryId(seq);
-  const [event] = await readEntries(context, runId, id, id, 1);
+  const [event] = await context.errand.store.readLog(runId, { afterSeq: seq - 1, untilSeq: seq });
   if (event === undefined) {
     throw new ErrandError("not_found", `run ${runId} has no event ${seq}`, {
       details: { runId, seq },

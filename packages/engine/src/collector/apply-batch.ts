@@ -17,15 +17,15 @@
  */
 import { isTerminalEventType, type RunEvent, type RunEventOf, type RunState } from "@errand/core";
 import type { ShardEntry } from "@errand/store";
-import type { CollectorContext } from "./context.js";
-import { settledResult } from "./project-result.js";
 import {
   type IndexedRun,
   type IndexSegment,
   indexRuns,
   indexSegment,
   type RunToIndex,
-} from "./run-index.js";
+} from "@errand/store";
+import type { CollectorContext } from "./context.js";
+import { settledResult } from "./project-result.js";
 
 /** An entry that could not be applied, and why. */
 export interface EntryFailure {
@@ -176,7 +176,7 @@ export async function applyBatch(
         if (index === undefined) acknowledged.push(...group.ids);
         else {
           const settles = index.result !== undefined;
-          prepared.push({ group, segment: indexSegment(context, index), settles });
+          prepared.push({ group, segment: indexSegment(context.keys, index), settles });
         }
       } catch (error) {
         fail(group, error);

@@ -4,14 +4,14 @@
  * and the runs it folds in memory.
  */
 import type { Logger } from "@errand/runtime";
-import type { EventStore } from "@errand/store";
+import type { EventStore, OutcomeWriter } from "@errand/store";
 import type { RedisConnection } from "../connection.js";
 import type { EngineKeys } from "../engine-keys.js";
 import type { RunProjections } from "./run-projections.js";
 import type { CollectorScripts } from "./scripts.js";
 
-/** The shared resources of one collector. */
-export interface CollectorContext {
+/** The shared resources of one collector; as an `OutcomeWriter`, it writes indexes and results. */
+export interface CollectorContext extends OutcomeWriter {
   /** The command connection (never used for blocking reads). */
   redis: RedisConnection;
   keys: EngineKeys;

@@ -20,7 +20,12 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { type Logger, noopLogger } from "@errand/runtime";
-import { createEventStore, DEFAULT_RETENTION_SECONDS, DEFAULT_SHARDS } from "@errand/store";
+import {
+  createEventStore,
+  DEFAULT_RETENTION_SECONDS,
+  DEFAULT_SHARDS,
+  defineIndexRunsScript,
+} from "@errand/store";
 import {
   type ConnectionInput,
   closeConnection,
@@ -138,6 +143,7 @@ export function createCollector(options: CollectorOptions): Collector {
       keys,
       store: createEventStore({ redis: connection, prefix: keys.prefix, shards, retentionSeconds }),
       scripts: defineCollectorScripts(connection),
+      indexRunsScript: defineIndexRunsScript(connection),
       retentionSeconds,
       group: options.group ?? DEFAULT_COLLECTOR_GROUP,
       consumer,
@@ -193,12 +199,10 @@ export function createCollector(options: CollectorOptions): Collector {
     async metrics() {
       const connection = redis ?? openConnection(options.connection);
       try {
-        return await readCollectorMetrics(
-          connection,
-          keys,
-          options.group ?? DEFAULT_COLLECTOR_GROUP,
-          shardList,
-        );
+        return await readCollectorMetrics(connection, keys, {
+          shards,
+          ...(options.group === undefined ? {} : { group: options.group }),
+        });
       } finally {
         if (connection !== redis) await closeConnection(connection);
       }

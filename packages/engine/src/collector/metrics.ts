@@ -1,6 +1,8 @@
-/** What a collector exposes for metrics: per shard, its lag, pending entries and dead letters. */
+/** The collectors' metrics: per shard, its lag, pending entries and dead letters. */
+import { DEFAULT_SHARDS } from "@errand/store";
 import type { RedisConnection } from "../connection.js";
 import type { EngineKeys } from "../engine-keys.js";
+import { DEFAULT_COLLECTOR_GROUP } from "./consumer-group.js";
 import { readGroups } from "./trim.js";
 
 /** One shard stream as the collectors' group sees it. */
@@ -25,15 +27,27 @@ export interface CollectorMetrics {
   deadLettered: number;
 }
 
-/** Reads the metrics of `group` on `shards`. */
+/** Which collectors' metrics to read. */
+export interface CollectorMetricsOptions {
+  /** The collectors' consumer group. Default {@link DEFAULT_COLLECTOR_GROUP}. */
+  group?: string;
+  /** How many shards: 0 … `shards` − 1. Default 16, the store's. */
+  shards?: number;
+}
+
+/**
+ * Reads the metrics of the collectors on `redis` under `keys`' prefix: what
+ * a collector's `metrics()` answers, without being a collector. Shards whose
+ * stream does not exist yet count zero.
+ */
 export async function readCollectorMetrics(
   redis: RedisConnection,
   keys: EngineKeys,
-  group: string,
-  shards: readonly number[],
+  { group = DEFAULT_COLLECTOR_GROUP, shards = DEFAULT_SHARDS }: CollectorMetricsOptions = {},
 ): Promise<CollectorMetrics> {
+  const shardList = Array.from({ length: shards }, (_, shard) => shard);
   const perShard = await Promise.all(
-    shards.map(async (shard): Promise<ShardMetrics> => {
+    shardList.map(async (shard): Promise<ShardMetrics> => {
       const [groups, deadLettered] = await Promise.all([
         readGroups(redis, keys.shardEvents(shard)),
         redis.xlen(keys.deadLetters(shard)),

@@ -6,6 +6,7 @@
  * run agree.
  */
 import { ErrandError, foldRun, type RunResult, type RunState, settleRun } from "@errand/core";
+import { parseStoredResult } from "@errand/store";
 import type { CollectorContext } from "./context.js";
 
 /**
@@ -24,7 +25,7 @@ export async function settledResult(
   if (folded !== undefined) return folded;
   const { redis, keys, store } = context;
   const stored = await redis.get(keys.result(runId));
-  if (stored !== null) return JSON.parse(stored) as RunResult;
+  if (stored !== null) return parseStoredResult(runId, stored);
   const result = settleRun(foldRun(await store.readLog(runId), runId));
   if (result === undefined) {
     throw new ErrandError(

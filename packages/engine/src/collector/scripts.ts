@@ -1,5 +1,6 @@
 /**
- * The collector's Lua scripts, read once from the package's `lua/` folder
+ * The collector's own Lua scripts (the store has the one that writes
+ * outcomes, `index-runs.lua`), read once from the package's `lua/` folder
  * (beside `src/` and `dist/` alike) and defined on a client as ioredis
  * commands (the store's `defineLuaCommand`), so every call is one EVALSHA.
  * Each script's keys share one hash tag, so the scripts run on Redis Cluster
@@ -14,11 +15,6 @@ function readScript(file: string): string {
 }
 
 const SCRIPTS = {
-  indexRuns: {
-    command: "errandIndexRuns",
-    lua: readScript("index-runs.lua"),
-    numberOfKeys: "variable",
-  },
   deadLetter: {
     command: "errandDeadLetter",
     lua: readScript("dead-letter-2.lua"),
@@ -34,15 +30,11 @@ export type CollectorScriptCall<Reply> = (
 
 /** The collector's scripts, bound to one client. */
 export interface CollectorScripts {
-  /** `index-runs.lua`: one integer per run. */
-  indexRuns: CollectorScriptCall<number[]>;
   /** `dead-letter-2.lua`. */
   deadLetter: CollectorScriptCall<number>;
 }
 
 const isInteger = (reply: unknown): reply is number => typeof reply === "number";
-const isIntegers = (reply: unknown): reply is number[] =>
-  Array.isArray(reply) && reply.every(isInteger);
 
 /** Defines the collector's scripts on `redis` (idempotent) and returns them as functions. */
 export function defineCollectorScripts(redis: RedisConnection): CollectorScripts {
@@ -60,7 +52,6 @@ export function defineCollectorScripts(redis: RedisConnection): CollectorScripts
     };
   };
   return {
-    indexRuns: bind("indexRuns", isIntegers),
     deadLetter: bind("deadLetter", isInteger),
   };
 }

@@ -36,11 +36,15 @@ import {
   type RunResult,
   resolveLimit,
 } from "@errand/core";
+import {
+  type RunStanding,
+  readStoredResults,
+  readStoredRuns,
+  type StoredRuns,
+} from "@errand/store";
 import { wholeNumberOption } from "../collector/checks.js";
 import { type CollectedRun, collectedRun } from "./collected-run.js";
 import type { ReadsContext } from "./context.js";
-import type { RunStanding } from "./read-standings.js";
-import { readStoredResults, readStoredRuns, type StoredRuns } from "./stored-results.js";
 
 /** The default and maximum `limit` of `collect`. */
 export const COLLECT_LIMITS: LimitBounds = { default: 50, max: 500 };

@@ -4,7 +4,7 @@
  * may help — built from its stored result or from where it stands.
  */
 import { isRunId, type RunResult } from "@errand/core";
-import type { RunStanding } from "./read-standings.js";
+import type { RunStanding } from "@errand/store";
 
 /** Where a collected run stands: settled, `pending` (no stored result yet), or `not_found`. */
 export type CollectedStatus = RunStanding;

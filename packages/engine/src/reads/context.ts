@@ -1,20 +1,21 @@
-/** What every client read works with. */
-import type { EventStore, LuaCall } from "@errand/store";
+/** What every client read works with: the store's outcome reads, and more. */
+import {
+  defineStandingsScript,
+  type EventStore,
+  type OutcomeReads,
+  type SettledWaiter,
+} from "@errand/store";
 import type { RedisConnection } from "../connection.js";
 import type { EngineKeys } from "../engine-keys.js";
-import { defineStandingsScript } from "./read-standings.js";
-import type { SettledWaiter } from "./settled-waiter.js";
 
 /** The shared resources of one client's reads. */
-export interface ReadsContext {
+export interface ReadsContext extends OutcomeReads {
   redis: RedisConnection;
   keys: EngineKeys;
   store: EventStore;
   waiter: SettledWaiter;
   /** The shards `list` looks at: 0 … `shards` − 1. */
   shards: number;
-  /** `read-standings.lua` on `redis` (see `read-standings.ts`). */
-  standingsScript: LuaCall;
 }
 
 /**

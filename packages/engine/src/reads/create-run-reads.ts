@@ -15,14 +15,18 @@
 import type { Page } from "@errand/core";
 import { createEventStore, DEFAULT_SHARDS } from "@errand/store";
 import { wholeNumberOption } from "../collector/checks.js";
-import { type ConnectionInput, closeConnection, openConnection } from "../connection.js";
+import {
+  type ConnectionInput,
+  closeConnection,
+  openConnection,
+  openSettledWaiter,
+} from "../connection.js";
 import { engineKeys } from "../engine-keys.js";
 import { type LinkedRunResult, type RunLinks, runLinks } from "../view-url.js";
 import { type CollectOptions, type CollectResult, collectRuns } from "./collect.js";
 import { createReadsContext, type ReadsContext } from "./context.js";
 import { type ListOptions, listRuns, type RunSummary } from "./list.js";
 import { type ResultOptions, readResult } from "./result.js";
-import { createSettledWaiter } from "./settled-waiter.js";
 
 /** Options of {@link createRunReads}. */
 export interface RunReadsOptions {
@@ -85,7 +89,7 @@ export function createRunReads(options: RunReadsOptions): RunReads {
     redis,
     keys,
     store: createEventStore({ redis, prefix: keys.prefix, shards }),
-    waiter: createSettledWaiter(options.connection, keys),
+    waiter: openSettledWaiter(options.connection, keys),
     shards,
   });
   return {

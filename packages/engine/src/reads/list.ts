@@ -19,12 +19,16 @@ import {
   type LimitBounds,
   type Page,
   page,
-  type RunResult,
   resolveLimit,
   shardOfRunId,
 } from "@errand/core";
-import type { HeadStatus, RunHead } from "@errand/store";
-import { runIdOfIndexMember, runIndexMember } from "../collector/run-index.js";
+import {
+  type HeadStatus,
+  parseStoredResult,
+  type RunHead,
+  runIdOfIndexMember,
+  runIndexMember,
+} from "@errand/store";
 import type { ReadsContext } from "./context.js";
 
 /** The default and maximum `limit` of `list`. */
@@ -159,7 +163,7 @@ export function runSummaryOf(head: RunHead, storedResult: string | null): RunSum
   const settledWithError = head.status === "failed" || head.status === "cancelled";
   const code =
     settledWithError && storedResult !== null
-      ? (JSON.parse(storedResult) as RunResult).error?.code
+      ? parseStoredResult(head.runId, storedResult).error?.code
       : undefined;
   return {
     runId: head.runId,

@@ -4,9 +4,9 @@
  * polling loop).
  */
 import { ErrandError, type RunResult, shardOfRunId } from "@errand/core";
+import { readStoredResults, readStoredRuns } from "@errand/store";
 import { wholeNumberOption } from "../collector/checks.js";
 import type { ReadsContext } from "./context.js";
-import { readStoredResults, readStoredRuns } from "./stored-results.js";
 
 /** Options of {@link readResult}. */
 export interface ResultOptions {

@@ -3,7 +3,7 @@
  * its subscriber is away is lost, so once it is back every waiter reads again.
  * Its own `redis-server` (append-only file on, so the restart keeps the data).
  */
-import { shardOfRunId } from "@errand/core";
+import { type RunResult, shardOfRunId } from "@errand/core";
 import { createEventStore } from "@errand/store";
 import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
 import { Redis } from "ioredis";
@@ -52,7 +52,17 @@ describe("the settled waiter", () => {
         .toBe(1);
 
       // The run's result is stored, but its announcement is lost: nobody publishes it.
-      const result = { runId, status: "succeeded" };
+      const result: RunResult = {
+        runId,
+        agent: "researcher",
+        status: "succeeded",
+        text: "done",
+        rootRunId: runId,
+        attempts: 1,
+        steps: 1,
+        usage: { inputTokens: 1, outputTokens: 1 },
+        createdAt: run!.events[0]!.at,
+      };
       await withAdmin((redis) => redis.set(keys.result(runId), JSON.stringify(result)));
       await server.kill();
       await server.restart();

@@ -9,19 +9,22 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { isErrandError } from "@errand/core";
 import type { Agent, RetryPolicy } from "@errand/runtime";
-import { createEventStore } from "@errand/store";
+import { createEventStore, pendingRunIds } from "@errand/store";
 import { type Job, type JobsOptions, UnrecoverableError, Worker } from "bullmq";
 import type { Logger } from "pino";
 import { queueOfAgents } from "../agent-queues.js";
-import { type ConnectionInput, closeConnection, openConnection } from "../connection.js";
+import {
+  type ConnectionInput,
+  closeConnection,
+  openConnection,
+  openSettledWaiter,
+} from "../connection.js";
 import { type EngineKeys, engineKeys } from "../engine-keys.js";
 import { parseRunJobData, type RunJobData } from "../job-data.js";
 import { createLogger } from "../logger.js";
 import { type ParentLimits, resolveParentLimits } from "../parents/limits.js";
 import { openParentServices, PARENT_SERVICES } from "../parents/parent-services.js";
 import { createReadsContext } from "../reads/context.js";
-import { createSettledWaiter } from "../reads/settled-waiter.js";
-import { pendingRunIds } from "../reads/stored-results.js";
 import { createRunQueues, DEFAULT_JOB_OPTIONS } from "../run-queues.js";
 import { runLinks } from "../view-url.js";
 import { startAdoption } from "./adopt-orphans.js";
@@ -178,7 +181,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     redis,
     keys,
     store,
-    waiter: createSettledWaiter(options.connection, keys),
+    waiter: openSettledWaiter(options.connection, keys),
     shards: store.shards,
   });
   const parent = openParentServices({

@@ -11,10 +11,10 @@
  * from its log and the parking tool runs again.
  */
 import { isRunId } from "@errand/core";
+import { pendingRunIds } from "@errand/store";
 import { DelayedError, type Job } from "bullmq";
 import type { Logger } from "pino";
 import type { ReadsContext } from "../reads/context.js";
-import { pendingRunIds } from "../reads/stored-results.js";
 
 /** How long a parked run's job waits, at most, before it is tried again: 30 s. */
 export const DEFAULT_PARK_RECHECK_MS = 30_000;

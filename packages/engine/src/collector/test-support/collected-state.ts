@@ -7,11 +7,10 @@
  */
 import { foldRun, settleRun } from "@errand/core";
 import type { EventStore } from "@errand/store";
+import { runIndexMember } from "@errand/store";
 import type { Cluster, Redis } from "ioredis";
 import type { EngineKeys } from "../../engine-keys.js";
-import { DEFAULT_COLLECTOR_GROUP } from "../consumer-group.js";
 import { readCollectorMetrics } from "../metrics.js";
-import { runIndexMember } from "../run-index.js";
 import { eventually } from "./conditions.js";
 import type { PlannedRun } from "./planned-runs.js";
 
@@ -76,11 +75,10 @@ export async function waitUntilCollected(
   shards: number,
   timeoutMs?: number,
 ): Promise<void> {
-  const shardList = Array.from({ length: shards }, (_, shard) => shard);
   await eventually(
     "every entry collected and every result written",
     async () => {
-      const metrics = await readCollectorMetrics(redis, keys, DEFAULT_COLLECTOR_GROUP, shardList);
+      const metrics = await readCollectorMetrics(redis, keys, { shards });
       if (metrics.shards.some((shard) => shard.lag !== 0 || shard.pending > 0)) return undefined;
       const missing = await Promise.all(
         settling.map(async (runId) => (await redis.exists(keys.result(runId))) === 0),

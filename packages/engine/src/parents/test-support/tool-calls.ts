@@ -4,8 +4,8 @@
  * context for one call of a parent run. Test-only: not exported.
  */
 import { noopLogger, type Tool, type ToolContext } from "@errand/runtime";
+import { openSettledWaiter } from "../../connection.js";
 import { createReadsContext } from "../../reads/context.js";
-import { createSettledWaiter } from "../../reads/settled-waiter.js";
 import type { EngineFixture } from "../../test-support/engine-fixture.js";
 import { runLinks } from "../../view-url.js";
 import { DEFAULT_PARENT_LIMITS, type ParentLimits } from "../limits.js";
@@ -30,7 +30,7 @@ export function lendParentServices(
     redis: fx.redis,
     keys: fx.errand.keys,
     store: fx.errand.store,
-    waiter: createSettledWaiter(fx.server.url, fx.errand.keys),
+    waiter: openSettledWaiter(fx.server.url, fx.errand.keys),
     shards: fx.errand.store.shards,
   });
   const opened = openParentServices({

@@ -11,10 +11,10 @@ import type {
   PrefixedStore,
 } from "../../collector/test-support/redis-fixture.js";
 import { TEST_SHARDS } from "../../collector/test-support/redis-fixture.js";
+import { openSettledWaiter } from "../../connection.js";
 import { runLinks } from "../../view-url.js";
 import { createReadsContext } from "../context.js";
 import { type RunReads, readsOn } from "../create-run-reads.js";
-import { createSettledWaiter } from "../settled-waiter.js";
 
 /** What the counter has seen since it started (or was last reset). */
 export interface TrafficCount {
@@ -91,7 +91,7 @@ export async function countedReads(
     redis,
     keys: scope.keys,
     store: scope.store,
-    waiter: createSettledWaiter(fx.url, scope.keys),
+    waiter: openSettledWaiter(fx.url, scope.keys),
     shards: TEST_SHARDS,
   });
   return {

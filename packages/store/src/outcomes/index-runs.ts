@@ -1,14 +1,35 @@
 /**
- * The run indexes `list` reads, kept up to date by the collector from the
- * events: every run of a shard, and its runs by status and by agent. Every index is a ZSET with score 0 whose members are
- * `<createdAt ms, 15 digits>:<runId>`, so lexicographic order is creation
- * order and a list cursor is one member. Updating is idempotent: the shard's
- * indexes follow each run's head atomically, and a settled run's result is
- * stored by the same script call, one call for a whole batch of a shard's
- * runs (see `lua/index-runs.lua`).
+ * Writing outcomes: a shard's run indexes (`list` reads them) brought up to
+ * date with the runs' heads and, for settled runs, their results stored and
+ * announced — one script call for a whole batch of a shard's runs
+ * (`lua/index-runs.lua`; docs/architecture.md §8). Every index is a ZSET
+ * with score 0 whose members are `<createdAt ms, 15 digits>:<runId>`, so
+ * lexicographic order is creation order and a list cursor is one member.
+ * Writing is idempotent: the indexes follow each run's head atomically.
  */
 import { createdAtOfRunId, ErrandError, type RunResult, shardOfRunId } from "@errand/core";
-import type { CollectorContext } from "./context.js";
+import type { StoreKeys } from "../keys.js";
+import { defineLuaCommand, type LuaCall, type RedisClient, readLuaFile } from "../lua-command.js";
+
+const INDEX_RUNS_SCRIPT = {
+  command: "errandIndexRuns",
+  lua: readLuaFile(new URL("../../lua/index-runs.lua", import.meta.url)),
+  numberOfKeys: "variable",
+} as const;
+
+/** What writing outcomes works with. */
+export interface OutcomeWriter {
+  keys: StoreKeys;
+  /** The TTL of a stored result, and of a settled run's children and spawn claims, in seconds. */
+  retentionSeconds: number;
+  /** `index-runs.lua` on the writer's client (see {@link defineIndexRunsScript}). */
+  indexRunsScript: LuaCall;
+}
+
+/** Defines `index-runs.lua` on `redis` and returns the function that calls it. */
+export function defineIndexRunsScript(redis: RedisClient): LuaCall {
+  return defineLuaCommand(redis, INDEX_RUNS_SCRIPT);
+}
 
 const MEMBER_TIME_DIGITS = 15;
 
@@ -55,8 +76,7 @@ export interface IndexSegment {
  * cannot be indexed (a malformed run id or creation time), so that one bad
  * run fails alone, before the call.
  */
-export function indexSegment(context: CollectorContext, { run, result }: RunToIndex): IndexSegment {
-  const { keys } = context;
+export function indexSegment(keys: StoreKeys, { run, result }: RunToIndex): IndexSegment {
   const deadline = run.deadlineAt === undefined ? Number.NaN : Date.parse(run.deadlineAt);
   return {
     keys: [
@@ -85,13 +105,13 @@ export function indexSegment(context: CollectorContext, { run, result }: RunToIn
  * removed and whose result was not stored.
  */
 export async function indexRuns(
-  context: CollectorContext,
+  writer: OutcomeWriter,
   shard: number,
   segments: readonly IndexSegment[],
 ): Promise<boolean[]> {
   if (segments.length === 0) return [];
-  const { keys, scripts, retentionSeconds } = context;
-  const replies = await scripts.indexRuns(
+  const { keys, indexRunsScript, retentionSeconds } = writer;
+  const replies = await indexRunsScript(
     [
       keys.runIndex(shard),
       keys.runIndexByStatus(shard, "active"),
@@ -103,5 +123,8 @@ export async function indexRuns(
     ],
     [retentionSeconds, keys.settledChannel(shard), ...segments.flatMap((segment) => segment.args)],
   );
+  if (!Array.isArray(replies) || replies.length !== segments.length) {
+    throw new ErrandError("internal", `index-runs.lua answered ${JSON.stringify(replies)}`);
+  }
   return replies.map((reply) => reply === 1);
 }

@@ -6,9 +6,8 @@
  * character a run in the reply.
  */
 import { ErrandError, shardOfRunId } from "@errand/core";
-import { defineLuaCommand, type LuaCall, readLuaFile } from "@errand/store";
-import type { RedisConnection } from "../connection.js";
-import type { ReadsContext } from "./context.js";
+import type { StoreKeys } from "../keys.js";
+import { defineLuaCommand, type LuaCall, type RedisClient, readLuaFile } from "../lua-command.js";
 
 /**
  * Where a run stands for `collect`: settled as its stored result says,
@@ -41,13 +40,21 @@ const STANDING_OF_CHARACTER: Readonly<Record<string, ScriptStanding>> = {
  * it. Call it when the connection is made, before any command: an ioredis
  * auto-pipeline made before a script is defined cannot carry that script.
  */
-export function defineStandingsScript(redis: RedisConnection): LuaCall {
+export function defineStandingsScript(redis: RedisClient): LuaCall {
   return defineLuaCommand(redis, STANDINGS_SCRIPT);
+}
+
+/** What reading outcomes works with: a client, the keys, and the standings script defined on the client. */
+export interface OutcomeReads {
+  redis: RedisClient;
+  keys: StoreKeys;
+  /** `read-standings.lua` on `redis` (see {@link defineStandingsScript}). */
+  standingsScript: LuaCall;
 }
 
 /** The standings of runs of one shard, in order. */
 async function readCall(
-  context: ReadsContext,
+  context: OutcomeReads,
   runIds: readonly string[],
 ): Promise<ScriptStanding[]> {
   const keys = runIds.flatMap((runId) => [context.keys.result(runId), context.keys.runHead(runId)]);
@@ -95,7 +102,7 @@ function scriptCalls(runIds: readonly string[]): string[][] {
  * right after it go in the same round trip, and run after it on the server.
  */
 export async function readStandings(
-  context: ReadsContext,
+  context: OutcomeReads,
   runIds: readonly string[],
 ): Promise<Map<string, ScriptStanding>> {
   const calls = scriptCalls(runIds);

@@ -1,21 +1,38 @@
 /**
  * Reading where runs stand: the results the collector wrote, and, for a run
  * without one, whether it exists at all. One round trip answers for a whole
- * list (see `read-standings.ts`).
+ * list (see `standings.ts`).
  */
-import { isRunId, type RunResult } from "@errand/core";
-import type { ReadsContext } from "./context.js";
-import { type RunStanding, readStandings } from "./read-standings.js";
+import { ErrandError, isRunId, RunResult } from "@errand/core";
+import { type OutcomeReads, type RunStanding, readStandings } from "./standings.js";
+
+/**
+ * A stored result, parsed and checked against the `RunResult` schema: the
+ * one way a result written by the collector is read. Throws an
+ * `ErrandError` `internal` for text the collector could not have written.
+ */
+export function parseStoredResult(runId: string, json: string): RunResult {
+  try {
+    return RunResult.parse(JSON.parse(json));
+  } catch (error) {
+    throw new ErrandError("internal", `run ${runId}: its stored result is not a RunResult`, {
+      cause: error,
+      details: { runId },
+    });
+  }
+}
 
 /** The stored result of each run, in order; undefined where the run has not settled (or is unknown). */
 export async function readStoredResults(
-  context: ReadsContext,
+  context: Pick<OutcomeReads, "redis" | "keys">,
   runIds: readonly string[],
 ): Promise<(RunResult | undefined)[]> {
   const stored = await Promise.all(
     runIds.map((runId) => context.redis.get(context.keys.result(runId))),
   );
-  return stored.map((json) => (json === null ? undefined : (JSON.parse(json) as RunResult)));
+  return stored.map((json, index) =>
+    json === null ? undefined : parseStoredResult(runIds[index]!, json),
+  );
 }
 
 /** Where the runs of a list stand (see {@link readStoredRuns}). */
@@ -37,7 +54,7 @@ export interface StoredRuns {
  * given twice is read once; a string that is not a run id is `not_found`.
  */
 export async function readStoredRuns(
-  context: ReadsContext,
+  context: OutcomeReads,
   full: readonly string[],
   counted: readonly string[] = [],
 ): Promise<StoredRuns> {
@@ -73,7 +90,7 @@ export async function readStoredRuns(
 
 /** The runs of `runIds` that exist and have no stored result yet, in order (see {@link readStoredRuns}). */
 export async function pendingRunIds(
-  context: ReadsContext,
+  context: OutcomeReads,
   runIds: readonly string[],
 ): Promise<string[]> {
   const { standings } = await readStoredRuns(context, [], runIds);

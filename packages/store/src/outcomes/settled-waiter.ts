@@ -11,14 +11,9 @@
  * waiter reads again whatever it still waits for.
  */
 import { shardOfRunId } from "@errand/core";
-import {
-  type ConnectionInput,
-  closeConnection,
-  openConnection,
-  type RedisConnection,
-  whenReady,
-} from "../connection.js";
-import type { EngineKeys } from "../engine-keys.js";
+import { closeConnection, whenReady } from "../client-lifecycle.js";
+import type { StoreKeys } from "../keys.js";
+import type { RedisClient } from "../lua-command.js";
 
 /** Waits for runs to settle. */
 export interface SettledWaiter {
@@ -53,11 +48,17 @@ interface Subscription {
   ready: Promise<unknown>;
 }
 
-/** A waiter whose subscriber connection is opened like `connection`, on first use. */
-export function createSettledWaiter(connection: ConnectionInput, keys: EngineKeys): SettledWaiter {
+/**
+ * A waiter whose subscriber connection `openSubscriber` opens on first use
+ * (a connection of its own: it is put in subscriber mode, and closed by `close`).
+ */
+export function createSettledWaiter(
+  openSubscriber: () => RedisClient,
+  keys: StoreKeys,
+): SettledWaiter {
   const watchers = new Set<Watcher>();
   const subscriptions = new Map<string, Subscription>();
-  let subscriber: { connection: RedisConnection; ready: Promise<void> } | undefined;
+  let subscriber: { connection: RedisClient; ready: Promise<void> } | undefined;
   let closed = false;
 
   /**
@@ -65,16 +66,16 @@ export function createSettledWaiter(connection: ConnectionInput, keys: EngineKey
    * does too, without a promise to wait on), then wakes every waiter to read
    * everything it waits for, since what was announced meanwhile was lost.
    */
-  async function resubscribed(opened: RedisConnection): Promise<void> {
+  async function resubscribed(opened: RedisClient): Promise<void> {
     const channels = [...subscriptions.keys()];
     if (channels.length > 0) await opened.subscribe(...channels).catch(() => undefined);
     for (const watcher of watchers) watcher.notify();
   }
 
   /** The subscriber connection and the promise of its handshake, made once. */
-  function openSubscriber(): { connection: RedisConnection; ready: Promise<void> } {
+  function subscriberConnection(): { connection: RedisClient; ready: Promise<void> } {
     if (!subscriber) {
-      const opened = openConnection(connection);
+      const opened = openSubscriber();
       opened.on("message", (_channel: string, runId: string) => {
         for (const watcher of watchers) if (watcher.runIds.has(runId)) watcher.notify(runId);
       });
@@ -91,7 +92,7 @@ export function createSettledWaiter(connection: ConnectionInput, keys: EngineKey
   async function acquire(channel: string): Promise<void> {
     let subscription = subscriptions.get(channel);
     if (!subscription) {
-      const opened = openSubscriber();
+      const opened = subscriberConnection();
       const ready = opened.ready.then(() => opened.connection.subscribe(channel));
       subscription = { count: 0, ready };
       subscriptions.set(channel, subscription);
