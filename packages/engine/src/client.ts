@@ -36,6 +36,13 @@ export interface ErrandOptions {
   prefix?: string;
   /** How many shards new runs are spread over, and the shards `list` looks at. Default 16. */
   shards?: number;
+  /**
+   * How long a settled run is kept, in seconds: the TTL its log, head and
+   * blobs get from the writer that settles it, which its result, children and
+   * spawn claims then follow. Default 7 days. Give every process of a
+   * deployment the same (docs/architecture.md §6).
+   */
+  retentionSeconds?: number;
   /** The largest input `fire` accepts, in bytes of UTF-8 JSON. Default 256 KiB. */
   maxInputBytes?: number;
   /** BullMQ options of each run's job (attempts, backoff, retention). Default {@link DEFAULT_JOB_OPTIONS}. */
@@ -136,6 +143,9 @@ export function createErrand(options: ErrandOptions): Errand {
     redis,
     ...(options.prefix === undefined ? {} : { prefix: options.prefix }),
     ...(options.shards === undefined ? {} : { shards: options.shards }),
+    ...(options.retentionSeconds === undefined
+      ? {}
+      : { retentionSeconds: options.retentionSeconds }),
   });
   const queues = createRunQueues(queueConnection, keys, options.jobOptions ?? DEFAULT_JOB_OPTIONS);
   const waiter = openSettledWaiter(options.connection, keys);

@@ -22,10 +22,8 @@
     KEYS[k+4] its children  <p>:{sN}:children:<runId>            SET (only given a TTL here)
     KEYS[k+5] its spawn claims <p>:{sN}:spawned:<runId>          HASH (only given a TTL here)
 
-    ARGV[1] retention in seconds: the TTL of a stored result, and of a settled
-            run's children and spawn claims
-    ARGV[2] the channel announcing the shard's settled runs
-    for run i = 1 … n, at a = 2 + 4(i-1):
+    ARGV[1] the channel announcing the shard's settled runs
+    for run i = 1 … n, at a = 1 + 4(i-1):
     ARGV[a+1] runId
     ARGV[a+2] its index member: "<createdAt ms, 15 digits>:<runId>" (every
               index ZSET has score 0, so lexicographic order is creation order)
@@ -41,16 +39,17 @@
     - head present: ZADD member to runs and the agent's runs; a settled run
       moves from active to its status's set and leaves the deadlines; a run
       not settled is in active and, with a deadline, in the deadlines
-    - head settled and a result given: EXPIRE(retention) on the run's children
-      and spawn claims (a settled run spawns no more), SET result NX EX
-      retention (a result, once stored, never changes), then PUBLISH runId
-      on the channel
+    - head settled and a result given: the run's children and spawn claims (a
+      settled run spawns no more) and its result get the head's remaining
+      time to live (PTTL), so that they expire with its log whatever the
+      retention its settling writer used; SET result NX (a result, once
+      stored, never changes); then PUBLISH runId on the channel
     - head absent: ZREM member from every index above and runId from the deadlines
 ]]
 local runsKey, activeKey, deadlinesKey = KEYS[1], KEYS[2], KEYS[6]
 local settledKeys = { succeeded = KEYS[3], failed = KEYS[4], cancelled = KEYS[5] }
-local retention, channel = ARGV[1], ARGV[2]
-local count = (#ARGV - 2) / 4
+local channel = ARGV[1]
+local count = (#ARGV - 1) / 4
 
 local function indexRun(headKey, agentKey, resultKey, childrenKey, claimsKey, runId, member, deadline, result)
   local status = redis.call("HGET", headKey, "status")
@@ -69,9 +68,14 @@ local function indexRun(headKey, agentKey, resultKey, childrenKey, claimsKey, ru
     redis.call("ZADD", settledKey, 0, member)
     redis.call("ZREM", deadlinesKey, runId)
     if result ~= "" then
-      redis.call("EXPIRE", childrenKey, retention)
-      redis.call("EXPIRE", claimsKey, retention)
-      redis.call("SET", resultKey, result, "NX", "EX", retention)
+      local ttl = redis.call("PTTL", headKey)
+      if ttl > 0 then
+        redis.call("PEXPIRE", childrenKey, ttl)
+        redis.call("PEXPIRE", claimsKey, ttl)
+        redis.call("SET", resultKey, result, "NX", "PX", ttl)
+      else
+        redis.call("SET", resultKey, result, "NX")
+      end
       redis.call("PUBLISH", channel, runId)
     end
   else
@@ -85,7 +89,7 @@ end
 
 local replies = {}
 for i = 1, count do
-  local k, a = 6 + 5 * (i - 1), 2 + 4 * (i - 1)
+  local k, a = 6 + 5 * (i - 1), 1 + 4 * (i - 1)
   replies[i] = indexRun(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], KEYS[k + 5],
     ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4])
 end

@@ -18,8 +18,6 @@ export interface CollectorContext extends OutcomeWriter {
   /** The store on {@link redis}, for reading run logs. */
   store: EventStore;
   scripts: CollectorScripts;
-  /** The TTL of results, and of a settled run's children and spawn claims, in seconds (the store's retention). */
-  retentionSeconds: number;
   /** The consumer group every collector reads the shard streams through. */
   group: string;
   /** This collector's name in the group. */

@@ -42,10 +42,10 @@ import { DEFAULT_PROJECTION_BYTES, RunProjections } from "./run-projections.js";
 import { defineCollectorScripts } from "./scripts.js";
 import { runShardLoop, type ShardLoopTiming } from "./shard-loop.js";
 
-/** What the collector's own reaper takes (its connection, prefix, shards and logger are the collector's). */
+/** What the collector's own reaper takes (its connection, prefix, shards, retention and logger are the collector's). */
 export type CollectorReaperOptions = Omit<
   ReaperOptions,
-  "connection" | "prefix" | "shards" | "logger"
+  "connection" | "prefix" | "shards" | "retentionSeconds" | "logger"
 >;
 
 /** Options of {@link createCollector}. */
@@ -70,7 +70,11 @@ export interface CollectorOptions {
   claimIdleMs?: number;
   /** How often each stream is trimmed behind the group. Default 10,000 ms. */
   trimIntervalMs?: number;
-  /** The TTL of results, in seconds. Default the store's (7 days). */
+  /**
+   * The retention of the runs its reaper settles (see `createReaper`); a
+   * result the collector stores follows its run's log, whoever settled it.
+   * Default 7 days.
+   */
   retentionSeconds?: number;
   /**
    * How much the collector keeps folded in memory for the open runs it
@@ -141,10 +145,9 @@ export function createCollector(options: CollectorOptions): Collector {
     return {
       redis: connection,
       keys,
-      store: createEventStore({ redis: connection, prefix: keys.prefix, shards, retentionSeconds }),
+      store: createEventStore({ redis: connection, prefix: keys.prefix, shards }),
       scripts: defineCollectorScripts(connection),
       indexRunsScript: defineIndexRunsScript(connection),
-      retentionSeconds,
       group: options.group ?? DEFAULT_COLLECTOR_GROUP,
       consumer,
       maxDeliveries,
@@ -177,6 +180,7 @@ export function createCollector(options: CollectorOptions): Collector {
           connection: options.connection,
           prefix: keys.prefix,
           shards,
+          retentionSeconds,
           logger: options.logger ?? noopLogger,
         });
         reaper.start();

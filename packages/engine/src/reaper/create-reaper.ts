@@ -38,6 +38,13 @@ export interface ReaperOptions {
   batchSize?: number;
   /** How far behind another machine's clock may be when it stamps a job's failure. Default 60,000 ms. */
   clockSkewMs?: number;
+  /**
+   * How long a settled run is kept, in seconds: the TTL its log, head and
+   * blobs get from the writer that settles it, which its result, children and
+   * spawn claims then follow. Default 7 days. Give every process of a
+   * deployment the same (docs/architecture.md §6).
+   */
+  retentionSeconds?: number;
   logger?: Logger;
 }
 
@@ -71,7 +78,14 @@ export function createReaper(options: ReaperOptions): Reaper {
   const context: ReaperContext = {
     redis,
     keys,
-    store: createEventStore({ redis, prefix: keys.prefix, shards }),
+    store: createEventStore({
+      redis,
+      prefix: keys.prefix,
+      shards,
+      ...(options.retentionSeconds === undefined
+        ? {}
+        : { retentionSeconds: options.retentionSeconds }),
+    }),
     queues: createReaperQueues(redis, keys, options.queues),
     batchSize,
     now: Date.now,

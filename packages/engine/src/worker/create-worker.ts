@@ -100,6 +100,13 @@ export interface WorkerOptions {
    * comes back sooner when a run it waits for settles. Default 30,000.
    */
   parkRecheckMs?: number;
+  /**
+   * How long a settled run is kept, in seconds: the TTL its log, head and
+   * blobs get from the writer that settles it, which its result, children and
+   * spawn claims then follow. Default 7 days. Give every process of a
+   * deployment the same (docs/architecture.md §6).
+   */
+  retentionSeconds?: number;
   /** The clock of events. Default the system clock. */
   now?: () => Date;
   /**
@@ -176,6 +183,9 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     redis,
     ...(options.prefix === undefined ? {} : { prefix: options.prefix }),
     ...(options.shards === undefined ? {} : { shards: options.shards }),
+    ...(options.retentionSeconds === undefined
+      ? {}
+      : { retentionSeconds: options.retentionSeconds }),
   });
   const reads = createReadsContext({
     redis,

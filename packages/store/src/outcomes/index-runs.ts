@@ -17,11 +17,14 @@ const INDEX_RUNS_SCRIPT = {
   numberOfKeys: "variable",
 } as const;
 
-/** What writing outcomes works with. */
+/**
+ * What writing outcomes works with. A stored result (and a settled run's
+ * children and spawn claims) expires with the run's log: it gets the head's
+ * remaining time to live, so retention has one source — the writer that
+ * settled the run (the store's `retentionSeconds`).
+ */
 export interface OutcomeWriter {
   keys: StoreKeys;
-  /** The TTL of a stored result, and of a settled run's children and spawn claims, in seconds. */
-  retentionSeconds: number;
   /** `index-runs.lua` on the writer's client (see {@link defineIndexRunsScript}). */
   indexRunsScript: LuaCall;
 }
@@ -99,8 +102,8 @@ export function indexSegment(keys: StoreKeys, { run, result }: RunToIndex): Inde
  * Brings runs of `shard` in the shard's indexes up to date with their heads,
  * in one script call (`lua/index-runs.lua`); a run whose segment carries its
  * result then gets its result stored (once) and announced on the shard's
- * settled channel by the same call, and its children and spawn claims the
- * retention's TTL. Resolves with one flag per run, in order: false for a run
+ * settled channel by the same call, its result, children and spawn claims
+ * expiring with its log (the head's TTL). Resolves with one flag per run, in order: false for a run
  * without a head (it expired, or never was), whose index entries were
  * removed and whose result was not stored.
  */
@@ -110,7 +113,7 @@ export async function indexRuns(
   segments: readonly IndexSegment[],
 ): Promise<boolean[]> {
   if (segments.length === 0) return [];
-  const { keys, indexRunsScript, retentionSeconds } = writer;
+  const { keys, indexRunsScript } = writer;
   const replies = await indexRunsScript(
     [
       keys.runIndex(shard),
@@ -121,7 +124,7 @@ export async function indexRuns(
       keys.deadlines(shard),
       ...segments.flatMap((segment) => segment.keys),
     ],
-    [retentionSeconds, keys.settledChannel(shard), ...segments.flatMap((segment) => segment.args)],
+    [keys.settledChannel(shard), ...segments.flatMap((segment) => segment.args)],
   );
   if (!Array.isArray(replies) || replies.length !== segments.length) {
     throw new ErrandError("internal", `index-runs.lua answered ${JSON.stringify(replies)}`);

@@ -1,0 +1,95 @@
+/**
+ * Retention has one source: the writer that settles a run gives its log,
+ * head and blobs their TTL, and the result the collector stores (with the
+ * run's children and spawn claims) expires with them. A run settled with a
+ * short retention is never left reading `pending` with its result gone
+ * while its head lives: once the head expires, the run is `not_found`.
+ */
+import { isErrandError } from "@errand/core";
+import { waitUntil } from "@errand/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createErrand, type Errand } from "../client.js";
+import { type EngineFixture, startEngineFixture } from "../test-support/engine-fixture.js";
+import { registerTestQueue } from "../test-support/registered-queue.js";
+import { type Collector, createCollector } from "./create-collector.js";
+
+const SHORT_RETENTION_SECONDS = 2;
+
+let fx: EngineFixture;
+let shortLived: Errand;
+let collector: Collector;
+
+beforeAll(async () => {
+  fx = await startEngineFixture("retention");
+  // Registered, with no worker: the runs wait in their queue until cancelled.
+  await registerTestQueue(fx.redis, fx.errand.keys, [{ name: "idle" }]);
+  shortLived = createErrand({
+    connection: fx.server.url,
+    prefix: fx.prefix,
+    retentionSeconds: SHORT_RETENTION_SECONDS,
+  });
+  collector = createCollector({ connection: fx.server.url, prefix: fx.prefix, blockMs: 100 });
+  await collector.start();
+});
+afterAll(async () => {
+  await collector?.stop();
+  await shortLived?.close();
+  await fx?.stop();
+});
+
+/** The remaining TTL of `key` in ms. */
+const pttl = (key: string) => fx.redis.pttl(key);
+
+describe("a settled run's outcome", () => {
+  it("expires with its log, at the retention of whoever settled it", async () => {
+    const { runId: long } = await fx.errand.fire({ agent: "idle", input: null });
+    const { runId: short } = await fx.errand.fire({ agent: "idle", input: null });
+    await fx.errand.cancel(long); // settled by a client with the default retention
+    await shortLived.cancel(short); // settled by a client that keeps runs 2 s
+    const { keys } = fx.errand;
+    for (const runId of [long, short]) {
+      expect(await fx.errand.result(runId, { waitMs: 10_000 })).toMatchObject({
+        status: "cancelled",
+      });
+    }
+    const [longHead, longResult] = await Promise.all([
+      pttl(keys.runHead(long)),
+      pttl(keys.result(long)),
+    ]);
+    expect(longResult).toBeGreaterThan(SHORT_RETENTION_SECONDS * 1_000);
+    expect(longResult).toBeLessThanOrEqual(longHead);
+    const [shortHead, shortResult] = await Promise.all([
+      pttl(keys.runHead(short)),
+      pttl(keys.result(short)),
+    ]);
+    expect(shortResult).toBeGreaterThan(0);
+    expect(shortResult).toBeLessThanOrEqual(SHORT_RETENTION_SECONDS * 1_000);
+    expect(shortResult).toBeLessThanOrEqual(shortHead);
+  });
+
+  it("is never pending once settled: when its log expires, the run is not found", async () => {
+    const { runId } = await fx.errand.fire({ agent: "idle", input: null });
+    await shortLived.cancel(runId);
+    expect(await fx.errand.result(runId, { waitMs: 10_000 })).toMatchObject({
+      status: "cancelled",
+    });
+    const { keys } = fx.errand;
+    const expired = await waitUntil(
+      async () => {
+        const [head, result] = await Promise.all([
+          fx.redis.exists(keys.runHead(runId)),
+          fx.redis.exists(keys.result(runId)),
+        ]);
+        // Never a head without its result: that is a run reading `pending` for good.
+        expect(result).toBeGreaterThanOrEqual(head);
+        return head === 0 ? true : undefined;
+      },
+      { timeoutMs: 10_000 },
+    );
+    expect(expired).toBe(true);
+    const refused = await fx.errand.result(runId).catch((error: unknown) => error);
+    expect(isErrandError(refused, "not_found")).toBe(true);
+    const batch = await fx.errand.collect([runId]);
+    expect(batch.results[0]?.status).toBe("not_found");
+  });
+});
