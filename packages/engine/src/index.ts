@@ -137,8 +137,23 @@
  */
 
 export { queueOfAgents } from "./agent-queues.js";
-export type { CancelOptions, CancelResult } from "./cancel.js";
-export { createErrand, type Errand, type ErrandOptions } from "./client.js";
+export type { CancelOptions, CancelResult } from "./client/cancel.js";
+export { createErrand, type Errand, type ErrandOptions } from "./client/client.js";
+export type { FireManyItem, FireManyResult } from "./client/fire-many.js";
+export {
+  type PreflightLimits,
+  type PreflightLookups,
+  type PreparedRun,
+  preflightFire,
+} from "./client/fire-preflight.js";
+export {
+  DEFAULT_MAX_INPUT_BYTES,
+  type FireResult,
+  FireSpec,
+  MAX_FIRE_MANY,
+  parseFireSpec,
+} from "./client/fire-spec.js";
+export type { RunEventsOptions } from "./client/run-events.js";
 export { DEFAULT_COLLECTOR_GROUP } from "./collector/consumer-group.js";
 export {
   type Collector,
@@ -160,20 +175,6 @@ export {
   type RedisConnection,
 } from "./connection.js";
 export { type EngineKeys, engineKeys } from "./engine-keys.js";
-export type { FireManyItem, FireManyResult } from "./fire-many.js";
-export {
-  type PreflightLimits,
-  type PreflightLookups,
-  type PreparedRun,
-  preflightFire,
-} from "./fire-preflight.js";
-export {
-  DEFAULT_MAX_INPUT_BYTES,
-  type FireResult,
-  FireSpec,
-  MAX_FIRE_MANY,
-  parseFireSpec,
-} from "./fire-spec.js";
 export { parseRunJobData, RunJobData } from "./job-data.js";
 export {
   type CreateLoggerOptions,
@@ -218,7 +219,6 @@ export {
   readRegisteredAgents,
   registerQueue,
 } from "./registry.js";
-export type { RunEventsOptions } from "./run-events.js";
 export { DEFAULT_JOB_OPTIONS } from "./run-queues.js";
 export { settleCancelled } from "./settle-cancelled.js";
 export { checkDashboardUrl, type LinkedRunResult, runViewUrl } from "./view-url.js";

@@ -3,7 +3,13 @@
  * run inputs, outputs, tool arguments and results, and secrets redacted by
  * default, so a log line never leaks what a run was given or produced.
  */
-import { type DestinationStream, type LevelWithSilent, type Logger, pino } from "pino";
+import type { Logger } from "@errand/runtime";
+import {
+  type DestinationStream,
+  type LevelWithSilent,
+  type Logger as PinoLogger,
+  pino,
+} from "pino";
 
 /** What every engine logger censors, at the top level and one level down. */
 export const REDACTED_KEYS = [
@@ -34,8 +40,8 @@ export interface CreateLoggerOptions {
   destination?: DestinationStream;
 }
 
-/** A pino logger with the engine's redaction. */
-export function createLogger(options: CreateLoggerOptions = {}): Logger {
+/** A pino logger with the engine's redaction: the default logger of every engine part. */
+export function createLogger(options: CreateLoggerOptions = {}): PinoLogger {
   const level = options.level ?? (process.env.ERRAND_LOG_LEVEL as LevelWithSilent) ?? "info";
   const settings = {
     name: options.name ?? "errand",
@@ -54,5 +60,5 @@ export interface RunLogBindings {
 
 /** The child logger of one run attempt. */
 export function runLogger(logger: Logger, bindings: RunLogBindings): Logger {
-  return logger.child(bindings);
+  return logger.child({ ...bindings });
 }

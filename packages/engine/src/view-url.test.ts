@@ -1,6 +1,6 @@
 import { isErrandError, newRunId } from "@errand/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createErrand, type Errand } from "./client.js";
+import { createErrand, type Errand } from "./client/client.js";
 import { type Collector, createCollector } from "./collector/create-collector.js";
 import { type EngineFixture, startEngineFixture } from "./test-support/engine-fixture.js";
 import { registerTestQueue } from "./test-support/registered-queue.js";

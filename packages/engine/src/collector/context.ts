@@ -1,22 +1,16 @@
 /**
- * What every part of a collector works with: one command connection, the
- * keys, the store, the scripts, the consumer group and its consumer name,
- * and the runs it folds in memory.
+ * What every part of a collector works with: its resources, its scripts,
+ * the consumer group and its consumer name, and the runs it folds in memory.
  */
-import type { Logger } from "@errand/runtime";
-import type { EventStore, OutcomeWriter } from "@errand/store";
-import type { RedisConnection } from "../connection.js";
+import type { OutcomeWriter } from "@errand/store";
 import type { EngineKeys } from "../engine-keys.js";
+import type { EngineResources } from "../resources.js";
 import type { RunProjections } from "./run-projections.js";
 import type { CollectorScripts } from "./scripts.js";
 
 /** The shared resources of one collector; as an `OutcomeWriter`, it writes indexes and results. */
-export interface CollectorContext extends OutcomeWriter {
-  /** The command connection (never used for blocking reads). */
-  redis: RedisConnection;
+export interface CollectorContext extends EngineResources, OutcomeWriter {
   keys: EngineKeys;
-  /** The store on {@link redis}, for reading run logs. */
-  store: EventStore;
   scripts: CollectorScripts;
   /** The consumer group every collector reads the shard streams through. */
   group: string;
@@ -26,5 +20,4 @@ export interface CollectorContext extends OutcomeWriter {
   maxDeliveries: number;
   /** The runs folded in memory as their entries arrive. */
   projections: RunProjections;
-  logger: Logger;
 }

@@ -19,21 +19,12 @@
  */
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import { type Logger, noopLogger } from "@errand/runtime";
-import {
-  createEventStore,
-  DEFAULT_RETENTION_SECONDS,
-  DEFAULT_SHARDS,
-  defineIndexRunsScript,
-} from "@errand/store";
-import {
-  type ConnectionInput,
-  closeConnection,
-  openConnection,
-  type RedisConnection,
-} from "../connection.js";
+import { DEFAULT_SHARDS, defineIndexRunsScript } from "@errand/store";
+import { closeConnection, openConnection, type RedisConnection } from "../connection.js";
 import { engineKeys } from "../engine-keys.js";
+import { createLogger } from "../logger.js";
 import { createReaper, type Reaper, type ReaperOptions } from "../reaper/create-reaper.js";
+import { type EngineOptions, openResources } from "../resources.js";
 import { wholeNumberOption } from "./checks.js";
 import { DEFAULT_COLLECTOR_GROUP, ensureGroup } from "./consumer-group.js";
 import type { CollectorContext } from "./context.js";
@@ -42,20 +33,16 @@ import { DEFAULT_PROJECTION_BYTES, RunProjections } from "./run-projections.js";
 import { defineCollectorScripts } from "./scripts.js";
 import { runShardLoop, type ShardLoopTiming } from "./shard-loop.js";
 
-/** What the collector's own reaper takes (its connection, prefix, shards, retention and logger are the collector's). */
-export type CollectorReaperOptions = Omit<
-  ReaperOptions,
-  "connection" | "prefix" | "shards" | "retentionSeconds" | "logger"
->;
+/** What the collector's own reaper takes (its connection, prefix, shards, retention, clock and logger are the collector's). */
+export type CollectorReaperOptions = Omit<ReaperOptions, keyof EngineOptions>;
 
-/** Options of {@link createCollector}. */
-export interface CollectorOptions {
-  /** Redis: a URL, ioredis options, or a client (duplicated, never used as is). */
-  connection: ConnectionInput;
-  /** The key prefix. Default `errand`. */
-  prefix?: string;
-  /** The shard streams read: 0 … `shards` − 1. Default 16 (the store's default). */
-  shards?: number;
+/**
+ * Options of {@link createCollector}: the shared {@link EngineOptions} (its
+ * `retentionSeconds` is that of the runs its reaper settles: a result the
+ * collector stores follows its run's log, whoever settled it), and the
+ * collector's own.
+ */
+export interface CollectorOptions extends EngineOptions {
   /** This collector's consumer name. Default `<host>-<pid>-<random>`. */
   consumer?: string;
   /** The consumer group. Default `collectors`. */
@@ -71,12 +58,6 @@ export interface CollectorOptions {
   /** How often each stream is trimmed behind the group. Default 10,000 ms. */
   trimIntervalMs?: number;
   /**
-   * The retention of the runs its reaper settles (see `createReaper`); a
-   * result the collector stores follows its run's log, whoever settled it.
-   * Default 7 days.
-   */
-  retentionSeconds?: number;
-  /**
    * How much the collector keeps folded in memory for the open runs it
    * follows, as the size of their entries (field names and values; the heap
    * they take is a few times that). Default 32 MiB. Beyond it the runs least
@@ -86,7 +67,6 @@ export interface CollectorOptions {
   projectionBytes?: number;
   /** Run a reaper beside the collector: `true` (default), `false`, or its options. */
   reaper?: boolean | CollectorReaperOptions;
-  logger?: Logger;
 }
 
 /** A collector. */
@@ -117,12 +97,6 @@ export function createCollector(options: CollectorOptions): Collector {
     claimIdleMs: wholeNumberOption("claimIdleMs", options.claimIdleMs, 30_000, 1),
     trimIntervalMs: wholeNumberOption("trimIntervalMs", options.trimIntervalMs, 10_000, 1),
   };
-  const retentionSeconds = wholeNumberOption(
-    "retentionSeconds",
-    options.retentionSeconds,
-    DEFAULT_RETENTION_SECONDS,
-    1,
-  );
   const maxDeliveries = wholeNumberOption("maxDeliveries", options.maxDeliveries, 5, 1);
   const projectionBytes = wholeNumberOption(
     "projectionBytes",
@@ -132,46 +106,42 @@ export function createCollector(options: CollectorOptions): Collector {
   );
   const consumer = options.consumer ?? defaultConsumerName();
   const keys = engineKeys(options.prefix);
-  const logger = (options.logger ?? noopLogger).child({ component: "collector", consumer });
+  const logger = (options.logger ?? createLogger()).child({ component: "collector", consumer });
   const shardList = Array.from({ length: shards }, (_, shard) => shard);
 
-  let redis: RedisConnection | undefined;
+  let context: CollectorContext | undefined;
   let blocking: RedisConnection[] = [];
   let loops: Promise<void>[] = [];
   let reaper: Reaper | undefined;
   let stopping = false;
 
-  function openContext(connection: RedisConnection): CollectorContext {
+  /** The collector's context on a new command connection: its batches apply their runs concurrently, so what they issue in one tick leaves in one write. */
+  function openContext(): CollectorContext {
+    const resources = openResources({ ...options, logger }, { autoPipelining: true });
     return {
-      redis: connection,
-      keys,
-      store: createEventStore({ redis: connection, prefix: keys.prefix, shards }),
-      scripts: defineCollectorScripts(connection),
-      indexRunsScript: defineIndexRunsScript(connection),
+      ...resources,
+      scripts: defineCollectorScripts(resources.redis),
+      indexRunsScript: defineIndexRunsScript(resources.redis),
       group: options.group ?? DEFAULT_COLLECTOR_GROUP,
       consumer,
       maxDeliveries,
       projections: new RunProjections(projectionBytes),
-      logger,
     };
   }
 
   return {
     consumer,
     async start() {
-      if (redis) return;
+      if (context) return;
       stopping = false;
-      // A batch applies its runs concurrently: what they issue in one tick leaves in one write.
-      redis = openConnection(options.connection, { autoPipelining: true });
-      const context = openContext(redis);
+      const opened = openContext();
+      context = opened;
       await Promise.all(
-        shardList.map((shard) =>
-          ensureGroup(context.redis, keys.shardEvents(shard), context.group),
-        ),
+        shardList.map((shard) => ensureGroup(opened.redis, keys.shardEvents(shard), opened.group)),
       );
       blocking = shardList.map(() => openConnection(options.connection));
       loops = shardList.map((shard) =>
-        runShardLoop(context, shard, blocking[shard]!, timing, () => stopping),
+        runShardLoop(opened, shard, blocking[shard]!, timing, () => stopping),
       );
       if (options.reaper !== false) {
         const reaperOptions = options.reaper === true ? {} : (options.reaper ?? {});
@@ -180,35 +150,38 @@ export function createCollector(options: CollectorOptions): Collector {
           connection: options.connection,
           prefix: keys.prefix,
           shards,
-          retentionSeconds,
-          logger: options.logger ?? noopLogger,
+          ...(options.retentionSeconds === undefined
+            ? {}
+            : { retentionSeconds: options.retentionSeconds }),
+          ...(options.now === undefined ? {} : { now: options.now }),
+          ...(options.logger === undefined ? {} : { logger: options.logger }),
         });
         reaper.start();
       }
       logger.info({ shards }, "collector started");
     },
     async stop() {
-      if (!redis) return;
+      if (!context) return;
       stopping = true;
       for (const connection of blocking) connection.disconnect();
       await Promise.all(loops);
       await reaper?.stop();
-      await closeConnection(redis);
-      redis = undefined;
+      await closeConnection(context.redis);
+      context = undefined;
       blocking = [];
       loops = [];
       reaper = undefined;
       logger.info({}, "collector stopped");
     },
     async metrics() {
-      const connection = redis ?? openConnection(options.connection);
+      const connection = context?.redis ?? openConnection(options.connection);
       try {
         return await readCollectorMetrics(connection, keys, {
           shards,
           ...(options.group === undefined ? {} : { group: options.group }),
         });
       } finally {
-        if (connection !== redis) await closeConnection(connection);
+        if (connection !== context?.redis) await closeConnection(connection);
       }
     },
   };

@@ -8,7 +8,7 @@
 import { isErrandError } from "@errand/core";
 import { waitUntil } from "@errand/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createErrand, type Errand } from "../client.js";
+import { createErrand, type Errand } from "../client/client.js";
 import { type EngineFixture, startEngineFixture } from "../test-support/engine-fixture.js";
 import { registerTestQueue } from "../test-support/registered-queue.js";
 import { type Collector, createCollector } from "./create-collector.js";

@@ -9,7 +9,7 @@
  */
 import { defineTool, ParkRequest, type Tool } from "@errand/runtime";
 import { z } from "zod";
-import { MAX_FIRE_MANY } from "../fire-spec.js";
+import { MAX_FIRE_MANY } from "../client/fire-spec.js";
 import { COLLECT_LIMITS, COLLECT_TOOL } from "../reads/collect.js";
 import { parentServicesOf } from "./parent-services.js";
 

@@ -5,8 +5,8 @@
  * `limit_exceeded` and a message that names the limit.
  */
 import { ErrandError } from "@errand/core";
+import type { CheckedSpec } from "../client/fire-many.js";
 import { wholeNumberOption } from "../collector/checks.js";
-import type { CheckedSpec } from "../fire-many.js";
 
 /** The limits a parent's `spawn_agents` is held to. */
 export interface ParentLimits {

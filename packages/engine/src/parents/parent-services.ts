@@ -8,9 +8,9 @@
  */
 import { FatalToolError, type ToolContext } from "@errand/runtime";
 import type { JobsOptions } from "bullmq";
+import type { FireContext } from "../client/enqueue-runs.js";
+import { DEFAULT_MAX_INPUT_BYTES } from "../client/fire-spec.js";
 import { type ConnectionInput, closeConnection, openConnection } from "../connection.js";
-import type { FireContext } from "../enqueue-runs.js";
-import { DEFAULT_MAX_INPUT_BYTES } from "../fire-spec.js";
 import type { ReadsContext } from "../reads/context.js";
 import { createRunQueues } from "../run-queues.js";
 import type { RunLinks } from "../view-url.js";
@@ -73,7 +73,6 @@ export interface OpenParentServicesOptions {
   limits: ParentLimits;
   /** BullMQ options of the children's jobs. */
   jobOptions?: JobsOptions;
-  now: () => Date;
   /** What adds the children's `viewUrl` to the tools' answers. */
   links: RunLinks;
 }
@@ -89,14 +88,7 @@ export function openParentServices(options: OpenParentServicesOptions): OpenPare
   const { reads, limits, links } = options;
   const queueConnection = openConnection(options.connection);
   const queues = createRunQueues(queueConnection, reads.keys, options.jobOptions);
-  const fire: FireContext = {
-    store: reads.store,
-    redis: reads.redis,
-    keys: reads.keys,
-    queues,
-    maxInputBytes: DEFAULT_MAX_INPUT_BYTES,
-    now: options.now,
-  };
+  const fire: FireContext = { ...reads, queues, maxInputBytes: DEFAULT_MAX_INPUT_BYTES };
   return {
     services: createParentServices(fire, reads, limits, links),
     async close() {

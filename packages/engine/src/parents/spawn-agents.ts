@@ -7,7 +7,7 @@
  */
 import { defineTool, type Tool } from "@errand/runtime";
 import { z } from "zod";
-import { MAX_FIRE_MANY } from "../fire-spec.js";
+import { MAX_FIRE_MANY } from "../client/fire-spec.js";
 import { type ParentLimits, resolveParentLimits } from "./limits.js";
 import { parentServicesOf } from "./parent-services.js";
 

@@ -13,9 +13,9 @@ import {
   ErrandError,
   type NextAction,
 } from "@errand/core";
-import type { FireContext, FireOutcome } from "../enqueue-runs.js";
-import { fireChecked, preflightEach } from "../fire-many.js";
-import { createPreflightLookups } from "../preflight-lookups.js";
+import type { FireContext, FireOutcome } from "../client/enqueue-runs.js";
+import { fireChecked, preflightEach } from "../client/fire-many.js";
+import { createPreflightLookups } from "../client/preflight-lookups.js";
 import { COLLECT_TOOL } from "../reads/collect.js";
 import { admitChildren, admitDepth, type ChildCount, type ParentLimits } from "./limits.js";
 import { claimChildRunIds, type SpawnCall } from "./spawn-claims.js";

@@ -1,6 +1,6 @@
 import { isErrandError } from "@errand/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createErrand } from "../client.js";
+import { createErrand } from "../client/client.js";
 import { collectPlanned, startTestCollector } from "../collector/test-support/collect-planned.js";
 import { type PlannedRun, planRuns } from "../collector/test-support/planned-runs.js";
 import {

@@ -1,18 +1,11 @@
 /** What every client read works with: the store's outcome reads, and more. */
-import {
-  defineStandingsScript,
-  type EventStore,
-  type OutcomeReads,
-  type SettledWaiter,
-} from "@errand/store";
-import type { RedisConnection } from "../connection.js";
+import { defineStandingsScript, type OutcomeReads, type SettledWaiter } from "@errand/store";
 import type { EngineKeys } from "../engine-keys.js";
+import type { EngineResources } from "../resources.js";
 
-/** The shared resources of one client's reads. */
-export interface ReadsContext extends OutcomeReads {
-  redis: RedisConnection;
+/** What the reads work with: the resources, the store's outcome reads, and the waiter. */
+export interface ReadsContext extends EngineResources, OutcomeReads {
   keys: EngineKeys;
-  store: EventStore;
   waiter: SettledWaiter;
   /** The shards `list` looks at: 0 … `shards` − 1. */
   shards: number;

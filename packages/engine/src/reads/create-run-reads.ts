@@ -13,29 +13,16 @@
  * ```
  */
 import type { Page } from "@errand/core";
-import { createEventStore, DEFAULT_SHARDS } from "@errand/store";
-import { wholeNumberOption } from "../collector/checks.js";
-import {
-  type ConnectionInput,
-  closeConnection,
-  openConnection,
-  openSettledWaiter,
-} from "../connection.js";
-import { engineKeys } from "../engine-keys.js";
+import { closeConnection, openSettledWaiter } from "../connection.js";
+import { type EngineOptions, openResources } from "../resources.js";
 import { type LinkedRunResult, type RunLinks, runLinks } from "../view-url.js";
 import { type CollectOptions, type CollectResult, collectRuns } from "./collect.js";
 import { createReadsContext, type ReadsContext } from "./context.js";
 import { type ListOptions, listRuns, type RunSummary } from "./list.js";
 import { type ResultOptions, readResult } from "./result.js";
 
-/** Options of {@link createRunReads}. */
-export interface RunReadsOptions {
-  /** Redis: a URL, ioredis options, or a client (duplicated, never used as is). */
-  connection: ConnectionInput;
-  /** The key prefix. Default `errand`. */
-  prefix?: string;
-  /** The shards `list` looks at: 0 … `shards` − 1. Default 16. */
-  shards?: number;
+/** Options of {@link createRunReads}: the shared {@link EngineOptions}, and a dashboard to link to. */
+export interface RunReadsOptions extends EngineOptions {
   /**
    * The URL the dashboard is served at: every run these reads return then
    * carries `viewUrl`, the link to its page there. Default none (no `viewUrl`).
@@ -82,21 +69,17 @@ export function readsOn(context: ReadsContext, links: RunLinks): Omit<RunReads, 
  */
 export function createRunReads(options: RunReadsOptions): RunReads {
   const links = runLinks(options.dashboardUrl);
-  const shards = wholeNumberOption("shards", options.shards, DEFAULT_SHARDS, 1);
-  const keys = engineKeys(options.prefix);
-  const redis = openConnection(options.connection);
+  const resources = openResources(options);
   const context = createReadsContext({
-    redis,
-    keys,
-    store: createEventStore({ redis, prefix: keys.prefix, shards }),
-    waiter: openSettledWaiter(options.connection, keys),
-    shards,
+    ...resources,
+    waiter: openSettledWaiter(options.connection, resources.keys),
+    shards: resources.store.shards,
   });
   return {
     ...readsOn(context, links),
     async close() {
       await context.waiter.close();
-      await closeConnection(redis);
+      await closeConnection(resources.redis);
     },
   };
 }

@@ -12,24 +12,17 @@
  * clocks of other machines that run behind).
  */
 
-import { type Logger, noopLogger } from "@errand/runtime";
-import { createEventStore, DEFAULT_SHARDS } from "@errand/store";
 import { wholeNumberOption } from "../collector/checks.js";
-import { type ConnectionInput, closeConnection, openConnection } from "../connection.js";
-import { engineKeys } from "../engine-keys.js";
+import { closeConnection } from "../connection.js";
+import { createLogger } from "../logger.js";
+import { type EngineOptions, openResources } from "../resources.js";
 import type { ReaperContext } from "./context.js";
 import { earliestDeadline, reapDeadlines } from "./deadlines.js";
 import { createReaperQueues } from "./queues.js";
 import { reapFailedJobs } from "./worker-lost.js";
 
-/** Options of {@link createReaper}. */
-export interface ReaperOptions {
-  /** Redis: a URL, ioredis options, or a client (duplicated, never used as is). */
-  connection: ConnectionInput;
-  /** The key prefix. Default `errand`. */
-  prefix?: string;
-  /** The shards whose deadlines are watched: 0 … `shards` − 1. Default 16. */
-  shards?: number;
+/** Options of {@link createReaper}: the shared {@link EngineOptions}, and the reaper's own. */
+export interface ReaperOptions extends EngineOptions {
   /** The BullMQ queues whose failed jobs are read. Default: every queue in the registry. */
   queues?: readonly string[];
   /** The longest pause between passes. Default 5,000 ms. */
@@ -38,14 +31,6 @@ export interface ReaperOptions {
   batchSize?: number;
   /** How far behind another machine's clock may be when it stamps a job's failure. Default 60,000 ms. */
   clockSkewMs?: number;
-  /**
-   * How long a settled run is kept, in seconds: the TTL its log, head and
-   * blobs get from the writer that settles it, which its result, children and
-   * spawn claims then follow. Default 7 days. Give every process of a
-   * deployment the same (docs/architecture.md §6).
-   */
-  retentionSeconds?: number;
-  logger?: Logger;
 }
 
 /** What one pass settled. */
@@ -68,30 +53,18 @@ export interface Reaper {
 
 /** Creates a reaper; nothing runs until `start()` or `reapOnce()`. */
 export function createReaper(options: ReaperOptions): Reaper {
-  const shards = wholeNumberOption("shards", options.shards, DEFAULT_SHARDS, 1);
   const intervalMs = wholeNumberOption("intervalMs", options.intervalMs, 5_000, 1);
   const batchSize = wholeNumberOption("batchSize", options.batchSize, 100, 1);
   const clockSkewMs = wholeNumberOption("clockSkewMs", options.clockSkewMs, 60_000, 0);
-  const redis = openConnection(options.connection);
-  const keys = engineKeys(options.prefix);
-  const logger = (options.logger ?? noopLogger).child({ component: "reaper" });
+  const logger = (options.logger ?? createLogger()).child({ component: "reaper" });
+  const resources = openResources({ ...options, logger });
+  const { redis, keys } = resources;
   const context: ReaperContext = {
-    redis,
-    keys,
-    store: createEventStore({
-      redis,
-      prefix: keys.prefix,
-      shards,
-      ...(options.retentionSeconds === undefined
-        ? {}
-        : { retentionSeconds: options.retentionSeconds }),
-    }),
+    ...resources,
     queues: createReaperQueues(redis, keys, options.queues),
     batchSize,
-    now: Date.now,
-    logger,
   };
-  const shardList = Array.from({ length: shards }, (_, shard) => shard);
+  const shardList = Array.from({ length: resources.store.shards }, (_, shard) => shard);
   /** Per queue, the failure time from which the next pass reads. */
   const failedSince = new Map<string, number>();
   let running: Promise<ReapReport> | undefined;
@@ -100,7 +73,7 @@ export function createReaper(options: ReaperOptions): Reaper {
   let started = false;
 
   async function pass(): Promise<ReapReport> {
-    const passStart = context.now();
+    const passStart = context.now().getTime();
     let failedJobs = 0;
     for (const name of await context.queues.names()) {
       const report = await reapFailedJobs(context, name, failedSince.get(name));
@@ -125,7 +98,8 @@ export function createReaper(options: ReaperOptions): Reaper {
     try {
       await reapOnce();
       const next = await earliestDeadline(context, shardList);
-      if (next !== undefined) pauseMs = Math.max(0, Math.min(intervalMs, next - context.now()));
+      if (next !== undefined)
+        pauseMs = Math.max(0, Math.min(intervalMs, next - context.now().getTime()));
     } catch (error) {
       logger.warn({ err: error }, "reaper pass failed; retrying");
     }

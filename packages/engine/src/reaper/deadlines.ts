@@ -46,7 +46,7 @@ async function reapRun(
       store,
       runId,
       deadlineError(deadlineMs),
-      new Date(now()).toISOString(),
+      now().toISOString(),
     );
     if (outcome === "settled") {
       await redis.publish(keys.cancelChannel, runId);
@@ -73,7 +73,7 @@ export async function reapDeadlines(context: ReaperContext, shard: number): Prom
     const due = await redis.zrangebyscore(
       keys.deadlines(shard),
       "-inf",
-      now(),
+      now().getTime(),
       "WITHSCORES",
       "LIMIT",
       0,

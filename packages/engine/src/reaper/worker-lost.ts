@@ -63,7 +63,7 @@ async function reapFailedJob(context: ReaperContext, job: Job): Promise<JobOutco
     const head = await context.store.readHead(runId);
     if (head === undefined || head.settledAt !== undefined) return "done";
     const error = errorOfFailedJob(job.failedReason);
-    const at = new Date(context.now()).toISOString();
+    const at = context.now().toISOString();
     const settled = (await appendFailure(context.store, runId, error, at)) === "settled";
     if (settled) {
       context.logger.warn(

@@ -9,7 +9,7 @@ import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { queueOfAgents } from "../agent-queues.js";
-import { createErrand, type Errand } from "../client.js";
+import { createErrand, type Errand } from "../client/client.js";
 import { TEST_AGENTS, testCounterKeys } from "./test-agents.js";
 import {
   killWorkers,

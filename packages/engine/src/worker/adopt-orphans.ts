@@ -9,12 +9,11 @@
  * id, then removed from the orphaned one. Two workers adopting the same job
  * is harmless: the run's fenced log lets one attempt write and the other stops.
  */
+
 import type { Job, JobsOptions, JobType, Queue } from "bullmq";
-import type { Logger } from "pino";
-import type { RedisConnection } from "../connection.js";
-import type { EngineKeys } from "../engine-keys.js";
 import type { RunJobData } from "../job-data.js";
 import { isLive, readQueueRegistrations } from "../registry.js";
+import type { EngineResources } from "../resources.js";
 
 /** The job states from which a job is adopted as it is. */
 const UNHELD_STATES: JobType[] = ["waiting", "prioritized", "paused", "delayed"];
@@ -22,10 +21,8 @@ const UNHELD_STATES: JobType[] = ["waiting", "prioritized", "paused", "delayed"]
 /** The most jobs one pass reads from one orphaned queue and state. */
 const ADOPTION_BATCH = 200;
 
-/** What adopting needs from the worker. */
-export interface AdoptionContext {
-  redis: RedisConnection;
-  keys: EngineKeys;
+/** What adopting needs from the worker: its resources, and its queue and agents. */
+export interface AdoptionContext extends EngineResources {
   /** The adopter's own queue. */
   queue: Queue<RunJobData>;
   /** The agents the adopter runs. */
@@ -33,8 +30,6 @@ export interface AdoptionContext {
   /** Opens (or reuses) the queue `name`. */
   openQueue(name: string): Queue;
   jobOptions: JobsOptions;
-  logger: Logger;
-  now: () => Date;
 }
 
 /** Whether the active job `job` of `queue` has lost its lock: its worker is gone. */

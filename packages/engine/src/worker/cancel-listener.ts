@@ -4,7 +4,7 @@
  * connection of its own and aborts the signal of each run it holds with that
  * id, which aborts the in-flight model request or tool.
  */
-import type { Logger } from "pino";
+import type { Logger } from "@errand/runtime";
 import { type ConnectionInput, closeConnection, openConnection } from "../connection.js";
 import type { EngineKeys } from "../engine-keys.js";
 

@@ -9,22 +9,17 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { isErrandError } from "@errand/core";
 import type { Agent, RetryPolicy } from "@errand/runtime";
-import { createEventStore, pendingRunIds } from "@errand/store";
+import { pendingRunIds } from "@errand/store";
 import { type Job, type JobsOptions, UnrecoverableError, Worker } from "bullmq";
-import type { Logger } from "pino";
 import { queueOfAgents } from "../agent-queues.js";
-import {
-  type ConnectionInput,
-  closeConnection,
-  openConnection,
-  openSettledWaiter,
-} from "../connection.js";
+import { closeConnection, openConnection, openSettledWaiter } from "../connection.js";
 import { type EngineKeys, engineKeys } from "../engine-keys.js";
 import { parseRunJobData, type RunJobData } from "../job-data.js";
 import { createLogger } from "../logger.js";
 import { type ParentLimits, resolveParentLimits } from "../parents/limits.js";
 import { openParentServices, PARENT_SERVICES } from "../parents/parent-services.js";
 import { createReadsContext } from "../reads/context.js";
+import { type EngineOptions, openResources } from "../resources.js";
 import { createRunQueues, DEFAULT_JOB_OPTIONS } from "../run-queues.js";
 import { runLinks } from "../view-url.js";
 import { startAdoption } from "./adopt-orphans.js";
@@ -32,22 +27,18 @@ import { type ModelResolver, queueRecords, resolveAgentModels } from "./agent-mo
 import { startCancelListener } from "./cancel-listener.js";
 import { DEFAULT_HEARTBEAT_MS, startHeartbeat } from "./heartbeat.js";
 import { createParkedRuns, DEFAULT_PARK_RECHECK_MS } from "./park.js";
-import { type ProcessOutcome, processRun } from "./process-run.js";
+import { type ProcessOutcome, processRun, type RunProcessorContext } from "./process-run.js";
 
 /** How long `close` lets active runs finish when not told: 30 s. */
 export const DEFAULT_CLOSE_GRACE_MS = 30_000;
 
-/** Options of {@link createWorker}. */
-export interface WorkerOptions {
-  /** Redis: a URL, ioredis options, or a client (duplicated, never used directly). */
-  connection: ConnectionInput;
+/** Options of {@link createWorker}: the shared {@link EngineOptions}, and the worker's own. */
+export interface WorkerOptions extends EngineOptions {
   /**
    * The agents this worker runs. They name its queue: workers that run the
    * same agents share one, so a run only ever reaches a worker that runs its agent.
    */
   agents: readonly Agent[];
-  /** The prefix of every key. Default `errand`. */
-  prefix?: string;
   /** How many runs it works on at once. Default 1. */
   concurrency?: number;
   /** How long a job's lock lasts without renewal, in ms (BullMQ `lockDuration`). Default 30,000. */
@@ -70,8 +61,6 @@ export interface WorkerOptions {
    * three of these counts as having no live worker.
    */
   heartbeatMs?: number;
-  /** Default: {@link createLogger}(). */
-  logger?: Logger;
   /**
    * Passed to tools as `ctx.services`, beside what the worker lends the
    * parent tools itself (under `errandParent`).
@@ -88,11 +77,6 @@ export interface WorkerOptions {
    * it adopts from queues left without a live worker. Default `DEFAULT_JOB_OPTIONS`.
    */
   jobOptions?: JobsOptions;
-  /**
-   * How many shards the children its runs spawn are spread over. Default 16;
-   * use the clients' and collectors' value.
-   */
-  shards?: number;
   /** How failed model requests are retried. */
   retry?: Partial<RetryPolicy>;
   /**
@@ -100,15 +84,6 @@ export interface WorkerOptions {
    * comes back sooner when a run it waits for settles. Default 30,000.
    */
   parkRecheckMs?: number;
-  /**
-   * How long a settled run is kept, in seconds: the TTL its log, head and
-   * blobs get from the writer that settles it, which its result, children and
-   * spawn claims then follow. Default 7 days. Give every process of a
-   * deployment the same (docs/architecture.md §6).
-   */
-  retentionSeconds?: number;
-  /** The clock of events. Default the system clock. */
-  now?: () => Date;
   /**
    * The URL the dashboard is served at: the children in the answers of
    * `spawn_agents` and `collect_agents` then carry `viewUrl`, the link to
@@ -166,38 +141,28 @@ async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boo
  * ```
  */
 export async function createWorker(options: WorkerOptions): Promise<ErrandWorker> {
-  const keys = engineKeys(options.prefix);
   const concurrency = options.concurrency ?? 1;
   const workerId = options.workerId ?? defaultWorkerId();
-  const now = options.now ?? (() => new Date());
-  const logger = (options.logger ?? createLogger()).child({ workerId });
   const parentLimits = resolveParentLimits(options.parentLimits);
   const agents = resolveAgentModels(options.agents, options.models);
-  const queue = queueOfAgents(keys.prefix, [...agents.keys()]);
+  const queue = queueOfAgents(engineKeys(options.prefix).prefix, [...agents.keys()]);
   const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
   const links = runLinks(options.dashboardUrl);
 
   // The jobs running at once append, read and beat on this connection: what they issue in one tick leaves in one write.
-  const redis = openConnection(options.connection, { autoPipelining: true });
-  const store = createEventStore({
-    redis,
-    ...(options.prefix === undefined ? {} : { prefix: options.prefix }),
-    ...(options.shards === undefined ? {} : { shards: options.shards }),
-    ...(options.retentionSeconds === undefined
-      ? {}
-      : { retentionSeconds: options.retentionSeconds }),
-  });
+  const resources = openResources(
+    { ...options, logger: (options.logger ?? createLogger()).child({ workerId }) },
+    { autoPipelining: true },
+  );
+  const { redis, keys, store, now, logger } = resources;
   const reads = createReadsContext({
-    redis,
-    keys,
-    store,
+    ...resources,
     waiter: openSettledWaiter(options.connection, keys),
     shards: store.shards,
   });
   const parent = openParentServices({
     connection: options.connection,
     reads,
-    now,
     limits: parentLimits,
     links,
     ...(options.jobOptions === undefined ? {} : { jobOptions: options.jobOptions }),
@@ -212,13 +177,11 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     onError: (error) => logger.warn({ error: String(error) }, "heartbeat failed"),
   });
   const cancels = await startCancelListener(options.connection, keys, logger);
-  const context = {
-    store,
+  const context: RunProcessorContext = {
+    ...resources,
     agents,
     workerId,
     cancels,
-    logger,
-    now,
     services: { ...options.services, [PARENT_SERVICES]: parent.services },
     pendingOf: (runIds: readonly string[]) => pendingRunIds(reads, runIds),
     ...(options.retry === undefined ? {} : { retry: options.retry }),
@@ -266,14 +229,11 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
   const adoptionQueues = createRunQueues(bullConnection, keys);
   const adoption = startAdoption(
     {
-      redis,
-      keys,
+      ...resources,
       queue: adoptionQueues.queue(queue),
       agents: new Set(agents.keys()),
       openQueue: adoptionQueues.queue,
       jobOptions: options.jobOptions ?? DEFAULT_JOB_OPTIONS,
-      logger,
-      now,
     },
     heartbeatMs,
   );

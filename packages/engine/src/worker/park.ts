@@ -11,9 +11,9 @@
  * from its log and the parking tool runs again.
  */
 import { isRunId } from "@errand/core";
+import type { Logger } from "@errand/runtime";
 import { pendingRunIds } from "@errand/store";
 import { DelayedError, type Job } from "bullmq";
-import type { Logger } from "pino";
 import type { ReadsContext } from "../reads/context.js";
 
 /** How long a parked run's job waits, at most, before it is tried again: 30 s. */

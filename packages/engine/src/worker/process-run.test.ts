@@ -65,6 +65,8 @@ function agentOn(model: Model): Agent {
 function contextFor(workerId: string, model: Model): RunProcessorContext {
   const agent = agentOn(model);
   return {
+    redis: fx.redis,
+    keys: fx.errand.keys,
     store: fx.errand.store,
     agents: new Map([[agent.name, { agent, model }]]),
     workerId,

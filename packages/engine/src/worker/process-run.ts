@@ -21,29 +21,27 @@ import {
   type RunState,
   type RunStatus,
 } from "@errand/core";
+import type { Logger } from "@errand/runtime";
 import { isParkRequest, type RetryPolicy, runSteps } from "@errand/runtime";
 import { type EventStore, isSeqConflict } from "@errand/store";
-import type { Logger } from "pino";
 import { runLogger } from "../logger.js";
+import type { EngineResources } from "../resources.js";
 import { settleCancelled } from "../settle-cancelled.js";
 import type { ResolvedAgent } from "./agent-models.js";
 import type { CancelListener } from "./cancel-listener.js";
 import { redisBlobStore } from "./redis-blobs.js";
 import { redisEventSink } from "./redis-sink.js";
 
-/** What processing a run needs: shared by every job of a worker. */
-export interface RunProcessorContext {
-  store: EventStore;
+/** What processing a run needs: the worker's resources, shared by every job, and its own parts. */
+export interface RunProcessorContext extends EngineResources {
   /** The worker's agents with their models, by name. */
   agents: ReadonlyMap<string, ResolvedAgent>;
   workerId: string;
   cancels: CancelListener;
-  logger: Logger;
   /** Passed to tools as `ctx.services`. */
   services?: Readonly<Record<string, unknown>>;
   /** How failed model requests are retried. */
   retry?: Partial<RetryPolicy>;
-  now: () => Date;
   /** The runs of `runIds` that have no stored result yet: what a parked run still waits for. */
   pendingOf(runIds: readonly string[]): Promise<string[]>;
 }

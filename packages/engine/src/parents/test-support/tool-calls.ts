@@ -6,6 +6,7 @@
 import { noopLogger, type Tool, type ToolContext } from "@errand/runtime";
 import { openSettledWaiter } from "../../connection.js";
 import { createReadsContext } from "../../reads/context.js";
+import { systemClock } from "../../resources.js";
 import type { EngineFixture } from "../../test-support/engine-fixture.js";
 import { runLinks } from "../../view-url.js";
 import { DEFAULT_PARENT_LIMITS, type ParentLimits } from "../limits.js";
@@ -32,12 +33,13 @@ export function lendParentServices(
     store: fx.errand.store,
     waiter: openSettledWaiter(fx.server.url, fx.errand.keys),
     shards: fx.errand.store.shards,
+    now: systemClock,
+    logger: noopLogger,
   });
   const opened = openParentServices({
     connection: fx.server.url,
     reads,
     limits: { ...DEFAULT_PARENT_LIMITS, ...limits },
-    now: () => new Date(),
     links: runLinks(dashboardUrl),
   });
   return {

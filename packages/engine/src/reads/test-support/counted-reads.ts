@@ -5,6 +5,7 @@
  * read that waits for a reply before sending more costs one more.
  * Test-only: not exported.
  */
+import { noopLogger } from "@errand/runtime";
 import type { Redis } from "ioredis";
 import type {
   EngineRedisFixture,
@@ -12,6 +13,7 @@ import type {
 } from "../../collector/test-support/redis-fixture.js";
 import { TEST_SHARDS } from "../../collector/test-support/redis-fixture.js";
 import { openSettledWaiter } from "../../connection.js";
+import { systemClock } from "../../resources.js";
 import { runLinks } from "../../view-url.js";
 import { createReadsContext } from "../context.js";
 import { type RunReads, readsOn } from "../create-run-reads.js";
@@ -93,6 +95,8 @@ export async function countedReads(
     store: scope.store,
     waiter: openSettledWaiter(fx.url, scope.keys),
     shards: TEST_SHARDS,
+    now: systemClock,
+    logger: noopLogger,
   });
   return {
     reads: readsOn(context, runLinks(dashboardUrl)),

@@ -6,9 +6,9 @@
  */
 import { foldRun, type RunEvent, settleRun } from "@errand/core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type EngineFixture, startEngineFixture } from "./test-support/engine-fixture.js";
-import { TEST_AGENTS } from "./test-support/test-agents.js";
-import type { WorkerProcess } from "./test-support/worker-processes.js";
+import { type EngineFixture, startEngineFixture } from "../test-support/engine-fixture.js";
+import { TEST_AGENTS } from "../test-support/test-agents.js";
+import type { WorkerProcess } from "../test-support/worker-processes.js";
 
 let fx: EngineFixture;
 

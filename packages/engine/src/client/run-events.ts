@@ -6,7 +6,7 @@
  */
 import { ErrandError, isRunId, type RunEvent } from "@errand/core";
 import type { EventStore } from "@errand/store";
-import { type ConnectionInput, openConnection } from "./connection.js";
+import { type ConnectionInput, openConnection } from "../connection.js";
 
 /** Options of `events`. */
 export interface RunEventsOptions {

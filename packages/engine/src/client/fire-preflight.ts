@@ -19,8 +19,8 @@ import {
 } from "@errand/core";
 import { DEFAULT_MAX_STEPS } from "@errand/runtime";
 import type { RunHead } from "@errand/store";
+import { type AgentRegistration, chooseRegistration } from "../registry.js";
 import { type FireSpec, parseFireSpec } from "./fire-spec.js";
-import { type AgentRegistration, chooseRegistration } from "./registry.js";
 
 /** Where preflight looks things up: agent registrations and parent heads. */
 export interface PreflightLookups {

@@ -14,22 +14,18 @@
  */
 import { ErrandError, isErrandError } from "@errand/core";
 import type { EventStore } from "@errand/store";
-import type { RedisConnection } from "./connection.js";
-import type { EngineKeys } from "./engine-keys.js";
+import type { EngineResources } from "../resources.js";
+import type { RunJob, RunQueues } from "../run-queues.js";
 import type { PreparedRun } from "./fire-preflight.js";
-import type { RunJob, RunQueues } from "./run-queues.js";
 
-/** What firing needs: the store, its auto-pipelined connection, the queues and the limits. */
-export interface FireContext {
-  store: EventStore;
-  /** The store's connection: commands issued in one tick leave as one pipeline. */
-  redis: RedisConnection;
-  keys: EngineKeys;
+/**
+ * What firing needs: the resources (whose connection is auto-pipelined:
+ * commands issued in one tick leave as one pipeline), the queues and the limits.
+ */
+export interface FireContext extends EngineResources {
   queues: RunQueues;
   /** The largest input, in bytes of UTF-8 JSON. */
   maxInputBytes: number;
-  /** The clock of `run-queued` and deadlines. */
-  now: () => Date;
 }
 
 /** What became of one run: fired, or refused with its error (with its runId once it had one). */

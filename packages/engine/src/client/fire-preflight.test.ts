@@ -6,12 +6,12 @@
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { createLogger } from "../logger.js";
+import { type EngineFixture, startEngineFixture } from "../test-support/engine-fixture.js";
+import { TEST_AGENTS, testAgents } from "../test-support/test-agents.js";
+import { createWorker } from "../worker/create-worker.js";
 import { createErrand } from "./client.js";
 import { DEFAULT_MAX_INPUT_BYTES } from "./fire-spec.js";
-import { createLogger } from "./logger.js";
-import { type EngineFixture, startEngineFixture } from "./test-support/engine-fixture.js";
-import { TEST_AGENTS, testAgents } from "./test-support/test-agents.js";
-import { createWorker } from "./worker/create-worker.js";
 
 let fx: EngineFixture;
 

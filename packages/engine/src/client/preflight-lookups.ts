@@ -4,10 +4,10 @@
  * or head once, and the reads of one batch leave in the same round trip.
  */
 import type { EventStore } from "@errand/store";
-import type { RedisConnection } from "./connection.js";
-import type { EngineKeys } from "./engine-keys.js";
+import type { RedisConnection } from "../connection.js";
+import type { EngineKeys } from "../engine-keys.js";
+import { readAgentRegistrations, readRegisteredAgents } from "../registry.js";
 import type { PreflightLookups } from "./fire-preflight.js";
-import { readAgentRegistrations, readRegisteredAgents } from "./registry.js";
 
 function memoize<T>(load: (key: string) => Promise<T>): (key: string) => Promise<T> {
   const loaded = new Map<string, Promise<T>>();

@@ -4,8 +4,8 @@
  */
 import { foldRun, type RunEvent, settleRun } from "@errand/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type EngineFixture, startEngineFixture } from "./test-support/engine-fixture.js";
-import { AnswerSchema, TEST_AGENTS } from "./test-support/test-agents.js";
+import { type EngineFixture, startEngineFixture } from "../test-support/engine-fixture.js";
+import { AnswerSchema, TEST_AGENTS } from "../test-support/test-agents.js";
 
 let fx: EngineFixture;
 

@@ -5,50 +5,31 @@
  * it is given.
  */
 import type { Page, RunEvent } from "@errand/core";
-import { createEventStore, type EventStore } from "@errand/store";
+import type { EventStore } from "@errand/store";
 import type { JobsOptions } from "bullmq";
+import { closeConnection, openConnection, openSettledWaiter } from "../connection.js";
+import type { EngineKeys } from "../engine-keys.js";
+import type { CollectOptions, CollectResult } from "../reads/collect.js";
+import { createReadsContext } from "../reads/context.js";
+import { readsOn } from "../reads/create-run-reads.js";
+import type { ListOptions, RunSummary } from "../reads/list.js";
+import type { ResultOptions } from "../reads/result.js";
+import { type EngineOptions, openResources } from "../resources.js";
+import { createRunQueues, DEFAULT_JOB_OPTIONS } from "../run-queues.js";
+import { type LinkedRunResult, runLinks } from "../view-url.js";
 import { type CancelOptions, type CancelResult, cancel } from "./cancel.js";
-import {
-  type ConnectionInput,
-  closeConnection,
-  openConnection,
-  openSettledWaiter,
-} from "./connection.js";
-import { type EngineKeys, engineKeys } from "./engine-keys.js";
 import type { FireContext } from "./enqueue-runs.js";
 import { fire } from "./fire.js";
 import { type FireManyResult, fireMany } from "./fire-many.js";
 import { DEFAULT_MAX_INPUT_BYTES, type FireResult, type FireSpec } from "./fire-spec.js";
-import type { CollectOptions, CollectResult } from "./reads/collect.js";
-import { createReadsContext } from "./reads/context.js";
-import { readsOn } from "./reads/create-run-reads.js";
-import type { ListOptions, RunSummary } from "./reads/list.js";
-import type { ResultOptions } from "./reads/result.js";
 import { type RunEventsOptions, runEvents } from "./run-events.js";
-import { createRunQueues, DEFAULT_JOB_OPTIONS } from "./run-queues.js";
-import { type LinkedRunResult, runLinks } from "./view-url.js";
 
-/** Options of {@link createErrand}. */
-export interface ErrandOptions {
-  /** Redis: a URL, ioredis options, or a client (duplicated, never used directly). */
-  connection: ConnectionInput;
-  /** The prefix of every key. Default `errand`. */
-  prefix?: string;
-  /** How many shards new runs are spread over, and the shards `list` looks at. Default 16. */
-  shards?: number;
-  /**
-   * How long a settled run is kept, in seconds: the TTL its log, head and
-   * blobs get from the writer that settles it, which its result, children and
-   * spawn claims then follow. Default 7 days. Give every process of a
-   * deployment the same (docs/architecture.md §6).
-   */
-  retentionSeconds?: number;
+/** Options of {@link createErrand}: the shared {@link EngineOptions}, and the client's own. */
+export interface ErrandOptions extends EngineOptions {
   /** The largest input `fire` accepts, in bytes of UTF-8 JSON. Default 256 KiB. */
   maxInputBytes?: number;
   /** BullMQ options of each run's job (attempts, backoff, retention). Default {@link DEFAULT_JOB_OPTIONS}. */
   jobOptions?: JobsOptions;
-  /** The clock of `run-queued`, deadlines and cancels. Default the system clock. */
-  now?: () => Date;
   /**
    * The URL the dashboard is served at (`https://ops.example/errand`): every
    * run that `fire`, `fireMany`, `result`, `collect` and `list` return then
@@ -136,30 +117,17 @@ export interface Errand {
  */
 export function createErrand(options: ErrandOptions): Errand {
   const links = runLinks(options.dashboardUrl);
-  const keys = engineKeys(options.prefix);
-  const redis = openConnection(options.connection, { autoPipelining: true });
+  // Concurrent fires and reads issue their commands together: what one tick issues leaves in one write.
+  const resources = openResources(options, { autoPipelining: true });
+  const { redis, keys, store } = resources;
   const queueConnection = openConnection(options.connection);
-  const store = createEventStore({
-    redis,
-    ...(options.prefix === undefined ? {} : { prefix: options.prefix }),
-    ...(options.shards === undefined ? {} : { shards: options.shards }),
-    ...(options.retentionSeconds === undefined
-      ? {}
-      : { retentionSeconds: options.retentionSeconds }),
-  });
   const queues = createRunQueues(queueConnection, keys, options.jobOptions ?? DEFAULT_JOB_OPTIONS);
   const waiter = openSettledWaiter(options.connection, keys);
-  const reads = readsOn(
-    createReadsContext({ redis, keys, store, waiter, shards: store.shards }),
-    links,
-  );
+  const reads = readsOn(createReadsContext({ ...resources, waiter, shards: store.shards }), links);
   const context: FireContext = {
-    store,
-    redis,
-    keys,
+    ...resources,
     queues,
     maxInputBytes: options.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES,
-    now: options.now ?? (() => new Date()),
   };
   return {
     keys,

@@ -6,12 +6,11 @@
  * With `cascade`, every descendant (children, their children, …) is cancelled too.
  */
 import { ErrandError, isErrandError, isRunId } from "@errand/core";
-import type { EventStore, HeadStatus } from "@errand/store";
-import type { RedisConnection } from "./connection.js";
-import type { EngineKeys } from "./engine-keys.js";
-import { removeUnheldJob } from "./run-jobs.js";
-import type { RunQueues } from "./run-queues.js";
-import { settleCancelled } from "./settle-cancelled.js";
+import type { HeadStatus } from "@errand/store";
+import type { EngineResources } from "../resources.js";
+import { removeUnheldJob } from "../run-jobs.js";
+import type { RunQueues } from "../run-queues.js";
+import { settleCancelled } from "../settle-cancelled.js";
 
 /** Options of `cancel`. */
 export interface CancelOptions {
@@ -39,13 +38,9 @@ export interface CancelResult {
   descendants?: CancelResult[];
 }
 
-/** What cancelling needs. */
-export interface CancelContext {
-  store: EventStore;
-  redis: RedisConnection;
-  keys: EngineKeys;
+/** What cancelling needs: the resources and the queues a waiting run's job is removed from. */
+export interface CancelContext extends EngineResources {
   queues: RunQueues;
-  now: () => Date;
 }
 
 function notFound(runId: string): ErrandError {

@@ -10,10 +10,10 @@ import { foldRun, settleRun } from "@errand/core";
 import { defineAgent, scriptedModel } from "@errand/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createLogger } from "./logger.js";
-import { type EngineFixture, startEngineFixture } from "./test-support/engine-fixture.js";
-import { registerTestQueue } from "./test-support/registered-queue.js";
-import { createWorker, type ErrandWorker } from "./worker/create-worker.js";
+import { createLogger } from "../logger.js";
+import { type EngineFixture, startEngineFixture } from "../test-support/engine-fixture.js";
+import { registerTestQueue } from "../test-support/registered-queue.js";
+import { createWorker, type ErrandWorker } from "../worker/create-worker.js";
 
 const City = z.object({ city: z.string(), population: z.number().int() });
 

@@ -4,10 +4,10 @@
  * nothing behind; children join their parent's tree.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type EngineFixture, startEngineFixture } from "../test-support/engine-fixture.js";
+import { registerTestQueue } from "../test-support/registered-queue.js";
+import { TEST_AGENTS } from "../test-support/test-agents.js";
 import { createErrand } from "./client.js";
-import { type EngineFixture, startEngineFixture } from "./test-support/engine-fixture.js";
-import { registerTestQueue } from "./test-support/registered-queue.js";
-import { TEST_AGENTS } from "./test-support/test-agents.js";
 
 let fx: EngineFixture;
 

@@ -1,0 +1,93 @@
+/**
+ * What every part of the engine works with, built once by each composition
+ * root — `createErrand`, `createWorker`, `createCollector`, `createReaper`,
+ * `createRunReads` — from the options they share: a command connection, the
+ * keys, the store on that connection, the clock and the logger. Each part's
+ * context is these resources plus what that part alone needs.
+ */
+import type { Logger } from "@errand/runtime";
+import { createEventStore, type EventStore } from "@errand/store";
+import {
+  type ConnectionInput,
+  type ConnectionOverrides,
+  openConnection,
+  type RedisConnection,
+} from "./connection.js";
+import { type EngineKeys, engineKeys } from "./engine-keys.js";
+import { createLogger } from "./logger.js";
+
+/** The clock of events, deadlines and heartbeats. */
+export type Clock = () => Date;
+
+/** The system clock. */
+export const systemClock: Clock = () => new Date();
+
+/** The options every composition root takes. */
+export interface EngineOptions {
+  /** Redis: a URL, ioredis options, or a client (duplicated, never used directly). */
+  connection: ConnectionInput;
+  /** The prefix of every key. Default `errand`. */
+  prefix?: string;
+  /**
+   * How many shards new runs are spread over, and the shards read and
+   * collected: 0 … `shards` − 1. Default 16; give every process the same.
+   */
+  shards?: number;
+  /**
+   * How long a settled run is kept, in seconds: the TTL its log, head and
+   * blobs get from the writer that settles it, which its result, children
+   * and spawn claims then follow. Default 7 days. Give every process of a
+   * deployment the same (docs/architecture.md §6).
+   */
+  retentionSeconds?: number;
+  /** The clock. Default the system clock. */
+  now?: Clock;
+  /** Where log lines go. Default {@link createLogger}() (JSON on stdout, `ERRAND_LOG_LEVEL`). */
+  logger?: Logger;
+}
+
+/** The shared resources of one composition root. */
+export interface EngineResources {
+  /** The command connection (never used for blocking reads or subscriptions). */
+  redis: RedisConnection;
+  keys: EngineKeys;
+  /** The store on {@link redis}. */
+  store: EventStore;
+  now: Clock;
+  logger: Logger;
+}
+
+/**
+ * Opens the resources of a root: a command connection like
+ * `options.connection` (with `overrides`), the keys of its prefix and the
+ * store on that connection. Throws `invalid_spec` for a bad prefix, shard
+ * count or retention.
+ */
+export function openResources(
+  options: EngineOptions,
+  overrides: ConnectionOverrides = {},
+): EngineResources {
+  const keys = engineKeys(options.prefix);
+  const redis = openConnection(options.connection, overrides);
+  let store: EventStore;
+  try {
+    store = createEventStore({
+      redis,
+      prefix: keys.prefix,
+      ...(options.shards === undefined ? {} : { shards: options.shards }),
+      ...(options.retentionSeconds === undefined
+        ? {}
+        : { retentionSeconds: options.retentionSeconds }),
+    });
+  } catch (error) {
+    redis.disconnect();
+    throw error;
+  }
+  return {
+    redis,
+    keys,
+    store,
+    now: options.now ?? systemClock,
+    logger: options.logger ?? createLogger(),
+  };
+}
