@@ -53,7 +53,7 @@ export {
   MIN_TOKEN_LENGTH,
   TOKEN_ENV,
 } from "./options.js";
-export { redactSecrets } from "./present/redact.js";
+export { redactSecrets } from "./present/show-value.js";
 export type { TimelineEvent } from "./present/timeline.js";
 export type { BlobView } from "./reads/blob.js";
 export type {

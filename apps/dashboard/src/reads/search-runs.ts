@@ -7,7 +7,7 @@
  *   with the same status, agent and parent filters): a runId that starts
  *   with the text (any case), or a metadata value that contains it (any
  *   case), read from each run's `run-queued` — values of secret keys (see
- *   `redact.ts`) are never searched. The run indexes hold no
+ *   `secret-keys.ts`) are never searched. The run indexes hold no
  *   metadata, so one page looks at no more than {@link SEARCH_SCAN_LIMIT}
  *   runs: a page may hold fewer matches than asked while `hasMore` is true
  *   (`scanned` says how many runs it looked at); its `nextCursor` continues
@@ -23,7 +23,7 @@ import {
 } from "@errand/core";
 import { LIST_LIMITS, type ListOptions, type RunSummary } from "@errand/engine";
 import type { DashboardContext } from "../context.js";
-import { isSecretKey } from "../present/redact.js";
+import { isSecretKey } from "../present/secret-keys.js";
 import { readRunQueued } from "./run-queued.js";
 import { readRunSummary } from "./run-summary.js";
 
