@@ -2,14 +2,16 @@
  * Bad input over real HTTP on a real deployment: a tool call whose
  * arguments the model nested thousands of levels deep is shown cut, never
  * as a failed page; event and blob numbers out of range are refused as
- * bad requests.
+ * bad requests; oversized request bodies are refused before they are read.
  */
 import { encodeCursor } from "@errand/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MAX_REQUEST_BODY_BYTES } from "./http/body-limit.js";
+import { CSRF_HEADER } from "./http/security.js";
 import type { TimelineEvent } from "./present/timeline.js";
 import type { RunDetail } from "./reads/run-view.js";
 import { CITY, cityAnswerSchema, deepCallThenRecord } from "./test-support/agents.js";
-import { requestJson } from "./test-support/http.js";
+import { answerBeforeBodyEnds, csrfTokenOf, requestJson } from "./test-support/http.js";
 import { startWorkload, type Workload } from "./test-support/workload.js";
 
 type ErrorAnswer = { error: { code: string; message: string } };
@@ -95,5 +97,52 @@ describe("numbers out of range", () => {
     expect(event.status).toBe(404);
     const blob = await get<ErrorAnswer>(`/api/runs/${deepRun}/blobs/${Number.MAX_SAFE_INTEGER}`);
     expect(blob.status).toBe(404);
+  });
+});
+
+describe("oversized request bodies", () => {
+  const oneHundredMegabytes = 100 * 1024 * 1024;
+  const firstChunk = Buffer.alloc(4 * MAX_REQUEST_BODY_BYTES, "{");
+
+  async function actionHeaders(): Promise<Record<string, string>> {
+    return {
+      "content-type": "application/json",
+      origin: new URL(base).origin,
+      [CSRF_HEADER]: await csrfTokenOf(base),
+    };
+  }
+
+  it("are refused with 413 from their Content-Length, before the body is sent", async () => {
+    const answer = await answerBeforeBodyEnds(base, `/api/runs/${deepRun}/cancel`, {
+      method: "POST",
+      headers: { ...(await actionHeaders()), "content-length": String(oneHundredMegabytes) },
+      chunk: firstChunk,
+    });
+    expect(answer.status).toBe(413);
+    expect(answer.headers.connection).toBe("close");
+    expect(JSON.parse(answer.body).error.code).toBe("payload_too_large");
+  });
+
+  it("are refused with 413 once a chunked body passes the limit, and the route never runs", async () => {
+    const replays = async () =>
+      (await w.errand.list({ agent: CITY })).items.filter((run) => run.runId !== deepRun).length;
+    const before = await replays();
+    const answer = await answerBeforeBodyEnds(base, `/api/runs/${deepRun}/replay`, {
+      method: "POST",
+      headers: await actionHeaders(),
+      chunk: firstChunk,
+    });
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.body).error.code).toBe("payload_too_large");
+    expect(await replays()).toBe(before);
+  });
+
+  it("are refused on any route, whatever the method", async () => {
+    const answer = await answerBeforeBodyEnds(base, "/api/overview", {
+      method: "GET",
+      headers: { "content-length": String(oneHundredMegabytes) },
+      chunk: firstChunk,
+    });
+    expect(answer.status).toBe(413);
   });
 });

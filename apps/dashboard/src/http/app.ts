@@ -1,6 +1,7 @@
 /**
  * The dashboard's routes on Hono: the JSON API under `/api`, two
- * server-sent-event streams, the two actions, and the page. Every answer
+ * server-sent-event streams, the two actions, and the page. A request body
+ * over 16 KiB is refused before it is read (`body-limit.ts`). Every answer
  * carries headers that keep it from being framed or sniffed, and a content
  * security policy that allows only the dashboard's own scripts, styles and
  * connections.
@@ -18,6 +19,7 @@ import { readRunTree } from "../reads/run-tree.js";
 import { readRunDetail, requireRunId, runNotFound } from "../reads/run-view.js";
 import { searchRuns } from "../reads/search-runs.js";
 import { answerError, apiError } from "./api-error.js";
+import { limitRequestBody } from "./body-limit.js";
 import type { PageFile } from "./page-files.js";
 import { listOptionsOf, numberParam, wholeParam } from "./query.js";
 import type { Security } from "./security.js";
@@ -75,7 +77,7 @@ export function createApp(parts: AppParts): Hono {
     c.header("X-Frame-Options", "DENY");
     c.header("Referrer-Policy", "no-referrer");
   });
-  app.use(security.checkHost, security.authenticate);
+  app.use(limitRequestBody, security.checkHost, security.authenticate);
 
   app.get("/api/session", (c) => {
     const session: SessionInfo = {

@@ -3,6 +3,7 @@
  * page's session (its CSRF token) and server-sent-event streams read event
  * by event. Test-only: not exported.
  */
+import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { CSRF_HEADER } from "../http/security.js";
 
 /** A JSON answer. */
@@ -55,6 +56,51 @@ export async function postAction<T = unknown>(
       ...headers,
     },
     body: JSON.stringify(body),
+  });
+}
+
+/** An answer read with `node:http`. */
+export interface RawAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/**
+ * Starts a request, writes `chunk` of its body and never ends it: resolves
+ * with the answer the server gives while the rest of the body is still due
+ * (a server that waits for the whole body never answers). Without a
+ * `content-length` header the body is sent chunked.
+ */
+export function answerBeforeBodyEnds(
+  base: string,
+  path: string,
+  options: { method: string; headers: Record<string, string>; chunk: Buffer },
+): Promise<RawAnswer> {
+  const url = new URL(path, base);
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      {
+        host: url.hostname,
+        port: url.port,
+        path,
+        method: options.method,
+        headers: options.headers,
+      },
+      (response) => {
+        let body = "";
+        response.setEncoding("utf8");
+        response.on("data", (text: string) => {
+          body += text;
+        });
+        response.on("end", () => {
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, body });
+          request.destroy();
+        });
+      },
+    );
+    request.on("error", reject);
+    request.write(options.chunk);
   });
 }
 
