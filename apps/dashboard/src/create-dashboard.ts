@@ -17,6 +17,8 @@ import { createOverviewReader } from "./reads/overview.js";
 export interface Dashboard {
   /** Where it answers, e.g. `http://127.0.0.1:4040` (the port picked when `port` was 0). */
   readonly url: string;
+  /** Where people open it: the `publicUrl` behind a proxy (without a trailing slash), else {@link url}. */
+  readonly publicUrl: string;
   /** Whether it refuses actions. */
   readonly readOnly: boolean;
   /** Ends the live streams, stops listening and closes its Redis connections. */
@@ -29,8 +31,9 @@ function urlHost(host: string): string {
 
 /**
  * Starts a dashboard. Throws `invalid_spec` for options that cannot work
- * (a host beyond loopback without a token, a token shorter than 16
- * characters, a bad port), and the listen error when the port is taken.
+ * (a host or public URL beyond loopback without a token, a token shorter
+ * than 16 characters, a bad port, a public URL that is not the root of an
+ * http(s) origin), and the listen error when the port is taken.
  *
  * ```ts
  * const dashboard = await createDashboard({ connection: process.env.REDIS_URL! });
@@ -72,8 +75,10 @@ export async function createDashboard(options: DashboardOptions): Promise<Dashbo
     });
     const { port } = server.address() as AddressInfo;
     let closing: Promise<void> | undefined;
+    const url = `http://${urlHost(resolved.host)}:${port}`;
     return {
-      url: `http://${urlHost(resolved.host)}:${port}`,
+      url,
+      publicUrl: resolved.publicUrl?.origin ?? url,
       readOnly: resolved.readOnly,
       close() {
         closing ??= (async () => {

@@ -32,7 +32,8 @@
  * It listens on 127.0.0.1 by default and answers only requests for a
  * loopback host name. Listening beyond loopback requires a token
  * (`ERRAND_DASHBOARD_TOKEN`), then asked of every request. Actions must
- * come from the page itself (Origin and a CSRF header). Secrets in values
+ * come from the page itself (Origin and a CSRF header); behind a reverse
+ * proxy, `publicUrl` names the origin the page is opened at. Secrets in values
  * (keys such as `apiKey`, `authorization`, `password`, `secret`, `token`)
  * are redacted before they leave the server.
  *
@@ -51,6 +52,7 @@ export {
   DEFAULT_DASHBOARD_PORT,
   isLoopbackHost,
   MIN_TOKEN_LENGTH,
+  PUBLIC_URL_ENV,
   TOKEN_ENV,
 } from "./options.js";
 export { redactSecrets } from "./present/show-value.js";
