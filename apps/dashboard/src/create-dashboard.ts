@@ -5,6 +5,7 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { closeDashboardContext, openDashboardContext } from "./context.js";
+import { createAdmission } from "./http/admission.js";
 import { createApp } from "./http/app.js";
 import { loadPageFiles } from "./http/page-files.js";
 import { createSecurity } from "./http/security.js";
@@ -12,6 +13,7 @@ import { createLiveStreams } from "./live/live-streams.js";
 import { createOverviewHub } from "./live/overview-hub.js";
 import { type DashboardOptions, resolveOptions } from "./options.js";
 import { createOverviewReader } from "./reads/overview.js";
+import { createSearchMetadataReader } from "./reads/search-metadata.js";
 
 /** A running dashboard. */
 export interface Dashboard {
@@ -64,6 +66,8 @@ export async function createDashboard(options: DashboardOptions): Promise<Dashbo
       overview,
       hub,
       live,
+      searches: createAdmission(resolved.maxConcurrentSearches),
+      searchMetadata: createSearchMetadataReader(context),
       page,
     });
     const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {

@@ -21,6 +21,9 @@ export const TOKEN_ENV = "ERRAND_DASHBOARD_TOKEN";
 /** The environment variable the public URL is read from when `publicUrl` is not given. */
 export const PUBLIC_URL_ENV = "ERRAND_DASHBOARD_PUBLIC_URL";
 
+/** The searches one dashboard runs at once when not told. */
+export const DEFAULT_MAX_CONCURRENT_SEARCHES = 4;
+
 /** The shortest token accepted. */
 export const MIN_TOKEN_LENGTH = 16;
 
@@ -62,6 +65,11 @@ export interface DashboardOptions {
    * environment; without either, the dashboard is opened where it listens.
    */
   publicUrl?: string;
+  /**
+   * The searches (`/api/runs?q=`) run at once; one more is refused with 503
+   * `busy` and `Retry-After`. Default 4.
+   */
+  maxConcurrentSearches?: number;
   /** Refuse the actions (cancel, replay) with 403 `read_only`. Default false. */
   readOnly?: boolean;
   /** The clock of the overview's time windows. Default the system clock. */
@@ -80,6 +88,7 @@ export interface ResolvedOptions {
   token: string | undefined;
   /** The public URL's origin (`https://errand.example.com`), when one is set. */
   publicUrl: URL | undefined;
+  maxConcurrentSearches: number;
   readOnly: boolean;
   /** Whether `host` is a loopback address. */
   loopback: boolean;
@@ -97,6 +106,13 @@ export function isLoopbackHost(host: string): boolean {
   if (bare === "localhost") return true;
   if (isIP(bare) === 4) return bare.startsWith("127.");
   return bare === "::1" || bare === "::ffff:127.0.0.1";
+}
+
+/** `value`, or `fallback` when absent; throws `invalid_spec` unless it is a whole number ≥ 1. */
+function atLeastOne(name: string, value: number | undefined, fallback: number): number {
+  const chosen = value ?? fallback;
+  if (!Number.isInteger(chosen) || chosen < 1) invalid(`${name} must be a whole number ≥ 1`);
+  return chosen;
 }
 
 /** `value` as a public URL: absolute http(s), at the root of its origin, without credentials. */
@@ -126,8 +142,12 @@ export function resolveOptions(
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     invalid(`port must be a whole number from 0 to 65535, not ${port}`);
   }
-  const shards = options.shards ?? DEFAULT_SHARDS;
-  if (!Number.isInteger(shards) || shards < 1) invalid(`shards must be a whole number ≥ 1`);
+  const shards = atLeastOne("shards", options.shards, DEFAULT_SHARDS);
+  const maxConcurrentSearches = atLeastOne(
+    "maxConcurrentSearches",
+    options.maxConcurrentSearches,
+    DEFAULT_MAX_CONCURRENT_SEARCHES,
+  );
   const given = options.token ?? env[TOKEN_ENV];
   const token = given === undefined || given === "" ? undefined : given;
   if (token !== undefined && token.length < MIN_TOKEN_LENGTH) {
@@ -155,6 +175,7 @@ export function resolveOptions(
     port,
     token,
     publicUrl,
+    maxConcurrentSearches,
     readOnly: options.readOnly ?? false,
     loopback,
     now: options.now ?? (() => new Date()),

@@ -17,6 +17,7 @@ export type DashboardRefusal =
   | "read_only"
   | "invalid_request"
   | "payload_too_large"
+  | "busy"
   | "not_found";
 
 /** The JSON body of an error answer. */

@@ -1,7 +1,9 @@
 /**
  * The dashboard's routes on Hono: the JSON API under `/api`, two
  * server-sent-event streams, the two actions, and the page. A request body
- * over 16 KiB is refused before it is read (`body-limit.ts`). Every answer
+ * over 16 KiB is refused before it is read (`body-limit.ts`); searches and
+ * live streams beyond their caps are refused with 503 (`admission.ts`).
+ * Every answer
  * carries headers that keep it from being framed or sniffed, and a content
  * security policy that allows only the dashboard's own scripts, styles and
  * connections.
@@ -17,7 +19,9 @@ import type { OverviewReader } from "../reads/overview.js";
 import { readEventsPage, readFullEvent } from "../reads/run-events.js";
 import { readRunTree } from "../reads/run-tree.js";
 import { readRunDetail, requireRunId, runNotFound } from "../reads/run-view.js";
+import type { SearchMetadataReader } from "../reads/search-metadata.js";
 import { searchRuns } from "../reads/search-runs.js";
+import { type Admission, refuseBusy } from "./admission.js";
 import { answerError, apiError } from "./api-error.js";
 import { limitRequestBody } from "./body-limit.js";
 import type { PageFile } from "./page-files.js";
@@ -31,8 +35,14 @@ export interface AppParts {
   overview: OverviewReader;
   hub: OverviewHub;
   live: LiveStreams;
+  /** The searches running (at most `maxConcurrentSearches`). */
+  searches: Admission;
+  searchMetadata: SearchMetadataReader;
   page: ReadonlyMap<string, PageFile>;
 }
+
+/** The `Retry-After` of a search refused beyond `maxConcurrentSearches`. */
+export const SEARCH_RETRY_AFTER_SECONDS = 2;
 
 /** `GET /api/session`: what the page needs to know about this dashboard. */
 export interface SessionInfo {
@@ -98,8 +108,20 @@ export function createApp(parts: AppParts): Hono {
     const query = c.req.query();
     const options = listOptionsOf(query);
     const q = query.q?.trim();
-    if (q !== undefined && q !== "") return c.json(await searchRuns(context, { ...options, q }));
-    return c.json(await context.errand.list(options));
+    if (q === undefined || q === "") return c.json(await context.errand.list(options));
+    const release = parts.searches.tryEnter();
+    if (release === undefined) {
+      return refuseBusy(
+        c,
+        `this dashboard runs ${context.options.maxConcurrentSearches} searches at once; try again shortly`,
+        SEARCH_RETRY_AFTER_SECONDS,
+      );
+    }
+    try {
+      return c.json(await searchRuns(context, parts.searchMetadata, { ...options, q }));
+    } finally {
+      release();
+    }
   });
 
   app.get("/api/runs/:runId", async (c) =>
