@@ -11,6 +11,7 @@ import { loadPageFiles } from "./http/page-files.js";
 import { createSecurity } from "./http/security.js";
 import { createLiveStreams } from "./live/live-streams.js";
 import { createOverviewHub } from "./live/overview-hub.js";
+import { createRunLogFollower } from "./live/run-log-follower.js";
 import { type DashboardOptions, resolveOptions } from "./options.js";
 import { createOverviewReader } from "./reads/overview.js";
 import { createSearchMetadataReader } from "./reads/search-metadata.js";
@@ -51,9 +52,11 @@ export async function createDashboard(options: DashboardOptions): Promise<Dashbo
   const context = openDashboardContext(resolved);
   const overview = createOverviewReader(context);
   const hub = createOverviewHub(context, overview, onError);
-  const live = createLiveStreams(onError);
+  const live = createLiveStreams(resolved.maxLiveClients, onError);
+  const follower = createRunLogFollower(context, onError);
   const closeParts = async () => {
     await live.closeAll();
+    await follower.close();
     await hub.close();
     await overview.close();
     await closeDashboardContext(context);
@@ -66,6 +69,7 @@ export async function createDashboard(options: DashboardOptions): Promise<Dashbo
       overview,
       hub,
       live,
+      follower,
       searches: createAdmission(resolved.maxConcurrentSearches),
       searchMetadata: createSearchMetadataReader(context),
       page,

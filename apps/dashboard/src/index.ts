@@ -23,7 +23,9 @@
  *   one event whole, `…/blobs/:n` a stored large value, `…/tree` the tree of
  *   its root with every run's status.
  * - `GET /api/live` and `GET /api/runs/:runId/live` — server-sent events:
- *   the overview as it changes, and a run's events as they are appended.
+ *   the overview as it changes, and a run's events as they are appended
+ *   (every run stream through one shared follower: two Redis connections
+ *   however many watch; at most `maxLiveClients` streams at once).
  * - `POST /api/runs/:runId/cancel` (`{ cascade?, reason? }`) and
  *   `POST /api/runs/:runId/replay` — the actions, refused in read-only mode.
  *
@@ -51,6 +53,7 @@ export {
   DEFAULT_DASHBOARD_HOST,
   DEFAULT_DASHBOARD_PORT,
   DEFAULT_MAX_CONCURRENT_SEARCHES,
+  DEFAULT_MAX_LIVE_CLIENTS,
   isLoopbackHost,
   MIN_TOKEN_LENGTH,
   PUBLIC_URL_ENV,

@@ -21,6 +21,9 @@ export const TOKEN_ENV = "ERRAND_DASHBOARD_TOKEN";
 /** The environment variable the public URL is read from when `publicUrl` is not given. */
 export const PUBLIC_URL_ENV = "ERRAND_DASHBOARD_PUBLIC_URL";
 
+/** The live streams (overview and runs) one dashboard serves at once when not told. */
+export const DEFAULT_MAX_LIVE_CLIENTS = 500;
+
 /** The searches one dashboard runs at once when not told. */
 export const DEFAULT_MAX_CONCURRENT_SEARCHES = 4;
 
@@ -66,6 +69,11 @@ export interface DashboardOptions {
    */
   publicUrl?: string;
   /**
+   * The live streams (`/api/live` and runs' `/live`) served at once; one
+   * more is refused with 503 `busy` and `Retry-After`. Default 500.
+   */
+  maxLiveClients?: number;
+  /**
    * The searches (`/api/runs?q=`) run at once; one more is refused with 503
    * `busy` and `Retry-After`. Default 4.
    */
@@ -88,6 +96,7 @@ export interface ResolvedOptions {
   token: string | undefined;
   /** The public URL's origin (`https://errand.example.com`), when one is set. */
   publicUrl: URL | undefined;
+  maxLiveClients: number;
   maxConcurrentSearches: number;
   readOnly: boolean;
   /** Whether `host` is a loopback address. */
@@ -143,6 +152,11 @@ export function resolveOptions(
     invalid(`port must be a whole number from 0 to 65535, not ${port}`);
   }
   const shards = atLeastOne("shards", options.shards, DEFAULT_SHARDS);
+  const maxLiveClients = atLeastOne(
+    "maxLiveClients",
+    options.maxLiveClients,
+    DEFAULT_MAX_LIVE_CLIENTS,
+  );
   const maxConcurrentSearches = atLeastOne(
     "maxConcurrentSearches",
     options.maxConcurrentSearches,
@@ -175,6 +189,7 @@ export function resolveOptions(
     port,
     token,
     publicUrl,
+    maxLiveClients,
     maxConcurrentSearches,
     readOnly: options.readOnly ?? false,
     loopback,

@@ -14,6 +14,7 @@ import type { DashboardContext } from "../context.js";
 import type { LiveStreams } from "../live/live-streams.js";
 import type { OverviewHub } from "../live/overview-hub.js";
 import { streamRun } from "../live/run-live.js";
+import type { RunLogFollower } from "../live/run-log-follower.js";
 import { readBlob } from "../reads/blob.js";
 import type { OverviewReader } from "../reads/overview.js";
 import { readEventsPage, readFullEvent } from "../reads/run-events.js";
@@ -35,6 +36,7 @@ export interface AppParts {
   overview: OverviewReader;
   hub: OverviewHub;
   live: LiveStreams;
+  follower: RunLogFollower;
   /** The searches running (at most `maxConcurrentSearches`). */
   searches: Admission;
   searchMetadata: SearchMetadataReader;
@@ -156,7 +158,7 @@ export function createApp(parts: AppParts): Hono {
     const runId = requireRunId(c.req.param("runId"));
     const afterSeq = wholeParam("afterSeq", c.req.query("afterSeq"), 0);
     if ((await context.errand.store.readHead(runId)) === undefined) runNotFound(runId);
-    return live.open(c, (stream) => streamRun(context, runId, afterSeq, stream));
+    return live.open(c, (stream) => streamRun(context, parts.follower, runId, afterSeq, stream));
   });
 
   app.post("/api/runs/:runId/cancel", security.guardAction, async (c) => {
