@@ -1,7 +1,8 @@
 /**
  * Starting the dashboard for a command (`errand up`, `errand dashboard`): a
  * port another process holds is refused in one line that names the option
- * changing it, with exit code 3, instead of Node's listen error.
+ * changing it, with exit code 3, instead of Node's listen error; and the
+ * `--public-url` both commands take (else `ERRAND_DASHBOARD_PUBLIC_URL`).
  */
 import { ErrandError } from "@errand/core";
 import {
@@ -10,8 +11,27 @@ import {
   type DashboardOptions,
   DEFAULT_DASHBOARD_HOST,
   DEFAULT_DASHBOARD_PORT,
+  PUBLIC_URL_ENV,
 } from "@errand/dashboard";
+import type { ParsedArgs } from "./args.js";
+import type { OptionSpec } from "./command.js";
 import { systemErrorCode } from "./exit-codes.js";
+import type { CliIO } from "./io.js";
+
+/** `--public-url`: where a reverse proxy (e.g. one terminating TLS) serves the dashboard. */
+export const PUBLIC_URL_OPTION: Readonly<Record<string, OptionSpec>> = {
+  "public-url": {
+    type: "string",
+    value: "<url>",
+    description: `where a reverse proxy serves the dashboard, e.g. https://errand.example.com (default ${PUBLIC_URL_ENV}; beyond loopback needs ERRAND_DASHBOARD_TOKEN)`,
+  },
+};
+
+/** `{ publicUrl }` from `--public-url`, else from `ERRAND_DASHBOARD_PUBLIC_URL`, or `{}`. */
+export function publicUrlOption(args: ParsedArgs, io: CliIO): { publicUrl?: string } {
+  const publicUrl = args.string("public-url") ?? io.env[PUBLIC_URL_ENV];
+  return publicUrl ? { publicUrl } : {};
+}
 
 /**
  * `createDashboard(options)`; a taken port throws `port_in_use` saying to

@@ -61,6 +61,10 @@ export function overviewHelp(commands: readonly Pick<CommandEntry, "name" | "sum
         "ERRAND_DASHBOARD_TOKEN",
         "the token the dashboard asks of every request; needed beyond loopback",
       ],
+      [
+        "ERRAND_DASHBOARD_PUBLIC_URL",
+        "where a reverse proxy serves the dashboard (or --public-url), e.g. https://…",
+      ],
     ]),
     "",
     EXIT_CODES_HELP,

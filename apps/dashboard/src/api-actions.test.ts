@@ -4,7 +4,6 @@
  * from another origin or site, without the CSRF header, in read-only mode,
  * and for a foreign Host.
  */
-import { request as httpRequest } from "node:http";
 import type { CancelResult, FireResult } from "@errand/engine";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CSRF_HEADER, SESSION_COOKIE } from "./http/security.js";
@@ -18,7 +17,7 @@ import {
   lookupThenRecord,
   slowChild,
 } from "./test-support/agents.js";
-import { csrfTokenOf, postAction, requestJson } from "./test-support/http.js";
+import { csrfTokenOf, postAction, rawRequest, requestJson } from "./test-support/http.js";
 import { startWorkload, type Workload } from "./test-support/workload.js";
 
 type ErrorAnswer = { error: { code: string; message: string } };
@@ -203,24 +202,8 @@ describe("guards of actions", () => {
 
   it("refuses requests for a host name that is not loopback", async () => {
     const { port } = new URL(base);
-    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const request = httpRequest(
-        {
-          host: "127.0.0.1",
-          port,
-          path: "/api/overview",
-          headers: { host: `rebound.example:${port}` },
-        },
-        (response) => {
-          let body = "";
-          response.on("data", (chunk) => {
-            body += chunk;
-          });
-          response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
-        },
-      );
-      request.on("error", reject);
-      request.end();
+    const answer = await rawRequest(base, "/api/overview", {
+      headers: { host: `rebound.example:${port}` },
     });
     expect(answer.status).toBe(403);
     expect(JSON.parse(answer.body).error.code).toBe("forbidden_host");

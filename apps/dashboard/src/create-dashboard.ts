@@ -5,18 +5,23 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { closeDashboardContext, openDashboardContext } from "./context.js";
+import { createAdmission } from "./http/admission.js";
 import { createApp } from "./http/app.js";
 import { loadPageFiles } from "./http/page-files.js";
 import { createSecurity } from "./http/security.js";
 import { createLiveStreams } from "./live/live-streams.js";
 import { createOverviewHub } from "./live/overview-hub.js";
+import { createRunLogFollower } from "./live/run-log-follower.js";
 import { type DashboardOptions, resolveOptions } from "./options.js";
 import { createOverviewReader } from "./reads/overview.js";
+import { createSearchMetadataReader } from "./reads/search-metadata.js";
 
 /** A running dashboard. */
 export interface Dashboard {
   /** Where it answers, e.g. `http://127.0.0.1:4040` (the port picked when `port` was 0). */
   readonly url: string;
+  /** Where people open it: the `publicUrl` behind a proxy (without a trailing slash), else {@link url}. */
+  readonly publicUrl: string;
   /** Whether it refuses actions. */
   readonly readOnly: boolean;
   /** Ends the live streams, stops listening and closes its Redis connections. */
@@ -29,8 +34,9 @@ function urlHost(host: string): string {
 
 /**
  * Starts a dashboard. Throws `invalid_spec` for options that cannot work
- * (a host beyond loopback without a token, a token shorter than 16
- * characters, a bad port), and the listen error when the port is taken.
+ * (a host or public URL beyond loopback without a token, a token shorter
+ * than 16 characters, a bad port, a public URL that is not the root of an
+ * http(s) origin), and the listen error when the port is taken.
  *
  * ```ts
  * const dashboard = await createDashboard({ connection: process.env.REDIS_URL! });
@@ -46,9 +52,11 @@ export async function createDashboard(options: DashboardOptions): Promise<Dashbo
   const context = openDashboardContext(resolved);
   const overview = createOverviewReader(context);
   const hub = createOverviewHub(context, overview, onError);
-  const live = createLiveStreams(onError);
+  const live = createLiveStreams(resolved.maxLiveClients, onError);
+  const follower = createRunLogFollower(context, onError);
   const closeParts = async () => {
     await live.closeAll();
+    await follower.close();
     await hub.close();
     await overview.close();
     await closeDashboardContext(context);
@@ -61,6 +69,9 @@ export async function createDashboard(options: DashboardOptions): Promise<Dashbo
       overview,
       hub,
       live,
+      follower,
+      searches: createAdmission(resolved.maxConcurrentSearches),
+      searchMetadata: createSearchMetadataReader(context),
       page,
     });
     const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
@@ -72,8 +83,10 @@ export async function createDashboard(options: DashboardOptions): Promise<Dashbo
     });
     const { port } = server.address() as AddressInfo;
     let closing: Promise<void> | undefined;
+    const url = `http://${urlHost(resolved.host)}:${port}`;
     return {
-      url: `http://${urlHost(resolved.host)}:${port}`,
+      url,
+      publicUrl: resolved.publicUrl?.origin ?? url,
       readOnly: resolved.readOnly,
       close() {
         closing ??= (async () => {

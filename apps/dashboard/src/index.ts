@@ -23,7 +23,9 @@
  *   one event whole, `…/blobs/:n` a stored large value, `…/tree` the tree of
  *   its root with every run's status.
  * - `GET /api/live` and `GET /api/runs/:runId/live` — server-sent events:
- *   the overview as it changes, and a run's events as they are appended.
+ *   the overview as it changes, and a run's events as they are appended
+ *   (every run stream through one shared follower: two Redis connections
+ *   however many watch; at most `maxLiveClients` streams at once).
  * - `POST /api/runs/:runId/cancel` (`{ cascade?, reason? }`) and
  *   `POST /api/runs/:runId/replay` — the actions, refused in read-only mode.
  *
@@ -32,7 +34,8 @@
  * It listens on 127.0.0.1 by default and answers only requests for a
  * loopback host name. Listening beyond loopback requires a token
  * (`ERRAND_DASHBOARD_TOKEN`), then asked of every request. Actions must
- * come from the page itself (Origin and a CSRF header). Secrets in values
+ * come from the page itself (Origin and a CSRF header); behind a reverse
+ * proxy, `publicUrl` names the origin the page is opened at. Secrets in values
  * (keys such as `apiKey`, `authorization`, `password`, `secret`, `token`)
  * are redacted before they leave the server.
  *
@@ -49,11 +52,14 @@ export {
   type DashboardOptions,
   DEFAULT_DASHBOARD_HOST,
   DEFAULT_DASHBOARD_PORT,
+  DEFAULT_MAX_CONCURRENT_SEARCHES,
+  DEFAULT_MAX_LIVE_CLIENTS,
   isLoopbackHost,
   MIN_TOKEN_LENGTH,
+  PUBLIC_URL_ENV,
   TOKEN_ENV,
 } from "./options.js";
-export { redactSecrets } from "./present/redact.js";
+export { redactSecrets } from "./present/show-value.js";
 export type { TimelineEvent } from "./present/timeline.js";
 export type { BlobView } from "./reads/blob.js";
 export type {

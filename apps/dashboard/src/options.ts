@@ -1,7 +1,8 @@
 /**
- * The dashboard's options, checked once: where it listens, whether it asks
- * for a token, and whether it refuses actions. Bound to loopback by default;
- * listening anywhere else requires a token.
+ * The dashboard's options, checked once: where it listens, where people
+ * open it (behind a reverse proxy), whether it asks for a token, and whether
+ * it refuses actions. Bound to loopback by default; listening anywhere else,
+ * or being served beyond loopback by a proxy, requires a token.
  */
 import { isIP } from "node:net";
 import { ErrandError } from "@errand/core";
@@ -16,6 +17,15 @@ export const DEFAULT_DASHBOARD_HOST = "127.0.0.1";
 
 /** The environment variable a token is read from when `token` is not given. */
 export const TOKEN_ENV = "ERRAND_DASHBOARD_TOKEN";
+
+/** The environment variable the public URL is read from when `publicUrl` is not given. */
+export const PUBLIC_URL_ENV = "ERRAND_DASHBOARD_PUBLIC_URL";
+
+/** The live streams (overview and runs) one dashboard serves at once when not told. */
+export const DEFAULT_MAX_LIVE_CLIENTS = 500;
+
+/** The searches one dashboard runs at once when not told. */
+export const DEFAULT_MAX_CONCURRENT_SEARCHES = 4;
 
 /** The shortest token accepted. */
 export const MIN_TOKEN_LENGTH = 16;
@@ -47,6 +57,27 @@ export interface DashboardOptions {
    * no token is asked (loopback only).
    */
   token?: string;
+  /**
+   * The URL people open the dashboard at when a reverse proxy serves it —
+   * e.g. `https://errand.example.com` from a proxy that terminates TLS and
+   * forwards to the dashboard on 127.0.0.1 — at the root of its origin (the
+   * page's paths start with `/`). Then actions from that origin are accepted,
+   * requests naming its host are answered on a loopback binding, and under
+   * `https:` the session cookie is `Secure`. A public host beyond loopback
+   * requires a `token`. Default `ERRAND_DASHBOARD_PUBLIC_URL` from the
+   * environment; without either, the dashboard is opened where it listens.
+   */
+  publicUrl?: string;
+  /**
+   * The live streams (`/api/live` and runs' `/live`) served at once; one
+   * more is refused with 503 `busy` and `Retry-After`. Default 500.
+   */
+  maxLiveClients?: number;
+  /**
+   * The searches (`/api/runs?q=`) run at once; one more is refused with 503
+   * `busy` and `Retry-After`. Default 4.
+   */
+  maxConcurrentSearches?: number;
   /** Refuse the actions (cancel, replay) with 403 `read_only`. Default false. */
   readOnly?: boolean;
   /** The clock of the overview's time windows. Default the system clock. */
@@ -63,6 +94,10 @@ export interface ResolvedOptions {
   host: string;
   port: number;
   token: string | undefined;
+  /** The public URL's origin (`https://errand.example.com`), when one is set. */
+  publicUrl: URL | undefined;
+  maxLiveClients: number;
+  maxConcurrentSearches: number;
   readOnly: boolean;
   /** Whether `host` is a loopback address. */
   loopback: boolean;
@@ -82,6 +117,30 @@ export function isLoopbackHost(host: string): boolean {
   return bare === "::1" || bare === "::ffff:127.0.0.1";
 }
 
+/** `value`, or `fallback` when absent; throws `invalid_spec` unless it is a whole number ≥ 1. */
+function atLeastOne(name: string, value: number | undefined, fallback: number): number {
+  const chosen = value ?? fallback;
+  if (!Number.isInteger(chosen) || chosen < 1) invalid(`${name} must be a whole number ≥ 1`);
+  return chosen;
+}
+
+/** `value` as a public URL: absolute http(s), at the root of its origin, without credentials. */
+function parsePublicUrl(value: string): URL {
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) {
+    invalid(`the public URL must be an absolute http(s) URL, not ${JSON.stringify(value)}`);
+  }
+  if (url.pathname !== "/" || url.search !== "" || url.hash !== "") {
+    invalid(
+      `the public URL must be the root of an origin such as https://errand.example.com (the page is served at /), not ${JSON.stringify(value)}`,
+    );
+  }
+  if (url.username !== "" || url.password !== "") {
+    invalid("the public URL must not carry a user name or password");
+  }
+  return url;
+}
+
 /** Checks `options` and fills in the defaults. Throws `invalid_spec` for options that cannot work. */
 export function resolveOptions(
   options: DashboardOptions,
@@ -92,8 +151,17 @@ export function resolveOptions(
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     invalid(`port must be a whole number from 0 to 65535, not ${port}`);
   }
-  const shards = options.shards ?? DEFAULT_SHARDS;
-  if (!Number.isInteger(shards) || shards < 1) invalid(`shards must be a whole number ≥ 1`);
+  const shards = atLeastOne("shards", options.shards, DEFAULT_SHARDS);
+  const maxLiveClients = atLeastOne(
+    "maxLiveClients",
+    options.maxLiveClients,
+    DEFAULT_MAX_LIVE_CLIENTS,
+  );
+  const maxConcurrentSearches = atLeastOne(
+    "maxConcurrentSearches",
+    options.maxConcurrentSearches,
+    DEFAULT_MAX_CONCURRENT_SEARCHES,
+  );
   const given = options.token ?? env[TOKEN_ENV];
   const token = given === undefined || given === "" ? undefined : given;
   if (token !== undefined && token.length < MIN_TOKEN_LENGTH) {
@@ -105,6 +173,14 @@ export function resolveOptions(
       `the dashboard listens on ${host}, beyond loopback: set a token (${TOKEN_ENV}, at least ${MIN_TOKEN_LENGTH} characters) or listen on 127.0.0.1`,
     );
   }
+  const publicText = options.publicUrl ?? env[PUBLIC_URL_ENV];
+  const publicUrl =
+    publicText === undefined || publicText === "" ? undefined : parsePublicUrl(publicText);
+  if (publicUrl !== undefined && !isLoopbackHost(publicUrl.hostname) && token === undefined) {
+    invalid(
+      `the dashboard is served at ${publicUrl.origin}, beyond loopback: set a token (${TOKEN_ENV}, at least ${MIN_TOKEN_LENGTH} characters)`,
+    );
+  }
   return {
     connection: options.connection,
     prefix: options.prefix,
@@ -112,6 +188,9 @@ export function resolveOptions(
     host,
     port,
     token,
+    publicUrl,
+    maxLiveClients,
+    maxConcurrentSearches,
     readOnly: options.readOnly ?? false,
     loopback,
     now: options.now ?? (() => new Date()),

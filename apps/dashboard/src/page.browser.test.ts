@@ -1,7 +1,8 @@
 /**
  * The page in a real browser (Debian's Chromium through playwright-core) on
  * a real workload: the overview, finding a run by search, its timeline and
- * tree, a live event arriving, and cancelling a running run from the page.
+ * tree, a live event arriving, a tool call nested thousands of levels deep
+ * shown cut, and cancelling a running run from the page.
  * Screenshots are saved under `test-artifacts/`.
  */
 import { runViewUrl } from "@errand/engine";
@@ -10,6 +11,7 @@ import {
   CITY,
   cityAnswerSchema,
   cityItem,
+  deepCallThenRecord,
   gatedThenRecord,
   invalidThenRecord,
   LEAD,
@@ -161,6 +163,26 @@ describe("the dashboard page", () => {
     await browser.screenshot("05-run-live");
   });
 
+  it("shows a tool call nested 4,000 levels deep, cut, and its whole event cut too", async () => {
+    const { page } = browser;
+    const { runId } = await w.errand.fire({
+      agent: CITY,
+      input: { script: deepCallThenRecord(4_000) },
+      outputSchema: cityAnswerSchema,
+    });
+    await w.waitForResult(runId);
+    await page.goto(runViewUrl(base, runId));
+    await page.locator('[data-testid="run-status"]', { hasText: "succeeded" }).waitFor();
+    const responded = page
+      .locator('[data-testid="timeline-event"][data-type="model-responded"]')
+      .first();
+    expect(await responded.textContent()).toContain("nested deeper than 24 levels");
+    await responded.locator('[data-testid="show-all"]').click();
+    await responded.locator("pre.expanded").waitFor();
+    expect(await responded.textContent()).toContain("nested deeper than");
+    await browser.screenshot("07-run-deep-call");
+  });
+
   it("cancels a running run from the page: it becomes cancelled", async () => {
     const { page } = browser;
     const cairo = children.get("Cairo")!;
@@ -186,7 +208,7 @@ describe("the dashboard page", () => {
     await page
       .locator(`[data-testid="tree-node"][data-run-id="${lead}"][data-status="succeeded"]`)
       .waitFor();
-    await browser.screenshot("07-run-cancelled");
+    await browser.screenshot("08-run-cancelled");
   });
 
   it("loaded nothing from anywhere but the dashboard, and logged no error", () => {

@@ -93,3 +93,10 @@ export {
   type ReadLogOptions,
   type ReadShardOptions,
 } from "./readers.js";
+export {
+  CLUSTER_POLL_MS,
+  LOG_READ_COUNT,
+  type LogEntries,
+  type LogPositions,
+  readWatchedLogs,
+} from "./watched-logs.js";

@@ -1,4 +1,5 @@
 import { once } from "node:events";
+import { request as httpRequest, type IncomingMessage } from "node:http";
 import { type AddressInfo, createServer } from "node:net";
 import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -73,6 +74,39 @@ describe("errand dashboard", () => {
     }
   });
 
+  it("behind a TLS-terminating proxy (--public-url), answers the public host with a Secure cookie", async () => {
+    const dashboard = await spawnErrand(
+      ["dashboard", "--port", "0", "--prefix", prefix, "--public-url", "https://errand.example"],
+      { REDIS_URL: server.url, ERRAND_DASHBOARD_TOKEN: TOKEN },
+      "Ctrl-C to stop.",
+    );
+    try {
+      const output = dashboard.output();
+      expect(output).toContain("served at https://errand.example");
+      expect(output).toContain("open https://errand.example/?token=<it> once");
+      const { port } = new URL(printedUrl(output));
+      const opened = await new Promise<IncomingMessage>((resolve, reject) => {
+        const request = httpRequest(
+          {
+            host: "127.0.0.1",
+            port,
+            path: `/?token=${TOKEN}`,
+            headers: { host: "errand.example", "x-forwarded-proto": "https" },
+          },
+          resolve,
+        );
+        request.on("error", reject);
+        request.end();
+      });
+      opened.resume();
+      expect(opened.statusCode).toBe(303);
+      expect(opened.headers["set-cookie"]?.[0]).toMatch(/; Secure/);
+      expect(await dashboard.stop("SIGTERM")).toBe(0);
+    } finally {
+      await dashboard.stop();
+    }
+  });
+
   it("refuses a host beyond loopback without a token in one line, with exit code 2", async () => {
     const refused = await runErrand(["dashboard", "--host", "0.0.0.0", "--port", "0"], {
       env: { REDIS_URL: server.url, ERRAND_DASHBOARD_TOKEN: undefined },
@@ -80,6 +114,15 @@ describe("errand dashboard", () => {
     expect(refused.code).toBe(2);
     expect(onlyLine(refused.stderr)).toMatch(/^errand: .*0\.0\.0\.0.*ERRAND_DASHBOARD_TOKEN/);
     expect(refused.stdout).toBe("");
+    const proxied = await runErrand(["dashboard", "--port", "0"], {
+      env: {
+        REDIS_URL: server.url,
+        ERRAND_DASHBOARD_TOKEN: undefined,
+        ERRAND_DASHBOARD_PUBLIC_URL: "https://errand.example",
+      },
+    });
+    expect(proxied.code).toBe(2);
+    expect(onlyLine(proxied.stderr)).toMatch(/^errand: .*errand\.example.*ERRAND_DASHBOARD_TOKEN/);
   });
 
   it("refuses a port another process holds in one line naming --port, with exit code 3", async () => {

@@ -10,7 +10,7 @@ import {
 } from "@errand/dashboard";
 import { DEFAULT_KEY_PREFIX } from "@errand/store";
 import { CONNECTION_OPTIONS, type CommandSpec } from "../command.js";
-import { startDashboard } from "../dashboard-server.js";
+import { PUBLIC_URL_OPTION, publicUrlOption, startDashboard } from "../dashboard-server.js";
 import { EXIT } from "../exit-codes.js";
 import { catchStopSignals } from "../lifecycle.js";
 import { stderrLogger } from "../log.js";
@@ -20,7 +20,7 @@ import { connectRedis, keyPrefix, redactUrl, requireRedisUrl } from "../redis.js
 /** `dashboard`. */
 export const dashboardCommand: CommandSpec = {
   usage:
-    "errand dashboard [--host <address>] [--port N] [--read-only] [--redis <url>] [--prefix <prefix>]",
+    "errand dashboard [--host <address>] [--port N] [--public-url <url>] [--read-only] [--redis <url>] [--prefix <prefix>]",
   description: [
     "Serves the dashboard (queues, workers, runs, their timelines and trees, live) on the",
     "Redis of REDIS_URL or --redis until Ctrl-C, SIGTERM or SIGHUP, then exits 0. It runs",
@@ -28,8 +28,11 @@ export const dashboardCommand: CommandSpec = {
     `errand up). It listens on ${DEFAULT_DASHBOARD_HOST}:${DEFAULT_DASHBOARD_PORT} unless told (--port 0 picks a free port)`,
     "and prints its URL. Listening beyond loopback (--host 0.0.0.0, a LAN address)",
     `requires ${TOKEN_ENV} (at least ${MIN_TOKEN_LENGTH} characters), which every request`,
-    "must then carry; without it the command is refused with exit code 2. A port another",
-    "process holds is refused with exit code 3, naming --port.",
+    "must then carry; without it the command is refused with exit code 2. Behind a reverse",
+    "proxy (one that terminates TLS, say), --public-url names where people open it: the",
+    "page's actions are then accepted from there, and its cookie is Secure under https; a",
+    "public host beyond loopback requires the token too. A port another process holds is",
+    "refused with exit code 3, naming --port.",
   ].join("\n"),
   options: {
     host: {
@@ -42,6 +45,7 @@ export const dashboardCommand: CommandSpec = {
       value: "<N>",
       description: `the port to listen on (default ${DEFAULT_DASHBOARD_PORT}; 0: a free one)`,
     },
+    ...PUBLIC_URL_OPTION,
     "read-only": { type: "boolean", description: "refuse cancel and replay from the page" },
     ...CONNECTION_OPTIONS,
   },
@@ -62,16 +66,19 @@ export const dashboardCommand: CommandSpec = {
           port,
           readOnly: args.flag("read-only"),
           ...(token ? { token } : {}),
+          ...publicUrlOption(args, io),
           logger: stderrLogger(io, "warn", "errand-dashboard"),
         },
         "--port",
       );
       try {
+        const proxied = dashboard.publicUrl !== dashboard.url;
         writeLines(io, [
           `errand dashboard: ${dashboard.url}${dashboard.readOnly ? " (read-only)" : ""}`,
+          ...(proxied ? [`  served at ${dashboard.publicUrl}`] : []),
           `  REDIS_URL=${redactUrl(url)}${prefix === DEFAULT_KEY_PREFIX ? "" : `  (prefix ${prefix})`}`,
           ...(token
-            ? [`  every request needs ${TOKEN_ENV}: open ${dashboard.url}/?token=<it> once`]
+            ? [`  every request needs ${TOKEN_ENV}: open ${dashboard.publicUrl}/?token=<it> once`]
             : []),
           "  Ctrl-C to stop.",
         ]);

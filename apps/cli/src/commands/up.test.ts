@@ -79,6 +79,20 @@ describe("errand up", () => {
     }
   });
 
+  it("links its runs to the dashboard's --public-url, behind a proxy", async () => {
+    const up = await spawnErrand(
+      ["up", "--dashboard-port", "0", "--public-url", "https://errand.example"],
+      { REDIS_URL: "", ERRAND_DASHBOARD_TOKEN: "a-token-of-twenty-four-c" },
+      "Ctrl-C to stop.",
+    );
+    try {
+      expect(up.output()).toContain("ERRAND_DASHBOARD_URL=https://errand.example\n");
+      expect(await up.stop("SIGINT")).toBe(0);
+    } finally {
+      await up.stop();
+    }
+  });
+
   it("refuses a dashboard port another process holds in one line naming --dashboard-port, exits 3, and removes its private Redis", async () => {
     const tmp = await mkdtemp(join(tmpdir(), "errand-cli-up-port-"));
     const holder = createServer();

@@ -6,7 +6,7 @@ import { DEFAULT_DASHBOARD_PORT } from "@errand/dashboard";
 import type { Agent } from "@errand/runtime";
 import { loadAgents } from "../agents-module.js";
 import { CONNECTION_OPTIONS, type CommandSpec } from "../command.js";
-import { startDashboard } from "../dashboard-server.js";
+import { PUBLIC_URL_OPTION, publicUrlOption, startDashboard } from "../dashboard-server.js";
 import { DASHBOARD_URL_VARIABLE, dashboardUrlOption } from "../dashboard-url.js";
 import { demoAgents } from "../demo/agents.js";
 import { EXIT } from "../exit-codes.js";
@@ -28,6 +28,8 @@ interface UpPlan {
   concurrency: number;
   /** The dashboard's port (0: a free one); `undefined`: no dashboard. */
   dashboardPort: number | undefined;
+  /** Where a reverse proxy serves the dashboard, when one does. */
+  publicUrl?: string;
 }
 
 /**
@@ -48,13 +50,14 @@ async function serve(io: CliIO, plan: UpPlan, stopped: Promise<unknown>): Promis
               connection: redis.url,
               prefix,
               port: plan.dashboardPort,
+              ...(plan.publicUrl === undefined ? {} : { publicUrl: plan.publicUrl }),
               logger: stderrLogger(io, "warn", "errand-dashboard"),
             },
             "--dashboard-port",
           );
     try {
       const linked =
-        dashboard === undefined ? dashboardUrlOption(io) : { dashboardUrl: dashboard.url };
+        dashboard === undefined ? dashboardUrlOption(io) : { dashboardUrl: dashboard.publicUrl };
       const engine = await startLocalEngine({
         url: redis.url,
         prefix,
@@ -68,7 +71,7 @@ async function serve(io: CliIO, plan: UpPlan, stopped: Promise<unknown>): Promis
       writeLines(io, [
         `errand up: worker, collector${dashboard ? " and dashboard" : ""} on ${where}`,
         `  REDIS_URL=${redactUrl(redis.url)}${prefix === "errand" ? "" : `  (prefix ${prefix})`}`,
-        ...(dashboard ? [`  ${DASHBOARD_URL_VARIABLE}=${dashboard.url}`] : []),
+        ...(dashboard ? [`  ${DASHBOARD_URL_VARIABLE}=${dashboard.publicUrl}`] : []),
         `  agents: ${names}${plan.model === undefined ? "" : ` on ${plan.model}`}`,
         "  Ctrl-C to stop.",
       ]);
@@ -85,7 +88,7 @@ async function serve(io: CliIO, plan: UpPlan, stopped: Promise<unknown>): Promis
 /** `up`. */
 export const upCommand: CommandSpec = {
   usage:
-    "errand up [--agents <module>] [--concurrency N] [--dashboard-port N | --no-dashboard] [--redis <url>] [--prefix <prefix>]",
+    "errand up [--agents <module>] [--concurrency N] [--dashboard-port N | --no-dashboard] [--public-url <url>] [--redis <url>] [--prefix <prefix>]",
   description: [
     "Runs a worker, a collector and the dashboard (on 127.0.0.1, port 4040 unless told;",
     "0 picks a free one) in this process until Ctrl-C, SIGTERM or SIGHUP (a closed",
@@ -98,7 +101,9 @@ export const upCommand: CommandSpec = {
     "dashboard that the runs in answers (the CLI's --json, the parent tools' children on",
     "its worker) then link to with their viewUrl. A dashboard port another process holds",
     "is refused with exit code 3 before a run is taken, and the private Redis is removed:",
-    "choose another port with --dashboard-port, or run --no-dashboard.",
+    "choose another port with --dashboard-port, or run --no-dashboard. Behind a reverse",
+    "proxy, --public-url names where people open the dashboard (see errand dashboard --help):",
+    "the runs then link there.",
   ].join("\n"),
   options: {
     agents: { type: "string", value: "<module>", description: "the module exporting the agents" },
@@ -109,6 +114,7 @@ export const upCommand: CommandSpec = {
       description: `the dashboard's port (default ${DEFAULT_DASHBOARD_PORT}; 0: a free one)`,
     },
     "no-dashboard": { type: "boolean", description: "run without the dashboard" },
+    ...PUBLIC_URL_OPTION,
     ...CONNECTION_OPTIONS,
   },
   async run(args, io) {
@@ -125,7 +131,15 @@ export const upCommand: CommandSpec = {
     try {
       const redis = await localRedis(args, io);
       const described = agentsPath === undefined ? { model: model.description } : {};
-      const plan = { redis, prefix, agents, concurrency, dashboardPort, ...described };
+      const plan = {
+        redis,
+        prefix,
+        agents,
+        concurrency,
+        dashboardPort,
+        ...publicUrlOption(args, io),
+        ...described,
+      };
       await serve(io, plan, signals.first);
     } finally {
       signals.release();

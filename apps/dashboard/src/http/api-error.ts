@@ -16,6 +16,8 @@ export type DashboardRefusal =
   | "csrf_refused"
   | "read_only"
   | "invalid_request"
+  | "payload_too_large"
+  | "busy"
   | "not_found";
 
 /** The JSON body of an error answer. */

@@ -1,6 +1,9 @@
 /**
  * The dashboard's routes on Hono: the JSON API under `/api`, two
- * server-sent-event streams, the two actions, and the page. Every answer
+ * server-sent-event streams, the two actions, and the page. A request body
+ * over 16 KiB is refused before it is read (`body-limit.ts`); searches and
+ * live streams beyond their caps are refused with 503 (`admission.ts`).
+ * Every answer
  * carries headers that keep it from being framed or sniffed, and a content
  * security policy that allows only the dashboard's own scripts, styles and
  * connections.
@@ -11,13 +14,17 @@ import type { DashboardContext } from "../context.js";
 import type { LiveStreams } from "../live/live-streams.js";
 import type { OverviewHub } from "../live/overview-hub.js";
 import { streamRun } from "../live/run-live.js";
+import type { RunLogFollower } from "../live/run-log-follower.js";
 import { readBlob } from "../reads/blob.js";
 import type { OverviewReader } from "../reads/overview.js";
 import { readEventsPage, readFullEvent } from "../reads/run-events.js";
 import { readRunTree } from "../reads/run-tree.js";
 import { readRunDetail, requireRunId, runNotFound } from "../reads/run-view.js";
+import type { SearchMetadataReader } from "../reads/search-metadata.js";
 import { searchRuns } from "../reads/search-runs.js";
+import { type Admission, refuseBusy } from "./admission.js";
 import { answerError, apiError } from "./api-error.js";
+import { limitRequestBody } from "./body-limit.js";
 import type { PageFile } from "./page-files.js";
 import { listOptionsOf, numberParam, wholeParam } from "./query.js";
 import type { Security } from "./security.js";
@@ -29,8 +36,15 @@ export interface AppParts {
   overview: OverviewReader;
   hub: OverviewHub;
   live: LiveStreams;
+  follower: RunLogFollower;
+  /** The searches running (at most `maxConcurrentSearches`). */
+  searches: Admission;
+  searchMetadata: SearchMetadataReader;
   page: ReadonlyMap<string, PageFile>;
 }
+
+/** The `Retry-After` of a search refused beyond `maxConcurrentSearches`. */
+export const SEARCH_RETRY_AFTER_SECONDS = 2;
 
 /** `GET /api/session`: what the page needs to know about this dashboard. */
 export interface SessionInfo {
@@ -75,7 +89,7 @@ export function createApp(parts: AppParts): Hono {
     c.header("X-Frame-Options", "DENY");
     c.header("Referrer-Policy", "no-referrer");
   });
-  app.use(security.checkHost, security.authenticate);
+  app.use(limitRequestBody, security.checkHost, security.authenticate);
 
   app.get("/api/session", (c) => {
     const session: SessionInfo = {
@@ -96,8 +110,20 @@ export function createApp(parts: AppParts): Hono {
     const query = c.req.query();
     const options = listOptionsOf(query);
     const q = query.q?.trim();
-    if (q !== undefined && q !== "") return c.json(await searchRuns(context, { ...options, q }));
-    return c.json(await context.errand.list(options));
+    if (q === undefined || q === "") return c.json(await context.errand.list(options));
+    const release = parts.searches.tryEnter();
+    if (release === undefined) {
+      return refuseBusy(
+        c,
+        `this dashboard runs ${context.options.maxConcurrentSearches} searches at once; try again shortly`,
+        SEARCH_RETRY_AFTER_SECONDS,
+      );
+    }
+    try {
+      return c.json(await searchRuns(context, parts.searchMetadata, { ...options, q }));
+    } finally {
+      release();
+    }
   });
 
   app.get("/api/runs/:runId", async (c) =>
@@ -132,7 +158,7 @@ export function createApp(parts: AppParts): Hono {
     const runId = requireRunId(c.req.param("runId"));
     const afterSeq = wholeParam("afterSeq", c.req.query("afterSeq"), 0);
     if ((await context.errand.store.readHead(runId)) === undefined) runNotFound(runId);
-    return live.open(c, (stream) => streamRun(context, runId, afterSeq, stream));
+    return live.open(c, (stream) => streamRun(context, parts.follower, runId, afterSeq, stream));
   });
 
   app.post("/api/runs/:runId/cancel", security.guardAction, async (c) => {

@@ -16,16 +16,21 @@ export function numberParam(value: string | undefined): number | undefined {
   return /^\d+$/.test(value) ? Number(value) : (value as unknown as number);
 }
 
-/** A non-negative whole number, or `fallback` when absent. Throws `invalid_spec`. */
+/**
+ * A non-negative whole number, or `fallback` when absent. Throws
+ * `invalid_spec` for anything else, a number past `Number.MAX_SAFE_INTEGER`
+ * included (it would not name an event or a blob: Redis would refuse it).
+ */
 export function wholeParam(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined || value === "") return fallback;
-  if (!/^\d+$/.test(value)) {
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number)) {
     throw new ErrandError(
       "invalid_spec",
-      `${name} must be a whole number, not ${JSON.stringify(value)}`,
+      `${name} must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}, not ${JSON.stringify(value)}`,
     );
   }
-  return Number(value);
+  return number;
 }
 
 function present(value: string | undefined): string | undefined {

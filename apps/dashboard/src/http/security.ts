@@ -2,17 +2,22 @@
  * Who may talk to the dashboard, and how actions are guarded.
  *
  * - **Host**: bound to loopback, a request must name a loopback host
- *   (`localhost`, `127.0.0.1`, `[::1]`), so a web page elsewhere cannot
- *   reach the dashboard through a DNS name that points at 127.0.0.1.
+ *   (`localhost`, `127.0.0.1`, `[::1]`) or the public URL's host, so a web
+ *   page elsewhere cannot reach the dashboard through a DNS name that points
+ *   at 127.0.0.1.
  * - **Token**: when one is configured, every request carries it, as
  *   `Authorization: Bearer <token>` or as the session cookie the server
  *   sets when the page is opened with `?token=<token>` (HttpOnly,
- *   SameSite=Strict; the cookie holds a digest, not the token).
+ *   SameSite=Strict, and Secure under an https public URL; the cookie holds
+ *   a digest, not the token). The redirect that drops the token from the
+ *   address stays on the dashboard, whatever the path (`//evil.example/`).
  * - **Actions** (POST): refused with 403 `read_only` in read-only mode; else
  *   they must come from the dashboard's own page: the `Origin` (when sent)
- *   is the dashboard's, `Sec-Fetch-Site` (when sent) is `same-origin`, and
- *   the `X-Errand-Csrf` header carries the token of `GET /api/session`,
- *   which another site cannot read.
+ *   is the dashboard's — its public URL's when it has one (or a loopback
+ *   address it was reached at), else where it was reached — `Sec-Fetch-Site`
+ *   (when sent) is `same-origin`, and the
+ *   `X-Errand-Csrf` header carries the token of `GET /api/session`, which
+ *   another site cannot read.
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Context, MiddlewareHandler } from "hono";
@@ -59,6 +64,15 @@ function refuseUnauthorized(c: Context): Response {
   return c.text(`401 Unauthorized: ${message}\n`, 401);
 }
 
+/**
+ * `path` as a path on this site: leading slashes (and backslashes, which
+ * browsers read as slashes) collapse into one, so `//evil.example/` cannot
+ * become a redirect to another host.
+ */
+function onSite(path: string): string {
+  return `/${path.replace(/^[/\\]+/, "")}`;
+}
+
 /** The guards for `options`. */
 export function createSecurity(options: ResolvedOptions): Security {
   const csrfToken = randomBytes(24).toString("base64url");
@@ -71,6 +85,24 @@ export function createSecurity(options: ResolvedOptions): Security {
       : createHash("sha256").update(`errand-dashboard-session:${options.token}`).digest("hex");
   const sessionDigest = sessionValue === undefined ? undefined : digest(sessionValue);
 
+  const publicHostname = options.publicUrl?.hostname;
+  const publicOrigin = options.publicUrl?.origin;
+  const knownHosts = [
+    "localhost",
+    "127.0.0.1",
+    "[::1]",
+    ...(publicHostname ? [publicHostname] : []),
+  ];
+
+  /**
+   * The page's own origin: the public URL's; else where the request was
+   * reached (with a public URL, only on a loopback host: through the proxy,
+   * the page is the public URL's).
+   */
+  const isOwnOrigin = (origin: string, reached: URL): boolean =>
+    origin === publicOrigin ||
+    (origin === reached.origin && (publicOrigin === undefined || isLoopbackHost(reached.hostname)));
+
   const checkHost: MiddlewareHandler = async (c, next) => {
     if (!options.loopback) return next();
     const host = c.req.header("host") ?? "";
@@ -80,12 +112,12 @@ export function createSecurity(options: ResolvedOptions): Security {
     } catch {
       // an unparsable Host is refused below
     }
-    if (!isLoopbackHost(hostname)) {
+    if (!isLoopbackHost(hostname) && hostname !== publicHostname) {
       return apiError(
         c,
         403,
         "forbidden_host",
-        `this dashboard listens on loopback and answers only requests for localhost, 127.0.0.1 or [::1], not ${JSON.stringify(host)}`,
+        `this dashboard listens on loopback and answers only requests for ${knownHosts.join(", ")}, not ${JSON.stringify(host)}`,
       );
     }
     return next();
@@ -101,11 +133,12 @@ export function createSecurity(options: ResolvedOptions): Security {
       setCookie(c, SESSION_COOKIE, sessionValue, {
         httpOnly: true,
         sameSite: "Strict",
+        secure: options.publicUrl?.protocol === "https:",
         path: "/",
       });
       const url = new URL(c.req.url);
       url.searchParams.delete(TOKEN_QUERY);
-      return c.redirect(`${url.pathname}${url.search}`, 303);
+      return c.redirect(`${onSite(url.pathname)}${url.search}`, 303);
     }
     const bearer = /^Bearer (.+)$/i.exec(c.req.header("authorization") ?? "")?.[1];
     if (bearer !== undefined && sameSecret(bearer, tokenDigest)) return next();
@@ -123,9 +156,8 @@ export function createSecurity(options: ResolvedOptions): Security {
         "this dashboard is read-only: it shows runs but does not cancel or replay them",
       );
     }
-    const ownOrigin = new URL(c.req.url).origin;
     const origin = c.req.header("origin");
-    if (origin !== undefined && origin !== ownOrigin) {
+    if (origin !== undefined && !isOwnOrigin(origin, new URL(c.req.url))) {
       return apiError(c, 403, "csrf_refused", `actions are refused from origin ${origin}`);
     }
     const site = c.req.header("sec-fetch-site");

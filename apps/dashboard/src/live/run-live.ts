@@ -1,7 +1,8 @@
 /**
  * A run, live: `GET /api/runs/:runId/live?afterSeq=N` is a stream of
- * server-sent events following the run's log (blocking reads on a
- * connection of its own; no polling):
+ * server-sent events following the run's log through the dashboard's shared
+ * follower (`run-log-follower.ts`: blocking reads, no connection of its own,
+ * no polling):
  *
  * - `run`: the run's view (`RunView`), first as it stands, then after each new event;
  * - `event`: each event after `afterSeq`, as the timeline shows it;
@@ -12,10 +13,12 @@ import type { DashboardContext } from "../context.js";
 import { timelineEvent } from "../present/timeline.js";
 import { runViewOf } from "../reads/run-view.js";
 import type { LiveStream } from "./live-streams.js";
+import type { RunLogFollower } from "./run-log-follower.js";
 
 /** Follows `runId` into `stream` from after `afterSeq` until it settles or the stream ends. */
 export async function streamRun(
   context: DashboardContext,
+  follower: RunLogFollower,
   runId: string,
   afterSeq: number,
   stream: LiveStream,
@@ -26,12 +29,7 @@ export async function streamRun(
   for (const event of log)
     if (event.seq > afterSeq) await stream.send("event", timelineEvent(event));
   if (!isSettled(state)) {
-    const follow = context.errand.events(runId, {
-      follow: true,
-      afterSeq: state.seq,
-      signal: stream.signal,
-    });
-    for await (const event of follow) {
+    for await (const event of follower.follow(runId, state.seq, stream.signal)) {
       state = applyEvent(state, event);
       await stream.send("event", timelineEvent(event));
       await stream.send("run", runViewOf(state));

@@ -1,10 +1,10 @@
 /**
- * The events as the page receives them: secrets redacted, large values cut
- * (`truncated: true` tells the page to offer the whole event).
+ * The events as the page receives them: secrets redacted, large values and
+ * deep nesting cut (`truncated: true` tells the page to offer the whole
+ * event, which is itself cut only below {@link WHOLE_LIMITS}' depth).
  */
 import type { RunEvent } from "@errand/core";
-import { redactSecrets } from "./redact.js";
-import { previewValue } from "./truncate.js";
+import { PREVIEW_LIMITS, showValue, WHOLE_LIMITS } from "./show-value.js";
 
 /** One event of a run's timeline: the event's envelope, its data redacted and maybe shortened. */
 export interface TimelineEvent {
@@ -17,14 +17,15 @@ export interface TimelineEvent {
   truncated: boolean;
 }
 
-/** The event whole, with its secrets redacted. */
+/** The event whole, with its secrets redacted (and nesting cut below 64 levels: `truncated`). */
 export function fullTimelineEvent(event: RunEvent): TimelineEvent {
-  return { ...envelope(event), data: redactSecrets(event.data), truncated: false };
+  const whole = showValue(event.data, WHOLE_LIMITS);
+  return { ...envelope(event), data: whole.value, truncated: whole.truncated };
 }
 
-/** The event for the timeline: redacted, with large values shortened. */
+/** The event for the timeline: redacted, with large values and deep nesting shortened. */
 export function timelineEvent(event: RunEvent): TimelineEvent {
-  const preview = previewValue(redactSecrets(event.data));
+  const preview = showValue(event.data, PREVIEW_LIMITS);
   return { ...envelope(event), data: preview.value, truncated: preview.truncated };
 }
 

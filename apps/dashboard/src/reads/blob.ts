@@ -6,7 +6,7 @@
  */
 import { blobUri, ErrandError } from "@errand/core";
 import type { DashboardContext } from "../context.js";
-import { redactSecrets } from "../present/redact.js";
+import { redactSecrets } from "../present/show-value.js";
 import { requireRunId } from "./run-view.js";
 
 /** `GET /api/runs/:runId/blobs/:n`. */
@@ -27,8 +27,11 @@ export async function readBlob(
   n: number,
 ): Promise<BlobView> {
   requireRunId(runId);
-  if (!Number.isInteger(n) || n < 0) {
-    throw new ErrandError("invalid_spec", `invalid blob number ${n}: a whole number from 0`);
+  if (!Number.isSafeInteger(n) || n < 0) {
+    throw new ErrandError(
+      "invalid_spec",
+      `invalid blob number ${n}: a whole number from 0 to ${Number.MAX_SAFE_INTEGER}`,
+    );
   }
   const blob = await context.errand.store.getBlob(blobUri(runId, n));
   if (blob === undefined) {

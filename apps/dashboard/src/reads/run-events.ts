@@ -28,7 +28,7 @@ export interface EventsPageOptions {
 function seqOfCursor(cursor: string | undefined): number {
   if (cursor === undefined) return 0;
   const [seq] = decodeCursor(cursor);
-  if (typeof seq !== "number" || !Number.isInteger(seq) || seq < 0) {
+  if (typeof seq !== "number" || !Number.isSafeInteger(seq) || seq < 0) {
     throw new ErrandError("invalid_spec", "invalid cursor: it is not a cursor of a run's events");
   }
   return seq;
@@ -60,8 +60,11 @@ export async function readFullEvent(
   seq: number,
 ): Promise<TimelineEvent> {
   requireRunId(runId);
-  if (!Number.isInteger(seq) || seq < 1) {
-    throw new ErrandError("invalid_spec", `invalid seq ${seq}: a whole number from 1`);
+  if (!Number.isSafeInteger(seq) || seq < 1) {
+    throw new ErrandError(
+      "invalid_spec",
+      `invalid seq ${seq}: a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`,
+    );
   }
   const [event] = await context.errand.store.readLog(runId, { afterSeq: seq - 1, untilSeq: seq });
   if (event === undefined) {

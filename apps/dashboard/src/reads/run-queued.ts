@@ -2,11 +2,36 @@
 import type { RunEventOf } from "@errand/core";
 import type { DashboardContext } from "../context.js";
 
+/** A run's `run-queued` event, and the characters its log entry took (its fields, summed). */
+export interface SizedRunQueued {
+  event: RunEventOf<"run-queued">;
+  chars: number;
+}
+
+/** The characters of the log entry of `event`: its fields seq, type, at and data, as stored. */
+function entryChars(event: RunEventOf<"run-queued">): number {
+  return (
+    String(event.seq).length +
+    event.type.length +
+    event.at.length +
+    JSON.stringify(event.data).length
+  );
+}
+
+/** The run's `run-queued` event and its size, or `undefined` when its log is gone (expired). */
+export async function readSizedRunQueued(
+  context: DashboardContext,
+  runId: string,
+): Promise<SizedRunQueued | undefined> {
+  const [event] = await context.errand.store.readLog(runId, { untilSeq: 1 });
+  if (event?.type !== "run-queued") return undefined;
+  return { event, chars: entryChars(event) };
+}
+
 /** The run's `run-queued` event, or `undefined` when its log is gone (expired). */
 export async function readRunQueued(
   context: DashboardContext,
   runId: string,
 ): Promise<RunEventOf<"run-queued"> | undefined> {
-  const [event] = await context.errand.store.readLog(runId, { untilSeq: 1 });
-  return event?.type === "run-queued" ? event : undefined;
+  return (await readSizedRunQueued(context, runId))?.event;
 }

@@ -14,8 +14,7 @@ import {
   runSoFar,
 } from "@errand/core";
 import type { DashboardContext } from "../context.js";
-import { redactSecrets } from "../present/redact.js";
-import { previewValue } from "../present/truncate.js";
+import { redactSecrets, showValue } from "../present/show-value.js";
 
 /**
  * A run's `RunResult`, or while it runs the same fields so far (status
@@ -67,7 +66,7 @@ export function runViewOf(state: RunState): RunView {
 }
 
 function definitionOf(queued: EventDataOf<"run-queued">): RunDefinition {
-  const input = previewValue(redactSecrets(queued.input));
+  const input = showValue(queued.input);
   return {
     input: input.value,
     inputTruncated: input.truncated,

@@ -125,6 +125,16 @@ export function slowChild(text = "still thinking"): ScriptTurn[] {
   return [{ say: text, sleepMs: 60_000 }];
 }
 
+/**
+ * A city child whose model calls `lookup_population` with arguments nested
+ * `levels` objects deep (`{ "city": { "city": … } }`, sent as the JSON text
+ * a model sends), which the tool refuses, then records `Deep`.
+ */
+export function deepCallThenRecord(levels: number): ScriptTurn[] {
+  const args = `${'{"city":'.repeat(levels)}"Deep"${"}".repeat(levels)}`;
+  return [{ call: [{ tool: "lookup_population", args }] }, record("Deep", 1)];
+}
+
 /** A spawn item of a city child playing `script`. */
 export function cityItem(script: ScriptTurn[], metadata?: Record<string, string>) {
   return {

@@ -3,6 +3,7 @@
  * page's session (its CSRF token) and server-sent-event streams read event
  * by event. Test-only: not exported.
  */
+import { type ClientRequest, request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { CSRF_HEADER } from "../http/security.js";
 
 /** A JSON answer. */
@@ -56,6 +57,70 @@ export async function postAction<T = unknown>(
     },
     body: JSON.stringify(body),
   });
+}
+
+/** An answer read with `node:http`. */
+export interface RawAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** What {@link rawRequest} sends: any headers (`host` included, as a proxy sends it). */
+export interface RawRequest {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+function sendRaw(
+  base: string,
+  path: string,
+  { method = "GET", headers = {} }: RawRequest,
+  writeBody: (request: ClientRequest) => void,
+): Promise<RawAnswer> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      { host: url.hostname, port: url.port, path, method, headers },
+      (response) => {
+        let body = "";
+        response.setEncoding("utf8");
+        response.on("data", (text: string) => {
+          body += text;
+        });
+        response.on("end", () => {
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, body });
+          request.destroy();
+        });
+      },
+    );
+    request.on("error", reject);
+    writeBody(request);
+  });
+}
+
+/** Sends `path` (as written: `//x/` stays two slashes) with `node:http`, which lets tests set `host`. */
+export function rawRequest(
+  base: string,
+  path: string,
+  options: RawRequest = {},
+): Promise<RawAnswer> {
+  return sendRaw(base, path, options, (request) => request.end(options.body));
+}
+
+/**
+ * Starts a request, writes `chunk` of its body and never ends it: resolves
+ * with the answer the server gives while the rest of the body is still due
+ * (a server that waits for the whole body never answers). Without a
+ * `content-length` header the body is sent chunked.
+ */
+export function answerBeforeBodyEnds(
+  base: string,
+  path: string,
+  options: RawRequest & { chunk: Buffer },
+): Promise<RawAnswer> {
+  return sendRaw(base, path, options, (request) => request.write(options.chunk));
 }
 
 /** One server-sent event. */

@@ -1,14 +1,27 @@
 /**
  * A JSON value shown as indented text in a scrollable block, with a
  * "Show all" button when the server shortened it: the button asks for the
- * whole value and shows it in place.
+ * whole value and shows it in place. The server cuts deep nesting already;
+ * the page cuts it again below {@link MAX_SHOWN_DEPTH} levels, so no value
+ * can make the page indent thousands of levels.
  */
 import { type Child, h, replaceChildren } from "../dom.js";
 
-/** Indented JSON; strings are shown as they are (not quoted) when `raw`. */
+/** The levels of objects and arrays the page indents; deeper ones are shown as a note. */
+export const MAX_SHOWN_DEPTH = 64;
+
+/** Indented JSON, objects and arrays below {@link MAX_SHOWN_DEPTH} levels cut; a string as it is. */
 export function jsonText(value: unknown): string {
   if (typeof value === "string") return value;
-  return JSON.stringify(value, null, 2) ?? "undefined";
+  const depths = new WeakMap<object, number>();
+  function cutDeep(this: unknown, _key: string, inner: unknown): unknown {
+    if (typeof inner !== "object" || inner === null) return inner;
+    const depth = typeof this === "object" && this !== null ? (depths.get(this) ?? 0) + 1 : 0;
+    if (depth > MAX_SHOWN_DEPTH) return `… [nested deeper than ${MAX_SHOWN_DEPTH} levels]`;
+    depths.set(inner, depth);
+    return inner;
+  }
+  return JSON.stringify(value, cutDeep, 2) ?? "undefined";
 }
 
 /** Options of {@link jsonBlock}. */
