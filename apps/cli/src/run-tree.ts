@@ -4,7 +4,7 @@
  * parentRunId })`, page after page, for each run's children. A child appears
  * once a collector has indexed it (as in `errand runs list --parent`).
  */
-import { ErrandError } from "@errand/core";
+import { runNotFound } from "@errand/core";
 import { type Errand, LIST_LIMITS, type RunSummary, runSummaryOf } from "@errand/engine";
 
 /** One run of a tree: its summary and its children, oldest first. */
@@ -20,7 +20,7 @@ async function summaryOf(errand: Errand, runId: string): Promise<RunSummary> {
   const result = await errand.result(runId);
   const head = await errand.store.readHead(runId);
   if (head === undefined) {
-    throw new ErrandError("not_found", `run ${runId} does not exist (never fired, or expired)`);
+    throw runNotFound(runId);
   }
   const summary = runSummaryOf(head, null);
   const code = result?.error?.code;

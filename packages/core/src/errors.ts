@@ -74,3 +74,13 @@ export class ErrandError extends Error {
 export function isErrandError(value: unknown, code?: ErrorCode): value is ErrandError {
   return value instanceof ErrandError && (code === undefined || value.code === code);
 }
+
+/**
+ * The one `not_found` of a run (or, with `role`, of a parent run) that has no
+ * log: it was never fired, or its retention passed.
+ */
+export function runNotFound(runId: string, role: "run" | "parent run" = "run"): ErrandError {
+  return new ErrandError("not_found", `${role} ${runId} does not exist (never fired, or expired)`, {
+    details: role === "run" ? { runId } : { parentRunId: runId },
+  });
+}

@@ -11,22 +11,149 @@
  * const result = settleRun(foldRun(events)); // undefined until the run settles
  * ```
  *
+ * Every export is named here, module by module: what is not listed is internal.
+ *
  * @packageDocumentation
  */
-export * from "./batch.js";
-export * from "./blob-uri.js";
-export * from "./cursor.js";
-export * from "./errors.js";
-export * from "./events.js";
-export * from "./fold.js";
-export * from "./json-path.js";
-export * from "./json-schema-limits.js";
-export * from "./lossless-json.js";
-export * from "./next-action.js";
-export * from "./page.js";
-export * from "./preflight.js";
-export * from "./run-id.js";
-export * from "./run-result.js";
-export * from "./run-state.js";
-export * from "./script.js";
-export * from "./text-limits.js";
+export {
+  Batch,
+  BatchCounts,
+  BatchError,
+  BatchOutcome,
+  BatchResult,
+  batch,
+} from "./batch.js";
+export {
+  type BlobAddress,
+  blobUri,
+  parseBlobUri,
+} from "./blob-uri.js";
+export {
+  CURSOR_VERSION,
+  decodeCursor,
+  encodeCursor,
+} from "./cursor.js";
+export {
+  ERROR_CODES,
+  ErrandError,
+  type ErrandErrorOptions,
+  type ErrorCode,
+  isErrandError,
+  runNotFound,
+} from "./errors.js";
+export {
+  Cancelled,
+  CancelRequested,
+  EVENT_TYPES,
+  EVENT_VERSION,
+  EventData,
+  type EventDataOf,
+  type EventType,
+  Failed,
+  Finished,
+  isTerminalEventType,
+  ModelResponded,
+  type NewEvent,
+  OutputRecorded,
+  RefusalReason,
+  Refused,
+  ResourceRef,
+  RunError,
+  RunEvent,
+  type RunEventOf,
+  RunLimits,
+  RunParked,
+  RunQueued,
+  RunStarted,
+  TERMINAL_EVENT_TYPES,
+  type TerminalEventType,
+  ToolCall,
+  ToolCalled,
+  ToolResult,
+  Usage,
+} from "./events.js";
+export {
+  applyEvent,
+  foldRun,
+  initialRunState,
+  isSettled,
+  NO_STRUCTURED_OUTPUT_MESSAGE,
+} from "./fold.js";
+export {
+  formatJsonPath,
+  type JsonPath,
+} from "./json-path.js";
+export {
+  SCHEMA_LARGE_ENUM_VALUES,
+  SCHEMA_MAX_ENUM_VALUES,
+  SCHEMA_MAX_JSON_NESTING,
+  SCHEMA_MAX_LARGE_ENUM_CHARS,
+  SCHEMA_MAX_OBJECT_DEPTH,
+  SCHEMA_MAX_PROPERTIES,
+  SCHEMA_MAX_TOTAL_CHARS,
+  SCHEMA_STRING_FORMATS,
+} from "./json-schema-limits.js";
+export {
+  findLosslessJsonProblem,
+  type LosslessJsonOptions,
+  type LosslessJsonProblem,
+} from "./lossless-json.js";
+export { NextAction } from "./next-action.js";
+export {
+  requireWholeNumber,
+  wholeNumberOption,
+} from "./options.js";
+export {
+  type LimitBounds,
+  Page,
+  PageInfo,
+  type PageOptions,
+  page,
+  resolveLimit,
+} from "./page.js";
+export {
+  type JsonSchemaObject,
+  type PreflightResult,
+  preflightSchema,
+  UNSUPPORTED_SCHEMA_PREFIX,
+} from "./preflight.js";
+export {
+  createdAtOfRunId,
+  isRunId,
+  MAX_RUN_ID_TIME_MS,
+  MAX_SHARDS,
+  type NewRunIdInput,
+  newRunId,
+  RUN_ID_LENGTH,
+  RUN_ID_RANDOM_BYTES,
+  shardOfRunId,
+} from "./run-id.js";
+export {
+  RunResult,
+  type RunSoFar,
+  type RunWaiting,
+  runSoFar,
+  settleRun,
+} from "./run-result.js";
+export type {
+  CallOutcome,
+  CallState,
+  RunState,
+  RunStatus,
+  SettledStatus,
+  StepState,
+} from "./run-state.js";
+export {
+  Script,
+  ScriptAnswerTurn,
+  ScriptCall,
+  ScriptFailTurn,
+  ScriptTurn,
+} from "./script.js";
+export {
+  INLINE_VALUE_LIMIT_BYTES,
+  TOOL_TEXT_LIMIT_CHARS,
+  type TruncatedText,
+  truncateText,
+  utf8ByteLength,
+} from "./text-limits.js";

@@ -11,6 +11,7 @@ import {
   isErrandError,
   isSettled,
   type RunState,
+  runNotFound,
 } from "@errand/core";
 import { type EventStore, isSeqConflict } from "@errand/store";
 
@@ -31,7 +32,7 @@ export async function settleCancelled(
   for (let tries = 0; tries < MAX_CANCEL_TRIES; tries++) {
     const state = foldRun(await store.readLog(runId), runId);
     if (state.queued === undefined) {
-      throw new ErrandError("not_found", `run ${runId} does not exist (never fired, or expired)`);
+      throw runNotFound(runId);
     }
     if (isSettled(state)) return state;
     const reason = state.cancelRequested?.reason;

@@ -2,7 +2,7 @@
  * The return codes of the store's Lua scripts, and the one function that turns
  * them into typed errors.
  */
-import { ErrandError } from "@errand/core";
+import { ErrandError, runNotFound } from "@errand/core";
 
 /** The numeric codes the scripts return first (see the header of each script under `lua/`). */
 export const SCRIPT_CODES = {
@@ -80,11 +80,7 @@ export function errorFromScriptReply(
         { details },
       );
     case SCRIPT_CODES.runNotFound:
-      return new ErrandError(
-        "not_found",
-        `run ${runId} does not exist (never queued, or expired): a run's log starts with run-queued`,
-        { details },
-      );
+      return runNotFound(runId);
     case SCRIPT_CODES.runExists:
       return new ErrandError(
         "invalid_spec",

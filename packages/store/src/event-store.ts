@@ -11,10 +11,8 @@ import {
   type ResourceRef,
   RUN_ID_RANDOM_BYTES,
   type RunEvent,
-  shardOfRunId,
-} from "@errand/core";
+  shardOfRunId, requireWholeNumber } from "@errand/core";
 import { type BlobContent, getBlob, putBlob } from "./blobs.js";
-import { requireWholeNumber } from "./checks.js";
 import { encodeEventArgs, type ShardEntry } from "./codec.js";
 import { errorFromScriptReply } from "./errors.js";
 import { type FollowLogOptions, followLog } from "./follow.js";

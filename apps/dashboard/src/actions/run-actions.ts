@@ -2,12 +2,12 @@
  * What the dashboard may do to runs: cancel one (optionally with its
  * descendants) and fire one again with the same input ("replay").
  */
-import { ErrandError } from "@errand/core";
+import { ErrandError, runNotFound } from "@errand/core";
 import type { CancelResult, FireResult } from "@errand/engine";
 import { z } from "zod";
 import type { DashboardContext } from "../context.js";
 import { readRunQueued } from "../reads/run-queued.js";
-import { requireRunId, runNotFound } from "../reads/run-view.js";
+import { requireRunId } from "../reads/run-view.js";
 
 /** Who the dashboard's cancels are by, in `cancel-requested`. */
 export const CANCELLED_BY = "dashboard";
@@ -43,7 +43,7 @@ export function cancelRun(
  */
 export async function replayRun(context: DashboardContext, runId: string): Promise<FireResult> {
   const queued = await readRunQueued(context, requireRunId(runId));
-  if (queued === undefined) runNotFound(runId);
+  if (queued === undefined) throw runNotFound(runId);
   const { agent, input, outputSchema, metadata, limits } = queued.data;
   const deadlineMs =
     limits.deadlineAt === undefined

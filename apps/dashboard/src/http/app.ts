@@ -8,6 +8,7 @@
  * security policy that allows only the dashboard's own scripts, styles and
  * connections.
  */
+import { runNotFound } from "@errand/core";
 import { Hono } from "hono";
 import { CancelBody, cancelRun, replayRun } from "../actions/run-actions.js";
 import type { DashboardContext } from "../context.js";
@@ -19,7 +20,7 @@ import { readBlob } from "../reads/blob.js";
 import type { OverviewReader } from "../reads/overview.js";
 import { readEventsPage, readFullEvent } from "../reads/run-events.js";
 import { readRunTree } from "../reads/run-tree.js";
-import { readRunDetail, requireRunId, runNotFound } from "../reads/run-view.js";
+import { readRunDetail, requireRunId } from "../reads/run-view.js";
 import type { SearchMetadataReader } from "../reads/search-metadata.js";
 import { searchRuns } from "../reads/search-runs.js";
 import { type Admission, refuseBusy } from "./admission.js";
@@ -157,7 +158,7 @@ export function createApp(parts: AppParts): Hono {
   app.get("/api/runs/:runId/live", async (c) => {
     const runId = requireRunId(c.req.param("runId"));
     const afterSeq = wholeParam("afterSeq", c.req.query("afterSeq"), 0);
-    if ((await context.errand.store.readHead(runId)) === undefined) runNotFound(runId);
+    if ((await context.errand.store.readHead(runId)) === undefined) throw runNotFound(runId);
     return live.open(c, (stream) => streamRun(context, parts.follower, runId, afterSeq, stream));
   });
 

@@ -10,10 +10,11 @@ import {
   type Page,
   page,
   resolveLimit,
+  runNotFound,
 } from "@errand/core";
 import type { DashboardContext } from "../context.js";
 import { fullTimelineEvent, type TimelineEvent, timelineEvent } from "../present/timeline.js";
-import { requireRunId, runNotFound } from "./run-view.js";
+import { requireRunId } from "./run-view.js";
 
 /** The default and maximum `limit` of an events page. */
 export const EVENTS_LIMITS: LimitBounds = { default: 200, max: 1_000 };
@@ -45,7 +46,7 @@ export async function readEventsPage(
   const afterSeq = seqOfCursor(options.cursor);
   const events = await context.errand.store.readLog(runId, { afterSeq, count: limit + 1 });
   if (events.length === 0 && (await context.errand.store.readHead(runId)) === undefined) {
-    runNotFound(runId);
+    throw runNotFound(runId);
   }
   const items = events.slice(0, limit).map(timelineEvent);
   const last = items.at(-1);

@@ -5,10 +5,11 @@
  * collector has seen it. The tree is cut at {@link TREE_LIMITS}: a node whose
  * children were not all read says so (`moreChildren`).
  */
+import { runNotFound } from "@errand/core";
 import type { RunSummary } from "@errand/engine";
 import type { DashboardContext } from "../context.js";
 import { readRunSummary } from "./run-summary.js";
-import { requireRunId, runNotFound } from "./run-view.js";
+import { requireRunId } from "./run-view.js";
 
 /** How much of a tree is read. */
 export const TREE_LIMITS = { maxNodes: 500, maxChildrenPerNode: 200 } as const;
@@ -38,7 +39,7 @@ function nodeOf(summary: RunSummary): TreeNode {
 /** Reads the tree of `runId`'s root. Throws `invalid_spec` or `not_found`. */
 export async function readRunTree(context: DashboardContext, runId: string): Promise<RunTree> {
   const run = await readRunSummary(context, requireRunId(runId));
-  if (run === undefined) runNotFound(runId);
+  if (run === undefined) throw runNotFound(runId);
   const rootSummary =
     run.rootRunId === run.runId ? run : await readRunSummary(context, run.rootRunId);
   const root = nodeOf(rootSummary ?? run);

@@ -11,6 +11,7 @@ import {
   type RunEvent,
   type RunSoFar,
   type RunState,
+  runNotFound,
   runSoFar,
 } from "@errand/core";
 import type { DashboardContext } from "../context.js";
@@ -52,13 +53,6 @@ export function requireRunId(runId: string): string {
   return runId;
 }
 
-/** Throws `not_found` for a run that does not exist. */
-export function runNotFound(runId: string): never {
-  throw new ErrandError("not_found", `run ${runId} does not exist (never fired, or expired)`, {
-    details: { runId },
-  });
-}
-
 /** The view of a folded run, its output redacted. */
 export function runViewOf(state: RunState): RunView {
   const view = runSoFar(state);
@@ -80,7 +74,7 @@ function definitionOf(queued: EventDataOf<"run-queued">): RunDefinition {
 /** The detail of a folded run whose log starts with `run-queued`. */
 export function runDetailOf(events: readonly RunEvent[], runId: string): RunDetail {
   const state = foldRun(events, runId);
-  if (state.queued === undefined) runNotFound(runId);
+  if (state.queued === undefined) throw runNotFound(runId);
   return {
     run: runViewOf(state),
     definition: definitionOf(state.queued),
@@ -93,6 +87,6 @@ export function runDetailOf(events: readonly RunEvent[], runId: string): RunDeta
 /** Reads and folds the run's log. Throws `invalid_spec` or `not_found`. */
 export async function readRunDetail(context: DashboardContext, runId: string): Promise<RunDetail> {
   const events = await context.errand.store.readLog(requireRunId(runId));
-  if (events.length === 0) runNotFound(runId);
+  if (events.length === 0) throw runNotFound(runId);
   return runDetailOf(events, runId);
 }

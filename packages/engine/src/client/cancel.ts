@@ -5,7 +5,7 @@
  * still waiting in its queue is removed from it and settled `cancelled` here.
  * With `cascade`, every descendant (children, their children, …) is cancelled too.
  */
-import { ErrandError, isErrandError, isRunId } from "@errand/core";
+import { ErrandError, isErrandError, isRunId, runNotFound } from "@errand/core";
 import type { HeadStatus } from "@errand/store";
 import type { EngineResources } from "../resources.js";
 import { removeUnheldJob } from "../run-jobs.js";
@@ -43,12 +43,6 @@ export interface CancelContext extends EngineResources {
   queues: RunQueues;
 }
 
-function notFound(runId: string): ErrandError {
-  return new ErrandError("not_found", `run ${runId} does not exist (never fired, or expired)`, {
-    details: { runId },
-  });
-}
-
 async function requestCancel(
   context: CancelContext,
   runId: string,
@@ -63,7 +57,7 @@ async function requestCancel(
     return true;
   } catch (error) {
     if (isErrandError(error, "run_settled")) return false;
-    if (isErrandError(error, "not_found")) throw notFound(runId);
+    if (isErrandError(error, "not_found")) throw runNotFound(runId);
     throw error;
   }
 }
@@ -86,7 +80,7 @@ async function cancelOne(
   by: string,
 ): Promise<CancelResult> {
   const head = await context.store.readHead(runId);
-  if (head === undefined) throw notFound(runId);
+  if (head === undefined) throw runNotFound(runId);
   if (head.settledAt !== undefined) return { runId, status: head.status, requested: false };
   if (!(await requestCancel(context, runId, reason, by))) {
     const settled = await context.store.readHead(runId);
@@ -132,7 +126,7 @@ export async function cancel(
   }
   const by = options.by ?? "client";
   if (!options.cascade) return cancelOne(context, runId, options.reason, by);
-  if ((await context.store.readHead(runId)) === undefined) throw notFound(runId);
+  if ((await context.store.readHead(runId)) === undefined) throw runNotFound(runId);
   const descendants = await descendantsOf(context, runId);
   const reached = new Map<string, CancelResult>();
   const cascadeBy = `${by} (cascade from ${runId})`;

@@ -15,6 +15,7 @@ import {
   formatJsonPath,
   type NewEvent,
   preflightSchema,
+  runNotFound,
   utf8ByteLength,
 } from "@errand/core";
 import { DEFAULT_MAX_STEPS } from "@errand/runtime";
@@ -151,11 +152,7 @@ async function requireParent(
   if (parentRunId === undefined) return undefined;
   const head = await lookups.head(parentRunId);
   if (head) return head;
-  throw new ErrandError(
-    "not_found",
-    `parent run ${parentRunId} does not exist (never fired, or expired)`,
-    { details: { parentRunId } },
-  );
+  throw runNotFound(parentRunId, "parent run");
 }
 
 /**

@@ -4,7 +4,7 @@
  * uses blocking reads on a connection of its own (never polling), closed when
  * the iteration ends, however it ends.
  */
-import { ErrandError, isRunId, type RunEvent } from "@errand/core";
+import { ErrandError, isRunId, type RunEvent, runNotFound } from "@errand/core";
 import type { EventStore } from "@errand/store";
 import { type ConnectionInput, openConnection } from "../connection.js";
 
@@ -42,9 +42,7 @@ export async function* runEvents(
   const { store } = context;
   const afterSeq = options.afterSeq ?? 0;
   if ((await store.readHead(runId)) === undefined) {
-    throw new ErrandError("not_found", `run ${runId} does not exist (never fired, or expired)`, {
-      details: { runId },
-    });
+    throw runNotFound(runId);
   }
   if (!options.follow) {
     yield* await store.readLog(runId, { afterSeq });

@@ -35,7 +35,7 @@ export interface EntryFailure {
 }
 
 /** What a batch did. */
-export interface BatchOutcome {
+export interface AppliedBatch {
   /** The entries applied and acknowledged. */
   acknowledged: string[];
   /** The entries left pending. */
@@ -122,7 +122,7 @@ function groupByRun(
 }
 
 /** A prepared run: its group, its part of the index call, and whether it settles. */
-interface PreparedRun {
+interface GroupToIndex {
   group: RunGroup;
   segment: IndexSegment;
   settles: boolean;
@@ -135,7 +135,7 @@ interface PreparedRun {
 async function indexPrepared(
   context: CollectorContext,
   shard: number,
-  prepared: readonly PreparedRun[],
+  prepared: readonly GroupToIndex[],
 ): Promise<(boolean | Error)[]> {
   try {
     return await indexRuns(
@@ -160,7 +160,7 @@ export async function applyBatch(
   context: CollectorContext,
   shard: number,
   entries: readonly ShardEntry[],
-): Promise<BatchOutcome> {
+): Promise<AppliedBatch> {
   const failures: EntryFailure[] = [];
   const fail = (group: RunGroup, error: unknown) => {
     for (const id of group.ids) failures.push({ id, runId: group.runId, error: describe(error) });
@@ -168,7 +168,7 @@ export async function applyBatch(
   const groups = groupByRun(context, entries, failures);
   const acknowledged: string[] = [];
   const settled: string[] = [];
-  const prepared: PreparedRun[] = [];
+  const prepared: GroupToIndex[] = [];
   await Promise.all(
     groups.map(async (group) => {
       try {

@@ -17,6 +17,7 @@
  * await collector.stop();
  * ```
  */
+import { wholeNumberOption } from "@errand/core";
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { DEFAULT_SHARDS, defineIndexRunsScript } from "@errand/store";
@@ -25,7 +26,6 @@ import { engineKeys } from "../engine-keys.js";
 import { createLogger } from "../logger.js";
 import { createReaper, type Reaper, type ReaperOptions } from "../reaper/create-reaper.js";
 import { type EngineOptions, openResources } from "../resources.js";
-import { wholeNumberOption } from "./checks.js";
 import { DEFAULT_COLLECTOR_GROUP, ensureGroup } from "./consumer-group.js";
 import type { CollectorContext } from "./context.js";
 import { type CollectorMetrics, readCollectorMetrics } from "./metrics.js";

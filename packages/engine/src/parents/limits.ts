@@ -4,9 +4,8 @@
  * (`maxChildrenPerParent`). `spawn_agents` refuses what goes past them with
  * `limit_exceeded` and a message that names the limit.
  */
-import { ErrandError } from "@errand/core";
+import { ErrandError, wholeNumberOption } from "@errand/core";
 import type { CheckedSpec } from "../client/fire-many.js";
-import { wholeNumberOption } from "../collector/checks.js";
 
 /** The limits a parent's `spawn_agents` is held to. */
 export interface ParentLimits {

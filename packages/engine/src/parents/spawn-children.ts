@@ -10,8 +10,8 @@ import {
   type BatchCounts,
   type BatchOutcome,
   batch,
-  ErrandError,
   type NextAction,
+  runNotFound,
 } from "@errand/core";
 import type { FireContext, FireOutcome } from "../client/enqueue-runs.js";
 import { fireChecked, preflightEach } from "../client/fire-many.js";
@@ -83,9 +83,7 @@ export async function spawnChildren(
   const lookups = createPreflightLookups(context.redis, context.keys, context.store);
   const parent = await lookups.head(parentRunId);
   if (parent === undefined) {
-    throw new ErrandError("not_found", `parent run ${parentRunId} does not exist`, {
-      details: { parentRunId },
-    });
+    throw runNotFound(parentRunId, "parent run");
   }
   const specs = items.map((item) => ({ ...item, parentRunId }));
   const checked = admitDepth(

@@ -34,15 +34,13 @@ import {
   type LimitBounds,
   type NextAction,
   type RunResult,
-  resolveLimit,
-} from "@errand/core";
+  resolveLimit, wholeNumberOption } from "@errand/core";
 import {
   type RunStanding,
   readStoredResults,
   readStoredRuns,
   type StoredRuns,
 } from "@errand/store";
-import { wholeNumberOption } from "../collector/checks.js";
 import { type CollectedRun, collectedRun } from "./collected-run.js";
 import type { ReadsContext } from "./context.js";
 

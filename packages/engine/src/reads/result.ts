@@ -3,9 +3,8 @@
  * stored it, optionally waiting for it (blocking on the settled channel, no
  * polling loop).
  */
-import { ErrandError, type RunResult, shardOfRunId } from "@errand/core";
+import { ErrandError, type RunResult, runNotFound, shardOfRunId, wholeNumberOption } from "@errand/core";
 import { readStoredResults, readStoredRuns } from "@errand/store";
-import { wholeNumberOption } from "../collector/checks.js";
 import type { ReadsContext } from "./context.js";
 
 /** Options of {@link readResult}. */
@@ -35,9 +34,7 @@ export async function readResult(
   const first = results.get(runId);
   if (first !== undefined) return first;
   if (standings.get(runId) === "not_found") {
-    throw new ErrandError("not_found", `no run ${runId}: it was never fired, or it expired`, {
-      details: { runId },
-    });
+    throw runNotFound(runId);
   }
   if (waitMs === 0) return undefined;
   return context.waiter.waitUntil(

@@ -12,7 +12,7 @@
  * clocks of other machines that run behind).
  */
 
-import { wholeNumberOption } from "../collector/checks.js";
+import { wholeNumberOption } from "@errand/core";
 import { closeConnection } from "../connection.js";
 import { createLogger } from "../logger.js";
 import { type EngineOptions, openResources } from "../resources.js";

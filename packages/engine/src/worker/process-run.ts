@@ -20,6 +20,7 @@ import {
   isSettled,
   type RunState,
   type RunStatus,
+  runNotFound,
 } from "@errand/core";
 import type { Logger } from "@errand/runtime";
 import { isParkRequest, type RetryPolicy, runSteps } from "@errand/runtime";
@@ -176,7 +177,7 @@ export async function processRun(
   try {
     const state = await readState(context.store, runId);
     if (state.queued === undefined) {
-      throw new ErrandError("not_found", `run ${runId} has no log (expired, or never fired)`);
+      throw runNotFound(runId);
     }
     if (state.queued.agent !== agentName) {
       throw new ErrandError(
