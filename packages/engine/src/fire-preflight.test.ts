@@ -68,6 +68,44 @@ describe("fire preflight", () => {
     expect(openObject).toMatchObject({ code: "unsupported_schema" });
   });
 
+  it("refuses a pattern errand cannot match in linear time, and a 10,000-long chain of $refs", async () => {
+    const lookahead = await refusal({
+      agent: TEST_AGENTS.plain,
+      input: plainScript,
+      outputSchema: {
+        type: "object",
+        properties: { word: { type: "string", pattern: "^(?=a)a+$" } },
+        required: ["word"],
+        additionalProperties: false,
+      },
+    });
+    expect(lookahead).toMatchObject({ code: "unsupported_schema" });
+    expect((lookahead as Error).message).toMatch(
+      /^unsupported JSON schema: properties\.word\.pattern is "\^\(\?=a\)a\+\$", which errand cannot match in linear time/,
+    );
+
+    const links = 10_000;
+    const $defs = Object.fromEntries(
+      Array.from({ length: links }, (_, i) => [
+        `d${i}`,
+        i === links - 1 ? { type: "string" } : { $ref: `#/$defs/d${i + 1}` },
+      ]),
+    );
+    const chain = await refusal({
+      agent: TEST_AGENTS.plain,
+      input: plainScript,
+      outputSchema: {
+        type: "object",
+        properties: { start: { $ref: "#/$defs/d0" } },
+        required: ["start"],
+        additionalProperties: false,
+        $defs,
+      },
+    });
+    expect(chain).toMatchObject({ code: "unsupported_schema" });
+    expect((chain as Error).message).toMatch(/nests schemas 10,002 deep .* above the limit of 64/);
+  });
+
   it("refuses a schema for an agent whose model cannot call tools", async () => {
     const error = await refusal({
       agent: TEST_AGENTS.textOnly,
