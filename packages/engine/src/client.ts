@@ -13,7 +13,13 @@ import { type EngineKeys, engineKeys } from "./engine-keys.js";
 import type { FireContext } from "./enqueue-runs.js";
 import { fire } from "./fire.js";
 import { type FireManyResult, fireMany } from "./fire-many.js";
-import { DEFAULT_MAX_INPUT_BYTES, type FireResult, type FireSpec } from "./fire-spec.js";
+import {
+  DEFAULT_MAX_INPUT_BYTES,
+  DEFAULT_METADATA_LIMITS,
+  type FireResult,
+  type FireSpec,
+  type MetadataLimits,
+} from "./fire-spec.js";
 import type { CollectOptions, CollectResult } from "./reads/collect.js";
 import { createReadsContext } from "./reads/context.js";
 import { readsOn } from "./reads/create-run-reads.js";
@@ -34,6 +40,12 @@ export interface ErrandOptions {
   shards?: number;
   /** The largest input `fire` accepts, in bytes of UTF-8 JSON. Default 256 KiB. */
   maxInputBytes?: number;
+  /**
+   * How much metadata `fire` accepts on one run: `maxKeys` (default 64),
+   * `maxKeyBytes` (128), `maxValueBytes` (1 KiB) and `maxBytes` of its JSON
+   * (16 KiB); each one given replaces its default.
+   */
+  metadataLimits?: Partial<MetadataLimits>;
   /** BullMQ options of each run's job (attempts, backoff, retention). Default {@link DEFAULT_JOB_OPTIONS}. */
   jobOptions?: JobsOptions;
   /** The clock of `run-queued`, deadlines and cancels. Default the system clock. */
@@ -54,7 +66,8 @@ export interface Errand {
   readonly store: EventStore;
   /**
    * Fires one run; resolves with its runId once its job is enqueued. Refused
-   * before anything is written, with an `ErrandError`: `invalid_spec`,
+   * before anything is written, with an `ErrandError`: `invalid_spec` (metadata
+   * past its limits, an input nested over 100 deep included),
    * `unknown_agent`, `unsupported_schema`, `schema_not_supported`,
    * `input_too_large`, `not_found` (parent).
    */
@@ -145,6 +158,7 @@ export function createErrand(options: ErrandOptions): Errand {
     keys,
     queues,
     maxInputBytes: options.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES,
+    metadataLimits: { ...DEFAULT_METADATA_LIMITS, ...options.metadataLimits },
     now: options.now ?? (() => new Date()),
   };
   return {

@@ -17,6 +17,7 @@ import type { EventStore } from "@errand/store";
 import type { RedisConnection } from "./connection.js";
 import type { EngineKeys } from "./engine-keys.js";
 import type { PreparedRun } from "./fire-preflight.js";
+import type { MetadataLimits } from "./fire-spec.js";
 import type { RunJob, RunQueues } from "./run-queues.js";
 
 /** What firing needs: the store, its auto-pipelined connection, the queues and the limits. */
@@ -28,6 +29,8 @@ export interface FireContext {
   queues: RunQueues;
   /** The largest input, in bytes of UTF-8 JSON. */
   maxInputBytes: number;
+  /** How much metadata a run may carry. Default `DEFAULT_METADATA_LIMITS`. */
+  metadataLimits?: MetadataLimits;
   /** The clock of `run-queued` and deadlines. */
   now: () => Date;
 }

@@ -164,9 +164,13 @@ export {
 } from "./fire-preflight.js";
 export {
   DEFAULT_MAX_INPUT_BYTES,
+  DEFAULT_METADATA_LIMITS,
   type FireResult,
   FireSpec,
+  MAX_DEADLINE_MS,
   MAX_FIRE_MANY,
+  MAX_INPUT_NESTING,
+  type MetadataLimits,
   parseFireSpec,
 } from "./fire-spec.js";
 export { parseRunJobData, RunJobData } from "./job-data.js";
