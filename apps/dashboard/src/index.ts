@@ -33,11 +33,15 @@
  * loopback host name. Listening beyond loopback requires a token
  * (`ERRAND_DASHBOARD_TOKEN`), then asked of every request. Actions must
  * come from the page itself (Origin and a CSRF header). Secrets in values
- * (keys such as `apiKey`, `authorization`, `password`, `secret`, `token`)
- * are redacted before they leave the server.
+ * (keys such as `apiKey`, `secretKey`, `aws_secret_access_key`, `authorization`,
+ * `password`, `passwd`, `cookie`, `token`: `@errand/core`'s `isSecretKey`, the
+ * one list the logs and the CLI use too) are redacted before they leave the server.
  *
  * @packageDocumentation
  */
+
+/** The redaction every value the dashboard sends goes through (from `@errand/core`). */
+export { redactSecrets } from "@errand/core";
 export { CANCELLED_BY, CancelBody, REPLAY_OF_KEY } from "./actions/run-actions.js";
 export { createDashboard, type Dashboard } from "./create-dashboard.js";
 export type { ApiErrorBody, DashboardRefusal } from "./http/api-error.js";
@@ -53,7 +57,6 @@ export {
   MIN_TOKEN_LENGTH,
   TOKEN_ENV,
 } from "./options.js";
-export { redactSecrets } from "./present/redact.js";
 export type { TimelineEvent } from "./present/timeline.js";
 export type { BlobView } from "./reads/blob.js";
 export type {

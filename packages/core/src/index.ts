@@ -27,6 +27,7 @@ export * from "./lossless-json.js";
 export * from "./next-action.js";
 export * from "./page.js";
 export * from "./preflight.js";
+export * from "./redaction.js";
 export * from "./run-id.js";
 export * from "./run-result.js";
 export * from "./run-state.js";

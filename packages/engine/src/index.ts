@@ -177,9 +177,7 @@ export { parseRunJobData, RunJobData } from "./job-data.js";
 export {
   type CreateLoggerOptions,
   createLogger,
-  REDACT_PATHS,
-  REDACTED,
-  REDACTED_KEYS,
+  RUN_DATA_KEYS,
   type RunLogBindings,
   runLogger,
 } from "./logger.js";

@@ -2,8 +2,7 @@
  * The events as the page receives them: secrets redacted, large values cut
  * (`truncated: true` tells the page to offer the whole event).
  */
-import type { RunEvent } from "@errand/core";
-import { redactSecrets } from "./redact.js";
+import { type RunEvent, redactSecrets } from "@errand/core";
 import { previewValue } from "./truncate.js";
 
 /** One event of a run's timeline: the event's envelope, its data redacted and maybe shortened. */

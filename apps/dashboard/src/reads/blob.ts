@@ -4,9 +4,8 @@
  * anything else as text. Text that was stored as JSON but does not parse is
  * sent as text.
  */
-import { blobUri, ErrandError } from "@errand/core";
+import { blobUri, ErrandError, redactSecrets } from "@errand/core";
 import type { DashboardContext } from "../context.js";
-import { redactSecrets } from "../present/redact.js";
 import { requireRunId } from "./run-view.js";
 
 /** `GET /api/runs/:runId/blobs/:n`. */

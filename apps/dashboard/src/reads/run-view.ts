@@ -11,10 +11,10 @@ import {
   type RunEvent,
   type RunSoFar,
   type RunState,
+  redactSecrets,
   runSoFar,
 } from "@errand/core";
 import type { DashboardContext } from "../context.js";
-import { redactSecrets } from "../present/redact.js";
 import { previewValue } from "../present/truncate.js";
 
 /**

@@ -6,8 +6,8 @@
  * - Anything else is matched against the runs `list` returns (newest first,
  *   with the same status, agent and parent filters): a runId that starts
  *   with the text (any case), or a metadata value that contains it (any
- *   case), read from each run's `run-queued` — values of secret keys (see
- *   `redact.ts`) are never searched. The run indexes hold no
+ *   case), read from each run's `run-queued` — values of secret keys (core's
+ *   `isSecretKey`) are never searched. The run indexes hold no
  *   metadata, so one page looks at no more than {@link SEARCH_SCAN_LIMIT}
  *   runs: a page may hold fewer matches than asked while `hasMore` is true
  *   (`scanned` says how many runs it looked at); its `nextCursor` continues
@@ -16,6 +16,7 @@
 import {
   encodeCursor,
   isRunId,
+  isSecretKey,
   type LimitBounds,
   type Page,
   page,
@@ -23,7 +24,6 @@ import {
 } from "@errand/core";
 import { LIST_LIMITS, type ListOptions, type RunSummary } from "@errand/engine";
 import type { DashboardContext } from "../context.js";
-import { isSecretKey } from "../present/redact.js";
 import { readRunQueued } from "./run-queued.js";
 import { readRunSummary } from "./run-summary.js";
 
