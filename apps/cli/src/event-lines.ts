@@ -2,13 +2,10 @@
  * A run's events as lines for people: seq, time, type and what happened.
  */
 import type { RunEvent } from "@errand/core";
+import { jsonText as json } from "./output.js";
 import { truncateCell } from "./table.js";
 
 const DETAIL_WIDTH = 100;
-
-function json(value: unknown): string {
-  return JSON.stringify(value) ?? "undefined";
-}
 
 /** What one event says, in a few words. */
 export function eventDetail(event: RunEvent): string {

@@ -1,13 +1,21 @@
 /**
  * Writing results: JSON for machines (`--json`, one document per line) and
- * lines for people, plus the one-line error a failed command prints.
+ * lines for people, plus the one-line error a failed command prints. Every
+ * value printed as JSON, for machines or in a line for people, has its
+ * secrets redacted (`@errand/core`'s `redactSecrets`: the list the logs and
+ * the dashboard use).
  */
-import { isErrandError } from "@errand/core";
+import { isErrandError, redactSecrets } from "@errand/core";
 import type { CliIO } from "./io.js";
 
-/** Writes `value` as one line of JSON on stdout. */
+/** `value` as JSON, its secrets redacted: how the CLI prints any value. */
+export function jsonText(value: unknown): string {
+  return JSON.stringify(redactSecrets(value)) ?? "undefined";
+}
+
+/** Writes `value` as one line of JSON on stdout, its secrets redacted. */
 export function writeJson(io: CliIO, value: unknown): void {
-  io.stdout.write(`${JSON.stringify(value)}\n`);
+  io.stdout.write(`${jsonText(value)}\n`);
 }
 
 /** Writes lines of text on stdout. */

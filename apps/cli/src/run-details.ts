@@ -2,6 +2,7 @@
  * One run for people: its fields as aligned `name  value` lines.
  */
 import type { RunSoFar } from "@errand/core";
+import { jsonText } from "./output.js";
 import { formatTable } from "./table.js";
 
 const VALUE_WIDTH = 200;
@@ -19,7 +20,7 @@ export function runDetails(run: RunView): string[] {
     ["agent", run.agent],
     ["status", run.status],
     ["waiting", run.waiting && `${run.waiting.reason} (parked since ${run.waiting.since})`],
-    ["output", run.output === undefined ? undefined : JSON.stringify(run.output)],
+    ["output", run.output === undefined ? undefined : jsonText(run.output)],
     ["text", run.text],
     ["error", run.error && `${run.error.code}: ${run.error.message}`],
     ["parent", run.parentRunId],

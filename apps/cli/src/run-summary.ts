@@ -2,11 +2,12 @@
  * How a settled run reads in one cell: its output, its text or its error.
  */
 import type { RunResult } from "@errand/core";
+import { jsonText } from "./output.js";
 
 /** The output (as JSON), the closing text, or `code: message` of the error. */
 export function outcomeOf(result: RunResult): string {
   if (result.status === "succeeded") {
-    return result.output !== undefined ? JSON.stringify(result.output) : (result.text ?? "");
+    return result.output !== undefined ? jsonText(result.output) : (result.text ?? "");
   }
   if (result.error !== undefined) return `${result.error.code}: ${result.error.message}`;
   return result.status;

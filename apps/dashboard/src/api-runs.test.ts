@@ -3,7 +3,8 @@
  * cursors, search, a run's detail, timeline pages, one event whole, blobs,
  * the tree, and secrets never sent in clear.
  */
-import { REDACTED, type RunSummary } from "@errand/engine";
+import { REDACTED } from "@errand/core";
+import type { RunSummary } from "@errand/engine";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TimelineEvent } from "./present/timeline.js";
 import type { BlobView } from "./reads/blob.js";
@@ -268,6 +269,41 @@ describe("GET /api/runs/:runId/events", () => {
     ]) {
       const response = await fetch(new URL(path, base));
       expect(await response.text(), path).not.toContain(LOOKUP_SECRET);
+    }
+  });
+
+  it("redacts every spelling of a secret's key: input, metadata, the run's detail and its events", async () => {
+    const keys = [
+      "secretKey",
+      "secret_key",
+      "SECRET-KEY",
+      "aws_secret_access_key",
+      "apiKey",
+      "api_key",
+      "token",
+      "password",
+      "passwd",
+      "cookie",
+      "authorization",
+    ];
+    const secrets = Object.fromEntries(keys.map((key, i) => [key, `hidden-value-${i}`]));
+    const runId = await fireCity(lookupThenRecord("Nice"), secrets, {
+      settings: { ...secrets },
+    });
+    await w.waitForEvent(runId);
+    const hidden = Object.fromEntries(keys.map((key) => [key, REDACTED]));
+
+    const queued = await get<TimelineEvent>(`/api/runs/${runId}/events/1`);
+    expect(queued.body.data).toMatchObject({ input: { settings: hidden }, metadata: hidden });
+    const detail = await get<RunDetail>(`/api/runs/${runId}`);
+    expect(detail.body.definition.metadata).toEqual(hidden);
+    for (const path of [
+      `/api/runs/${runId}`,
+      `/api/runs/${runId}/events`,
+      `/api/runs/${runId}/events/1`,
+    ]) {
+      const response = await fetch(new URL(path, base));
+      expect(await response.text(), path).not.toContain("hidden-value-");
     }
   });
 

@@ -36,11 +36,14 @@
  * (`ERRAND_DASHBOARD_TOKEN`), then asked of every request. Actions must
  * come from the page itself (Origin and a CSRF header); behind a reverse
  * proxy, `publicUrl` names the origin the page is opened at. Secrets in values
- * (keys such as `apiKey`, `authorization`, `password`, `secret`, `token`)
- * are redacted before they leave the server.
+ * (keys such as `apiKey`, `secretKey`, `aws_secret_access_key`, `authorization`,
+ * `password`, `passwd`, `cookie`, `token`: `@errand/core`'s `isSecretKey`, the
+ * one list the logs and the CLI use too) are redacted before they leave the server.
  *
  * @packageDocumentation
  */
+
+/** The redaction every value the dashboard sends goes through (from `@errand/core`). */
 export { CANCELLED_BY, CancelBody, REPLAY_OF_KEY } from "./actions/run-actions.js";
 export { createDashboard, type Dashboard } from "./create-dashboard.js";
 export type { ApiErrorBody, DashboardRefusal } from "./http/api-error.js";
@@ -59,7 +62,6 @@ export {
   PUBLIC_URL_ENV,
   TOKEN_ENV,
 } from "./options.js";
-export { redactSecrets } from "./present/show-value.js";
 export type { TimelineEvent } from "./present/timeline.js";
 export type { BlobView } from "./reads/blob.js";
 export type {

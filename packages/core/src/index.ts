@@ -83,16 +83,24 @@ export {
   formatJsonPath,
   type JsonPath,
 } from "./json-path.js";
+export { resolveLocalRef } from "./json-pointer.js";
 export {
   SCHEMA_LARGE_ENUM_VALUES,
   SCHEMA_MAX_ENUM_VALUES,
+  SCHEMA_MAX_JSON_CHARS,
   SCHEMA_MAX_JSON_NESTING,
   SCHEMA_MAX_LARGE_ENUM_CHARS,
   SCHEMA_MAX_OBJECT_DEPTH,
   SCHEMA_MAX_PROPERTIES,
+  SCHEMA_MAX_SCHEMA_DEPTH,
   SCHEMA_MAX_TOTAL_CHARS,
   SCHEMA_STRING_FORMATS,
 } from "./json-schema-limits.js";
+export {
+  compileLinearPattern,
+  type LinearPattern,
+  type LinearPatternCompilation,
+} from "./linear-pattern.js";
 export {
   findLosslessJsonProblem,
   type LosslessJsonOptions,
@@ -117,6 +125,15 @@ export {
   preflightSchema,
   UNSUPPORTED_SCHEMA_PREFIX,
 } from "./preflight.js";
+export {
+  isSecretKey,
+  REDACTED,
+  type RedactOptions,
+  redactSecrets,
+  redactSecretText,
+  SECRET_KEY_ENDINGS,
+  SECRET_KEY_WORDS,
+} from "./redaction.js";
 export {
   createdAtOfRunId,
   isRunId,

@@ -43,3 +43,19 @@ export function parseLocalRef(ref: string): LocalRef {
   }
   return { ok: true, pointer };
 }
+
+/**
+ * The value a local `$ref` (`#/$defs/step`) points to in `document`, or
+ * `undefined` when the ref is not local or nothing is there.
+ */
+export function resolveLocalRef(document: unknown, ref: string): unknown {
+  const local = parseLocalRef(ref);
+  if (!local.ok) return undefined;
+  let at: unknown = document;
+  for (const segment of local.pointer.split("/").slice(1)) {
+    const key = segment.replace(/~1/g, "/").replace(/~0/g, "~");
+    if (typeof at !== "object" || at === null || !Object.hasOwn(at, key)) return undefined;
+    at = (at as Record<string, unknown>)[key];
+  }
+  return at;
+}

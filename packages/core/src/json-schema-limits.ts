@@ -1,6 +1,7 @@
 /**
  * The limits of the structured-output schema subset (docs/architecture.md §4.6): the ones
- * OpenAI documents for strict structured outputs, plus one guard of errand's own.
+ * OpenAI documents for strict structured outputs, plus guards of errand's own
+ * (each says so) that keep checking and validating a hostile schema cheap.
  */
 
 /** Objects may be nested at most this many levels deep; the root object is level 1. */
@@ -43,3 +44,21 @@ export const SCHEMA_STRING_FORMATS = [
  * that checking a hostile schema cannot exhaust the stack.
  */
 export const SCHEMA_MAX_JSON_NESTING = 100;
+
+/**
+ * errand's own guard, not an OpenAI limit: a schema's JSON text may be at
+ * most this many characters, annotations included (a schema at OpenAI's own
+ * limits, 120,000 characters of names written in `properties` and again in
+ * `required`, stays well under it), so that checking and compiling it stays
+ * cheap and the `run-queued` event that carries it stays small.
+ */
+export const SCHEMA_MAX_JSON_CHARS = 512 * 1024;
+
+/**
+ * errand's own guard, not an OpenAI limit: a value is checked against at most
+ * this many schemas nested in one another — every property, item, `anyOf`
+ * branch and `$ref` on the way counts one, and a recursive reference counts
+ * its loop once — so that a long chain of `$ref`s cannot exhaust the stack of
+ * the worker that validates an answer.
+ */
+export const SCHEMA_MAX_SCHEMA_DEPTH = 64;

@@ -1,15 +1,18 @@
 /**
  * `$ref` checks of the structured-output subset, run once the whole schema has
  * been walked: every reference resolves to a schema of this document, no
- * chain of references loops without reaching a schema, and the objects a
- * reference brings in keep the nesting within {@link SCHEMA_MAX_OBJECT_DEPTH}.
+ * chain of references loops without reaching a schema, the objects a
+ * reference brings in keep the nesting within {@link SCHEMA_MAX_OBJECT_DEPTH},
+ * and schemas nest at most {@link SCHEMA_MAX_SCHEMA_DEPTH} deep, references
+ * followed (a long chain of `$ref`s included).
  *
  * Recursion is allowed. A reference back into a schema that is already being
  * measured adds nothing, so a recursive schema counts its loop once.
  */
 import type { JsonPath } from "./json-path.js";
-import { SCHEMA_MAX_OBJECT_DEPTH } from "./json-schema-limits.js";
+import { SCHEMA_MAX_OBJECT_DEPTH, SCHEMA_MAX_SCHEMA_DEPTH } from "./json-schema-limits.js";
 import { keywordValue, type SchemaNode } from "./json-schema-node.js";
+import { formatCount } from "./json-schema-totals.js";
 import { refuseSchema } from "./schema-refusal.js";
 
 /** A `$ref` found by the walker. */
@@ -32,7 +35,7 @@ export interface SchemaIndex {
   refs: readonly RefSite[];
 }
 
-/** Refuses a dangling `$ref`, a loop of bare references, or nesting too deep through a `$ref`. */
+/** Refuses a dangling `$ref`, a loop of bare references, or nesting too deep (through `$ref`s or not). */
 export function checkReferences(index: SchemaIndex): void {
   const pointers = new Map(index.refs.map((site) => [site.node, site.pointer]));
   const follow = (node: SchemaNode): SchemaNode | undefined => {
@@ -52,15 +55,23 @@ export function checkReferences(index: SchemaIndex): void {
   }
   const grounded = new Set<SchemaNode>();
   for (const [site, target] of targets) checkNoBareLoop(site, target, follow, grounded);
-  const height = objectHeights(follow);
+  const objectHeight = heights(follow, (node) => (isObjectSchema(node) ? 1 : 0));
   for (const [site, target] of targets) {
-    const levels = site.level + height(target);
+    const levels = site.level + objectHeight(target);
     if (levels > SCHEMA_MAX_OBJECT_DEPTH) {
       refuseSchema(
         site.path,
         `nests objects ${levels} levels deep through $ref ${JSON.stringify(site.ref)}, above the limit of ${SCHEMA_MAX_OBJECT_DEPTH}; flatten the schema`,
       );
     }
+  }
+  const root = index.schemas.get("");
+  const depth = root === undefined ? 0 : heights(follow, () => 1)(root);
+  if (depth > SCHEMA_MAX_SCHEMA_DEPTH) {
+    refuseSchema(
+      [],
+      `nests schemas ${formatCount(depth)} deep (every property, item, anyOf branch and $ref on the way counts one), above the limit of ${SCHEMA_MAX_SCHEMA_DEPTH}; flatten the schema or shorten its chains of $ref`,
+    );
   }
 }
 
@@ -94,12 +105,13 @@ function checkNoBareLoop(
 }
 
 /**
- * How many levels of objects a schema holds, following references; memoised,
- * and iterative (depth-first with an explicit stack), so a long chain of
- * references cannot exhaust the call stack. A schema met again while it is
- * still being measured (recursion) counts 0 there.
+ * How many levels a schema holds, following references, where each schema
+ * counts `own(schema)` levels (a `$ref` counts only its target's, for
+ * object levels); memoised, and iterative (depth-first with an explicit
+ * stack), so a long chain of references cannot exhaust the call stack. A
+ * schema met again while it is still being measured (recursion) counts 0 there.
  */
-function objectHeights(follow: Follow): (node: SchemaNode) => number {
+function heights(follow: Follow, own: (node: SchemaNode) => number): (node: SchemaNode) => number {
   const known = new Map<SchemaNode, number>();
   const measuring = new Set<SchemaNode>();
   const parts = (node: SchemaNode): SchemaNode[] => {
@@ -120,8 +132,7 @@ function objectHeights(follow: Follow): (node: SchemaNode) => number {
         }
       } else {
         const below = Math.max(0, ...parts(node).map((part) => known.get(part) ?? 0));
-        const own = follow(node) === undefined && isObjectSchema(node) ? 1 : 0;
-        known.set(node, own + below);
+        known.set(node, own(node) + below);
         measuring.delete(node);
         work.pop();
       }

@@ -14,7 +14,7 @@ import {
 import { refuseSchema } from "./schema-refusal.js";
 
 /** `n` with a comma between each group of three digits: `120,000`. */
-function formatCount(n: number): string {
+export function formatCount(n: number): string {
   return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 }
 

@@ -9,6 +9,7 @@ import { SCHEMA_TYPE_NAMES, type SchemaTypeName } from "./json-schema-keywords.j
 import { SCHEMA_STRING_FORMATS } from "./json-schema-limits.js";
 import { keywordValue, type SchemaNode } from "./json-schema-node.js";
 import type { SchemaScalar, SchemaTotals } from "./json-schema-totals.js";
+import { compileLinearPattern } from "./linear-pattern.js";
 import { refuseSchema } from "./schema-refusal.js";
 
 const TYPE_LIST = [...SCHEMA_TYPE_NAMES].join(", ");
@@ -60,7 +61,11 @@ export function checkAnnotations(node: SchemaNode, path: JsonPath): void {
 
 const SUPPORTED_FORMATS: ReadonlySet<string> = new Set(SCHEMA_STRING_FORMATS);
 
-/** `pattern` compiles, `format` is a supported one, lengths are counts. */
+/**
+ * `pattern` compiles, both as the ECMAScript regular expression the model is
+ * given and for errand's linear-time matching; `format` is a supported one;
+ * lengths are counts.
+ */
 export function checkStringKeywords(node: SchemaNode, path: JsonPath): void {
   const pattern = keywordValue(node, "pattern");
   if (pattern !== undefined) {
@@ -73,6 +78,13 @@ export function checkStringKeywords(node: SchemaNode, path: JsonPath): void {
         [...path, "pattern"],
         `is not a valid regular expression (${(error as Error).message}); fix it`,
         error,
+      );
+    }
+    const linear = compileLinearPattern(pattern);
+    if (!linear.ok) {
+      refuseSchema(
+        [...path, "pattern"],
+        `is ${JSON.stringify(pattern)}, which errand cannot match in linear time (${linear.problem}); rewrite it without backreferences, lookaround or repeat counts over 1,000`,
       );
     }
   }

@@ -140,6 +140,19 @@ describe("findLosslessJsonProblem", () => {
     expect(problemOf(enumerable)).toMatch(/^\["~standard"\] is a function/);
   });
 
+  it("refuses a string or key holding a lone surrogate, which is not Unicode text, and accepts a complete pair", () => {
+    expect(problemOf({ note: "ok \ud83d\ude00 fine" })).toBeUndefined();
+    expect(problemOf({ note: "ab\ud800" })).toBe(
+      "note contains a lone surrogate (\\ud800 at index 2), which is not Unicode text and cannot be stored as JSON; remove it or complete the pair",
+    );
+    expect(problemOf(["\udc00x"])).toMatch(
+      /^value\[0\] contains a lone surrogate \(\\udc00 at index 0\)/,
+    );
+    expect(problemOf({ inner: { "k\ud800": 1 } })).toMatch(
+      /^inner has a key that contains a lone surrogate \(\\ud800 at index 1\)/,
+    );
+  });
+
   it("reports the first problem in document order", () => {
     expect(problemOf({ a: [1, { b: Number.NaN }], c: undefined })).toBe(
       "a[1].b is NaN, which is not JSON; use a finite number or null",

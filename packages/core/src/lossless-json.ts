@@ -3,7 +3,9 @@
  * unchanged. Anything JSON would silently drop, rename or turn into something
  * else (undefined, NaN, ±Infinity, BigInt, Date, RegExp, Map, Set, functions,
  * symbols, class instances, sparse arrays, getters, cycles) is a problem,
- * reported with its path and what to do instead.
+ * reported with its path and what to do instead. So is a string (or key)
+ * holding a lone UTF-16 surrogate: JavaScript round-trips it, but it is not
+ * Unicode text, and other JSON readers (Redis' among them) refuse it.
  *
  * `-0` is accepted: JSON writes it as `0`, which is numerically equal
  * (`-0 === 0`), so no JSON reader can tell the difference. So is a
@@ -98,6 +100,8 @@ function valueProblem(
 
 function scalarProblem(value: unknown): string | undefined {
   switch (typeof value) {
+    case "string":
+      return loneSurrogateProblem(value);
     case "undefined":
       return "is undefined, which is not JSON; remove it or use null";
     case "number":
@@ -168,6 +172,8 @@ function objectEntries(object: object): Children {
   const entries: [string, unknown][] = [];
   for (const key of Reflect.ownKeys(object)) {
     if (typeof key === "symbol") return { at: [], problem: SYMBOL_KEY_PROBLEM };
+    const keyProblem = loneSurrogateProblem(key);
+    if (keyProblem !== undefined) return { at: [], problem: `has a key that ${keyProblem}` };
     const descriptor = Object.getOwnPropertyDescriptor(object, key)!;
     if (!descriptor.enumerable && key === STANDARD_SCHEMA_KEY) continue;
     if (!("value" in descriptor)) return { at: [key], problem: ACCESSOR_PROBLEM };
@@ -180,6 +186,21 @@ function objectEntries(object: object): Children {
     entries.push([key, descriptor.value]);
   }
   return { entries };
+}
+
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * What is wrong with a string holding half of a UTF-16 surrogate pair: it is
+ * no Unicode text, so UTF-8 cannot carry it, and a JSON reader other than
+ * JavaScript's (Redis' own, for one) refuses its `\uD800` escape.
+ */
+function loneSurrogateProblem(text: string): string | undefined {
+  const found = LONE_SURROGATE.exec(text);
+  if (found === null) return undefined;
+  const unit = found[0].charCodeAt(0).toString(16);
+  return `contains a lone surrogate (\\u${unit} at index ${found.index}), which is not Unicode text and cannot be stored as JSON; remove it or complete the pair`;
 }
 
 /** The property through which a value exposes the Standard Schema interface (not data). */

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
 import {
   SCHEMA_MAX_ENUM_VALUES,
+  SCHEMA_MAX_JSON_CHARS,
   SCHEMA_MAX_OBJECT_DEPTH,
   SCHEMA_MAX_PROPERTIES,
+  SCHEMA_MAX_SCHEMA_DEPTH,
   SCHEMA_MAX_TOTAL_CHARS,
 } from "./json-schema-limits.js";
 import { UNSUPPORTED_SCHEMA_PREFIX } from "./preflight.js";
@@ -92,5 +94,57 @@ describe("preflightSchema: limits", () => {
     expect(reasonFor(object({ pick: { type: "string", enum: values(251, 60) } }))).toBe(
       `${P}properties.pick.enum has 251 values whose strings total 15,060 characters; an enum of more than 250 values may total at most 15,000; shorten the values or split the enum`,
     );
+  });
+
+  it(`accepts a schema of ${SCHEMA_MAX_JSON_CHARS} characters of JSON and refuses a longer one`, () => {
+    const described = (chars: number) => {
+      const shell = JSON.stringify(object({ a: { type: "string", description: "" } })).length;
+      return object({ a: { type: "string", description: "d".repeat(chars - shell) } });
+    };
+    expect(JSON.stringify(described(SCHEMA_MAX_JSON_CHARS))).toHaveLength(SCHEMA_MAX_JSON_CHARS);
+    accepted(described(SCHEMA_MAX_JSON_CHARS));
+    expect(reasonFor(described(SCHEMA_MAX_JSON_CHARS + 1))).toBe(
+      `${P}the root schema is 524,289 characters of JSON, above the limit of 524,288; shorten its descriptions or split the answer`,
+    );
+  });
+
+  /** `links` definitions, each a bare `$ref` to the next, the last a string; the root refers to the first. */
+  const refChain = (links: number) =>
+    object(
+      { start: { $ref: "#/$defs/d0" } },
+      {
+        $defs: Object.fromEntries(
+          Array.from({ length: links }, (_, i) => [
+            `d${i}`,
+            i === links - 1 ? text : { $ref: `#/$defs/d${i + 1}` },
+          ]),
+        ),
+      },
+    );
+
+  it(`refuses schemas nested more than ${SCHEMA_MAX_SCHEMA_DEPTH} deep through a chain of $refs, however long`, () => {
+    // root, the start property, then d0 … d(n-1): n + 2 schemas deep.
+    accepted(refChain(SCHEMA_MAX_SCHEMA_DEPTH - 2));
+    const refused = `${P}the root schema nests schemas 65 deep (every property, item, anyOf branch and $ref on the way counts one), above the limit of 64; flatten the schema or shorten its chains of $ref`;
+    expect(reasonFor(refChain(SCHEMA_MAX_SCHEMA_DEPTH - 1))).toBe(refused);
+    expect(reasonFor(refChain(10_000))).toMatch(/nests schemas 10,002 deep/);
+  });
+
+  it("counts nesting through arrays too, and a recursive $ref once", () => {
+    const arrays = (levels: number): unknown =>
+      levels === 0 ? text : { type: "array", items: arrays(levels - 1) };
+    accepted(object({ grid: arrays(SCHEMA_MAX_SCHEMA_DEPTH - 2) }));
+    expect(reasonFor(object({ grid: arrays(SCHEMA_MAX_SCHEMA_DEPTH - 1) }))).toMatch(
+      /^unsupported JSON schema: the root schema nests schemas 65 deep/,
+    );
+    const tree = object(
+      { root: { $ref: "#/$defs/node" } },
+      {
+        $defs: {
+          node: object({ children: { type: "array", items: { $ref: "#/$defs/node" } } }),
+        },
+      },
+    );
+    accepted(tree);
   });
 });

@@ -194,15 +194,17 @@ describe("preflightSchema: refused JSON Schemas", () => {
     expect(reasonFor(loop)).toMatch(/leads into a loop of references that never reaches a schema/);
   });
 
-  it("follows a long chain of references without exhausting the stack", () => {
-    const count = 20_000;
+  it("follows a long chain of references without exhausting the stack, and refuses it", () => {
+    const count = 10_000;
     const $defs = Object.fromEntries(
       Array.from({ length: count }, (_, i) => [
         `d${i}`,
         i === count - 1 ? nested(2) : { $ref: `#/$defs/d${i + 1}` },
       ]),
     );
-    accepted(object({ start: { $ref: "#/$defs/d0" } }, { $defs }));
+    expect(reasonFor(object({ start: { $ref: "#/$defs/d0" } }, { $defs }))).toMatch(
+      /^unsupported JSON schema: the root schema nests schemas 10,004 deep/,
+    );
     expect(
       reasonFor(
         object(
@@ -237,6 +239,20 @@ describe("preflightSchema: refused JSON Schemas", () => {
     );
     expect(reasonFor(object({ pair: { type: "array", items: [text, text] } }))).toMatch(
       /^unsupported JSON schema: properties\.pair\.items is a list of schemas \(a tuple\)/,
+    );
+  });
+
+  it("accepts a pattern errand matches in linear time, however it would backtrack, and refuses one it cannot", () => {
+    accepted(object({ s: { type: "string", pattern: "^(a+)+$" } }));
+    accepted(object({ s: { type: "string", pattern: "^\\u0041[\\w.-]+\\d{2,4}$" } }));
+    expect(reasonFor(object({ s: { type: "string", pattern: "^(a)\\1$" } }))).toBe(
+      `${P}properties.s.pattern is "^(a)\\\\1$", which errand cannot match in linear time (invalid escape sequence: \`\\1\`); rewrite it without backreferences, lookaround or repeat counts over 1,000`,
+    );
+    expect(reasonFor(object({ s: { type: "string", pattern: "^(?=a)a" } }))).toMatch(
+      /^unsupported JSON schema: properties\.s\.pattern is "\^\(\?=a\)a", which errand cannot match in linear time \(invalid or unsupported Perl syntax/,
+    );
+    expect(reasonFor(object({ s: { type: "string", pattern: "a{1001}" } }))).toMatch(
+      /pattern is "a\{1001\}", which errand cannot match in linear time \(invalid repeat count/,
     );
   });
 

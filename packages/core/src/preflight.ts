@@ -12,9 +12,10 @@
  * ```
  */
 import { isErrandError } from "./errors.js";
-import { SCHEMA_MAX_JSON_NESTING } from "./json-schema-limits.js";
+import { SCHEMA_MAX_JSON_CHARS, SCHEMA_MAX_JSON_NESTING } from "./json-schema-limits.js";
 import { describeKind, isSchemaNode } from "./json-schema-node.js";
 import { checkStrictJsonSchema } from "./json-schema-subset.js";
+import { formatCount } from "./json-schema-totals.js";
 import { findLosslessJsonProblem } from "./lossless-json.js";
 import { refuseSchema } from "./schema-refusal.js";
 import { isZod3Schema, isZodSchema, zodToJsonSchema } from "./zod-json-schema.js";
@@ -100,9 +101,14 @@ function acceptedJsonSchema(schema: unknown): JsonSchemaObject {
   }
   const problem = findLosslessJsonProblem(candidate, { maxDepth: SCHEMA_MAX_JSON_NESTING });
   if (problem !== undefined) refuseSchema(problem.path, problem.problem);
-  const { $schema: _dialect, ...jsonSchema } = JSON.parse(
-    JSON.stringify(candidate),
-  ) as JsonSchemaObject;
+  const text = JSON.stringify(candidate);
+  if (text.length > SCHEMA_MAX_JSON_CHARS) {
+    refuseSchema(
+      [],
+      `is ${formatCount(text.length)} characters of JSON, above the limit of ${formatCount(SCHEMA_MAX_JSON_CHARS)}; shorten its descriptions or split the answer`,
+    );
+  }
+  const { $schema: _dialect, ...jsonSchema } = JSON.parse(text) as JsonSchemaObject;
   checkStrictJsonSchema(jsonSchema);
   return jsonSchema;
 }

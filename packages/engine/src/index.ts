@@ -148,9 +148,13 @@ export {
 } from "./client/fire-preflight.js";
 export {
   DEFAULT_MAX_INPUT_BYTES,
+  DEFAULT_METADATA_LIMITS,
   type FireResult,
   FireSpec,
+  MAX_DEADLINE_MS,
   MAX_FIRE_MANY,
+  MAX_INPUT_NESTING,
+  type MetadataLimits,
   parseFireSpec,
 } from "./client/fire-spec.js";
 export type { RunEventsOptions } from "./client/run-events.js";
@@ -179,9 +183,7 @@ export { parseRunJobData, RunJobData } from "./job-data.js";
 export {
   type CreateLoggerOptions,
   createLogger,
-  REDACT_PATHS,
-  REDACTED,
-  REDACTED_KEYS,
+  RUN_DATA_KEYS,
   type RunLogBindings,
   runLogger,
 } from "./logger.js";

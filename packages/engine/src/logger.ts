@@ -2,7 +2,14 @@
  * Logging: pino, one child logger per run (`runId`, `agent`, `attempt`), with
  * run inputs, outputs, tool arguments and results, and secrets redacted by
  * default, so a log line never leaks what a run was given or produced.
+ *
+ * Secrets are recognised as everywhere else in errand (core's `isSecretKey`:
+ * `secretKey`, `aws_secret_access_key`, `passwd`, `cookie`, … at any depth),
+ * and every line, messages included, then passes through core's
+ * `redactSecretText`: a tool's error message quoting `Bearer …`, an `sk-…`
+ * key or `password=…` is logged with the secret hidden.
  */
+import { redactSecrets, redactSecretText } from "@errand/core";
 import type { Logger } from "@errand/runtime";
 import {
   type DestinationStream,
@@ -11,24 +18,8 @@ import {
   pino,
 } from "pino";
 
-/** What every engine logger censors, at the top level and one level down. */
-export const REDACTED_KEYS = [
-  "input",
-  "output",
-  "args",
-  "result",
-  "apiKey",
-  "authorization",
-  "password",
-  "secret",
-  "token",
-] as const;
-
-/** The pino `redact` paths for {@link REDACTED_KEYS}. */
-export const REDACT_PATHS: string[] = REDACTED_KEYS.flatMap((key) => [key, `*.${key}`]);
-
-/** What a redacted value is replaced with. */
-export const REDACTED = "[redacted]";
+/** The run data every engine log line hides, at any depth, besides secrets. */
+export const RUN_DATA_KEYS = ["input", "output", "args", "result"] as const;
 
 /** Options of {@link createLogger}. */
 export interface CreateLoggerOptions {
@@ -46,7 +37,11 @@ export function createLogger(options: CreateLoggerOptions = {}): PinoLogger {
   const settings = {
     name: options.name ?? "errand",
     level,
-    redact: { paths: REDACT_PATHS, censor: REDACTED },
+    formatters: {
+      log: (fields: Record<string, unknown>) =>
+        redactSecrets(fields, { alsoKeys: RUN_DATA_KEYS }) as Record<string, unknown>,
+    },
+    hooks: { streamWrite: redactSecretText },
   };
   return options.destination ? pino(settings, options.destination) : pino(settings);
 }

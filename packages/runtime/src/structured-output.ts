@@ -4,8 +4,9 @@
  * validated against that run's own schema. The exact messages the model sees
  * live here.
  */
-import { z } from "zod";
+import { findLosslessJsonProblem, formatJsonPath } from "@errand/core";
 import type { ToolSpec } from "./model.js";
+import { strictSchemaToZod } from "./strict-schema-zod.js";
 import { fixAndRetryMessage, formatIssues } from "./validation-issues.js";
 
 /** The name the structured-output tool is advertised under. */
@@ -75,11 +76,13 @@ const compiledSchemas = new Map<string, OutputValidator>();
 
 /**
  * Compiles a run's JSON Schema (already accepted by `preflightSchema`) into a
- * validator, with zod's own `z.fromJSONSchema` and a registry of its own, so
- * that nothing of one schema leaks into another. The output recorded is the
- * value the model sent; arguments wrapped as `{ data: … }` are unwrapped when
- * the wrapped value does not match but the unwrapped one does. Throws when
- * the schema cannot be compiled.
+ * validator (see `strictSchemaToZod`: every `pattern` and `format` is
+ * matched in linear time). The output recorded is the value the model sent;
+ * arguments wrapped as `{ data: … }` are unwrapped when the wrapped value
+ * does not match but the unwrapped one does. Arguments nested more than
+ * {@link OUTPUT_MAX_NESTING} deep are refused before they are validated, so
+ * a recursive schema cannot be made to exhaust the worker's stack. Throws
+ * when the schema cannot be compiled.
  *
  * Compiling costs far more than validating, and runs fired alike carry the
  * same schema, so the validators of the last {@link COMPILED_SCHEMAS_KEPT}
@@ -102,12 +105,22 @@ export function compileOutputSchema(schema: Record<string, unknown>): OutputVali
   return compiled;
 }
 
+/**
+ * Structured-output arguments may nest objects and arrays at most this deep:
+ * deeper than any answer a schema of the subset describes without recursion.
+ */
+export const OUTPUT_MAX_NESTING = 100;
+
 function compileValidator(schema: Record<string, unknown>): OutputValidator {
-  const validator = z.fromJSONSchema(schema, { registry: z.registry() });
+  const validator = strictSchemaToZod(schema);
   return {
     check(args) {
       if (typeof args === "string") {
         return { ok: false, issues: ["$: the arguments are not valid JSON"] };
+      }
+      const problem = findLosslessJsonProblem(args, { maxDepth: OUTPUT_MAX_NESTING });
+      if (problem !== undefined) {
+        return { ok: false, issues: [`${formatJsonPath(problem.path, "$")}: ${problem.problem}`] };
       }
       const result = validator.safeParse(args);
       if (result.success) return { ok: true, output: args };

@@ -306,6 +306,29 @@ describe("appendEvents", () => {
     expect(await snapshot(runId)).toEqual(before);
   });
 
+  it("refuses run-queued data Redis' JSON reader cannot read, naming why: nothing written", async () => {
+    let deep: unknown = "leaf";
+    for (let i = 0; i < 1_000; i++) deep = [deep];
+    const unreadable = [
+      [queued({ input: deep }), /data\.input(\[0\])+ is nested more than 1000 levels deep/],
+      [queued({ input: { note: "\ud800" } }), /data\.input\.note contains a lone surrogate/],
+    ] as const;
+    for (const [event, why] of unreadable) {
+      const runId = store.newRunId();
+      const callsBefore = await scriptCalls();
+      const error = await refusal(store.appendEvents(runId, 0, [event]));
+      expect(isErrandError(error, "invalid_event")).toBe(true);
+      expect((error as Error).message).toMatch(why);
+      expect((await scriptCalls()) - callsBefore).toBe(0);
+      expect(await snapshot(runId)).toEqual({ log: 0, shard: expect.any(Number), head: {} });
+    }
+    let deepest: unknown = "leaf";
+    for (let i = 0; i < 999; i++) deepest = [deepest]; // with data itself: exactly 1,000 levels
+    const runId = store.newRunId();
+    await store.appendEvents(runId, 0, [queued({ input: deepest })]);
+    expect((await store.readHead(runId))?.status).toBe("queued");
+  });
+
   it("refuses to start a log with anything but run-queued, and run-queued anywhere else", async () => {
     const unknown = store.newRunId();
     const notFound = await refusal(store.appendEvents(unknown, 0, [started()]));

@@ -11,7 +11,9 @@ import {
   type ResourceRef,
   RUN_ID_RANDOM_BYTES,
   type RunEvent,
-  shardOfRunId, requireWholeNumber } from "@errand/core";
+  requireWholeNumber,
+  shardOfRunId,
+} from "@errand/core";
 import { type BlobContent, getBlob, putBlob } from "./blobs.js";
 import { encodeEventArgs, type ShardEntry } from "./codec.js";
 import { errorFromScriptReply } from "./errors.js";

@@ -2,16 +2,51 @@
  * Checking the events a writer hands to an append, before anything is sent:
  * each must be a valid event of its type, exactly as core's schemas say.
  */
-import { ErrandError, EVENT_VERSION, type NewEvent, type RunEvent } from "@errand/core";
+import {
+  ErrandError,
+  EVENT_VERSION,
+  findLosslessJsonProblem,
+  formatJsonPath,
+  type NewEvent,
+  type RunEvent,
+} from "@errand/core";
 import { parseEvent } from "./codec.js";
 
 /**
+ * The events whose data the append script decodes with Redis' JSON reader
+ * (cjson), which refuses data nested over 1,000 levels or holding half a
+ * UTF-16 surrogate pair.
+ */
+const SCRIPT_READ_EVENTS: ReadonlySet<string> = new Set(["run-queued", "run-started"]);
+
+/** The deepest data Redis' JSON reader takes: the data object itself is level 1. */
+export const SCRIPT_READ_MAX_NESTING = 1_000;
+
+/** Why the append script could not read `event`'s data, or `undefined` when it can (or need not). */
+function scriptReadProblem(event: NewEvent): string | undefined {
+  if (!SCRIPT_READ_EVENTS.has(event.type)) return undefined;
+  const problem = findLosslessJsonProblem(event.data, { maxDepth: SCRIPT_READ_MAX_NESTING });
+  return problem === undefined
+    ? undefined
+    : `${formatJsonPath(["data", ...problem.path], "data")} ${problem.problem}`;
+}
+
+/**
  * The events, validated and cleaned by core's schemas (unknown keys dropped),
- * or an {@link ErrandError} `invalid_event` naming the first invalid one and why.
+ * or an {@link ErrandError} `invalid_event` naming the first invalid one and why
+ * (data the append script reads must be within what Redis' JSON reader takes).
  * The store assigns `seq`; validation places each event at its position in the batch.
  */
 export function validateNewEvents(runId: string, events: readonly NewEvent[]): NewEvent[] {
   return events.map((event, index) => {
+    const unreadable = scriptReadProblem(event);
+    if (unreadable !== undefined) {
+      throw new ErrandError(
+        "invalid_event",
+        `run ${runId}: event #${index + 1} of the batch (${event.type}) cannot be stored: ${unreadable}`,
+        { details: { runId, eventIndex: index } },
+      );
+    }
     const parsed = parseEvent({
       type: event.type,
       at: event.at,

@@ -7,6 +7,7 @@ import { usageError } from "../args.js";
 import { type CommandSpec, JSON_OPTION } from "../command.js";
 import { EXIT } from "../exit-codes.js";
 import { parseJsonText, readUserFile } from "../files.js";
+import { writeJson } from "../output.js";
 
 /** The events of a saved log, each checked against `RunEvent`. */
 function parseLog(raw: unknown, path: string): RunEvent[] {
@@ -50,7 +51,7 @@ export const runsFoldCommand: CommandSpec = {
       );
       return EXIT.failure;
     }
-    io.stdout.write(`${JSON.stringify(result)}\n`);
+    writeJson(io, result);
     return EXIT.ok;
   },
 };

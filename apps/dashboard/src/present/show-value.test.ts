@@ -1,6 +1,6 @@
-import { REDACTED } from "@errand/engine";
+import { REDACTED } from "@errand/core";
 import { describe, expect, it } from "vitest";
-import { redactSecrets, showValue } from "./show-value.js";
+import { showValue, showWhole } from "./show-value.js";
 
 const limits = { maxStringChars: 5, maxItems: 2, maxDepth: 3 };
 
@@ -42,11 +42,11 @@ describe("showValue", () => {
     const { value, truncated } = showValue({ args: nested(20_000) });
     expect(truncated).toBe(true);
     expect(JSON.stringify(value)).toContain("nested deeper than 24 levels");
-    expect(JSON.stringify(redactSecrets(nested(20_000)))).toContain("nested deeper than 64 levels");
+    expect(JSON.stringify(showWhole(nested(20_000)))).toContain("nested deeper than 64 levels");
   });
 });
 
-describe("redactSecrets", () => {
+describe("showWhole", () => {
   it("replaces the values of secret keys at any depth, in objects and arrays", () => {
     const value = {
       city: "Lyon",
@@ -54,7 +54,7 @@ describe("redactSecrets", () => {
       nested: { deeper: [{ password: "hunter2", keep: 1 }], Authorization: "Bearer x" },
       list: [{ client_secret: { any: "shape" } }, "plain"],
     };
-    expect(redactSecrets(value)).toEqual({
+    expect(showWhole(value)).toEqual({
       city: "Lyon",
       apiKey: REDACTED,
       nested: { deeper: [{ password: REDACTED, keep: 1 }], Authorization: REDACTED },
@@ -64,9 +64,9 @@ describe("redactSecrets", () => {
   });
 
   it("keeps long values whole and returns scalars as they are", () => {
-    expect(redactSecrets({ text: "x".repeat(10_000) })).toEqual({ text: "x".repeat(10_000) });
-    expect(redactSecrets("token")).toBe("token");
-    expect(redactSecrets(null)).toBeNull();
-    expect(redactSecrets(3)).toBe(3);
+    expect(showWhole({ text: "x".repeat(10_000) })).toEqual({ text: "x".repeat(10_000) });
+    expect(showWhole("token")).toBe("token");
+    expect(showWhole(null)).toBeNull();
+    expect(showWhole(3)).toBe(3);
   });
 });

@@ -2,8 +2,9 @@
  * Every value the dashboard sends — inputs, outputs, tool arguments and
  * results, metadata, blobs — goes through {@link showValue}:
  *
- * - a property whose key names a secret (see `secret-keys.ts`) has its value
- *   replaced by the engine's `[redacted]`, at any depth it reaches;
+ * - a property whose key names a secret (core's `isSecretKey`, the one list
+ *   the logs and the CLI use too) has its value replaced by `[redacted]`, at
+ *   any depth it reaches;
  * - a string longer than `maxStringChars` keeps its beginning and says how
  *   much was cut; an array longer than `maxItems` keeps its first items and
  *   ends with a note of how many were left out;
@@ -16,8 +17,7 @@
  * Unlike the logs, inputs and outputs are shown: seeing them is what the
  * dashboard is for.
  */
-import { REDACTED } from "@errand/engine";
-import { isSecretKey } from "./secret-keys.js";
+import { isSecretKey, REDACTED } from "@errand/core";
 
 /** Where values are cut. */
 export interface ShowLimits {
@@ -78,6 +78,6 @@ export function showValue(value: unknown, limits: ShowLimits = PREVIEW_LIMITS): 
 }
 
 /** `value` whole but for its secrets, replaced by `[redacted]`, and nesting past {@link WHOLE_LIMITS}. */
-export function redactSecrets(value: unknown): unknown {
+export function showWhole(value: unknown): unknown {
   return showValue(value, WHOLE_LIMITS).value;
 }

@@ -6,7 +6,7 @@
  */
 import { blobUri, ErrandError } from "@errand/core";
 import type { DashboardContext } from "../context.js";
-import { redactSecrets } from "../present/show-value.js";
+import { showWhole } from "../present/show-value.js";
 import { requireRunId } from "./run-view.js";
 
 /** `GET /api/runs/:runId/blobs/:n`. */
@@ -41,7 +41,7 @@ export async function readBlob(
   const base = { ref, contentType, sizeBytes };
   if (contentType.includes("json")) {
     try {
-      return { ...base, json: redactSecrets(JSON.parse(blob.value)) };
+      return { ...base, json: showWhole(JSON.parse(blob.value)) };
     } catch {
       // not JSON after all: shown as text below
     }

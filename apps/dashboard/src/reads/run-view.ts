@@ -15,7 +15,7 @@ import {
   runSoFar,
 } from "@errand/core";
 import type { DashboardContext } from "../context.js";
-import { redactSecrets, showValue } from "../present/show-value.js";
+import { showValue, showWhole } from "../present/show-value.js";
 
 /**
  * A run's `RunResult`, or while it runs the same fields so far (status
@@ -56,7 +56,7 @@ export function requireRunId(runId: string): string {
 /** The view of a folded run, its output redacted. */
 export function runViewOf(state: RunState): RunView {
   const view = runSoFar(state);
-  return view.output === undefined ? view : { ...view, output: redactSecrets(view.output) };
+  return view.output === undefined ? view : { ...view, output: showWhole(view.output) };
 }
 
 function definitionOf(queued: EventDataOf<"run-queued">): RunDefinition {
@@ -65,7 +65,7 @@ function definitionOf(queued: EventDataOf<"run-queued">): RunDefinition {
     input: input.value,
     inputTruncated: input.truncated,
     ...(queued.outputSchema === undefined ? {} : { outputSchema: queued.outputSchema }),
-    metadata: redactSecrets(queued.metadata) as Record<string, string>,
+    metadata: showWhole(queued.metadata) as Record<string, string>,
     limits: queued.limits,
     depth: queued.depth,
   };

@@ -6,8 +6,8 @@
  * - Anything else is matched against the runs `list` returns (newest first,
  *   with the same status, agent and parent filters): a runId that starts
  *   with the text (any case), or a metadata value that contains it (any
- *   case), read from each run's `run-queued` — values of secret keys (see
- *   `secret-keys.ts`) are never searched. The run indexes hold no
+ *   case), read from each run's `run-queued` — values of secret keys (core's
+ *   `isSecretKey`) are never searched. The run indexes hold no
  *   metadata, so one page looks at no more than {@link SEARCH_SCAN_LIMIT}
  *   runs, and reads no more than `SEARCH_READ_BUDGET_BYTES` of `run-queued`
  *   events (runs searched before cost nothing: see `search-metadata.ts`). A
@@ -18,6 +18,7 @@
 import {
   encodeCursor,
   isRunId,
+  isSecretKey,
   type LimitBounds,
   type Page,
   page,
@@ -25,7 +26,6 @@ import {
 } from "@errand/core";
 import { LIST_LIMITS, type ListOptions, type RunSummary } from "@errand/engine";
 import type { DashboardContext } from "../context.js";
-import { isSecretKey } from "../present/secret-keys.js";
 import { readRunSummary } from "./run-summary.js";
 import {
   type ReadBudget,

@@ -21,13 +21,25 @@ import { type CancelOptions, type CancelResult, cancel } from "./cancel.js";
 import type { FireContext } from "./enqueue-runs.js";
 import { fire } from "./fire.js";
 import { type FireManyResult, fireMany } from "./fire-many.js";
-import { DEFAULT_MAX_INPUT_BYTES, type FireResult, type FireSpec } from "./fire-spec.js";
+import {
+  DEFAULT_MAX_INPUT_BYTES,
+  DEFAULT_METADATA_LIMITS,
+  type FireResult,
+  type FireSpec,
+  type MetadataLimits,
+} from "./fire-spec.js";
 import { type RunEventsOptions, runEvents } from "./run-events.js";
 
 /** Options of {@link createErrand}: the shared {@link EngineOptions}, and the client's own. */
 export interface ErrandOptions extends EngineOptions {
   /** The largest input `fire` accepts, in bytes of UTF-8 JSON. Default 256 KiB. */
   maxInputBytes?: number;
+  /**
+   * How much metadata `fire` accepts on one run: `maxKeys` (default 64),
+   * `maxKeyBytes` (128), `maxValueBytes` (1 KiB) and `maxBytes` of its JSON
+   * (16 KiB); each one given replaces its default.
+   */
+  metadataLimits?: Partial<MetadataLimits>;
   /** BullMQ options of each run's job (attempts, backoff, retention). Default {@link DEFAULT_JOB_OPTIONS}. */
   jobOptions?: JobsOptions;
   /**
@@ -46,7 +58,8 @@ export interface Errand {
   readonly store: EventStore;
   /**
    * Fires one run; resolves with its runId once its job is enqueued. Refused
-   * before anything is written, with an `ErrandError`: `invalid_spec`,
+   * before anything is written, with an `ErrandError`: `invalid_spec` (metadata
+   * past its limits, an input nested over 100 deep included),
    * `unknown_agent`, `unsupported_schema`, `schema_not_supported`,
    * `input_too_large`, `not_found` (parent).
    */
@@ -128,6 +141,7 @@ export function createErrand(options: ErrandOptions): Errand {
     ...resources,
     queues,
     maxInputBytes: options.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES,
+    metadataLimits: { ...DEFAULT_METADATA_LIMITS, ...options.metadataLimits },
   };
   return {
     keys,

@@ -17,6 +17,7 @@ import type { EventStore } from "@errand/store";
 import type { EngineResources } from "../resources.js";
 import type { RunJob, RunQueues } from "../run-queues.js";
 import type { PreparedRun } from "./fire-preflight.js";
+import type { MetadataLimits } from "./fire-spec.js";
 
 /**
  * What firing needs: the resources (whose connection is auto-pipelined:
@@ -26,6 +27,8 @@ export interface FireContext extends EngineResources {
   queues: RunQueues;
   /** The largest input, in bytes of UTF-8 JSON. */
   maxInputBytes: number;
+  /** How much metadata a run may carry. Default `DEFAULT_METADATA_LIMITS`. */
+  metadataLimits?: MetadataLimits;
 }
 
 /** What became of one run: fired, or refused with its error (with its runId once it had one). */

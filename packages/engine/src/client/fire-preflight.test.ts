@@ -11,7 +11,12 @@ import { type EngineFixture, startEngineFixture } from "../test-support/engine-f
 import { TEST_AGENTS, testAgents } from "../test-support/test-agents.js";
 import { createWorker } from "../worker/create-worker.js";
 import { createErrand } from "./client.js";
-import { DEFAULT_MAX_INPUT_BYTES } from "./fire-spec.js";
+import {
+  DEFAULT_MAX_INPUT_BYTES,
+  DEFAULT_METADATA_LIMITS,
+  MAX_DEADLINE_MS,
+  MAX_INPUT_NESTING,
+} from "./fire-spec.js";
 
 let fx: EngineFixture;
 
@@ -66,6 +71,44 @@ describe("fire preflight", () => {
       outputSchema: { type: "object", properties: { answer: { type: "string" } } },
     });
     expect(openObject).toMatchObject({ code: "unsupported_schema" });
+  });
+
+  it("refuses a pattern errand cannot match in linear time, and a 10,000-long chain of $refs", async () => {
+    const lookahead = await refusal({
+      agent: TEST_AGENTS.plain,
+      input: plainScript,
+      outputSchema: {
+        type: "object",
+        properties: { word: { type: "string", pattern: "^(?=a)a+$" } },
+        required: ["word"],
+        additionalProperties: false,
+      },
+    });
+    expect(lookahead).toMatchObject({ code: "unsupported_schema" });
+    expect((lookahead as Error).message).toMatch(
+      /^unsupported JSON schema: properties\.word\.pattern is "\^\(\?=a\)a\+\$", which errand cannot match in linear time/,
+    );
+
+    const links = 10_000;
+    const $defs = Object.fromEntries(
+      Array.from({ length: links }, (_, i) => [
+        `d${i}`,
+        i === links - 1 ? { type: "string" } : { $ref: `#/$defs/d${i + 1}` },
+      ]),
+    );
+    const chain = await refusal({
+      agent: TEST_AGENTS.plain,
+      input: plainScript,
+      outputSchema: {
+        type: "object",
+        properties: { start: { $ref: "#/$defs/d0" } },
+        required: ["start"],
+        additionalProperties: false,
+        $defs,
+      },
+    });
+    expect(chain).toMatchObject({ code: "unsupported_schema" });
+    expect((chain as Error).message).toMatch(/nests schemas 10,002 deep .* above the limit of 64/);
   });
 
   it("refuses a schema for an agent whose model cannot call tools", async () => {
@@ -126,6 +169,141 @@ describe("fire preflight", () => {
     expect(error).toMatchObject({ code: "invalid_spec" });
     expect((error as Error).message).toContain("invalid fire spec");
     expect((error as Error).message).toContain(where);
+  });
+
+  /** `levels` arrays nested in one another around a string. */
+  function nestedInput(levels: number): unknown {
+    let value: unknown = "leaf";
+    for (let i = 0; i < levels; i++) value = [value];
+    return value;
+  }
+
+  it.each([
+    [`${MAX_INPUT_NESTING + 1} levels`, MAX_INPUT_NESTING + 1],
+    ["1,000 levels (past Redis' JSON reader)", 1_000],
+    ["6,000 levels (past JSON.stringify's stack)", 6_000],
+  ])("refuses an input nested %s deep, naming the limit", async (_label, levels) => {
+    const error = await refusal({ agent: TEST_AGENTS.plain, input: nestedInput(levels) });
+    expect(error).toMatchObject({ name: "ErrandError", code: "invalid_spec" });
+    expect((error as Error).message).toMatch(
+      /^invalid fire spec: input(\[0\])+ is nested more than 100 levels deep; flatten it$/,
+    );
+  });
+
+  it(`accepts an input nested exactly ${MAX_INPUT_NESTING} levels deep`, async () => {
+    const { runId } = await fx.errand.fire({
+      agent: TEST_AGENTS.plain,
+      input: nestedInput(MAX_INPUT_NESTING),
+    });
+    const [queued] = await fx.errand.store.readLog(runId);
+    expect(queued).toMatchObject({
+      type: "run-queued",
+      data: { input: nestedInput(MAX_INPUT_NESTING) },
+    });
+  });
+
+  it.each([
+    [
+      "an input string",
+      { input: { note: "half a pair: \ud83d" } },
+      "input.note contains a lone surrogate (\\ud83d at index 13)",
+    ],
+    [
+      "an input key",
+      { input: { "\ude00": 1 } },
+      "input has a key that contains a lone surrogate (\\ude00 at index 0)",
+    ],
+    [
+      "a metadata value",
+      { input: 1, metadata: { team: "a\ud800" } },
+      "metadata.team contains a lone surrogate (\\ud800 at index 1)",
+    ],
+  ])("refuses a lone surrogate in %s, which Redis cannot read", async (_label, spec, message) => {
+    const error = await refusal({ agent: TEST_AGENTS.plain, ...spec });
+    expect(error).toMatchObject({ code: "invalid_spec" });
+    expect((error as Error).message).toContain(`invalid fire spec: ${message}`);
+  });
+
+  it.each([
+    ["a year and a millisecond", MAX_DEADLINE_MS + 1],
+    ["past the last date JavaScript has", 8.64e15 + 1],
+    ["far past it", 1e300],
+  ])("refuses a deadlineMs of %s", async (_label, deadlineMs) => {
+    const error = await refusal({ agent: TEST_AGENTS.plain, input: 1, deadlineMs });
+    expect(error).toMatchObject({ code: "invalid_spec" });
+    expect((error as Error).message).toMatch(/^invalid fire spec: deadlineMs: Too big/);
+  });
+
+  it("accepts a deadline of one year", async () => {
+    const at = Date.now();
+    const { runId } = await fx.errand.fire({
+      agent: TEST_AGENTS.plain,
+      input: 1,
+      deadlineMs: MAX_DEADLINE_MS,
+    });
+    const [queued] = await fx.errand.store.readLog(runId);
+    if (queued?.type !== "run-queued") throw new Error("the log does not open with run-queued");
+    const deadlineAt = Date.parse(queued.data.limits.deadlineAt ?? "");
+    expect(deadlineAt).toBeGreaterThanOrEqual(at + MAX_DEADLINE_MS);
+  });
+
+  it.each([
+    [
+      "10,000 keys",
+      Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${i}`, "v"])),
+      "metadata has 10000 keys, over the limit of 64 (maxKeys)",
+    ],
+    [
+      "a 10 MB value",
+      { blob: "x".repeat(10_000_000) },
+      'metadata value of "blob" is 10000000 bytes, over the limit of 1024 (maxValueBytes)',
+    ],
+    [
+      "a key of 129 bytes",
+      { ["k".repeat(129)]: "v" },
+      `metadata key "${"k".repeat(40)}…" is 129 bytes, over the limit of 128 (maxKeyBytes)`,
+    ],
+    [
+      "17 values of 1 KiB (over 16 KiB in all)",
+      Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, "é".repeat(512)])),
+      "metadata is 17552 bytes of JSON, over the limit of 16384 (maxBytes)",
+    ],
+  ])("refuses metadata of %s, naming the limit", async (_label, metadata, message) => {
+    const error = await refusal({ agent: TEST_AGENTS.plain, input: 1, metadata });
+    expect(error).toMatchObject({ code: "invalid_spec" });
+    expect((error as Error).message).toBe(`invalid fire spec: ${message}`);
+  });
+
+  it("accepts metadata at every default limit, and honours a client's own limits", async () => {
+    const atLimits = Object.fromEntries(
+      Array.from({ length: DEFAULT_METADATA_LIMITS.maxKeys }, (_, i) => [
+        `k${i}`.padEnd(DEFAULT_METADATA_LIMITS.maxKeyBytes, "k"),
+        i < 7 ? "v".repeat(DEFAULT_METADATA_LIMITS.maxValueBytes) : "",
+      ]),
+    );
+    expect(new TextEncoder().encode(JSON.stringify(atLimits)).length).toBeLessThanOrEqual(
+      DEFAULT_METADATA_LIMITS.maxBytes,
+    );
+    await fx.errand.fire({ agent: TEST_AGENTS.plain, input: 1, metadata: atLimits });
+
+    const strict = createErrand({
+      connection: fx.server.url,
+      prefix: fx.prefix,
+      metadataLimits: { maxKeys: 1 },
+    });
+    try {
+      const before = await fx.footprint();
+      await expect(
+        strict.fire({ agent: TEST_AGENTS.plain, input: 1, metadata: { a: "1", b: "2" } }),
+      ).rejects.toMatchObject({
+        code: "invalid_spec",
+        details: { limit: "maxKeys", keys: 2, maxKeys: 1 },
+      });
+      expect(await fx.footprint()).toEqual(before);
+      await strict.fire({ agent: TEST_AGENTS.plain, input: 1, metadata: { a: "1" } });
+    } finally {
+      await strict.close();
+    }
   });
 
   it("refuses a parent that does not exist", async () => {

@@ -3,7 +3,8 @@
  * registered agent (whose registration, chosen among the queues that serve
  * it, decides the queue, the limits and the agent's own schema), an output
  * schema inside the supported subset, a model that can carry it, an input
- * that is JSON and within the size limit, and a parent that exists. A spec
+ * that is JSON and within the size and nesting limits, metadata within its
+ * limits, and a parent that exists. A spec
  * that fails any of them is refused with an `ErrandError` carrying its code;
  * nothing is enqueued and no key is written.
  */
@@ -21,7 +22,14 @@ import {
 import { DEFAULT_MAX_STEPS } from "@errand/runtime";
 import type { RunHead } from "@errand/store";
 import { type AgentRegistration, chooseRegistration } from "../registry.js";
-import { type FireSpec, parseFireSpec } from "./fire-spec.js";
+import {
+  checkMetadata,
+  DEFAULT_METADATA_LIMITS,
+  type FireSpec,
+  MAX_INPUT_NESTING,
+  type MetadataLimits,
+  parseFireSpec,
+} from "./fire-spec.js";
 
 /** Where preflight looks things up: agent registrations and parent heads. */
 export interface PreflightLookups {
@@ -37,6 +45,8 @@ export interface PreflightLookups {
 export interface PreflightLimits {
   /** The largest input, in bytes of UTF-8 JSON. */
   maxInputBytes: number;
+  /** How much metadata a run may carry. Default {@link DEFAULT_METADATA_LIMITS}. */
+  metadataLimits?: MetadataLimits;
   /** The clock that tells which queues have a live worker. */
   now: () => Date;
 }
@@ -126,15 +136,20 @@ function acceptedSchema(
   return schema;
 }
 
-function checkInput(input: unknown, maxInputBytes: number): void {
-  const problem = findLosslessJsonProblem(input);
+/** Throws `invalid_spec` at the first place where `value`, found at `field` of the spec, is not lossless JSON. */
+function checkLosslessJson(field: "input" | "metadata", value: unknown, maxDepth?: number): void {
+  const problem = findLosslessJsonProblem(value, maxDepth === undefined ? {} : { maxDepth });
   if (problem !== undefined) {
     throw new ErrandError(
       "invalid_spec",
-      `invalid fire spec: ${formatJsonPath(["input", ...problem.path], "input")} ${problem.problem}`,
-      { details: { path: problem.path } },
+      `invalid fire spec: ${formatJsonPath([field, ...problem.path], field)} ${problem.problem}`,
+      { details: { field, path: problem.path } },
     );
   }
+}
+
+function checkInput(input: unknown, maxInputBytes: number): void {
+  checkLosslessJson("input", input, MAX_INPUT_NESTING);
   const bytes = utf8ByteLength(JSON.stringify(input));
   if (bytes > maxInputBytes) {
     throw new ErrandError(
@@ -156,11 +171,13 @@ async function requireParent(
 }
 
 /**
- * Checks one spec, in order: its shape (`invalid_spec`), its agent
- * (`unknown_agent`), its schema or the agent's own (`unsupported_schema`,
- * `schema_not_supported`, `invalid_spec` for a schema other than the agent's),
- * its input (`invalid_spec` when not JSON, `input_too_large`) and its parent
- * (`not_found`). Reads only; throws the first refusal as an {@link ErrandError}.
+ * Checks one spec, in order: its shape (`invalid_spec`, a `deadlineMs` over
+ * a year included), its agent (`unknown_agent`), its schema or the agent's
+ * own (`unsupported_schema`, `schema_not_supported`, `invalid_spec` for a
+ * schema other than the agent's), its input (`invalid_spec` when not JSON —
+ * a lone surrogate included — or nested over {@link MAX_INPUT_NESTING};
+ * `input_too_large`), its metadata (`invalid_spec` past its limits) and its
+ * parent (`not_found`). Reads only; throws the first refusal as an {@link ErrandError}.
  */
 export async function preflightFire(
   spec: unknown,
@@ -171,6 +188,10 @@ export async function preflightFire(
   const registration = await requireRegistration(lookups, parsed.agent, limits.now());
   const outputSchema = acceptedSchema(parsed, registration);
   checkInput(parsed.input, limits.maxInputBytes);
+  if (parsed.metadata !== undefined) {
+    checkLosslessJson("metadata", parsed.metadata);
+    checkMetadata(parsed.metadata, limits.metadataLimits ?? DEFAULT_METADATA_LIMITS);
+  }
   const parent = await requireParent(lookups, parsed.parentRunId);
   return {
     registration,

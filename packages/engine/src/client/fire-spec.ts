@@ -4,7 +4,7 @@
  * zod schema is the source of truth; anything else in a spec is refused, so a
  * misspelt option never goes unnoticed.
  */
-import { ErrandError, isRunId } from "@errand/core";
+import { ErrandError, isRunId, utf8ByteLength } from "@errand/core";
 import { z } from "zod";
 
 /** The input limit when the client is not told: 256 KiB of UTF-8 JSON. */
@@ -12,6 +12,37 @@ export const DEFAULT_MAX_INPUT_BYTES = 256 * 1024;
 
 /** The most specs one `fireMany` call takes. */
 export const MAX_FIRE_MANY = 1_000;
+
+/**
+ * An input may nest objects and arrays at most this deep. Deeper data is
+ * refused (`invalid_spec`): Redis' JSON reader, which the append script uses
+ * on `run-queued`, stops at 1,000 levels, and no reader of a run should have
+ * to walk more.
+ */
+export const MAX_INPUT_NESTING = 100;
+
+/** The longest `deadlineMs`: one year, so that every deadline is a real date. */
+export const MAX_DEADLINE_MS = 365 * 24 * 60 * 60 * 1_000;
+
+/** How much metadata one run may carry; sizes are bytes of UTF-8. */
+export interface MetadataLimits {
+  /** The most keys. */
+  maxKeys: number;
+  /** The longest key. */
+  maxKeyBytes: number;
+  /** The longest value. */
+  maxValueBytes: number;
+  /** The most bytes of the metadata's JSON, keys and values together. */
+  maxBytes: number;
+}
+
+/** The metadata limits when the client is not told: 64 keys of 128 bytes, values of 1 KiB, 16 KiB in all. */
+export const DEFAULT_METADATA_LIMITS: MetadataLimits = {
+  maxKeys: 64,
+  maxKeyBytes: 128,
+  maxValueBytes: 1_024,
+  maxBytes: 16 * 1_024,
+};
 
 /** One run to fire. */
 export const FireSpec = z.strictObject({
@@ -31,10 +62,13 @@ export const FireSpec = z.strictObject({
     .optional(),
   /** The run that fires this one: the new run becomes its child. */
   parentRunId: z.string().refine(isRunId, "parentRunId is not a run id").optional(),
-  /** Labels kept with the run, as strings. */
+  /** Labels kept with the run, as strings, within the client's {@link MetadataLimits}. */
   metadata: z.record(z.string(), z.string()).optional(),
-  /** How long the run may take from now before the reaper fails it (`deadline_exceeded`), in ms. */
-  deadlineMs: z.number().int().positive().optional(),
+  /**
+   * How long the run may take from now before the reaper fails it
+   * (`deadline_exceeded`), in ms: at most {@link MAX_DEADLINE_MS}.
+   */
+  deadlineMs: z.number().int().positive().max(MAX_DEADLINE_MS).optional(),
 });
 export type FireSpec = z.infer<typeof FireSpec>;
 
@@ -59,4 +93,48 @@ export function parseFireSpec(spec: unknown): FireSpec {
   throw new ErrandError("invalid_spec", `invalid fire spec: ${issues.join("; ")}`, {
     details: { issues },
   });
+}
+
+/** Refuses the spec: `invalid_spec`, the message naming what is wrong, `details` saying more. */
+function invalidSpec(problem: string, details: Record<string, unknown>): never {
+  throw new ErrandError("invalid_spec", `invalid fire spec: ${problem}`, { details });
+}
+
+/**
+ * Throws `invalid_spec` unless `metadata` is within `limits`, naming the limit
+ * it breaks (and, for one key or value, the key).
+ */
+export function checkMetadata(metadata: Record<string, string>, limits: MetadataLimits): void {
+  const keys = Object.keys(metadata);
+  if (keys.length > limits.maxKeys) {
+    invalidSpec(`metadata has ${keys.length} keys, over the limit of ${limits.maxKeys} (maxKeys)`, {
+      limit: "maxKeys",
+      keys: keys.length,
+      maxKeys: limits.maxKeys,
+    });
+  }
+  for (const key of keys) {
+    const keyBytes = utf8ByteLength(key);
+    const shown = JSON.stringify(key.length > 40 ? `${key.slice(0, 40)}…` : key);
+    if (keyBytes > limits.maxKeyBytes) {
+      invalidSpec(
+        `metadata key ${shown} is ${keyBytes} bytes, over the limit of ${limits.maxKeyBytes} (maxKeyBytes)`,
+        { limit: "maxKeyBytes", bytes: keyBytes, maxKeyBytes: limits.maxKeyBytes },
+      );
+    }
+    const valueBytes = utf8ByteLength(metadata[key]!);
+    if (valueBytes > limits.maxValueBytes) {
+      invalidSpec(
+        `metadata value of ${shown} is ${valueBytes} bytes, over the limit of ${limits.maxValueBytes} (maxValueBytes)`,
+        { limit: "maxValueBytes", key, bytes: valueBytes, maxValueBytes: limits.maxValueBytes },
+      );
+    }
+  }
+  const bytes = utf8ByteLength(JSON.stringify(metadata));
+  if (bytes > limits.maxBytes) {
+    invalidSpec(
+      `metadata is ${bytes} bytes of JSON, over the limit of ${limits.maxBytes} (maxBytes)`,
+      { limit: "maxBytes", bytes, maxBytes: limits.maxBytes },
+    );
+  }
 }

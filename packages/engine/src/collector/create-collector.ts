@@ -17,9 +17,10 @@
  * await collector.stop();
  * ```
  */
-import { wholeNumberOption } from "@errand/core";
+
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
+import { wholeNumberOption } from "@errand/core";
 import { DEFAULT_SHARDS, defineIndexRunsScript } from "@errand/store";
 import { closeConnection, openConnection, type RedisConnection } from "../connection.js";
 import { engineKeys } from "../engine-keys.js";

@@ -34,7 +34,9 @@ import {
   type LimitBounds,
   type NextAction,
   type RunResult,
-  resolveLimit, wholeNumberOption } from "@errand/core";
+  resolveLimit,
+  wholeNumberOption,
+} from "@errand/core";
 import {
   type RunStanding,
   readStoredResults,

@@ -3,7 +3,13 @@
  * stored it, optionally waiting for it (blocking on the settled channel, no
  * polling loop).
  */
-import { ErrandError, type RunResult, runNotFound, shardOfRunId, wholeNumberOption } from "@errand/core";
+import {
+  ErrandError,
+  type RunResult,
+  runNotFound,
+  shardOfRunId,
+  wholeNumberOption,
+} from "@errand/core";
 import { readStoredResults, readStoredRuns } from "@errand/store";
 import type { ReadsContext } from "./context.js";
 

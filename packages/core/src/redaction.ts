@@ -1,0 +1,191 @@
+/**
+ * Secrets, recognised one way everywhere errand shows or logs a value: the
+ * engine's logs, the dashboard and the CLI's `--json` all use
+ * {@link isSecretKey} and {@link redactSecrets}, so a key hidden in one is
+ * hidden in all.
+ *
+ * A key names a secret when, lower-cased with everything but letters and
+ * digits removed (`secretKey`, `secret_key` and `SECRET-KEY` all read
+ * `secretkey`), it contains one of {@link SECRET_KEY_WORDS} or ends with one
+ * of {@link SECRET_KEY_ENDINGS}. The rule errs on the side of hiding: a
+ * `secretary` field is hidden too.
+ *
+ * Text is another matter: a tool's error message may quote a credential.
+ * {@link redactSecretText} hides what looks like one in free text (an
+ * `Authorization` scheme's credentials, well-known API key shapes,
+ * `password=…` pairs, a URL's password); the engine's logs pass every line
+ * through it. Run data shown on purpose (the dashboard's inputs, outputs and
+ * tool results, the CLI's events) is redacted by key only: seeing it is what
+ * those views are for.
+ */
+
+/** What a redacted value is replaced with, everywhere. */
+export const REDACTED = "[redacted]";
+
+/** A key containing one of these (normalised) names a secret. */
+export const SECRET_KEY_WORDS: readonly string[] = [
+  "secret",
+  "password",
+  "passwd",
+  "passphrase",
+  "apikey",
+  "privatekey",
+  "accesskey",
+  "credential",
+  "authorization",
+  "cookie",
+  "sessionid",
+];
+
+/**
+ * A key ending with one of these (normalised) names a secret: `token`,
+ * `accessToken`, `x-auth-token`, `basicAuth`, `db_pwd` — but not
+ * `inputTokens` or `author`.
+ */
+export const SECRET_KEY_ENDINGS: readonly string[] = ["token", "auth", "pwd"];
+
+/** `key` lower-cased, with everything but ASCII letters and digits removed. */
+function normaliseKey(key: string): string {
+  return key.toLowerCase().replace(/[^a-z0-9]/g, "");
+}
+
+/** True when a property named `key` holds a secret. */
+export function isSecretKey(key: string): boolean {
+  const normalised = normaliseKey(key);
+  return (
+    SECRET_KEY_WORDS.some((word) => normalised.includes(word)) ||
+    SECRET_KEY_ENDINGS.some((ending) => normalised.endsWith(ending))
+  );
+}
+
+/** Options of {@link redactSecrets}. */
+export interface RedactOptions {
+  /** Keys (exact names) whose values are redacted too, besides secrets: the logs hide run data this way. */
+  alsoKeys?: readonly string[];
+}
+
+/**
+ * A copy of `value` in which the value of every property whose key names a
+ * secret (at any depth, in objects inside arrays too) is {@link REDACTED}.
+ * Only plain objects and arrays are copied; anything else is kept as it is.
+ * Iterative, so a deeply nested value cannot exhaust the stack.
+ */
+export function redactSecrets(value: unknown, options: RedactOptions = {}): unknown {
+  const also = new Set(options.alsoKeys ?? []);
+  const hidden = (key: string) => also.has(key) || isSecretKey(key);
+  const root: Record<string, unknown> = {};
+  const work: { from: unknown; into: object; key: string | number }[] = [
+    { from: value, into: root, key: "value" },
+  ];
+  for (let item = work.pop(); item !== undefined; item = work.pop()) {
+    const { from, into, key } = item;
+    let copy: unknown = from;
+    if (Array.isArray(from)) {
+      const list: unknown[] = new Array(from.length);
+      from.forEach((element, index) => {
+        work.push({ from: element, into: list, key: index });
+      });
+      copy = list;
+    } else if (isPlainObject(from)) {
+      const object: Record<string, unknown> = {};
+      for (const [name, inner] of Object.entries(from)) {
+        // Every key is placed now, in order; the values of the others are copied later.
+        setOwn(object, name, hidden(name) ? REDACTED : undefined);
+        if (!hidden(name)) work.push({ from: inner, into: object, key: name });
+      }
+      copy = object;
+    }
+    setOwn(into, key, copy);
+  }
+  return root.value;
+}
+
+/** Sets an own data property, even one named `__proto__`. */
+function setOwn(target: object, key: string | number, value: unknown): void {
+  Object.defineProperty(target, key, {
+    value,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+/** `Authorization`-style credentials: `Bearer <token>`, `Basic <base64>`. */
+const AUTH_SCHEME = /\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{8,}/gi;
+
+/** Well-known API key shapes: OpenAI and Anthropic (`sk-…`), GitHub (`ghp_…`), Slack (`xoxb-…`), AWS access key ids. */
+const KEY_SHAPES =
+  /\b(?:sk-[A-Za-z0-9_-]{16,}|gh[opsur]_[A-Za-z0-9]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16})\b/g;
+
+/** The longest value {@link NAMED_VALUE} hides. */
+const MAX_SECRET_CHARS = 256;
+
+/**
+ * `name=value`, `name: value` or `"name": "value"` (inside a JSON string too,
+ * its quotes escaped): the value is quoted, or runs up to a space, `&`, `,`
+ * or `;`, and is at most {@link MAX_SECRET_CHARS} long, which keeps the
+ * search linear. The name starts where no name character precedes it.
+ */
+const NAMED_VALUE = new RegExp(
+  String.raw`(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]+)((?:\\?["'])?\s*[=:]\s*)` +
+    String.raw`(\\"[^"\\]{0,${MAX_SECRET_CHARS}}\\"|"[^"]{0,${MAX_SECRET_CHARS}}"|'[^']{0,${MAX_SECRET_CHARS}}'|[^\s&,;"'\\]{1,${MAX_SECRET_CHARS}})`,
+  "g",
+);
+
+/** A character that ends an unquoted value. */
+const VALUE_END = /[\s&,;"'\\]/;
+
+/** `value` replaced by {@link REDACTED}, inside the same quotes. */
+function redactedLike(value: string): string {
+  const quote = ['\\"', '"', "'"].find((q) => value.startsWith(q)) ?? "";
+  return `${quote}${REDACTED}${quote}`;
+}
+
+/**
+ * `text` with the value of every `name=value` pair whose name is a secret's
+ * hidden. The value of any other pair is searched too (it may hold one).
+ */
+function redactNamedValues(text: string): string {
+  const pairs = new RegExp(NAMED_VALUE);
+  let redacted = "";
+  let copied = 0;
+  for (let pair = pairs.exec(text); pair !== null; pair = pairs.exec(text)) {
+    const [whole, name = "", separator = "", value = ""] = pair;
+    if (isSecretKey(name)) {
+      redacted += `${text.slice(copied, pair.index)}${name}${separator}${redactedLike(value)}`;
+      copied = pair.index + whole.length;
+      // An unquoted value longer than the pattern takes is hidden to its end.
+      const quoted = VALUE_END.test(value[0] ?? "");
+      while (!quoted && copied < text.length && !VALUE_END.test(text[copied]!)) copied += 1;
+      pairs.lastIndex = copied;
+    } else {
+      pairs.lastIndex = pair.index + name.length;
+    }
+  }
+  return redacted + text.slice(copied);
+}
+
+/** The password of a URL: `redis://user:<password>@host`. */
+const URL_PASSWORD = /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s:@/]*:)[^\s@/]+@/g;
+
+/**
+ * `text` with what looks like a secret replaced by {@link REDACTED}: the
+ * credentials after `Bearer`, `Basic` or `Token`; keys shaped like OpenAI's
+ * or Anthropic's (`sk-…`), GitHub's, Slack's and AWS access key ids; the
+ * value of a `name=value` or `name: value` pair whose name is a secret's
+ * ({@link isSecretKey}: `password=…`, `api_key: …`, `"token": "…"`); and a
+ * URL's password. Every pattern runs in time linear in the text.
+ */
+export function redactSecretText(text: string): string {
+  const shapesHidden = text
+    .replace(AUTH_SCHEME, (_match, scheme: string) => `${scheme} ${REDACTED}`)
+    .replace(KEY_SHAPES, REDACTED)
+    .replace(URL_PASSWORD, (_match, before: string) => `${before}${REDACTED}@`);
+  return redactNamedValues(shapesHidden);
+}
