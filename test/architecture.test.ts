@@ -3,13 +3,18 @@
  * `core ← store ← engine`), checked on the real workspace, and proof that the
  * detectors fail when the rules are broken.
  */
+
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import {
   type DependencyRule,
   findCycles,
+  findTestKitUses,
   findViolations,
   importSpecifiers,
+  testFilesIn,
   type UseScope,
   type WorkspacePackage,
   workspaceGraph,
@@ -17,6 +22,25 @@ import {
 import { readWorkspace } from "./support/workspace-reader.js";
 
 const REPO_ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+/** The package of helpers that only tests may use. */
+const TEST_KIT = "@errand/testing";
+
+/** Every file below `dir`, relative to it; none when it does not exist (a package not built yet). */
+function filesBelow(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names.flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory()
+      ? filesBelow(path).map((inner) => `${name}/${inner}`)
+      : [name];
+  });
+}
 
 /** The layering of errand. Test files of core may use test tools; nothing else is exempt. */
 const ERRAND_RULES: DependencyRule[] = [
@@ -59,6 +83,57 @@ describe("the workspace", () => {
 
   it("has no cycle among the workspace packages, declared or imported", () => {
     expect(findCycles(workspaceGraph(workspace))).toEqual([]);
+  });
+
+  it("keeps the test kit out of production code and runtime dependencies", () => {
+    expect(findTestKitUses(workspace, TEST_KIT)).toEqual([]);
+  });
+
+  it("builds no test or test support into any package's dist", () => {
+    const built = workspace.flatMap((pkg) => {
+      const dist = join(REPO_ROOT, pkg.dir, "dist");
+      return filesBelow(dist).map((path) => `${pkg.dir}/dist/${path}`);
+    });
+    expect(testFilesIn(built)).toEqual([]);
+  });
+});
+
+describe("findTestKitUses and testFilesIn", () => {
+  it("fail production code, or a runtime dependency, that uses the test kit; tests and the kit itself may", () => {
+    const cli = pkg("@errand/cli", [TEST_KIT, ["@errand/engine", "production"]], "app");
+    const engine = pkg("@errand/engine", [
+      [TEST_KIT, "test"],
+      [TEST_KIT, "dev"],
+    ]);
+    const kit = pkg(TEST_KIT, ["@errand/core", "@errand/local-redis"]);
+
+    expect(findTestKitUses([cli, engine, kit], TEST_KIT)).toEqual([
+      {
+        package: "@errand/cli",
+        site: "src/index.ts",
+        target: TEST_KIT,
+        rule: `${TEST_KIT} is for tests only`,
+      },
+    ]);
+  });
+
+  it("find compiled tests and test support among a build's files", () => {
+    expect(
+      testFilesIn([
+        "index.js",
+        "index.d.ts",
+        "test-support/engine-fixture.js",
+        "worker/test-support/worker-process.d.ts.map",
+        "fire.test.js",
+        "fire.test.d.ts",
+        "latest.js",
+      ]),
+    ).toEqual([
+      "test-support/engine-fixture.js",
+      "worker/test-support/worker-process.d.ts.map",
+      "fire.test.js",
+      "fire.test.d.ts",
+    ]);
   });
 });
 

@@ -78,9 +78,14 @@ export function packageNameOf(specifier: string): string {
   return specifier.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0]!;
 }
 
-/** True for files that only tests load: `*.test.ts`, `*.spec.ts` and `test-support/`. */
+/**
+ * True for files that only tests load: `*.test.ts`, `*.spec.ts`, what they
+ * compile to (`*.test.js`, `*.test.d.ts`, …) and anything under `test-support/`.
+ */
 export function isTestFile(path: string): boolean {
-  return /\.(test|spec)\.[cm]?tsx?$/.test(path) || /(^|\/)test-support\//.test(path);
+  return (
+    /\.(test|spec)\.(d\.)?[cm]?[tj]sx?(\.map)?$/.test(path) || /(^|\/)test-support\//.test(path)
+  );
 }
 
 function describeRule(rule: DependencyRule, kind: "forbid" | "allowOnly"): string {
@@ -126,6 +131,29 @@ export function findViolations(
         rule: "import other packages by name, not by a relative path",
       })),
   ]);
+}
+
+/**
+ * Every production use of `testKit` (a declared runtime dependency, or an
+ * import outside test files) by a package other than the kit itself: the
+ * test kit is for tests only.
+ */
+export function findTestKitUses(
+  packages: readonly WorkspacePackage[],
+  testKit: string,
+): Violation[] {
+  return packages
+    .filter((pkg) => pkg.name !== testKit)
+    .flatMap((pkg) =>
+      pkg.uses
+        .filter((use) => use.target === testKit && use.scope === "production")
+        .map((use) => ({ ...siteOf(pkg, use), rule: `${testKit} is for tests only` })),
+    );
+}
+
+/** The paths of a build's output (relative to its `dist`) that hold tests or their support. */
+export function testFilesIn(distPaths: readonly string[]): string[] {
+  return distPaths.filter(isTestFile);
 }
 
 function siteOf(pkg: WorkspacePackage, use: Use): Omit<Violation, "rule"> {

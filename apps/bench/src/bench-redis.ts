@@ -6,7 +6,7 @@
  * version and the persistence settings.
  */
 import { ErrandError } from "@errand/core";
-import { startRedis } from "@errand/testing";
+import { startRedis } from "@errand/local-redis";
 import { Redis } from "ioredis";
 
 /** A Redis started for the bench. */

@@ -69,7 +69,7 @@ export interface LocalRedis {
  * configured as production wants it (append-only file with `appendfsync everysec`,
  * `maxmemory-policy noeviction`), so that `errand doctor` passes against it.
  * The private server never outlives this process, even a killed one (see
- * `@errand/testing`'s `startRedis`). Throws `redis_unavailable` (exit 3),
+ * `@errand/local-redis`'s `startRedis`). Throws `redis_unavailable` (exit 3),
  * saying how to get Redis, when neither works.
  */
 export async function localRedis(args: ParsedArgs, io: CliIO): Promise<LocalRedis> {
@@ -78,7 +78,7 @@ export async function localRedis(args: ParsedArgs, io: CliIO): Promise<LocalRedi
     (await connectRedis(given)).disconnect();
     return { url: given, private: false, release: async () => {} };
   }
-  const { startRedis } = await import("@errand/testing");
+  const { startRedis } = await import("@errand/local-redis");
   const server = await startRedis({
     appendonly: true,
     appendfsync: "everysec",

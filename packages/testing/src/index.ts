@@ -17,7 +17,8 @@
  * await server.stop();                          // shuts down, removes the temp dir
  * ```
  *
- * `startRedis` takes the first Redis it can get: `REDIS_URL` when set (then
+ * `startRedis` (from `@errand/local-redis`, the production package that
+ * `errand demo` and `errand up` start their private Redis with) takes the first Redis it can get: `REDIS_URL` when set (then
  * `stop` does nothing and `kill`/`restart` refuse), else `redis-server` from
  * PATH, else `redis:7.0` in Docker through testcontainers; with none of these
  * it throws an `ErrandError` (`redis_unavailable`) saying how to get one.
@@ -84,6 +85,16 @@
  *
  * @packageDocumentation
  */
+
+export {
+  NO_REDIS_MESSAGE,
+  type RedisServer,
+  type RedisSource,
+  type StartRedisOptions,
+  startRedis,
+  type WaitUntilOptions,
+  waitUntil,
+} from "@errand/local-redis";
 export {
   type FakeOpenAI,
   type FakeOpenAIOptions,
@@ -92,11 +103,8 @@ export {
 } from "./fake-openai/server.js";
 export type { ChatCompletionRequest, WireMessage } from "./fake-openai/wire-types.js";
 export { uniqueKeyPrefix } from "./key-prefix.js";
-export type { RedisServer, RedisSource, StartRedisOptions } from "./redis/redis-server.js";
 export {
   type RedisClusterServer,
   type StartRedisClusterOptions,
   startRedisCluster,
 } from "./redis/start-cluster.js";
-export { NO_REDIS_MESSAGE, startRedis } from "./redis/start-redis.js";
-export { type WaitUntilOptions, waitUntil } from "./wait-until.js";

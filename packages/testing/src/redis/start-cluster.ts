@@ -3,12 +3,17 @@
  * proving that every multi-key script keeps to one hash tag.
  */
 import { ErrandError } from "@errand/core";
-import { waitUntil } from "../wait-until.js";
-import { findFreePort } from "./free-port.js";
-import { findOnPath, type LaunchedRedis, launchLocalRedis } from "./launch-local.js";
-import { redisConfigArgs } from "./redis-server.js";
-import { type RedisAddress, sendRedisCommand } from "./resp.js";
-import { runCommand } from "./run-command.js";
+import {
+  findFreePort,
+  findOnPath,
+  type LaunchedRedis,
+  launchLocalRedis,
+  type RedisAddress,
+  redisConfigArgs,
+  runCommand,
+  sendRedisCommand,
+  waitUntil,
+} from "@errand/local-redis";
 
 const CLUSTER_READY_TIMEOUT_MS = 30_000;
 

@@ -8,7 +8,7 @@ import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** The package's folder: the owner runs there, so that it resolves the package's dependencies. */
-export const PACKAGE_DIR = dirname(dirname(dirname(dirname(fileURLToPath(import.meta.url)))));
+export const PACKAGE_DIR = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
 
 /** Where the owner's server lives, as it reported it. */
 export interface OwnedRedis {

@@ -6,10 +6,10 @@
 import { readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { ErrandError } from "@errand/core";
-import { waitUntil } from "../wait-until.js";
 import { isProcessRunning, waitForProcessExit } from "./process-state.js";
 import { type RedisAddress, sendRedisCommand } from "./resp.js";
 import { runCommand } from "./run-command.js";
+import { waitUntil } from "./wait-until.js";
 
 /** How long a server gets to come up or to go away before we call it broken. */
 const STARTUP_TIMEOUT_MS = 15_000;

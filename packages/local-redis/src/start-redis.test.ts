@@ -1,8 +1,8 @@
+import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { isErrandError } from "@errand/core";
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
-import { uniqueKeyPrefix } from "../key-prefix.js";
 import type { RedisServer } from "./redis-server.js";
 import { sendRedisCommand } from "./resp.js";
 import { startRedis } from "./start-redis.js";
@@ -61,7 +61,7 @@ describe("startRedis with redis-server on PATH", () => {
 
   it("keeps a key written before kill() across restart() with appendonly", async () => {
     const server = await started({ appendonly: true, appendfsync: "always" });
-    const key = `${uniqueKeyPrefix("aof")}:survivor`;
+    const key = `aof-${randomUUID()}:survivor`;
     const writer = client(server);
     await writer.set(key, "still here");
     writer.disconnect();
@@ -75,7 +75,7 @@ describe("startRedis with redis-server on PATH", () => {
 
   it("loses the data on kill() and restart() without appendonly", async () => {
     const server = await started();
-    const key = `${uniqueKeyPrefix("no-aof")}:gone`;
+    const key = `no-aof-${randomUUID()}:gone`;
     const writer = client(server);
     await writer.set(key, "volatile");
     writer.disconnect();

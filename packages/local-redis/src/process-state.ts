@@ -1,6 +1,6 @@
 /** Whether a process we did not spawn directly (a daemon) is still running. */
 import { readFileSync } from "node:fs";
-import { waitUntil } from "../wait-until.js";
+import { waitUntil } from "./wait-until.js";
 
 /**
  * True while `pid` is a running process. A zombie (exited but not yet reaped,

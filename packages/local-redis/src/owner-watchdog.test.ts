@@ -2,12 +2,12 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { waitUntil } from "../wait-until.js";
 import { waitForProcessExit } from "./process-state.js";
 import type { RedisServer } from "./redis-server.js";
 import { answersPing } from "./resp.js";
 import { startRedis } from "./start-redis.js";
 import { type OwnedRedis, PACKAGE_DIR, redisOwnerArgs } from "./test-support/redis-owner.js";
+import { waitUntil } from "./wait-until.js";
 
 type OwnedServer = OwnedRedis & { owner: ChildProcess };
 
