@@ -20,7 +20,7 @@ export const CHAOS_AGENTS = {
 } as const;
 
 /** The key counting how many times `bump` ran for one tool call of one run. */
-export function bumpCounterKey(prefix: string, runId: string, callId: string): string {
+function bumpCounterKey(prefix: string, runId: string, callId: string): string {
   return `${prefix}:chaos:bump:${runId}:${callId}`;
 }
 

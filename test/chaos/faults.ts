@@ -52,7 +52,7 @@ function removeFrom<T>(list: T[], item: T): void {
 }
 
 /** The target of a fault that found no process up to strike (it is still measured). */
-export const NO_TARGET = "none up";
+const NO_TARGET = "none up";
 
 /** Strikes one fault of `kind` now and resolves once recovery is measured. */
 export async function strike(context: FaultContext, kind: FaultKind): Promise<FaultRecord> {

@@ -8,10 +8,10 @@ import { CHAOS_AGENTS } from "./chaos-agents.js";
 import { type Random, randomInt } from "./random.js";
 
 /** The kinds of runs fired. */
-export const RUN_KINDS = ["structured", "plain", "parent", "slow", "failing"] as const;
+const RUN_KINDS = ["structured", "plain", "parent", "slow", "failing"] as const;
 
 /** One kind of run. */
-export type RunKind = (typeof RUN_KINDS)[number];
+type RunKind = (typeof RUN_KINDS)[number];
 
 /** A run the workload fired. */
 export interface FiredRun {
@@ -25,7 +25,7 @@ export interface FiredRun {
 const CHILDREN_PER_PARENT = 2;
 
 /** The spec of a run of `kind`. */
-export function specOf(kind: RunKind, n: number): FireSpec {
+function specOf(kind: RunKind, n: number): FireSpec {
   switch (kind) {
     case "structured":
       return {

@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { ErrandError } from "@errand/core";
 
 /** The folder that holds the golden histories. */
-export const GOLDEN_DIR = fileURLToPath(new URL(".", import.meta.url));
+const GOLDEN_DIR = fileURLToPath(new URL(".", import.meta.url));
 
 const EVENTS_SUFFIX = ".events.json";
 const RESULT_SUFFIX = ".result.json";

@@ -12,7 +12,7 @@ import type { CliIO } from "./io.js";
 import { describeError } from "./output.js";
 
 /** True for what `defineAgent` returns. */
-export function isAgent(value: unknown): value is Agent {
+function isAgent(value: unknown): value is Agent {
   if (typeof value !== "object" || value === null) return false;
   const agent = value as Partial<Record<keyof Agent, unknown>>;
   return (
@@ -27,7 +27,7 @@ export function isAgent(value: unknown): value is Agent {
 }
 
 /** The agents among a module's exports, each once, in export order. */
-export function agentsOfModule(exports: Record<string, unknown>): Agent[] {
+function agentsOfModule(exports: Record<string, unknown>): Agent[] {
   const found = new Set<Agent>();
   for (const value of Object.values(exports)) {
     for (const candidate of Array.isArray(value) ? value : [value]) {

@@ -8,7 +8,7 @@ import { truncateCell } from "./table.js";
 const DETAIL_WIDTH = 100;
 
 /** What one event says, in a few words. */
-export function eventDetail(event: RunEvent): string {
+function eventDetail(event: RunEvent): string {
   switch (event.type) {
     case "run-queued": {
       const { agent, depth, parentRunId, outputSchema } = event.data;

@@ -32,7 +32,7 @@ const MAX_DEADLINE_SECONDS = 7 * 24 * 3600;
  * value is everything after the first `=` (it may be empty); a pair without
  * `=`, an empty key or a key given twice is a usage error.
  */
-export function parseMetadata(pairs: readonly string[]): Record<string, string> {
+function parseMetadata(pairs: readonly string[]): Record<string, string> {
   const metadata = new Map<string, string>();
   for (const pair of pairs) {
     const equals = pair.indexOf("=");

@@ -11,7 +11,7 @@ import { connectRedis, givenRedisUrl } from "./redis.js";
  * The signals that ask a process to stop: Ctrl-C, `kill`, and a closed
  * terminal (SIGHUP to its process group), each handled the same way.
  */
-export const STOP_SIGNALS: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+const STOP_SIGNALS: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
 
 /** Stop signals caught for a while: see {@link catchStopSignals}. */
 export interface CaughtStopSignals {

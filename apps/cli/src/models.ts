@@ -8,7 +8,7 @@ import { type Model, openaiModel, readOpenAIEnv, scriptedModel } from "@errand/r
 import type { CliIO } from "./io.js";
 
 /** The model asked when `ERRAND_MODEL` is not set. */
-export const DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
+const DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
 
 /** The model the environment picks. */
 export interface ModelChoice {

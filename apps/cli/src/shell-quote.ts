@@ -7,7 +7,7 @@
 const PLAIN_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/;
 
 /** `word` as is when a shell reads it unchanged, else in single quotes (a `'` becomes `'\''`). */
-export function shellQuote(word: string): string {
+function shellQuote(word: string): string {
   if (PLAIN_WORD.test(word)) return word;
   return `'${word.replaceAll("'", `'\\''`)}'`;
 }

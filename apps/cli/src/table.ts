@@ -4,7 +4,7 @@
  */
 
 /** The widest a cell may be unless the caller says otherwise. */
-export const DEFAULT_CELL_WIDTH = 60;
+const DEFAULT_CELL_WIDTH = 60;
 
 /** `text` on one line, cut to `width` characters (the last one becoming `…`). */
 export function truncateCell(text: string, width: number = DEFAULT_CELL_WIDTH): string {

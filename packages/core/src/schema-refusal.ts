@@ -10,7 +10,7 @@ import { formatJsonPath, type JsonPath } from "./json-path.js";
 export const UNSUPPORTED_SCHEMA_PREFIX = "unsupported JSON schema: ";
 
 /** How the empty path (the whole schema) reads in a refusal. */
-export const SCHEMA_ROOT_NAME = "the root schema";
+const SCHEMA_ROOT_NAME = "the root schema";
 
 /**
  * Throws the refusal `unsupported JSON schema: <path> <text>`. `text` follows

@@ -3,7 +3,7 @@
  */
 
 /** The error a wait rejects with when its signal fires: the signal's reason when it is an Error. */
-export function abortError(signal: AbortSignal): Error {
+function abortError(signal: AbortSignal): Error {
   const { reason } = signal;
   if (reason instanceof Error) return reason;
   const error = new Error(typeof reason === "string" ? reason : "the operation was aborted");

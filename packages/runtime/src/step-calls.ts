@@ -42,7 +42,7 @@ export interface CallRunner {
 }
 
 /** Why settling stopped before the last call. */
-export type CallsHalt =
+type CallsHalt =
   | { kind: "fatal"; error: FatalToolError }
   | { kind: "aborted" }
   | { kind: "parked"; request: ParkRequest };

@@ -53,7 +53,7 @@ export function structuredOutputToolSpec(schema: Record<string, unknown>): ToolS
 }
 
 /** The verdict on one structured-output call. */
-export type OutputCheck = { ok: true; output: unknown } | { ok: false; issues: string[] };
+type OutputCheck = { ok: true; output: unknown } | { ok: false; issues: string[] };
 
 /** Checks structured-output arguments against one run's schema. */
 export interface OutputValidator {

@@ -20,10 +20,10 @@ import { errorMessage } from "./errors.js";
 export type ShapedToolResult = Omit<EventDataOf<"tool-result">, "step" | "callId">;
 
 /** The content type of a text result kept as a blob. */
-export const TEXT_CONTENT_TYPE = "text/plain; charset=utf-8";
+const TEXT_CONTENT_TYPE = "text/plain; charset=utf-8";
 
 /** The content type of a JSON result kept as a blob. */
-export const JSON_CONTENT_TYPE = "application/json";
+const JSON_CONTENT_TYPE = "application/json";
 
 /** A failed call: its error message, cut to the tool text limit. */
 export function failedToolResult(message: string): ShapedToolResult {

@@ -12,12 +12,12 @@ import { OUTPUT_RECORDED_MESSAGE, STRUCTURED_OUTPUT_INSTRUCTION } from "./struct
 import { toolResultContent } from "./tool-results.js";
 
 /** The user message for a run input: strings as they are, anything else as JSON. */
-export function inputMessage(input: unknown): string {
+function inputMessage(input: unknown): string {
   return typeof input === "string" ? input : (JSON.stringify(input) ?? "");
 }
 
 /** What the model reads as the answer to one tool call. */
-export function toolMessageContent(outcome: CallOutcome): string {
+function toolMessageContent(outcome: CallOutcome): string {
   switch (outcome.kind) {
     case "recorded":
       return OUTPUT_RECORDED_MESSAGE;
@@ -31,7 +31,7 @@ export function toolMessageContent(outcome: CallOutcome): string {
 }
 
 /** The system message of a run of `agent`. */
-export function systemMessage(agent: Agent, hasSchema: boolean): string {
+function systemMessage(agent: Agent, hasSchema: boolean): string {
   return hasSchema
     ? `${agent.instructions}\n\n${STRUCTURED_OUTPUT_INSTRUCTION}`
     : agent.instructions;

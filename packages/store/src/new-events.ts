@@ -20,7 +20,7 @@ import { parseEvent } from "./codec.js";
 const SCRIPT_READ_EVENTS: ReadonlySet<string> = new Set(["run-queued", "run-started"]);
 
 /** The deepest data Redis' JSON reader takes: the data object itself is level 1. */
-export const SCRIPT_READ_MAX_NESTING = 1_000;
+const SCRIPT_READ_MAX_NESTING = 1_000;
 
 /** Why the append script could not read `event`'s data, or `undefined` when it can (or need not). */
 function scriptReadProblem(event: NewEvent): string | undefined {

@@ -23,7 +23,7 @@ const SCRIPTS = {
 type ScriptName = keyof typeof SCRIPTS;
 
 /** Calls a store script: its keys, then its arguments; resolves with its checked reply. */
-export type ScriptCall = (
+type ScriptCall = (
   keys: readonly string[],
   args: readonly (string | number)[],
 ) => Promise<ScriptReply>;

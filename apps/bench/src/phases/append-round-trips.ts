@@ -28,7 +28,7 @@ const SETTLE_TIMEOUT_MS = 120_000;
 const RUN_LOG_KEY = /:run:[^:]+:log$/;
 
 /** The first event type of an append call (`EVALSHA sha 4 k1 k2 k3 k4 runId expected retention type …`), if it is one. */
-export function appendedEventType(args: readonly string[]): string | undefined {
+function appendedEventType(args: readonly string[]): string | undefined {
   const [command, , numberOfKeys, firstKey] = args;
   if (!/^evalsha$|^eval$/i.test(command ?? "") || numberOfKeys !== "4") return undefined;
   if (!RUN_LOG_KEY.test(firstKey ?? "")) return undefined;

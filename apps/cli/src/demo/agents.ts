@@ -21,7 +21,7 @@ export const CityPopulation = z.object({
 });
 
 /** The child: one city, one structured answer. */
-export function demoChildAgent(model: Model): Agent {
+function demoChildAgent(model: Model): Agent {
   return defineAgent({
     name: DEMO_CHILD,
     instructions:
@@ -34,7 +34,7 @@ export function demoChildAgent(model: Model): Agent {
 }
 
 /** The parent, with the tools that spawn and collect children. */
-export function demoParentAgent(model: Model): Agent {
+function demoParentAgent(model: Model): Agent {
   return defineAgent({
     name: DEMO_PARENT,
     instructions: [

@@ -7,10 +7,10 @@ import { isRunId, type RunEvent } from "@errand/core";
 import type { Errand } from "@errand/engine";
 
 /** The tool a parent spawns children with. */
-export const SPAWN_TOOL = "spawn_agents";
+const SPAWN_TOOL = "spawn_agents";
 
 /** Every run id found anywhere in `value`, in order, each once. */
-export function runIdsIn(value: unknown, found: Set<string> = new Set()): string[] {
+function runIdsIn(value: unknown, found: Set<string> = new Set()): string[] {
   if (isRunId(value)) found.add(value);
   else if (Array.isArray(value)) for (const item of value) runIdsIn(item, found);
   else if (typeof value === "object" && value !== null) {

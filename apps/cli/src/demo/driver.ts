@@ -13,7 +13,7 @@ import { DemoSummary, jsonSchemaOf, parentInput } from "./parent-plan.js";
 import type { ChildPlan } from "./scenarios.js";
 
 /** Why the demo cancels a child. */
-export const CANCEL_REASON = "the demo cancels this child mid-run";
+const CANCEL_REASON = "the demo cancels this child mid-run";
 
 /** One child as it ran. */
 export interface ChildRun {

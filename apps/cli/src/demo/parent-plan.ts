@@ -36,7 +36,7 @@ export const DemoSummary = z.object({
 export type DemoSummary = z.infer<typeof DemoSummary>;
 
 /** One child as the parent spawns it: a fire spec without its parent. */
-export interface ChildSpec {
+interface ChildSpec {
   agent: string;
   input: ChildPlan["input"];
   outputSchema: Record<string, unknown>;

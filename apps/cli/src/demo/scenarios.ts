@@ -33,7 +33,7 @@ export const EXPECTED: Readonly<Record<Scenario, ExpectedOutcome>> = {
 };
 
 /** How long the child the demo cancels thinks (it is cancelled long before). */
-export const SLOW_CHILD_SLEEP_MS = 60_000;
+const SLOW_CHILD_SLEEP_MS = 60_000;
 
 /** Cities the children ask about, with their (rounded) populations. */
 const CITIES: readonly (readonly [string, number])[] = [
@@ -52,7 +52,7 @@ const CITIES: readonly (readonly [string, number])[] = [
 ];
 
 /** The answer a child records: the city and its population. */
-export interface CityAnswer {
+interface CityAnswer {
   city: string;
   population: number;
 }

@@ -5,7 +5,7 @@
 import type { Redis } from "ioredis";
 
 /** The `field:value` lines of an `INFO` reply, by field. */
-export function parseInfo(text: string): Map<string, string> {
+function parseInfo(text: string): Map<string, string> {
   const fields = new Map<string, string>();
   for (const line of text.split(/\r?\n/)) {
     if (line === "" || line.startsWith("#")) continue;

@@ -7,7 +7,7 @@ import { type DoctorCheck, passed, problem } from "./check.js";
 import { readConfig, readInfo, versionAtLeast } from "./redis-info.js";
 
 /** The oldest Redis errand supports. */
-export const MINIMUM_REDIS_VERSION = [7, 0, 0] as const;
+const MINIMUM_REDIS_VERSION = [7, 0, 0] as const;
 
 /** The Redis version is at least {@link MINIMUM_REDIS_VERSION}. */
 export async function checkVersion(redis: Redis): Promise<DoctorCheck> {

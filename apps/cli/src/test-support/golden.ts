@@ -6,7 +6,7 @@ import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 /** The folder of the golden histories. */
-export const GOLDEN_DIR = fileURLToPath(new URL("../../../../test/golden/", import.meta.url));
+const GOLDEN_DIR = fileURLToPath(new URL("../../../../test/golden/", import.meta.url));
 
 /** One history's files. */
 export interface GoldenFiles {

@@ -7,7 +7,7 @@ import type { Context } from "hono";
 import { apiError } from "./api-error.js";
 
 /** Gives back the place {@link Admission.tryEnter} took. Calling it again does nothing. */
-export type Release = () => void;
+type Release = () => void;
 
 /** At most `max` at once. */
 export interface Admission {

@@ -9,7 +9,7 @@ import { extname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** Where the build puts the page: `<package>/dist/page`. */
-export const PAGE_DIR = fileURLToPath(new URL("../../dist/page/", import.meta.url));
+const PAGE_DIR = fileURLToPath(new URL("../../dist/page/", import.meta.url));
 
 /** One file of the page. */
 export interface PageFile {

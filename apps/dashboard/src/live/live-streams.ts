@@ -10,7 +10,7 @@ import { type SSEStreamingApi, streamSSE } from "hono/streaming";
 import { createAdmission, refuseBusy } from "../http/admission.js";
 
 /** How often an idle stream sends a comment line. */
-export const KEEP_ALIVE_MS = 15_000;
+const KEEP_ALIVE_MS = 15_000;
 
 /** The `Retry-After` of a stream refused beyond `maxLiveClients`. */
 export const LIVE_RETRY_AFTER_SECONDS = 10;

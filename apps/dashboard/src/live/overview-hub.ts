@@ -15,10 +15,10 @@ import type { Overview, OverviewReader } from "../reads/overview.js";
 import type { LiveStream } from "./live-streams.js";
 
 /** How often the overview is read while streams are open. */
-export const OVERVIEW_TICK_MS = 1_000;
+const OVERVIEW_TICK_MS = 1_000;
 
 /** The longest time between two overviews sent while nothing changes. */
-export const OVERVIEW_REFRESH_MS = 5_000;
+const OVERVIEW_REFRESH_MS = 5_000;
 
 /** What an `overview` event carries. */
 export interface OverviewMessage {

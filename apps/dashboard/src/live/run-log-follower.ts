@@ -20,7 +20,7 @@ import { decodeLogEntry, readWatchedLogs, type StreamEntry } from "@errand/store
 import type { DashboardContext } from "../context.js";
 
 /** How long one read waits for new events before it is sent again (taking in new runs). */
-export const FOLLOW_BLOCK_MS = 1_000;
+const FOLLOW_BLOCK_MS = 1_000;
 
 /** The events a watcher holds for its viewer before it is paused. */
 export const MAX_QUEUED_EVENTS = 1_000;

@@ -23,7 +23,6 @@ export type {
   RunDetail,
   RunTree,
   RunView,
-  SearchHit,
   SessionInfo,
   TimelineEvent,
 };

@@ -14,7 +14,7 @@ export type Route =
   | { view: "run"; runId: string };
 
 /** The route of `hash` (`location.hash`). */
-export function parseRoute(hash: string): Route {
+function parseRoute(hash: string): Route {
   const path = hash.replace(/^#/, "") || "/";
   const [pathname = "/", search = ""] = path.split("?", 2);
   const run = /^\/runs\/([^/]+)$/.exec(pathname);

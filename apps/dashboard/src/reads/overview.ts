@@ -29,7 +29,7 @@ import { createSettledRuns, type SettledRun, type SettledStatus } from "./settle
 import { THROUGHPUT_MINUTES, type Throughput, throughputOf } from "./throughput.js";
 
 /** A worker is shown stale when its last heartbeat is older than this: 3 default beats. */
-export const STALE_WORKER_MS = 3 * DEFAULT_HEARTBEAT_MS;
+const STALE_WORKER_MS = 3 * DEFAULT_HEARTBEAT_MS;
 
 /** How long the collectors' metrics are reused before being read again. */
 const COLLECTOR_METRICS_TTL_MS = 5_000;

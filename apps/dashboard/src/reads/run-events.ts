@@ -17,7 +17,7 @@ import { fullTimelineEvent, type TimelineEvent, timelineEvent } from "../present
 import { requireRunId } from "./run-view.js";
 
 /** The default and maximum `limit` of an events page. */
-export const EVENTS_LIMITS: LimitBounds = { default: 200, max: 1_000 };
+const EVENTS_LIMITS: LimitBounds = { default: 200, max: 1_000 };
 
 /** Options of {@link readEventsPage}. */
 export interface EventsPageOptions {

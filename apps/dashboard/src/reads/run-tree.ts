@@ -12,7 +12,7 @@ import { readRunSummary } from "./run-summary.js";
 import { requireRunId } from "./run-view.js";
 
 /** How much of a tree is read. */
-export const TREE_LIMITS = { maxNodes: 500, maxChildrenPerNode: 200 } as const;
+const TREE_LIMITS = { maxNodes: 500, maxChildrenPerNode: 200 } as const;
 
 /** One run of a tree. */
 export type TreeNode = RunSummary & {

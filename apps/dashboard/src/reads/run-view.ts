@@ -72,7 +72,7 @@ function definitionOf(queued: EventDataOf<"run-queued">): RunDefinition {
 }
 
 /** The detail of a folded run whose log starts with `run-queued`. */
-export function runDetailOf(events: readonly RunEvent[], runId: string): RunDetail {
+function runDetailOf(events: readonly RunEvent[], runId: string): RunDetail {
   const state = foldRun(events, runId);
   if (state.queued === undefined) throw runNotFound(runId);
   return {

@@ -14,7 +14,7 @@ import { readSizedRunQueued } from "./run-queued.js";
 export const SEARCH_READ_BUDGET_BYTES = 4 * 1024 * 1024;
 
 /** The metadata kept from earlier searches: 8 MiB (as JSON text). */
-export const SEARCH_CACHE_BYTES = 8 * 1024 * 1024;
+const SEARCH_CACHE_BYTES = 8 * 1024 * 1024;
 
 /** What a search page may still read, in characters; it may go below zero by one read. */
 export interface ReadBudget {

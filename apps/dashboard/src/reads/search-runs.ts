@@ -35,10 +35,10 @@ import {
 } from "./search-metadata.js";
 
 /** How many runs one search page looks at, at most. */
-export const SEARCH_SCAN_LIMIT = 1_000;
+const SEARCH_SCAN_LIMIT = 1_000;
 
 /** The default and maximum `limit` of a search page. */
-export const SEARCH_LIMITS: LimitBounds = { default: 50, max: 200 };
+const SEARCH_LIMITS: LimitBounds = { default: 50, max: 200 };
 
 /** How a run matched the search. */
 export type SearchMatch =

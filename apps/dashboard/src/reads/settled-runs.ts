@@ -11,13 +11,13 @@
 import type { DashboardContext } from "../context.js";
 
 /** How far back in creation time settled runs are looked for: one hour. */
-export const SETTLED_LOOKBACK_MS = 60 * 60 * 1_000;
+const SETTLED_LOOKBACK_MS = 60 * 60 * 1_000;
 
 /** The most members read of one settled-status index of one shard per refresh. */
-export const SETTLED_SCAN_PER_KEY = 2_000;
+const SETTLED_SCAN_PER_KEY = 2_000;
 
 /** The settled statuses. */
-export const SETTLED_STATUSES = ["succeeded", "failed", "cancelled"] as const;
+const SETTLED_STATUSES = ["succeeded", "failed", "cancelled"] as const;
 
 /** A settled status. */
 export type SettledStatus = (typeof SETTLED_STATUSES)[number];

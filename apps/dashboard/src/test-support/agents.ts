@@ -22,7 +22,7 @@ export const BIG_CITY = "Bigville";
 export const LOOKUP_SECRET = "sk-dashboard-test-secret-0123456789";
 
 /** What a city child records. */
-export const CityAnswer = z.object({ city: z.string(), population: z.number().int() });
+const CityAnswer = z.object({ city: z.string(), population: z.number().int() });
 
 /** {@link CityAnswer} as the JSON Schema a spawn item carries. */
 export const cityAnswerSchema: Record<string, unknown> = (() => {

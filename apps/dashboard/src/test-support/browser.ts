@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 
 /** Where Debian installs Chromium. */
-export const CHROMIUM_PATH = "/usr/bin/chromium";
+const CHROMIUM_PATH = "/usr/bin/chromium";
 
 /** The variable naming another Chromium or Chrome executable. */
 export const CHROMIUM_ENV = "ERRAND_CHROMIUM";
@@ -36,7 +36,7 @@ export function chromiumExecutable(env: NodeJS.ProcessEnv = process.env): string
 }
 
 /** Where screenshots are saved: `<package>/test-artifacts`. */
-export const ARTIFACTS_DIR = fileURLToPath(new URL("../../test-artifacts/", import.meta.url));
+const ARTIFACTS_DIR = fileURLToPath(new URL("../../test-artifacts/", import.meta.url));
 
 const FLAGS = [
   "--disable-gpu",

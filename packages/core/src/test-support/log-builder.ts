@@ -17,13 +17,13 @@ import {
 } from "../events.js";
 
 /** The run id a builder uses unless told otherwise. */
-export const TEST_RUN_ID = "01JTESTRUN0000000000000001";
+const TEST_RUN_ID = "01JTESTRUN0000000000000001";
 
 /** The instant of `seq` 0; event `n` happens `n` seconds later. */
-export const TEST_LOG_START = "2026-01-01T00:00:00.000Z";
+const TEST_LOG_START = "2026-01-01T00:00:00.000Z";
 
 /** A small strict JSON Schema for runs that carry one. */
-export const PERSON_SCHEMA = {
+const PERSON_SCHEMA = {
   type: "object",
   properties: { name: { type: "string" }, age: { type: "integer" } },
   required: ["name", "age"],

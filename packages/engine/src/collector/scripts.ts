@@ -23,7 +23,7 @@ const SCRIPTS = {
 } as const satisfies Record<string, LuaScript>;
 
 /** Calls one script with its keys and arguments; resolves with its checked reply. */
-export type CollectorScriptCall<Reply> = (
+type CollectorScriptCall<Reply> = (
   keys: readonly string[],
   args: readonly (string | number)[],
 ) => Promise<Reply>;

@@ -26,7 +26,7 @@ export interface CollectChildrenRequest {
 export type CollectChildrenOutcome = { page: CollectResult } | { waitFor: string[]; total: number };
 
 /** Every child of `parentRunId`, in creation order. */
-export async function childrenOf(reads: ReadsContext, parentRunId: string): Promise<string[]> {
+async function childrenOf(reads: ReadsContext, parentRunId: string): Promise<string[]> {
   return reads.redis.zrange(reads.keys.children(parentRunId), 0, -1);
 }
 

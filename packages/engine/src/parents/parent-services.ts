@@ -47,7 +47,7 @@ export interface ParentServices {
  * The services over a fire context and a reads context that the caller
  * owns; `links` add each child's `viewUrl` to the answers.
  */
-export function createParentServices(
+function createParentServices(
   fire: FireContext,
   reads: ReadsContext,
   limits: ParentLimits,

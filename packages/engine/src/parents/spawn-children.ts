@@ -39,7 +39,7 @@ export type SpawnedChild = BatchOutcome & { runId?: string; agent: string; viewU
 export type SpawnResult = BatchCounts & { results: SpawnedChild[]; nextAction?: NextAction };
 
 /** Collecting every child, parked until they have settled: the call after a spawn. */
-export const COLLECT_CHILDREN_ACTION: NextAction = { tool: COLLECT_TOOL, args: { wait: true } };
+const COLLECT_CHILDREN_ACTION: NextAction = { tool: COLLECT_TOOL, args: { wait: true } };
 
 function spawnedChild(item: SpawnItem, outcome: FireOutcome): SpawnedChild {
   const agent = item.agent;

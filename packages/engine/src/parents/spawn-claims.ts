@@ -26,7 +26,7 @@ export interface SpawnCall {
  * arguments, so that a model asked again for the same step that answers with
  * another call (or reuses a callId for other arguments) fires its own runs.
  */
-export function spawnClaimField(call: SpawnCall): string {
+function spawnClaimField(call: SpawnCall): string {
   const digest = createHash("sha256")
     .update(JSON.stringify(call.args) ?? "null")
     .digest("base64url")

@@ -18,7 +18,7 @@ const LOST_WORKER_REASONS = [
 ];
 
 /** The error a run gets for its job that failed with `failedReason`. */
-export function errorOfFailedJob(failedReason: string | undefined): RunError {
+function errorOfFailedJob(failedReason: string | undefined): RunError {
   const reason = failedReason ?? "";
   if (LOST_WORKER_REASONS.some((lost) => reason.includes(lost))) {
     return {

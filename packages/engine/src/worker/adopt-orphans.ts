@@ -66,7 +66,7 @@ async function adoptFrom(context: AdoptionContext, name: string): Promise<number
  * worker and an agent the adopter runs gives up those agents' runs.
  * Resolves with how many jobs were adopted.
  */
-export async function adoptOrphans(context: AdoptionContext): Promise<number> {
+async function adoptOrphans(context: AdoptionContext): Promise<number> {
   const now = context.now();
   const orphaned = (await readQueueRegistrations(context.redis, context.keys)).filter(
     (record) =>

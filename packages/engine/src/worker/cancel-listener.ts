@@ -9,7 +9,7 @@ import { type ConnectionInput, closeConnection, openConnection } from "../connec
 import type { EngineKeys } from "../engine-keys.js";
 
 /** A run held by this worker: its cancel signal, until released. */
-export interface HeldRun {
+interface HeldRun {
   /** Aborts when a cancel for the run is published. */
   readonly signal: AbortSignal;
   /** Stops listening for this run. */

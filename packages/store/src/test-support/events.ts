@@ -5,12 +5,12 @@
 import type { EventDataOf, EventType, NewEvent } from "@errand/core";
 
 /** The instant tests start their runs at. */
-export const TEST_START = Date.parse("2026-01-01T00:00:00.000Z");
+const TEST_START = Date.parse("2026-01-01T00:00:00.000Z");
 
 let clock = 0;
 
 /** The next deterministic instant, ISO-8601. */
-export function nextAt(): string {
+function nextAt(): string {
   clock += 1;
   return new Date(TEST_START + clock * 1000).toISOString();
 }

@@ -17,7 +17,7 @@ import type {
 export type AnswerTurn = Exclude<ScriptTurn, { fail: string }>;
 
 /** A deterministic token estimate: one token per four characters, rounded up. */
-export function estimateTokens(text: string): number {
+function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 

@@ -21,7 +21,7 @@ export interface WireMessage {
 }
 
 /** A function tool offered in a request. */
-export interface WireFunctionTool {
+interface WireFunctionTool {
   type: "function";
   function: { name: string; description?: string; parameters?: unknown; strict?: boolean };
 }

@@ -8,10 +8,10 @@
 import { type Child, h, replaceChildren } from "../dom.js";
 
 /** The levels of objects and arrays the page indents; deeper ones are shown as a note. */
-export const MAX_SHOWN_DEPTH = 64;
+const MAX_SHOWN_DEPTH = 64;
 
 /** Indented JSON, objects and arrays below {@link MAX_SHOWN_DEPTH} levels cut; a string as it is. */
-export function jsonText(value: unknown): string {
+function jsonText(value: unknown): string {
   if (typeof value === "string") return value;
   const depths = new WeakMap<object, number>();
   function cutDeep(this: unknown, _key: string, inner: unknown): unknown {

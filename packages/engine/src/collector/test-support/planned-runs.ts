@@ -11,13 +11,13 @@ import type { Cluster, Redis } from "ioredis";
 import type { EngineKeys } from "../../engine-keys.js";
 
 /** Where planned runs start: their runIds' time and their events' times. */
-export const PLAN_START_MS = Date.parse("2026-03-01T00:00:00.000Z");
+const PLAN_START_MS = Date.parse("2026-03-01T00:00:00.000Z");
 
 /** How a planned run ends. */
-export type PlannedEnding = "text" | "output" | "failed" | "cancelled" | "no-output" | "unsettled";
+type PlannedEnding = "text" | "output" | "failed" | "cancelled" | "no-output" | "unsettled";
 
 /** The endings in the order planned runs take them, round robin. */
-export const PLANNED_ENDINGS: readonly PlannedEnding[] = [
+const PLANNED_ENDINGS: readonly PlannedEnding[] = [
   "text",
   "output",
   "failed",

@@ -2,7 +2,7 @@
 import type { Logger } from "@errand/runtime";
 
 /** One logged line. */
-export interface LogRecord {
+interface LogRecord {
   level: "debug" | "info" | "warn" | "error";
   message: string | undefined;
   fields: Record<string, unknown>;

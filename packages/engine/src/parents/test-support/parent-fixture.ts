@@ -19,7 +19,7 @@ export const LEAD = "lead";
 export const CHILD = "child";
 
 /** What a child records when it is given {@link childOutputSchema}. */
-export const ChildAnswer = z.object({ answer: z.string() });
+const ChildAnswer = z.object({ answer: z.string() });
 
 /** {@link ChildAnswer} as the JSON Schema a spawn item carries. */
 export const childOutputSchema: Record<string, unknown> = (() => {
@@ -29,7 +29,7 @@ export const childOutputSchema: Record<string, unknown> = (() => {
 })();
 
 /** The parent and child agents of these tests. */
-export function parentTestAgents(): Agent[] {
+function parentTestAgents(): Agent[] {
   const common = { instructions: "Follow your script.", model: scriptedModel(), maxSteps: 8 };
   return [
     defineAgent({ ...common, name: LEAD, scriptFromInput: true, tools: parentTools() }),

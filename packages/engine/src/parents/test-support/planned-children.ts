@@ -6,7 +6,7 @@
 import { CHILD, childOutputSchema } from "./parent-fixture.js";
 
 /** How a planned child ends. */
-export type ChildKind =
+type ChildKind =
   | "recorded"
   | "invalid-then-recorded"
   | "no-output"

@@ -19,7 +19,7 @@ import { createReadsContext } from "../context.js";
 import { type RunReads, readsOn } from "../create-run-reads.js";
 
 /** What the counter has seen since it started (or was last reset). */
-export interface TrafficCount {
+interface TrafficCount {
   roundTrips: number;
   commands: number;
 }
