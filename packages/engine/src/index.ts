@@ -141,12 +141,6 @@ export type { CancelOptions, CancelResult } from "./client/cancel.js";
 export { createErrand, type Errand, type ErrandOptions } from "./client/client.js";
 export type { FireManyItem, FireManyResult } from "./client/fire-many.js";
 export {
-  type PreflightLimits,
-  type PreflightLookups,
-  type PreparedRun,
-  preflightFire,
-} from "./client/fire-preflight.js";
-export {
   DEFAULT_MAX_INPUT_BYTES,
   DEFAULT_METADATA_LIMITS,
   type FireResult,
@@ -155,7 +149,6 @@ export {
   MAX_FIRE_MANY,
   MAX_INPUT_NESTING,
   type MetadataLimits,
-  parseFireSpec,
 } from "./client/fire-spec.js";
 export type { RunEventsOptions } from "./client/run-events.js";
 export { DEFAULT_COLLECTOR_GROUP } from "./collector/consumer-group.js";
@@ -179,17 +172,9 @@ export {
   type RedisConnection,
 } from "./connection.js";
 export { type EngineKeys, engineKeys } from "./engine-keys.js";
-export { parseRunJobData, RunJobData } from "./job-data.js";
-export {
-  type CreateLoggerOptions,
-  createLogger,
-  RUN_DATA_KEYS,
-  type RunLogBindings,
-  runLogger,
-} from "./logger.js";
+export { type CreateLoggerOptions, createLogger, RUN_DATA_KEYS } from "./logger.js";
 export { CollectAgentsArgs, collectAgentsTool } from "./parents/collect-agents.js";
 export { DEFAULT_PARENT_LIMITS, type ParentLimits } from "./parents/limits.js";
-export { PARENT_SERVICES, type ParentServices } from "./parents/parent-services.js";
 export { parentTools } from "./parents/parent-tools.js";
 export { SPAWN_TOOL, SpawnAgentsArgs, spawnAgentsTool } from "./parents/spawn-agents.js";
 export type { SpawnedChild, SpawnItem, SpawnResult } from "./parents/spawn-children.js";
@@ -212,17 +197,12 @@ export {
 } from "./reaper/create-reaper.js";
 export {
   AgentRegistration,
-  chooseRegistration,
   isLive,
   LIVE_HEARTBEATS,
   QueueRegistration,
-  readAgentRegistrations,
   readQueueRegistrations,
-  readRegisteredAgents,
-  registerQueue,
 } from "./registry.js";
 export { DEFAULT_JOB_OPTIONS } from "./run-queues.js";
-export { settleCancelled } from "./settle-cancelled.js";
 export { checkDashboardUrl, type LinkedRunResult, runViewUrl } from "./view-url.js";
 export type { ModelResolver } from "./worker/agent-models.js";
 export { type CloseOnSignalsOptions, closeOnSignals } from "./worker/close-on-signals.js";
@@ -233,10 +213,5 @@ export {
   type ErrandWorker,
   type WorkerOptions,
 } from "./worker/create-worker.js";
-export {
-  DEFAULT_HEARTBEAT_MS,
-  readWorkerHeartbeats,
-  WorkerHeartbeat,
-} from "./worker/heartbeat.js";
+export { DEFAULT_HEARTBEAT_MS, readWorkerHeartbeats, WorkerHeartbeat } from "./worker/heartbeat.js";
 export { DEFAULT_PARK_RECHECK_MS } from "./worker/park.js";
-export type { ProcessOutcome } from "./worker/process-run.js";
