@@ -16,6 +16,7 @@ import {
   type ErrandWorker,
   MAX_FIRE_MANY,
 } from "@errand/engine";
+import type { Logger } from "@errand/runtime";
 import { BENCH_ANSWER, benchAgent, benchSpec } from "./bench-agent.js";
 
 /** Which parts of errand a phase runs. */
@@ -38,24 +39,30 @@ export interface ErrandStack {
   stop(): Promise<void>;
 }
 
+/** The logger of every part the bench runs: nothing, so that `--json` prints its report alone. */
+export const SILENT_LOGGER: Logger = createLogger({ level: "silent" });
+
 /** A worker running the bench agent on `url`, logging nothing. */
 export function startBenchWorker(url: string, concurrency: number): Promise<ErrandWorker> {
   return createWorker({
     connection: url,
     agents: [benchAgent()],
     concurrency,
-    logger: createLogger({ level: "silent" }),
+    logger: SILENT_LOGGER,
   });
 }
 
 /** Starts the collector first (so no settlement waits for it), then the worker, then the client. */
 export async function startErrandStack(options: StackOptions): Promise<ErrandStack> {
   const connection = options.url;
-  const collector = options.collector === false ? undefined : createCollector({ connection });
+  const collector =
+    options.collector === false
+      ? undefined
+      : createCollector({ connection, logger: SILENT_LOGGER });
   await collector?.start();
   const worker =
     options.worker === false ? undefined : await startBenchWorker(connection, options.concurrency);
-  const errand = createErrand({ connection });
+  const errand = createErrand({ connection, logger: SILENT_LOGGER });
   return {
     errand,
     ...(worker === undefined ? {} : { worker }),

@@ -15,6 +15,7 @@ import type { BenchRedis } from "../bench-redis.js";
 import { type CpuPerUnit, cpuPerUnit, startCpuMeter } from "../cpu-meter.js";
 import {
   fireBenchRuns,
+  SILENT_LOGGER,
   startBenchWorker,
   startErrandStack,
   waitForResults,
@@ -150,7 +151,11 @@ export async function measureCollectorBacklog(
     const execute = await metered(redis, runs, () => waitUntilSettledInLog(stack.errand, runIds));
     await worker.close({ graceMs: 0 });
     const { events, sampleFields } = await backlogOf(redis, stack.errand);
-    const collector = createCollector({ connection: redis.url, batchSize: COLLECTOR_BATCH_SIZE });
+    const collector = createCollector({
+      connection: redis.url,
+      batchSize: COLLECTOR_BATCH_SIZE,
+      logger: SILENT_LOGGER,
+    });
     try {
       const start = performance.now();
       const fold = await metered(redis, runs, async () => {
