@@ -3,8 +3,10 @@
  * cursors, search, a run's detail, timeline pages, one event whole, blobs,
  * the tree, and secrets never sent in clear.
  */
+
 import { REDACTED } from "@errand/core";
 import type { RunSummary } from "@errand/engine";
+import { SECRET_KEY_SAMPLES } from "@errand/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TimelineEvent } from "./present/timeline.js";
 import type { BlobView } from "./reads/blob.js";
@@ -273,19 +275,7 @@ describe("GET /api/runs/:runId/events", () => {
   });
 
   it("redacts every spelling of a secret's key: input, metadata, the run's detail and its events", async () => {
-    const keys = [
-      "secretKey",
-      "secret_key",
-      "SECRET-KEY",
-      "aws_secret_access_key",
-      "apiKey",
-      "api_key",
-      "token",
-      "password",
-      "passwd",
-      "cookie",
-      "authorization",
-    ];
+    const keys = SECRET_KEY_SAMPLES;
     const secrets = Object.fromEntries(keys.map((key, i) => [key, `hidden-value-${i}`]));
     const runId = await fireCity(lookupThenRecord("Nice"), secrets, {
       settings: { ...secrets },

@@ -1,8 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { isSecretKey, REDACTED, redactSecrets, redactSecretText } from "./redaction.js";
 
-/** Key names that hold secrets, spelt as apps and SDKs spell them. */
-export const SECRET_KEY_SAMPLES = [
+/**
+ * Key names that hold secrets, spelt as apps and SDKs spell them (core cannot
+ * use `@errand/testing`, whose list the other packages' tests share).
+ */
+const SECRET_KEY_SAMPLES = [
   "secretKey",
   "secret_key",
   "SECRET-KEY",

@@ -1,25 +1,10 @@
 /** The engine logger redacts inputs, outputs, tool arguments and results, and secrets. */
+
 import { REDACTED } from "@errand/core";
+import { SECRET_KEY_SAMPLES } from "@errand/testing";
 import { describe, expect, it } from "vitest";
 import { runLogger } from "./logger.js";
 import { captureLogs } from "./test-support/log-capture.js";
-
-/** Keys that hold secrets, spelt as apps and SDKs spell them. */
-const SECRET_KEYS = [
-  "secretKey",
-  "secret_key",
-  "SECRET-KEY",
-  "aws_secret_access_key",
-  "apiKey",
-  "api_key",
-  "token",
-  "accessToken",
-  "password",
-  "passwd",
-  "cookie",
-  "authorization",
-  "client_secret",
-];
 
 describe("createLogger", () => {
   it("redacts run data and secrets at any depth, and keeps the rest", () => {
@@ -53,7 +38,7 @@ describe("createLogger", () => {
     expect(logs.text()).not.toContain("private");
   });
 
-  it.each(SECRET_KEYS)("redacts %s, at the top level and deep down", (key) => {
+  it.each(SECRET_KEY_SAMPLES)("redacts %s, at the top level and deep down", (key) => {
     const logs = captureLogs();
     logs.logger.warn({ [key]: "s3cr3t-value", config: { inner: [{ [key]: "s3cr3t-value" }] } });
     expect(logs.lines[0]).toMatchObject({

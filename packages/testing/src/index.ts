@@ -108,3 +108,4 @@ export {
   type StartRedisClusterOptions,
   startRedisCluster,
 } from "./redis/start-cluster.js";
+export { SECRET_KEY_SAMPLES } from "./secret-keys.js";

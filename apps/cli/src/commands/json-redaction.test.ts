@@ -9,27 +9,14 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { REDACTED } from "@errand/core";
-import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
+import { type RedisServer, SECRET_KEY_SAMPLES, startRedis, uniqueKeyPrefix } from "@errand/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SCRIPTED_CITY } from "../test-support/city.js";
 import { startErrandProcesses } from "../test-support/processes.js";
 import { runErrand } from "../test-support/run-errand.js";
 
-const SECRET_KEYS = [
-  "secretKey",
-  "secret_key",
-  "SECRET-KEY",
-  "aws_secret_access_key",
-  "apiKey",
-  "api_key",
-  "token",
-  "password",
-  "passwd",
-  "cookie",
-  "authorization",
-];
-const SECRETS = Object.fromEntries(SECRET_KEYS.map((key, i) => [key, `hidden-value-${i}`]));
-const HIDDEN = Object.fromEntries(SECRET_KEYS.map((key) => [key, REDACTED]));
+const SECRETS = Object.fromEntries(SECRET_KEY_SAMPLES.map((key, i) => [key, `hidden-value-${i}`]));
+const HIDDEN = Object.fromEntries(SECRET_KEY_SAMPLES.map((key) => [key, REDACTED]));
 
 const prefix = uniqueKeyPrefix("cli-redaction");
 let server: RedisServer;
@@ -55,13 +42,15 @@ afterAll(async () => {
 describe("--json output", () => {
   it("redacts every spelling of a secret's key, in what fire, runs show, runs events and runs tail print", async () => {
     const schemaPath = join(dir, "secrets.schema.json");
-    const properties = Object.fromEntries(SECRET_KEYS.map((key) => [key, { type: "string" }]));
+    const properties = Object.fromEntries(
+      SECRET_KEY_SAMPLES.map((key) => [key, { type: "string" }]),
+    );
     await writeFile(
       schemaPath,
       JSON.stringify({
         type: "object",
         properties,
-        required: SECRET_KEYS,
+        required: SECRET_KEY_SAMPLES,
         additionalProperties: false,
       }),
     );
@@ -69,7 +58,7 @@ describe("--json output", () => {
       settings: SECRETS,
       script: [{ call: [{ tool: "structured_output", args: SECRETS }] }],
     };
-    const metadata = SECRET_KEYS.flatMap((key) => ["--metadata", `${key}=${SECRETS[key]}`]);
+    const metadata = SECRET_KEY_SAMPLES.flatMap((key) => ["--metadata", `${key}=${SECRETS[key]}`]);
     const fired = await errand([
       "fire",
       SCRIPTED_CITY,
