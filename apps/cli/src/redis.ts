@@ -3,12 +3,11 @@
  * key prefix, and a connection that fails fast with one clear message when
  * the server cannot be reached.
  */
-import { ErrandError } from "@errand/core";
-import { DEFAULT_KEY_PREFIX } from "@errand/store";
+import { ErrandError, REDACTED, redactSecretText } from "@errand/core";
+import { DEFAULT_KEY_PREFIX, redisConnectionError } from "@errand/store";
 import { Redis } from "ioredis";
 import { type ParsedArgs, usageError } from "./args.js";
 import type { CliIO } from "./io.js";
-import { oneLine } from "./output.js";
 
 /** How long connecting may take before the server counts as unreachable. */
 const CONNECT_TIMEOUT_MS = 5_000;
@@ -42,22 +41,35 @@ export function keyPrefix(args: ParsedArgs): string {
   return prefix;
 }
 
-/** `url` with its password replaced by `***`, for messages. */
+/**
+ * `url` with every credential in it replaced by `[redacted]` (core's
+ * `REDACTED`), the one way the CLI prints a Redis URL: the password of
+ * `redis://user:<password>@host` (the user name and host are kept), and any
+ * secret in its query (`?password=…`, `&token=…`), as core's
+ * `redactSecretText` finds them; text that is not a URL goes through
+ * `redactSecretText` whole.
+ */
 export function redactUrl(url: string): string {
+  let parsed: URL;
   try {
-    const parsed = new URL(url);
-    if (parsed.password === "") return url;
-    parsed.password = "***";
-    return parsed.toString();
+    parsed = new URL(url);
   } catch {
-    return url;
+    return redactSecretText(url);
   }
+  const { search, hash } = parsed;
+  parsed.search = "";
+  parsed.hash = "";
+  if (parsed.password !== "") parsed.password = REDACTED;
+  const base = parsed.toString().replace(encodeURIComponent(REDACTED), REDACTED);
+  return `${base}${redactSecretText(search)}${redactSecretText(hash)}`;
 }
 
 /**
  * A connection to `url` that has answered PING. It does not reconnect: a
- * server that cannot be reached throws `redis_unavailable` (exit 3) with the
- * reason, instead of retrying forever.
+ * server that cannot be reached throws `redis_unavailable` (exit 3) saying
+ * why — refused credentials, a permission the user lacks, a failed TLS
+ * handshake, or an unreachable server (`redisConnectionError`) — instead of
+ * retrying forever.
  */
 export async function connectRedis(url: string): Promise<Redis> {
   const redis = new Redis(url, {
@@ -66,19 +78,18 @@ export async function connectRedis(url: string): Promise<Redis> {
     maxRetriesPerRequest: 1,
     retryStrategy: () => null,
   });
-  // Failures surface as rejected commands; the event would only be logged twice.
-  redis.on("error", () => {});
+  // ioredis rejects a failed connect with a bare "Connection is closed.": the
+  // error it emitted before says why.
+  let emitted: unknown;
+  redis.on("error", (error) => {
+    emitted = error;
+  });
   try {
     await redis.connect();
     await redis.ping();
     return redis;
   } catch (error) {
     redis.disconnect();
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new ErrandError(
-      "redis_unavailable",
-      `cannot reach Redis at ${redactUrl(url)}: ${oneLine(reason)}`,
-      { cause: error },
-    );
+    throw redisConnectionError(emitted ?? error, redactUrl(url));
   }
 }

@@ -133,6 +133,16 @@
  * link to its page there (`runViewUrl`); without it, no answer has the field.
  * The link is added as the answer is made, never stored.
  *
+ * ## A least-privilege Redis user
+ *
+ * `redisAclConfig({ prefix })` is the Redis ACL user errand needs and no
+ * more: keys and channels under its prefix, the commands errand and BullMQ
+ * run, no `@dangerous` command but `INFO` (`errand doctor --acl` prints it;
+ * `infra/redis-acl.conf` is the one for the prefix `errand`);
+ * `redisAclRules(prefix)` are its rules, for `ACL SETUSER <user> <rules…>
+ * ><password>`. Connect as it with `redis://<user>:<password>@host:6379`,
+ * or `rediss://` for TLS.
+ *
  * @packageDocumentation
  */
 
@@ -195,6 +205,7 @@ export {
   type ReaperOptions,
   type ReapReport,
 } from "./reaper/create-reaper.js";
+export { type RedisAclConfigOptions, redisAclConfig, redisAclRules } from "./redis-acl.js";
 export {
   AgentRegistration,
   isLive,

@@ -127,6 +127,7 @@ export function createEventStore(options: EventStoreOptions): EventStore {
         keys.runHead(runId),
         keys.shardEvents(shardOfRunId(runId)),
         keys.runBlobs(runId),
+        keys.runLogRewrite(runId),
       ],
       [
         runId,

@@ -31,6 +31,10 @@
  * and results (`indexRuns`), the readers of stored results and standings,
  * and the waiting on the shards' settled announcements.
  *
+ * A connection that fails is named by `redisConnectionError`: refused
+ * credentials, a user without a permission errand needs, a failed TLS
+ * handshake, or an unreachable server, each with what to do about it.
+ *
  * The store never imports BullMQ, the runtime or the engine.
  *
  * @packageDocumentation
@@ -44,6 +48,7 @@ export {
   type StreamEntry,
   type StreamFields,
 } from "./codec.js";
+export { type RedisFailureReason, redisConnectionError } from "./connection-errors.js";
 export { isSeqConflict, SeqConflictError } from "./errors.js";
 export {
   createEventStore,

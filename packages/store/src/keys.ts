@@ -21,6 +21,12 @@ export interface StoreKeys {
   runHead(runId: string): string;
   /** The run's large values: HASH, field `<n>` the value and `<n>:meta` its metadata. */
   runBlobs(runId: string): string;
+  /**
+   * Where the append script copies a settled run's log to rewrite it at its
+   * exact size, renamed back over the log within the same call: it never
+   * exists between calls.
+   */
+  runLogRewrite(runId: string): string;
   /** Every event of the shard: STREAM, fields runId, seq, type, at, data. */
   shardEvents(shard: number): string;
   /** The run's folded RunResult: STRING (JSON), written by the collector. */
@@ -88,6 +94,7 @@ export function storeKeys(prefix: string = DEFAULT_KEY_PREFIX): StoreKeys {
     runLog: (runId) => `${runBase(runId)}:log`,
     runHead: (runId) => runBase(runId),
     runBlobs: (runId) => `${runBase(runId)}:blobs`,
+    runLogRewrite: (runId) => `${runBase(runId)}:log:rewrite`,
     shardEvents: (shard) => `${shardBase(shard)}:events`,
     result: (runId) => `${shardBase(shardOfRunId(runId))}:result:${runId}`,
     children: (runId) => `${shardBase(shardOfRunId(runId))}:children:${runId}`,

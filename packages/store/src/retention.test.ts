@@ -81,5 +81,8 @@ describe("retention", () => {
     // Redis 7 allocates a new stream's node 4 KiB up front; one more event cannot explain
     // a settled log smaller than the open one, only the rewrite can.
     expect(settledBytes).toBeLessThan(openBytes);
+    // The rewrite kept the log's TTL and left nothing behind.
+    expect(await fx.redis.ttl(log)).toBeGreaterThan(0);
+    expect(await fx.redis.exists(store.keys.runLogRewrite(runId))).toBe(0);
   });
 });

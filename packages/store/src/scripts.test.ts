@@ -28,6 +28,7 @@ function appendKeys(runId: string): string[] {
     keys.runHead(runId),
     keys.shardEvents(shardOfRunId(runId)),
     keys.runBlobs(runId),
+    keys.runLogRewrite(runId),
   ];
 }
 

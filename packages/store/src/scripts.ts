@@ -16,7 +16,7 @@ function readScript(file: string): string {
 
 /** Every script: the ioredis command name it gets, its file, its number of keys. */
 const SCRIPTS = {
-  append: { command: "errandAppend", lua: readScript("append-4.lua"), numberOfKeys: 4 },
+  append: { command: "errandAppend", lua: readScript("append-5.lua"), numberOfKeys: 5 },
   putBlob: { command: "errandPutBlob", lua: readScript("put-blob-2.lua"), numberOfKeys: 2 },
 } as const;
 

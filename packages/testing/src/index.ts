@@ -47,6 +47,14 @@
  * assigns every slot and resolves once each node reports `cluster_state:ok`;
  * connect with `new Cluster(cluster.nodes)`.
  *
+ * ## Redis over TLS
+ *
+ * `startTlsRedis()` starts a `redis-server` with a TLS port beside its plain
+ * one, its certificate self-signed for 127.0.0.1 by `openssl`:
+ * `server.tlsUrl` (`rediss://…`) works for a client that trusts
+ * `server.caFile` (`NODE_EXTRA_CA_CERTS`, or ioredis' `tls.ca`), and
+ * `server.otherCaFile` is a CA that did not sign it.
+ *
  * ## A fake OpenAI that plays scripts
  *
  * `startFakeOpenAI` is a real HTTP server speaking the Chat Completions API
@@ -109,3 +117,4 @@ export {
   startRedisCluster,
 } from "./redis/start-cluster.js";
 export { SECRET_KEY_SAMPLES } from "./secret-keys.js";
+export { startTlsRedis, type TlsRedisServer } from "./redis/tls-redis.js";

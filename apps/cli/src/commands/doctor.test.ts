@@ -2,6 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DoctorCheck } from "../doctor/check.js";
 import { recordingInput, SCRIPTED_CITY, writeCitySchema } from "../test-support/city.js";
@@ -68,6 +69,43 @@ describe("errand doctor on a Redis that evicts keys", () => {
   });
 });
 
+describe("errand doctor on a Redis that is full", () => {
+  let server: RedisServer;
+  let admin: Redis;
+  const prefix = uniqueKeyPrefix("cli-doctor-full");
+  beforeAll(async () => {
+    server = await startRedis({ maxmemoryPolicy: "noeviction" });
+    admin = new Redis(server.url);
+    // 2 MB of data, then a limit below it: Redis refuses every write from then on.
+    for (let n = 0; n < 20; n++) await admin.set(`${prefix}:ballast:${n}`, "x".repeat(100_000));
+    await admin.config("SET", "maxmemory", "1mb");
+    await expect(admin.set(`${prefix}:one-more`, "x")).rejects.toThrow(/^OOM /);
+  });
+  afterAll(async () => {
+    admin?.disconnect();
+    await server?.stop();
+  });
+
+  it("finds Redis full and refusing writes, says how to fix it, and exits 1", async () => {
+    const { code, report } = await doctor(server.url, prefix);
+    expect(code).toBe(1);
+    expect(check(report, "memory")).toMatchObject({
+      ok: false,
+      detail: expect.stringMatching(
+        /used of maxmemory 1\.00 MiB \(\d+%\): Redis is full and refuses every write/,
+      ),
+      fix: expect.stringContaining("CONFIG SET maxmemory"),
+    });
+    expect(check(report, "writes")).toMatchObject({
+      ok: false,
+      detail: expect.stringMatching(/^Redis is out of memory and refuses writes: OOM /),
+      fix: expect.stringContaining("CONFIG SET maxmemory"),
+    });
+    const text = await doctor(server.url, prefix, false);
+    expect(text.stdout).not.toContain("No problems found.");
+  });
+});
+
 describe("errand doctor on a deployment that is fit", () => {
   let server: RedisServer;
   let processes: Awaited<ReturnType<typeof startErrandProcesses>> | undefined;
@@ -107,6 +145,8 @@ describe("errand doctor on a deployment that is fit", () => {
       "redis reachable",
       "redis version",
       "maxmemory-policy",
+      "memory",
+      "writes",
       "persistence",
       "cluster hash-tag co-location",
       "worker heartbeats",

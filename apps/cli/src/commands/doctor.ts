@@ -2,7 +2,8 @@
  * `errand doctor`: checks that Redis and errand's processes are fit to run,
  * and for each problem prints the fix to apply.
  */
-import { engineKeys } from "@errand/engine";
+import { isErrandError } from "@errand/core";
+import { engineKeys, redisAclConfig } from "@errand/engine";
 import type { Redis } from "ioredis";
 import { CONNECTION_OPTIONS, type CommandSpec, JSON_OPTION } from "../command.js";
 import { type DoctorCheck, passed, problem } from "../doctor/check.js";
@@ -14,6 +15,14 @@ import { connectRedis, givenRedisUrl, keyPrefix, NO_REDIS_GIVEN, redactUrl } fro
 
 const REACHABLE = "redis reachable";
 
+/** What to do when Redis cannot be used, by why (`redisConnectionError`'s `details.reason`). */
+const REACH_FIXES: Readonly<Record<string, string>> = {
+  credentials:
+    "put the right user name and password in REDIS_URL (or --redis): redis://<user>:<password>@host:port",
+  permission: "give the user the ACL errand needs: errand doctor --acl prints it",
+  tls: "make this process trust the server's CA (NODE_EXTRA_CA_CERTS=<ca.pem>), connect by a name its certificate lists, and use rediss:// only on a TLS port",
+};
+
 /** Connects, or says why not as the first check's problem. */
 async function reach(url: string | undefined): Promise<{ check: DoctorCheck; redis?: Redis }> {
   if (url === undefined) {
@@ -23,13 +32,11 @@ async function reach(url: string | undefined): Promise<{ check: DoctorCheck; red
     const redis = await connectRedis(url);
     return { check: passed(REACHABLE, `${redactUrl(url)} answered PING`), redis };
   } catch (error) {
-    return {
-      check: problem(
-        REACHABLE,
-        describeError(error),
-        "start Redis, or point REDIS_URL (or --redis) at a Redis that is running",
-      ),
-    };
+    const reason = isErrandError(error) ? String(error.details?.reason) : "";
+    const fix =
+      REACH_FIXES[reason] ??
+      "start Redis, or point REDIS_URL (or --redis) at a Redis that is running";
+    return { check: problem(REACHABLE, describeError(error), fix) };
   }
 }
 
@@ -49,18 +56,35 @@ function printReport(io: CliIO, checks: readonly DoctorCheck[]): void {
 
 /** `doctor`. */
 export const doctorCommand: CommandSpec = {
-  usage: "errand doctor [--redis <url>] [--prefix <prefix>] [--json]",
+  usage:
+    "errand doctor [--redis <url>] [--prefix <prefix>] [--json] | errand doctor --acl [--prefix <prefix>]",
   description: [
-    "Checks, in order: Redis is reachable; its version (7.0 or newer); maxmemory-policy",
-    "noeviction; persistence; that each run's keys and each queue's keys share one Redis",
-    "Cluster slot; that workers beat; that collectors read every shard and dead-lettered",
-    "nothing. Each problem comes with the fix to apply. Exits 1 when any check fails, and 3",
-    "when no Redis is given or it cannot be reached (the report then holds that one check).",
-    "With --json it prints { ok, checks: [{ name, ok, detail, fix? }] }.",
+    "Checks, in order: Redis is reachable (and accepts the credentials and TLS of the URL);",
+    "its version (7.0 or newer); maxmemory-policy noeviction; memory under 90% of maxmemory;",
+    "that it takes a write (a key <prefix>:doctor:write-probe, gone within 10 s);",
+    "persistence; that each run's keys and each queue's keys share one Redis Cluster slot;",
+    "that workers beat; that collectors read every shard and dead-lettered nothing. Each",
+    "problem comes with the fix to apply. Credentials in the URL are printed [redacted].",
+    "Exits 1 when any check fails, and 3 when no Redis is given or it cannot be used (the",
+    "report then holds that one check). With --json it prints { ok, checks: [{ name, ok,",
+    "detail, fix? }] }. With --acl it checks nothing: it prints the least-privilege Redis",
+    "ACL user errand needs for the prefix (as infra/redis-acl.conf), and exits 0.",
   ].join("\n"),
-  options: { ...CONNECTION_OPTIONS, ...JSON_OPTION },
+  options: {
+    ...CONNECTION_OPTIONS,
+    ...JSON_OPTION,
+    acl: {
+      type: "boolean",
+      description: "print the Redis ACL user errand needs for the prefix, and check nothing",
+    },
+  },
   async run(args, io) {
-    const keys = engineKeys(keyPrefix(args));
+    const prefix = keyPrefix(args);
+    if (args.flag("acl")) {
+      io.stdout.write(redisAclConfig({ prefix }));
+      return EXIT.ok;
+    }
+    const keys = engineKeys(prefix);
     const { check, redis } = await reach(givenRedisUrl(args, io));
     const checks = [check];
     if (redis) {

@@ -23,8 +23,8 @@ const REPEATED_OPTIONS = ["status", "agent", "parent", "limit", "prefix", "redis
 /**
  * The command that prints the page after this one: `errand runs list` with
  * the options given to this one (so the same filters, page size and
- * deployment) and `--cursor <nextCursor>`. A `--redis` URL's password is
- * shown as `***`, never printed; `REDIS_URL` is the environment's, left out.
+ * deployment) and `--cursor <nextCursor>`. A `--redis` URL's credentials
+ * are shown as `[redacted]`, never printed; `REDIS_URL` is the environment's, left out.
  */
 function nextPageCommand(args: ParsedArgs, nextCursor: string): string {
   const words = ["errand", "runs", "list"];

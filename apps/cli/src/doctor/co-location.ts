@@ -38,6 +38,7 @@ function shardGroup(keys: EngineKeys, shard: number): KeyGroup {
       keys.runLog(runId),
       keys.runHead(runId),
       keys.runBlobs(runId),
+      keys.runLogRewrite(runId),
       keys.result(runId),
       keys.children(runId),
       keys.spawnClaims(runId),

@@ -9,6 +9,7 @@ import { describeError } from "../output.js";
 import { type DoctorCheck, problem } from "./check.js";
 import { checkCoLocation } from "./co-location.js";
 import { checkCollectors, checkWorkers } from "./deployment-checks.js";
+import { checkMemory, checkWrites } from "./memory-checks.js";
 import { checkWaitingRuns } from "./queue-checks.js";
 import { checkEvictionPolicy, checkPersistence, checkVersion } from "./server-checks.js";
 
@@ -25,7 +26,7 @@ async function runCheck(check: NamedCheck): Promise<DoctorCheck> {
     return problem(
       check.name,
       `could not check: ${describeError(error)}`,
-      "make sure this connection may run INFO, CONFIG GET, CLUSTER and XINFO",
+      "make sure this connection's user may run INFO, CLUSTER and XINFO (the ACL errand doctor --acl prints allows them)",
     );
   }
 }
@@ -39,6 +40,8 @@ export async function runServerChecks(
   const checks: NamedCheck[] = [
     { name: "redis version", run: () => checkVersion(redis) },
     { name: "maxmemory-policy", run: () => checkEvictionPolicy(redis) },
+    { name: "memory", run: () => checkMemory(redis) },
+    { name: "writes", run: () => checkWrites(redis, keys) },
     { name: "persistence", run: () => checkPersistence(redis) },
     {
       name: "cluster hash-tag co-location",

@@ -53,7 +53,7 @@ export async function checkPersistence(redis: Redis): Promise<DoctorCheck> {
   }
   const why =
     save === undefined
-      ? "the append-only file is off and the snapshot settings cannot be read (CONFIG is disabled)"
+      ? "the append-only file is off and the snapshot settings cannot be read (CONFIG is disabled, or refused to this user)"
       : "neither the append-only file nor RDB snapshots are on: a restart loses every run";
   return problem(
     "persistence",

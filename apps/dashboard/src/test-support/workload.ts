@@ -13,8 +13,10 @@ import {
   createWorker,
   type Errand,
   type ErrandWorker,
+  redisAclRules,
 } from "@errand/engine";
 import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
+import { Redis } from "ioredis";
 import { createDashboard, type Dashboard } from "../create-dashboard.js";
 import type { DashboardOptions } from "../options.js";
 import { dashboardTestAgents } from "./agents.js";
@@ -44,14 +46,43 @@ export interface Workload {
 /** A logger that writes nothing. */
 export const silentLogger: ReturnType<typeof createLogger> = createLogger({ level: "silent" });
 
+/** How the deployment reaches its Redis. */
+export interface WorkloadAccess {
+  /**
+   * Connect everything (client, worker, collector, dashboards) as this
+   * Redis user, created with errand's least-privilege ACL rules for the
+   * prefix. Default: the server's `default` user.
+   */
+  aclUser?: { name: string; password: string };
+}
+
+/** The URL everything connects with: the server's, or the ACL user's it creates. */
+async function connectionFor(
+  server: RedisServer,
+  prefix: string,
+  access: WorkloadAccess,
+): Promise<string> {
+  if (access.aclUser === undefined) return server.url;
+  const { name, password } = access.aclUser;
+  const admin = new Redis(server.url);
+  try {
+    await admin.acl("SETUSER", name, ...redisAclRules(prefix), `>${password}`);
+  } finally {
+    admin.disconnect();
+  }
+  return `redis://${name}:${password}@${server.host}:${server.port}`;
+}
+
 /** Starts a deployment whose keys start with a prefix made from `label`. */
 export async function startWorkload(
   label: string,
   dashboardOptions: Partial<DashboardOptions> = {},
+  access: WorkloadAccess = {},
 ): Promise<Workload> {
   const server = await startRedis({ maxmemoryPolicy: "noeviction" });
   const prefix = uniqueKeyPrefix(`dashboard-${label}`);
-  const common = { connection: server.url, prefix, shards: TEST_SHARDS };
+  const connection = await connectionFor(server, prefix, access);
+  const common = { connection, prefix, shards: TEST_SHARDS };
   const errand = createErrand(common);
   const worker = await createWorker({
     ...common,

@@ -1,13 +1,19 @@
 --[[
   Appends a batch of events to one run's log, fenced by the expected seq.
   One call appends any number of events, atomically: every refusal is decided
-  before the first write, so a refused call writes nothing.
+  before the first write, so a refused call writes nothing; once it has
+  written, nothing it runs can be refused (ids and types are checked first, and
+  Redis refuses a script for memory only before its first write). Every
+  command it runs is outside Redis' @dangerous category and allowed by the
+  least-privilege ACL errand ships (infra/redis-acl.conf).
 
   Input:
     KEYS[1] run log       <p>:{sN}:run:<runId>:log     STREAM
     KEYS[2] run head      <p>:{sN}:run:<runId>         HASH
     KEYS[3] shard stream  <p>:{sN}:events              STREAM
     KEYS[4] run blobs     <p>:{sN}:run:<runId>:blobs   HASH (only given a TTL here)
+    KEYS[5] log rewrite   <p>:{sN}:run:<runId>:log:rewrite  STREAM, only ever within
+            a call: the settled log is copied there and renamed back over the log
 
     ARGV[1] runId
     ARGV[2] expected seq: the head's seq the writer last saw (0 for a new run),
@@ -40,12 +46,13 @@
       status=succeeded (failed when the run has a schema and no output),
       failed sets status=failed, cancelled sets status=cancelled; the three
       terminal events set settledAt
-    - on a terminal event: the run log is rewritten at its exact size (DUMP, then
-      RESTORE … REPLACE: same entries, same last id; Redis 7 gives a stream's
-      first node 4 KiB up front, and a settled log never grows again), then
-      EXPIRE(retention) on the run log, head and blobs
+    - on a terminal event: EXPIRE(retention) on the run log, head and blobs;
+      then the run log is rewritten at its exact size (COPY to the rewrite
+      key, then RENAME it over the log: same entries, same last id, same TTL;
+      Redis 7 gives a stream's first node 4 KiB up front, a copy holds only
+      what is used, and a settled log never grows again)
 ]]
-local logKey, headKey, shardKey, blobsKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local logKey, headKey, shardKey, blobsKey, rewriteKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local runId = ARGV[1]
 local expected = ARGV[2]
 local retention = tonumber(ARGV[3])
@@ -185,10 +192,12 @@ end
 redis.call("HSET", headKey, unpack(fields))
 
 if settles then
-  redis.call("RESTORE", logKey, 0, redis.call("DUMP", logKey), "REPLACE")
   redis.call("EXPIRE", logKey, retention)
   redis.call("EXPIRE", headKey, retention)
   redis.call("EXPIRE", blobsKey, retention)
+  -- The copy keeps the log's TTL, and RENAME carries it back over the log.
+  redis.call("COPY", logKey, rewriteKey, "REPLACE")
+  redis.call("RENAME", rewriteKey, logKey)
 end
 
 return { OK, newSeq, 0 }
