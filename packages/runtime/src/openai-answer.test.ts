@@ -86,6 +86,7 @@ function ask(modelName: string, step = 1) {
     model: modelName,
     messages: [{ role: "user", content: "What is 2+2?" }],
     tools: [],
+    settings: {},
     agent: { name: "adder" } as Agent,
     input: "What is 2+2?",
   };

@@ -98,6 +98,9 @@
  * back without its encrypted content when its response was not stored.
  * `intercept(request)` answers a request yourself (a malformed body, …);
  * each recorded request keeps the `answer` the server sent.
+ * `readSentRequest(path, body)` reads a request of either shape the same way
+ * (the conversation as chat messages, the tools by name), so one assertion
+ * covers both.
  *
  * ## An independent mock: @dwmkerr/mock-llm
  *
@@ -119,6 +122,11 @@ export {
   type WaitUntilOptions,
   waitUntil,
 } from "@errand/local-redis";
+export {
+  readSentRequest,
+  type SentRequest,
+  type SentTool,
+} from "./fake-openai/sent-request.js";
 export {
   type FakeOpenAI,
   type FakeOpenAIOptions,
