@@ -8,6 +8,8 @@
  */
 import { ErrandError } from "@errand/core";
 import type OpenAI from "openai";
+import { malformed } from "./answer-fields.js";
+import { errorMessage, ModelError } from "./errors.js";
 import type { Model, ModelRequest, ModelResponse } from "./model.js";
 import type { ModelSettings } from "./model-settings.js";
 import { readChatCompletion } from "./openai-answer.js";
@@ -56,16 +58,40 @@ interface RequestOptions {
   timeout?: number;
 }
 
-/** One API shape: how it refuses settings, builds a request and reads an answer. */
+/** One API shape: how it refuses settings, sends a request and reads an answer. */
 interface ApiShape {
   refuseSettings(settings: ModelSettings): string | undefined;
+  /** The client's own call for the request: its raw HTTP answer is read below, not the client's parse of it. */
   create(
     client: OpenAI,
     request: ModelRequest,
     model: string,
     options: RequestOptions,
-  ): Promise<unknown>;
+  ): { asResponse(): Promise<Response> };
   read(answer: unknown, step: number): ModelResponse;
+}
+
+/**
+ * The JSON body of a 200 answer. The body is read here rather than by the
+ * client, which reshapes a Responses answer (`output_text`) before anyone
+ * checks it, and would fail on a malformed one with its own TypeError instead
+ * of a `model_error` naming the field.
+ */
+async function answerBody(response: Response): Promise<unknown> {
+  let text: string;
+  try {
+    text = await response.text();
+  } catch (error) {
+    throw new ModelError(`the model's answer was cut off: ${errorMessage(error)}`, {
+      retryable: true,
+      cause: error,
+    });
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw malformed("it is not JSON");
+  }
 }
 
 function apiShape(options: OpenAIModelOptions): ApiShape {
@@ -124,16 +150,15 @@ export function openaiModel(options: OpenAIModelOptions): Model {
     supportsTools: true,
     refuseSettings: shape.refuseSettings,
     async respond(request, signal) {
-      let answer: unknown;
+      let response: Response;
       try {
-        answer = await shape.create(client, request, request.model ?? options.model, {
-          ...requestOptions,
-          signal,
-        });
+        response = await shape
+          .create(client, request, request.model ?? options.model, { ...requestOptions, signal })
+          .asResponse();
       } catch (error) {
         throw classifyOpenAIError(error);
       }
-      return shape.read(answer, request.step);
+      return shape.read(await answerBody(response), request.step);
     },
   };
 }

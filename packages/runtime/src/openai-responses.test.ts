@@ -265,7 +265,7 @@ describe("openaiModel on the Responses API", () => {
     });
     await fake?.close();
     fake = await startFakeOpenAI({
-      intercept: () => ({ status: 200, body: { object: "response", output: "nothing" } }),
+      intercept: () => ({ status: 200, body: { object: "response", output: null } }),
     });
     const broken = openaiModel({
       apiKey: "t",
@@ -277,6 +277,13 @@ describe("openaiModel on the Responses API", () => {
     expect(error).toBeInstanceOf(ModelError);
     expect(error).toMatchObject({
       message: "the model's answer is malformed: it has no output list",
+      retryable: false,
+    });
+    await fake.close();
+    fake = await startFakeOpenAI({ intercept: () => ({ status: 200, text: "<html>oops" }) });
+    const html = openaiModel({ apiKey: "t", baseURL: fake.baseURL, model: "m", api: "responses" });
+    expect(await failure(html.respond(request(), signal()))).toMatchObject({
+      message: "the model's answer is malformed: it is not JSON",
       retryable: false,
     });
   });

@@ -22,7 +22,10 @@ import type { ChatCompletionRequest } from "./wire-types.js";
 /** An answer a test sends itself (see {@link FakeOpenAIOptions.intercept}). */
 export interface InterceptedAnswer {
   status: number;
-  body: unknown;
+  /** Sent as JSON, unless `text` is given. */
+  body?: unknown;
+  /** Sent as it is (a body that is not JSON). */
+  text?: string;
   headers?: Record<string, string>;
 }
 
@@ -50,7 +53,7 @@ export interface RecordedRequest {
   body: Partial<ChatCompletionRequest> | undefined;
   /** The body as text. */
   rawBody: string;
-  /** What the server answered, once it has. */
+  /** What the server answered, once it has (an intercepted `text` as that text). */
   answer?: { status: number; body: unknown };
 }
 
@@ -89,6 +92,11 @@ class Replier {
   ) {}
 
   json(status: number, body: unknown, headers: Record<string, string> = {}): void {
+    this.send(status, body, JSON.stringify(body), headers);
+  }
+
+  /** Sends `text` as the body; `body` is what the recorded answer says was sent. */
+  send(status: number, body: unknown, text: string, headers: Record<string, string> = {}): void {
     const { response } = this;
     if (response.destroyed || response.writableEnded) return;
     this.recorded.answer = { status, body };
@@ -97,7 +105,7 @@ class Replier {
       "x-request-id": `req_${Date.now().toString(36)}`,
       ...headers,
     });
-    response.end(JSON.stringify(body));
+    response.end(text);
   }
 
   error(status: number, message: string, options: { param?: string | null; code?: string } = {}) {
@@ -200,7 +208,11 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     requests.push(recorded);
     const reply = new Replier(response, recorded);
     const intercepted = options.intercept?.(recorded);
-    if (intercepted) return reply.json(intercepted.status, intercepted.body, intercepted.headers);
+    if (intercepted) {
+      const { status, body, text, headers } = intercepted;
+      if (text === undefined) return reply.json(status, body, headers);
+      return reply.send(status, text, text, headers);
+    }
     const endpoints: Record<string, (body: unknown, reply: Replier) => Promise<void> | void> = {
       "/v1/chat/completions": answerChat,
       "/v1/responses": answerResponses,
