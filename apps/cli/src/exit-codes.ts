@@ -34,6 +34,7 @@ const USAGE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   "unknown_agent",
   "unsupported_schema",
   "schema_not_supported",
+  "settings_not_supported",
   "input_too_large",
   "limit_exceeded",
 ]);

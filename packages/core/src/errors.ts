@@ -20,6 +20,7 @@ export const ERROR_CODES = [
   "unknown_agent",
   "unsupported_schema",
   "schema_not_supported",
+  "settings_not_supported",
   "input_too_large",
   "invalid_spec",
   "limit_exceeded",

@@ -9,10 +9,19 @@ import { z } from "zod";
 /** The version of the event envelope written today. Old versions must keep folding. */
 export const EVENT_VERSION = 1;
 
-/** Tokens spent by model requests. */
+const tokens = z.number().int().nonnegative();
+
+/**
+ * Tokens spent by model requests. `cachedInputTokens` (part of `inputTokens`
+ * the provider read from its prompt cache) and `reasoningTokens` (part of
+ * `outputTokens` spent reasoning) are present only when the provider reported
+ * them; they came after v1 (additive): older logs have neither.
+ */
 export const Usage = z.object({
-  inputTokens: z.number().int().nonnegative(),
-  outputTokens: z.number().int().nonnegative(),
+  inputTokens: tokens,
+  outputTokens: tokens,
+  cachedInputTokens: tokens.optional(),
+  reasoningTokens: tokens.optional(),
 });
 export type Usage = z.infer<typeof Usage>;
 
@@ -61,6 +70,41 @@ export type RefusalReason = z.infer<typeof RefusalReason>;
 
 const step = z.number().int().positive();
 
+const itemId = z.string().min(1).optional();
+
+/**
+ * One item of a model response's output, in the order the provider gave it:
+ * what a provider that keeps reasoning between turns (the OpenAI Responses
+ * API) must be sent back on the next request, so that a run resumed on
+ * another worker sends what an uninterrupted run would. The text and the
+ * calls themselves stay in `text` and `calls`; an item points at them.
+ */
+export const OutputItem = z.discriminatedUnion("type", [
+  z.object({
+    type: z.literal("reasoning"),
+    id: itemId,
+    /** The reasoning summary texts (empty unless a summary was asked for). */
+    summary: z.array(z.string()),
+    /** The provider's encrypted reasoning: sent back when the provider does not store responses. */
+    encryptedContent: z.string().min(1).optional(),
+  }),
+  z.object({
+    type: z.literal("message"),
+    id: itemId,
+    /** The provider's label of the message (`commentary`, `final_answer`), sent back as given. */
+    phase: z.string().min(1).optional(),
+    /** This message's own text, only when the step's `text` joins several messages. */
+    text: z.string().optional(),
+  }),
+  z.object({
+    type: z.literal("function_call"),
+    id: itemId,
+    /** The `callId` of the step's call this item carries. */
+    callId: z.string().min(1),
+  }),
+]);
+export type OutputItem = z.infer<typeof OutputItem>;
+
 /** Data of each event type, by type. */
 export const EventData = {
   "run-queued": z.object({
@@ -78,12 +122,21 @@ export const EventData = {
     attempt: z.number().int().positive(),
     workerId: z.string().min(1),
   }),
+  /**
+   * One model response. `items` (the response's output items in order) and
+   * `responseId` (the provider's id of the response) are written for models
+   * that need them back on the next request (the Responses API); they came
+   * after v1 (additive: older logs and other models have neither, and readers
+   * older than them ignore them).
+   */
   "model-responded": z.object({
     step,
     text: z.string().optional(),
     calls: z.array(ToolCall),
     usage: Usage,
     finish: z.string(),
+    items: z.array(OutputItem).optional(),
+    responseId: z.string().min(1).optional(),
   }),
   "tool-called": z.object({
     step,

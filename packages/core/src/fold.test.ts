@@ -306,6 +306,26 @@ describe("the log's integrity", () => {
   });
 });
 
+describe("a step's output items", () => {
+  it("keeps each response's items and id on its step, as logged", () => {
+    const items = [
+      { type: "reasoning" as const, id: "rs_1", summary: ["Plan."], encryptedContent: "enc-1" },
+      { type: "function_call" as const, id: "fc_1", callId: "c1" },
+    ];
+    const log = runLog()
+      .queued()
+      .started()
+      .modelResponded(1, { calls: [call("c1", "lookup")], items, responseId: "resp_1" })
+      .modelResponded(2, { text: "done" });
+
+    const [first, second] = foldRun(log.build()).steps;
+
+    expect(first).toMatchObject({ step: 1, items, responseId: "resp_1" });
+    expect(second).not.toHaveProperty("items");
+    expect(second).not.toHaveProperty("responseId");
+  });
+});
+
 describe("counters", () => {
   it("sums usage over every step", () => {
     const log = runLog()
@@ -320,6 +340,27 @@ describe("counters", () => {
 
     expect(result?.usage).toEqual({ inputTokens: 351, outputTokens: 47 });
     expect(result?.steps).toBe(3);
+  });
+
+  it("sums cached and reasoning tokens from the steps that report them, and leaves them out when none does", () => {
+    const log = runLog()
+      .queued()
+      .started()
+      .modelResponded(1, { usage: { inputTokens: 100, outputTokens: 7 } })
+      .modelResponded(2, {
+        usage: { inputTokens: 250, outputTokens: 40, cachedInputTokens: 90, reasoningTokens: 30 },
+      })
+      .modelResponded(3, { usage: { inputTokens: 300, outputTokens: 9, cachedInputTokens: 240 } })
+      .finished();
+
+    expect(settle(log.build())?.usage).toEqual({
+      inputTokens: 650,
+      outputTokens: 56,
+      cachedInputTokens: 330,
+      reasoningTokens: 30,
+    });
+    const plain = runLog().queued().started().modelResponded(1).finished().build();
+    expect(Object.keys(settle(plain)?.usage ?? {})).toEqual(["inputTokens", "outputTokens"]);
   });
 
   it("counts attempts as the highest run-started attempt, and keeps the first start time", () => {

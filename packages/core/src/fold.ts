@@ -4,7 +4,7 @@
  * repeat and is skipped; a gap in `seq` is an error.
  */
 import { ErrandError } from "./errors.js";
-import type { EventType, RunEvent, RunEventOf } from "./events.js";
+import type { EventType, RunEvent, RunEventOf, Usage } from "./events.js";
 import type { RunState, StepState } from "./run-state.js";
 
 /** The error message of a run that finished without recording its structured output. */
@@ -66,6 +66,26 @@ function updateCall(
   return { ...state, steps: state.steps.map((s) => (s.step === step ? { ...s, calls } : s)) };
 }
 
+/** An optional count summed: absent only when both sides are. */
+function addCount(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0);
+}
+
+/**
+ * Two usages summed. The cached and reasoning counts appear only once a step
+ * reported them, so a log without them folds to the usage it always did.
+ */
+function addUsage(total: Usage, step: Usage): Usage {
+  const cachedInputTokens = addCount(total.cachedInputTokens, step.cachedInputTokens);
+  const reasoningTokens = addCount(total.reasoningTokens, step.reasoningTokens);
+  return {
+    inputTokens: total.inputTokens + step.inputTokens,
+    outputTokens: total.outputTokens + step.outputTokens,
+    ...(cachedInputTokens === undefined ? {} : { cachedInputTokens }),
+    ...(reasoningTokens === undefined ? {} : { reasoningTokens }),
+  };
+}
+
 const evolvers: Evolvers = {
   "run-queued": (state, e) => ({ ...state, status: "queued", queued: e.data, createdAt: e.at }),
   "run-started": (state, e) => ({
@@ -86,12 +106,11 @@ const evolvers: Evolvers = {
         finish: e.data.finish,
         usage: e.data.usage,
         calls: e.data.calls.map((c) => ({ ...c, called: false })),
+        ...(e.data.items === undefined ? {} : { items: e.data.items }),
+        ...(e.data.responseId === undefined ? {} : { responseId: e.data.responseId }),
       },
     ],
-    usage: {
-      inputTokens: state.usage.inputTokens + e.data.usage.inputTokens,
-      outputTokens: state.usage.outputTokens + e.data.usage.outputTokens,
-    },
+    usage: addUsage(state.usage, e.data.usage),
   }),
   "tool-called": (state, e) =>
     updateCall(state, e.data.step, e.data.callId, (c) => ({ ...c, called: true })),

@@ -54,6 +54,7 @@ export {
   isTerminalEventType,
   ModelResponded,
   type NewEvent,
+  OutputItem,
   OutputRecorded,
   RefusalReason,
   Refused,

@@ -4,6 +4,7 @@
  */
 import type {
   EventDataOf,
+  OutputItem,
   RefusalReason,
   ResourceRef,
   RunError,
@@ -45,6 +46,10 @@ export interface StepState {
   finish: string;
   usage: Usage;
   calls: CallState[];
+  /** The response's output items in order, when its model logs them (see `OutputItem`). */
+  items?: OutputItem[];
+  /** The provider's id of the response, when its model logs it. */
+  responseId?: string;
 }
 
 /** The folded state of one run. */

@@ -6,6 +6,7 @@
 import { ErrandError, preflightSchema, Script } from "@errand/core";
 import type { z } from "zod";
 import type { Model } from "./model.js";
+import { checkModelSettings, type ModelSettings, settingsRefusal } from "./model-settings.js";
 import type { Tool } from "./tool.js";
 
 /** The `maxSteps` of an agent that does not set one. */
@@ -25,6 +26,13 @@ export interface AgentOptions {
    * host to resolve and pass to the provider it configured.
    */
   model: Model | string;
+  /**
+   * How the model is asked to answer: `reasoning` (`effort`, `summary`),
+   * `temperature`, `maxOutputTokens`, `parallelToolCalls`, `toolChoice`. Each
+   * one given must be honoured by the model, or the agent is refused
+   * (`settings_not_supported`): see the runtime README's model settings.
+   */
+  modelSettings?: ModelSettings;
   tools?: readonly Tool[];
   /**
    * The structured answer every run must record: a zod schema (converted with
@@ -46,6 +54,8 @@ export interface Agent {
   readonly name: string;
   readonly instructions: string;
   readonly model: Model | string;
+  /** The agent's model settings, checked; `{}` when it gives none. */
+  readonly modelSettings: ModelSettings;
   readonly tools: readonly Tool[];
   /** The output schema as JSON Schema, already accepted by `preflightSchema`. */
   readonly outputSchema?: Record<string, unknown>;
@@ -104,10 +114,25 @@ export function assertAgentCanCarrySchema(agent: Agent, model?: Model): void {
 }
 
 /**
+ * Refuses (with an `ErrandError`, code `settings_not_supported`) an agent
+ * whose model cannot honour one of its model settings, so that no setting is
+ * ever dropped silently. `model` is the model the host resolved for an agent
+ * that names its model; without it the agent's own {@link Model} is checked.
+ */
+export function assertModelTakesSettings(agent: Agent, model?: Model): void {
+  const resolved = model ?? (typeof agent.model === "string" ? undefined : agent.model);
+  const refusal = resolved && settingsRefusal(resolved, agent.modelSettings);
+  if (refusal) {
+    throw new ErrandError("settings_not_supported", `agent ${agent.name}: ${refusal}`);
+  }
+}
+
+/**
  * Defines an agent. Throws an `ErrandError`: `invalid_spec` for a bad name,
- * duplicate tool names, non-positive limits or an invalid script;
- * `unsupported_schema` for an output schema outside the supported subset;
- * `schema_not_supported` for a schema on a model without tool calling.
+ * duplicate tool names, non-positive limits, an invalid script or invalid
+ * model settings; `unsupported_schema` for an output schema outside the
+ * supported subset; `schema_not_supported` for a schema on a model without
+ * tool calling; `settings_not_supported` for a setting its model cannot honour.
  *
  * ```ts
  * const researcher = defineAgent({
@@ -132,10 +157,15 @@ export function defineAgent(options: AgentOptions): Agent {
   }
   const script = checkScript(name, options.script);
   const outputSchema = outputJsonSchema(options.outputSchema);
+  const modelSettings = checkModelSettings(name, options.modelSettings, {
+    tools: tools.map((tool) => tool.name),
+    hasSchema: outputSchema !== undefined,
+  });
   const agent: Agent = {
     name,
     instructions: options.instructions,
     model: options.model,
+    modelSettings,
     tools,
     ...(outputSchema === undefined ? {} : { outputSchema }),
     maxSteps: options.maxSteps ?? DEFAULT_MAX_STEPS,
@@ -144,5 +174,6 @@ export function defineAgent(options: AgentOptions): Agent {
     scriptFromInput: options.scriptFromInput ?? false,
   };
   assertAgentCanCarrySchema(agent);
+  assertModelTakesSettings(agent);
   return agent;
 }

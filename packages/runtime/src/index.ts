@@ -68,11 +68,20 @@
  *
  * ## Models
  *
- * {@link openaiModel} speaks Chat Completions through the official `openai`
- * client to OpenAI or any compatible server (`baseURL`, or `OPENAI_BASE_URL`;
- * a server needs no key). It reads answers as tolerantly as compatible
- * servers need (a tool call without `type`, no `usage`) and fails a malformed
- * one with a `model_error` naming what is missing. {@link scriptedModel}
+ * {@link openaiModel} speaks Chat Completions (`api: "chat"`) or the
+ * Responses API (`api: "responses"`) through the official `openai` client to
+ * OpenAI or any compatible server (`baseURL`, or `OPENAI_BASE_URL`; a server
+ * needs no key). It reads answers as tolerantly as compatible servers need
+ * (a tool call without `type`, no `usage`) and fails a malformed one with a
+ * `model_error` naming what is missing. On the Responses API each step's
+ * output items — a reasoning model's reasoning included — are logged in
+ * `model-responded` and sent back in order, so a run resumed on another
+ * worker asks exactly what an uninterrupted run would.
+ *
+ * An agent's `modelSettings` (`reasoning`, `temperature`, `maxOutputTokens`,
+ * `parallelToolCalls`, `toolChoice`) are sent under each API's own names; a
+ * setting the model cannot honour refuses the agent (`settings_not_supported`)
+ * instead of being dropped. {@link scriptedModel}
  * plays a script of turns (`say`, `call`, `sleepMs`, `fail`) from the agent's
  * `script`, or from the run input's `script` when the agent sets
  * `scriptFromInput` — the demo and the tests run on it.
@@ -84,6 +93,7 @@ export {
   type Agent,
   type AgentOptions,
   assertAgentCanCarrySchema,
+  assertModelTakesSettings,
   DEFAULT_MAX_STEPS,
   defineAgent,
 } from "./agent.js";
@@ -113,15 +123,16 @@ export {
   respondWithRetries,
   retryDelayMs,
 } from "./model-retries.js";
+export { ModelSettings, REASONING_EFFORTS } from "./model-settings.js";
 export {
   classifyOpenAIError,
   type OpenAIEnv,
-  type OpenAIModelOptions,
-  openaiModel,
   PLACEHOLDER_API_KEY,
   readOpenAIEnv,
   retryAfterMs,
-} from "./openai-model.js";
+} from "./openai-client.js";
+export { type OpenAIModelOptions, openaiModel } from "./openai-model.js";
+export type { ResponsesHistory } from "./openai-responses.js";
 export { type RunStepsOptions, runSteps } from "./run-steps.js";
 export { type ScriptedModelOptions, scriptedModel, scriptFor } from "./scripted-model.js";
 export type { EventSink } from "./sink.js";

@@ -3,14 +3,25 @@
  * transcript of a run plus the tools it may call; a response is the model's
  * text and tool calls. Providers translate to and from their own wire format.
  */
-import type { ToolCall, Usage } from "@errand/core";
+import type { OutputItem, ToolCall, Usage } from "@errand/core";
 import type { Agent } from "./agent.js";
+import type { ModelSettings } from "./model-settings.js";
 
-/** One message of the transcript a model is sent, in a provider-neutral form. */
+/**
+ * One message of the transcript a model is sent, in a provider-neutral form.
+ * An assistant message carries what its step logged for the provider to be
+ * sent back (`items`, `responseId`): see {@link ModelResponse}.
+ */
 export type TranscriptMessage =
   | { role: "system"; content: string }
   | { role: "user"; content: string }
-  | { role: "assistant"; content?: string; calls: ToolCall[] }
+  | {
+      role: "assistant";
+      content?: string;
+      calls: ToolCall[];
+      items?: OutputItem[];
+      responseId?: string;
+    }
   | { role: "tool"; callId: string; name: string; content: string };
 
 /** A tool as the model sees it. */
@@ -32,6 +43,8 @@ export interface ModelRequest {
   model?: string;
   messages: TranscriptMessage[];
   tools: ToolSpec[];
+  /** The agent's model settings (`{}` when it sets none): the model has already said it honours them. */
+  settings: ModelSettings;
   /** The agent being run: scripted models read their script from it. */
   agent: Agent;
   /** The run's input, as queued. */
@@ -46,6 +59,15 @@ export interface ModelResponse {
   usage: Usage;
   /** The provider's finish reason (`stop`, `tool_calls`, `length`, …). */
   finish: string;
+  /**
+   * The response's output items in order, for a provider that must be sent
+   * them back on the next request (reasoning items, item ids). Logged in
+   * `model-responded` and handed back on the step's assistant message, so a
+   * run resumed on another worker sends what an uninterrupted run would.
+   */
+  items?: OutputItem[];
+  /** The provider's id of the response, logged for providers that chain responses by id. */
+  responseId?: string;
 }
 
 /**
@@ -58,6 +80,13 @@ export interface Model {
   readonly name: string;
   /** False for a model without tool calling: it cannot carry a structured-output schema. */
   readonly supportsTools: boolean;
+  /**
+   * Why this model cannot honour `settings` (a sentence naming the setting),
+   * or `undefined` when it honours them all. Asked when an agent is defined
+   * and when a host resolves an agent's model, so that no setting is ever
+   * dropped silently. A model without it honours no settings at all.
+   */
+  refuseSettings?(settings: ModelSettings): string | undefined;
   respond(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse>;
 }
 
@@ -72,4 +101,9 @@ export function decodeToolArguments(text: string): unknown {
   } catch {
     return text;
   }
+}
+
+/** Tool-call arguments as the wire carries them: JSON text (text kept as it is, `undefined` as `{}`). */
+export function encodeToolArguments(args: unknown): string {
+  return typeof args === "string" ? args : (JSON.stringify(args ?? {}) ?? "{}");
 }

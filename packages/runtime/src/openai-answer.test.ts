@@ -3,12 +3,12 @@
  * through the real `openai` client over HTTP, against the independent mock
  * server `@dwmkerr/mock-llm` answering each model with an exact JSON body.
  */
+import { type MockLlm, startMockLlm } from "@errand/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Agent } from "./agent.js";
 import { ModelError } from "./errors.js";
 import type { Model, ModelRequest } from "./model.js";
 import { openaiModel } from "./openai-model.js";
-import { type MockLlm, startMockLlm } from "./test-support/mock-llm.js";
 
 const answer = (message: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
   choices: [{ index: 0, message: { role: "assistant", ...message }, ...extra }],
@@ -72,7 +72,9 @@ let mock: MockLlm;
 let model: Model;
 beforeAll(async () => {
   mock = await startMockLlm();
-  await mock.answer(ANSWERS);
+  await mock.configure(
+    Object.entries(ANSWERS).map(([model, body]) => ({ path: "/v1/chat/completions", model, body })),
+  );
   model = openaiModel({ apiKey: "test", baseURL: mock.baseURL, model: "unused-default" });
 });
 afterAll(() => mock?.close());
@@ -84,6 +86,7 @@ function ask(modelName: string, step = 1) {
     model: modelName,
     messages: [{ role: "user", content: "What is 2+2?" }],
     tools: [],
+    settings: {},
     agent: { name: "adder" } as Agent,
     input: "What is 2+2?",
   };

@@ -7,7 +7,9 @@
  * - Tolerated: a tool call without `type` (a function call), without `id`
  *   or with one repeated in the answer (`call_<step>_<n>`), without
  *   `arguments` (`{}`) or with them already parsed; no `usage` or odd token
- *   counts (0); no `finish_reason` (`tool_calls` or `stop`); no content.
+ *   counts (0; the cached and reasoning counts of `prompt_tokens_details` and
+ *   `completion_tokens_details` only when reported); no `finish_reason`
+ *   (`tool_calls` or `stop`); no content.
  * - Refused with a `ModelError` naming the field: an answer that is not an
  *   object, no choices, no message, content or refusal that is not text,
  *   `tool_calls` that is not a list, a tool call of another type than
@@ -18,58 +20,24 @@
  * Arguments are never refused here: the run's validation refuses those that
  * do not fit the tool, and the model is told why.
  */
-import type { ToolCall, Usage } from "@errand/core";
-import { ModelError } from "./errors.js";
-import { decodeToolArguments, type ModelResponse } from "./model.js";
+import type { ToolCall } from "@errand/core";
+import {
+  CallIds,
+  isObject,
+  kindOf,
+  malformed,
+  optionalText,
+  readArguments,
+  readUsage,
+} from "./answer-fields.js";
+import type { ModelResponse } from "./model.js";
 
-type Fields = Record<string, unknown>;
-
-function isObject(value: unknown): value is Fields {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function kindOf(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "a list";
-  return typeof value === "object" ? "an object" : `a ${typeof value}`;
-}
-
-function malformed(problem: string): ModelError {
-  return new ModelError(`the model's answer is malformed: ${problem}`, { retryable: false });
-}
-
-/** A text field: `undefined` when absent or `null`; a `ModelError` naming `where` when not text. */
-function optionalText(value: unknown, where: string): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value === "string") return value;
-  throw malformed(`${where} is ${kindOf(value)}, not text`);
-}
-
-function tokenCount(value: unknown): number {
-  return Number.isInteger(value) && (value as number) >= 0 ? (value as number) : 0;
-}
-
-function readUsage(usage: unknown): Usage {
-  const counts = isObject(usage) ? usage : {};
-  return {
-    inputTokens: tokenCount(counts.prompt_tokens),
-    outputTokens: tokenCount(counts.completion_tokens),
-  };
-}
-
-function readArguments(value: unknown): unknown {
-  if (value === undefined || value === null || value === "") return {};
-  return typeof value === "string" ? decodeToolArguments(value) : value;
-}
-
-/** The call's own id, unless it is absent or already taken in this answer. */
-function callIdOf(id: unknown, step: number, number: number, taken: Set<string>): string {
-  if (typeof id === "string" && id !== "" && !taken.has(id)) return id;
-  let generated = `call_${step}_${number}`;
-  for (let suffix = 2; taken.has(generated); suffix++)
-    generated = `call_${step}_${number}_${suffix}`;
-  return generated;
-}
+const CHAT_USAGE = {
+  input: "prompt_tokens",
+  output: "completion_tokens",
+  inputDetails: "prompt_tokens_details",
+  outputDetails: "completion_tokens_details",
+};
 
 function readToolCall(
   entry: unknown,
@@ -94,12 +62,10 @@ function readToolCalls(value: unknown, step: number): ToolCall[] {
   if (!Array.isArray(value)) {
     throw malformed(`choices[0].message.tool_calls is ${kindOf(value)}, not a list`);
   }
-  const taken = new Set<string>();
+  const ids = new CallIds(step);
   return value.map((entry, index) => {
     const { id, name, args } = readToolCall(entry, index + 1);
-    const callId = callIdOf(id, step, index + 1, taken);
-    taken.add(callId);
-    return { callId, name, args };
+    return { callId: ids.next(id, index + 1), name, args };
   });
 }
 
@@ -128,7 +94,7 @@ export function readChatCompletion(answer: unknown, step: number): ModelResponse
   return {
     ...(text === undefined ? {} : { text }),
     calls,
-    usage: readUsage(answer.usage),
+    usage: readUsage(answer.usage, CHAT_USAGE),
     finish: readFinish(choice.finish_reason, calls),
   };
 }

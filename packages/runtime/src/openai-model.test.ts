@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Agent } from "./agent.js";
 import { ModelError } from "./errors.js";
 import type { ModelRequest } from "./model.js";
-import { openaiModel, PLACEHOLDER_API_KEY, retryAfterMs } from "./openai-model.js";
+import { PLACEHOLDER_API_KEY, retryAfterMs } from "./openai-client.js";
+import { openaiModel } from "./openai-model.js";
 
 let fake: FakeOpenAI | undefined;
 afterEach(async () => {
@@ -33,6 +34,7 @@ function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
         strict: true,
       },
     ],
+    settings: {},
     agent: { name: "adder" } as Agent,
     input: "What is 2+2?",
     ...overrides,
@@ -90,6 +92,53 @@ describe("openaiModel against an OpenAI-compatible server", () => {
       ],
     });
     expect(sent?.[3]).toMatchObject({ role: "tool", tool_call_id: "c1", content: '{"sum":4}' });
+  });
+
+  it("sends every setting under its Chat Completions name, and reads cached and reasoning tokens", async () => {
+    fake = await startFakeOpenAI({ scripts: { m: [{ say: "4" }] } });
+    const model = openaiModel({ apiKey: "test", baseURL: fake.baseURL, model: "m" });
+    const response = await model.respond(
+      request({
+        settings: {
+          reasoning: { effort: "minimal" },
+          temperature: 0,
+          maxOutputTokens: 64,
+          parallelToolCalls: true,
+          toolChoice: "required",
+        },
+      }),
+      new AbortController().signal,
+    );
+    expect(fake.requests[0]?.body).toMatchObject({
+      reasoning_effort: "minimal",
+      temperature: 0,
+      max_completion_tokens: 64,
+      parallel_tool_calls: true,
+      tool_choice: "required",
+    });
+    const answer = fake.requests[0]?.answer?.body as { usage: Record<string, number> };
+    const { usage } = answer;
+    expect(response.usage).toEqual({
+      inputTokens: usage.prompt_tokens,
+      outputTokens: usage.completion_tokens,
+      cachedInputTokens: 0,
+      reasoningTokens: expect.any(Number),
+    });
+    expect(response.usage.reasoningTokens).toBeGreaterThan(0);
+    expect(response).not.toHaveProperty("items");
+  });
+
+  it("sends a tool choice by name as a function", async () => {
+    fake = await startFakeOpenAI({ scripts: { m: [{ say: "4" }] } });
+    const model = openaiModel({ apiKey: "test", baseURL: fake.baseURL, model: "m" });
+    await model.respond(
+      request({ settings: { toolChoice: { name: "add" } } }),
+      new AbortController().signal,
+    );
+    expect(fake.requests[0]?.body?.tool_choice).toEqual({
+      type: "function",
+      function: { name: "add" },
+    });
   });
 
   it("asks for the model the agent names, when it names one", async () => {

@@ -1,210 +1,164 @@
 /**
  * `openaiModel`: a {@link Model} on the official `openai` package, speaking
- * Chat Completions with tools. Works with any OpenAI-compatible server
+ * Chat Completions (`api: "chat"`, the default) or the Responses API
+ * (`api: "responses"`) with tools. Works with any OpenAI-compatible server
  * (Ollama, vLLM, LM Studio, …) through `baseURL`. The client's own retries are
  * off: the runtime retries in one place (see `respondWithRetries`), using the
- * classification and `retry-after` this file reads from each failure.
+ * classification and `retry-after` read from each failure (`openai-client.ts`).
  */
 import { ErrandError } from "@errand/core";
-import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from "openai";
-import type {
-  ChatCompletionFunctionTool,
-  ChatCompletionMessageParam,
-} from "openai/resources/chat/completions";
-import { ModelError } from "./errors.js";
-import type { Model, ToolSpec, TranscriptMessage } from "./model.js";
+import type OpenAI from "openai";
+import { malformed } from "./answer-fields.js";
+import { errorMessage, ModelError } from "./errors.js";
+import type { Model, ModelRequest, ModelResponse } from "./model.js";
+import type { ModelSettings } from "./model-settings.js";
 import { readChatCompletion } from "./openai-answer.js";
-
-/**
- * The key sent to a server given by a base URL when no key is: local servers
- * (Ollama, vLLM, …) need none, but the `openai` client refuses to start
- * without one.
- */
-export const PLACEHOLDER_API_KEY = "not-needed";
+import { chatRequestBody, chatSettingsRefusal } from "./openai-chat.js";
+import { classifyOpenAIError, createClient } from "./openai-client.js";
+import { readResponse } from "./openai-response-answer.js";
+import {
+  type ResponsesHistory,
+  responsesRequestBody,
+  responsesSettingsRefusal,
+} from "./openai-responses.js";
 
 /** What {@link openaiModel} takes. */
 export interface OpenAIModelOptions {
   /**
    * Default: `OPENAI_API_KEY`. Without either, a model with a base URL sends
-   * {@link PLACEHOLDER_API_KEY}, and one without a base URL cannot be made.
+   * `PLACEHOLDER_API_KEY`, and one without a base URL cannot be made.
    */
   apiKey?: string;
   /** An OpenAI-compatible server, e.g. `http://localhost:11434/v1`. Default: `OPENAI_BASE_URL`, else OpenAI. */
   baseURL?: string;
   /** The model to ask, unless the agent names its own. */
   model: string;
+  /**
+   * The API shape: `chat` (Chat Completions, the default: what most
+   * compatible servers speak) or `responses` (the Responses API, which keeps
+   * a reasoning model's reasoning between steps).
+   */
+  api?: "chat" | "responses";
+  /**
+   * Responses API only: `resend` (default) sends the whole transcript with
+   * every request and stores nothing on the server; `previous-response`
+   * stores responses and chains each request to the last one by its id.
+   */
+  history?: ResponsesHistory;
   /** A client of your own (its requests are still made with `maxRetries: 0`). */
   client?: OpenAI;
   /** How long one HTTP request may take, in milliseconds. Default: the client's (10 minutes). */
   requestTimeoutMs?: number;
 }
 
-/** The OpenAI settings an environment gives, read as the `openai` client reads them. */
-export interface OpenAIEnv {
-  /** `OPENAI_API_KEY`, trimmed; `undefined` when unset or blank. */
-  apiKey?: string;
-  /** `OPENAI_BASE_URL`, trimmed; `undefined` when unset or blank. */
-  baseURL?: string;
+/** What each request is sent with. */
+interface RequestOptions {
+  signal: AbortSignal;
+  maxRetries: 0;
+  timeout?: number;
 }
 
-type Environment = Readonly<Record<string, string | undefined>>;
-
-function readVariable(env: Environment, name: string): string | undefined {
-  return env[name]?.trim() || undefined;
-}
-
-/**
- * `OPENAI_API_KEY` and `OPENAI_BASE_URL` of `env`, a blank one counting as
- * unset. Either is enough for {@link openaiModel}: a base URL alone (a local
- * server) is sent {@link PLACEHOLDER_API_KEY}.
- */
-export function readOpenAIEnv(env: Environment = process.env): OpenAIEnv {
-  const apiKey = readVariable(env, "OPENAI_API_KEY");
-  const baseURL = readVariable(env, "OPENAI_BASE_URL");
-  return {
-    ...(apiKey === undefined ? {} : { apiKey }),
-    ...(baseURL === undefined ? {} : { baseURL }),
-  };
-}
-
-function createClient(options: OpenAIModelOptions): OpenAI {
-  const env = readOpenAIEnv();
-  const baseURL = options.baseURL ?? env.baseURL;
-  const apiKey =
-    options.apiKey ?? env.apiKey ?? (baseURL === undefined ? undefined : PLACEHOLDER_API_KEY);
-  if (apiKey === undefined) {
-    throw new ErrandError(
-      "invalid_spec",
-      "openaiModel needs an API key or a server: pass apiKey or baseURL, or set OPENAI_API_KEY or OPENAI_BASE_URL",
-    );
-  }
-  return new OpenAI({ apiKey, ...(baseURL === undefined ? {} : { baseURL }), maxRetries: 0 });
-}
-
-function encodeArguments(args: unknown): string {
-  return typeof args === "string" ? args : (JSON.stringify(args ?? {}) ?? "{}");
-}
-
-function toWireMessage(message: TranscriptMessage): ChatCompletionMessageParam {
-  switch (message.role) {
-    case "system":
-    case "user":
-      return { role: message.role, content: message.content };
-    case "tool":
-      return { role: "tool", tool_call_id: message.callId, content: message.content };
-    case "assistant":
-      return {
-        role: "assistant",
-        content: message.content ?? null,
-        ...(message.calls.length === 0
-          ? {}
-          : {
-              tool_calls: message.calls.map((call) => ({
-                id: call.callId,
-                type: "function" as const,
-                function: { name: call.name, arguments: encodeArguments(call.args) },
-              })),
-            }),
-      };
-  }
-}
-
-function toWireTool(spec: ToolSpec): ChatCompletionFunctionTool {
-  return {
-    type: "function",
-    function: {
-      name: spec.name,
-      description: spec.description,
-      parameters: spec.parameters,
-      strict: spec.strict,
-    },
-  };
+/** One API shape: how it refuses settings, sends a request and reads an answer. */
+interface ApiShape {
+  refuseSettings(settings: ModelSettings): string | undefined;
+  /** The client's own call for the request: its raw HTTP answer is read below, not the client's parse of it. */
+  create(
+    client: OpenAI,
+    request: ModelRequest,
+    model: string,
+    options: RequestOptions,
+  ): { asResponse(): Promise<Response> };
+  read(answer: unknown, step: number): ModelResponse;
 }
 
 /**
- * The wait a failed response asks for: `retry-after-ms`, else `retry-after`
- * in seconds or as an HTTP date; `undefined` when absent or unreadable.
+ * The JSON body of a 200 answer. The body is read here rather than by the
+ * client, which reshapes a Responses answer (`output_text`) before anyone
+ * checks it, and would fail on a malformed one with its own TypeError instead
+ * of a `model_error` naming the field.
  */
-export function retryAfterMs(headers: Headers | undefined, now = Date.now()): number | undefined {
-  const millis = Number.parseFloat(headers?.get("retry-after-ms") ?? "");
-  if (Number.isFinite(millis)) return Math.max(0, millis);
-  const value = headers?.get("retry-after");
-  if (!value) return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
-
-function isRetryableStatus(status: number, headers: Headers | undefined): boolean {
-  const hint = headers?.get("x-should-retry");
-  if (hint === "true") return true;
-  if (hint === "false") return false;
-  return status === 408 || status === 409 || status === 429 || status >= 500;
-}
-
-/**
- * An `openai` client error as a `ModelError`: rate limits (429), timeouts
- * (408), conflicts (409), server errors (5xx) and lost connections are
- * retryable, with the `retry-after` the server sent; anything else (bad
- * request, authentication, unknown model) is not. An abort is returned as is.
- */
-export function classifyOpenAIError(error: unknown): unknown {
-  if (error instanceof APIUserAbortError) return error;
-  if (error instanceof APIConnectionError) {
-    return new ModelError(`the model server could not be reached: ${error.message}`, {
+async function answerBody(response: Response): Promise<unknown> {
+  let text: string;
+  try {
+    text = await response.text();
+  } catch (error) {
+    throw new ModelError(`the model's answer was cut off: ${errorMessage(error)}`, {
       retryable: true,
       cause: error,
     });
   }
-  if (error instanceof APIError && typeof error.status === "number") {
-    const headers = error.headers instanceof Headers ? error.headers : undefined;
-    const wait = retryAfterMs(headers);
-    return new ModelError(`the model request failed: ${error.message}`, {
-      retryable: isRetryableStatus(error.status, headers),
-      status: error.status,
-      ...(wait === undefined ? {} : { retryAfterMs: wait }),
-      cause: error,
-    });
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw malformed("it is not JSON");
   }
-  return error;
+}
+
+function apiShape(options: OpenAIModelOptions): ApiShape {
+  if (options.api === "responses") {
+    const history = options.history ?? "resend";
+    return {
+      refuseSettings: responsesSettingsRefusal,
+      create: (client, request, model, requestOptions) =>
+        client.responses.create(responsesRequestBody(request, model, history), requestOptions),
+      read: readResponse,
+    };
+  }
+  if (options.history !== undefined) {
+    throw new ErrandError(
+      "invalid_spec",
+      'openaiModel: history applies to the Responses API only: pass api: "responses" with it',
+    );
+  }
+  return {
+    refuseSettings: chatSettingsRefusal,
+    create: (client, request, model, requestOptions) =>
+      client.chat.completions.create(chatRequestBody(request, model), requestOptions),
+    read: readChatCompletion,
+  };
 }
 
 /**
  * A {@link Model} on the official `openai` client. Tools are sent as
- * functions, strict where their schema allows; usage is recorded; every
- * request is aborted when the run's signal fires; failures are classified
- * into retryable and non-retryable `ModelError`s. Answers are read tolerantly
- * (a tool call without `type`, no `usage`, …) and a malformed one fails with
- * a `ModelError` naming what is missing (see `openai-answer.ts`).
+ * functions, strict where their schema allows; the agent's model settings
+ * are sent under the API's own names, and one the API lacks is refused when
+ * the agent is defined (`refuseSettings`); usage is recorded with its cached
+ * and reasoning counts; every request is aborted when the run's signal
+ * fires; failures are classified into retryable and non-retryable
+ * `ModelError`s. Answers are read tolerantly (a tool call without `type`, no
+ * `usage`, …) and a malformed one fails with a `ModelError` naming what is
+ * missing. On the Responses API each step's output items (reasoning
+ * included) are logged and sent back in order on the next request. Throws
+ * an `ErrandError` (`invalid_spec`) without a key or a server, and for
+ * `history` on the chat API.
  *
  * ```ts
  * const model = openaiModel({ model: "gpt-4o-mini" });                 // OPENAI_API_KEY
+ * const reasoner = openaiModel({ model: "o4-mini", api: "responses" }); // reasoning kept across steps
  * const local = openaiModel({ baseURL: "http://localhost:11434/v1", model: "llama3.1" }); // no key needed
  * ```
  */
 export function openaiModel(options: OpenAIModelOptions): Model {
   const client = options.client ?? createClient(options);
+  const shape = apiShape(options);
+  const requestOptions = {
+    maxRetries: 0 as const,
+    ...(options.requestTimeoutMs === undefined ? {} : { timeout: options.requestTimeoutMs }),
+  };
   return {
     name: `openai:${options.model}`,
     supportsTools: true,
+    refuseSettings: shape.refuseSettings,
     async respond(request, signal) {
-      const body = {
-        model: request.model ?? options.model,
-        messages: request.messages.map(toWireMessage),
-        ...(request.tools.length === 0 ? {} : { tools: request.tools.map(toWireTool) }),
-      };
-      let completion: unknown;
+      let response: Response;
       try {
-        completion = await client.chat.completions.create(body, {
-          signal,
-          maxRetries: 0,
-          ...(options.requestTimeoutMs === undefined ? {} : { timeout: options.requestTimeoutMs }),
-        });
+        response = await shape
+          .create(client, request, request.model ?? options.model, { ...requestOptions, signal })
+          .asResponse();
       } catch (error) {
         throw classifyOpenAIError(error);
       }
-      return readChatCompletion(completion, request.step);
+      return shape.read(await answerBody(response), request.step);
     },
   };
 }

@@ -4,13 +4,13 @@
  * A tool call without `type` records the output; an answer without choices
  * fails the run at once with a `model_error` that says so.
  */
+import { type MockLlm, startMockLlm } from "@errand/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineAgent } from "./agent.js";
 import type { Model } from "./model.js";
 import { openaiModel } from "./openai-model.js";
 import { STRUCTURED_OUTPUT_TOOL } from "./structured-output.js";
-import { type MockLlm, startMockLlm } from "./test-support/mock-llm.js";
 import { play } from "./test-support/play.js";
 import { typesOf } from "./test-support/runs.js";
 
@@ -20,7 +20,7 @@ let mock: MockLlm;
 let model: Model;
 beforeAll(async () => {
   mock = await startMockLlm();
-  await mock.answer({
+  const answers = {
     "typeless-call": {
       id: "chatcmpl-1",
       object: "chat.completion",
@@ -40,7 +40,10 @@ beforeAll(async () => {
       ],
     },
     "no-choices": { id: "chatcmpl-2", object: "chat.completion" },
-  });
+  };
+  await mock.configure(
+    Object.entries(answers).map(([model, body]) => ({ path: "/v1/chat/completions", model, body })),
+  );
   model = openaiModel({ apiKey: "test", baseURL: mock.baseURL, model: "unused-default" });
 });
 afterAll(() => mock?.close());

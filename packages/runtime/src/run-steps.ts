@@ -21,6 +21,7 @@ import { errorMessage, isModelError, type ParkRequest } from "./errors.js";
 import { type Logger, noopLogger } from "./logger.js";
 import type { Model, ModelRequest, ModelResponse } from "./model.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, respondWithRetries } from "./model-retries.js";
+import { settingsRefusal } from "./model-settings.js";
 import { type RunDeadline, startDeadline } from "./run-deadline.js";
 import type { EventSink } from "./sink.js";
 import { type CallRunner, settleCalls } from "./step-calls.js";
@@ -119,7 +120,7 @@ class RunLoop {
 
   async run(): Promise<RunState> {
     try {
-      const refusal = this.prepareSchema();
+      const refusal = this.prepare();
       if (refusal) await this.append([refusal]);
       while (!isSettled(this.state)) {
         await this.append(await this.nextEvents());
@@ -151,10 +152,16 @@ class RunLoop {
     return this.event("failed", { code, message, retryable });
   }
 
-  /** Compiles the run's own schema; a `failed` event when the run cannot carry it. */
-  private prepareSchema(): NewEvent | undefined {
+  /**
+   * Compiles the run's own schema; a `failed` event when the run cannot carry
+   * it, or when the model cannot honour the agent's settings.
+   */
+  private prepare(): NewEvent | undefined {
+    if (isSettled(this.state)) return undefined;
+    const refusal = settingsRefusal(this.model, this.options.agent.modelSettings);
+    if (refusal !== undefined) return this.failed("settings_not_supported", refusal);
     const schema = this.queued.outputSchema;
-    if (schema === undefined || isSettled(this.state)) return undefined;
+    if (schema === undefined) return undefined;
     if (!this.model.supportsTools) {
       const message = `model ${this.model.name} cannot call tools, so it cannot record a structured output`;
       return this.failed("schema_not_supported", message);
@@ -219,7 +226,7 @@ class RunLoop {
       this.logger.warn({ step, error: error.message }, "model request failed");
       return [this.failed("model_error", error.message, error.retryable)];
     }
-    const { text, calls, usage, finish } = response;
+    const { text, calls, usage, finish, items, responseId } = response;
     this.logger.debug({ step, calls: calls.map((c) => c.name), usage }, "model responded");
     const responded = this.event("model-responded", {
       step,
@@ -227,6 +234,8 @@ class RunLoop {
       calls,
       usage,
       finish,
+      ...(items === undefined ? {} : { items }),
+      ...(responseId === undefined ? {} : { responseId }),
     });
     return this.settleStep([responded], step, calls, text);
   }
@@ -243,6 +252,7 @@ class RunLoop {
         ...agent.tools.map((tool) => tool.spec),
         ...(schema === undefined ? [] : [structuredOutputToolSpec(schema)]),
       ],
+      settings: agent.modelSettings,
       agent,
       input: this.queued.input,
     };
@@ -283,6 +293,8 @@ class RunLoop {
  * appended. Writes its terminal event itself: `finished` when a turn ends (no
  * tool calls, or a structured output recorded), `failed` for `max_steps`,
  * `timeout`, `model_error` (after retries), `tool_error` (a `FatalToolError`),
+ * `schema_not_supported` / `settings_not_supported` (the model cannot carry
+ * the run's schema or honour the agent's settings: before any request),
  * `cancelled` when `signal` fires or the log holds a `cancel-requested`.
  * A run already settled is returned as is.
  *

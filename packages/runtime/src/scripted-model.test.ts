@@ -15,6 +15,7 @@ function request(agent: Agent, step: number, runId = "R1", input: unknown = "go"
     step,
     messages: [{ role: "user", content: "go" }],
     tools: [],
+    settings: {},
     agent,
     input,
   };

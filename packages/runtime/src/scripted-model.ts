@@ -77,7 +77,9 @@ function answer(turn: ScriptTurn | undefined, request: ModelRequest): ModelRespo
  * turn. A turn's `sleepMs` is an abortable delay; `fail` rejects with a
  * `ModelError`, retryable when the turn's `status` is 429 or 5xx (its
  * `retryAfterSeconds` becomes the retry delay). Past the end of the script the
- * model answers with empty text.
+ * model answers with empty text. It honours no model settings (a script
+ * cannot be told a temperature): an agent that gives any is refused with
+ * `settings_not_supported`.
  */
 export function scriptedModel(options: ScriptedModelOptions = {}): Model {
   const failuresServed = new Map<string, number>();

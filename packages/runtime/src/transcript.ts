@@ -2,7 +2,9 @@
  * The model transcript of a run, rebuilt from its folded state alone: the
  * system instructions (plus the structured-output instruction when the run
  * carries a schema), the input, then every step's assistant message and one
- * tool message per call. A resumed run therefore sends the model exactly what
+ * tool message per call. Each assistant message carries what its step logged
+ * for the provider to be sent back (its output items, reasoning included,
+ * and its response id). A resumed run therefore sends the model exactly what
  * an uninterrupted run would have.
  */
 import type { CallOutcome, RunState } from "@errand/core";
@@ -54,6 +56,8 @@ export function buildTranscript(agent: Agent, state: RunState): TranscriptMessag
       role: "assistant",
       ...(step.text === undefined ? {} : { content: step.text }),
       calls: step.calls.map(({ callId, name, args }) => ({ callId, name, args })),
+      ...(step.items === undefined ? {} : { items: step.items }),
+      ...(step.responseId === undefined ? {} : { responseId: step.responseId }),
     });
     for (const call of step.calls) {
       if (call.outcome === undefined) continue;

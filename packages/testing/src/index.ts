@@ -58,9 +58,10 @@
  * ## A fake OpenAI that plays scripts
  *
  * `startFakeOpenAI` is a real HTTP server speaking the Chat Completions API
- * (non-streaming `POST /v1/chat/completions`, `GET /v1/models`), so the real
- * `openai` client — retries, error classes and all — runs against it. It
- * plays the same `Script` turns (from `@errand/core`) as the in-process scripted model:
+ * and the Responses API (non-streaming `POST /v1/chat/completions`,
+ * `POST /v1/responses`, `GET /v1/models`), so the real `openai` client —
+ * retries, error classes and all — runs against it. It plays the same
+ * `Script` turns (from `@errand/core`) as the in-process scripted model:
  *
  * ```ts
  * import OpenAI from "openai";
@@ -89,7 +90,33 @@
  * resumed after a crash each get their own turns, and a fail turn uses up its
  * slot: the retry gets the next turn. When the script runs out the answer is
  * empty text with `finish_reason: "stop"`. Tool-call `args` are sent as JSON;
- * a string is sent verbatim, to test malformed arguments.
+ * a string is sent verbatim, to test malformed arguments. Every answer
+ * reports usage with its cached tokens (the conversation up to its last
+ * answer) and, when the request asks for reasoning, reasoning tokens.
+ *
+ * A Responses request is read as its conversation in chat form
+ * (instructions as the system message, each run of output items as one
+ * assistant message, function-call outputs as tool messages): `scriptFor`
+ * gets that, and its turns are counted the same way. It answers as a
+ * reasoning model does when the request sets `reasoning`: a reasoning item
+ * first, with a summary when asked and encrypted content when `include`
+ * asks for `reasoning.encrypted_content`. It remembers what the real API
+ * would, and refuses the same: a `previous_response_id` it did not store
+ * (`store: false`), encrypted content it never issued, a reasoning item sent
+ * back without its encrypted content when its response was not stored.
+ * `intercept(request)` answers a request yourself (a malformed body, …);
+ * each recorded request keeps the `answer` the server sent.
+ * `readSentRequest(path, body)` reads a request of either shape the same way
+ * (the conversation as chat messages, the tools by name), so one assertion
+ * covers both.
+ *
+ * ## An independent mock: @dwmkerr/mock-llm
+ *
+ * `startMockLlm()` runs the registry's `@dwmkerr/mock-llm` in a child process
+ * on a free port; `configure(rules)` tells it which exact body (and status)
+ * each path and model gets, in order when rules carry a `sequence`. It
+ * serves `/v1/chat/completions` and `/v1/responses` alike, but cannot send
+ * headers (no `retry-after`).
  *
  * @packageDocumentation
  */
@@ -104,13 +131,26 @@ export {
   waitUntil,
 } from "@errand/local-redis";
 export {
+  readSentRequest,
+  type SentRequest,
+  type SentTool,
+} from "./fake-openai/sent-request.js";
+export {
   type FakeOpenAI,
   type FakeOpenAIOptions,
+  type InterceptedAnswer,
   type RecordedRequest,
   startFakeOpenAI,
 } from "./fake-openai/server.js";
-export type { ChatCompletionRequest, WireMessage } from "./fake-openai/wire-types.js";
+export type {
+  ChatCompletionRequest,
+  ResponseObject,
+  ResponsesInputItem,
+  ResponsesRequest,
+  WireMessage,
+} from "./fake-openai/wire-types.js";
 export { uniqueKeyPrefix } from "./key-prefix.js";
+export { type MockLlm, type MockLlmRule, startMockLlm } from "./mock-llm/start-mock-llm.js";
 export {
   type RedisClusterServer,
   type StartRedisClusterOptions,

@@ -1,6 +1,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { engineKeys } from "@errand/engine";
 import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
 import { Redis } from "ioredis";
@@ -9,6 +10,7 @@ import { FIXTURE_AGENTS, fixtureQueue, spawnErrand } from "../test-support/proce
 import { runErrand } from "../test-support/run-errand.js";
 
 const prefix = uniqueKeyPrefix("cli-worker");
+const TUNED_AGENTS = fileURLToPath(new URL("../test-support/tuned-agents.mjs", import.meta.url));
 let server: RedisServer;
 let redis: Redis;
 
@@ -59,5 +61,15 @@ describe("errand worker and errand collector", () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+
+  it("refuses with exit 2 an agent whose model cannot honour its model settings, naming the setting", async () => {
+    const refused = await runErrand(["worker", "--agents", TUNED_AGENTS, "--prefix", prefix], {
+      env: { REDIS_URL: server.url, OPENAI_BASE_URL: "http://127.0.0.1:9/v1", OPENAI_API_KEY: "" },
+    });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      "agent summarizer: the Chat Completions API has no reasoning summaries (reasoning.summary)",
+    );
   });
 });

@@ -11,6 +11,7 @@ import {
   EVENT_VERSION,
   type EventDataOf,
   type EventType,
+  type OutputItem,
   type RunEvent,
   type ToolCall,
   type Usage,
@@ -36,6 +37,8 @@ export interface ResponseSpec {
   calls?: ToolCall[];
   usage?: Usage;
   finish?: string;
+  items?: OutputItem[];
+  responseId?: string;
 }
 
 /** How a tool call turned out, for {@link RunLogBuilder.toolResult}. */
@@ -108,6 +111,8 @@ export class RunLogBuilder {
       calls,
       usage: spec.usage ?? { inputTokens: 10, outputTokens: 5 },
       finish: spec.finish ?? (calls.length > 0 ? "tool_calls" : "stop"),
+      ...(spec.items === undefined ? {} : { items: spec.items }),
+      ...(spec.responseId === undefined ? {} : { responseId: spec.responseId }),
     });
   }
 

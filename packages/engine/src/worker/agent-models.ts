@@ -10,6 +10,7 @@ import { ErrandError } from "@errand/core";
 import {
   type Agent,
   assertAgentCanCarrySchema,
+  assertModelTakesSettings,
   type Model,
   openaiModel,
   readOpenAIEnv,
@@ -39,7 +40,8 @@ function defaultModel(agent: Agent, name: string): Model {
 /**
  * The model of every agent, by agent name. Throws an `ErrandError`:
  * `invalid_spec` for no agent at all, two agents of one name or a model name
- * nothing resolves; `schema_not_supported` for a schema'd agent on a model without tools.
+ * nothing resolves; `schema_not_supported` for a schema'd agent on a model without tools;
+ * `settings_not_supported` for model settings the resolved model cannot honour.
  */
 export function resolveAgentModels(
   agents: readonly Agent[],
@@ -57,6 +59,7 @@ export function resolveAgentModels(
         ? (resolver?.(agent) ?? defaultModel(agent, agent.model))
         : agent.model;
     assertAgentCanCarrySchema(agent, model);
+    assertModelTakesSettings(agent, model);
     resolved.set(agent.name, { agent, model });
   }
   return resolved;

@@ -132,8 +132,8 @@ async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boo
 /**
  * Starts a worker and resolves once it is ready: its agents registered, its
  * cancel subscription active and its BullMQ worker connected. Throws an
- * `ErrandError` (`invalid_spec`, `schema_not_supported`) for agents it cannot
- * run, and `invalid_spec` for a `dashboardUrl` that is not an absolute http(s) URL.
+ * `ErrandError` (`invalid_spec`, `schema_not_supported`, `settings_not_supported`)
+ * for agents it cannot run, and `invalid_spec` for a `dashboardUrl` that is not an absolute http(s) URL.
  *
  * ```ts
  * const worker = await createWorker({ connection: process.env.REDIS_URL!, agents: [researcher], concurrency: 4 });

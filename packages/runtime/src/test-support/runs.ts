@@ -97,6 +97,9 @@ export function recordingModel(inner: Model): RecordingModel {
   return {
     name: inner.name,
     supportsTools: inner.supportsTools,
+    ...(inner.refuseSettings === undefined
+      ? {}
+      : { refuseSettings: (settings) => inner.refuseSettings?.(settings) }),
     requests,
     respond(request, signal) {
       requests.push(request);

@@ -1,9 +1,11 @@
 /**
  * `startMockLlm`: the independent OpenAI-compatible mock server
  * `@dwmkerr/mock-llm` in a child process on a free loopback port, told over
- * its `/config` endpoint to answer each model's chat requests with an exact
- * JSON body — including the malformed ones real compatible servers send.
- * Test-only.
+ * its `/config` endpoint how to answer: each rule sends an exact JSON body
+ * (and status) to the requests of one path and model, in order when rules
+ * carry a `sequence`. Any path can be served this way: `/v1/chat/completions`
+ * and `/v1/responses` alike. mock-llm cannot send response headers, so no
+ * `retry-after`.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
@@ -11,15 +13,32 @@ import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { dirname } from "node:path";
 
+/** One way mock-llm answers. */
+export interface MockLlmRule {
+  /** The path it answers, e.g. `/v1/chat/completions`. */
+  path: string;
+  /** The model it answers (its request's `body.model`); any model when absent. */
+  model?: string;
+  /**
+   * Answers only the request number `sequence` (from 0) to `path`, counted
+   * over the requests answered by rules with a sequence since the rules were set.
+   */
+  sequence?: number;
+  /** Default 200. */
+  status?: number;
+  /** Sent exactly, as JSON. */
+  body: unknown;
+}
+
 /** A running mock-llm. */
 export interface MockLlm {
   /** The base URL for the client, ending with `/v1`. */
   baseURL: string;
   /**
-   * Replaces the server's rules: a chat request for model `m` is answered
-   * `200` with exactly the body `answers[m]`; any other model gets a 404.
+   * Replaces the server's rules (and resets its sequence counters). A request
+   * no rule answers gets a 404.
    */
-  answer(answers: Record<string, unknown>): Promise<void>;
+  configure(rules: readonly MockLlmRule[]): Promise<void>;
   /** Stops the server process. */
   close(): Promise<void>;
 }
@@ -65,13 +84,14 @@ async function spawnOn(port: number): Promise<ChildProcess> {
   return child;
 }
 
-/** The mock-llm rule answering chat requests for `model` with `body`. */
-function ruleFor(model: string, body: unknown) {
+/** A rule in mock-llm's own configuration format. */
+function configOf(rule: MockLlmRule) {
   return {
-    path: "/v1/chat/completions",
+    path: `^${rule.path}$`,
     method: "POST",
-    match: `body.model == '${model}'`,
-    response: { status: 200, content: JSON.stringify(body) },
+    ...(rule.model === undefined ? {} : { match: `body.model == '${rule.model}'` }),
+    ...(rule.sequence === undefined ? {} : { sequence: rule.sequence }),
+    response: { status: rule.status ?? 200, content: JSON.stringify(rule.body) },
   };
 }
 
@@ -95,13 +115,12 @@ export async function startMockLlm(): Promise<MockLlm> {
 
   return {
     baseURL: `${origin}/v1`,
-    async answer(answers) {
+    async configure(rules) {
       await fetch(`${origin}/config`, { method: "DELETE" });
-      const rules = Object.entries(answers).map(([model, body]) => ruleFor(model, body));
       const response = await fetch(`${origin}/config`, {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ rules }),
+        body: JSON.stringify({ rules: rules.map(configOf) }),
       });
       if (!response.ok) throw new Error(`mock-llm refused its rules: ${await response.text()}`);
     },

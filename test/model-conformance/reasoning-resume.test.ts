@@ -1,0 +1,185 @@
+/**
+ * A reasoning run SIGKILLed between its steps resumes on another worker and
+ * asks the model exactly what the killed worker asked it: real worker
+ * processes on a real Redis, the real `openai` client against the fake
+ * server, which records each request it receives. Worker A runs step 1 of
+ * two reasoning runs (one per way the Responses API keeps a conversation)
+ * and sends their step-2 requests, which the server holds; A is killed;
+ * worker B takes the runs over from their logs and sends step 2 again. The
+ * two step-2 requests of each run are byte for byte the same, and carry the
+ * reasoning the server issued at step 1 — encrypted content in the input, or
+ * the previous response's id.
+ */
+import { fileURLToPath } from "node:url";
+import { isTerminalEventType, type RunEvent, type Script } from "@errand/core";
+import { createErrand, type Errand } from "@errand/engine";
+import { type ResponsesHistory, STRUCTURED_OUTPUT_TOOL } from "@errand/runtime";
+import {
+  type FakeOpenAI,
+  type RecordedRequest,
+  type RedisServer,
+  type ResponsesRequest,
+  startFakeOpenAI,
+  startRedis,
+  uniqueKeyPrefix,
+} from "@errand/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ChaosProcess, startChaosProcess } from "../chaos/chaos-process.js";
+import { REASONING_AGENTS } from "./reasoning-agents.js";
+
+const WORKER = fileURLToPath(new URL("./reasoning-worker.ts", import.meta.url));
+const HISTORIES = Object.keys(REASONING_AGENTS) as ResponsesHistory[];
+
+/** Step 1 notes a finding; step 2 records the answer, held by the server while worker A lives. */
+function scriptOf(heldMs: number): Script {
+  return [
+    { call: [{ tool: "note", args: { finding: "Lyon is larger than Nice." } }] },
+    { sleepMs: heldMs, call: [{ tool: STRUCTURED_OUTPUT_TOOL, args: { answer: "Lyon" } }] },
+  ];
+}
+
+/** Resolves when the server has received requests matching a condition: told of each as it arrives. */
+class Arrivals {
+  private readonly waiters = new Set<() => void>();
+  constructor(private readonly requests: () => readonly RecordedRequest[]) {}
+
+  notify(): void {
+    for (const wake of this.waiters) wake();
+  }
+
+  until(condition: (requests: readonly RecordedRequest[]) => boolean): Promise<void> {
+    return new Promise((resolve) => {
+      const check = () => {
+        if (!condition(this.requests())) return;
+        this.waiters.delete(check);
+        resolve();
+      };
+      this.waiters.add(check);
+      check();
+    });
+  }
+}
+
+let redis: RedisServer;
+let fake: FakeOpenAI;
+let errand: Errand;
+const workers: ChaosProcess[] = [];
+/** Each run's id and its log once settled, by history. */
+const runs = new Map<ResponsesHistory, { runId: string; events: RunEvent[] }>();
+
+function requestsOf(requests: readonly RecordedRequest[], history: ResponsesHistory) {
+  return requests.filter((request) => request.body?.model === REASONING_AGENTS[history]);
+}
+
+async function settledLog(runId: string): Promise<RunEvent[]> {
+  const events: RunEvent[] = [];
+  for await (const event of errand.events(runId, { follow: true })) {
+    events.push(event);
+    if (isTerminalEventType(event.type)) return events;
+  }
+  throw new Error(`run ${runId} ended without settling`);
+}
+
+beforeAll(async () => {
+  let workerAlive = true;
+  const arrivals = new Arrivals(() => fake.requests);
+  fake = await startFakeOpenAI({
+    scriptFor: () => scriptOf(workerAlive ? 120_000 : 0),
+    intercept: () => {
+      arrivals.notify();
+      return undefined;
+    },
+  });
+  redis = await startRedis({ maxmemoryPolicy: "noeviction" });
+  const prefix = uniqueKeyPrefix("reasoning-resume");
+  errand = createErrand({ connection: redis.url, prefix });
+  const start = (workerId: string) => {
+    const worker = startChaosProcess(workerId, WORKER, {
+      REDIS_URL: redis.url,
+      ERRAND_PREFIX: prefix,
+      WORKER_ID: workerId,
+      FAKE_OPENAI_URL: fake.baseURL,
+      LOCK_DURATION_MS: "1000",
+      STALLED_INTERVAL_MS: "500",
+    });
+    workers.push(worker);
+    return worker.waitForMessage("worker ready").then(() => worker);
+  };
+
+  const workerA = await start("worker-a");
+  for (const history of HISTORIES) {
+    const { runId } = await errand.fire({
+      agent: REASONING_AGENTS[history],
+      input: "Lyon or Nice?",
+    });
+    runs.set(history, { runId, events: [] });
+  }
+  await arrivals.until((requests) =>
+    HISTORIES.every((history) => requestsOf(requests, history).length === 2),
+  );
+  await workerA.signal("SIGKILL");
+  workerAlive = false;
+  await start("worker-b");
+  for (const run of runs.values()) run.events = await settledLog(run.runId);
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all(workers.map((worker) => worker.signal("SIGKILL")));
+  await errand?.close();
+  await fake?.close();
+  await redis?.stop();
+});
+
+describe.each(HISTORIES)("a reasoning run (history %s) SIGKILLed between its steps", (history) => {
+  it("resumes on another worker from its log", () => {
+    const { events } = runs.get(history)!;
+    const types = events.map((event) => event.type);
+    expect(types).toEqual([
+      "run-queued",
+      "run-started",
+      "model-responded",
+      "tool-called",
+      "tool-result",
+      "run-started",
+      "model-responded",
+      "output-recorded",
+      "finished",
+    ]);
+    expect(events.filter((event) => event.type === "run-started").map((e) => e.data)).toEqual([
+      { attempt: 1, workerId: "worker-a" },
+      { attempt: 2, workerId: "worker-b" },
+    ]);
+    expect(events[2]).toMatchObject({
+      data: {
+        items: [{ type: "reasoning" }, { type: "function_call" }],
+        responseId: expect.any(String),
+      },
+    });
+  });
+
+  it("sends step 2 exactly as the killed worker did, with the reasoning state the server issued at step 1", () => {
+    const [step1, killedStep2, resumedStep2] = requestsOf(fake.requests, history);
+    expect(requestsOf(fake.requests, history)).toHaveLength(3);
+    expect(resumedStep2!.rawBody).toBe(killedStep2!.rawBody);
+
+    const issued = step1!.answer!.body as {
+      id: string;
+      output: { type: string; id: string; encrypted_content?: string }[];
+    };
+    const reasoning = issued.output.find((item) => item.type === "reasoning")!;
+    const sent = resumedStep2!.body as unknown as ResponsesRequest;
+    if (history === "resend") {
+      expect(sent).toMatchObject({ store: false, include: ["reasoning.encrypted_content"] });
+      expect(sent.input).toContainEqual(
+        expect.objectContaining({
+          type: "reasoning",
+          id: reasoning.id,
+          encrypted_content: reasoning.encrypted_content,
+        }),
+      );
+    } else {
+      expect(sent).toMatchObject({ store: true, previous_response_id: issued.id });
+    }
+    expect(resumedStep2!.answer?.status).toBe(200);
+  });
+});
