@@ -156,5 +156,5 @@ export {
   type StartRedisClusterOptions,
   startRedisCluster,
 } from "./redis/start-cluster.js";
-export { SECRET_KEY_SAMPLES } from "./secret-keys.js";
 export { startTlsRedis, type TlsRedisServer } from "./redis/tls-redis.js";
+export { SECRET_KEY_SAMPLES } from "./secret-keys.js";
