@@ -61,6 +61,7 @@ export async function createDashboard(options: DashboardOptions): Promise<Dashbo
     await overview.close();
     await closeDashboardContext(context);
   };
+  let closing: Promise<void> | undefined;
   try {
     const page = await loadPageFiles();
     const app = createApp({
@@ -73,6 +74,7 @@ export async function createDashboard(options: DashboardOptions): Promise<Dashbo
       searches: createAdmission(resolved.maxConcurrentSearches),
       searchMetadata: createSearchMetadataReader(context),
       page,
+      isClosing: () => closing !== undefined,
     });
     const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
       const listening = serve(
@@ -82,7 +84,6 @@ export async function createDashboard(options: DashboardOptions): Promise<Dashbo
       listening.once("error", reject);
     });
     const { port } = server.address() as AddressInfo;
-    let closing: Promise<void> | undefined;
     const url = `http://${urlHost(resolved.host)}:${port}`;
     return {
       url,

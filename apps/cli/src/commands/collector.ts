@@ -4,12 +4,13 @@
 import { createCollector, createLogger } from "@errand/engine";
 import { CONNECTION_OPTIONS, type CommandSpec } from "../command.js";
 import { EXIT } from "../exit-codes.js";
+import { HEALTH_PORT_OPTION, startHealthServer } from "../health-server.js";
 import { nextStopSignal } from "../lifecycle.js";
 import { connectRedis, keyPrefix, requireRedisUrl } from "../redis.js";
 
 /** `collector`. */
 export const collectorCommand: CommandSpec = {
-  usage: "errand collector [--redis <url>] [--prefix <prefix>]",
+  usage: "errand collector [--health-port N] [--redis <url>] [--prefix <prefix>]",
   description: [
     "Folds the events of every shard into run results, announces settled children to",
     "their parents and wakes whoever waits for them; beside it a reaper settles runs whose",
@@ -17,19 +18,26 @@ export const collectorCommand: CommandSpec = {
     "Logs are JSON lines on stdout (ERRAND_LOG_LEVEL, default info). On SIGTERM, SIGINT",
     "or SIGHUP it finishes the batch in hand and exits 0; what it read but did not apply",
     "is left for the others.",
+    "With --health-port, GET /livez answers 200 while it runs and GET /readyz 200 once it",
+    "reads the shards and Redis answers PING (503 before, while Redis is away, and once",
+    "stopping).",
   ].join("\n"),
-  options: { ...CONNECTION_OPTIONS },
+  options: { ...HEALTH_PORT_OPTION, ...CONNECTION_OPTIONS },
   async run(args, io) {
     const prefix = keyPrefix(args);
     const url = requireRedisUrl(args, io);
     (await connectRedis(url)).disconnect();
+    const health = await startHealthServer(args, url);
     const stopped = nextStopSignal();
     const logger = createLogger();
     const collector = createCollector({ connection: url, prefix, logger });
     await collector.start();
+    health.ready();
     logger.info({ consumer: collector.consumer }, "collector ready");
     await stopped;
+    health.stopping();
     await collector.stop();
+    await health.close();
     return EXIT.ok;
   },
 };

@@ -6,12 +6,13 @@ import { loadAgents } from "../agents-module.js";
 import { CONNECTION_OPTIONS, type CommandSpec } from "../command.js";
 import { dashboardUrlOption } from "../dashboard-url.js";
 import { EXIT } from "../exit-codes.js";
+import { HEALTH_PORT_OPTION, startHealthServer } from "../health-server.js";
 import { nextStopSignal } from "../lifecycle.js";
 import { connectRedis, keyPrefix, requireRedisUrl } from "../redis.js";
 
 /** `worker`. */
 export const workerCommand: CommandSpec = {
-  usage: "errand worker --agents <module> [--concurrency N] [--grace <seconds>]",
+  usage: "errand worker --agents <module> [--concurrency N] [--grace <seconds>] [--health-port N]",
   description: [
     "Runs the agents exported by <module> (what defineAgent returns, or arrays of them),",
     "taking their runs from the queue of that set of agents (<prefix>.<agent names>),",
@@ -23,6 +24,8 @@ export const workerCommand: CommandSpec = {
     "its log.",
     "With ERRAND_DASHBOARD_URL set, the children in the answers of spawn_agents and",
     "collect_agents carry their viewUrl.",
+    "With --health-port, GET /livez answers 200 while it runs and GET /readyz 200 once it",
+    "takes runs and Redis answers PING (503 before, while Redis is away, and once stopping).",
   ].join("\n"),
   options: {
     agents: { type: "string", value: "<module>", description: "the module exporting the agents" },
@@ -32,6 +35,7 @@ export const workerCommand: CommandSpec = {
       value: "<seconds>",
       description: "how long active runs may finish on shutdown (default 30)",
     },
+    ...HEALTH_PORT_OPTION,
     ...CONNECTION_OPTIONS,
   },
   async run(args, io) {
@@ -42,10 +46,14 @@ export const workerCommand: CommandSpec = {
     const agents = await loadAgents(io, args.requiredString("agents"));
     const url = requireRedisUrl(args, io);
     (await connectRedis(url)).disconnect();
+    const health = await startHealthServer(args, url);
     const stopped = nextStopSignal();
     const worker = await createWorker({ connection: url, agents, prefix, concurrency, ...linked });
+    health.ready();
     await stopped;
+    health.stopping();
     await worker.close({ graceMs: graceSeconds * 1000 });
+    await health.close();
     return EXIT.ok;
   },
 };

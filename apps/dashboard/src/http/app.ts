@@ -1,12 +1,12 @@
 /**
  * The dashboard's routes on Hono: the JSON API under `/api`, two
- * server-sent-event streams, the two actions, and the page. A request body
- * over 16 KiB is refused before it is read (`body-limit.ts`); searches and
- * live streams beyond their caps are refused with 503 (`admission.ts`).
- * Every answer
- * carries headers that keep it from being framed or sniffed, and a content
- * security policy that allows only the dashboard's own scripts, styles and
- * connections.
+ * server-sent-event streams, the two actions, the page, and the probes
+ * `/livez` and `/readyz` (`health-routes.ts`: the only routes that need no
+ * token). A request body over 16 KiB is refused before it is read
+ * (`body-limit.ts`); searches and live streams beyond their caps are refused
+ * with 503 (`admission.ts`). Every answer carries headers that keep it from
+ * being framed or sniffed, and a content security policy that allows only
+ * the dashboard's own scripts, styles and connections.
  */
 import { runNotFound } from "@errand/core";
 import { Hono } from "hono";
@@ -26,6 +26,7 @@ import { searchRuns } from "../reads/search-runs.js";
 import { type Admission, refuseBusy } from "./admission.js";
 import { answerError, apiError } from "./api-error.js";
 import { limitRequestBody } from "./body-limit.js";
+import { addHealthRoutes } from "./health-routes.js";
 import type { PageFile } from "./page-files.js";
 import { listOptionsOf, numberParam, wholeParam } from "./query.js";
 import type { Security } from "./security.js";
@@ -42,6 +43,8 @@ export interface AppParts {
   searches: Admission;
   searchMetadata: SearchMetadataReader;
   page: ReadonlyMap<string, PageFile>;
+  /** True once the dashboard is closing: `/readyz` then answers 503. */
+  isClosing(): boolean;
 }
 
 /** The `Retry-After` of a search refused beyond `maxConcurrentSearches`. */
@@ -90,7 +93,9 @@ export function createApp(parts: AppParts): Hono {
     c.header("X-Frame-Options", "DENY");
     c.header("Referrer-Policy", "no-referrer");
   });
-  app.use(limitRequestBody, security.checkHost, security.authenticate);
+  app.use(limitRequestBody, security.checkHost);
+  addHealthRoutes(app, { context, isClosing: parts.isClosing });
+  app.use(security.authenticate);
 
   app.get("/api/session", (c) => {
     const session: SessionInfo = {

@@ -1,0 +1,141 @@
+/**
+ * `--health-port`: the endpoints an orchestrator (Kubernetes, compose) probes
+ * on `errand worker` and `errand collector`.
+ *
+ * - `GET /livez` answers 200 while the process runs, draining included: a
+ *   worker letting its runs finish must not be killed for it.
+ * - `GET /readyz` answers 200 once the process has started its work and its
+ *   Redis answers PING within a second; 503, with the reason in one line,
+ *   before that, while Redis does not answer, and from the first stop signal on.
+ *
+ * The server listens on every interface (the kubelet probes the pod's
+ * address) and answers nothing else: the bodies say no more than the state.
+ * PING goes over a connection of its own that never queues a command while
+ * Redis is away, so a probe is answered at once instead of waiting for it.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { ErrandError } from "@errand/core";
+import { createLogger } from "@errand/engine";
+import { Redis } from "ioredis";
+import type { ParsedArgs } from "./args.js";
+import type { OptionSpec } from "./command.js";
+import { systemErrorCode } from "./exit-codes.js";
+import { oneLine } from "./output.js";
+
+/** `--health-port`, for the commands that serve the endpoints. */
+export const HEALTH_PORT_OPTION: Readonly<Record<string, OptionSpec>> = {
+  "health-port": {
+    type: "string",
+    value: "<N>",
+    description:
+      "serve GET /livez and GET /readyz on this port, on every interface (0: a free one)",
+  },
+};
+
+/** How long `/readyz` waits for PONG before Redis counts as not answering. */
+const PING_TIMEOUT_MS = 1_000;
+
+/** The longest pause between two attempts to reach a Redis that went away. */
+const MAX_RECONNECT_PAUSE_MS = 1_000;
+
+/** Where the process stands, as `/readyz` reports it. */
+type Phase = "starting" | "ready" | "stopping";
+
+/** The endpoints of one process (doing nothing when `--health-port` was not given). */
+export interface HealthServer {
+  /** The port listened on, or `undefined` without `--health-port`. */
+  readonly port: number | undefined;
+  /** The process has started its work: `/readyz` now depends on Redis alone. */
+  ready(): void;
+  /** A stop signal came: `/readyz` answers 503 from now on, `/livez` still 200. */
+  stopping(): void;
+  /** Stops listening and closes the PING connection. */
+  close(): Promise<void>;
+}
+
+const NO_HEALTH_SERVER: HealthServer = {
+  port: undefined,
+  ready() {},
+  stopping() {},
+  async close() {},
+};
+
+/**
+ * Starts the endpoints on `--health-port` (or returns one that does nothing
+ * when it was not given), checking the Redis at `redisUrl`. A port another
+ * process holds throws `port_in_use` (exit 3) naming `--health-port`.
+ */
+export async function startHealthServer(args: ParsedArgs, redisUrl: string): Promise<HealthServer> {
+  const wanted = args.string("health-port");
+  if (wanted === undefined) return NO_HEALTH_SERVER;
+  const port = args.integer("health-port", { min: 0, max: 65535 }, 0);
+  let phase: Phase = "starting";
+  const redis = new Redis(redisUrl, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: PING_TIMEOUT_MS,
+    retryStrategy: (attempt) => Math.min(attempt * 100, MAX_RECONNECT_PAUSE_MS),
+  });
+  // A Redis that went away is what /readyz reports; the event would only be noise.
+  redis.on("error", () => {});
+
+  const readiness = async (): Promise<{ status: number; text: string }> => {
+    if (phase === "starting") return { status: 503, text: "starting" };
+    if (phase === "stopping") return { status: 503, text: "shutting down" };
+    try {
+      await redis.ping();
+      return { status: 200, text: "ok" };
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      return { status: 503, text: `redis does not answer: ${oneLine(reason)}` };
+    }
+  };
+
+  const reply = async (method: string | undefined, path: string) => {
+    if (method !== "GET" && method !== "HEAD") return { status: 405, text: "only GET" };
+    if (path === "/livez") return { status: 200, text: "ok" };
+    if (path === "/readyz") return readiness();
+    return { status: 404, text: "not found: GET /livez or /readyz" };
+  };
+
+  const answer = async (request: IncomingMessage, response: ServerResponse) => {
+    const path = new URL(request.url ?? "/", "http://health").pathname;
+    const { status, text } = await reply(request.method, path);
+    response.writeHead(status, { "content-type": "text/plain; charset=utf-8" });
+    response.end(request.method === "HEAD" ? undefined : `${text}\n`);
+  };
+
+  const server = createServer((request, response) => void answer(request, response));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, () => resolve());
+    });
+  } catch (error) {
+    redis.disconnect();
+    if (systemErrorCode(error) !== "EADDRINUSE") throw error;
+    throw new ErrandError(
+      "port_in_use",
+      `the health endpoints cannot listen on port ${port}: another process holds it; choose another with --health-port <N> (0 picks a free one)`,
+      { cause: error },
+    );
+  }
+  const listening = (server.address() as AddressInfo).port;
+  createLogger().info({ healthPort: listening }, "health endpoints listening");
+  return {
+    port: listening,
+    ready() {
+      if (phase === "starting") phase = "ready";
+    },
+    stopping() {
+      phase = "stopping";
+    },
+    async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+      redis.disconnect();
+    },
+  };
+}
