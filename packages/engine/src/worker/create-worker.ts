@@ -10,7 +10,7 @@ import { hostname } from "node:os";
 import { isErrandError } from "@errand/core";
 import type { Agent, RetryPolicy } from "@errand/runtime";
 import { pendingRunIds } from "@errand/store";
-import { type Job, type JobsOptions, UnrecoverableError, Worker } from "bullmq";
+import { type Job, type JobsOptions, UnrecoverableError } from "bullmq";
 import { queueOfAgents } from "../agent-queues.js";
 import { closeConnection, openConnection, openSettledWaiter } from "../connection.js";
 import { type EngineKeys, engineKeys } from "../engine-keys.js";
@@ -27,7 +27,9 @@ import { type ModelResolver, queueRecords, resolveAgentModels } from "./agent-mo
 import { startCancelListener } from "./cancel-listener.js";
 import { DEFAULT_HEARTBEAT_MS, startHeartbeat } from "./heartbeat.js";
 import { createParkedRuns, DEFAULT_PARK_RECHECK_MS } from "./park.js";
+import { patientStore } from "./patient-store.js";
 import { type ProcessOutcome, processRun, type RunProcessorContext } from "./process-run.js";
+import { RunWorker } from "./run-worker.js";
 
 /** How long `close` lets active runs finish when not told: 30 s. */
 export const DEFAULT_CLOSE_GRACE_MS = 30_000;
@@ -179,6 +181,8 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
   const cancels = await startCancelListener(options.connection, keys, logger);
   const context: RunProcessorContext = {
     ...resources,
+    // Runs wait out a Redis out of memory rather than fail their jobs (docs/architecture.md §7).
+    store: patientStore(store, logger),
     agents,
     workerId,
     cancels,
@@ -212,15 +216,25 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
   };
 
   const bullConnection = openConnection(options.connection);
-  const worker = new Worker<RunJobData, ProcessOutcome>(queue, processJob, {
-    connection: bullConnection,
-    prefix: keys.bullmqPrefix,
-    concurrency,
-    name: workerId,
-    ...(options.lockDuration === undefined ? {} : { lockDuration: options.lockDuration }),
-    ...(options.stalledInterval === undefined ? {} : { stalledInterval: options.stalledInterval }),
-    ...(options.maxStalledCount === undefined ? {} : { maxStalledCount: options.maxStalledCount }),
-  });
+  const worker = new RunWorker(
+    queue,
+    processJob,
+    {
+      connection: bullConnection,
+      prefix: keys.bullmqPrefix,
+      concurrency,
+      name: workerId,
+      ...(options.lockDuration === undefined ? {} : { lockDuration: options.lockDuration }),
+      ...(options.stalledInterval === undefined
+        ? {}
+        : { stalledInterval: options.stalledInterval }),
+      ...(options.maxStalledCount === undefined
+        ? {}
+        : { maxStalledCount: options.maxStalledCount }),
+    },
+    redis,
+    logger,
+  );
   worker.on("error", (error) => logger.error({ error: error.message }, "worker error"));
   worker.on("failed", (job, error) =>
     logger.error({ runId: job?.id, error: error.message }, "job failed"),

@@ -1,0 +1,118 @@
+/**
+ * A worker whose append Redis refuses for lack of memory, mid-run: it holds
+ * the run — its job stays active and keeps its lock past the lock's
+ * duration, though BullMQ's own renewal is refused — and appends the step
+ * once Redis has room; the run completes in its first attempt, and no
+ * BullMQ attempt is spent.
+ */
+import { foldRun, settleRun } from "@errand/core";
+import { defineAgent, type Model } from "@errand/runtime";
+import { Queue } from "bullmq";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { queueOfAgents } from "../agent-queues.js";
+import {
+  type EngineFixture,
+  FAST_TAKEOVER,
+  startEngineFixture,
+} from "../test-support/engine-fixture.js";
+import { captureLogs } from "../test-support/log-capture.js";
+import { exhaustRedisMemory } from "../test-support/redis-memory.js";
+import { createWorker } from "./create-worker.js";
+
+let fx: EngineFixture;
+
+beforeAll(async () => {
+  fx = await startEngineFixture("worker-oom");
+});
+afterAll(() => fx?.stop());
+
+/** A model that answers once `release` is called; `inside` resolves when it is asked. */
+function gatedModel() {
+  let release = () => {};
+  let entered = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const inside = new Promise<void>((resolve) => {
+    entered = resolve;
+  });
+  const model: Model = {
+    name: "gated",
+    supportsTools: true,
+    async respond() {
+      entered();
+      await released;
+      return {
+        text: "done",
+        calls: [],
+        usage: { inputTokens: 1, outputTokens: 1 },
+        finish: "stop",
+      };
+    },
+  };
+  return { model, release, inside };
+}
+
+describe("a worker whose append Redis refuses for lack of memory", () => {
+  it("holds the run, keeps its job's lock, and appends once Redis has room: one attempt, no BullMQ attempt spent", async () => {
+    const logs = captureLogs();
+    const gate = gatedModel();
+    const agent = defineAgent({ name: "oom-answerer", instructions: "Answer.", model: gate.model });
+    const worker = await createWorker({
+      connection: fx.server.url,
+      prefix: fx.prefix,
+      agents: [agent],
+      logger: logs.logger,
+      lockDuration: FAST_TAKEOVER.lockDurationMs,
+      stalledInterval: FAST_TAKEOVER.stalledIntervalMs,
+    });
+    const queue = new Queue(queueOfAgents(fx.prefix, [agent.name]), {
+      connection: fx.redis.duplicate(),
+      prefix: fx.errand.keys.bullmqPrefix,
+    });
+    let giveBack: (() => Promise<void>) | undefined;
+    try {
+      const { runId } = await fx.errand.fire({ agent: agent.name, input: "hello" });
+      await gate.inside;
+      giveBack = await exhaustRedisMemory(fx.redis);
+      gate.release();
+      await logs.waitFor(
+        (line) =>
+          line.msg === "Redis is out of memory: retrying the write until it has room" &&
+          line.runId === runId,
+      );
+      // Three keeps of the lock span more than the lock's duration.
+      const keptLocks = () =>
+        logs.lines.filter(
+          (line) => line.msg === "Redis is out of memory: job locks kept by their expiry",
+        );
+      await logs.waitFor(() => keptLocks().length >= 3);
+      expect(keptLocks().every((line) => (line.lost as unknown[]).length === 0)).toBe(true);
+      expect(await queue.getJobState(runId)).toBe("active");
+      expect((await queue.getJob(runId))?.attemptsMade).toBe(0);
+      expect(await fx.redis.pttl(`${queue.toKey(runId)}:lock`)).toBeGreaterThan(0);
+
+      await giveBack();
+      giveBack = undefined;
+      const events = await fx.waitForEvent(runId);
+      expect(events.map((event) => event.type)).toEqual([
+        "run-queued",
+        "run-started",
+        "model-responded",
+        "finished",
+      ]);
+      expect(settleRun(foldRun(events))).toMatchObject({ status: "succeeded", attempts: 1 });
+      await logs.waitFor((line) => line.msg === "Redis has room again: the write went through");
+      expect(logs.lines.filter((line) => line.msg === "job failed")).toEqual([]);
+      expect(await queue.getJobCounts("failed", "delayed", "wait")).toEqual({
+        failed: 0,
+        delayed: 0,
+        wait: 0,
+      });
+    } finally {
+      await giveBack?.();
+      await worker.close();
+      await queue.close();
+    }
+  });
+});
