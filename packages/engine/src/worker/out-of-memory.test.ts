@@ -3,13 +3,15 @@
  * the run — its job stays active and keeps its lock past the lock's
  * duration, though BullMQ's own renewal is refused — and appends the step
  * once Redis has room; the run completes in its first attempt, and no
- * BullMQ attempt is spent.
+ * BullMQ attempt is spent. A parent whose `spawn_agents` Redis refuses gets
+ * every child it asked for once Redis has room, each fired once.
  */
-import { foldRun, settleRun } from "@errand/core";
-import { defineAgent, type Model } from "@errand/runtime";
+import { foldRun, type RunEventOf, settleRun } from "@errand/core";
+import { defineAgent, type Model, scriptedModel } from "@errand/runtime";
 import { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queueOfAgents } from "../agent-queues.js";
+import { parentTools } from "../parents/parent-tools.js";
 import {
   type EngineFixture,
   FAST_TAKEOVER,
@@ -113,6 +115,86 @@ describe("a worker whose append Redis refuses for lack of memory", () => {
       await giveBack?.();
       await worker.close();
       await queue.close();
+    }
+  });
+});
+
+describe("a parent whose spawn_agents Redis refuses for lack of memory", () => {
+  it("fires every child it asked for once Redis has room, each once", async () => {
+    const logs = captureLogs();
+    const scripted = scriptedModel();
+    let giveBack: (() => Promise<void>) | undefined;
+    // Redis runs out of memory as the model answers with the spawn.
+    const exhaustingModel: Model = {
+      ...scripted,
+      async respond(request, signal) {
+        if (request.step === 1) giveBack = await exhaustRedisMemory(fx.redis);
+        return scripted.respond(request, signal);
+      },
+    };
+    const child = defineAgent({
+      name: "oom-child",
+      instructions: "Answer.",
+      model: scriptedModel(),
+      script: [{ say: "child done" }],
+    });
+    const parent = defineAgent({
+      name: "oom-parent",
+      instructions: "Spawn.",
+      model: exhaustingModel,
+      tools: parentTools(),
+      script: [
+        {
+          call: [
+            {
+              tool: "spawn_agents",
+              args: {
+                agents: [
+                  { agent: child.name, input: "a" },
+                  { agent: child.name, input: "b" },
+                ],
+              },
+            },
+          ],
+        },
+        { say: "spawned" },
+      ],
+    });
+    const worker = await createWorker({
+      connection: fx.server.url,
+      prefix: fx.prefix,
+      agents: [parent, child],
+      concurrency: 3,
+      logger: logs.logger,
+    });
+    try {
+      const { runId } = await fx.errand.fire({ agent: parent.name, input: null });
+      await logs.waitFor(
+        (line) =>
+          line.msg === "Redis is out of memory: retrying the write until it has room" &&
+          line.write === "spawn of the run's children",
+      );
+      await giveBack?.();
+      giveBack = undefined;
+      const events = await fx.waitForEvent(runId);
+      expect(settleRun(foldRun(events))).toMatchObject({ status: "succeeded", attempts: 1 });
+      const spawned = events.find(
+        (event): event is RunEventOf<"tool-result"> => event.type === "tool-result",
+      );
+      expect(spawned?.data).toMatchObject({
+        ok: true,
+        result: { total: 2, succeeded: 2, failed: 0 },
+      });
+      const { results: children } = spawned!.data.result as { results: { runId: string }[] };
+      for (const { runId: childId } of children) {
+        const childEvents = await fx.waitForEvent(childId);
+        expect(childEvents.filter((event) => event.type === "run-queued")).toHaveLength(1);
+        expect(settleRun(foldRun(childEvents))).toMatchObject({ status: "succeeded", attempts: 1 });
+      }
+      expect(await fx.redis.zcard(fx.errand.keys.children(runId))).toBe(2);
+    } finally {
+      await giveBack?.();
+      await worker.close();
     }
   });
 });
