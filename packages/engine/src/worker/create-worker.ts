@@ -16,6 +16,7 @@ import { closeConnection, openConnection, openSettledWaiter } from "../connectio
 import { type EngineKeys, engineKeys } from "../engine-keys.js";
 import { parseRunJobData, type RunJobData } from "../job-data.js";
 import { createLogger } from "../logger.js";
+import { retryWhileOutOfMemory } from "../out-of-memory.js";
 import { type ParentLimits, resolveParentLimits } from "../parents/limits.js";
 import { openParentServices, PARENT_SERVICES } from "../parents/parent-services.js";
 import { createReadsContext } from "../reads/context.js";
@@ -133,7 +134,8 @@ async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boo
 
 /**
  * Starts a worker and resolves once it is ready: its agents registered, its
- * cancel subscription active and its BullMQ worker connected. Throws an
+ * cancel subscription active and its BullMQ worker connected (while Redis is
+ * out of memory, it waits for room to register). Throws an
  * `ErrandError` (`invalid_spec`, `schema_not_supported`) for agents it cannot
  * run, and `invalid_spec` for a `dashboardUrl` that is not an absolute http(s) URL.
  *
@@ -169,15 +171,20 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     links,
     ...(options.jobOptions === undefined ? {} : { jobOptions: options.jobOptions }),
   });
-  const heartbeat = await startHeartbeat({
-    redis,
-    keys,
-    workerId,
-    records: queueRecords(agents, queue, heartbeatMs, now()),
-    concurrency,
-    intervalMs: heartbeatMs,
-    onError: (error) => logger.warn({ error: String(error) }, "heartbeat failed"),
-  });
+  // A worker started while Redis is out of memory waits for room to register (docs/architecture.md §7).
+  const heartbeat = await retryWhileOutOfMemory(
+    () =>
+      startHeartbeat({
+        redis,
+        keys,
+        workerId,
+        records: queueRecords(agents, queue, heartbeatMs, now()),
+        concurrency,
+        intervalMs: heartbeatMs,
+        onError: (error) => logger.warn({ error: String(error) }, "heartbeat failed"),
+      }),
+    { logger, write: "registration of the worker" },
+  );
   const cancels = await startCancelListener(options.connection, keys, logger);
   const context: RunProcessorContext = {
     ...resources,

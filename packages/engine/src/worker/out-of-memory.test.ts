@@ -4,7 +4,8 @@
  * duration, though BullMQ's own renewal is refused — and appends the step
  * once Redis has room; the run completes in its first attempt, and no
  * BullMQ attempt is spent. A parent whose `spawn_agents` Redis refuses gets
- * every child it asked for once Redis has room, each fired once.
+ * every child it asked for once Redis has room, each fired once. A worker
+ * started meanwhile waits for room to register, then runs.
  */
 import { foldRun, type RunEventOf, settleRun } from "@errand/core";
 import { defineAgent, type Model, scriptedModel } from "@errand/runtime";
@@ -12,6 +13,7 @@ import { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queueOfAgents } from "../agent-queues.js";
 import { parentTools } from "../parents/parent-tools.js";
+import { readAgentRegistrations } from "../registry.js";
 import {
   type EngineFixture,
   FAST_TAKEOVER,
@@ -195,6 +197,48 @@ describe("a parent whose spawn_agents Redis refuses for lack of memory", () => {
     } finally {
       await giveBack?.();
       await worker.close();
+    }
+  });
+});
+
+describe("a worker started while Redis is out of memory", () => {
+  it("waits for room to register, then runs its agents' runs", async () => {
+    const logs = captureLogs();
+    const agent = defineAgent({
+      name: "oom-latecomer",
+      instructions: "Answer.",
+      model: scriptedModel(),
+      script: [{ say: "here at last" }],
+    });
+    let giveBack: (() => Promise<void>) | undefined = await exhaustRedisMemory(fx.redis);
+    const starting = createWorker({
+      connection: fx.server.url,
+      prefix: fx.prefix,
+      agents: [agent],
+      logger: logs.logger,
+    });
+    try {
+      await logs.waitFor(
+        (line) =>
+          line.msg === "Redis is out of memory: retrying the write until it has room" &&
+          line.write === "registration of the worker",
+      );
+      expect(await readAgentRegistrations(fx.redis, fx.errand.keys, agent.name)).toEqual([]);
+      await giveBack();
+      giveBack = undefined;
+      const worker = await starting;
+      try {
+        const { runId } = await fx.errand.fire({ agent: agent.name, input: null });
+        const events = await fx.waitForEvent(runId);
+        expect(settleRun(foldRun(events))).toMatchObject({
+          status: "succeeded",
+          text: "here at last",
+        });
+      } finally {
+        await worker.close();
+      }
+    } finally {
+      await giveBack?.();
     }
   });
 });
