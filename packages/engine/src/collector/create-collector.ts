@@ -19,6 +19,7 @@
  */
 
 import { randomBytes } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import { hostname } from "node:os";
 import { wholeNumberOption } from "@errand/core";
 import { DEFAULT_SHARDS, defineIndexRunsScript } from "@errand/store";
@@ -121,6 +122,8 @@ export function createCollector(options: CollectorOptions): Collector {
   function openContext(): CollectorContext {
     const resources = openResources({ ...options, logger }, { autoPipelining: true });
     stopped = new AbortController();
+    // Every shard loop, and every run of a batch retried alone, may wait on it at once.
+    setMaxListeners(0, stopped.signal);
     return {
       ...resources,
       scripts: defineCollectorScripts(resources.redis),
