@@ -1,11 +1,16 @@
 /**
  * The audit after the dust settled: every fired run (and every child a parent
- * spawned) is read back — its log and its stored result — and checked.
+ * spawned) is read back — its log and its stored result — and checked; then
+ * every run Redis holds: none may be left unsettled without a job, and none
+ * may be one that nobody was told of (a refused fire must leave nothing).
  */
 import { foldRun, type RunEvent, type RunResult, settleRun } from "@errand/core";
 import type { Errand } from "@errand/engine";
 import type { Redis } from "ioredis";
 import type { FiredRun } from "./workload.js";
+
+/** Whether a run has a job in the chaos queue, in any state. */
+export type HasJob = (runId: string) => Promise<boolean>;
 
 /** What the audit found. */
 export interface AuditFindings {
@@ -27,6 +32,12 @@ export interface AuditFindings {
   resultDiffersFromLog: string[];
   /** Parent runs without a stored result (must be 0). */
   parentsWaiting: string[];
+  /** Runs settled `failed` because of Redis (a lost worker, an internal error, Redis out of memory or away) (must be 0). */
+  failedForRedis: string[];
+  /** Runs Redis holds that are not settled and have no job: nobody would ever run them (must be 0). */
+  orphaned: string[];
+  /** Runs Redis holds that no fire answered with and no parent spawned: left behind by a refused fire (must be 0). */
+  leftBehind: string[];
   /** `bump` calls whose side effect ran more than once. */
   repeatedSideEffects: number;
   /** How the stored results' statuses and error codes add up. */
@@ -34,6 +45,53 @@ export interface AuditFindings {
 }
 
 const TERMINAL = new Set(["finished", "failed", "cancelled"]);
+
+/** The error codes of a run failed because of Redis rather than by design. */
+const REDIS_FAILURE_CODES = new Set([
+  "internal",
+  "worker_lost",
+  "redis_unavailable",
+  "redis_out_of_memory",
+]);
+
+function failedForRedis(result: RunResult): boolean {
+  const { error } = result;
+  if (result.status !== "failed" || error === undefined) return false;
+  return REDIS_FAILURE_CODES.has(error.code) || /out of memory|\bOOM\b/i.test(error.message);
+}
+
+/** The runIds of every run head under `prefix` (not their logs or blobs). */
+async function runsInRedis(redis: Redis, prefix: string): Promise<string[]> {
+  const runIds: string[] = [];
+  let cursor = "0";
+  do {
+    const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:{s*}:run:*`, "COUNT", 500);
+    cursor = next;
+    for (const key of keys) {
+      const runId = key.slice(key.lastIndexOf(":run:") + ":run:".length);
+      if (!runId.includes(":")) runIds.push(runId);
+    }
+  } while (cursor !== "0");
+  return runIds;
+}
+
+/** Looks at every run Redis holds: orphaned (unsettled, no job) or left behind (nobody was told of it). */
+async function auditRunsInRedis(
+  errand: Errand,
+  redis: Redis,
+  prefix: string,
+  accepted: ReadonlySet<string>,
+  hasJob: HasJob,
+  findings: AuditFindings,
+): Promise<void> {
+  for (const runId of await runsInRedis(redis, prefix)) {
+    if (!accepted.has(runId)) findings.leftBehind.push(runId);
+    const head = await errand.store.readHead(runId);
+    if (head !== undefined && head.settledAt === undefined && !(await hasJob(runId))) {
+      findings.orphaned.push(runId);
+    }
+  }
+}
 
 async function readLog(errand: Errand, runId: string): Promise<RunEvent[]> {
   const events: RunEvent[] = [];
@@ -69,12 +127,13 @@ async function countRepeatedSideEffects(redis: Redis, prefix: string): Promise<n
   return repeated;
 }
 
-/** Audits `fired` and the children they spawned. */
+/** Audits `fired` and the children they spawned, then every run Redis holds under `prefix`. */
 export async function audit(
   errand: Errand,
   redis: Redis,
   prefix: string,
   fired: readonly FiredRun[],
+  hasJob: HasJob,
 ): Promise<AuditFindings> {
   const findings: AuditFindings = {
     fired: fired.length,
@@ -86,14 +145,20 @@ export async function audit(
     wrongStatus: [],
     resultDiffersFromLog: [],
     parentsWaiting: [],
+    failedForRedis: [],
+    orphaned: [],
+    leftBehind: [],
     repeatedSideEffects: await countRepeatedSideEffects(redis, prefix),
     outcomes: {},
   };
+  const accepted = new Set<string>();
   const check = async (runId: string): Promise<{ events: RunEvent[]; result?: RunResult }> => {
+    accepted.add(runId);
     const events = await readLog(errand, runId);
     const result = await errand.result(runId);
     if (result === undefined) findings.lost.push(runId);
     else {
+      if (failedForRedis(result)) findings.failedForRedis.push(runId);
       findings.settled += 1;
       const outcome = result.error ? `${result.status}:${result.error.code}` : result.status;
       findings.outcomes[outcome] = (findings.outcomes[outcome] ?? 0) + 1;
@@ -126,5 +191,6 @@ export async function audit(
     findings.children += children.length;
     for (const child of children) await check(child);
   }
+  await auditRunsInRedis(errand, redis, prefix, accepted, hasJob, findings);
   return findings;
 }

@@ -113,7 +113,7 @@ export async function countPendingEntries(redis: Redis, prefix: string): Promise
 }
 
 /** The queue of the chaos workers: every one of them runs all the chaos agents. */
-function chaosQueue(prefix: string): string {
+export function chaosQueue(prefix: string): string {
   return queueOfAgents(prefix, Object.values(CHAOS_AGENTS));
 }
 

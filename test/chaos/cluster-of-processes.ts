@@ -24,6 +24,8 @@ export interface ChaosCluster {
   readonly collectors: ChaosProcess[];
   /** Every worker process ever started (killed ones included), for their log counts. */
   readonly allWorkers: ChaosProcess[];
+  /** Every collector process ever started (killed ones included), for their log counts. */
+  readonly allCollectors: ChaosProcess[];
   /** Starts one more worker and resolves once it is ready. */
   addWorker(): Promise<ChaosProcess>;
   /** Starts one more collector and resolves once it is ready. */
@@ -87,6 +89,7 @@ export async function startCluster(options: ClusterOptions): Promise<ChaosCluste
     workers,
     collectors,
     allWorkers,
+    allCollectors,
     addWorker,
     addCollector,
     async stop() {

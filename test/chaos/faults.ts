@@ -2,19 +2,22 @@
  * The faults the harness injects: a worker killed with SIGKILL, the collector
  * killed with SIGKILL mid-batch (each replaced at once by a fresh process), a
  * worker stopped with SIGSTOP until another took one of its runs over and
- * then resumed (a zombie), and Redis shut down and started again on its AOF.
+ * then resumed (a zombie), Redis shut down and started again on its AOF, and
+ * Redis out of memory: its `maxmemory` lowered to just above the memory it
+ * uses, so that it soon refuses writes, for `--oom-ms`, then raised again.
  * Each fault is measured: the time from the fault until every run that was
  * unsettled at that moment has a stored result (its recovery).
  */
 import { ErrandError } from "@errand/core";
 import type { Errand } from "@errand/engine";
+import type { Redis } from "ioredis";
 import type { ChaosProcess } from "./chaos-process.js";
 import type { ChaosCluster } from "./cluster-of-processes.js";
 import { type Random, randomInt } from "./random.js";
 import { settledWithin, unsettledNow } from "./settle.js";
 
 /** The kinds of faults. */
-export type FaultKind = "worker-kill" | "collector-kill" | "redis-restart" | "zombie";
+export type FaultKind = "worker-kill" | "collector-kill" | "redis-restart" | "zombie" | "oom";
 
 /** One injected fault and how long the cluster took to recover from it. */
 export interface FaultRecord {
@@ -28,6 +31,8 @@ export interface FaultRecord {
   recoveryMs?: number;
   /** For a zombie: whether another worker started one of its runs while it was stopped. */
   takenOver?: boolean;
+  /** For Redis out of memory: how long its `maxmemory` stayed lowered, in ms. */
+  heldMs?: number;
 }
 
 /** What a fault needs. */
@@ -44,6 +49,10 @@ export interface FaultContext {
   redisSignal: "SIGTERM" | "SIGKILL";
   /** How long a zombie stays stopped at most, waiting for another worker to take one of its runs over. */
   takeOverTimeoutMs: number;
+  /** A client of the harness's own, for Redis's configuration. */
+  admin: Redis;
+  /** How long Redis stays out of memory. */
+  oomMs: number;
 }
 
 function removeFrom<T>(list: T[], item: T): void {
@@ -58,7 +67,7 @@ const NO_TARGET = "none up";
 export async function strike(context: FaultContext, kind: FaultKind): Promise<FaultRecord> {
   const inFlight = await unsettledNow(context.errand, context.firedRunIds());
   const struckAt = Date.now();
-  const { target, takenOver } = await inject(context, kind, inFlight);
+  const { target, takenOver, heldMs } = await inject(context, kind, inFlight);
   const settled = await settledWithin(context.errand, inFlight, context.recoveryTimeoutMs);
   return {
     kind,
@@ -67,21 +76,47 @@ export async function strike(context: FaultContext, kind: FaultKind): Promise<Fa
     inFlight: inFlight.length,
     ...(settled.size === inFlight.length ? { recoveryMs: Date.now() - struckAt } : {}),
     ...(takenOver === undefined ? {} : { takenOver }),
+    ...(heldMs === undefined ? {} : { heldMs }),
   };
 }
 
-/** The Redis restart under way: restarts wait for each other (one server, one port). */
-let redisRestarts: Promise<unknown> = Promise.resolve();
+/**
+ * The Redis fault under way: restarts and shortages of memory wait for each
+ * other (one server, one port; a restart would end a shortage early).
+ */
+let redisFaults: Promise<unknown> = Promise.resolve();
 
-/** Kills Redis and starts it again on its AOF, after any restart already under way. */
-function restartRedis(context: FaultContext): Promise<void> {
+/** Runs `fault` on Redis after any Redis fault already under way. */
+function afterRedisFaults<T>(fault: () => Promise<T>): Promise<T> {
+  const next = redisFaults.then(fault);
+  redisFaults = next.catch(() => undefined);
+  return next;
+}
+
+/** Kills Redis and starts it again on its AOF. */
+async function restartRedis(context: FaultContext): Promise<void> {
   const { redis } = context.cluster;
-  const restart = redisRestarts.then(async () => {
-    await redis.kill(context.redisSignal);
-    await redis.restart();
-  });
-  redisRestarts = restart.catch(() => undefined);
-  return restart;
+  await redis.kill(context.redisSignal);
+  await redis.restart();
+}
+
+/** How far above the memory Redis uses its `maxmemory` is set: it runs out within moments. */
+const OOM_HEADROOM_BYTES = 32 * 1024;
+
+/** Lowers Redis's `maxmemory` to just above what it uses for `oomMs`, then sets it back; resolves with how long it was lowered. */
+async function exhaustRedisMemory(context: FaultContext): Promise<number> {
+  const { admin } = context;
+  const [, previous = "0"] = (await admin.config("GET", "maxmemory")) as string[];
+  const used = Number(/^used_memory:(\d+)/m.exec(await admin.info("memory"))?.[1]);
+  if (!Number.isFinite(used)) throw new ErrandError("internal", "INFO memory gave no used_memory");
+  await admin.config("SET", "maxmemory", String(used + OOM_HEADROOM_BYTES));
+  const loweredAt = Date.now();
+  try {
+    await new Promise((resolve) => setTimeout(resolve, context.oomMs));
+  } finally {
+    await admin.config("SET", "maxmemory", previous);
+  }
+  return Date.now() - loweredAt;
 }
 
 /** Injects the fault; resolves once it is over (a zombie resumed, Redis back up). */
@@ -89,12 +124,17 @@ async function inject(
   context: FaultContext,
   kind: FaultKind,
   inFlight: readonly string[],
-): Promise<{ target: string; takenOver?: boolean }> {
+): Promise<{ target: string; takenOver?: boolean; heldMs?: number }> {
   const { cluster } = context;
   switch (kind) {
     case "redis-restart":
-      await restartRedis(context);
+      await afterRedisFaults(() => restartRedis(context));
       return { target: "redis-server" };
+    case "oom":
+      return {
+        target: "redis-server",
+        heldMs: await afterRedisFaults(() => exhaustRedisMemory(context)),
+      };
     case "zombie": {
       const holders = await holdersOf(context.errand, inFlight);
       const busy = cluster.workers.filter((worker) =>

@@ -1,6 +1,6 @@
 /**
  * The chaos harness:
- * `pnpm chaos --runs 60 --kills 3 --collector-kills 1 --zombies 1 --redis-restarts 1 --seed 7`.
+ * `pnpm chaos --runs 60 --kills 3 --collector-kills 1 --zombies 1 --redis-restarts 1 --oom 1 --seed 7`.
  * Starts a real Redis, worker and collector processes, fires a steady
  * workload, strikes the faults at random moments while it runs, waits for
  * every run to settle, audits every run and prints a JSON summary and a
@@ -9,14 +9,17 @@
 import { writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { createErrand } from "@errand/engine";
+import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { audit } from "./audit.js";
 import {
+  chaosQueue,
   countDeadLetters,
   countPendingEntries,
   countQueueJobs,
   throwBadInput,
 } from "./bad-input.js";
+import type { ChaosProcess } from "./chaos-process.js";
 import { startCluster } from "./cluster-of-processes.js";
 import { type FaultKind, type FaultRecord, strike } from "./faults.js";
 import { seededRandom } from "./random.js";
@@ -31,6 +34,8 @@ const { values } = parseArgs({
     "collector-kills": { type: "string", default: "1" },
     zombies: { type: "string", default: "0" },
     "redis-restarts": { type: "string", default: "0" },
+    oom: { type: "string", default: "0" },
+    "oom-ms": { type: "string", default: "30000" },
     "bad-input": { type: "boolean", default: false },
     "redis-sigkill": { type: "boolean", default: false },
     workers: { type: "string", default: "3" },
@@ -55,6 +60,7 @@ const faultKinds: FaultKind[] = [
   ...Array.from({ length: numberFlag("collector-kills") }, (): FaultKind => "collector-kill"),
   ...Array.from({ length: numberFlag("zombies") }, (): FaultKind => "zombie"),
   ...Array.from({ length: numberFlag("redis-restarts") }, (): FaultKind => "redis-restart"),
+  ...Array.from({ length: numberFlag("oom") }, (): FaultKind => "oom"),
 ];
 
 const startedAt = Date.now();
@@ -85,6 +91,8 @@ try {
     recoveryTimeoutMs: settleMs,
     takeOverTimeoutMs: lockMs * 5,
     redisSignal: values["redis-sigkill"] ? ("SIGKILL" as const) : ("SIGTERM" as const),
+    admin: redis,
+    oomMs: numberFlag("oom-ms"),
   };
   const faulting = (async () => {
     const pending: Promise<void>[] = [];
@@ -106,7 +114,7 @@ try {
         throwBadInput(errand, redis, cluster.redis.url, cluster.prefix),
       )
     : Promise.resolve(undefined);
-  const [, , thrown] = await Promise.all([workload, faulting, badInput]);
+  const [refusedFires, , thrown] = await Promise.all([workload, faulting, badInput]);
   await settledWithin(
     errand,
     fired.map((run) => run.runId),
@@ -120,23 +128,43 @@ try {
       ),
     ).catch(() => undefined);
   }
-  const findings = await audit(errand, redis, cluster.prefix, fired);
+  const queue = new Queue(chaosQueue(cluster.prefix), {
+    connection: { url: cluster.redis.url },
+    prefix: errand.keys.bullmqPrefix,
+  });
+  const findings = await audit(errand, redis, cluster.prefix, fired, async (runId) => {
+    return (await queue.getJobState(runId)) !== "unknown";
+  }).finally(() => queue.close());
   const crashed = [...cluster.workers, ...cluster.collectors]
     .filter((process) => !process.alive())
     .map((process) => process.name);
-  const staleWritesRefused = cluster.allWorkers.reduce(
-    (sum, worker) =>
-      sum +
-      (worker.messageCounts.get("append refused: reading the log again") ?? 0) +
-      (worker.messageCounts.get("another attempt owns the run: this one stops writing") ?? 0),
-    0,
+  /** How many lines with `msg` `processes` logged, together. */
+  const logged = (processes: readonly ChaosProcess[], ...msgs: string[]) =>
+    processes.reduce(
+      (sum, process) =>
+        sum + msgs.reduce((count, msg) => count + (process.messageCounts.get(msg) ?? 0), 0),
+      0,
+    );
+  const staleWritesRefused = logged(
+    cluster.allWorkers,
+    "append refused: reading the log again",
+    "another attempt owns the run: this one stops writing",
   );
+  const outOfMemory = {
+    writesWaited: logged(
+      [...cluster.allWorkers, ...cluster.allCollectors],
+      "Redis is out of memory: retrying the write until it has room",
+    ),
+    locksKept: logged(cluster.allWorkers, "Redis is out of memory: job locks kept by their expiry"),
+  };
   const summary: ChaosSummary = {
     seed,
     durationMs: Date.now() - startedAt,
     findings,
     faults: faults.sort((a, b) => a.atMs - b.atMs),
     staleWritesRefused,
+    refusedFires,
+    outOfMemory,
     deadLettered: await countDeadLetters(redis, cluster.prefix),
     pendingEntries: await countPendingEntries(redis, cluster.prefix),
     queueJobs: await countQueueJobs(cluster.redis.url, cluster.prefix),

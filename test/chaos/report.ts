@@ -14,6 +14,14 @@ export interface ChaosSummary {
   faults: FaultRecord[];
   /** Appends refused because the log moved on (a stale attempt's writes), counted from the workers' logs. */
   staleWritesRefused: number;
+  /** Fires refused as retryable without a run (Redis out of memory), by code: each was made again. */
+  refusedFires: Record<string, number>;
+  /**
+   * What Redis out of memory did to the processes, from their logs: writes
+   * that waited for room (each counted once, however many tries) and times
+   * a worker kept its job locks by their expiry.
+   */
+  outOfMemory: { writesWaited: number; locksKept: number };
   /** Shard stream entries the collectors dead-lettered. */
   deadLettered: number;
   /** Shard stream entries still pending at the audit (poison not yet dead-lettered, or stuck). */
@@ -39,6 +47,9 @@ export function passes(findings: AuditFindings, faults: readonly FaultRecord[]):
     findings.wrongStatus.length === 0 &&
     findings.resultDiffersFromLog.length === 0 &&
     findings.parentsWaiting.length === 0 &&
+    findings.failedForRedis.length === 0 &&
+    findings.orphaned.length === 0 &&
+    findings.leftBehind.length === 0 &&
     faults.every((fault) => fault.recoveryMs !== undefined)
   );
 }
@@ -59,6 +70,16 @@ export function formatTable(summary: ChaosSummary): string {
     ["wrong final status", findings.wrongStatus.length, "must be 0"],
     ["result differs from its log", findings.resultDiffersFromLog.length, "must be 0"],
     ["parents left waiting", findings.parentsWaiting.length, "must be 0"],
+    ["failed for Redis reasons", findings.failedForRedis.length, "must be 0"],
+    ["orphaned (unsettled, no job)", findings.orphaned.length, "must be 0"],
+    ["left behind by refused fires", findings.leftBehind.length, "must be 0"],
+    [
+      "fires refused, then made again",
+      Object.values(summary.refusedFires).reduce((sum, count) => sum + count, 0),
+      "",
+    ],
+    ["writes that waited for room", summary.outOfMemory.writesWaited, ""],
+    ["job locks kept by their expiry", summary.outOfMemory.locksKept, ""],
     ["stale writes refused", summary.staleWritesRefused, ""],
     ["side-effecting tool calls repeated", findings.repeatedSideEffects, ""],
     ["poison entries dead-lettered", summary.deadLettered, ""],
@@ -75,7 +96,7 @@ export function formatTable(summary: ChaosSummary): string {
   );
   const faultLines = summary.faults.map(
     (fault) =>
-      `  ${fault.kind.padEnd(15)} ${fault.target.padEnd(14)} at ${fault.atMs} ms, ${fault.inFlight} in flight, recovered ${fault.recoveryMs === undefined ? "never" : `in ${fault.recoveryMs} ms`}${fault.takenOver === undefined ? "" : `, taken over: ${fault.takenOver}`}`,
+      `  ${fault.kind.padEnd(15)} ${fault.target.padEnd(14)} at ${fault.atMs} ms, ${fault.inFlight} in flight, ${fault.heldMs === undefined ? "" : `out of memory for ${fault.heldMs} ms, `}recovered ${fault.recoveryMs === undefined ? "never" : `in ${fault.recoveryMs} ms`}${fault.takenOver === undefined ? "" : `, taken over: ${fault.takenOver}`}`,
   );
   return [
     ...lines,

@@ -1,8 +1,12 @@
 /**
  * The steady workload: runs of five kinds (structured, plain, parents with
  * children, slow, failing), fired one by one at a steady pace while faults
- * strike. Each fired run remembers the status it must settle with.
+ * strike. Each fired run remembers the status it must settle with. A fire
+ * refused as retryable without a run (Redis out of memory) is made again
+ * after a pause, as a producer would; one refused with its runId was
+ * accepted (its run must settle like any other).
  */
+import { isErrandError } from "@errand/core";
 import type { Errand, FireSpec } from "@errand/engine";
 import { CHAOS_AGENTS } from "./chaos-agents.js";
 import { type Random, randomInt } from "./random.js";
@@ -70,18 +74,45 @@ function specOf(kind: RunKind, n: number): FireSpec {
   }
 }
 
-/** Fires `count` runs of random kinds, one every `intervalMs`, pushing each onto `fired` as it goes. */
+/** The pause before a refused fire is made again. */
+const REFIRE_PAUSE_MS = 250;
+
+/** The runId of a fire, made again while it is refused as retryable without one. */
+async function fireUntilAccepted(
+  errand: Errand,
+  spec: FireSpec,
+  refusals: Map<string, number>,
+): Promise<string> {
+  for (;;) {
+    try {
+      return (await errand.fire(spec)).runId;
+    } catch (error) {
+      const runId = (error as { details?: { runId?: unknown } }).details?.runId;
+      if (typeof runId === "string") return runId;
+      if (!isErrandError(error) || !error.retryable) throw error;
+      refusals.set(error.code, (refusals.get(error.code) ?? 0) + 1);
+      await new Promise((resolve) => setTimeout(resolve, REFIRE_PAUSE_MS));
+    }
+  }
+}
+
+/**
+ * Fires `count` runs of random kinds, one every `intervalMs`, pushing each
+ * onto `fired` as it goes; resolves with how many fires were refused, by code.
+ */
 export async function fireWorkload(
   errand: Errand,
   random: Random,
   count: number,
   intervalMs: number,
   fired: FiredRun[],
-): Promise<void> {
+): Promise<Record<string, number>> {
+  const refusals = new Map<string, number>();
   for (let n = 0; n < count; n += 1) {
     const kind = RUN_KINDS[randomInt(random, 0, RUN_KINDS.length - 1)] ?? "plain";
-    const { runId } = await errand.fire(specOf(kind, n));
+    const runId = await fireUntilAccepted(errand, specOf(kind, n), refusals);
     fired.push({ runId, kind, expected: kind === "failing" ? "failed" : "succeeded" });
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
+  return Object.fromEntries(refusals);
 }

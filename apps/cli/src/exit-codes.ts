@@ -58,13 +58,15 @@ export function systemErrorCode(error: unknown): string | undefined {
 /** Error codes that mean the environment is in the way. */
 const ENVIRONMENT_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   "redis_unavailable",
+  "redis_out_of_memory",
   "port_in_use",
 ]);
 
 /**
  * The exit code for an error that ended a command: `ErrandError`s by their
- * code (refusals of the input → 2, `redis_unavailable` and `port_in_use` → 3,
- * anything else → 1), network errors → 3, every other error → 1.
+ * code (refusals of the input → 2, `redis_unavailable`, `redis_out_of_memory`
+ * and `port_in_use` → 3, anything else → 1), network errors → 3, every other
+ * error → 1.
  */
 export function exitCodeFor(error: unknown): ExitCode {
   if (isErrandError(error)) {

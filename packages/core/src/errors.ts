@@ -35,6 +35,7 @@ export const ERROR_CODES = [
   "parked",
   // environment
   "redis_unavailable",
+  "redis_out_of_memory",
   "port_in_use",
 ] as const;
 

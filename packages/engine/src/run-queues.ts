@@ -36,6 +36,25 @@ export interface RunQueues {
   close(): Promise<void>;
 }
 
+/**
+ * Enqueues `jobs` on `queue` in one `addBulk`: each named after its agent,
+ * with `jobId = runId` (so adding a run's job again adds nothing) and `jobOptions`.
+ */
+export async function addRunJobs(
+  queue: Queue<RunJobData>,
+  jobs: readonly RunJob[],
+  jobOptions: JobsOptions = DEFAULT_JOB_OPTIONS,
+): Promise<void> {
+  if (jobs.length === 0) return;
+  await queue.addBulk(
+    jobs.map(({ runId, agent }) => ({
+      name: agent,
+      data: { runId },
+      opts: { ...jobOptions, jobId: runId },
+    })),
+  );
+}
+
 /** Queues on `connection` (shared by all of them) under `keys.bullmqPrefix`. */
 export function createRunQueues(
   connection: RedisConnection,
@@ -53,16 +72,7 @@ export function createRunQueues(
   };
   return {
     queue,
-    async add(name, jobs) {
-      if (jobs.length === 0) return;
-      await queue(name).addBulk(
-        jobs.map(({ runId, agent }) => ({
-          name: agent,
-          data: { runId },
-          opts: { ...jobOptions, jobId: runId },
-        })),
-      );
-    },
+    add: (name, jobs) => addRunJobs(queue(name), jobs, jobOptions),
     async close() {
       await Promise.all([...queues.values()].map((opened) => opened.close()));
       queues.clear();

@@ -29,6 +29,7 @@ import {
   readShard,
 } from "./readers.js";
 import { defineStoreScripts, type RedisClient } from "./scripts.js";
+import { defineWithdraw, type RunToWithdraw, type Withdrawal } from "./withdraw.js";
 
 /** How many shards new runs are spread over when not told. */
 export const DEFAULT_SHARDS = 16;
@@ -99,6 +100,15 @@ export interface EventStore {
   putBlob(runId: string, value: string, contentType: string): Promise<ResourceRef>;
   /** A stored blob by reference or URI, or `undefined` when it does not exist (or expired). */
   getBlob(ref: ResourceRef | string): Promise<BlobContent | undefined>;
+  /**
+   * Takes back a run its producer wrote but could not enqueue: when nothing
+   * happened to it since its `run-queued` (head at seq 1, queued), its log,
+   * head and blobs are deleted and it leaves its shard's indexes
+   * (`withdrawn`); `absent` for a run without a head; `moved-on` (left as it
+   * is) for one that a worker started or a cancel reached. Runs even when
+   * Redis is out of memory: it only frees memory.
+   */
+  withdrawRun(run: RunToWithdraw): Promise<Withdrawal>;
 }
 
 /** Creates the run log on `options.redis`. */
@@ -163,5 +173,6 @@ export function createEventStore(options: EventStoreOptions): EventStore {
       followLog(redis, keys, runId, followOptions, blockingConnection),
     putBlob: (runId, value, contentType) => putBlob({ keys, scripts }, runId, value, contentType),
     getBlob: (ref) => getBlob(redis, keys, ref),
+    withdrawRun: defineWithdraw(redis, keys),
   };
 }

@@ -105,3 +105,4 @@ export {
   type LogPositions,
   readWatchedLogs,
 } from "./watched-logs.js";
+export type { RunToWithdraw, Withdrawal } from "./withdraw.js";

@@ -34,6 +34,7 @@ const STATUS_OF_CODE: Partial<Record<ErrorCode, ContentfulStatusCode>> = {
   limit_exceeded: 400,
   not_found: 404,
   redis_unavailable: 503,
+  redis_out_of_memory: 503,
 };
 
 /** An error answer with `status`. */

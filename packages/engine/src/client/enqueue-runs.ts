@@ -1,9 +1,11 @@
 /**
  * Writing runs that passed preflight: each gets a runId and its `run-queued`
  * (all appends of a batch leave in one pipeline), joins its parent's children,
- * and its job is enqueued (one `addBulk` per queue). A run whose job cannot be
- * enqueued after its log was written is settled `failed` (`internal`), so that
- * nobody waits for it forever.
+ * and its job is enqueued (one `addBulk` per queue). The log is written
+ * first, so a job always finds its run; a run whose job then cannot be
+ * enqueued is withdrawn (or otherwise resolved, see `unenqueued-runs.ts`),
+ * so that no run waits for a job that never comes. A write Redis refuses for
+ * lack of memory fails as `redis_out_of_memory` (retryable), nothing fired.
  *
  * A run may come with a runId chosen beforehand (a parent's `spawn_agents`
  * claims its children's runIds first, so that a repeated call fires the same
@@ -12,12 +14,12 @@
  * unique in its queue; a job already removed comes back, finds its run
  * settled and ends).
  */
-import { ErrandError, isErrandError } from "@errand/core";
-import type { EventStore } from "@errand/store";
+import type { ErrandError } from "@errand/core";
 import type { EngineResources } from "../resources.js";
 import type { RunJob, RunQueues } from "../run-queues.js";
 import type { PreparedRun } from "./fire-preflight.js";
 import type { MetadataLimits } from "./fire-spec.js";
+import { asFireError, type LoggedRun, resolveUnenqueued } from "./unenqueued-runs.js";
 
 /**
  * What firing needs: the resources (whose connection is auto-pipelined:
@@ -36,55 +38,32 @@ export type FireOutcome =
   | { ok: true; runId: string }
   | { ok: false; runId?: string; error: ErrandError };
 
-/** `error` as an {@link ErrandError}; anything else is an `internal` error worth a retry. */
-export function asErrandError(error: unknown): ErrandError {
-  if (isErrandError(error)) return error;
-  const message = error instanceof Error ? error.message : String(error);
-  return new ErrandError("internal", message, { retryable: true, cause: error });
-}
-
 /** A run to write and enqueue: a spec that passed preflight, and its runId when chosen beforehand. */
 export interface RunToFire {
   prepared: PreparedRun;
   runId?: string;
 }
 
-interface LoggedRun {
-  runId: string;
-  prepared: PreparedRun;
-}
-
-/** Writes the run's `run-queued`; a run fired before under the same chosen runId counts as written. */
+/**
+ * Writes the run's `run-queued` and resolves with it as logged; a run fired
+ * before under the same chosen runId counts as written (without `writtenAt`).
+ */
 async function writeQueued(
   context: FireContext,
-  run: LoggedRun,
-  chosen: boolean,
+  runId: string,
+  { prepared, runId: chosen }: RunToFire,
   at: Date,
-): Promise<void> {
+): Promise<LoggedRun> {
   const { store } = context;
   try {
-    await store.appendEvents(run.runId, 0, [run.prepared.queuedEvent(run.runId, at)]);
+    await store.appendEvents(runId, 0, [prepared.queuedEvent(runId, at)]);
+    return { runId, prepared, writtenAt: at.toISOString() };
   } catch (error) {
-    if (chosen && (await store.readHead(run.runId)) !== undefined) return;
+    if (chosen !== undefined && (await store.readHead(runId)) !== undefined) {
+      return { runId, prepared };
+    }
     throw error;
   }
-}
-
-/** Settles runs whose job could not be enqueued, so they do not hang; best effort. */
-async function failUnenqueued(
-  store: EventStore,
-  runs: readonly LoggedRun[],
-  cause: ErrandError,
-  at: string,
-): Promise<void> {
-  const data = {
-    code: "internal",
-    message: `the run could not be enqueued: ${cause.message}`,
-    retryable: true,
-  };
-  await Promise.allSettled(
-    runs.map(({ runId }) => store.appendEvents(runId, "any", [{ type: "failed", at, data }])),
-  );
 }
 
 /**
@@ -133,21 +112,16 @@ export async function enqueueRuns(
   context: FireContext,
   toFire: readonly RunToFire[],
 ): Promise<FireOutcome[]> {
-  const { store } = context;
   const at = context.now();
-  const runs: LoggedRun[] = toFire.map(({ prepared, runId }) => ({
-    runId: runId ?? store.newRunId(),
-    prepared,
-  }));
+  const runIds = toFire.map(({ runId }) => runId ?? context.store.newRunId());
   const appended = await Promise.allSettled(
-    runs.map((run, index) => writeQueued(context, run, toFire[index]!.runId !== undefined, at)),
+    toFire.map((run, index) => writeQueued(context, runIds[index]!, run, at)),
   );
   const outcomes = new Map<string, FireOutcome>();
   const logged: LoggedRun[] = [];
   appended.forEach((result, index) => {
-    const run = runs[index]!;
-    if (result.status === "fulfilled") logged.push(run);
-    else outcomes.set(run.runId, { ok: false, error: asErrandError(result.reason) });
+    if (result.status === "fulfilled") logged.push(result.value);
+    else outcomes.set(runIds[index]!, { ok: false, error: asFireError(result.reason) });
   });
   await Promise.all(
     [...byQueue(logged)].map(async ([queue, group]) => {
@@ -155,19 +129,10 @@ export async function enqueueRuns(
         await enqueueQueue(context, queue, group);
         for (const { runId } of group) outcomes.set(runId, { ok: true, runId });
       } catch (error) {
-        const cause = asErrandError(error);
-        await failUnenqueued(store, group, cause, context.now().toISOString());
-        for (const { runId } of group) {
-          const message = `run ${runId} could not be enqueued and was settled failed: ${cause.message}`;
-          const failure = new ErrandError("internal", message, {
-            retryable: true,
-            cause,
-            details: { runId },
-          });
-          outcomes.set(runId, { ok: false, runId, error: failure });
-        }
+        const resolved = await resolveUnenqueued(context, queue, group, error);
+        for (const [index, { runId }] of group.entries()) outcomes.set(runId, resolved[index]!);
       }
     }),
   );
-  return runs.map(({ runId }) => outcomes.get(runId)!);
+  return runIds.map((runId) => outcomes.get(runId)!);
 }

@@ -5,16 +5,11 @@
  * so one bad spec never throws away the others.
  */
 import { type BatchCounts, type BatchOutcome, batch, ErrandError } from "@errand/core";
-import {
-  asErrandError,
-  enqueueRuns,
-  type FireContext,
-  type FireOutcome,
-  type RunToFire,
-} from "./enqueue-runs.js";
+import { enqueueRuns, type FireContext, type FireOutcome, type RunToFire } from "./enqueue-runs.js";
 import { type PreflightLookups, type PreparedRun, preflightFire } from "./fire-preflight.js";
 import { MAX_FIRE_MANY } from "./fire-spec.js";
 import { createPreflightLookups } from "./preflight-lookups.js";
+import { asFireError } from "./unenqueued-runs.js";
 
 /**
  * One spec's result: its runId when fired (or when it failed after getting
@@ -68,7 +63,7 @@ export async function preflightEach(
   return checked.map((result) =>
     result.status === "fulfilled"
       ? { ok: true, prepared: result.value }
-      : { ok: false, error: asErrandError(result.reason) },
+      : { ok: false, error: asFireError(result.reason) },
   );
 }
 

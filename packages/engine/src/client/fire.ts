@@ -10,9 +10,12 @@ import { createPreflightLookups } from "./preflight-lookups.js";
  * Fires one run and resolves with its runId once its job is enqueued.
  * Throws the preflight refusal (`invalid_spec`, `unknown_agent`,
  * `unsupported_schema`, `schema_not_supported`, `input_too_large`,
- * `not_found` for a missing parent) before writing anything, or `internal`
- * (retryable, with `details.runId`) when the job could not be enqueued after
- * the log was written: that run is settled `failed`.
+ * `not_found` for a missing parent) before writing anything;
+ * `redis_out_of_memory` (retryable) when Redis, out of memory, refused to
+ * write the run or its job: nothing is left of it. Any other failure to
+ * enqueue the job after the log was written takes the run back too
+ * (`internal`, retryable, without a runId); only when that cannot be done is
+ * the error's `details.runId` set (see `unenqueued-runs.ts`).
  */
 export async function fire(context: FireContext, spec: unknown): Promise<FireResult> {
   const lookups = createPreflightLookups(context.redis, context.keys, context.store);

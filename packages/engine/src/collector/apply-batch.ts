@@ -8,7 +8,10 @@
  * own, so that one bad run fails alone); every other event needs nothing
  * more. Then the entries that were applied are acknowledged, in one XACK. An
  * entry that could not be read, or whose run failed to apply, stays pending
- * for a later delivery (see `dead-letter.ts`).
+ * for a later delivery (see `dead-letter.ts`). A Redis out of memory refuses
+ * the index call: it is made again, with backoff, until Redis has room (or
+ * the collector stops), so a shortage never fails an entry, never counts
+ * against its deliveries and never sends it to the dead letters.
  *
  * Every effect is idempotent, so an entry delivered twice (a collector killed
  * before its XACK, an entry claimed from a slow one) changes nothing the
@@ -24,6 +27,7 @@ import {
   indexSegment,
   type RunToIndex,
 } from "@errand/store";
+import { retryWhileOutOfMemory } from "../out-of-memory.js";
 import type { CollectorContext } from "./context.js";
 import { settledResult } from "./project-result.js";
 
@@ -128,6 +132,20 @@ interface GroupToIndex {
   settles: boolean;
 }
 
+/** {@link indexRuns}, made again while Redis is out of memory, until it has room or the collector stops. */
+function indexWhenRoom(
+  context: CollectorContext,
+  shard: number,
+  segments: readonly IndexSegment[],
+): Promise<boolean[]> {
+  return retryWhileOutOfMemory(() => indexRuns(context, shard, segments), {
+    logger: context.logger,
+    write: "indexes and results of a batch",
+    fields: { shard, runs: segments.length },
+    signal: context.stopping,
+  });
+}
+
 /**
  * Indexes the prepared runs in one call; when that call fails, each run in a
  * call of its own. Resolves with, per run, true, false (no head) or the error.
@@ -138,7 +156,7 @@ async function indexPrepared(
   prepared: readonly GroupToIndex[],
 ): Promise<(boolean | Error)[]> {
   try {
-    return await indexRuns(
+    return await indexWhenRoom(
       context,
       shard,
       prepared.map(({ segment }) => segment),
@@ -146,7 +164,7 @@ async function indexPrepared(
   } catch {
     return Promise.all(
       prepared.map(({ segment }) =>
-        indexRuns(context, shard, [segment]).then(
+        indexWhenRoom(context, shard, [segment]).then(
           ([indexed]) => indexed ?? false,
           (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
         ),

@@ -5,6 +5,8 @@
  * acknowledging, and a pending entry's delivery count.
  */
 import type { RedisConnection } from "../connection.js";
+import { isRedisOutOfMemory, retryWhileOutOfMemory } from "../out-of-memory.js";
+import type { CollectorContext } from "./context.js";
 
 /** The consumer group collectors share when not told otherwise. */
 export const DEFAULT_COLLECTOR_GROUP = "collectors";
@@ -21,9 +23,17 @@ export interface GroupReader {
   consumer: string;
 }
 
+/** Whether `stream` has the consumer group `group` (a read: Redis answers it even out of memory). */
+async function hasGroup(redis: RedisConnection, stream: string, group: string): Promise<boolean> {
+  const groups = (await redis.xinfo("GROUPS", stream).catch(() => [])) as unknown[][];
+  return groups.some((fields) => fields[0] === "name" && fields[1] === group);
+}
+
 /**
  * Creates the group on `stream` (and the stream) reading from the very first
- * entry; a group that exists is left as it is.
+ * entry; a group that exists is left as it is. Redis out of memory refuses
+ * the creation even of a group that exists: that refusal is thrown only when
+ * the group is missing.
  */
 export async function ensureGroup(
   redis: RedisConnection,
@@ -33,8 +43,24 @@ export async function ensureGroup(
   try {
     await redis.xgroup("CREATE", stream, group, "0", "MKSTREAM");
   } catch (error) {
-    if (!(error instanceof Error && error.message.startsWith("BUSYGROUP"))) throw error;
+    if (error instanceof Error && error.message.startsWith("BUSYGROUP")) return;
+    if (isRedisOutOfMemory(error) && (await hasGroup(redis, stream, group))) return;
+    throw error;
   }
+}
+
+/**
+ * {@link ensureGroup} with the collector's group on its connection, made
+ * again while Redis is out of memory and the group is missing, until it has
+ * room or the collector stops.
+ */
+export function ensureGroupWhenRoom(context: CollectorContext, stream: string): Promise<void> {
+  return retryWhileOutOfMemory(() => ensureGroup(context.redis, stream, context.group), {
+    logger: context.logger,
+    write: "creation of the collectors' group",
+    fields: { stream },
+    signal: context.stopping,
+  });
 }
 
 /** True for the error of reading through a group that does not exist (e.g. the stream was deleted). */

@@ -20,4 +20,6 @@ export interface CollectorContext extends EngineResources, OutcomeWriter {
   maxDeliveries: number;
   /** The runs folded in memory as their entries arrive. */
   projections: RunProjections;
+  /** Aborted when the collector stops: ends its waits for a Redis out of memory to have room. */
+  stopping: AbortSignal;
 }

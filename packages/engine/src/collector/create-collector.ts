@@ -19,6 +19,7 @@
  */
 
 import { randomBytes } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import { hostname } from "node:os";
 import { wholeNumberOption } from "@errand/core";
 import { DEFAULT_SHARDS, defineIndexRunsScript } from "@errand/store";
@@ -27,7 +28,7 @@ import { engineKeys } from "../engine-keys.js";
 import { createLogger } from "../logger.js";
 import { createReaper, type Reaper, type ReaperOptions } from "../reaper/create-reaper.js";
 import { type EngineOptions, openResources } from "../resources.js";
-import { DEFAULT_COLLECTOR_GROUP, ensureGroup } from "./consumer-group.js";
+import { DEFAULT_COLLECTOR_GROUP, ensureGroupWhenRoom } from "./consumer-group.js";
 import type { CollectorContext } from "./context.js";
 import { type CollectorMetrics, readCollectorMetrics } from "./metrics.js";
 import { DEFAULT_PROJECTION_BYTES, RunProjections } from "./run-projections.js";
@@ -115,10 +116,14 @@ export function createCollector(options: CollectorOptions): Collector {
   let loops: Promise<void>[] = [];
   let reaper: Reaper | undefined;
   let stopping = false;
+  let stopped = new AbortController();
 
   /** The collector's context on a new command connection: its batches apply their runs concurrently, so what they issue in one tick leaves in one write. */
   function openContext(): CollectorContext {
     const resources = openResources({ ...options, logger }, { autoPipelining: true });
+    stopped = new AbortController();
+    // Every shard loop, and every run of a batch retried alone, may wait on it at once.
+    setMaxListeners(0, stopped.signal);
     return {
       ...resources,
       scripts: defineCollectorScripts(resources.redis),
@@ -127,6 +132,7 @@ export function createCollector(options: CollectorOptions): Collector {
       consumer,
       maxDeliveries,
       projections: new RunProjections(projectionBytes),
+      stopping: stopped.signal,
     };
   }
 
@@ -138,7 +144,7 @@ export function createCollector(options: CollectorOptions): Collector {
       const opened = openContext();
       context = opened;
       await Promise.all(
-        shardList.map((shard) => ensureGroup(opened.redis, keys.shardEvents(shard), opened.group)),
+        shardList.map((shard) => ensureGroupWhenRoom(opened, keys.shardEvents(shard))),
       );
       blocking = shardList.map(() => openConnection(options.connection));
       loops = shardList.map((shard) =>
@@ -164,6 +170,7 @@ export function createCollector(options: CollectorOptions): Collector {
     async stop() {
       if (!context) return;
       stopping = true;
+      stopped.abort();
       for (const connection of blocking) connection.disconnect();
       await Promise.all(loops);
       await reaper?.stop();

@@ -5,7 +5,10 @@
  * and otherwise blocks on new entries. Each batch is applied and
  * acknowledged; failures are retried or dead-lettered; the stream is trimmed
  * behind the group every `trimIntervalMs`. Errors (Redis gone, …) are logged
- * and the loop goes on after a pause; it ends once `isStopping()` says so.
+ * and the loop goes on after a pause; a batch whose writes Redis refuses for
+ * lack of memory waits until it has room (see `apply-batch.ts`), so a shortage
+ * never counts against an entry's deliveries. The loop ends once
+ * `isStopping()` says so.
  */
 import { setTimeout as delay } from "node:timers/promises";
 import { decodeShardEntry, type ShardEntry } from "@errand/store";
@@ -15,6 +18,7 @@ import {
   claimIdleEntries,
   type DeliveredEntry,
   ensureGroup,
+  ensureGroupWhenRoom,
   type GroupReader,
   isMissingGroup,
   readNewEntries,
@@ -97,6 +101,8 @@ export async function runShardLoop(
     if (deleted.length > 0) await redis.xack(reader.stream, group, ...deleted);
     const entries = delivered.map(decodeDelivered).filter((entry) => entry !== undefined);
     const outcome = await applyBatch(context, shard, entries);
+    // Stopping ends the waits for a Redis out of memory: what failed then stays pending for the others.
+    if (context.stopping.aborted) return;
     await handleFailures(context, shard, outcome.failures);
     logger.debug(
       {
@@ -109,7 +115,7 @@ export async function runShardLoop(
     );
   }
 
-  await ensureGroup(redis, reader.stream, group);
+  await ensureGroupWhenRoom(context, reader.stream).catch(() => undefined);
   while (!isStopping()) {
     try {
       const delivered = await nextEntries();

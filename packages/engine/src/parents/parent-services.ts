@@ -20,7 +20,11 @@ import {
   collectChildren,
 } from "./collect-children.js";
 import { type ParentLimits, resolveParentLimits } from "./limits.js";
-import { type SpawnItem, type SpawnResult, spawnChildren } from "./spawn-children.js";
+import {
+  type SpawnItem,
+  type SpawnResult,
+  spawnChildrenWhenRedisHasRoom,
+} from "./spawn-children.js";
 import type { SpawnCall } from "./spawn-claims.js";
 
 /** The name under which a worker lends its tools the {@link ParentServices}. */
@@ -33,7 +37,7 @@ export interface ParentServices {
   readonly [BRAND]: true;
   /** The worker's limits, which a tool's own limits override. */
   readonly limits: ParentLimits;
-  /** Fires the children of a `spawn_agents` call (see `spawnChildren`). */
+  /** Fires the children of a `spawn_agents` call (see `spawnChildrenWhenRedisHasRoom`). */
   spawn(
     call: SpawnCall,
     items: readonly SpawnItem[],
@@ -57,7 +61,14 @@ function createParentServices(
     [BRAND]: true,
     limits,
     spawn: async (call, items, overrides) =>
-      links.results(await spawnChildren(fire, call, items, resolveParentLimits(overrides, limits))),
+      links.results(
+        await spawnChildrenWhenRedisHasRoom(
+          fire,
+          call,
+          items,
+          resolveParentLimits(overrides, limits),
+        ),
+      ),
     async collect(request) {
       const outcome = await collectChildren(reads, request);
       return "page" in outcome ? { page: links.results(outcome.page) } : outcome;

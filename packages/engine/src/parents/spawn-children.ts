@@ -4,7 +4,9 @@
  * preflighted on its own; the parent's depth and children limits refuse what
  * goes past them; the runIds are claimed before anything is fired (see
  * `spawn-claims.ts`), so a call run again after a crash fires nothing twice.
- * The answer is a batch in item order, a bad item failing alone.
+ * The answer is a batch in item order, a bad item failing alone. A call
+ * Redis refuses for lack of memory is made again until it has room (the
+ * claims make that safe), so a shortage never costs a parent its children.
  */
 import {
   type BatchCounts,
@@ -16,6 +18,7 @@ import {
 import type { FireContext, FireOutcome } from "../client/enqueue-runs.js";
 import { fireChecked, preflightEach } from "../client/fire-many.js";
 import { createPreflightLookups } from "../client/preflight-lookups.js";
+import { redisOutOfMemory, retryWhileOutOfMemory } from "../out-of-memory.js";
 import { COLLECT_TOOL } from "../reads/collect.js";
 import { admitChildren, admitDepth, type ChildCount, type ParentLimits } from "./limits.js";
 import { claimChildRunIds, type SpawnCall } from "./spawn-claims.js";
@@ -73,7 +76,7 @@ async function countChildren(
  * Fires the children of `call` (one per item of `items`). Throws `not_found`
  * when the parent run does not exist; every other refusal is a failed item.
  */
-export async function spawnChildren(
+async function spawnChildren(
   context: FireContext,
   call: SpawnCall,
   items: readonly SpawnItem[],
@@ -102,4 +105,31 @@ export async function spawnChildren(
   const outcomes = await fireChecked(context, admitted, runIds);
   const answer = batch(outcomes.map((outcome, index) => spawnedChild(items[index]!, outcome)));
   return answer.succeeded > 0 ? { ...answer, nextAction: COLLECT_CHILDREN_ACTION } : answer;
+}
+
+/**
+ * {@link spawnChildren}, made again while Redis is out of memory: while the
+ * call throws for it, or refuses a child for it (docs/architecture.md §7).
+ * The worker holds the parent run meanwhile; the call's claims fire the same
+ * runs each time, and a child already fired counts as fired.
+ */
+export function spawnChildrenWhenRedisHasRoom(
+  context: FireContext,
+  call: SpawnCall,
+  items: readonly SpawnItem[],
+  limits: ParentLimits,
+): Promise<SpawnResult> {
+  return retryWhileOutOfMemory(
+    async () => {
+      const answer = await spawnChildren(context, call, items, limits);
+      const refused = answer.results.find((child) => child.error?.code === "redis_out_of_memory");
+      if (refused) throw redisOutOfMemory("a child was not fired", refused.error?.message);
+      return answer;
+    },
+    {
+      logger: context.logger,
+      write: "spawn of the run's children",
+      fields: { runId: call.parentRunId, callId: call.callId },
+    },
+  );
 }

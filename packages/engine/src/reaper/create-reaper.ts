@@ -2,9 +2,12 @@
  * `createReaper`: settles the runs nobody else will settle, so that no parent
  * waits forever — runs whose BullMQ job failed for good (`worker_lost`, or
  * `internal` with the job's reason) and runs past their deadline
- * (`deadline_exceeded`). It only appends events; the collector turns them
- * into results like any other ending. Several reapers may
- * run at once: an append to a settled run is refused and counts as done.
+ * (`deadline_exceeded`) — and enqueues the job of a run left queued without
+ * one (see `jobless-runs.ts`). It only appends events and adds jobs; the
+ * collector turns the events into results like any other ending. Several
+ * reapers may run at once: an append to a settled run is refused and counts
+ * as done, and a job added twice is one job. A write Redis refuses for lack
+ * of memory fails the pass, and the next pass tries again.
  *
  * A pass runs every `intervalMs`, or sooner when a deadline falls due before.
  * The first pass of a reaper reads every failed job; later passes read the
@@ -18,6 +21,7 @@ import { createLogger } from "../logger.js";
 import { type EngineOptions, openResources } from "../resources.js";
 import type { ReaperContext } from "./context.js";
 import { earliestDeadline, reapDeadlines } from "./deadlines.js";
+import { enqueueJoblessRuns, type JoblessCursors } from "./jobless-runs.js";
 import { createReaperQueues } from "./queues.js";
 import { reapFailedJobs } from "./worker-lost.js";
 
@@ -31,6 +35,8 @@ export interface ReaperOptions extends EngineOptions {
   batchSize?: number;
   /** How far behind another machine's clock may be when it stamps a job's failure. Default 60,000 ms. */
   clockSkewMs?: number;
+  /** How long a run stays queued before its job is looked for, and enqueued when missing. Default 60,000 ms. */
+  joblessAfterMs?: number;
 }
 
 /** What one pass settled. */
@@ -39,6 +45,8 @@ export interface ReapReport {
   failedJobs: number;
   /** Runs settled as `deadline_exceeded`. */
   deadlineExceeded: number;
+  /** Runs left queued without a job whose job was enqueued. */
+  joblessEnqueued: number;
 }
 
 /** A running reaper. */
@@ -56,6 +64,7 @@ export function createReaper(options: ReaperOptions): Reaper {
   const intervalMs = wholeNumberOption("intervalMs", options.intervalMs, 5_000, 1);
   const batchSize = wholeNumberOption("batchSize", options.batchSize, 100, 1);
   const clockSkewMs = wholeNumberOption("clockSkewMs", options.clockSkewMs, 60_000, 0);
+  const joblessAfterMs = wholeNumberOption("joblessAfterMs", options.joblessAfterMs, 60_000, 0);
   const logger = (options.logger ?? createLogger()).child({ component: "reaper" });
   const resources = openResources({ ...options, logger });
   const { redis, keys } = resources;
@@ -67,6 +76,7 @@ export function createReaper(options: ReaperOptions): Reaper {
   const shardList = Array.from({ length: resources.store.shards }, (_, shard) => shard);
   /** Per queue, the failure time from which the next pass reads. */
   const failedSince = new Map<string, number>();
+  const joblessCursors: JoblessCursors = new Map();
   let running: Promise<ReapReport> | undefined;
   let scheduled: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -82,7 +92,14 @@ export function createReaper(options: ReaperOptions): Reaper {
       if (report.errors === 0) failedSince.set(name, passStart - clockSkewMs);
     }
     const perShard = await Promise.all(shardList.map((shard) => reapDeadlines(context, shard)));
-    return { failedJobs, deadlineExceeded: perShard.reduce((sum, count) => sum + count, 0) };
+    const jobless = await Promise.all(
+      shardList.map((shard) => enqueueJoblessRuns(context, shard, joblessAfterMs, joblessCursors)),
+    );
+    return {
+      failedJobs,
+      deadlineExceeded: perShard.reduce((sum, count) => sum + count, 0),
+      joblessEnqueued: jobless.reduce((sum, count) => sum + count, 0),
+    };
   }
 
   function reapOnce(): Promise<ReapReport> {

@@ -10,12 +10,13 @@ import { hostname } from "node:os";
 import { isErrandError } from "@errand/core";
 import type { Agent, RetryPolicy } from "@errand/runtime";
 import { pendingRunIds } from "@errand/store";
-import { type Job, type JobsOptions, UnrecoverableError, Worker } from "bullmq";
+import { type Job, type JobsOptions, UnrecoverableError } from "bullmq";
 import { queueOfAgents } from "../agent-queues.js";
 import { closeConnection, openConnection, openSettledWaiter } from "../connection.js";
 import { type EngineKeys, engineKeys } from "../engine-keys.js";
 import { parseRunJobData, type RunJobData } from "../job-data.js";
 import { createLogger } from "../logger.js";
+import { retryWhileOutOfMemory } from "../out-of-memory.js";
 import { type ParentLimits, resolveParentLimits } from "../parents/limits.js";
 import { openParentServices, PARENT_SERVICES } from "../parents/parent-services.js";
 import { createReadsContext } from "../reads/context.js";
@@ -27,7 +28,9 @@ import { type ModelResolver, queueRecords, resolveAgentModels } from "./agent-mo
 import { startCancelListener } from "./cancel-listener.js";
 import { DEFAULT_HEARTBEAT_MS, startHeartbeat } from "./heartbeat.js";
 import { createParkedRuns, DEFAULT_PARK_RECHECK_MS } from "./park.js";
+import { patientStore } from "./patient-store.js";
 import { type ProcessOutcome, processRun, type RunProcessorContext } from "./process-run.js";
+import { RunWorker } from "./run-worker.js";
 
 /** How long `close` lets active runs finish when not told: 30 s. */
 export const DEFAULT_CLOSE_GRACE_MS = 30_000;
@@ -131,7 +134,8 @@ async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boo
 
 /**
  * Starts a worker and resolves once it is ready: its agents registered, its
- * cancel subscription active and its BullMQ worker connected. Throws an
+ * cancel subscription active and its BullMQ worker connected (while Redis is
+ * out of memory, it waits for room to register). Throws an
  * `ErrandError` (`invalid_spec`, `schema_not_supported`, `settings_not_supported`)
  * for agents it cannot run, and `invalid_spec` for a `dashboardUrl` that is not an absolute http(s) URL.
  *
@@ -167,18 +171,25 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     links,
     ...(options.jobOptions === undefined ? {} : { jobOptions: options.jobOptions }),
   });
-  const heartbeat = await startHeartbeat({
-    redis,
-    keys,
-    workerId,
-    records: queueRecords(agents, queue, heartbeatMs, now()),
-    concurrency,
-    intervalMs: heartbeatMs,
-    onError: (error) => logger.warn({ error: String(error) }, "heartbeat failed"),
-  });
+  // A worker started while Redis is out of memory waits for room to register (docs/architecture.md §7).
+  const heartbeat = await retryWhileOutOfMemory(
+    () =>
+      startHeartbeat({
+        redis,
+        keys,
+        workerId,
+        records: queueRecords(agents, queue, heartbeatMs, now()),
+        concurrency,
+        intervalMs: heartbeatMs,
+        onError: (error) => logger.warn({ error: String(error) }, "heartbeat failed"),
+      }),
+    { logger, write: "registration of the worker" },
+  );
   const cancels = await startCancelListener(options.connection, keys, logger);
   const context: RunProcessorContext = {
     ...resources,
+    // Runs wait out a Redis out of memory rather than fail their jobs (docs/architecture.md §7).
+    store: patientStore(store, logger),
     agents,
     workerId,
     cancels,
@@ -212,15 +223,25 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
   };
 
   const bullConnection = openConnection(options.connection);
-  const worker = new Worker<RunJobData, ProcessOutcome>(queue, processJob, {
-    connection: bullConnection,
-    prefix: keys.bullmqPrefix,
-    concurrency,
-    name: workerId,
-    ...(options.lockDuration === undefined ? {} : { lockDuration: options.lockDuration }),
-    ...(options.stalledInterval === undefined ? {} : { stalledInterval: options.stalledInterval }),
-    ...(options.maxStalledCount === undefined ? {} : { maxStalledCount: options.maxStalledCount }),
-  });
+  const worker = new RunWorker(
+    queue,
+    processJob,
+    {
+      connection: bullConnection,
+      prefix: keys.bullmqPrefix,
+      concurrency,
+      name: workerId,
+      ...(options.lockDuration === undefined ? {} : { lockDuration: options.lockDuration }),
+      ...(options.stalledInterval === undefined
+        ? {}
+        : { stalledInterval: options.stalledInterval }),
+      ...(options.maxStalledCount === undefined
+        ? {}
+        : { maxStalledCount: options.maxStalledCount }),
+    },
+    redis,
+    logger,
+  );
   worker.on("error", (error) => logger.error({ error: error.message }, "worker error"));
   worker.on("failed", (job, error) =>
     logger.error({ runId: job?.id, error: error.message }, "job failed"),

@@ -8,12 +8,15 @@
  * worker that parked the run listens for the collector's announcements on
  * the settled channels and looks again at just the runs announced; the
  * delay is the safety net when that worker dies first. The run then resumes
- * from its log and the parking tool runs again.
+ * from its log and the parking tool runs again. Parking waits out a Redis
+ * out of memory (the worker holds the job until the move goes through), so
+ * that a shortage never costs the job one of its attempts.
  */
 import { isRunId } from "@errand/core";
 import type { Logger } from "@errand/runtime";
 import { pendingRunIds } from "@errand/store";
 import { DelayedError, type Job } from "bullmq";
+import { retryWhileOutOfMemory } from "../out-of-memory.js";
 import type { ReadsContext } from "../reads/context.js";
 
 /** How long a parked run's job waits, at most, before it is tried again: 30 s. */
@@ -61,7 +64,11 @@ export function createParkedRuns(options: ParkedRunsOptions): ParkedRuns {
 
   return {
     async park(job, token, waitFor) {
-      await job.moveToDelayed(Date.now() + recheckMs, token);
+      await retryWhileOutOfMemory(() => job.moveToDelayed(Date.now() + recheckMs, token), {
+        logger,
+        write: "delay of the parked run's job",
+        fields: { runId: job.id },
+      });
       const runIds = waitFor.filter(isRunId);
       logger.info({ runId: job.id, waitFor: runIds.length }, "run parked");
       if (runIds.length > 0) {

@@ -1,0 +1,128 @@
+/**
+ * Runs whose `run-queued` was written but whose job could not be enqueued
+ * (Redis out of memory, BullMQ refusing the job). No run may wait for a job
+ * that never comes (docs/architecture.md §7), and a producer told that its
+ * fire failed must find nothing fired, so each such run is, in turn:
+ * - fired after all when its job is in the queue (the failure came after it);
+ * - withdrawn when this call wrote it and nothing happened to it since: its
+ *   log, head and place among its parent's children are deleted, which Redis
+ *   does even when it is out of memory (deleting frees memory);
+ * - left as it is, reported with its runId, when it was fired before under
+ *   the same chosen runId (a repeated `spawn_agents` call): its first firing
+ *   owns it, and repeating the call enqueues it again;
+ * - settled `failed` (`internal`) otherwise (a cancel reached it meanwhile),
+ *   as a last resort that a run past all of these is unlikely to need.
+ * The reaper enqueues any run still left queued without a job (see
+ * `reaper/jobless-runs.ts`).
+ */
+import { ErrandError } from "@errand/core";
+import { isRedisOutOfMemory, redisOutOfMemory } from "../out-of-memory.js";
+import type { FireContext, FireOutcome } from "./enqueue-runs.js";
+import type { PreparedRun } from "./fire-preflight.js";
+
+/** A run whose `run-queued` is in its log. */
+export interface LoggedRun {
+  runId: string;
+  prepared: PreparedRun;
+  /** `at` of the `run-queued` this call wrote; undefined when the run was written before, under its chosen runId. */
+  writtenAt?: string;
+}
+
+/** `error` as an {@link ErrandError}; anything else is an `internal` error worth a retry. */
+export function asFireError(error: unknown, refused = "the run was not fired"): ErrandError {
+  if (error instanceof ErrandError) return error;
+  if (isRedisOutOfMemory(error)) return redisOutOfMemory(refused, error);
+  const message = error instanceof Error ? error.message : String(error);
+  return new ErrandError("internal", message, { retryable: true, cause: error });
+}
+
+/** Takes back a run this call wrote: its log and head, and its place among its parent's children. */
+async function withdraw(
+  context: FireContext,
+  { runId, prepared }: LoggedRun,
+  writtenAt: string,
+): Promise<boolean> {
+  const withdrawal = await context.store.withdrawRun({
+    runId,
+    agent: prepared.registration.name,
+    createdAt: writtenAt,
+  });
+  if (withdrawal === "moved-on") return false;
+  if (prepared.parentRunId !== undefined) {
+    await context.redis.zrem(context.keys.children(prepared.parentRunId), runId);
+  }
+  return true;
+}
+
+/** Settles `run` failed (`internal`), unless it settled meanwhile; best effort. */
+async function settleFailed(context: FireContext, runId: string, cause: ErrandError) {
+  const data = {
+    code: "internal",
+    message: `the run could not be enqueued: ${cause.message}`,
+    retryable: true,
+  };
+  const at = context.now().toISOString();
+  await context.store.appendEvents(runId, "any", [{ type: "failed", at, data }]).catch(() => []);
+}
+
+/** What becomes of one run of queue `queue` whose enqueue failed with `cause`. */
+async function resolveRun(
+  context: FireContext,
+  queue: string,
+  run: LoggedRun,
+  cause: unknown,
+): Promise<FireOutcome> {
+  const { runId } = run;
+  if ((await context.queues.queue(queue).getJobState(runId)) !== "unknown") {
+    return { ok: true, runId };
+  }
+  if (run.writtenAt !== undefined && (await withdraw(context, run, run.writtenAt))) {
+    return { ok: false, error: asFireError(cause, "the run was not fired (nothing was written)") };
+  }
+  const error = asFireError(cause);
+  const details = { runId };
+  if (run.writtenAt === undefined) {
+    const message = `run ${runId} was fired before, and its job could not be enqueued again: ${error.message}`;
+    return {
+      ok: false,
+      runId,
+      error: new ErrandError(error.code, message, { retryable: true, cause: error, details }),
+    };
+  }
+  await settleFailed(context, runId, error);
+  const message = `run ${runId} could not be enqueued and was settled failed: ${error.message}`;
+  return {
+    ok: false,
+    runId,
+    error: new ErrandError("internal", message, { retryable: true, cause: error, details }),
+  };
+}
+
+/**
+ * One outcome per run of `runs` (all of queue `queue`), in order, after
+ * their enqueue failed with `cause`: fired, withdrawn, left or settled as
+ * the module says. A run whose resolution fails too (Redis unreachable) is
+ * reported with its runId: the reaper enqueues it later.
+ */
+export async function resolveUnenqueued(
+  context: FireContext,
+  queue: string,
+  runs: readonly LoggedRun[],
+  cause: unknown,
+): Promise<FireOutcome[]> {
+  return Promise.all(
+    runs.map((run) =>
+      resolveRun(context, queue, run, cause).catch(
+        (error: unknown): FireOutcome => ({
+          ok: false,
+          runId: run.runId,
+          error: new ErrandError(
+            "internal",
+            `run ${run.runId} could not be enqueued (${asFireError(cause).message}), nor taken back (${asFireError(error).message}); it is enqueued later`,
+            { retryable: true, cause, details: { runId: run.runId } },
+          ),
+        }),
+      ),
+    ),
+  );
+}

@@ -1,0 +1,121 @@
+/**
+ * The collector and its reaper while Redis is out of memory. A collector
+ * starts (its groups exist), reads a batch, and the index call Redis refuses
+ * is made again until Redis has room: nothing is dead-lettered, even with
+ * one delivery allowed, and every run is collected. A reaper pass whose
+ * writes are refused settles nothing and throws nothing; the next pass,
+ * with room, settles the run past its deadline.
+ */
+import { shardOfRunId } from "@errand/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createRunReads } from "../reads/create-run-reads.js";
+import { createReaper } from "../reaper/create-reaper.js";
+import { captureLogs } from "../test-support/log-capture.js";
+import { exhaustRedisMemory } from "../test-support/redis-memory.js";
+import { type CollectorOptions, createCollector } from "./create-collector.js";
+import { planRuns, writeRuns } from "./test-support/planned-runs.js";
+import {
+  type EngineRedisFixture,
+  startEngineRedis,
+  TEST_SHARDS,
+} from "./test-support/redis-fixture.js";
+
+let fx: EngineRedisFixture;
+
+beforeAll(async () => {
+  fx = await startEngineRedis();
+});
+afterAll(async () => {
+  await fx?.stop();
+});
+
+describe("the collector while Redis is out of memory", () => {
+  it("starts, waits for room to index its batch, and collects every run; nothing is dead-lettered", async () => {
+    const scope = fx.prefixed("collector-oom");
+    const logs = captureLogs();
+    const options: CollectorOptions = {
+      connection: fx.url,
+      prefix: scope.prefix,
+      shards: TEST_SHARDS,
+      blockMs: 50,
+      claimIdleMs: 100,
+      maxDeliveries: 1,
+      reaper: false,
+      logger: logs.logger,
+    };
+    const first = createCollector(options);
+    await first.start(); // creates the groups
+    await first.stop();
+    const runs = planRuns({
+      count: 6,
+      shards: TEST_SHARDS,
+      seed: "collector-oom",
+      endings: ["text"],
+    });
+    await writeRuns(scope.store, runs);
+
+    const giveBack = await exhaustRedisMemory(fx.redis);
+    const collector = createCollector(options);
+    const reads = createRunReads({ connection: fx.url, prefix: scope.prefix, shards: TEST_SHARDS });
+    try {
+      await collector.start();
+      await logs.waitFor(
+        (line) =>
+          line.msg === "Redis is out of memory: retrying the write until it has room" &&
+          line.write === "indexes and results of a batch",
+      );
+      await giveBack();
+      const batch = await reads.collect(
+        runs.map((run) => run.runId),
+        { waitMs: 30_000 },
+      );
+      expect(batch.results.map((result) => result.status)).toEqual(runs.map(() => "succeeded"));
+      const metrics = await collector.metrics();
+      expect(metrics.shards.map((shard) => shard.deadLettered)).toEqual(
+        Array.from({ length: TEST_SHARDS }, () => 0),
+      );
+      expect(logs.lines.filter((line) => line.msg === "shard entry dead-lettered")).toEqual([]);
+    } finally {
+      await giveBack();
+      await collector.stop();
+      await reads.close();
+    }
+  });
+});
+
+describe("the reaper while Redis is out of memory", () => {
+  it("passes without settling or throwing, and settles the run past its deadline once Redis has room", async () => {
+    const scope = fx.prefixed("reaper-oom");
+    const [run] = planRuns({
+      count: 1,
+      shards: TEST_SHARDS,
+      seed: "reaper-oom",
+      endings: ["unsettled"],
+      deadlineAt: "2026-01-01T00:00:00.000Z",
+    });
+    await writeRuns(scope.store, [run!]);
+    await fx.redis.zadd(scope.keys.deadlines(shardOfRunId(run!.runId)), 1, run!.runId);
+    const reaper = createReaper({
+      connection: fx.url,
+      prefix: scope.prefix,
+      shards: TEST_SHARDS,
+      logger: captureLogs().logger,
+    });
+    const giveBack = await exhaustRedisMemory(fx.redis);
+    try {
+      expect(await reaper.reapOnce()).toEqual({
+        failedJobs: 0,
+        deadlineExceeded: 0,
+        joblessEnqueued: 0,
+      });
+      expect((await scope.store.readLog(run!.runId)).at(-1)?.type).not.toBe("failed");
+      await giveBack();
+      expect(await reaper.reapOnce()).toMatchObject({ deadlineExceeded: 1 });
+    } finally {
+      await giveBack();
+      await reaper.stop();
+    }
+    const last = (await scope.store.readLog(run!.runId)).at(-1);
+    expect(last).toMatchObject({ type: "failed", data: { code: "deadline_exceeded" } });
+  });
+});

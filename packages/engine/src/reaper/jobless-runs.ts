@@ -1,0 +1,78 @@
+/**
+ * Runs left queued without a job. `fire` writes a run's `run-queued` before
+ * its job, and takes the run back when the job cannot be enqueued (see
+ * `client/unenqueued-runs.ts`); a producer that dies between the two, or
+ * cannot reach Redis to take the run back, leaves a run that no worker will
+ * ever start. The reaper enqueues its job (docs/architecture.md §8): once a
+ * run has been queued for `joblessAfterMs` (a producer enqueues within
+ * milliseconds of writing), it is looked at once, in creation order through
+ * its shard's index of active runs; a run still queued that no queue of its
+ * agent holds a job for gets one, in the queue `fire` would choose. Adding a
+ * job twice is harmless: its id is the runId, and the log's fence lets one
+ * attempt write.
+ */
+import { runIdOfIndexMember, runIndexMember } from "@errand/store";
+import { chooseRegistration, readAgentRegistrations } from "../registry.js";
+import { addRunJobs } from "../run-queues.js";
+import type { ReaperContext } from "./context.js";
+
+/** Where each shard's look at its active runs has got to: the last index member looked at. */
+export type JoblessCursors = Map<number, string>;
+
+/** Whether a queue of `agent` holds a job of run `runId` (in any state). */
+async function hasJob(context: ReaperContext, queues: readonly string[], runId: string) {
+  for (const name of queues) {
+    if ((await context.queues.queue(name).getJobState(runId)) !== "unknown") return true;
+  }
+  return false;
+}
+
+/** Enqueues the job of run `runId` when it is still queued and has none; true when it did. */
+async function enqueueIfJobless(context: ReaperContext, runId: string): Promise<boolean> {
+  const head = await context.store.readHead(runId);
+  if (head?.status !== "queued") return false;
+  const registrations = await readAgentRegistrations(context.redis, context.keys, head.agent);
+  const queues = registrations.map(({ queue }) => queue);
+  if (await hasJob(context, queues, runId)) return false;
+  const registration = chooseRegistration(registrations, context.now());
+  if (registration === undefined) return false;
+  await addRunJobs(context.queues.queue(registration.queue), [{ runId, agent: head.agent }]);
+  context.logger.warn(
+    { runId, agent: head.agent, queue: registration.queue },
+    "a run left queued without a job was enqueued",
+  );
+  return true;
+}
+
+/**
+ * Looks at the active runs of `shard` created since the last look and
+ * `joblessAfterMs` ago or earlier, enqueueing the jobless ones; resolves with
+ * how many it enqueued. A run that cannot be looked at ends the look: it is
+ * the first looked at next time.
+ */
+export async function enqueueJoblessRuns(
+  context: ReaperContext,
+  shard: number,
+  joblessAfterMs: number,
+  cursors: JoblessCursors,
+): Promise<number> {
+  const { redis, keys, batchSize, now } = context;
+  const until = runIndexMember(new Date(now().getTime() - joblessAfterMs).toISOString(), "");
+  let enqueued = 0;
+  for (;;) {
+    const after = cursors.get(shard);
+    const members = await redis.zrangebylex(
+      keys.runIndexByStatus(shard, "active"),
+      after === undefined ? "-" : `(${after}`,
+      `(${until}`,
+      "LIMIT",
+      0,
+      batchSize,
+    );
+    for (const member of members) {
+      if (await enqueueIfJobless(context, runIdOfIndexMember(member))) enqueued += 1;
+      cursors.set(shard, member);
+    }
+    if (members.length < batchSize) return enqueued;
+  }
+}
