@@ -94,6 +94,7 @@ const KEY_COMMANDS = [
   "zmscore",
   "zpopmin",
   "zrange",
+  "zrangebylex",
   "zrangebyscore",
   "zrem",
   "zremrangebyrank",
