@@ -1,6 +1,6 @@
 /**
  * The Redis key layout (docs/architecture.md §6): a run's log, head and blobs,
- * its shard's stream, and its outcomes — result, children, spawn claims,
+ * its shard's stream, and its outcomes — result, children,
  * the shard's run indexes, deadlines and settled channel — and the
  * idempotency keys runs are fired under. Every key of a run carries its shard's
  * hash tag `{sN}`, and the shard is read from the runId itself, so every key
@@ -38,13 +38,6 @@ export interface StoreKeys {
    * with their time) is creation order; in the parent's shard.
    */
   children(runId: string): string;
-  /**
-   * The runIds a parent chose for the children of each of its `spawn_agents`
-   * calls, claimed before they are fired so that a repeated call fires the
-   * same runs: HASH, field `<step>:<callId>:<digest of the arguments>`,
-   * value JSON array of runIds in item order; in the parent's shard.
-   */
-  spawnClaims(parentRunId: string): string;
   /**
    * The run fired under an idempotency key: STRING, the runId, expiring
    * with the key's TTL; `digest` is the key's SHA-256 in base64url, and the
@@ -105,7 +98,6 @@ export function storeKeys(prefix: string = DEFAULT_KEY_PREFIX): StoreKeys {
     shardEvents: (shard) => `${shardBase(shard)}:events`,
     result: (runId) => `${shardBase(shardOfRunId(runId))}:result:${runId}`,
     children: (runId) => `${shardBase(shardOfRunId(runId))}:children:${runId}`,
-    spawnClaims: (parentRunId) => `${shardBase(shardOfRunId(parentRunId))}:spawned:${parentRunId}`,
     idempotency: (shard, digest) => `${shardBase(shard)}:idempotency:${digest}`,
     settledChannel: (shard) => `${shardBase(shard)}:settled`,
     deadlines: (shard) => `${shardBase(shard)}:deadlines`,
