@@ -204,6 +204,33 @@ describe("spawn_agents", () => {
     expect(held.results.map((item) => item.ok)).toEqual([true, false, false, false, false]);
   });
 
+  it("gives each child its own priority, else its parent's, on its run-queued and its job", async () => {
+    const { runId: parent } = await fx.errand.fire({ agent: LEAD, input: null, priority: 7 });
+    const result = await spawn(
+      { agents: [childItem("inherits"), { ...childItem("own"), priority: 2 }] },
+      { runId: parent, services: services() },
+    );
+    const children = firedIds(result);
+    expect(children).toHaveLength(2);
+    const priorities = await Promise.all(
+      children.map(async (child) => ({
+        queued: (await fx.errand.store.readLog(child))[0]?.data,
+        job: (await fx.queue.getJob(child))?.opts.priority,
+      })),
+    );
+    expect(priorities).toMatchObject([
+      { queued: { priority: 7 }, job: 7 },
+      { queued: { priority: 2 }, job: 2 },
+    ]);
+    const { runId: unranked } = await fx.errand.fire({ agent: LEAD, input: null });
+    const plain = await spawn(
+      { agents: [childItem("none")] },
+      { runId: unranked, services: services() },
+    );
+    const [child] = firedIds(plain);
+    expect((await fx.errand.store.readLog(child!))[0]?.data).not.toHaveProperty("priority");
+  });
+
   it("fails the run with a clear error when its host lends no parent services", async () => {
     const parent = await fireLead();
     const error = await callTool(
