@@ -5,9 +5,9 @@
  * the logs' `run-started`); an orphaned job adopted by another worker's
  * queue keeps its priority.
  */
-import type { RunEvent } from "@errand/core";
+import { MAX_RUN_PRIORITY, type RunEvent } from "@errand/core";
 import { defineAgent, scriptedModel } from "@errand/runtime";
-import { Queue } from "bullmq";
+import { PRIORITY_LIMIT, Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "../collector/test-support/conditions.js";
 import { closeConnection } from "../connection.js";
@@ -40,6 +40,10 @@ async function startedAt(runId: string): Promise<string> {
 }
 
 describe("priorities", () => {
+  it("go as far as BullMQ's own limit", () => {
+    expect(MAX_RUN_PRIORITY).toBe(PRIORITY_LIMIT);
+  });
+
   it(`with one slot, a high-priority run fired after ${LOW_RUNS} low ones starts before them`, async () => {
     const agent = defineAgent({
       name: "ranked",
