@@ -1,12 +1,12 @@
 /**
  * What `errand fire` is asked to fire, read and checked before anything
  * touches Redis: the agent, the input (JSON or `@file`), the output schema
- * (checked against the supported subset), the metadata labels, the deadline
- * and how many runs. A bad argument is a one-line usage error and nothing is
+ * (checked against the supported subset), the metadata labels, the deadline,
+ * the idempotency key, the priority and how many runs. A bad argument is a one-line usage error and nothing is
  * enqueued.
  */
-import { ErrandError, preflightSchema } from "@errand/core";
-import { MAX_FIRE_MANY } from "@errand/engine";
+import { ErrandError, MAX_RUN_PRIORITY, preflightSchema } from "@errand/core";
+import { MAX_FIRE_MANY, MAX_IDEMPOTENCY_KEY_LENGTH } from "@errand/engine";
 import { type ParsedArgs, usageError } from "./args.js";
 import { readJsonArgument } from "./files.js";
 import type { CliIO } from "./io.js";
@@ -21,6 +21,10 @@ export interface FireRequest {
   metadata: Record<string, string>;
   /** `--deadline` in ms, when given. */
   deadlineMs?: number;
+  /** `--idempotency-key`, when given (only with one run). */
+  idempotencyKey?: string;
+  /** `--priority`, when given: 1 (first) … `MAX_RUN_PRIORITY`. */
+  priority?: number;
   count: number;
 }
 
@@ -60,8 +64,25 @@ async function readSchema(io: CliIO, value: string): Promise<Record<string, unkn
 }
 
 /**
+ * `--idempotency-key`, when given: non-empty, within its length, and only
+ * for one run (N runs under one key would make one run).
+ */
+function readIdempotencyKey(args: ParsedArgs, count: number): string | undefined {
+  const key = args.string("idempotency-key");
+  if (key === undefined) return undefined;
+  if (key === "" || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+    throw usageError(
+      `fire: --idempotency-key takes 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters, not ${key.length}`,
+    );
+  }
+  if (count > 1) throw usageError("fire: --idempotency-key fires one run: drop --count");
+  return key;
+}
+
+/**
  * The checked request of `errand fire <agent> --input … [--schema …]
- * [--metadata key=value]… [--deadline <seconds>] [--count N]`.
+ * [--metadata key=value]… [--deadline <seconds>] [--idempotency-key <key>]
+ * [--priority <n>] [--count N]`.
  */
 export async function readFireRequest(args: ParsedArgs, io: CliIO): Promise<FireRequest> {
   const agent = args.positional(0, "agent");
@@ -70,6 +91,8 @@ export async function readFireRequest(args: ParsedArgs, io: CliIO): Promise<Fire
   const count = args.integer("count", { min: 1, max: MAX_FIRE_MANY }, 1);
   const metadata = parseMetadata(args.strings("metadata"));
   const deadlineSeconds = args.integer("deadline", { min: 1, max: MAX_DEADLINE_SECONDS }, 0);
+  const idempotencyKey = readIdempotencyKey(args, count);
+  const priority = args.integer("priority", { min: 1, max: MAX_RUN_PRIORITY }, 0);
   const outputSchema = schemaArg === undefined ? undefined : await readSchema(io, schemaArg);
   return {
     agent,
@@ -78,5 +101,7 @@ export async function readFireRequest(args: ParsedArgs, io: CliIO): Promise<Fire
     metadata,
     ...(outputSchema === undefined ? {} : { outputSchema }),
     ...(deadlineSeconds === 0 ? {} : { deadlineMs: deadlineSeconds * 1000 }),
+    ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+    ...(priority === 0 ? {} : { priority }),
   };
 }

@@ -59,6 +59,16 @@ export const RunLimits = z.object({
 });
 export type RunLimits = z.infer<typeof RunLimits>;
 
+/**
+ * The lowest priority a run may have: BullMQ's own limit (`PRIORITY_LIMIT`,
+ * 2²¹ − 1). Priorities are BullMQ's: 1 is the highest, a higher number a
+ * lower priority, and a run without one goes before every run with one.
+ */
+export const MAX_RUN_PRIORITY = 2 ** 21 - 1;
+
+/** A run's BullMQ priority: 1 (first) … {@link MAX_RUN_PRIORITY} (last). */
+export const RunPriority = z.number().int().min(1).max(MAX_RUN_PRIORITY);
+
 /** Why something was refused. */
 export const RefusalReason = z.enum([
   "invalid-arguments",
@@ -117,6 +127,11 @@ export const EventData = {
     depth: z.number().int().nonnegative(),
     limits: RunLimits,
     metadata: z.record(z.string(), z.string()),
+    /**
+     * The BullMQ priority its job was enqueued with, when it has one (came
+     * after v1: additive, older logs have none).
+     */
+    priority: RunPriority.optional(),
   }),
   "run-started": z.object({
     attempt: z.number().int().positive(),

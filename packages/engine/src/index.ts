@@ -53,6 +53,13 @@
  * enqueued in one `addBulk`, and the answer is `{ total, succeeded, failed,
  * results }` in spec order.
  *
+ * `fire({ …, idempotencyKey })` fires at most one run per key while the key
+ * is kept (`idempotencyTtlMs`, default 24 h): firing again answers with the
+ * run fired before and `deduplicated: true` (per spec in `fireMany`).
+ * `fire({ …, priority })` gives the run's job a BullMQ priority: 1 runs
+ * first, `MAX_RUN_PRIORITY` last, and a run without one before all of them;
+ * a child without one takes its parent's.
+ *
  * ## Cancel
  *
  * `cancel(runId, { reason, cascade })` appends `cancel-requested` and
@@ -73,7 +80,7 @@
  * await createWorker({ connection, agents: [lead, researcher], parentLimits: { maxDepth: 3 } });
  * ```
  *
- * - `spawn_agents({ agents: [{ agent, input, outputSchema?, metadata?, deadlineMs? }, …] })`
+ * - `spawn_agents({ agents: [{ agent, input, outputSchema?, metadata?, deadlineMs?, priority? }, …] })`
  *   fires one child per item (`parentRunId` = the caller, `rootRunId`,
  *   `depth` + 1) and answers at once `{ total, succeeded, failed, results:
  *   [{ ok, runId?, agent, error?, retryable?, viewUrl? }], nextAction }`; a bad item
@@ -151,12 +158,15 @@ export type { CancelOptions, CancelResult } from "./client/cancel.js";
 export { createErrand, type Errand, type ErrandOptions } from "./client/client.js";
 export type { FireManyItem, FireManyResult } from "./client/fire-many.js";
 export {
+  DEFAULT_IDEMPOTENCY_TTL_MS,
   DEFAULT_MAX_INPUT_BYTES,
   DEFAULT_METADATA_LIMITS,
   type FireResult,
   FireSpec,
   MAX_DEADLINE_MS,
   MAX_FIRE_MANY,
+  MAX_IDEMPOTENCY_KEY_LENGTH,
+  MAX_IDEMPOTENCY_TTL_MS,
   MAX_INPUT_NESTING,
   type MetadataLimits,
 } from "./client/fire-spec.js";

@@ -157,7 +157,6 @@ describe("errand as the least-privilege ACL user", () => {
       ...[reader.runId, sleeper.runId, late.runId, lead.runId, ...childIds].flatMap(runKeys),
       keys.runBlobs(reader.runId),
       keys.children(lead.runId),
-      keys.spawnClaims(lead.runId),
     ];
     const remaining = await ttls(settledKeys);
     const withoutExpiry = Object.entries(remaining).filter(([, ttl]) => ttl <= 0);

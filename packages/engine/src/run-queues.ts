@@ -24,6 +24,8 @@ export const DEFAULT_JOB_OPTIONS: JobsOptions = {
 export interface RunJob {
   runId: string;
   agent: string;
+  /** Its BullMQ priority (1 = first), when it has one: see `MAX_RUN_PRIORITY`. */
+  priority?: number;
 }
 
 /** The queues of one client. */
@@ -38,7 +40,8 @@ export interface RunQueues {
 
 /**
  * Enqueues `jobs` on `queue` in one `addBulk`: each named after its agent,
- * with `jobId = runId` (so adding a run's job again adds nothing) and `jobOptions`.
+ * with `jobId = runId` (so adding a run's job again adds nothing), its
+ * priority when it has one, and `jobOptions`.
  */
 export async function addRunJobs(
   queue: Queue<RunJobData>,
@@ -47,10 +50,10 @@ export async function addRunJobs(
 ): Promise<void> {
   if (jobs.length === 0) return;
   await queue.addBulk(
-    jobs.map(({ runId, agent }) => ({
+    jobs.map(({ runId, agent, priority }) => ({
       name: agent,
       data: { runId },
-      opts: { ...jobOptions, jobId: runId },
+      opts: { ...jobOptions, jobId: runId, ...(priority === undefined ? {} : { priority }) },
     })),
   );
 }

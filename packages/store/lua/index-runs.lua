@@ -15,12 +15,11 @@
     KEYS[4] failed runs     <p>:{sN}:index:status:failed         ZSET
     KEYS[5] cancelled runs  <p>:{sN}:index:status:cancelled      ZSET
     KEYS[6] deadlines       <p>:{sN}:deadlines                   ZSET (score ms, member runId)
-    for run i = 1 … n, at k = 6 + 5(i-1):
+    for run i = 1 … n, at k = 6 + 4(i-1):
     KEYS[k+1] its head      <p>:{sN}:run:<runId>                 HASH (read only)
     KEYS[k+2] agent's runs  <p>:{sN}:index:agent:<agent>         ZSET
     KEYS[k+3] its result    <p>:{sN}:result:<runId>              STRING (JSON)
     KEYS[k+4] its children  <p>:{sN}:children:<runId>            SET (only given a TTL here)
-    KEYS[k+5] its spawn claims <p>:{sN}:spawned:<runId>          HASH (only given a TTL here)
 
     ARGV[1] the channel announcing the shard's settled runs
     for run i = 1 … n, at a = 1 + 4(i-1):
@@ -39,8 +38,8 @@
     - head present: ZADD member to runs and the agent's runs; a settled run
       moves from active to its status's set and leaves the deadlines; a run
       not settled is in active and, with a deadline, in the deadlines
-    - head settled and a result given: the run's children and spawn claims (a
-      settled run spawns no more) and its result get the head's remaining
+    - head settled and a result given: the run's children (a settled run
+      spawns no more) and its result get the head's remaining
       time to live (PTTL), so that they expire with its log whatever the
       retention its settling writer used; SET result NX (a result, once
       stored, never changes); then PUBLISH runId on the channel
@@ -51,7 +50,7 @@ local settledKeys = { succeeded = KEYS[3], failed = KEYS[4], cancelled = KEYS[5]
 local channel = ARGV[1]
 local count = (#ARGV - 1) / 4
 
-local function indexRun(headKey, agentKey, resultKey, childrenKey, claimsKey, runId, member, deadline, result)
+local function indexRun(headKey, agentKey, resultKey, childrenKey, runId, member, deadline, result)
   local status = redis.call("HGET", headKey, "status")
   if not status then
     for _, key in ipairs({ runsKey, activeKey, KEYS[3], KEYS[4], KEYS[5], agentKey }) do
@@ -71,7 +70,6 @@ local function indexRun(headKey, agentKey, resultKey, childrenKey, claimsKey, ru
       local ttl = redis.call("PTTL", headKey)
       if ttl > 0 then
         redis.call("PEXPIRE", childrenKey, ttl)
-        redis.call("PEXPIRE", claimsKey, ttl)
         redis.call("SET", resultKey, result, "NX", "PX", ttl)
       else
         redis.call("SET", resultKey, result, "NX")
@@ -89,8 +87,8 @@ end
 
 local replies = {}
 for i = 1, count do
-  local k, a = 6 + 5 * (i - 1), 1 + 4 * (i - 1)
-  replies[i] = indexRun(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], KEYS[k + 5],
+  local k, a = 6 + 4 * (i - 1), 1 + 4 * (i - 1)
+  replies[i] = indexRun(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4],
     ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4])
 end
 return replies

@@ -13,6 +13,7 @@ export const SCRIPT_CODES = {
   runNotFound: -4,
   runExists: -5,
   malformedArguments: -6,
+  duplicate: -7,
 } as const;
 
 /**
@@ -49,8 +50,11 @@ export interface ScriptCallContext {
   eventTypes?: readonly string[];
 }
 
-/** The reply of a store script: `[code, seq, index]` (index 1-based, 0 when no event is to blame). */
-export type ScriptReply = readonly [code: number, seq: number, index: number];
+/**
+ * The reply of a store script: `[code, seq, index]` (index 1-based, 0 when
+ * no event is to blame), and for a `duplicate` the runId its key names.
+ */
+export type ScriptReply = readonly [code: number, seq: number, index: number, runId?: string];
 
 /**
  * The error a script reply stands for, or `undefined` for success. The only

@@ -16,9 +16,15 @@ import {
 } from "@errand/core";
 import { type BlobContent, getBlob, putBlob } from "./blobs.js";
 import { encodeEventArgs, type ShardEntry } from "./codec.js";
-import { errorFromScriptReply } from "./errors.js";
+import { errorFromScriptReply, SCRIPT_CODES } from "./errors.js";
 import { type FollowLogOptions, followLog } from "./follow.js";
 import type { RunHead } from "./head.js";
+import {
+  type IdempotencyKey,
+  idempotencyRedisKey,
+  idempotencyRedisKeyOfRun,
+  idempotencyShard,
+} from "./idempotency.js";
 import { type StoreKeys, storeKeys } from "./keys.js";
 import { placeEvents, validateNewEvents } from "./new-events.js";
 import {
@@ -52,6 +58,14 @@ export interface EventStoreOptions {
   retentionSeconds?: number;
 }
 
+/**
+ * What {@link EventStore.createRun} did: made the run, or found the run its
+ * idempotency key names (fired within the key's TTL; nothing was written).
+ */
+export type CreatedRun =
+  | { deduplicated: false; events: RunEvent[] }
+  | { deduplicated: true; runId: string };
+
 /** The run log on Redis. */
 export interface EventStore {
   /** The key names, for other packages (projections, the collector, the dashboard). */
@@ -60,8 +74,12 @@ export interface EventStore {
   readonly shards: number;
   /** How long a settled run is kept, in seconds. */
   readonly retentionSeconds: number;
-  /** A new run id on a random shard of 0 … `shards` − 1, stamped with the current time. */
-  newRunId(): string;
+  /**
+   * A new run id stamped with the current time, on a random shard of
+   * 0 … `shards` − 1, or on the shard of `idempotencyKey` when given (a run
+   * fired under a key must live beside it: see {@link createRun}).
+   */
+  newRunId(idempotencyKey?: string): string;
   /**
    * Appends `events` to the run's log in one script call (one round trip) and
    * returns them with their seqs. `expectedSeq` is the seq the writer last saw
@@ -80,6 +98,17 @@ export interface EventStore {
     expectedSeq: number | "any",
     events: readonly NewEvent[],
   ): Promise<RunEvent[]>;
+  /**
+   * Opens the log of `runId` with its `run-queued`, like `appendEvents(runId,
+   * 0, [queued])`, and, given `idempotency`, atomically with it: when the key
+   * names a run fired within its TTL, nothing is written and that run is
+   * returned (`deduplicated`); otherwise the key is set to `runId` for
+   * `ttlMs`. `runId` must come from `newRunId(idempotency.key)` (`internal`
+   * otherwise). Throws as `appendEvents` does.
+   */
+  createRun(runId: string, queued: NewEvent, idempotency?: IdempotencyKey): Promise<CreatedRun>;
+  /** The run fired under the idempotency key `key`, or `undefined` when the key names none (any more). */
+  readIdempotencyKey(key: string): Promise<string | undefined>;
   /** The run's events after `afterSeq` (default: all), in order; `[]` for an unknown run. */
   readLog(runId: string, options?: ReadLogOptions): Promise<RunEvent[]>;
   /** The run's head, or `undefined` for an unknown (or expired) run. */
@@ -123,49 +152,73 @@ export function createEventStore(options: EventStoreOptions): EventStore {
   const keys = storeKeys(options.prefix);
   const scripts = defineStoreScripts(redis);
 
-  async function appendEvents(
+  /** One append call; resolves with the appended events, or with the run a duplicate key names. */
+  async function append(
     runId: string,
     expectedSeq: number | "any",
     events: readonly NewEvent[],
-  ): Promise<RunEvent[]> {
+    idempotency?: IdempotencyKey,
+  ): Promise<CreatedRun> {
     if (expectedSeq !== "any") requireWholeNumber("expectedSeq", expectedSeq, 0);
     const valid = validateNewEvents(runId, events);
-    if (valid.length === 0) return [];
-    const reply = await scripts.append(
-      [
-        keys.runLog(runId),
-        keys.runHead(runId),
-        keys.shardEvents(shardOfRunId(runId)),
-        keys.runBlobs(runId),
-        keys.runLogRewrite(runId),
-      ],
-      [
-        runId,
-        expectedSeq === "any" ? "*" : expectedSeq,
-        retentionSeconds,
-        ...valid.flatMap(encodeEventArgs),
-      ],
-    );
+    if (valid.length === 0) return { deduplicated: false, events: [] };
+    const runKeys = [
+      keys.runLog(runId),
+      keys.runHead(runId),
+      keys.shardEvents(shardOfRunId(runId)),
+      keys.runBlobs(runId),
+      keys.runLogRewrite(runId),
+    ];
+    if (idempotency !== undefined) {
+      requireWholeNumber("idempotency ttlMs", idempotency.ttlMs, 1);
+      runKeys.push(idempotencyRedisKeyOfRun(keys, idempotency.key, runId, shards));
+    }
+    const reply = await scripts.append(runKeys, [
+      runId,
+      expectedSeq === "any" ? "*" : expectedSeq,
+      retentionSeconds,
+      idempotency?.ttlMs ?? 0,
+      ...valid.flatMap(encodeEventArgs),
+    ]);
+    const [code, seq, , fired] = reply;
+    if (code === SCRIPT_CODES.duplicate && fired !== undefined) {
+      return { deduplicated: true, runId: fired };
+    }
     const error = errorFromScriptReply(reply, {
       runId,
       expectedSeq,
       eventTypes: valid.map((event) => event.type),
     });
     if (error) throw error;
-    return placeEvents(runId, reply[1] - valid.length + 1, valid);
+    return { deduplicated: false, events: placeEvents(runId, seq - valid.length + 1, valid) };
+  }
+
+  async function appendEvents(
+    runId: string,
+    expectedSeq: number | "any",
+    events: readonly NewEvent[],
+  ): Promise<RunEvent[]> {
+    const appended = await append(runId, expectedSeq, events);
+    return appended.deduplicated ? [] : appended.events;
   }
 
   return {
     keys,
     shards,
     retentionSeconds,
-    newRunId: () =>
+    newRunId: (idempotencyKey) =>
       newRunId({
-        shard: randomInt(shards),
+        shard:
+          idempotencyKey === undefined
+            ? randomInt(shards)
+            : idempotencyShard(idempotencyKey, shards),
         nowMs: Date.now(),
         random: randomBytes(RUN_ID_RANDOM_BYTES),
       }),
     appendEvents,
+    createRun: (runId, queued, idempotency) => append(runId, 0, [queued], idempotency),
+    readIdempotencyKey: async (key) =>
+      (await redis.get(idempotencyRedisKey(keys, key, idempotencyShard(key, shards)))) ?? undefined,
     readLog: (runId, readOptions) => readLog(redis, keys, runId, readOptions),
     readHead: (runId) => readHead(redis, keys, runId),
     readShard: (shard, readOptions) => readShard(redis, keys, shard, readOptions),

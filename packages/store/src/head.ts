@@ -34,6 +34,8 @@ export interface RunHead {
   rootRunId: string;
   parentRunId?: string;
   depth: number;
+  /** The BullMQ priority the run was fired with (1 = first), when it was given one. */
+  priority?: number;
   /** `at` of `run-queued`. */
   createdAt: string;
   /** `at` of the first `run-started`. */
@@ -86,6 +88,7 @@ export function decodeHead(runId: string, fields: Record<string, string>): RunHe
     rootRunId: text("rootRunId"),
     ...optional("parentRunId"),
     depth: count("depth"),
+    ...(fields.priority === undefined ? {} : { priority: count("priority") }),
     createdAt: text("createdAt"),
     ...optional("startedAt"),
     updatedAt: text("updatedAt"),

@@ -51,6 +51,7 @@ export {
 export { type RedisFailureReason, redisConnectionError } from "./connection-errors.js";
 export { isSeqConflict, SeqConflictError } from "./errors.js";
 export {
+  type CreatedRun,
   createEventStore,
   DEFAULT_RETENTION_SECONDS,
   DEFAULT_SHARDS,
@@ -59,6 +60,7 @@ export {
 } from "./event-store.js";
 export { DEFAULT_FOLLOW_BLOCK_MS, type FollowLogOptions } from "./follow.js";
 export type { HeadStatus, RunHead } from "./head.js";
+export type { IdempotencyKey } from "./idempotency.js";
 export { DEFAULT_KEY_PREFIX, type StoreKeys, shardTag, storeKeys } from "./keys.js";
 export {
   defineLuaCommand,

@@ -1,7 +1,8 @@
 /**
  * The Redis key layout (docs/architecture.md §6): a run's log, head and blobs,
- * its shard's stream, and its outcomes — result, children, spawn claims,
- * the shard's run indexes, deadlines and settled channel. Every key of a run carries its shard's
+ * its shard's stream, and its outcomes — result, children,
+ * the shard's run indexes, deadlines and settled channel — and the
+ * idempotency keys runs are fired under. Every key of a run carries its shard's
  * hash tag `{sN}`, and the shard is read from the runId itself, so every key
  * one script touches lands on the same Redis Cluster slot and a lookup needs
  * no table.
@@ -38,12 +39,11 @@ export interface StoreKeys {
    */
   children(runId: string): string;
   /**
-   * The runIds a parent chose for the children of each of its `spawn_agents`
-   * calls, claimed before they are fired so that a repeated call fires the
-   * same runs: HASH, field `<step>:<callId>:<digest of the arguments>`,
-   * value JSON array of runIds in item order; in the parent's shard.
+   * The run fired under an idempotency key: STRING, the runId, expiring
+   * with the key's TTL; `digest` is the key's SHA-256 in base64url, and the
+   * shard is the one the key places its run on (see `idempotency.ts`).
    */
-  spawnClaims(parentRunId: string): string;
+  idempotency(shard: number, digest: string): string;
   /** Pub/sub channel announcing that results of a shard were written (wakes waiters). */
   settledChannel(shard: number): string;
   /** Runs of a shard with a deadline not yet settled: ZSET, score deadline (ms), member runId. */
@@ -98,7 +98,7 @@ export function storeKeys(prefix: string = DEFAULT_KEY_PREFIX): StoreKeys {
     shardEvents: (shard) => `${shardBase(shard)}:events`,
     result: (runId) => `${shardBase(shardOfRunId(runId))}:result:${runId}`,
     children: (runId) => `${shardBase(shardOfRunId(runId))}:children:${runId}`,
-    spawnClaims: (parentRunId) => `${shardBase(shardOfRunId(parentRunId))}:spawned:${parentRunId}`,
+    idempotency: (shard, digest) => `${shardBase(shard)}:idempotency:${digest}`,
     settledChannel: (shard) => `${shardBase(shard)}:settled`,
     deadlines: (shard) => `${shardBase(shard)}:deadlines`,
     runIndex: (shard) => `${shardBase(shard)}:index:runs`,

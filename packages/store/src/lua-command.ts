@@ -32,7 +32,7 @@ export type LuaCall = (
 
 type CustomCommand = (...keysAndArgs: (string | number)[]) => Promise<unknown>;
 
-/** Reads a script file, e.g. `new URL("../lua/append-5.lua", import.meta.url)`. */
+/** Reads a script file, e.g. `new URL("../lua/append.lua", import.meta.url)`. */
 export function readLuaFile(url: URL): string {
   return readFileSync(url, "utf8");
 }

@@ -38,19 +38,31 @@ describe("the append script", () => {
     const event = encodeEventArgs(queued());
     const started = encodeEventArgs(newEvent("run-started", { attempt: 1, workerId: "w" }));
     const malformed: (string | number)[][] = [
-      [runId, "0", 0, ...event],
-      [runId, "0", 1.5, ...event],
-      [runId, "0", 60],
-      [runId, "0", 60, ...event, "run-started"],
-      [runId, "zero", 60, ...event],
-      [runId, "0", 60, "run-queued", event[1], "{not json"],
-      [runId, "0", 60, ...event, started[0], started[1], "{}"],
+      [runId, "0", 0, 0, ...event],
+      [runId, "0", 1.5, 0, ...event],
+      [runId, "0", 60, 0],
+      [runId, "0", 60, 0, ...event, "run-started"],
+      [runId, "zero", 60, 0, ...event],
+      [runId, "0", 60, 0, "run-queued", event[1], "{not json"],
+      [runId, "0", 60, 0, ...event, started[0], started[1], "{}"],
     ];
-    for (const args of malformed) {
-      const reply = await scripts.append(appendKeys(runId), args);
+    const idempotencyKey = keys.idempotency(0, "digest");
+    const keyed = [...appendKeys(runId), idempotencyKey];
+    // With an idempotency key: a TTL that is not a whole number of ms, or no run-queued.
+    const malformedKeyed: (string | number)[][] = [
+      [runId, "0", 60, 0, ...event],
+      [runId, "0", 60, 2.5, ...event],
+      [runId, "0", 60, 1_000, ...started],
+    ];
+    const calls = [
+      ...malformed.map((args) => ({ keys: appendKeys(runId), args })),
+      ...malformedKeyed.map((args) => ({ keys: keyed, args })),
+    ];
+    for (const call of calls) {
+      const reply = await scripts.append(call.keys, call.args);
       expect(reply[0]).toBe(SCRIPT_CODES.malformedArguments);
       expect(isErrandError(errorFromScriptReply(reply, { runId }), "internal")).toBe(true);
     }
-    expect(await fx.redis.exists(...appendKeys(runId))).toBe(0);
+    expect(await fx.redis.exists(...keyed)).toBe(0);
   });
 });

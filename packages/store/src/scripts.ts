@@ -16,7 +16,7 @@ function readScript(file: string): string {
 
 /** Every script: the ioredis command name it gets, its file, its number of keys. */
 const SCRIPTS = {
-  append: { command: "errandAppend", lua: readScript("append-5.lua"), numberOfKeys: 5 },
+  append: { command: "errandAppend", lua: readScript("append.lua"), numberOfKeys: "variable" },
   putBlob: { command: "errandPutBlob", lua: readScript("put-blob-2.lua"), numberOfKeys: 2 },
 } as const;
 
@@ -32,9 +32,10 @@ type ScriptCall = (
 export type StoreScripts = Record<ScriptName, ScriptCall>;
 
 function toReply(name: ScriptName, raw: unknown): ScriptReply {
-  if (Array.isArray(raw) && raw.every((value) => typeof value === "number")) {
-    const [code = Number.NaN, seq = 0, index = 0] = raw as number[];
-    if (Number.isInteger(code)) return [code, seq, index];
+  if (Array.isArray(raw) && raw.slice(0, 3).every((value) => typeof value === "number")) {
+    const [code = Number.NaN, seq = 0, index = 0, runId] = raw as [number, number, number, unknown];
+    if (Number.isInteger(code) && runId === undefined) return [code, seq, index];
+    if (Number.isInteger(code) && typeof runId === "string") return [code, seq, index, runId];
   }
   throw new ErrandError("internal", `the ${name} script returned ${JSON.stringify(raw)}`);
 }

@@ -214,6 +214,46 @@ describe("errand fire without --wait", () => {
   });
 });
 
+describe("errand fire --idempotency-key and --priority", () => {
+  it("fires once per key, printing the run fired before with deduplicated: true, and keeps the priority", async () => {
+    const fire = () =>
+      errand([
+        "fire",
+        SCRIPTED_CITY,
+        "--input",
+        recordingInput("Oslo", 700_000),
+        "--schema",
+        schemaArg,
+        "--idempotency-key",
+        "oslo-once",
+        "--priority",
+        "3",
+        "--json",
+      ]);
+    const first = await fire();
+    expect(first.code, first.stderr).toBe(0);
+    const { runId } = JSON.parse(first.stdout);
+    expect(JSON.parse(first.stdout)).toEqual({ runId });
+    const again = await fire();
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toEqual({ runId, deduplicated: true });
+
+    const events = await errand(["runs", "events", runId, "--json"]);
+    const [queued] = RunEvent.array().parse(JSON.parse(events.stdout));
+    expect(queued).toMatchObject({ type: "run-queued", data: { priority: 3 } });
+  });
+
+  it("refuses a key with --count, and a priority out of range, with exit 2", async () => {
+    const base = ["fire", SCRIPTED_CITY, "--input", "null"];
+    const withCount = await errand([...base, "--idempotency-key", "k", "--count", "2"]);
+    expect(withCount.code).toBe(2);
+    expect(withCount.stderr).toMatch(/--idempotency-key fires one run/);
+    const outOfRange = await errand([...base, "--priority", "2097152"]);
+    expect(outOfRange.code).toBe(2);
+    expect(outOfRange.stderr).toMatch(/--priority/);
+  });
+});
+
 describe("errand with ERRAND_DASHBOARD_URL", () => {
   const dashboard = "http://127.0.0.1:4040/errand";
   const viewUrlOf = (runId: string) => `${dashboard}/#/runs/${runId}`;

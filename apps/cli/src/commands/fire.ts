@@ -38,6 +38,8 @@ async function fireRuns(errand: Errand, request: FireRequest): Promise<Fired> {
     ...(request.outputSchema === undefined ? {} : { outputSchema: request.outputSchema }),
     metadata: request.metadata,
     ...(request.deadlineMs === undefined ? {} : { deadlineMs: request.deadlineMs }),
+    ...(request.idempotencyKey === undefined ? {} : { idempotencyKey: request.idempotencyKey }),
+    ...(request.priority === undefined ? {} : { priority: request.priority }),
   };
   if (request.count === 1) {
     const fired = await errand.fire(spec);
@@ -123,13 +125,17 @@ async function fireAndWait(
 /** `fire`. */
 export const fireCommand: CommandSpec = {
   usage:
-    "errand fire <agent> --input <json|@file> [--schema <json|@file>] [--metadata key=value]... [--deadline <seconds>] [--count N] [--wait [--timeout <seconds>]] [--json]",
+    "errand fire <agent> --input <json|@file> [--schema <json|@file>] [--metadata key=value]... [--deadline <seconds>] [--idempotency-key <key>] [--priority <n>] [--count N] [--wait [--timeout <seconds>]] [--json]",
   description: [
     "Fires a run of <agent> with the given input (inline JSON, or @path to read a file)",
     "and prints its runId. --schema gives the structured output the run must record (a",
     "JSON Schema within the supported subset). --metadata labels the run (repeat it for",
     "more labels); --deadline fails the run with deadline_exceeded when it has not settled",
-    "that many seconds after it was fired. --count fires that many runs in one batch.",
+    "that many seconds after it was fired. --idempotency-key fires at most one run per key",
+    "within 24 hours: firing again with the key prints the run fired before (with --json,",
+    "its answer says deduplicated: true). --priority puts the run ahead of runs with a",
+    "higher number (1 first, 2097151 last; runs without one go before all of them).",
+    "--count fires that many runs in one batch.",
     "--wait waits until they settle and prints their results (a progress bar on a terminal",
     "when waiting on many); with --json, the RunResult (an array of them with --count).",
     "--timeout bounds that wait and is refused without --wait. With ERRAND_DASHBOARD_URL",
@@ -155,6 +161,16 @@ export const fireCommand: CommandSpec = {
       type: "string",
       value: "<seconds>",
       description: "fail the run (deadline_exceeded) if it has not settled this long after firing",
+    },
+    "idempotency-key": {
+      type: "string",
+      value: "<key>",
+      description: "fire at most one run per key (24 h); again, print the run fired before",
+    },
+    priority: {
+      type: "string",
+      value: "<n>",
+      description: "the run's queue priority: 1 runs first, 2097151 last",
     },
     count: { type: "string", value: "<N>", description: "fire N runs (default 1)" },
     wait: { type: "boolean", description: "wait for the results" },

@@ -41,7 +41,7 @@ function shardGroup(keys: EngineKeys, shard: number): KeyGroup {
       keys.runLogRewrite(runId),
       keys.result(runId),
       keys.children(runId),
-      keys.spawnClaims(runId),
+      keys.idempotency(shard, "key"),
       keys.shardEvents(shard),
       keys.deadLetters(shard),
       keys.deadlines(shard),

@@ -1,18 +1,19 @@
 /**
  * Writing runs that passed preflight: each gets a runId and its `run-queued`
  * (all appends of a batch leave in one pipeline), joins its parent's children,
- * and its job is enqueued (one `addBulk` per queue). The log is written
- * first, so a job always finds its run; a run whose job then cannot be
- * enqueued is withdrawn (or otherwise resolved, see `unenqueued-runs.ts`),
- * so that no run waits for a job that never comes. A write Redis refuses for
- * lack of memory fails as `redis_out_of_memory` (retryable), nothing fired.
+ * and its job is enqueued (one `addBulk` per queue, with the run's priority).
+ * The log is written first, so a job always finds its run; a run whose job
+ * then cannot be enqueued is withdrawn (or otherwise resolved, see
+ * `unenqueued-runs.ts`), so that no run waits for a job that never comes. A
+ * write Redis refuses for lack of memory fails as `redis_out_of_memory`
+ * (retryable), nothing fired.
  *
- * A run may come with a runId chosen beforehand (a parent's `spawn_agents`
- * claims its children's runIds first, so that a repeated call fires the same
- * runs). Firing such a run again is harmless: when its log already exists it
- * counts as written, and enqueueing it again adds nothing (a job id is
- * unique in its queue; a job already removed comes back, finds its run
- * settled and ends).
+ * A run fired with an idempotency key gets a runId on the key's shard, and
+ * its `run-queued` is written only when the key names no run yet (one script
+ * checks and sets the key with the append): otherwise nothing is written or
+ * enqueued and the outcome is the run the key names, `deduplicated`. Should
+ * that run's producer have died before enqueueing its job, the reaper
+ * enqueues it, as for any fire.
  */
 import type { ErrandError } from "@errand/core";
 import type { EngineResources } from "../resources.js";
@@ -33,37 +34,33 @@ export interface FireContext extends EngineResources {
   metadataLimits?: MetadataLimits;
 }
 
-/** What became of one run: fired, or refused with its error (with its runId once it had one). */
+/**
+ * What became of one run: fired (or, `deduplicated`, found fired before
+ * under its idempotency key), or refused with its error (with its runId
+ * once it had one).
+ */
 export type FireOutcome =
-  | { ok: true; runId: string }
+  | { ok: true; runId: string; deduplicated?: true }
   | { ok: false; runId?: string; error: ErrandError };
 
-/** A run to write and enqueue: a spec that passed preflight, and its runId when chosen beforehand. */
-export interface RunToFire {
-  prepared: PreparedRun;
-  runId?: string;
-}
-
 /**
- * Writes the run's `run-queued` and resolves with it as logged; a run fired
- * before under the same chosen runId counts as written (without `writtenAt`).
+ * Writes the run's `run-queued` under a new runId and resolves with it as
+ * logged, or with the outcome of a run its idempotency key names already.
  */
 async function writeQueued(
   context: FireContext,
-  runId: string,
-  { prepared, runId: chosen }: RunToFire,
+  prepared: PreparedRun,
   at: Date,
-): Promise<LoggedRun> {
+): Promise<LoggedRun | FireOutcome> {
   const { store } = context;
-  try {
-    await store.appendEvents(runId, 0, [prepared.queuedEvent(runId, at)]);
-    return { runId, prepared, writtenAt: at.toISOString() };
-  } catch (error) {
-    if (chosen !== undefined && (await store.readHead(runId)) !== undefined) {
-      return { runId, prepared };
-    }
-    throw error;
-  }
+  const runId = store.newRunId(prepared.idempotency?.key);
+  const created = await store.createRun(
+    runId,
+    prepared.queuedEvent(runId, at),
+    prepared.idempotency,
+  );
+  if (created.deduplicated) return { ok: true, runId: created.runId, deduplicated: true };
+  return { runId, prepared, writtenAt: at.toISOString() };
 }
 
 /**
@@ -90,49 +87,63 @@ async function enqueueQueue(
   const jobs: RunJob[] = runs.map(({ runId, prepared }) => ({
     runId,
     agent: prepared.registration.name,
+    ...(prepared.priority === undefined ? {} : { priority: prepared.priority }),
   }));
   await queues.add(queue, jobs);
 }
 
-function byQueue(runs: readonly LoggedRun[]): Map<string, LoggedRun[]> {
-  const groups = new Map<string, LoggedRun[]>();
-  for (const run of runs) {
-    const queue = run.prepared.registration.queue;
-    groups.set(queue, [...(groups.get(queue) ?? []), run]);
+/** A run this call wrote, and its place among the runs to fire. */
+interface WrittenRun {
+  index: number;
+  run: LoggedRun;
+}
+
+function byQueue(written: readonly WrittenRun[]): Map<string, WrittenRun[]> {
+  const groups = new Map<string, WrittenRun[]>();
+  for (const entry of written) {
+    const queue = entry.run.prepared.registration.queue;
+    groups.set(queue, [...(groups.get(queue) ?? []), entry]);
   }
   return groups;
 }
 
 /**
- * Writes and enqueues `toFire`; one outcome per run, in order. A run without
- * a chosen runId gets a new one. The appends are issued together (one
- * pipeline on the auto-pipelined connection); each queue gets one `addBulk`.
+ * Writes and enqueues `toFire`; one outcome per run, in order. The appends
+ * are issued together (one pipeline on the auto-pipelined connection); each
+ * queue gets one `addBulk`.
  */
 export async function enqueueRuns(
   context: FireContext,
-  toFire: readonly RunToFire[],
+  toFire: readonly PreparedRun[],
 ): Promise<FireOutcome[]> {
   const at = context.now();
-  const runIds = toFire.map(({ runId }) => runId ?? context.store.newRunId());
   const appended = await Promise.allSettled(
-    toFire.map((run, index) => writeQueued(context, runIds[index]!, run, at)),
+    toFire.map((prepared) => writeQueued(context, prepared, at)),
   );
-  const outcomes = new Map<string, FireOutcome>();
-  const logged: LoggedRun[] = [];
+  const outcomes: FireOutcome[] = [];
+  const written: WrittenRun[] = [];
   appended.forEach((result, index) => {
-    if (result.status === "fulfilled") logged.push(result.value);
-    else outcomes.set(runIds[index]!, { ok: false, error: asFireError(result.reason) });
+    if (result.status === "rejected") {
+      outcomes[index] = { ok: false, error: asFireError(result.reason) };
+    } else if ("prepared" in result.value) {
+      written.push({ index, run: result.value });
+    } else {
+      outcomes[index] = result.value;
+    }
   });
   await Promise.all(
-    [...byQueue(logged)].map(async ([queue, group]) => {
+    [...byQueue(written)].map(async ([queue, group]) => {
+      const runs = group.map(({ run }) => run);
       try {
-        await enqueueQueue(context, queue, group);
-        for (const { runId } of group) outcomes.set(runId, { ok: true, runId });
+        await enqueueQueue(context, queue, runs);
+        for (const { index, run } of group) outcomes[index] = { ok: true, runId: run.runId };
       } catch (error) {
-        const resolved = await resolveUnenqueued(context, queue, group, error);
-        for (const [index, { runId }] of group.entries()) outcomes.set(runId, resolved[index]!);
+        const resolved = await resolveUnenqueued(context, queue, runs, error);
+        group.forEach(({ index }, position) => {
+          outcomes[index] = resolved[position]!;
+        });
       }
     }),
   );
-  return runIds.map((runId) => outcomes.get(runId)!);
+  return outcomes;
 }

@@ -5,7 +5,7 @@
  * so one bad spec never throws away the others.
  */
 import { type BatchCounts, type BatchOutcome, batch, ErrandError } from "@errand/core";
-import { enqueueRuns, type FireContext, type FireOutcome, type RunToFire } from "./enqueue-runs.js";
+import { enqueueRuns, type FireContext, type FireOutcome } from "./enqueue-runs.js";
 import { type PreflightLookups, type PreparedRun, preflightFire } from "./fire-preflight.js";
 import { MAX_FIRE_MANY } from "./fire-spec.js";
 import { createPreflightLookups } from "./preflight-lookups.js";
@@ -13,16 +13,25 @@ import { asFireError } from "./unenqueued-runs.js";
 
 /**
  * One spec's result: its runId when fired (or when it failed after getting
- * one), and then its page on the dashboard when the client was given a
- * dashboard URL.
+ * one), `deduplicated` when its idempotency key named a run fired before
+ * (whose runId it is), and then its page on the dashboard when the client
+ * was given a dashboard URL.
  */
-export type FireManyItem = BatchOutcome & { runId?: string; viewUrl?: string };
+export type FireManyItem = BatchOutcome & {
+  runId?: string;
+  deduplicated?: true;
+  viewUrl?: string;
+};
 
 /** The answer of `fireMany`: `{ total, succeeded, failed, results }`, results in spec order. */
 export type FireManyResult = BatchCounts & { results: FireManyItem[] };
 
 function item(outcome: FireOutcome): FireManyItem {
-  if (outcome.ok) return { ok: true, runId: outcome.runId };
+  if (outcome.ok) {
+    return outcome.deduplicated
+      ? { ok: true, runId: outcome.runId, deduplicated: true }
+      : { ok: true, runId: outcome.runId };
+  }
   const { code, message, retryable } = outcome.error;
   return {
     ok: false,
@@ -68,23 +77,14 @@ export async function preflightEach(
 }
 
 /**
- * Fires the specs of `checked` that passed, each under `runIds[i]` when
- * given (see `enqueueRuns`); one outcome per spec, in order, a refused spec
- * keeping its error.
+ * Fires the specs of `checked` that passed (see `enqueueRuns`); one outcome
+ * per spec, in order, a refused spec keeping its error.
  */
 export async function fireChecked(
   context: FireContext,
   checked: readonly CheckedSpec[],
-  runIds?: readonly string[],
 ): Promise<FireOutcome[]> {
-  const toFire: RunToFire[] = [];
-  checked.forEach((spec, index) => {
-    if (!spec.ok) return;
-    const runId = runIds?.[index];
-    toFire.push(
-      runId === undefined ? { prepared: spec.prepared } : { prepared: spec.prepared, runId },
-    );
-  });
+  const toFire = checked.flatMap((spec) => (spec.ok ? [spec.prepared] : []));
   const fired = await enqueueRuns(context, toFire);
   let next = 0;
   return checked.map((spec): FireOutcome => (spec.ok ? fired[next++]! : spec));

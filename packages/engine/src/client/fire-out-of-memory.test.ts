@@ -2,8 +2,9 @@
  * `fire` while Redis is out of memory: refused with `redis_out_of_memory`
  * (retryable) and nothing left behind — no run key, no job — whether Redis
  * refuses the run's log or, a moment later, its job (the run is withdrawn,
- * and leaves its parent's children). A run whose job can be neither enqueued
- * nor taken back is not left queued without a job: the reaper enqueues it.
+ * leaves its parent's children and releases its idempotency key). A run
+ * whose job can be neither enqueued nor taken back is not left queued
+ * without a job: the reaper enqueues it, with its priority.
  */
 import { isErrandError } from "@errand/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -97,7 +98,7 @@ describe("fire while Redis is out of memory", () => {
     expect(await fx.queue.getJobState(runId)).toBe("waiting");
   });
 
-  it("takes back a run whose log was written when Redis then refuses its job: no run, no job, not among its parent's children", async () => {
+  it("takes back a run whose log was written when Redis then refuses its job: no run, no job, not among its parent's children, its key released", async () => {
     const { runId: parentRunId } = await fx.errand.fire({ agent: "writer", input: "parent" });
     const children = fx.errand.keys.children(parentRunId);
     const before = { keys: await runKeys(), jobs: (await fx.footprint()).jobs };
@@ -110,9 +111,12 @@ describe("fire while Redis is out of memory", () => {
       giveBack = await exhaustRedisMemory(fx.redis);
     });
     try {
-      const error = await fire(context, { agent: "writer", input: 1, parentRunId }).catch(
-        (e: unknown) => e,
-      );
+      const error = await fire(context, {
+        agent: "writer",
+        input: 1,
+        parentRunId,
+        idempotencyKey: "withdrawn",
+      }).catch((e: unknown) => e);
       expect(error).toMatchObject({
         code: "redis_out_of_memory",
         retryable: true,
@@ -130,6 +134,10 @@ describe("fire while Redis is out of memory", () => {
     expect(await fx.redis.zrange(children, 0, -1)).toEqual([]);
     expect(await runKeys()).toEqual(before.keys);
     expect((await fx.footprint()).jobs).toEqual(before.jobs);
+    expect(await fx.errand.store.readIdempotencyKey("withdrawn")).toBeUndefined();
+    const again = await fx.errand.fire({ agent: "writer", input: 1, idempotencyKey: "withdrawn" });
+    expect(again.deduplicated).toBeUndefined();
+    expect(again.runId).not.toBe(runId);
   });
 
   it("leaves a run it can neither enqueue nor take back to the reaper, which enqueues its job", async () => {
@@ -146,7 +154,7 @@ describe("fire while Redis is out of memory", () => {
     };
     let runId: string;
     try {
-      const error = await fire(cannotWithdraw, { agent: "writer", input: 1 }).catch(
+      const error = await fire(cannotWithdraw, { agent: "writer", input: 1, priority: 9 }).catch(
         (e: unknown) => e,
       );
       expect(error).toMatchObject({ code: "internal", retryable: true });
@@ -169,11 +177,15 @@ describe("fire while Redis is out of memory", () => {
     await collector.start();
     try {
       await eventually("the reaper to enqueue the jobless run", async () =>
-        (await fx.queue.getJobState(runId)) === "waiting" ? true : undefined,
+        (await fx.queue.getJobState(runId)) === "prioritized" ? true : undefined,
       );
     } finally {
       await collector.stop();
     }
-    expect(await fx.queue.getJob(runId)).toMatchObject({ name: "writer", data: { runId } });
+    expect(await fx.queue.getJob(runId)).toMatchObject({
+      name: "writer",
+      data: { runId },
+      opts: { priority: 9 },
+    });
   });
 });

@@ -4,9 +4,11 @@
  * it, decides the queue, the limits and the agent's own schema), an output
  * schema inside the supported subset, a model that can carry it, an input
  * that is JSON and within the size and nesting limits, metadata within its
- * limits, and a parent that exists. A spec
+ * limits, and a parent that exists (whose priority a child without its own
+ * takes). A spec
  * that fails any of them is refused with an `ErrandError` carrying its code;
- * nothing is enqueued and no key is written.
+ * nothing is enqueued and no key is written (an idempotency key included:
+ * a refused fire never uses one up).
  */
 import { isDeepStrictEqual } from "node:util";
 import {
@@ -20,10 +22,11 @@ import {
   utf8ByteLength,
 } from "@errand/core";
 import { DEFAULT_MAX_STEPS } from "@errand/runtime";
-import type { RunHead } from "@errand/store";
+import type { IdempotencyKey, RunHead } from "@errand/store";
 import { type AgentRegistration, chooseRegistration } from "../registry.js";
 import {
   checkMetadata,
+  DEFAULT_IDEMPOTENCY_TTL_MS,
   DEFAULT_METADATA_LIMITS,
   type FireSpec,
   MAX_INPUT_NESTING,
@@ -59,6 +62,10 @@ export interface PreparedRun {
   parentRunId?: string;
   /** Whether that parent had settled already (its children then expire with it). */
   parentSettled?: boolean;
+  /** The key the run is fired under, when the spec gives one: checked and set with its `run-queued`. */
+  idempotency?: IdempotencyKey;
+  /** The BullMQ priority of its job: the spec's, else its parent's, else none. */
+  priority?: number;
   /** The run-queued event of the run `runId`, stamped `at`. */
   queuedEvent(runId: string, at: Date): NewEvent;
 }
@@ -193,11 +200,21 @@ export async function preflightFire(
     checkMetadata(parsed.metadata, limits.metadataLimits ?? DEFAULT_METADATA_LIMITS);
   }
   const parent = await requireParent(lookups, parsed.parentRunId);
+  const priority = parsed.priority ?? parent?.priority;
   return {
     registration,
     ...(parent === undefined
       ? {}
       : { parentRunId: parent.runId, parentSettled: parent.settledAt !== undefined }),
+    ...(parsed.idempotencyKey === undefined
+      ? {}
+      : {
+          idempotency: {
+            key: parsed.idempotencyKey,
+            ttlMs: parsed.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS,
+          },
+        }),
+    ...(priority === undefined ? {} : { priority }),
     queuedEvent(runId, at) {
       const data: EventDataOf<"run-queued"> = {
         agent: parsed.agent,
@@ -214,6 +231,7 @@ export async function preflightFire(
             : { deadlineAt: new Date(at.getTime() + parsed.deadlineMs).toISOString() }),
         },
         metadata: parsed.metadata ?? {},
+        ...(priority === undefined ? {} : { priority }),
       };
       return { type: "run-queued", at: at.toISOString(), data };
     },

@@ -4,7 +4,7 @@
  * zod schema is the source of truth; anything else in a spec is refused, so a
  * misspelt option never goes unnoticed.
  */
-import { ErrandError, isRunId, utf8ByteLength } from "@errand/core";
+import { ErrandError, isRunId, RunPriority, utf8ByteLength } from "@errand/core";
 import { z } from "zod";
 
 /** The input limit when the client is not told: 256 KiB of UTF-8 JSON. */
@@ -23,6 +23,15 @@ export const MAX_INPUT_NESTING = 100;
 
 /** The longest `deadlineMs`: one year, so that every deadline is a real date. */
 export const MAX_DEADLINE_MS = 365 * 24 * 60 * 60 * 1_000;
+
+/** How long an idempotency key names its run when `idempotencyTtlMs` is not given: 24 hours. */
+export const DEFAULT_IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1_000;
+
+/** The longest `idempotencyTtlMs`: 30 days. */
+export const MAX_IDEMPOTENCY_TTL_MS = 30 * 24 * 60 * 60 * 1_000;
+
+/** The longest idempotency key, in characters. */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 512;
 
 /** How much metadata one run may carry; sizes are bytes of UTF-8. */
 export interface MetadataLimits {
@@ -45,36 +54,60 @@ export const DEFAULT_METADATA_LIMITS: MetadataLimits = {
 };
 
 /** One run to fire. */
-export const FireSpec = z.strictObject({
-  /** The name of a registered agent. */
-  agent: z.string().min(1),
-  /** The run's input: any JSON value (`null` for none). */
-  input: z.unknown(),
-  /**
-   * The structured answer the run must record: a zod 4 schema or a JSON
-   * Schema object, within the strict subset (docs/architecture.md §4).
-   */
-  outputSchema: z
-    .custom<z.ZodType | Record<string, unknown>>(
-      (value) => typeof value === "object" && value !== null && !Array.isArray(value),
-      "outputSchema must be a zod schema or a JSON Schema object",
-    )
-    .optional(),
-  /** The run that fires this one: the new run becomes its child. */
-  parentRunId: z.string().refine(isRunId, "parentRunId is not a run id").optional(),
-  /** Labels kept with the run, as strings, within the client's {@link MetadataLimits}. */
-  metadata: z.record(z.string(), z.string()).optional(),
-  /**
-   * How long the run may take from now before the reaper fails it
-   * (`deadline_exceeded`), in ms: at most {@link MAX_DEADLINE_MS}.
-   */
-  deadlineMs: z.number().int().positive().max(MAX_DEADLINE_MS).optional(),
-});
+export const FireSpec = z
+  .strictObject({
+    /** The name of a registered agent. */
+    agent: z.string().min(1),
+    /** The run's input: any JSON value (`null` for none). */
+    input: z.unknown(),
+    /**
+     * The structured answer the run must record: a zod 4 schema or a JSON
+     * Schema object, within the strict subset (docs/architecture.md §4).
+     */
+    outputSchema: z
+      .custom<z.ZodType | Record<string, unknown>>(
+        (value) => typeof value === "object" && value !== null && !Array.isArray(value),
+        "outputSchema must be a zod schema or a JSON Schema object",
+      )
+      .optional(),
+    /** The run that fires this one: the new run becomes its child. */
+    parentRunId: z.string().refine(isRunId, "parentRunId is not a run id").optional(),
+    /** Labels kept with the run, as strings, within the client's {@link MetadataLimits}. */
+    metadata: z.record(z.string(), z.string()).optional(),
+    /**
+     * How long the run may take from now before the reaper fails it
+     * (`deadline_exceeded`), in ms: at most {@link MAX_DEADLINE_MS}.
+     */
+    deadlineMs: z.number().int().positive().max(MAX_DEADLINE_MS).optional(),
+    /**
+     * Fires the run at most once per key: a fire with a key seen within its
+     * TTL makes no run and answers with the run fired under it
+     * (`deduplicated: true`). Up to {@link MAX_IDEMPOTENCY_KEY_LENGTH} characters.
+     */
+    idempotencyKey: z.string().min(1).max(MAX_IDEMPOTENCY_KEY_LENGTH).optional(),
+    /**
+     * How long the key names its run, in ms from this fire: default
+     * {@link DEFAULT_IDEMPOTENCY_TTL_MS}, at most {@link MAX_IDEMPOTENCY_TTL_MS}.
+     */
+    idempotencyTtlMs: z.number().int().positive().max(MAX_IDEMPOTENCY_TTL_MS).optional(),
+    /**
+     * The run's BullMQ priority: 1 (first) … `MAX_RUN_PRIORITY` (last); a
+     * run without one goes before every run with one. A child without one
+     * takes its parent's.
+     */
+    priority: RunPriority.optional(),
+  })
+  .refine((spec) => spec.idempotencyTtlMs === undefined || spec.idempotencyKey !== undefined, {
+    message: "idempotencyTtlMs needs an idempotencyKey",
+    path: ["idempotencyTtlMs"],
+  });
 export type FireSpec = z.infer<typeof FireSpec>;
 
 /** What `fire` returns. */
 export interface FireResult {
   runId: string;
+  /** Present when the spec's idempotency key named a run fired before: `runId` is that run. */
+  deduplicated?: true;
   /** The run's page on the dashboard, when the client was given a dashboard URL. */
   viewUrl?: string;
 }

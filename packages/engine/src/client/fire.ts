@@ -7,7 +7,9 @@ import type { FireResult } from "./fire-spec.js";
 import { createPreflightLookups } from "./preflight-lookups.js";
 
 /**
- * Fires one run and resolves with its runId once its job is enqueued.
+ * Fires one run and resolves with its runId once its job is enqueued; with
+ * an idempotency key that names a run fired within its TTL, resolves with
+ * that run's id and `deduplicated: true`, having written nothing.
  * Throws the preflight refusal (`invalid_spec`, `unknown_agent`,
  * `unsupported_schema`, `schema_not_supported`, `input_too_large`,
  * `not_found` for a missing parent) before writing anything;
@@ -20,7 +22,11 @@ import { createPreflightLookups } from "./preflight-lookups.js";
 export async function fire(context: FireContext, spec: unknown): Promise<FireResult> {
   const lookups = createPreflightLookups(context.redis, context.keys, context.store);
   const prepared = await preflightFire(spec, lookups, context);
-  const [outcome] = await enqueueRuns(context, [{ prepared }]);
-  if (outcome?.ok) return { runId: outcome.runId };
+  const [outcome] = await enqueueRuns(context, [prepared]);
+  if (outcome?.ok) {
+    return outcome.deduplicated
+      ? { runId: outcome.runId, deduplicated: true }
+      : { runId: outcome.runId };
+  }
   throw outcome?.error;
 }

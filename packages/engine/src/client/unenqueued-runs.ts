@@ -4,12 +4,10 @@
  * that never comes (docs/architecture.md §7), and a producer told that its
  * fire failed must find nothing fired, so each such run is, in turn:
  * - fired after all when its job is in the queue (the failure came after it);
- * - withdrawn when this call wrote it and nothing happened to it since: its
- *   log, head and place among its parent's children are deleted, which Redis
- *   does even when it is out of memory (deleting frees memory);
- * - left as it is, reported with its runId, when it was fired before under
- *   the same chosen runId (a repeated `spawn_agents` call): its first firing
- *   owns it, and repeating the call enqueues it again;
+ * - withdrawn when nothing happened to it since this call wrote it: its
+ *   log, head and place among its parent's children are deleted, and its
+ *   idempotency key released, which Redis does even when it is out of
+ *   memory (deleting frees memory);
  * - settled `failed` (`internal`) otherwise (a cancel reached it meanwhile),
  *   as a last resort that a run past all of these is unlikely to need.
  * The reaper enqueues any run still left queued without a job (see
@@ -24,8 +22,8 @@ import type { PreparedRun } from "./fire-preflight.js";
 export interface LoggedRun {
   runId: string;
   prepared: PreparedRun;
-  /** `at` of the `run-queued` this call wrote; undefined when the run was written before, under its chosen runId. */
-  writtenAt?: string;
+  /** `at` of the `run-queued` this call wrote. */
+  writtenAt: string;
 }
 
 /** `error` as an {@link ErrandError}; anything else is an `internal` error worth a retry. */
@@ -36,16 +34,19 @@ export function asFireError(error: unknown, refused = "the run was not fired"): 
   return new ErrandError("internal", message, { retryable: true, cause: error });
 }
 
-/** Takes back a run this call wrote: its log and head, and its place among its parent's children. */
+/**
+ * Takes back a run this call wrote: its log and head, its idempotency key
+ * and its place among its parent's children.
+ */
 async function withdraw(
   context: FireContext,
-  { runId, prepared }: LoggedRun,
-  writtenAt: string,
+  { runId, prepared, writtenAt }: LoggedRun,
 ): Promise<boolean> {
   const withdrawal = await context.store.withdrawRun({
     runId,
     agent: prepared.registration.name,
     createdAt: writtenAt,
+    ...(prepared.idempotency === undefined ? {} : { idempotencyKey: prepared.idempotency.key }),
   });
   if (withdrawal === "moved-on") return false;
   if (prepared.parentRunId !== undefined) {
@@ -76,19 +77,11 @@ async function resolveRun(
   if ((await context.queues.queue(queue).getJobState(runId)) !== "unknown") {
     return { ok: true, runId };
   }
-  if (run.writtenAt !== undefined && (await withdraw(context, run, run.writtenAt))) {
+  if (await withdraw(context, run)) {
     return { ok: false, error: asFireError(cause, "the run was not fired (nothing was written)") };
   }
   const error = asFireError(cause);
   const details = { runId };
-  if (run.writtenAt === undefined) {
-    const message = `run ${runId} was fired before, and its job could not be enqueued again: ${error.message}`;
-    return {
-      ok: false,
-      runId,
-      error: new ErrandError(error.code, message, { retryable: true, cause: error, details }),
-    };
-  }
   await settleFailed(context, runId, error);
   const message = `run ${runId} could not be enqueued and was settled failed: ${error.message}`;
   return {
@@ -100,7 +93,7 @@ async function resolveRun(
 
 /**
  * One outcome per run of `runs` (all of queue `queue`), in order, after
- * their enqueue failed with `cause`: fired, withdrawn, left or settled as
+ * their enqueue failed with `cause`: fired, withdrawn or settled as
  * the module says. A run whose resolution fails too (Redis unreachable) is
  * reported with its runId: the reaper enqueues it later.
  */

@@ -25,7 +25,7 @@ import {
   type SpawnResult,
   spawnChildrenWhenRedisHasRoom,
 } from "./spawn-children.js";
-import type { SpawnCall } from "./spawn-claims.js";
+import type { SpawnCall } from "./spawn-keys.js";
 
 /** The name under which a worker lends its tools the {@link ParentServices}. */
 export const PARENT_SERVICES = "errandParent";

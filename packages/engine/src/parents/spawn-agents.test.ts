@@ -2,10 +2,12 @@
  * `spawn_agents` against real Redis, called as the runtime calls it: per-item
  * partial success, children linked to their parent (parentRunId, rootRunId,
  * depth), the same runIds when a call runs again (no run or job twice), the
+ * children's priority (their own, else the parent's), the
  * depth and children limits, and a clear failure off an errand worker.
  */
 import { isErrandError, type RunEvent } from "@errand/core";
 import { isFatalToolError } from "@errand/runtime";
+import { createEventStore } from "@errand/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EngineFixture, startEngineFixture } from "../test-support/engine-fixture.js";
 import { registerTestQueue } from "../test-support/registered-queue.js";
@@ -13,6 +15,7 @@ import { createWorker } from "../worker/create-worker.js";
 import { parentTools } from "./parent-tools.js";
 import { createSpawnAgentsTool, spawnAgentsTool } from "./spawn-agents.js";
 import type { SpawnResult } from "./spawn-children.js";
+import { spawnIdempotencyKeys } from "./spawn-keys.js";
 import { CHILD, childOutputSchema, LEAD } from "./test-support/parent-fixture.js";
 import {
   type CallSite,
@@ -151,10 +154,10 @@ describe("spawn_agents", () => {
     expect(allowed.succeeded).toBe(1);
 
     const atLimit = await fireLead(root); // depth 1 = maxDepth: may not spawn
-    const refused = await spawn(
-      { agents: [childItem("a"), childItem("b"), { agent: "nobody", input: null }] },
-      { runId: atLimit, services: lentServices },
-    );
+    const refusedArgs = {
+      agents: [childItem("a"), childItem("b"), { agent: "nobody", input: null }],
+    };
+    const refused = await spawn(refusedArgs, { runId: atLimit, services: lentServices });
     expect(refused).toMatchObject({ total: 3, succeeded: 0, failed: 3 });
     expect(refused.nextAction).toBeUndefined();
     for (const item of refused.results.slice(0, 2)) {
@@ -167,7 +170,12 @@ describe("spawn_agents", () => {
     }
     expect(refused.results[2]?.error?.code).toBe("unknown_agent");
     expect(await childrenOf(atLimit)).toEqual([]);
-    expect(await fx.redis.exists(fx.errand.keys.spawnClaims(atLimit))).toBe(0);
+    // Refused items use up none of the call's idempotency keys.
+    const call = { parentRunId: atLimit, step: 1, callId: "call_1_1", args: refusedArgs };
+    const store = createEventStore({ redis: fx.redis, prefix: fx.prefix });
+    for (const key of spawnIdempotencyKeys(call, refusedArgs.agents.length)) {
+      expect(await store.readIdempotencyKey(key)).toBeUndefined();
+    }
   });
 
   it("fires children up to maxChildrenPerParent, refusing the rest item by item, and counts a repeated call's own children once", async () => {
@@ -194,6 +202,33 @@ describe("spawn_agents", () => {
     const other = await fireLead();
     const held = await spawn(args, { runId: other, services: lentServices }, tight);
     expect(held.results.map((item) => item.ok)).toEqual([true, false, false, false, false]);
+  });
+
+  it("gives each child its own priority, else its parent's, on its run-queued and its job", async () => {
+    const { runId: parent } = await fx.errand.fire({ agent: LEAD, input: null, priority: 7 });
+    const result = await spawn(
+      { agents: [childItem("inherits"), { ...childItem("own"), priority: 2 }] },
+      { runId: parent, services: services() },
+    );
+    const children = firedIds(result);
+    expect(children).toHaveLength(2);
+    const priorities = await Promise.all(
+      children.map(async (child) => ({
+        queued: (await fx.errand.store.readLog(child))[0]?.data,
+        job: (await fx.queue.getJob(child))?.opts.priority,
+      })),
+    );
+    expect(priorities).toMatchObject([
+      { queued: { priority: 7 }, job: 7 },
+      { queued: { priority: 2 }, job: 2 },
+    ]);
+    const { runId: unranked } = await fx.errand.fire({ agent: LEAD, input: null });
+    const plain = await spawn(
+      { agents: [childItem("none")] },
+      { runId: unranked, services: services() },
+    );
+    const [child] = firedIds(plain);
+    expect((await fx.errand.store.readLog(child!))[0]?.data).not.toHaveProperty("priority");
   });
 
   it("fails the run with a clear error when its host lends no parent services", async () => {

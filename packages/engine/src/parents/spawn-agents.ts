@@ -5,6 +5,8 @@
  * the children run in the background. One bad item fails alone. The tool
  * reaches the engine through the worker's `ctx.services`.
  */
+
+import { MAX_RUN_PRIORITY, RunPriority } from "@errand/core";
 import { defineTool, type Tool } from "@errand/runtime";
 import { z } from "zod";
 import { MAX_FIRE_MANY } from "../client/fire-spec.js";
@@ -34,6 +36,9 @@ const SpawnAgentItem = z.object({
     .positive()
     .optional()
     .describe("How long the child may take from now, in ms, before it fails deadline_exceeded."),
+  priority: RunPriority.optional().describe(
+    `The child's queue priority: 1 runs first, ${MAX_RUN_PRIORITY} last. Default: yours.`,
+  ),
 });
 
 /** The arguments of `spawn_agents`. */

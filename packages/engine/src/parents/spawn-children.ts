@@ -2,11 +2,12 @@
  * What `spawn_agents` does in the engine: fire one child of the calling run
  * per item, each item a fire spec whose parent is the caller. Every item is
  * preflighted on its own; the parent's depth and children limits refuse what
- * goes past them; the runIds are claimed before anything is fired (see
- * `spawn-claims.ts`), so a call run again after a crash fires nothing twice.
+ * goes past them; each child is fired under an idempotency key of the call
+ * and the item (see `spawn-keys.ts`), so a call run again after a crash
+ * fires nothing twice. A child without a priority takes the parent's.
  * The answer is a batch in item order, a bad item failing alone. A call
  * Redis refuses for lack of memory is made again until it has room (the
- * claims make that safe), so a shortage never costs a parent its children.
+ * idempotency keys make that safe), so a shortage never costs a parent its children.
  */
 import {
   type BatchCounts,
@@ -17,11 +18,12 @@ import {
 } from "@errand/core";
 import type { FireContext, FireOutcome } from "../client/enqueue-runs.js";
 import { fireChecked, preflightEach } from "../client/fire-many.js";
+import { MAX_IDEMPOTENCY_TTL_MS } from "../client/fire-spec.js";
 import { createPreflightLookups } from "../client/preflight-lookups.js";
 import { redisOutOfMemory, retryWhileOutOfMemory } from "../out-of-memory.js";
 import { COLLECT_TOOL } from "../reads/collect.js";
 import { admitChildren, admitDepth, type ChildCount, type ParentLimits } from "./limits.js";
-import { claimChildRunIds, type SpawnCall } from "./spawn-claims.js";
+import { type SpawnCall, spawnIdempotencyKeys } from "./spawn-keys.js";
 
 /** One child to spawn: a fire spec without its parent (the caller is the parent). */
 export interface SpawnItem {
@@ -30,6 +32,8 @@ export interface SpawnItem {
   outputSchema?: Record<string, unknown>;
   metadata?: Record<string, string>;
   deadlineMs?: number;
+  /** The child's BullMQ priority; default the parent's. */
+  priority?: number;
 }
 
 /**
@@ -57,19 +61,34 @@ function spawnedChild(item: SpawnItem, outcome: FireOutcome): SpawnedChild {
   };
 }
 
-/** How many children the parent has besides this call's, and which of this call's were fired. */
+/**
+ * How many children the parent has besides this call's, and which of this
+ * call's were fired already (by an earlier try: their keys name runs that
+ * are among the parent's children).
+ */
 async function countChildren(
   context: FireContext,
   parentRunId: string,
-  runIds: readonly string[],
+  keys: readonly string[],
 ): Promise<ChildCount> {
-  const key = context.keys.children(parentRunId);
-  const [total, scores] = await Promise.all([
-    context.redis.zcard(key),
-    runIds.length === 0 ? Promise.resolve([]) : context.redis.zmscore(key, ...runIds),
+  const children = context.keys.children(parentRunId);
+  const [total, firedRunIds] = await Promise.all([
+    context.redis.zcard(children),
+    Promise.all(keys.map((key) => context.store.readIdempotencyKey(key))),
   ]);
-  const fired = scores.map((score) => score !== null);
+  const known = firedRunIds.filter((runId) => runId !== undefined);
+  const scores = known.length === 0 ? [] : await context.redis.zmscore(children, ...known);
+  const member = new Map(known.map((runId, index) => [runId, scores[index] !== null]));
+  const fired = firedRunIds.map((runId) => runId !== undefined && member.get(runId) === true);
   return { others: total - fired.filter(Boolean).length, fired };
+}
+
+/**
+ * How long a child's key names it: as long as a settled run is kept (within
+ * the longest TTL a fire takes), well past any resume of the parent's call.
+ */
+function spawnKeyTtlMs(context: FireContext): number {
+  return Math.min(context.store.retentionSeconds * 1_000, MAX_IDEMPOTENCY_TTL_MS);
 }
 
 /**
@@ -88,21 +107,23 @@ async function spawnChildren(
   if (parent === undefined) {
     throw runNotFound(parentRunId, "parent run");
   }
-  const specs = items.map((item) => ({ ...item, parentRunId }));
+  const keys = spawnIdempotencyKeys(call, items.length);
+  const idempotencyTtlMs = spawnKeyTtlMs(context);
+  const specs = items.map((item, index) => ({
+    ...item,
+    parentRunId,
+    idempotencyKey: keys[index],
+    idempotencyTtlMs,
+  }));
   const checked = admitDepth(
     await preflightEach(context, specs, lookups),
     parentRunId,
     parent.depth,
     limits,
   );
-  const runIds = checked.some((spec) => spec.ok)
-    ? await claimChildRunIds(context.redis, context.keys, call, items.length, () =>
-        context.store.newRunId(),
-      )
-    : [];
-  const count = await countChildren(context, parentRunId, runIds);
+  const count = await countChildren(context, parentRunId, keys);
   const admitted = admitChildren(checked, parentRunId, count, limits);
-  const outcomes = await fireChecked(context, admitted, runIds);
+  const outcomes = await fireChecked(context, admitted);
   const answer = batch(outcomes.map((outcome, index) => spawnedChild(items[index]!, outcome)));
   return answer.succeeded > 0 ? { ...answer, nextAction: COLLECT_CHILDREN_ACTION } : answer;
 }
@@ -110,8 +131,8 @@ async function spawnChildren(
 /**
  * {@link spawnChildren}, made again while Redis is out of memory: while the
  * call throws for it, or refuses a child for it (docs/architecture.md §7).
- * The worker holds the parent run meanwhile; the call's claims fire the same
- * runs each time, and a child already fired counts as fired.
+ * The worker holds the parent run meanwhile; the call's keys make each try
+ * answer with the runs fired before, and a child already fired counts as fired.
  */
 export function spawnChildrenWhenRedisHasRoom(
   context: FireContext,

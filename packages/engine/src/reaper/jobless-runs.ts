@@ -7,7 +7,8 @@
  * run has been queued for `joblessAfterMs` (a producer enqueues within
  * milliseconds of writing), it is looked at once, in creation order through
  * its shard's index of active runs; a run still queued that no queue of its
- * agent holds a job for gets one, in the queue `fire` would choose. Adding a
+ * agent holds a job for gets one, in the queue `fire` would choose, with the
+ * priority it was fired with. Adding a
  * job twice is harmless: its id is the runId, and the log's fence lets one
  * attempt write.
  */
@@ -36,7 +37,10 @@ async function enqueueIfJobless(context: ReaperContext, runId: string): Promise<
   if (await hasJob(context, queues, runId)) return false;
   const registration = chooseRegistration(registrations, context.now());
   if (registration === undefined) return false;
-  await addRunJobs(context.queues.queue(registration.queue), [{ runId, agent: head.agent }]);
+  const { agent, priority } = head;
+  await addRunJobs(context.queues.queue(registration.queue), [
+    { runId, agent, ...(priority === undefined ? {} : { priority }) },
+  ]);
   context.logger.warn(
     { runId, agent: head.agent, queue: registration.queue },
     "a run left queued without a job was enqueued",

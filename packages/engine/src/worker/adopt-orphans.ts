@@ -40,9 +40,11 @@ async function lockLapsed(context: AdoptionContext, queue: Queue, job: Job): Pro
 /** Moves `job` into the adopter's queue; true when it was removed from `from`. */
 async function adoptJob(context: AdoptionContext, from: Queue, job: Job): Promise<boolean> {
   if (job.id === undefined) return false;
+  const { priority } = job.opts;
   await context.queue.add(job.name, job.data as RunJobData, {
     ...context.jobOptions,
     jobId: job.id,
+    ...(priority === undefined || priority === 0 ? {} : { priority }),
   });
   return (await from.remove(job.id)) === 1;
 }

@@ -19,7 +19,7 @@ const INDEX_RUNS_SCRIPT = {
 
 /**
  * What writing outcomes works with. A stored result (and a settled run's
- * children and spawn claims) expires with the run's log: it gets the head's
+ * children) expires with the run's log: it gets the head's
  * remaining time to live, so retention has one source — the writer that
  * settled the run (the store's `retentionSeconds`).
  */
@@ -70,7 +70,7 @@ export interface RunToIndex {
 
 /** One run's part of an `index-runs.lua` call: its keys and its arguments. */
 export interface IndexSegment {
-  keys: [head: string, agentRuns: string, result: string, children: string, spawnClaims: string];
+  keys: [head: string, agentRuns: string, result: string, children: string];
   args: [runId: string, member: string, deadline: string, result: string];
 }
 
@@ -87,7 +87,6 @@ export function indexSegment(keys: StoreKeys, { run, result }: RunToIndex): Inde
       keys.runIndexByAgent(shardOfRunId(run.runId), run.agent),
       keys.result(run.runId),
       keys.children(run.runId),
-      keys.spawnClaims(run.runId),
     ],
     args: [
       run.runId,
@@ -102,7 +101,7 @@ export function indexSegment(keys: StoreKeys, { run, result }: RunToIndex): Inde
  * Brings runs of `shard` in the shard's indexes up to date with their heads,
  * in one script call (`lua/index-runs.lua`); a run whose segment carries its
  * result then gets its result stored (once) and announced on the shard's
- * settled channel by the same call, its result, children and spawn claims
+ * settled channel by the same call, its result and children
  * expiring with its log (the head's TTL). Resolves with one flag per run, in order: false for a run
  * without a head (it expired, or never was), whose index entries were
  * removed and whose result was not stored.

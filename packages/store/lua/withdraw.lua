@@ -3,8 +3,10 @@
   its log, and its producer could not enqueue its job. Only a run that
   nothing happened to since (its head at seq 1, status queued) is withdrawn:
   its log, head and blobs are deleted and it leaves the shard's indexes, so
-  nothing is left behind. Every command here frees memory (DEL, ZREM), so
-  Redis runs it even when it is out of memory and refusing writes.
+  nothing is left behind, and the idempotency key it was fired under, if
+  any, is released so that firing with that key again makes a run. Every
+  command here frees memory (DEL, ZREM), so Redis runs it even when it is
+  out of memory and refusing writes.
 
   Input:
     KEYS[1] run log       <p>:{sN}:run:<runId>:log         STREAM
@@ -14,6 +16,8 @@
     KEYS[5] active runs   <p>:{sN}:index:status:active     ZSET
     KEYS[6] agent's runs  <p>:{sN}:index:agent:<agent>     ZSET
     KEYS[7] deadlines     <p>:{sN}:deadlines               ZSET (member runId)
+    KEYS[8] idempotency   <p>:{sN}:idempotency:<digest>    STRING, only for a run
+            fired with an idempotency key (on the same shard as the run)
 
     ARGV[1] runId
     ARGV[2] its index member: "<createdAt ms, 15 digits>:<runId>"
@@ -23,7 +27,8 @@
      0  the run has no head: nothing to withdraw
     -1  the run moved on (its head is past seq 1 or not queued): left as it is
 
-  Effects (code 1 only): DEL the log, head and blobs; ZREM the member from
+  Effects (code 1 only): DEL the log, head and blobs, and the idempotency
+  key while it still names this run; ZREM the member from
   the runs, active and agent's indexes and the runId from the deadlines (the
   collector may have indexed the run already; should it index it later, it
   finds no head and removes it itself).
@@ -40,6 +45,9 @@ if head[1] ~= "1" or head[2] ~= "queued" then
 end
 
 redis.call("DEL", logKey, headKey, blobsKey)
+if KEYS[8] and redis.call("GET", KEYS[8]) == runId then
+  redis.call("DEL", KEYS[8])
+end
 redis.call("ZREM", KEYS[4], member)
 redis.call("ZREM", KEYS[5], member)
 redis.call("ZREM", KEYS[6], member)

@@ -14,17 +14,21 @@
     KEYS[4] run blobs     <p>:{sN}:run:<runId>:blobs   HASH (only given a TTL here)
     KEYS[5] log rewrite   <p>:{sN}:run:<runId>:log:rewrite  STREAM, only ever within
             a call: the settled log is copied there and renamed back over the log
+    KEYS[6] idempotency   <p>:{sN}:idempotency:<digest of the key>  STRING, the runId
+            fired under the key; given only with a run-queued fired with a key
+            (the runId is placed on the key's shard, so both share one slot)
 
     ARGV[1] runId
     ARGV[2] expected seq: the head's seq the writer last saw (0 for a new run),
             or "*" for an unfenced append (cancel-requested from a client, the reaper)
     ARGV[3] retention in seconds, set as the TTL of the log, head and blobs keys
             when the batch settles the run
-    ARGV[4 + 3(i-1)]  type of event i     (i = 1 … n, n >= 1)
-    ARGV[5 + 3(i-1)]  at of event i       (ISO-8601)
-    ARGV[6 + 3(i-1)]  data of event i     (JSON object, validated by the client)
+    ARGV[4] how long the idempotency key is kept, in ms ("0" without KEYS[6])
+    ARGV[5 + 3(i-1)]  type of event i     (i = 1 … n, n >= 1)
+    ARGV[6 + 3(i-1)]  at of event i       (ISO-8601)
+    ARGV[7 + 3(i-1)]  data of event i     (JSON object, validated by the client)
 
-  Output: { code, seq, index }
+  Output: { code, seq, index } (and the runId for -7)
      0  appended:                 seq = the new head seq (event i got seq - n + i)
     -1  seq conflict:             seq = the head's current seq
     -2  run settled: an event after a terminal one (also within this batch),
@@ -33,19 +37,23 @@
     -4  run not found: no head and the first event is not run-queued
     -5  run exists: run-queued on a run that has a head, or not first in the batch,
                                   index = the refused event
-    -6  malformed arguments (retention, expected seq, event count, data JSON)
+    -6  malformed arguments (retention, expected seq, event count, data JSON,
+        an idempotency key without its TTL or its run-queued)
+    -7  duplicate: the idempotency key names a run fired within its TTL:
+        { -7, 0, 0, that runId }; nothing is written
 
   Effects (code 0 only):
     - XADD to the run log, entry id "0-<seq>", fields: seq, type, at, data
     - XADD to the shard stream, id "*", fields: runId, seq, type, at, data
     - HSET on the head: seq, updatedAt, and what the events change, as the fold
       does: run-queued sets runId, agent, rootRunId, parentRunId, depth,
-      hasSchema, createdAt, status=queued; run-started sets status=running,
+      priority, hasSchema, createdAt, status=queued; run-started sets status=running,
       attempt (the highest seen), startedAt (the first); output-recorded sets
       hasOutput=1; cancel-requested sets cancelRequested=1; finished sets
       status=succeeded (failed when the run has a schema and no output),
       failed sets status=failed, cancelled sets status=cancelled; the three
       terminal events set settledAt
+    - with an idempotency key: SET it to the runId, PX its TTL
     - on a terminal event: EXPIRE(retention) on the run log, head and blobs;
       then the run log is rewritten at its exact size (COPY to the rewrite
       key, then RENAME it over the log: same entries, same last id, same TTL;
@@ -53,16 +61,30 @@
       what is used, and a settled log never grows again)
 ]]
 local logKey, headKey, shardKey, blobsKey, rewriteKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local idempotencyKey = KEYS[6]
 local runId = ARGV[1]
 local expected = ARGV[2]
 local retention = tonumber(ARGV[3])
-local count = (#ARGV - 3) / 3
+local idempotencyTtl = tonumber(ARGV[4])
+local count = (#ARGV - 4) / 3
 
-local OK, SEQ_CONFLICT, SETTLED, OUTPUT_RECORDED, NOT_FOUND, EXISTS, MALFORMED = 0, -1, -2, -3, -4, -5, -6
+local OK, SEQ_CONFLICT, SETTLED, OUTPUT_RECORDED, NOT_FOUND, EXISTS, MALFORMED, DUPLICATE =
+  0, -1, -2, -3, -4, -5, -6, -7
 
 if retention == nil or retention < 1 or retention ~= math.floor(retention)
   or count < 1 or count ~= math.floor(count) then
   return { MALFORMED, 0, 0 }
+end
+
+if idempotencyKey then
+  if ARGV[5] ~= "run-queued" or idempotencyTtl == nil or idempotencyTtl < 1
+    or idempotencyTtl ~= math.floor(idempotencyTtl) then
+    return { MALFORMED, 0, 0 }
+  end
+  local fired = redis.call("GET", idempotencyKey)
+  if fired then
+    return { DUPLICATE, 0, 0, fired }
+  end
 end
 
 local head = redis.call("HMGET", headKey, "seq", "status", "hasOutput", "hasSchema", "attempt", "startedAt")
@@ -75,7 +97,7 @@ local attempt = tonumber(head[5] or "0") or 0
 local startedAt = head[6]
 
 local function eventAt(i, offset)
-  return ARGV[3 + 3 * (i - 1) + offset]
+  return ARGV[4 + 3 * (i - 1) + offset]
 end
 
 local firstType = eventAt(1, 1)
@@ -129,6 +151,9 @@ for i = 1, count do
     updates.depth = tostring(data.depth)
     if type(data.parentRunId) == "string" then
       updates.parentRunId = data.parentRunId
+    end
+    if type(data.priority) == "number" then
+      updates.priority = tostring(data.priority)
     end
     updates.hasSchema = hasSchema and "1" or "0"
     updates.hasOutput = "0"
@@ -190,6 +215,10 @@ for field, value in pairs(updates) do
   fields[#fields + 1] = value
 end
 redis.call("HSET", headKey, unpack(fields))
+
+if idempotencyKey then
+  redis.call("SET", idempotencyKey, runId, "PX", idempotencyTtl)
+end
 
 if settles then
   redis.call("EXPIRE", logKey, retention)
