@@ -141,8 +141,7 @@ try {
   /** How many lines with `msg` `processes` logged, together. */
   const logged = (processes: readonly ChaosProcess[], ...msgs: string[]) =>
     processes.reduce(
-      (sum, process) =>
-        sum + msgs.reduce((count, msg) => count + (process.messageCounts.get(msg) ?? 0), 0),
+      (sum, process) => sum + msgs.reduce((count, msg) => count + process.linesWith(msg).length, 0),
       0,
     );
   const staleWritesRefused = logged(
