@@ -2,6 +2,7 @@
  * The chaos report: a JSON summary (for machines) and a table (for people),
  * and whether every must-be-zero figure is zero.
  */
+import { writeFile } from "node:fs/promises";
 import type { AuditFindings } from "./audit.js";
 import type { BadInputRecord } from "./bad-input.js";
 import type { FaultRecord } from "./faults.js";
@@ -123,4 +124,19 @@ export function formatTable(summary: ChaosSummary): string {
     ...(summary.badInput ? [`bad input: ${JSON.stringify(summary.badInput)}`] : []),
     summary.passed ? "PASSED" : "FAILED",
   ].join("\n");
+}
+
+/**
+ * Prints `summary` as JSON, then `table`; writes the JSON to `jsonFile` too
+ * when given; the process then exits 1 unless the summary `passed`.
+ */
+export async function publishSummary(
+  summary: { passed: boolean },
+  table: string,
+  jsonFile: string | undefined,
+): Promise<void> {
+  const json = `${JSON.stringify(summary, null, 2)}\n`;
+  process.stdout.write(`${json}\n${table}\n`);
+  if (jsonFile !== undefined) await writeFile(jsonFile, json);
+  process.exitCode = summary.passed ? 0 : 1;
 }

@@ -30,7 +30,7 @@ export interface FiredRun {
 const CHILDREN_PER_PARENT = 2;
 
 /** The steps of a stepped run before its answer, and the pause in each. */
-const STEPPED_RUN = { steps: 4, pauseMs: 600 } as const;
+const STEPPED_RUN = { steps: 4, pauseMs: 1_000 } as const;
 
 /** The spec of a run of `kind`. */
 function specOf(kind: RunKind, n: number): FireSpec {

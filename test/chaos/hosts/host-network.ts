@@ -16,7 +16,7 @@ import { existsSync } from "node:fs";
 import { ErrandError } from "@errand/core";
 
 /** The /24 the hosts' addresses are taken from (private, used only inside these namespaces). */
-export const HOST_SUBNET = "10.77.0";
+const HOST_SUBNET = "10.77.0";
 
 /** The first host's last address byte; each next host takes the next one. */
 const FIRST_HOST_BYTE = 10;

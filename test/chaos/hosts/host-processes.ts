@@ -19,7 +19,7 @@ const REDIS_PORT = 6390;
 const REDIS_READY_TIMEOUT_MS = 10_000;
 
 /** How long a CLI process may take to say it is ready. */
-const CLI_READY_TIMEOUT_MS = 60_000;
+const CLI_READY_TIMEOUT_MS = 120_000;
 
 /** The built CLI, run as a user would (with tsx only to load the TypeScript agents module). */
 const CLI_ENTRY = join(REPO_ROOT, "apps/cli/dist/main.js");

@@ -75,18 +75,41 @@ function timeout(ms: number, message: string, signal: AbortSignal): Promise<neve
   });
 }
 
-/** Waits for the victim to start a long run, pulls its cable, waits for the take-over, plugs it back in and waits for its late writes. */
+/** How many long runs the victim may start before one is still running when its cable is pulled. */
+const CUT_TRIES = 5;
+
+/**
+ * Pulls the victim's cable right after it starts a long run; resolves once
+ * it is out while the victim runs something (the runs it holds, never
+ * empty), or after {@link CUT_TRIES} tries (its cable back in, nothing held).
+ */
+async function cutWhileRunning(
+  context: LinkCutContext,
+): Promise<{ cutAt: number; held: string[] }> {
+  const { network, errand, victim } = context;
+  const tried = new Set<string>();
+  for (let attempt = 1; ; attempt += 1) {
+    const started = await victim.process.waitForMessage(
+      "run started",
+      context.timeoutMs,
+      (line) =>
+        typeof line.runId === "string" && context.isLongRun(line.runId) && !tried.has(line.runId),
+    );
+    tried.add(String(started.runId));
+    network.cut(victim.host);
+    const cutAt = Date.now();
+    // From the logs, not from the worker's lines: an attempt whose `run-started` landed but whose answer the cut lost is held too.
+    const held = await runsRunningOn(errand, await context.runsInRedis(), victim.workerId);
+    if (held.length > 0 || attempt === CUT_TRIES) return { cutAt, held };
+    // The harness read the line too late: the run had ended. Plug the cable back in and wait for the next.
+    network.restore(victim.host);
+  }
+}
+
+/** Pulls the victim's cable while it runs a long run, waits for the take-over, plugs it back in and waits for its late writes. */
 export async function cutWorkerHost(context: LinkCutContext): Promise<LinkCutRecord> {
   const { network, errand, victim } = context;
-  await victim.process.waitForMessage(
-    "run started",
-    context.timeoutMs,
-    (line) => typeof line.runId === "string" && context.isLongRun(line.runId),
-  );
-  network.cut(victim.host);
-  const cutAt = Date.now();
-  // From the logs, not from the worker's lines: an attempt whose `run-started` landed but whose answer the cut lost is held too.
-  const held = await runsRunningOn(errand, await context.runsInRedis(), victim.workerId);
+  const { cutAt, held } = await cutWhileRunning(context);
 
   const waiting = new AbortController();
   let takenOverMs: number | undefined;

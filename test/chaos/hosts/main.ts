@@ -10,7 +10,8 @@
  * network namespaces (not root, no `ip`), it says `skipped: …` and exits 0.
  */
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { rmSync } from "node:fs";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -21,6 +22,7 @@ import { Redis } from "ioredis";
 import { audit, runsInRedis } from "../audit.js";
 import { chaosQueue } from "../bad-input.js";
 import { randomInt, seededRandom } from "../random.js";
+import { publishSummary } from "../report.js";
 import { settledWithin } from "../settle.js";
 import { type FiredRun, fireWorkload, type RunKind } from "../workload.js";
 import { createHostNetwork, namespacesUnavailable } from "./host-network.js";
@@ -61,13 +63,17 @@ if (unavailable !== undefined) {
 
 const startedAt = Date.now();
 const workerNames = Array.from({ length: workerCount }, (_, i) => `worker-${i + 1}`);
+const dir = await mkdtemp(join(tmpdir(), "errand-hosts-"));
 const network = createHostNetwork(tag, ["redis", ...workerNames, "collector"]);
-// However the harness ends, the namespaces (and whatever still runs in them) go with it.
-process.once("exit", () => network.destroy());
+// However the harness ends, the namespaces (and whatever still runs in them) and Redis's files go with it.
+const cleanUp = () => {
+  network.destroy();
+  rmSync(dir, { recursive: true, force: true });
+};
+process.once("exit", cleanUp);
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
   process.once(signal, () => process.exit(1));
 }
-const dir = await mkdtemp(join(tmpdir(), "errand-hosts-"));
 try {
   const redis = await startRedisOn(network, network.host("redis"), dir);
   const prefix = uniqueKeyPrefix("hosts");
@@ -134,16 +140,11 @@ try {
       crashed,
       passed: hostsPass(findings, cut, crashed),
     };
-    process.stdout.write(`${JSON.stringify(summary, null, 2)}\n\n${formatHostsTable(summary)}\n`);
-    if (values.json !== undefined) {
-      await writeFile(values.json, `${JSON.stringify(summary, null, 2)}\n`);
-    }
-    process.exitCode = summary.passed ? 0 : 1;
+    await publishSummary(summary, formatHostsTable(summary), values.json);
   } finally {
     admin.disconnect();
     await errand.close();
   }
 } finally {
-  network.destroy();
-  await rm(dir, { recursive: true, force: true });
+  cleanUp();
 }
