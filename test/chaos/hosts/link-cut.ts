@@ -43,7 +43,7 @@ export interface LinkCutContext {
   victim: HostWorker;
   /** When the workload started firing (epoch ms). */
   startedAt: number;
-  /** Whether `runId` is a run long enough to be cut in the middle of. */
+  /** Whether `runId` is a run long enough to be cut in the middle of (and the time has come to). */
   isLongRun(runId: string): boolean;
   /** The runIds of every run Redis holds. */
   runsInRedis(): Promise<string[]>;

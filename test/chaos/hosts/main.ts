@@ -53,6 +53,7 @@ const seed = Number(values.seed);
 const random = seededRandom(seed);
 const settleMs = Number(values["settle-ms"]);
 const workerCount = Math.max(2, Number(values.workers));
+const runs = Number(values.runs);
 
 const tag = `errand-${randomBytes(3).toString("hex")}`;
 const unavailable = namespacesUnavailable(tag);
@@ -92,7 +93,7 @@ try {
     const workload = fireWorkload(
       errand,
       random,
-      Number(values.runs),
+      runs,
       Number(values["interval-ms"]),
       fired,
       HOSTS_RUN_KINDS,
@@ -103,7 +104,10 @@ try {
       errand,
       victim,
       startedAt: workloadStartedAt,
-      isLongRun: (runId) => fired.some((run) => run.runId === runId && run.kind === "stepped"),
+      // Once half the runs are fired, so the cut host holds a few at once.
+      isLongRun: (runId) =>
+        fired.length >= runs / 2 &&
+        fired.some((run) => run.runId === runId && run.kind === "stepped"),
       runsInRedis: () => runsInRedis(admin, prefix),
       timeoutMs: settleMs,
     });
