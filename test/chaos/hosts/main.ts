@@ -30,7 +30,10 @@ import { startCollectorOn, startRedisOn, startWorkerOn } from "./host-processes.
 import { cutWorkerHost } from "./link-cut.js";
 import { formatHostsTable, type HostsSummary, hostsPass } from "./report.js";
 
-/** The runs fired: multi-step ones above all, parents whose children may run on any host, and failing ones. */
+/**
+ * The runs fired: stepped (multi-step) runs, twice as likely as each other
+ * kind; parents, whose children may run on any host; structured and failing runs.
+ */
 const HOSTS_RUN_KINDS: readonly RunKind[] = [
   "stepped",
   "stepped",
