@@ -7,6 +7,7 @@
 import { foldRun, type RunEvent, type RunResult, settleRun } from "@errand/core";
 import type { Errand } from "@errand/engine";
 import type { Redis } from "ioredis";
+import { historyProblems } from "./history.js";
 import type { FiredRun } from "./workload.js";
 
 /** Whether a run has a job in the chaos queue, in any state. */
@@ -26,6 +27,8 @@ export interface AuditFindings {
   duplicateTerminal: string[];
   /** Runs whose log holds more than one `output-recorded` (must be 0). */
   duplicateOutput: string[];
+  /** Runs whose log is not one consistent history (a step or a result twice, …: see `history.ts`) (must be 0). */
+  inconsistentHistory: { runId: string; problems: string[] }[];
   /** Fired runs that settled with a status other than the one they must (must be 0). */
   wrongStatus: { runId: string; expected: string; actual: string; error?: string }[];
   /** Runs whose stored result's status or attempts differ from the fold of their log (must be 0). */
@@ -61,7 +64,7 @@ function failedForRedis(result: RunResult): boolean {
 }
 
 /** The runIds of every run head under `prefix` (not their logs or blobs). */
-async function runsInRedis(redis: Redis, prefix: string): Promise<string[]> {
+export async function runsInRedis(redis: Redis, prefix: string): Promise<string[]> {
   const runIds: string[] = [];
   let cursor = "0";
   do {
@@ -93,7 +96,8 @@ async function auditRunsInRedis(
   }
 }
 
-async function readLog(errand: Errand, runId: string): Promise<RunEvent[]> {
+/** The log of run `runId`, read to its end. */
+export async function readLog(errand: Errand, runId: string): Promise<RunEvent[]> {
   const events: RunEvent[] = [];
   for await (const event of errand.events(runId)) events.push(event);
   return events;
@@ -142,6 +146,7 @@ export async function audit(
     lost: [],
     duplicateTerminal: [],
     duplicateOutput: [],
+    inconsistentHistory: [],
     wrongStatus: [],
     resultDiffersFromLog: [],
     parentsWaiting: [],
@@ -173,6 +178,8 @@ export async function audit(
     if (events.filter((event) => event.type === "output-recorded").length > 1) {
       findings.duplicateOutput.push(runId);
     }
+    const problems = historyProblems(events);
+    if (problems.length > 0) findings.inconsistentHistory.push({ runId, problems });
     return result === undefined ? { events } : { events, result };
   };
   for (const run of fired) {

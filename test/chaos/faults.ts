@@ -174,9 +174,26 @@ function pick(context: FaultContext, pool: readonly ChaosProcess[]): ChaosProces
 }
 
 /**
+ * Resolves once run `runId` logs a `run-started` by another worker than
+ * `workerId`: followed on its log, never polled. Rejects when the run
+ * settles first or `signal` aborts.
+ */
+export async function startedElsewhere(
+  errand: Errand,
+  runId: string,
+  workerId: string | undefined,
+  signal: AbortSignal,
+): Promise<void> {
+  for await (const event of errand.events(runId, { follow: true, signal })) {
+    if (event.type === "run-started" && event.data.workerId !== workerId) return;
+  }
+  throw new ErrandError("internal", `${runId} was not taken over`);
+}
+
+/**
  * Whether another worker starts one of the runs in `held` (a `run-started`
  * with another workerId than the stopped `victim`'s) within the take-over
- * timeout: followed on the runs' logs, never polled.
+ * timeout.
  */
 async function waitForTakeOver(
   context: FaultContext,
@@ -188,16 +205,11 @@ async function waitForTakeOver(
   const timer = setTimeout(() => abort.abort(), context.takeOverTimeoutMs);
   try {
     return await Promise.any(
-      held.map(async (runId) => {
-        for await (const event of context.errand.events(runId, {
-          follow: true,
-          signal: abort.signal,
-        })) {
-          if (event.type === "run-started" && event.data.workerId !== victim.workerId) return true;
-        }
-        throw new ErrandError("internal", `${runId} settled without a take-over`);
-      }),
-    ).catch(() => false);
+      held.map((runId) => startedElsewhere(context.errand, runId, victim.workerId, abort.signal)),
+    ).then(
+      () => true,
+      () => false,
+    );
   } finally {
     clearTimeout(timer);
     abort.abort();

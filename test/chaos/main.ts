@@ -6,7 +6,6 @@
  * every run to settle, audits every run and prints a JSON summary and a
  * table. Exits 1 when a must-be-zero figure is not zero.
  */
-import { writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { createErrand } from "@errand/engine";
 import { Queue } from "bullmq";
@@ -23,7 +22,7 @@ import type { ChaosProcess } from "./chaos-process.js";
 import { startCluster } from "./cluster-of-processes.js";
 import { type FaultKind, type FaultRecord, strike } from "./faults.js";
 import { seededRandom } from "./random.js";
-import { type ChaosSummary, formatTable, passes } from "./report.js";
+import { type ChaosSummary, formatTable, passes, publishSummary } from "./report.js";
 import { settledWithin } from "./settle.js";
 import { type FiredRun, fireWorkload } from "./workload.js";
 
@@ -141,8 +140,7 @@ try {
   /** How many lines with `msg` `processes` logged, together. */
   const logged = (processes: readonly ChaosProcess[], ...msgs: string[]) =>
     processes.reduce(
-      (sum, process) =>
-        sum + msgs.reduce((count, msg) => count + (process.messageCounts.get(msg) ?? 0), 0),
+      (sum, process) => sum + msgs.reduce((count, msg) => count + process.linesWith(msg).length, 0),
       0,
     );
   const staleWritesRefused = logged(
@@ -177,11 +175,7 @@ try {
       faultErrors.length === 0 &&
       (thrown === undefined || thrown.oversizedRefused === thrown.oversizedFired),
   };
-  process.stdout.write(`${JSON.stringify(summary, null, 2)}\n\n${formatTable(summary)}\n`);
-  if (values.json !== undefined) {
-    await writeFile(values.json, `${JSON.stringify(summary, null, 2)}\n`);
-  }
-  process.exitCode = summary.passed ? 0 : 1;
+  await publishSummary(summary, formatTable(summary), values.json);
 } finally {
   redis.disconnect();
   await errand.close();

@@ -1,7 +1,8 @@
 /**
- * The steady workload: runs of five kinds (structured, plain, parents with
- * children, slow, failing), fired one by one at a steady pace while faults
- * strike. Each fired run remembers the status it must settle with. A fire
+ * The steady workload: runs of six kinds (structured, plain, parents with
+ * children, slow, failing, and stepped: several steps with a pause in each),
+ * fired one by one at a steady pace while faults strike. Each fired run
+ * remembers the status it must settle with. A fire
  * refused as retryable without a run (Redis out of memory) is made again
  * after a pause, as a producer would; one refused with its runId was
  * accepted (its run must settle like any other).
@@ -11,11 +12,11 @@ import type { Errand, FireSpec } from "@errand/engine";
 import { CHAOS_AGENTS } from "./chaos-agents.js";
 import { type Random, randomInt } from "./random.js";
 
-/** The kinds of runs fired. */
-const RUN_KINDS = ["structured", "plain", "parent", "slow", "failing"] as const;
-
 /** One kind of run. */
-type RunKind = (typeof RUN_KINDS)[number];
+export type RunKind = "structured" | "plain" | "parent" | "slow" | "failing" | "stepped";
+
+/** The kinds `pnpm chaos` fires, each as likely as the others. */
+const CHAOS_RUN_KINDS: readonly RunKind[] = ["structured", "plain", "parent", "slow", "failing"];
 
 /** A run the workload fired. */
 export interface FiredRun {
@@ -27,6 +28,9 @@ export interface FiredRun {
 
 /** The children a parent run spawns. */
 const CHILDREN_PER_PARENT = 2;
+
+/** The steps of a stepped run before its answer, and the pause in each. */
+const STEPPED_RUN = { steps: 4, pauseMs: 1_000 } as const;
 
 /** The spec of a run of `kind`. */
 function specOf(kind: RunKind, n: number): FireSpec {
@@ -71,6 +75,18 @@ function specOf(kind: RunKind, n: number): FireSpec {
       };
     case "failing":
       return { agent: CHAOS_AGENTS.plain, input: { script: [{ fail: `failing ${n}` }] } };
+    case "stepped": {
+      const step = { sleepMs: STEPPED_RUN.pauseMs, call: [{ tool: "bump", args: {} }] };
+      return {
+        agent: CHAOS_AGENTS.plain,
+        input: {
+          script: [
+            ...Array.from({ length: STEPPED_RUN.steps }, () => step),
+            { say: `stepped ${n}` },
+          ],
+        },
+      };
+    }
   }
 }
 
@@ -97,8 +113,9 @@ async function fireUntilAccepted(
 }
 
 /**
- * Fires `count` runs of random kinds, one every `intervalMs`, pushing each
- * onto `fired` as it goes; resolves with how many fires were refused, by code.
+ * Fires `count` runs of random kinds among `kinds` (default: those of
+ * `pnpm chaos`), one every `intervalMs`, pushing each onto `fired` as it goes;
+ * resolves with how many fires were refused, by code.
  */
 export async function fireWorkload(
   errand: Errand,
@@ -106,10 +123,11 @@ export async function fireWorkload(
   count: number,
   intervalMs: number,
   fired: FiredRun[],
+  kinds: readonly RunKind[] = CHAOS_RUN_KINDS,
 ): Promise<Record<string, number>> {
   const refusals = new Map<string, number>();
   for (let n = 0; n < count; n += 1) {
-    const kind = RUN_KINDS[randomInt(random, 0, RUN_KINDS.length - 1)] ?? "plain";
+    const kind = kinds[randomInt(random, 0, kinds.length - 1)] ?? "plain";
     const runId = await fireUntilAccepted(errand, specOf(kind, n), refusals);
     fired.push({ runId, kind, expected: kind === "failing" ? "failed" : "succeeded" });
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
