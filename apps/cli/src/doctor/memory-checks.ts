@@ -8,6 +8,7 @@ import type { EngineKeys } from "@errand/engine";
 import type { Redis } from "ioredis";
 import { describeError } from "../output.js";
 import { type DoctorCheck, passed, problem } from "./check.js";
+import { explainClusterReply } from "./cluster-checks.js";
 import { readInfo } from "./redis-info.js";
 
 /** From this share of `maxmemory` on, memory counts as a problem. */
@@ -110,6 +111,9 @@ export async function checkWrites(
     return passed(name, `Redis took a write (${probe}, expiring in ${PROBE_TTL_MS / 1000}s)`);
   } catch (error) {
     const message = describeError(error);
+    const reply = explainClusterReply(message);
+    if (reply)
+      return problem(name, `Redis refuses writes: ${reply.meaning} (${message})`, reply.fix);
     const why = /^OOM\b/.test(message)
       ? "Redis is out of memory and refuses writes"
       : "Redis refuses writes";

@@ -28,7 +28,7 @@ export interface RedisClusterServer {
    * keeping its port, directory and cluster config for {@link startMaster}.
    */
   stopMaster(index: number): Promise<void>;
-  /** Starts master `index` again on its port and directory; resolves once it answers. */
+  /** Starts master `index` again on its port and directory; resolves once every node reports `cluster_state:ok`. */
   startMaster(index: number): Promise<void>;
   /** Shuts every node down and removes their directories. */
   stop(): Promise<void>;
@@ -91,7 +91,10 @@ export async function startRedisCluster(
     nodes,
     urls: nodes.map((node) => `redis://${node.host}:${node.port}`),
     stopMaster: (index) => master(index).shutdown(),
-    startMaster: (index) => master(index).start(),
+    startMaster: async (index) => {
+      await master(index).start();
+      await waitUntilClusterOk(launched);
+    },
     stop,
   };
 }
@@ -133,6 +136,11 @@ async function createCluster(cli: string, launched: LaunchedRedis[]): Promise<vo
   if (code !== 0) {
     throw new ErrandError("redis_unavailable", `redis-cli --cluster create failed:\n${output}`);
   }
+  await waitUntilClusterOk(launched);
+}
+
+/** Resolves once every node of `launched` reports `cluster_state:ok`; throws after {@link CLUSTER_READY_TIMEOUT_MS}. */
+async function waitUntilClusterOk(launched: readonly LaunchedRedis[]): Promise<void> {
   const notReady = async () => {
     for (const { process: node } of launched) if (!(await isClusterOk(node))) return node;
     return undefined;
