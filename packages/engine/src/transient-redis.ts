@@ -157,7 +157,6 @@ export async function retryWhileRedisIsTransient<T>(
     } catch (error) {
       const trouble = redisTroubleOf(error);
       if (trouble === undefined || !(options.troubles?.includes(trouble) ?? true)) throw error;
-      if (signal?.aborted) throw transientRedisError(`the ${options.write} was given up`, error);
       if (first === undefined) {
         first = trouble;
         logger.warn(
@@ -166,6 +165,8 @@ export async function retryWhileRedisIsTransient<T>(
         );
       }
       await delay(retryDelayMs(tries), undefined, signal ? { signal } : {}).catch(() => undefined);
+      // Not one more try once aborted: against a Redis that is gone, it would wait for good.
+      if (signal?.aborted) throw transientRedisError(`the ${options.write} was given up`, error);
     }
   }
 }

@@ -106,13 +106,13 @@ async function spawnChildren(
   const count = await countChildren(context, parentRunId, runIds);
   const admitted = admitChildren(checked, parentRunId, count, limits);
   const outcomes = await fireChecked(context, admitted, runIds);
-  const refused = outcomes.find((outcome) => !outcome.ok && isTransientRedisError(outcome.error)) as
-    | { error: ErrandError }
-    | undefined;
+  const [refused] = outcomes.flatMap((outcome) =>
+    !outcome.ok && isTransientRedisError(outcome.error) ? [outcome.error] : [],
+  );
   const answer = batch(outcomes.map((outcome, index) => spawnedChild(items[index]!, outcome)));
   return {
     answer: answer.succeeded > 0 ? { ...answer, nextAction: COLLECT_CHILDREN_ACTION } : answer,
-    ...(refused ? { refused: refused.error } : {}),
+    ...(refused ? { refused } : {}),
   };
 }
 
