@@ -1,6 +1,6 @@
 /**
  * The built CLI on a real 3-master Redis Cluster, named by a
- * `redis+cluster://` URL: worker, collector, fire, runs and doctor work on it;
+ * `redis+cluster://` URL: worker, collector, fire, runs, dashboard and doctor work on it;
  * and a parent spawning its children while a master restarts never succeeds
  * without them. One cluster for the file (slow to start); the restart comes
  * last.
@@ -10,7 +10,7 @@ import { createErrand, type Errand, openRedisUrl } from "@errand/engine";
 import { type RedisClusterServer, startRedisCluster, uniqueKeyPrefix } from "@errand/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recordingInput, SCRIPTED_CITY } from "../test-support/city.js";
-import { startErrandProcesses } from "../test-support/processes.js";
+import { spawnErrand, startErrandProcesses } from "../test-support/processes.js";
 import { runErrand } from "../test-support/run-errand.js";
 
 const SCRIPTED_PARENT = "scripted-parent";
@@ -77,6 +77,26 @@ describe("the CLI on a Redis Cluster named redis+cluster://", () => {
     expect(tree.code, tree.stderr).toBe(0);
     expect(tree.stdout.match(/scripted-city/g)).toHaveLength(3);
   }, 120_000);
+
+  it("dashboard serves the runs and the workers it reads from the cluster", async () => {
+    const dashboard = await spawnErrand(
+      ["dashboard", "--port", "0", "--prefix", prefix],
+      { REDIS_URL: url, ERRAND_DASHBOARD_TOKEN: "" },
+      "Ctrl-C to stop.",
+    );
+    try {
+      const base = /errand dashboard: (http:\/\/\S+)/.exec(dashboard.output())?.[1];
+      const runs = await fetch(`${base}/api/runs`);
+      expect(runs.status).toBe(200);
+      expect(((await runs.json()) as { items: unknown[] }).items).toHaveLength(4);
+      const overview = await fetch(`${base}/api/overview`);
+      expect(overview.status).toBe(200);
+      expect(((await overview.json()) as { workers: unknown[] }).workers).toHaveLength(1);
+      expect(await dashboard.stop("SIGTERM")).toBe(0);
+    } finally {
+      await dashboard.stop();
+    }
+  }, 60_000);
 
   it("doctor passes, checking the cluster's state and each master's memory, writes and persistence", async () => {
     const doctor = await errand(["doctor", "--json"]);
