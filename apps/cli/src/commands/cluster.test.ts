@@ -166,7 +166,7 @@ describe("a master restarting while parents spawn", () => {
     await client?.close();
   });
 
-  it("never lets a parent succeed without every child it spawned", async () => {
+  it("never lets a parent succeed without every child it spawned; a run fired meanwhile waits and runs", async () => {
     const parents = await Promise.all(
       Array.from({ length: PARENTS }, (_, n) =>
         client.fire({
@@ -181,7 +181,11 @@ describe("a master restarting while parents spawn", () => {
     // The parents are thinking (2 s) when the master goes; they spawn while it is away.
     await cluster.stopMaster(0);
     await new Promise((resolve) => setTimeout(resolve, MASTER_DOWN_MS));
+    // A run fired while the cluster is down waits for it instead of failing.
+    const firedWhileDown = client.fire(city("Reykjavik", 140_000));
     await cluster.startMaster(0);
+    const lateRun = await client.result((await firedWhileDown).runId, { waitMs: 120_000 });
+    expect(lateRun?.status).toBe("succeeded");
 
     const redis = openRedisUrl(url);
     try {
