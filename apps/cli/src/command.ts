@@ -69,7 +69,8 @@ export const CONNECTION_OPTIONS: Readonly<Record<string, OptionSpec>> = {
   redis: {
     type: "string",
     value: "<url>",
-    description: "the Redis to use (default: REDIS_URL)",
+    description:
+      "the Redis to use (default: REDIS_URL): redis://host:port, or redis+cluster://host1:port1,host2:port2 for a Redis Cluster (rediss:// and rediss+cluster:// for TLS)",
   },
   prefix: {
     type: "string",

@@ -16,8 +16,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ErrandError } from "@errand/core";
-import { createLogger } from "@errand/engine";
-import { Redis } from "ioredis";
+import { createLogger, openRedisUrl } from "@errand/engine";
 import type { ParsedArgs } from "./args.js";
 import type { OptionSpec } from "./command.js";
 import { systemErrorCode } from "./exit-codes.js";
@@ -71,11 +70,15 @@ export async function startHealthServer(args: ParsedArgs, redisUrl: string): Pro
   if (wanted === undefined) return NO_HEALTH_SERVER;
   const port = args.integer("health-port", { min: 0, max: 65535 }, 0);
   let phase: Phase = "starting";
-  const redis = new Redis(redisUrl, {
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    commandTimeout: PING_TIMEOUT_MS,
-    retryStrategy: (attempt) => Math.min(attempt * 100, MAX_RECONNECT_PAUSE_MS),
+  const reconnectPause = (attempt: number) => Math.min(attempt * 100, MAX_RECONNECT_PAUSE_MS);
+  const redis = openRedisUrl(redisUrl, {
+    redisOptions: {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: PING_TIMEOUT_MS,
+      retryStrategy: reconnectPause,
+    },
+    clusterOptions: { enableOfflineQueue: false, clusterRetryStrategy: reconnectPause },
   });
   // A Redis that went away is what /readyz reports; the event would only be noise.
   redis.on("error", () => {});

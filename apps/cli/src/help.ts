@@ -47,7 +47,10 @@ export function overviewHelp(commands: readonly Pick<CommandEntry, "name" | "sum
     "",
     "Environment:",
     ...indented([
-      ["REDIS_URL", "the Redis to use (or --redis); demo and up start their own without it"],
+      [
+        "REDIS_URL",
+        "the Redis to use (or --redis), redis://host:port or redis+cluster://host1:port1,host2:port2; demo and up start their own without it",
+      ],
       [
         "OPENAI_API_KEY",
         "run agents on an OpenAI-compatible model; without it or a base URL, the scripted model",

@@ -12,6 +12,11 @@ describe("redactUrl", () => {
     ["redis://db.internal:6379?token=s3cret", "redis://db.internal:6379?token=[redacted]"],
     ["redis://errand-token:s3cret@db:6379", "redis://errand-token:[redacted]@db:6379"],
     ["redis://127.0.0.1:6379", "redis://127.0.0.1:6379"],
+    [
+      "redis+cluster://app:s3cret@10.0.0.1:7000,10.0.0.2:7000",
+      "redis+cluster://app:[redacted]@10.0.0.1:7000,10.0.0.2:7000",
+    ],
+    ["rediss+cluster://:s3cret@db-a:7000", "rediss+cluster://:[redacted]@db-a:7000"],
     ["not a url, password=s3cret", "not a url, password=[redacted]"],
   ])("%s prints as %s", (url, printed) => {
     expect(redactUrl(url)).toBe(printed);

@@ -4,8 +4,8 @@
  * the server cannot be reached.
  */
 import { ErrandError, REDACTED, redactSecretText } from "@errand/core";
+import { openRedisUrl, type RedisConnection } from "@errand/engine";
 import { DEFAULT_KEY_PREFIX, redisConnectionError } from "@errand/store";
-import { Redis } from "ioredis";
 import { type ParsedArgs, usageError } from "./args.js";
 import type { CliIO } from "./io.js";
 
@@ -14,7 +14,7 @@ const CONNECT_TIMEOUT_MS = 5_000;
 
 /** What a newcomer reads when a command needs a Redis and none was given. */
 export const NO_REDIS_GIVEN =
-  "no Redis given: set REDIS_URL=redis://host:port or pass --redis <url> " +
+  "no Redis given: set REDIS_URL=redis://host:port (redis+cluster://host1:port1,host2:port2 for a Redis Cluster) or pass --redis <url> " +
   "(errand demo and errand up start a Redis of their own when REDIS_URL is not set)";
 
 /** `--redis`, else `REDIS_URL`, else `undefined`. */
@@ -65,24 +65,29 @@ export function redactUrl(url: string): string {
 }
 
 /**
- * A connection to `url` that has answered PING. It does not reconnect: a
- * server that cannot be reached throws `redis_unavailable` (exit 3) saying
- * why — refused credentials, a permission the user lacks, a failed TLS
- * handshake, or an unreachable server (`redisConnectionError`) — instead of
- * retrying forever.
+ * A connection to `url` that has answered PING: a `Cluster` for a
+ * `redis+cluster://` URL (every node it names is tried), else a `Redis`. It
+ * does not reconnect: a server that cannot be reached throws
+ * `redis_unavailable` (exit 3) saying why — refused credentials, a permission
+ * the user lacks, a failed TLS handshake, or an unreachable server
+ * (`redisConnectionError`) — instead of retrying forever. A cluster URL
+ * written wrong throws `invalid_spec` (exit 2).
  */
-export async function connectRedis(url: string): Promise<Redis> {
-  const redis = new Redis(url, {
-    lazyConnect: true,
-    connectTimeout: CONNECT_TIMEOUT_MS,
-    maxRetriesPerRequest: 1,
-    retryStrategy: () => null,
+export async function connectRedis(url: string): Promise<RedisConnection> {
+  const redis = openRedisUrl(url, {
+    redisOptions: {
+      lazyConnect: true,
+      connectTimeout: CONNECT_TIMEOUT_MS,
+      maxRetriesPerRequest: 1,
+      retryStrategy: () => null,
+    },
+    clusterOptions: { lazyConnect: true, clusterRetryStrategy: () => null },
   });
   // ioredis rejects a failed connect with a bare "Connection is closed.": the
-  // error it emitted before says why.
+  // error it emitted before says why (for a cluster, the last node's error).
   let emitted: unknown;
-  redis.on("error", (error) => {
-    emitted = error;
+  redis.on("error", (error: unknown) => {
+    emitted = lastNodeError(error);
   });
   try {
     await redis.connect();
@@ -90,6 +95,14 @@ export async function connectRedis(url: string): Promise<Redis> {
     return redis;
   } catch (error) {
     redis.disconnect();
-    throw redisConnectionError(emitted ?? error, redactUrl(url));
+    throw redisConnectionError(emitted ?? lastNodeError(error), redactUrl(url));
   }
+}
+
+/** The error of the last node tried, for ioredis' "Failed to refresh slots cache" of a cluster; else `error`. */
+function lastNodeError(error: unknown): unknown {
+  if (error instanceof Error && "lastNodeError" in error && error.lastNodeError instanceof Error) {
+    return error.lastNodeError;
+  }
+  return error;
 }

@@ -6,8 +6,13 @@
  */
 import { createSettledWaiter, type SettledWaiter, type StoreKeys } from "@errand/store";
 import { Cluster, Redis, type RedisOptions } from "ioredis";
+import { openRedisUrl } from "./redis-url.js";
 
-/** What `createErrand`, `createWorker` and `createCollector` accept as `connection`. */
+/**
+ * What `createErrand`, `createWorker` and `createCollector` accept as
+ * `connection`; a string is a URL as `redis-url.ts` reads it (one server, or a
+ * `redis+cluster://` list of nodes).
+ */
 export type ConnectionInput = string | RedisOptions | Redis | Cluster;
 
 /** A Redis client of the engine: a single server or a Cluster. */
@@ -47,7 +52,10 @@ export function openConnection(
       : input.duplicate({ maxRetriesPerRequest: null, ...pipelining });
   }
   if (typeof input === "string") {
-    return new Redis(input, { maxRetriesPerRequest: null, ...pipelining });
+    return openRedisUrl(input, {
+      redisOptions: { maxRetriesPerRequest: null, ...pipelining },
+      clusterOptions: { enableAutoPipelining: false },
+    });
   }
   return new Redis({ ...input, maxRetriesPerRequest: null, ...pipelining });
 }

@@ -217,6 +217,14 @@ export {
 } from "./reaper/create-reaper.js";
 export { type RedisAclConfigOptions, redisAclConfig, redisAclRules } from "./redis-acl.js";
 export {
+  type ClusterNode,
+  type ClusterTarget,
+  isClusterUrl,
+  openRedisUrl,
+  parseClusterUrl,
+  type RedisUrlOptions,
+} from "./redis-url.js";
+export {
   AgentRegistration,
   isLive,
   LIVE_HEARTBEATS,

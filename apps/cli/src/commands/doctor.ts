@@ -3,8 +3,8 @@
  * and for each problem prints the fix to apply.
  */
 import { isErrandError } from "@errand/core";
-import { engineKeys, redisAclConfig } from "@errand/engine";
-import type { Redis } from "ioredis";
+import { engineKeys, type RedisConnection, redisAclConfig } from "@errand/engine";
+import { Cluster } from "ioredis";
 import { CONNECTION_OPTIONS, type CommandSpec, JSON_OPTION } from "../command.js";
 import { type DoctorCheck, passed, problem } from "../doctor/check.js";
 import { runServerChecks } from "../doctor/run-checks.js";
@@ -24,13 +24,16 @@ const REACH_FIXES: Readonly<Record<string, string>> = {
 };
 
 /** Connects, or says why not as the first check's problem. */
-async function reach(url: string | undefined): Promise<{ check: DoctorCheck; redis?: Redis }> {
+async function reach(
+  url: string | undefined,
+): Promise<{ check: DoctorCheck; redis?: RedisConnection }> {
   if (url === undefined) {
     return { check: problem(REACHABLE, NO_REDIS_GIVEN, "set REDIS_URL or pass --redis <url>") };
   }
   try {
     const redis = await connectRedis(url);
-    return { check: passed(REACHABLE, `${redactUrl(url)} answered PING`), redis };
+    const what = redis instanceof Cluster ? `the cluster at ${redactUrl(url)}` : redactUrl(url);
+    return { check: passed(REACHABLE, `${what} answered PING`), redis };
   } catch (error) {
     const reason = isErrandError(error) ? String(error.details?.reason) : "";
     const fix =
@@ -85,11 +88,12 @@ export const doctorCommand: CommandSpec = {
       return EXIT.ok;
     }
     const keys = engineKeys(prefix);
-    const { check, redis } = await reach(givenRedisUrl(args, io));
+    const url = givenRedisUrl(args, io);
+    const { check, redis } = await reach(url);
     const checks = [check];
     if (redis) {
       try {
-        checks.push(...(await runServerChecks(redis, keys, new Date())));
+        checks.push(...(await runServerChecks(redis, keys, new Date(), redactUrl(url ?? ""))));
       } finally {
         redis.disconnect();
       }

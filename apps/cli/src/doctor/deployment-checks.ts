@@ -6,11 +6,12 @@ import {
   DEFAULT_COLLECTOR_GROUP,
   DEFAULT_HEARTBEAT_MS,
   type EngineKeys,
+  type RedisConnection,
   readWorkerHeartbeats,
   type WorkerHeartbeat,
 } from "@errand/engine";
 import { DEFAULT_SHARDS } from "@errand/store";
-import type { Redis } from "ioredis";
+
 import { type DoctorCheck, passed, problem } from "./check.js";
 
 /** A heartbeat older than this many intervals counts as a worker gone. */
@@ -33,7 +34,7 @@ function describeWorker(heartbeat: WorkerHeartbeat, now: Date): string {
 
 /** At least one worker has beaten recently. */
 export async function checkWorkers(
-  redis: Redis,
+  redis: RedisConnection,
   keys: EngineKeys,
   now: Date,
 ): Promise<DoctorCheck> {
@@ -60,7 +61,7 @@ export async function checkWorkers(
 }
 
 /** `XINFO GROUPS` of an existing stream, as field maps. */
-async function streamGroups(redis: Redis, key: string): Promise<Map<string, unknown>[]> {
+async function streamGroups(redis: RedisConnection, key: string): Promise<Map<string, unknown>[]> {
   const groups = (await redis.xinfo("GROUPS", key)) as unknown[][];
   return groups.map((fields) => {
     const map = new Map<string, unknown>();
@@ -70,7 +71,10 @@ async function streamGroups(redis: Redis, key: string): Promise<Map<string, unkn
 }
 
 /** Every shard stream with events is read by the collectors' group, and no entry was dead-lettered. */
-export async function checkCollectors(redis: Redis, keys: EngineKeys): Promise<DoctorCheck> {
+export async function checkCollectors(
+  redis: RedisConnection,
+  keys: EngineKeys,
+): Promise<DoctorCheck> {
   const name = "collectors";
   const unread: number[] = [];
   const dead: string[] = [];

@@ -8,6 +8,7 @@ import type { EngineKeys } from "@errand/engine";
 import type { Redis } from "ioredis";
 import { describeError } from "../output.js";
 import { type DoctorCheck, passed, problem } from "./check.js";
+import { explainClusterReply } from "./cluster-checks.js";
 import { readInfo } from "./redis-info.js";
 
 /** From this share of `maxmemory` on, memory counts as a problem. */
@@ -94,15 +95,25 @@ function writeFix(message: string): string {
   return "read the error above: every write errand makes is refused the same way";
 }
 
-/** Redis takes a write under the prefix: a key set to expire within seconds. */
-export async function checkWrites(redis: Redis, keys: EngineKeys): Promise<DoctorCheck> {
+/**
+ * Redis takes a write under the prefix: a key set to expire within seconds,
+ * `probe` (default `<prefix>:doctor:write-probe`; on a cluster, a key of a slot
+ * the master being checked serves).
+ */
+export async function checkWrites(
+  redis: Redis,
+  keys: EngineKeys,
+  probe = `${keys.prefix}:doctor:write-probe`,
+): Promise<DoctorCheck> {
   const name = "writes";
-  const probe = `${keys.prefix}:doctor:write-probe`;
   try {
     await redis.set(probe, new Date().toISOString(), "PX", PROBE_TTL_MS);
     return passed(name, `Redis took a write (${probe}, expiring in ${PROBE_TTL_MS / 1000}s)`);
   } catch (error) {
     const message = describeError(error);
+    const reply = explainClusterReply(message);
+    if (reply)
+      return problem(name, `Redis refuses writes: ${reply.meaning} (${message})`, reply.fix);
     const why = /^OOM\b/.test(message)
       ? "Redis is out of memory and refuses writes"
       : "Redis refuses writes";

@@ -8,10 +8,11 @@ import {
   type EngineKeys,
   isLive,
   type QueueRegistration,
+  type RedisConnection,
   readQueueBacklog,
   readQueueRegistrations,
 } from "@errand/engine";
-import type { Redis } from "ioredis";
+
 import { type DoctorCheck, passed, problem } from "./check.js";
 
 const NAME = "runs waiting for a worker";
@@ -23,7 +24,7 @@ function clockTime(iso: string): string {
 
 /** What waits in one queue without a live worker, as a sentence; `undefined` when nothing does. */
 async function describeStranded(
-  redis: Redis,
+  redis: RedisConnection,
   keys: EngineKeys,
   record: QueueRegistration,
 ): Promise<string | undefined> {
@@ -38,7 +39,7 @@ async function describeStranded(
 
 /** Every queue with runs waiting has a live worker. */
 export async function checkWaitingRuns(
-  redis: Redis,
+  redis: RedisConnection,
   keys: EngineKeys,
   now: Date,
 ): Promise<DoctorCheck> {

@@ -1,10 +1,36 @@
 /**
- * `fire`: preflight one spec, then write its `run-queued` and enqueue its job.
+ * `fire`: preflight one spec, then write its `run-queued` and enqueue its job,
+ * waiting out a Redis Cluster on the move.
  */
-import { enqueueRuns, type FireContext } from "./enqueue-runs.js";
+import { type RedisTrouble, retryWhileRedisIsTransient } from "../transient-redis.js";
+import { enqueueRuns, type FireContext, type FireOutcome } from "./enqueue-runs.js";
 import { preflightFire } from "./fire-preflight.js";
 import type { FireResult } from "./fire-spec.js";
 import { createPreflightLookups } from "./preflight-lookups.js";
+
+/**
+ * How long `fire` waits out a Redis Cluster moving, a server loading or a
+ * lost connection before it answers, in ms; the run's own `deadlineMs` when
+ * shorter.
+ */
+const FIRE_PATIENCE_MS = 30_000;
+
+/** What `fire` waits out: every transient Redis error but a lack of memory, which an operator must end. */
+const FIRE_WAITS_OUT: readonly RedisTrouble[] = ["cluster-moving", "loading", "connection-lost"];
+
+/** The spec's `deadlineMs` when it is a number (preflight checks it). */
+function deadlineMsOf(spec: unknown): number | undefined {
+  if (typeof spec !== "object" || spec === null || !("deadlineMs" in spec)) return undefined;
+  return typeof spec.deadlineMs === "number" ? spec.deadlineMs : undefined;
+}
+
+/** One try: the outcome of preflight, write and enqueue. */
+async function fireOnce(context: FireContext, spec: unknown): Promise<FireOutcome> {
+  const lookups = createPreflightLookups(context.redis, context.keys, context.store);
+  const prepared = await preflightFire(spec, lookups, context);
+  const [outcome] = await enqueueRuns(context, [prepared]);
+  return outcome!;
+}
 
 /**
  * Fires one run and resolves with its runId once its job is enqueued; with
@@ -14,19 +40,34 @@ import { createPreflightLookups } from "./preflight-lookups.js";
  * `unsupported_schema`, `schema_not_supported`, `input_too_large`,
  * `not_found` for a missing parent) before writing anything;
  * `redis_out_of_memory` (retryable) when Redis, out of memory, refused to
- * write the run or its job: nothing is left of it. Any other failure to
- * enqueue the job after the log was written takes the run back too
- * (`internal`, retryable, without a runId); only when that cannot be done is
- * the error's `details.runId` set (see `unenqueued-runs.ts`).
+ * write the run or its job: nothing is left of it. A Redis Cluster moving (a
+ * master restarting or failing over), a server loading or a lost connection
+ * is waited out, with backoff, for {@link FIRE_PATIENCE_MS} (or the run's
+ * deadline), and only then thrown, as `redis_unavailable` (retryable). Any
+ * other failure to enqueue the job after the log was written takes the run
+ * back too (`internal`, retryable, without a runId); only when that cannot be
+ * done is the error's `details.runId` set (see `unenqueued-runs.ts`), and the
+ * call is not tried again: that run is enqueued later.
  */
 export async function fire(context: FireContext, spec: unknown): Promise<FireResult> {
-  const lookups = createPreflightLookups(context.redis, context.keys, context.store);
-  const prepared = await preflightFire(spec, lookups, context);
-  const [outcome] = await enqueueRuns(context, [prepared]);
-  if (outcome?.ok) {
+  const patienceMs = Math.min(FIRE_PATIENCE_MS, deadlineMsOf(spec) ?? FIRE_PATIENCE_MS);
+  const outcome = await retryWhileRedisIsTransient(
+    async () => {
+      const tried = await fireOnce(context, spec);
+      if (tried.ok || tried.runId !== undefined) return tried;
+      throw tried.error;
+    },
+    {
+      logger: context.logger,
+      write: "fire of a run",
+      signal: AbortSignal.timeout(patienceMs),
+      troubles: FIRE_WAITS_OUT,
+    },
+  );
+  if (outcome.ok) {
     return outcome.deduplicated
       ? { runId: outcome.runId, deduplicated: true }
       : { runId: outcome.runId };
   }
-  throw outcome?.error;
+  throw outcome.error;
 }

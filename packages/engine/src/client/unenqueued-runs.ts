@@ -14,7 +14,7 @@
  * `reaper/jobless-runs.ts`).
  */
 import { ErrandError } from "@errand/core";
-import { isRedisOutOfMemory, redisOutOfMemory } from "../out-of-memory.js";
+import { isTransientRedisError, transientRedisError } from "../transient-redis.js";
 import type { FireContext, FireOutcome } from "./enqueue-runs.js";
 import type { PreparedRun } from "./fire-preflight.js";
 
@@ -26,10 +26,14 @@ export interface LoggedRun {
   writtenAt: string;
 }
 
-/** `error` as an {@link ErrandError}; anything else is an `internal` error worth a retry. */
+/**
+ * `error` as an {@link ErrandError}: a transient Redis error as
+ * `transientRedisError` names it; anything else is an `internal` error worth
+ * a retry.
+ */
 export function asFireError(error: unknown, refused = "the run was not fired"): ErrandError {
   if (error instanceof ErrandError) return error;
-  if (isRedisOutOfMemory(error)) return redisOutOfMemory(refused, error);
+  if (isTransientRedisError(error)) return transientRedisError(refused, error);
   const message = error instanceof Error ? error.message : String(error);
   return new ErrandError("internal", message, { retryable: true, cause: error });
 }

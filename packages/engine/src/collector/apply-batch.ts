@@ -27,7 +27,7 @@ import {
   indexSegment,
   type RunToIndex,
 } from "@errand/store";
-import { retryWhileOutOfMemory } from "../out-of-memory.js";
+import { retryWhileRedisIsTransient } from "../transient-redis.js";
 import type { CollectorContext } from "./context.js";
 import { settledResult } from "./project-result.js";
 
@@ -132,13 +132,13 @@ interface GroupToIndex {
   settles: boolean;
 }
 
-/** {@link indexRuns}, made again while Redis is out of memory, until it has room or the collector stops. */
+/** {@link indexRuns}, made again while Redis fails transiently (out of memory, a cluster moving), until it passes or the collector stops. */
 function indexWhenRoom(
   context: CollectorContext,
   shard: number,
   segments: readonly IndexSegment[],
 ): Promise<boolean[]> {
-  return retryWhileOutOfMemory(() => indexRuns(context, shard, segments), {
+  return retryWhileRedisIsTransient(() => indexRuns(context, shard, segments), {
     logger: context.logger,
     write: "indexes and results of a batch",
     fields: { shard, runs: segments.length },

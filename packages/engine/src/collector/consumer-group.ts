@@ -5,7 +5,8 @@
  * acknowledging, and a pending entry's delivery count.
  */
 import type { RedisConnection } from "../connection.js";
-import { isRedisOutOfMemory, retryWhileOutOfMemory } from "../out-of-memory.js";
+import { isRedisOutOfMemory } from "../out-of-memory.js";
+import { retryWhileRedisIsTransient } from "../transient-redis.js";
 import type { CollectorContext } from "./context.js";
 
 /** The consumer group collectors share when not told otherwise. */
@@ -55,7 +56,7 @@ export async function ensureGroup(
  * room or the collector stops.
  */
 export function ensureGroupWhenRoom(context: CollectorContext, stream: string): Promise<void> {
-  return retryWhileOutOfMemory(() => ensureGroup(context.redis, stream, context.group), {
+  return retryWhileRedisIsTransient(() => ensureGroup(context.redis, stream, context.group), {
     logger: context.logger,
     write: "creation of the collectors' group",
     fields: { stream },

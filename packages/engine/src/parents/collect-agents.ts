@@ -48,10 +48,10 @@ export function createCollectAgentsTool(): Tool {
       "Collects the results of the sub-agents you spawned: { total, succeeded, failed, cancelled, pending, count, results: [{ runId, ok, status, output?, text?, error?, viewUrl? }], hasMore, nextCursor? }. total, succeeded, failed, cancelled and pending count every run you asked about, on every page; results holds this page's count of them, one per run, status succeeded, failed, cancelled or pending. Without runIds it collects all your children. With wait: true it answers only once every one of them has finished. While hasMore is true, call it again with cursor set to nextCursor.",
     parameters: CollectAgentsArgs,
     handler: async (args, ctx) => {
-      const outcome = await parentServicesOf(ctx, COLLECT_TOOL).collect({
-        parentRunId: ctx.runId,
-        ...args,
-      });
+      const outcome = await parentServicesOf(ctx, COLLECT_TOOL).collect(
+        { parentRunId: ctx.runId, ...args },
+        ctx.signal,
+      );
       if ("page" in outcome) return outcome.page;
       const { waitFor, total } = outcome;
       const runs = total === 1 ? "run" : "runs";

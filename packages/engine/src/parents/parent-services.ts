@@ -13,6 +13,7 @@ import { DEFAULT_MAX_INPUT_BYTES } from "../client/fire-spec.js";
 import { type ConnectionInput, closeConnection, openConnection } from "../connection.js";
 import type { ReadsContext } from "../reads/context.js";
 import { createRunQueues } from "../run-queues.js";
+import { retryWhileRedisIsTransient } from "../transient-redis.js";
 import type { RunLinks } from "../view-url.js";
 import {
   type CollectChildrenOutcome,
@@ -23,7 +24,7 @@ import { type ParentLimits, resolveParentLimits } from "./limits.js";
 import {
   type SpawnItem,
   type SpawnResult,
-  spawnChildrenWhenRedisHasRoom,
+  spawnChildrenWhenRedisIsBack,
 } from "./spawn-children.js";
 import type { SpawnCall } from "./spawn-keys.js";
 
@@ -37,14 +38,22 @@ export interface ParentServices {
   readonly [BRAND]: true;
   /** The worker's limits, which a tool's own limits override. */
   readonly limits: ParentLimits;
-  /** Fires the children of a `spawn_agents` call (see `spawnChildrenWhenRedisHasRoom`). */
+  /**
+   * Fires the children of a `spawn_agents` call (see
+   * `spawnChildrenWhenRedisIsBack`), retrying transient Redis errors until
+   * `signal` (the run's) aborts.
+   */
   spawn(
     call: SpawnCall,
     items: readonly SpawnItem[],
     limits?: Partial<ParentLimits>,
+    signal?: AbortSignal,
   ): Promise<SpawnResult>;
-  /** A page of a parent's children, or the ones to park for (see `collectChildren`). */
-  collect(request: CollectChildrenRequest): Promise<CollectChildrenOutcome>;
+  /**
+   * A page of a parent's children, or the ones to park for (see
+   * `collectChildren`), retrying transient Redis errors until `signal` aborts.
+   */
+  collect(request: CollectChildrenRequest, signal?: AbortSignal): Promise<CollectChildrenOutcome>;
 }
 
 /**
@@ -60,17 +69,23 @@ function createParentServices(
   return {
     [BRAND]: true,
     limits,
-    spawn: async (call, items, overrides) =>
+    spawn: async (call, items, overrides, signal) =>
       links.results(
-        await spawnChildrenWhenRedisHasRoom(
+        await spawnChildrenWhenRedisIsBack(
           fire,
           call,
           items,
           resolveParentLimits(overrides, limits),
+          signal,
         ),
       ),
-    async collect(request) {
-      const outcome = await collectChildren(reads, request);
+    async collect(request, signal) {
+      const outcome = await retryWhileRedisIsTransient(() => collectChildren(reads, request), {
+        logger: reads.logger,
+        write: "read of the run's children",
+        fields: { runId: request.parentRunId },
+        ...(signal ? { signal } : {}),
+      });
       return "page" in outcome ? { page: links.results(outcome.page) } : outcome;
     },
   };

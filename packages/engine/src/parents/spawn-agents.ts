@@ -66,6 +66,7 @@ export function createSpawnAgentsTool(limits: Partial<ParentLimits> = {}): Tool 
         { parentRunId: ctx.runId, step: ctx.step, callId: ctx.callId, args },
         args.agents,
         limits,
+        ctx.signal,
       ),
   });
 }

@@ -6,13 +6,15 @@
  * and the item (see `spawn-keys.ts`), so a call run again after a crash
  * fires nothing twice. A child without a priority takes the parent's.
  * The answer is a batch in item order, a bad item failing alone. A call
- * Redis refuses for lack of memory is made again until it has room (the
- * idempotency keys make that safe), so a shortage never costs a parent its children.
+ * that a transient Redis error (out of memory, a cluster moving) cut short is
+ * made again until it goes through (the idempotency keys make that safe), so
+ * Redis being briefly away never costs a parent its children.
  */
 import {
   type BatchCounts,
   type BatchOutcome,
   batch,
+  type ErrandError,
   type NextAction,
   runNotFound,
 } from "@errand/core";
@@ -20,8 +22,8 @@ import type { FireContext, FireOutcome } from "../client/enqueue-runs.js";
 import { fireChecked, preflightEach } from "../client/fire-many.js";
 import { MAX_IDEMPOTENCY_TTL_MS } from "../client/fire-spec.js";
 import { createPreflightLookups } from "../client/preflight-lookups.js";
-import { redisOutOfMemory, retryWhileOutOfMemory } from "../out-of-memory.js";
 import { COLLECT_TOOL } from "../reads/collect.js";
+import { isTransientRedisError, retryWhileRedisIsTransient } from "../transient-redis.js";
 import { admitChildren, admitDepth, type ChildCount, type ParentLimits } from "./limits.js";
 import { type SpawnCall, spawnIdempotencyKeys } from "./spawn-keys.js";
 
@@ -94,13 +96,14 @@ function spawnKeyTtlMs(context: FireContext): number {
 /**
  * Fires the children of `call` (one per item of `items`). Throws `not_found`
  * when the parent run does not exist; every other refusal is a failed item.
+ * `refused` is the error of a child not fired for a transient Redis error.
  */
 async function spawnChildren(
   context: FireContext,
   call: SpawnCall,
   items: readonly SpawnItem[],
   limits: ParentLimits,
-): Promise<SpawnResult> {
+): Promise<{ answer: SpawnResult; refused?: ErrandError }> {
   const { parentRunId } = call;
   const lookups = createPreflightLookups(context.redis, context.keys, context.store);
   const parent = await lookups.head(parentRunId);
@@ -124,33 +127,45 @@ async function spawnChildren(
   const count = await countChildren(context, parentRunId, keys);
   const admitted = admitChildren(checked, parentRunId, count, limits);
   const outcomes = await fireChecked(context, admitted);
+  const [refused] = outcomes.flatMap((outcome) =>
+    !outcome.ok && isTransientRedisError(outcome.error) ? [outcome.error] : [],
+  );
   const answer = batch(outcomes.map((outcome, index) => spawnedChild(items[index]!, outcome)));
-  return answer.succeeded > 0 ? { ...answer, nextAction: COLLECT_CHILDREN_ACTION } : answer;
+  return {
+    answer: answer.succeeded > 0 ? { ...answer, nextAction: COLLECT_CHILDREN_ACTION } : answer,
+    ...(refused ? { refused } : {}),
+  };
 }
 
 /**
- * {@link spawnChildren}, made again while Redis is out of memory: while the
- * call throws for it, or refuses a child for it (docs/architecture.md §7).
- * The worker holds the parent run meanwhile; the call's keys make each try
- * answer with the runs fired before, and a child already fired counts as fired.
+ * {@link spawnChildren}, made again while Redis fails transiently (out of
+ * memory, a Redis Cluster moving, a server loading, a lost connection; see
+ * `transient-redis.ts`): while the call throws for it, or a child is not
+ * fired for it (docs/architecture.md §7). A parent is never answered that its
+ * children failed because Redis was briefly away. The worker holds the parent
+ * run meanwhile; the call's idempotency keys make each try answer with the
+ * runs fired before, and a child already fired counts as fired. `signal` (the
+ * run's, aborted at its timeout, deadline or cancel) ends the retries: the
+ * call then throws the last error.
  */
-export function spawnChildrenWhenRedisHasRoom(
+export function spawnChildrenWhenRedisIsBack(
   context: FireContext,
   call: SpawnCall,
   items: readonly SpawnItem[],
   limits: ParentLimits,
+  signal?: AbortSignal,
 ): Promise<SpawnResult> {
-  return retryWhileOutOfMemory(
+  return retryWhileRedisIsTransient(
     async () => {
-      const answer = await spawnChildren(context, call, items, limits);
-      const refused = answer.results.find((child) => child.error?.code === "redis_out_of_memory");
-      if (refused) throw redisOutOfMemory("a child was not fired", refused.error?.message);
+      const { answer, refused } = await spawnChildren(context, call, items, limits);
+      if (refused) throw refused;
       return answer;
     },
     {
       logger: context.logger,
       write: "spawn of the run's children",
       fields: { runId: call.parentRunId, callId: call.callId },
+      ...(signal ? { signal } : {}),
     },
   );
 }

@@ -16,12 +16,12 @@ import { closeConnection, openConnection, openSettledWaiter } from "../connectio
 import { type EngineKeys, engineKeys } from "../engine-keys.js";
 import { parseRunJobData, type RunJobData } from "../job-data.js";
 import { createLogger } from "../logger.js";
-import { retryWhileOutOfMemory } from "../out-of-memory.js";
 import { type ParentLimits, resolveParentLimits } from "../parents/limits.js";
 import { openParentServices, PARENT_SERVICES } from "../parents/parent-services.js";
 import { createReadsContext } from "../reads/context.js";
 import { type EngineOptions, openResources } from "../resources.js";
 import { createRunQueues, DEFAULT_JOB_OPTIONS } from "../run-queues.js";
+import { retryWhileRedisIsTransient } from "../transient-redis.js";
 import { runLinks } from "../view-url.js";
 import { startAdoption } from "./adopt-orphans.js";
 import { type ModelResolver, queueRecords, resolveAgentModels } from "./agent-models.js";
@@ -172,7 +172,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     ...(options.jobOptions === undefined ? {} : { jobOptions: options.jobOptions }),
   });
   // A worker started while Redis is out of memory waits for room to register (docs/architecture.md §7).
-  const heartbeat = await retryWhileOutOfMemory(
+  const heartbeat = await retryWhileRedisIsTransient(
     () =>
       startHeartbeat({
         redis,

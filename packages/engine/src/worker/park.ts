@@ -16,8 +16,8 @@ import { isRunId } from "@errand/core";
 import type { Logger } from "@errand/runtime";
 import { pendingRunIds } from "@errand/store";
 import { DelayedError, type Job } from "bullmq";
-import { retryWhileOutOfMemory } from "../out-of-memory.js";
 import type { ReadsContext } from "../reads/context.js";
+import { retryWhileRedisIsTransient } from "../transient-redis.js";
 
 /** How long a parked run's job waits, at most, before it is tried again: 30 s. */
 export const DEFAULT_PARK_RECHECK_MS = 30_000;
@@ -64,7 +64,7 @@ export function createParkedRuns(options: ParkedRunsOptions): ParkedRuns {
 
   return {
     async park(job, token, waitFor) {
-      await retryWhileOutOfMemory(() => job.moveToDelayed(Date.now() + recheckMs, token), {
+      await retryWhileRedisIsTransient(() => job.moveToDelayed(Date.now() + recheckMs, token), {
         logger,
         write: "delay of the parked run's job",
         fields: { runId: job.id },

@@ -23,6 +23,13 @@ export interface RedisClusterServer {
   nodes: { host: string; port: number }[];
   /** `redis://host:port` of every master, in the order of `nodes`. */
   urls: string[];
+  /**
+   * Shuts master `index` (of `nodes`) down, as a crash of its process would,
+   * keeping its port, directory and cluster config for {@link startMaster}.
+   */
+  stopMaster(index: number): Promise<void>;
+  /** Starts master `index` again on its port and directory; resolves once every node reports `cluster_state:ok`. */
+  startMaster(index: number): Promise<void>;
   /** Shuts every node down and removes their directories. */
   stop(): Promise<void>;
 }
@@ -31,6 +38,8 @@ export interface RedisClusterServer {
 export interface StartRedisClusterOptions {
   /** How many masters (no replicas); at least 3, as Redis Cluster requires. Default 3. */
   masters?: number;
+  /** Turn on each node's append-only file, so that a master restarted keeps its data. */
+  appendonly?: boolean;
 }
 
 /**
@@ -54,7 +63,9 @@ export async function startRedisCluster(
   const cli = requireOnPath("redis-cli");
 
   const launches = await Promise.allSettled(
-    Array.from({ length: masters }, () => launchLocalRedis(server, clusterNodeArgs)),
+    Array.from({ length: masters }, () =>
+      launchLocalRedis(server, () => clusterNodeArgs(options.appendonly ?? false)),
+    ),
   );
   const launched = launches.flatMap((launch) =>
     launch.status === "fulfilled" ? [launch.value] : [],
@@ -71,7 +82,21 @@ export async function startRedisCluster(
     throw error;
   }
   const nodes = launched.map(({ process: node }) => ({ host: node.host, port: node.port }));
-  return { nodes, urls: nodes.map((node) => `redis://${node.host}:${node.port}`), stop };
+  const master = (index: number) => {
+    const node = launched[index];
+    if (node === undefined) throw new RangeError(`no master ${index}: there are ${masters}`);
+    return node.process;
+  };
+  return {
+    nodes,
+    urls: nodes.map((node) => `redis://${node.host}:${node.port}`),
+    stopMaster: (index) => master(index).shutdown(),
+    startMaster: async (index) => {
+      await master(index).start();
+      await waitUntilClusterOk(launched);
+    },
+    stop,
+  };
 }
 
 function requireOnPath(command: string): string {
@@ -84,7 +109,7 @@ function requireOnPath(command: string): string {
   );
 }
 
-async function clusterNodeArgs(): Promise<string[]> {
+async function clusterNodeArgs(appendonly: boolean): Promise<string[]> {
   return [
     "--cluster-enabled",
     "yes",
@@ -94,7 +119,7 @@ async function clusterNodeArgs(): Promise<string[]> {
     "nodes.conf",
     "--cluster-node-timeout",
     "5000",
-    ...redisConfigArgs({}),
+    ...redisConfigArgs({ appendonly }),
   ];
 }
 
@@ -111,6 +136,11 @@ async function createCluster(cli: string, launched: LaunchedRedis[]): Promise<vo
   if (code !== 0) {
     throw new ErrandError("redis_unavailable", `redis-cli --cluster create failed:\n${output}`);
   }
+  await waitUntilClusterOk(launched);
+}
+
+/** Resolves once every node of `launched` reports `cluster_state:ok`; throws after {@link CLUSTER_READY_TIMEOUT_MS}. */
+async function waitUntilClusterOk(launched: readonly LaunchedRedis[]): Promise<void> {
   const notReady = async () => {
     for (const { process: node } of launched) if (!(await isClusterOk(node))) return node;
     return undefined;

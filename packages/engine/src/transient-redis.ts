@@ -1,0 +1,172 @@
+/**
+ * Transient Redis errors (docs/architecture.md §7): replies that say Redis
+ * cannot do the command *now* but will soon, not that the command is wrong.
+ * They are not outcomes: whoever meets one tries again, with backoff, until
+ * it passes or its time is up, and only then answers. They are:
+ * - `out-of-memory`: Redis at its `maxmemory` refuses writes (see
+ *   `out-of-memory.ts`) until memory is freed;
+ * - `cluster-moving`: a Redis Cluster whose slots are moving or not all
+ *   served — `CLUSTERDOWN`, `TRYAGAIN`, and ioredis giving up after its own
+ *   redirections ("Too many Cluster redirections") or failing to refresh
+ *   its slots — as when a master restarts or fails over;
+ * - `loading`: a server loading its data after a restart (`LOADING`), or a
+ *   replica without its master (`MASTERDOWN`);
+ * - `connection-lost`: the connection closed or reset under the command.
+ * Every one but `connection-lost` means the command was not run; a command
+ * cut off by a lost connection may have run, so what is retried must be safe
+ * to repeat (errand's appends are fenced on the seq, spawns on their claims,
+ * reads change nothing).
+ */
+import { setTimeout as delay } from "node:timers/promises";
+import { ErrandError, isErrandError } from "@errand/core";
+import type { Logger } from "@errand/runtime";
+import { isRedisOutOfMemory, redisOutOfMemory } from "./out-of-memory.js";
+
+/** Why Redis cannot do a command now; see the module. */
+export type RedisTrouble = "out-of-memory" | "cluster-moving" | "loading" | "connection-lost";
+
+/** How each trouble other than `out-of-memory` shows in an error's message. */
+const TROUBLE_MESSAGES: readonly (readonly [RegExp, RedisTrouble])[] = [
+  [
+    /^(CLUSTERDOWN|TRYAGAIN)\b|Too many Cluster redirections|Failed to refresh slots cache|Cluster isn't ready|None of startup nodes is available/,
+    "cluster-moving",
+  ],
+  [/^(LOADING|MASTERDOWN)\b/, "loading"],
+  [
+    /^Connection is closed|Stream isn't writeable|Reached the max retries per request limit|\b(ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT)\b/,
+    "connection-lost",
+  ],
+];
+
+/** What each trouble means, for messages. */
+const TROUBLE_TEXT: Readonly<Record<RedisTrouble, string>> = {
+  "out-of-memory": "Redis is out of memory",
+  "cluster-moving":
+    "the Redis Cluster is moving (slots migrating, or a master restarting or failing over)",
+  loading: "Redis is loading its data (it just restarted)",
+  "connection-lost": "the connection to Redis was lost",
+};
+
+/** What each trouble waits for, for the log lines. */
+const WAITING_FOR: Readonly<Record<RedisTrouble, { until: string; passed: string }>> = {
+  "out-of-memory": { until: "it has room", passed: "Redis has room again" },
+  "cluster-moving": { until: "the cluster is whole", passed: "the cluster is whole again" },
+  loading: { until: "it has loaded", passed: "Redis has loaded" },
+  "connection-lost": { until: "it is back", passed: "Redis is back" },
+};
+
+/** How deep {@link redisTroubleOf} follows `cause`. */
+const MAX_CAUSE_DEPTH = 5;
+
+/** The first pause between two tries, in ms; it doubles up to {@link MAX_RETRY_DELAY_MS}. */
+const FIRST_RETRY_DELAY_MS = 100;
+
+/** The longest pause between two tries, in ms. */
+const MAX_RETRY_DELAY_MS = 2_000;
+
+function troubleOfOne(error: Error): RedisTrouble | undefined {
+  if (isRedisOutOfMemory(error)) return "out-of-memory";
+  if (isErrandError(error, "redis_unavailable")) {
+    const trouble = error.details?.trouble;
+    if (typeof trouble === "string" && trouble in TROUBLE_TEXT) return trouble as RedisTrouble;
+  }
+  return TROUBLE_MESSAGES.find(([pattern]) => pattern.test(error.message))?.[1];
+}
+
+/**
+ * The transient trouble `error` (or an error it was caused by) reports, or
+ * `undefined` when it is no transient Redis error (a wrong command, a refused
+ * permission, a script's own error, a fenced append refused: retrying those
+ * cannot help).
+ */
+export function redisTroubleOf(error: unknown): RedisTrouble | undefined {
+  let current = error;
+  for (let depth = 0; depth < MAX_CAUSE_DEPTH && current instanceof Error; depth++) {
+    const trouble = troubleOfOne(current);
+    if (trouble !== undefined) return trouble;
+    current = current.cause;
+  }
+  return undefined;
+}
+
+/** True when `error` is a transient Redis error (see {@link redisTroubleOf}). */
+export function isTransientRedisError(error: unknown): boolean {
+  return redisTroubleOf(error) !== undefined;
+}
+
+/**
+ * The error (retryable) for what a transient Redis error kept from being
+ * done: `redis_out_of_memory` for a lack of memory, else `redis_unavailable`
+ * naming the trouble (in `details.trouble`). `refused` says what was not
+ * done, e.g. `the run was not fired`. `cause` must be transient.
+ */
+export function transientRedisError(refused: string, cause: unknown): ErrandError {
+  const trouble = redisTroubleOf(cause) ?? "connection-lost";
+  if (trouble === "out-of-memory") return redisOutOfMemory(refused, cause);
+  const message = cause instanceof Error ? cause.message : String(cause);
+  return new ErrandError(
+    "redis_unavailable",
+    `${TROUBLE_TEXT[trouble]}, so ${refused} (${message}). It passes once Redis is back: try again`,
+    { retryable: true, cause, details: { trouble } },
+  );
+}
+
+/** Options of {@link retryWhileRedisIsTransient}. */
+export interface TransientRetryOptions {
+  logger: Logger;
+  /** What the write does, for the log lines, e.g. `append to the run's log`. */
+  write: string;
+  /** Fields added to the log lines, e.g. `{ runId }`. */
+  fields?: Record<string, unknown>;
+  /** Ends the retries: the last error is then thrown as {@link transientRedisError}. */
+  signal?: AbortSignal;
+  /** The troubles to wait out (default: every one); an error of another is thrown at once. */
+  troubles?: readonly RedisTrouble[];
+}
+
+/** The pause before try `tries + 1`: doubling from the first delay, capped, with jitter so writers spread out. */
+function retryDelayMs(tries: number): number {
+  const ceiling = Math.min(MAX_RETRY_DELAY_MS, FIRST_RETRY_DELAY_MS * 2 ** (tries - 1));
+  return Math.round(ceiling * (0.5 + Math.random() / 2));
+}
+
+/**
+ * Runs `write`, and runs it again while it fails with a transient Redis
+ * error, pausing 100 ms, then twice as long each time, up to 2 s, until
+ * `signal` (if any) aborts (only the `troubles` given, when given). Logs one line when the first such error comes
+ * and one when the write goes through. Any other error is thrown at once.
+ * `write` must be safe to repeat (see the module).
+ */
+export async function retryWhileRedisIsTransient<T>(
+  write: () => Promise<T>,
+  options: TransientRetryOptions,
+): Promise<T> {
+  const { logger, fields = {}, signal } = options;
+  const startedAt = Date.now();
+  let first: RedisTrouble | undefined;
+  for (let tries = 1; ; tries++) {
+    try {
+      const result = await write();
+      if (first !== undefined) {
+        logger.info(
+          { ...fields, write: options.write, tries, waitedMs: Date.now() - startedAt },
+          `${WAITING_FOR[first].passed}: the write went through`,
+        );
+      }
+      return result;
+    } catch (error) {
+      const trouble = redisTroubleOf(error);
+      if (trouble === undefined || !(options.troubles?.includes(trouble) ?? true)) throw error;
+      if (first === undefined) {
+        first = trouble;
+        logger.warn(
+          { ...fields, write: options.write, trouble, err: error },
+          `${TROUBLE_TEXT[trouble]}: retrying the write until ${WAITING_FOR[trouble].until}`,
+        );
+      }
+      await delay(retryDelayMs(tries), undefined, signal ? { signal } : {}).catch(() => undefined);
+      // Not one more try once aborted: against a Redis that is gone, it would wait for good.
+      if (signal?.aborted) throw transientRedisError(`the ${options.write} was given up`, error);
+    }
+  }
+}
