@@ -71,6 +71,7 @@ export {
   ToolCall,
   ToolCalled,
   ToolResult,
+  TraceContext,
   Usage,
 } from "./events.js";
 export {

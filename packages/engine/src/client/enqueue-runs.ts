@@ -15,8 +15,11 @@
  * settled and ends).
  */
 import type { ErrandError } from "@errand/core";
+import type { Span } from "@opentelemetry/api";
 import type { EngineResources } from "../resources.js";
 import type { RunJob, RunQueues } from "../run-queues.js";
+import { endSendSpan, startSendSpan } from "../tracing/messaging-spans.js";
+import { traceContextOf } from "../tracing/trace-context.js";
 import type { PreparedRun } from "./fire-preflight.js";
 import type { MetadataLimits } from "./fire-spec.js";
 import { asFireError, type LoggedRun, resolveUnenqueued } from "./unenqueued-runs.js";
@@ -45,18 +48,20 @@ export interface RunToFire {
 }
 
 /**
- * Writes the run's `run-queued` and resolves with it as logged; a run fired
- * before under the same chosen runId counts as written (without `writtenAt`).
+ * Writes the run's `run-queued` (carrying its `send` span) and resolves with
+ * it as logged; a run fired before under the same chosen runId counts as
+ * written (without `writtenAt`).
  */
 async function writeQueued(
   context: FireContext,
   runId: string,
   { prepared, runId: chosen }: RunToFire,
   at: Date,
+  send: Span,
 ): Promise<LoggedRun> {
   const { store } = context;
   try {
-    await store.appendEvents(runId, 0, [prepared.queuedEvent(runId, at)]);
+    await store.appendEvents(runId, 0, [prepared.queuedEvent(runId, at, traceContextOf(send))]);
     return { runId, prepared, writtenAt: at.toISOString() };
   } catch (error) {
     if (chosen !== undefined && (await store.readHead(runId)) !== undefined) {
@@ -107,6 +112,8 @@ function byQueue(runs: readonly LoggedRun[]): Map<string, LoggedRun[]> {
  * Writes and enqueues `toFire`; one outcome per run, in order. A run without
  * a chosen runId gets a new one. The appends are issued together (one
  * pipeline on the auto-pipelined connection); each queue gets one `addBulk`.
+ * Each run is a `send {queue}` span, a child of the active context, stored
+ * in its `run-queued`.
  */
 export async function enqueueRuns(
   context: FireContext,
@@ -114,8 +121,11 @@ export async function enqueueRuns(
 ): Promise<FireOutcome[]> {
   const at = context.now();
   const runIds = toFire.map(({ runId }) => runId ?? context.store.newRunId());
+  const sends = toFire.map(({ prepared }, index) =>
+    startSendSpan(prepared.registration.queue, runIds[index]!),
+  );
   const appended = await Promise.allSettled(
-    toFire.map((run, index) => writeQueued(context, runIds[index]!, run, at)),
+    toFire.map((run, index) => writeQueued(context, runIds[index]!, run, at, sends[index]!)),
   );
   const outcomes = new Map<string, FireOutcome>();
   const logged: LoggedRun[] = [];
@@ -134,5 +144,9 @@ export async function enqueueRuns(
       }
     }),
   );
-  return runIds.map((runId) => outcomes.get(runId)!);
+  return runIds.map((runId, index) => {
+    const outcome = outcomes.get(runId)!;
+    endSendSpan(sends[index]!, outcome.ok ? undefined : outcome.error);
+    return outcome;
+  });
 }

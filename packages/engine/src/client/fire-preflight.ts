@@ -17,6 +17,7 @@ import {
   type NewEvent,
   preflightSchema,
   runNotFound,
+  type TraceContext,
   utf8ByteLength,
 } from "@errand/core";
 import { DEFAULT_MAX_STEPS } from "@errand/runtime";
@@ -59,8 +60,8 @@ export interface PreparedRun {
   parentRunId?: string;
   /** Whether that parent had settled already (its children then expire with it). */
   parentSettled?: boolean;
-  /** The run-queued event of the run `runId`, stamped `at`. */
-  queuedEvent(runId: string, at: Date): NewEvent;
+  /** The run-queued event of the run `runId`, stamped `at`, fired from the span stored as `trace`. */
+  queuedEvent(runId: string, at: Date, trace: TraceContext | undefined): NewEvent;
 }
 
 async function requireRegistration(
@@ -198,7 +199,7 @@ export async function preflightFire(
     ...(parent === undefined
       ? {}
       : { parentRunId: parent.runId, parentSettled: parent.settledAt !== undefined }),
-    queuedEvent(runId, at) {
+    queuedEvent(runId, at, trace) {
       const data: EventDataOf<"run-queued"> = {
         agent: parsed.agent,
         input: parsed.input,
@@ -214,6 +215,7 @@ export async function preflightFire(
             : { deadlineAt: new Date(at.getTime() + parsed.deadlineMs).toISOString() }),
         },
         metadata: parsed.metadata ?? {},
+        ...(trace === undefined ? {} : { trace }),
       };
       return { type: "run-queued", at: at.toISOString(), data };
     },
