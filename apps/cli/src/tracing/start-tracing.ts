@@ -13,7 +13,7 @@ import { detectResources, envDetector, resourceFromAttributes } from "@opentelem
 import { BatchSpanProcessor, NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
 
 /** `service.name` when `OTEL_SERVICE_NAME` does not give one. */
-export const DEFAULT_SERVICE_NAME = "errand";
+const DEFAULT_SERVICE_NAME = "errand";
 
 type Env = Readonly<Record<string, string | undefined>>;
 

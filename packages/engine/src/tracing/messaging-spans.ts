@@ -17,7 +17,7 @@ export const engineTracer = trace.getTracer("@errand/engine");
  * `messaging.system`: the conventions list no value for Redis-backed queues,
  * so errand names the queue library, as its instrumentations do.
  */
-export const MESSAGING_SYSTEM = "bullmq";
+const MESSAGING_SYSTEM = "bullmq";
 
 function messagingAttributes(
   operation: "send" | "process",

@@ -8,7 +8,7 @@ import { redactSecrets, redactSecretText } from "@errand/core";
 import type { Span } from "@opentelemetry/api";
 
 /** `value` as the JSON text a content attribute carries, its secrets redacted. */
-export function redactedContent(value: unknown): string {
+function redactedContent(value: unknown): string {
   return redactSecretText(JSON.stringify(redactSecrets(value)) ?? "null");
 }
 

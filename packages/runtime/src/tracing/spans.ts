@@ -19,7 +19,7 @@ import { errorMessage, isParkRequest } from "../errors.js";
 export const ERROR_TYPE = "error.type";
 
 /** `error.type` of `error`: an `ErrandError`'s code, else the error's name. */
-export function errorType(error: unknown): string {
+function errorType(error: unknown): string {
   if (isErrandError(error)) return error.code;
   return error instanceof Error ? error.name : "Error";
 }
