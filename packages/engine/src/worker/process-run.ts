@@ -11,6 +11,10 @@
  * `run-parked` not yet followed by a `run-started`) whose job comes back
  * while runs it waits for are still pending parks again without writing:
  * its log says once what it waits for, however often its job is re-checked.
+ *
+ * Traced (docs/architecture.md §7, Traces): the job is a `process {queue}`
+ * span under the run's stored `send` span, and each attempt an
+ * `invoke_agent {agent}` span stored in its `run-started`.
  */
 import {
   applyEvent,
