@@ -3,9 +3,11 @@
  * raw Redis streams, on a fresh private Redis. The work is `@errand/bench`'s;
  * this command only prints it.
  */
+import { usageError } from "../args.js";
 import { type CommandSpec, JSON_OPTION } from "../command.js";
 import { EXIT } from "../exit-codes.js";
 import { writeJson } from "../output.js";
+import { tracingWanted } from "../tracing/start-tracing.js";
 
 /** `bench`. */
 export const benchCommand: CommandSpec = {
@@ -27,6 +29,12 @@ export const benchCommand: CommandSpec = {
     ...JSON_OPTION,
   },
   async run(args, io) {
+    // The process's own SDK (an OTLP endpoint in the environment) would take the bench's place.
+    if (args.flag("tracing") && tracingWanted(io.env)) {
+      throw usageError(
+        "bench: --tracing records spans in memory: unset the OTEL_EXPORTER_OTLP_* endpoint",
+      );
+    }
     const { formatBenchTable, runBench } = await import("@errand/bench");
     const result = await runBench({
       quick: args.flag("quick"),

@@ -21,6 +21,7 @@ import {
 } from "@opentelemetry/sdk-trace-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { runErrand } from "../test-support/run-errand.js";
 import { tracingWanted } from "./start-tracing.js";
 import { TRACE_CONTENT_VARIABLE, traceContentOption } from "./trace-content.js";
 
@@ -135,5 +136,13 @@ describe("the CLI's switches", () => {
     expect(traceContentOption({ [TRACE_CONTENT_VARIABLE]: "TRUE" })).toEqual({
       traceContent: true,
     });
+  });
+
+  it("refuse bench --tracing under an OTLP endpoint, whose SDK would take the bench's place", async () => {
+    const refused = await runErrand(["bench", "--quick", "--tracing"], {
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9" },
+    });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("bench: --tracing records spans in memory");
   });
 });
