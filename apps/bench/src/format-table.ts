@@ -105,8 +105,11 @@ export function formatBenchTable(result: BenchResult): string {
   const valueWidth = width((row) => row.value, "value");
   const line = (figure: string, value: string, meaning: string) =>
     `${figure.padEnd(figureWidth)}  ${value.padStart(valueWidth)}  ${meaning}`.trimEnd();
+  const quick = conditions.quick ? " --quick" : "";
+  const tracing =
+    conditions.tracing === "off" ? "" : ` --tracing (${conditions.spansExported} spans)`;
   return [
-    `errand bench${conditions.quick ? " --quick" : ""} — ${conditions.startedAt}, ${conditions.durationSec} s`,
+    `errand bench${quick}${tracing} — ${conditions.startedAt}, ${conditions.durationSec} s`,
     `machine: ${machine.cpus} × ${machine.cpuModel}, ${machine.totalMemGb} GiB, ${machine.platform}, node ${machine.node}`,
     `load average: ${conditions.loadBefore.join(" ")} before, ${conditions.loadAfter.join(" ")} after`,
     `redis: ${redis.version}, persistence ${redis.persistence}, a private server flushed between phases`,

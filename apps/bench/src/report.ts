@@ -63,6 +63,10 @@ export interface BenchReport {
 /** How the figures were obtained: what the table shows beside them. */
 export interface BenchConditions {
   quick: boolean;
+  /** `off`: errand's spans were the API's no-ops; `sdk-in-memory`: the SDK recorded them (`--tracing`). */
+  tracing: "off" | "sdk-in-memory";
+  /** Spans the SDK exported during the run (0 with tracing off). */
+  spansExported: number;
   sizes: BenchSizes;
   /** When the run started (ISO-8601). */
   startedAt: string;

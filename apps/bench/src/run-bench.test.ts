@@ -4,6 +4,7 @@
  * every figure a finite number. It asserts no threshold: speed is what the
  * bench reports, never what a test decides.
  */
+import { trace } from "@opentelemetry/api";
 import { describe, expect, it } from "vitest";
 import { formatBenchTable } from "./format-table.js";
 import { runBench } from "./run-bench.js";
@@ -63,6 +64,7 @@ describe("runBench", () => {
     expect(conditions.stepAppendsPerStep).toBe(1);
     expect(report.errand.redisRoundTripsPerStep).toBe(2);
     expect(conditions.backlogEvents).toBe(BENCH_TINY_SIZES.collectorRuns * 5);
+    expect(conditions).toMatchObject({ tracing: "off", spansExported: 0 });
     for (const [part, cpu] of Object.entries(conditions.cpu.partsPerRun)) {
       expect(Number.isFinite(cpu.nodeUs) && cpu.nodeUs > 0, `${part}: ${cpu.nodeUs}`).toBe(true);
       expect(Number.isFinite(cpu.redisUs), `${part}: ${cpu.redisUs}`).toBe(true);
@@ -87,5 +89,21 @@ describe("runBench", () => {
     ]) {
       expect(table).toContain(figure);
     }
+  });
+
+  it("with tracing, records errand's spans with the SDK for the run, then uninstalls it", async () => {
+    const { conditions, report } = await runBench({
+      quick: true,
+      tracing: true,
+      sizes: BENCH_TINY_SIZES,
+    });
+    const { e2eRuns, latencyRuns, collectorRuns, costSampleRuns } = BENCH_TINY_SIZES;
+    const runs = e2eRuns + latencyRuns + collectorRuns + costSampleRuns;
+    // Each one-step run: send, process, invoke_agent and chat.
+    expect(conditions).toMatchObject({ tracing: "sdk-in-memory", spansExported: runs * 4 });
+    expect(formatBenchTable({ report, conditions })).toContain(
+      `--tracing (${conditions.spansExported} spans)`,
+    );
+    expect(trace.getTracer("after the bench").startSpan("probe").isRecording()).toBe(false);
   });
 });

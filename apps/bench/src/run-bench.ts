@@ -6,6 +6,7 @@
  */
 import type { BenchRedis } from "./bench-redis.js";
 import { startBenchRedis } from "./bench-redis.js";
+import { startBenchTracing } from "./bench-tracing.js";
 import type { CpuPerUnit } from "./cpu-meter.js";
 import { loadAverages, machineInfo } from "./machine.js";
 import { measureAppendRoundTrips } from "./phases/append-round-trips.js";
@@ -29,6 +30,12 @@ export interface BenchOptions {
   quick?: boolean;
   /** Sizes that replace the quick or full ones. */
   sizes?: Partial<BenchSizes>;
+  /**
+   * Install the OpenTelemetry SDK (spans batched and exported to memory)
+   * for the run, to measure what tracing costs. Default false: errand's spans
+   * are the API's no-ops, as in an application without an SDK.
+   */
+  tracing?: boolean;
   /** Told what the bench is doing, one line at a time (e.g. to print on stderr). */
   onProgress?(line: string): void;
 }
@@ -90,8 +97,10 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchResult>
   const startedAt = new Date();
   const loadBefore = loadAverages();
   const redis = await startBenchRedis();
+  const tracing = options.tracing ? startBenchTracing() : undefined;
   try {
     const m = await measureAll(redis, sizes, options);
+    const spansExported = (await tracing?.stop()) ?? 0;
     const errandFigures = {
       e2eRunsPerSec: round(m.throughput.runsPerSec),
       latencyP50Ms: round(m.latency.p50Ms, 2),
@@ -119,6 +128,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchResult>
       conditions: {
         quick,
         sizes,
+        tracing: tracing === undefined ? "off" : "sdk-in-memory",
+        spansExported,
         startedAt: startedAt.toISOString(),
         durationSec: round((Date.now() - startedAt.getTime()) / 1000, 1),
         loadBefore,
@@ -142,6 +153,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchResult>
       },
     };
   } finally {
+    await tracing?.stop();
     await redis.stop();
   }
 }

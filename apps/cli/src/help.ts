@@ -68,6 +68,10 @@ export function overviewHelp(commands: readonly Pick<CommandEntry, "name" | "sum
         "ERRAND_DASHBOARD_PUBLIC_URL",
         "where a reverse proxy serves the dashboard (or --public-url), e.g. https://…",
       ],
+      [
+        "OTEL_EXPORTER_OTLP_ENDPOINT",
+        "send OpenTelemetry traces there over OTLP/HTTP (OTEL_SERVICE_NAME names the process)",
+      ],
     ]),
     "",
     EXIT_CODES_HELP,

@@ -6,6 +6,7 @@ import { createCollector, createWorker } from "@errand/engine";
 import type { Agent } from "@errand/runtime";
 import type { CliIO } from "./io.js";
 import { type CliLogLevel, stderrLogger } from "./log.js";
+import { traceContentOption } from "./tracing/trace-content.js";
 
 /** Options of {@link startLocalEngine}. */
 export interface LocalEngineOptions {
@@ -39,6 +40,7 @@ export async function startLocalEngine(options: LocalEngineOptions): Promise<Loc
       concurrency: options.concurrency,
       logger,
       ...(options.dashboardUrl === undefined ? {} : { dashboardUrl: options.dashboardUrl }),
+      ...traceContentOption(options.log.io.env),
     });
     return {
       async stop(graceMs = 0) {

@@ -7,6 +7,7 @@
  */
 import { runCli } from "./cli.js";
 import { processIO } from "./io.js";
+import { startTracing } from "./tracing/start-tracing.js";
 
 /** Resolves once everything written to `stream` so far has been handed to the OS. */
 function flushed(stream: NodeJS.WriteStream): Promise<void> {
@@ -17,6 +18,8 @@ function flushed(stream: NodeJS.WriteStream): Promise<void> {
 // written; dropping it lets the command still stop what it started and exit.
 for (const stream of [process.stdout, process.stderr]) stream.on("error", () => {});
 
+const tracing = startTracing(process.env);
 const code = await runCli(process.argv.slice(2), processIO());
+await tracing?.shutdown();
 await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
 process.exit(code);

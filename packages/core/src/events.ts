@@ -69,6 +69,18 @@ export const MAX_RUN_PRIORITY = 2 ** 21 - 1;
 /** A run's BullMQ priority: 1 (first) … {@link MAX_RUN_PRIORITY} (last). */
 export const RunPriority = z.number().int().min(1).max(MAX_RUN_PRIORITY);
 
+/**
+ * Where a run sits in a distributed trace, in the W3C Trace Context format:
+ * `traceparent` (`00-<trace id>-<span id>-<flags>`) and, when the tracer
+ * carried one, `tracestate`. Written only when the writer had a recording
+ * tracer (an application that installed an OpenTelemetry SDK).
+ */
+export const TraceContext = z.object({
+  traceparent: z.string().regex(/^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/),
+  tracestate: z.string().min(1).optional(),
+});
+export type TraceContext = z.infer<typeof TraceContext>;
+
 /** Why something was refused. */
 export const RefusalReason = z.enum([
   "invalid-arguments",
@@ -132,10 +144,22 @@ export const EventData = {
      * after v1: additive, older logs have none).
      */
     priority: RunPriority.optional(),
+    /**
+     * The span that fired the run (`send {queue}`): the worker's spans of the
+     * run are its children, so fire, worker, children and collect read as one
+     * trace. Optional and additive: absent when the firer traced nothing.
+     */
+    trace: TraceContext.optional(),
   }),
+  /**
+   * A worker took the run. `trace` (optional, additive) is the attempt's
+   * `invoke_agent` span: the next attempt links to it, so a crash and its
+   * recovery read as one story.
+   */
   "run-started": z.object({
     attempt: z.number().int().positive(),
     workerId: z.string().min(1),
+    trace: TraceContext.optional(),
   }),
   /**
    * One model response. `items` (the response's output items in order) and

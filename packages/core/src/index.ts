@@ -73,6 +73,7 @@ export {
   ToolCall,
   ToolCalled,
   ToolResult,
+  TraceContext,
   Usage,
 } from "./events.js";
 export {

@@ -86,6 +86,15 @@
  * `script`, or from the run input's `script` when the agent sets
  * `scriptFromInput` — the demo and the tests run on it.
  *
+ * ## Traces
+ *
+ * Through `@opentelemetry/api` only (a no-op unless the application installs
+ * an OpenTelemetry SDK): each model request is a `chat {model}` span and each
+ * tool a call runs an `execute_tool {tool}` span, in the GenAI semantic
+ * conventions. Message contents stay off them unless `traceContent` is set;
+ * then they are redacted like the logs. {@link inSpan} and the other tracing
+ * exports are what the engine builds its own spans with.
+ *
  * @packageDocumentation
  */
 export {
@@ -152,4 +161,7 @@ export {
   type ToolContext,
   type ToolOptions,
 } from "./tool.js";
+export { setContentAttribute } from "./tracing/content.js";
+export { GEN_AI, type ModelIdentity, modelIdentity } from "./tracing/gen-ai.js";
+export { ERROR_TYPE, inSpan, markSpanFailed } from "./tracing/spans.js";
 export { buildTranscript } from "./transcript.js";

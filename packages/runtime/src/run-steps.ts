@@ -27,6 +27,7 @@ import type { EventSink } from "./sink.js";
 import { type CallRunner, settleCalls } from "./step-calls.js";
 import { compileOutputSchema, structuredOutputToolSpec } from "./structured-output.js";
 import type { Tool } from "./tool.js";
+import { chatTracedModel } from "./tracing/chat-span.js";
 import { buildTranscript } from "./transcript.js";
 
 /** What {@link runSteps} takes. */
@@ -53,6 +54,12 @@ export interface RunStepsOptions {
   retry?: Partial<RetryPolicy>;
   /** What tools may use from the host, as `ctx.services`. Default none. */
   services?: Readonly<Record<string, unknown>>;
+  /**
+   * Put message contents on the run's spans (prompts, answers, tool
+   * arguments and results), redacted. Default false: spans carry names,
+   * counts and ids only.
+   */
+  traceContent?: boolean;
 }
 
 function resolveModel(agent: Agent, model: Model | undefined): Model {
@@ -76,6 +83,8 @@ class RunLoop {
   private state: RunState;
   private readonly queued: NonNullable<RunState["queued"]>;
   private readonly model: Model;
+  /** {@link model}, each request of which is a `chat` span. */
+  private readonly tracedModel: Model;
   private readonly deadline: RunDeadline;
   /** Fires on cancel or timeout: what the model and the tools are given. */
   private readonly signal: AbortSignal;
@@ -93,6 +102,8 @@ class RunLoop {
     this.state = state;
     this.queued = state.queued;
     this.model = resolveModel(agent, options.model);
+    const traceContent = options.traceContent ?? false;
+    this.tracedModel = chatTracedModel(this.model, traceContent);
     const now = options.now ?? (() => new Date());
     this.deadline = startDeadline(
       state.startedAt,
@@ -115,6 +126,7 @@ class RunLoop {
       logger: this.logger,
       timestamp: () => now().toISOString(),
       services: options.services ?? {},
+      traceContent,
     };
   }
 
@@ -213,7 +225,7 @@ class RunLoop {
     let response: ModelResponse;
     try {
       response = await respondWithRetries(
-        this.model,
+        this.tracedModel,
         this.request(step),
         this.signal,
         this.retry,

@@ -25,6 +25,7 @@ import {
 } from "./structured-output.js";
 import type { Tool, ToolContext } from "./tool.js";
 import { failedToolResult, shapeToolResult } from "./tool-results.js";
+import { inToolSpan } from "./tracing/tool-span.js";
 import { fixAndRetryMessage, formatIssues } from "./validation-issues.js";
 
 /** What settling a run's tool calls needs. */
@@ -39,6 +40,8 @@ export interface CallRunner {
   timestamp: () => string;
   /** What the host lends tools (see {@link ToolContext.services}). */
   services: Readonly<Record<string, unknown>>;
+  /** Put each call's arguments and result on its `execute_tool` span (redacted). */
+  traceContent: boolean;
 }
 
 /** Why settling stopped before the last call. */
@@ -131,7 +134,7 @@ async function runTool(
   let value: unknown;
   try {
     value = await raceAbort(
-      Promise.resolve().then(() => tool.handler(parsed.data, ctx)),
+      inToolSpan(call, runner.traceContent, async () => tool.handler(parsed.data, ctx)),
       signal,
     );
   } catch (error) {

@@ -3,13 +3,15 @@
  * raw Redis streams, on a fresh private Redis. The work is `@errand/bench`'s;
  * this command only prints it.
  */
+import { usageError } from "../args.js";
 import { type CommandSpec, JSON_OPTION } from "../command.js";
 import { EXIT } from "../exit-codes.js";
 import { writeJson } from "../output.js";
+import { tracingWanted } from "../tracing/start-tracing.js";
 
 /** `bench`. */
 export const benchCommand: CommandSpec = {
-  usage: "errand bench [--quick] [--json]",
+  usage: "errand bench [--quick] [--tracing] [--json]",
   description: [
     "Measures, in one run on its own fresh redis-server (persistence off, flushed between",
     "phases; never the Redis of REDIS_URL): raw BullMQ no-op jobs and raw XREADGROUP+XACK",
@@ -18,15 +20,25 @@ export const benchCommand: CommandSpec = {
     "commands, round trips, bytes and memory a run costs. Workers and collector run in",
     "this process. Progress goes to stderr. --quick takes under a minute. --json prints",
     "{ machine, redis, baseline, errand, ratios }; see BENCHMARKS.md for each figure.",
+    "--tracing installs the OpenTelemetry SDK (spans batched, exported to memory) for the",
+    "run, to measure what traces cost; without it errand's spans are the API's no-ops.",
   ].join("\n"),
   options: {
     quick: { type: "boolean", description: "smaller sizes: under a minute" },
+    tracing: { type: "boolean", description: "record errand's spans with the OpenTelemetry SDK" },
     ...JSON_OPTION,
   },
   async run(args, io) {
+    // The process's own SDK (an OTLP endpoint in the environment) would take the bench's place.
+    if (args.flag("tracing") && tracingWanted(io.env)) {
+      throw usageError(
+        "bench: --tracing records spans in memory: unset the OTEL_EXPORTER_OTLP_* endpoint",
+      );
+    }
     const { formatBenchTable, runBench } = await import("@errand/bench");
     const result = await runBench({
       quick: args.flag("quick"),
+      tracing: args.flag("tracing"),
       onProgress: (line) => io.stderr.write(`${line}\n`),
     });
     if (args.flag("json")) writeJson(io, result.report);

@@ -9,6 +9,7 @@ import { EXIT } from "../exit-codes.js";
 import { HEALTH_PORT_OPTION, startHealthServer } from "../health-server.js";
 import { nextStopSignal } from "../lifecycle.js";
 import { connectRedis, keyPrefix, requireRedisUrl } from "../redis.js";
+import { traceContentOption } from "../tracing/trace-content.js";
 
 /** `worker`. */
 export const workerCommand: CommandSpec = {
@@ -48,7 +49,14 @@ export const workerCommand: CommandSpec = {
     (await connectRedis(url)).disconnect();
     const health = await startHealthServer(args, url);
     const stopped = nextStopSignal();
-    const worker = await createWorker({ connection: url, agents, prefix, concurrency, ...linked });
+    const worker = await createWorker({
+      connection: url,
+      agents,
+      prefix,
+      concurrency,
+      ...linked,
+      ...traceContentOption(io.env),
+    });
     health.ready();
     await stopped;
     health.stopping();

@@ -16,8 +16,11 @@
  * enqueues it, as for any fire.
  */
 import type { ErrandError } from "@errand/core";
+import type { Span } from "@opentelemetry/api";
 import type { EngineResources } from "../resources.js";
 import type { RunJob, RunQueues } from "../run-queues.js";
+import { endSendSpan, startSendSpan } from "../tracing/messaging-spans.js";
+import { traceContextOf } from "../tracing/trace-context.js";
 import type { PreparedRun } from "./fire-preflight.js";
 import type { MetadataLimits } from "./fire-spec.js";
 import { asFireError, type LoggedRun, resolveUnenqueued } from "./unenqueued-runs.js";
@@ -44,19 +47,20 @@ export type FireOutcome =
   | { ok: false; runId?: string; error: ErrandError };
 
 /**
- * Writes the run's `run-queued` under a new runId and resolves with it as
- * logged, or with the outcome of a run its idempotency key names already.
+ * Writes the run's `run-queued` (carrying its `send` span) under `runId` and
+ * resolves with it as logged, or with the outcome of a run its idempotency key
+ * names already.
  */
 async function writeQueued(
   context: FireContext,
+  runId: string,
   prepared: PreparedRun,
   at: Date,
+  send: Span,
 ): Promise<LoggedRun | FireOutcome> {
-  const { store } = context;
-  const runId = store.newRunId(prepared.idempotency?.key);
-  const created = await store.createRun(
+  const created = await context.store.createRun(
     runId,
-    prepared.queuedEvent(runId, at),
+    prepared.queuedEvent(runId, at, traceContextOf(send)),
     prepared.idempotency,
   );
   if (created.deduplicated) return { ok: true, runId: created.runId, deduplicated: true };
@@ -110,15 +114,20 @@ function byQueue(written: readonly WrittenRun[]): Map<string, WrittenRun[]> {
 /**
  * Writes and enqueues `toFire`; one outcome per run, in order. The appends
  * are issued together (one pipeline on the auto-pipelined connection); each
- * queue gets one `addBulk`.
+ * queue gets one `addBulk`. Each run is a `send {queue}` span, a child of the
+ * active context, stored in its `run-queued`.
  */
 export async function enqueueRuns(
   context: FireContext,
   toFire: readonly PreparedRun[],
 ): Promise<FireOutcome[]> {
   const at = context.now();
+  const runIds = toFire.map((prepared) => context.store.newRunId(prepared.idempotency?.key));
+  const sends = toFire.map((prepared, index) =>
+    startSendSpan(prepared.registration.queue, runIds[index]!),
+  );
   const appended = await Promise.allSettled(
-    toFire.map((prepared) => writeQueued(context, prepared, at)),
+    toFire.map((prepared, index) => writeQueued(context, runIds[index]!, prepared, at, sends[index]!)),
   );
   const outcomes: FireOutcome[] = [];
   const written: WrittenRun[] = [];
@@ -145,5 +154,8 @@ export async function enqueueRuns(
       }
     }),
   );
-  return outcomes;
+  return outcomes.map((outcome, index) => {
+    endSendSpan(sends[index]!, outcome.ok ? undefined : outcome.error);
+    return outcome;
+  });
 }

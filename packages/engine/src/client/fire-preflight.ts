@@ -19,6 +19,7 @@ import {
   type NewEvent,
   preflightSchema,
   runNotFound,
+  type TraceContext,
   utf8ByteLength,
 } from "@errand/core";
 import { DEFAULT_MAX_STEPS } from "@errand/runtime";
@@ -66,8 +67,8 @@ export interface PreparedRun {
   idempotency?: IdempotencyKey;
   /** The BullMQ priority of its job: the spec's, else its parent's, else none. */
   priority?: number;
-  /** The run-queued event of the run `runId`, stamped `at`. */
-  queuedEvent(runId: string, at: Date): NewEvent;
+  /** The run-queued event of the run `runId`, stamped `at`, fired from the span stored as `trace`. */
+  queuedEvent(runId: string, at: Date, trace: TraceContext | undefined): NewEvent;
 }
 
 async function requireRegistration(
@@ -215,7 +216,7 @@ export async function preflightFire(
           },
         }),
     ...(priority === undefined ? {} : { priority }),
-    queuedEvent(runId, at) {
+    queuedEvent(runId, at, trace) {
       const data: EventDataOf<"run-queued"> = {
         agent: parsed.agent,
         input: parsed.input,
@@ -232,6 +233,7 @@ export async function preflightFire(
         },
         metadata: parsed.metadata ?? {},
         ...(priority === undefined ? {} : { priority }),
+        ...(trace === undefined ? {} : { trace }),
       };
       return { type: "run-queued", at: at.toISOString(), data };
     },

@@ -93,6 +93,13 @@ export interface WorkerOptions extends EngineOptions {
    * their page there. Default none: no `viewUrl`.
    */
   dashboardUrl?: string;
+  /**
+   * Put message contents (prompts, answers, tool arguments and results, the
+   * recorded output) on the runs' spans, redacted with the logs' list.
+   * Default false: spans carry names, counts and ids only. Spans exist only
+   * when the application installed an OpenTelemetry SDK.
+   */
+  traceContent?: boolean;
 }
 
 /** Options of {@link ErrandWorker.close}. */
@@ -192,10 +199,12 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     store: patientStore(store, logger),
     agents,
     workerId,
+    queue,
     cancels,
     services: { ...options.services, [PARENT_SERVICES]: parent.services },
     pendingOf: (runIds: readonly string[]) => pendingRunIds(reads, runIds),
     ...(options.retry === undefined ? {} : { retry: options.retry }),
+    ...(options.traceContent === undefined ? {} : { traceContent: options.traceContent }),
   };
 
   const parked = createParkedRuns({

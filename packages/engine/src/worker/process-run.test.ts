@@ -70,6 +70,7 @@ function contextFor(workerId: string, model: Model): RunProcessorContext {
     store: fx.errand.store,
     agents: new Map([[agent.name, { agent, model }]]),
     workerId,
+    queue: "process-run-test",
     cancels,
     logger,
     now: () => new Date(),

@@ -11,6 +11,10 @@
  * `run-parked` not yet followed by a `run-started`) whose job comes back
  * while runs it waits for are still pending parks again without writing:
  * its log says once what it waits for, however often its job is re-checked.
+ *
+ * Traced (docs/architecture.md §7, Traces): the job is a `process {queue}`
+ * span under the run's stored `send` span, and each attempt an
+ * `invoke_agent {agent}` span stored in its `run-started`.
  */
 import {
   applyEvent,
@@ -21,6 +25,7 @@ import {
   type RunState,
   type RunStatus,
   runNotFound,
+  type TraceContext,
 } from "@errand/core";
 import type { Logger } from "@errand/runtime";
 import { isParkRequest, type RetryPolicy, runSteps } from "@errand/runtime";
@@ -28,6 +33,14 @@ import { type EventStore, isSeqConflict } from "@errand/store";
 import { runLogger } from "../logger.js";
 import type { EngineResources } from "../resources.js";
 import { settleCancelled } from "../settle-cancelled.js";
+import {
+  attemptEventsSink,
+  inAttemptSpan,
+  lastAttemptTrace,
+  recordAttemptEnd,
+} from "../tracing/agent-span.js";
+import { inProcessSpan } from "../tracing/messaging-spans.js";
+import { traceField } from "../tracing/trace-context.js";
 import type { ResolvedAgent } from "./agent-models.js";
 import type { CancelListener } from "./cancel-listener.js";
 import { redisBlobStore } from "./redis-blobs.js";
@@ -38,11 +51,15 @@ export interface RunProcessorContext extends EngineResources {
   /** The worker's agents with their models, by name. */
   agents: ReadonlyMap<string, ResolvedAgent>;
   workerId: string;
+  /** The queue the worker takes its jobs from: the destination its `process` spans name. */
+  queue: string;
   cancels: CancelListener;
   /** Passed to tools as `ctx.services`. */
   services?: Readonly<Record<string, unknown>>;
   /** How failed model requests are retried. */
   retry?: Partial<RetryPolicy>;
+  /** Put message contents on the runs' spans, redacted (see `RunStepsOptions.traceContent`). */
+  traceContent?: boolean;
   /** The runs of `runIds` that have no stored result yet: what a parked run still waits for. */
   pendingOf(runIds: readonly string[]): Promise<string[]>;
 }
@@ -120,37 +137,48 @@ async function afterRefusedAppend(
   return { kind: "lost" };
 }
 
-/** Announces a new attempt and steps the run until it settles. */
-async function runAttempt(
+/**
+ * Announces a new attempt and steps the run until it settles, inside the
+ * attempt's `invoke_agent` span (stored in its `run-started`, linked to
+ * `previous`, the span of the attempt before it).
+ */
+function runAttempt(
   context: RunProcessorContext,
   { agent, model }: ResolvedAgent,
   state: RunState,
+  previous: TraceContext | undefined,
   signal: AbortSignal,
   logger: Logger,
 ): Promise<ProcessOutcome> {
   const { store } = context;
   const attempt = nextAttempt(state);
-  const started = await store.appendEvents(state.runId, state.seq, [
-    {
-      type: "run-started",
-      at: context.now().toISOString(),
-      data: { attempt, workerId: context.workerId },
-    },
-  ]);
-  logger.info({ seq: state.seq + 1, resumeFromStep: state.steps.length }, "run started");
-  const settled = await runSteps({
-    agent,
-    model,
-    state: started.reduce(applyEvent, state),
-    sink: redisEventSink(store),
-    blobs: redisBlobStore(store),
-    signal,
-    logger: context.logger,
-    now: context.now,
-    ...(context.services === undefined ? {} : { services: context.services }),
-    ...(context.retry === undefined ? {} : { retry: context.retry }),
+  const spanOptions = { agent: agent.name, model, runId: state.runId, attempt, previous };
+  return inAttemptSpan(spanOptions, async (span) => {
+    const started = await store.appendEvents(state.runId, state.seq, [
+      {
+        type: "run-started",
+        at: context.now().toISOString(),
+        data: { attempt, workerId: context.workerId, ...traceField(span) },
+      },
+    ]);
+    logger.info({ seq: state.seq + 1, resumeFromStep: state.steps.length }, "run started");
+    const traceContent = context.traceContent ?? false;
+    const settled = await runSteps({
+      agent,
+      model,
+      state: started.reduce(applyEvent, state),
+      sink: attemptEventsSink(redisEventSink(store), span, traceContent),
+      blobs: redisBlobStore(store),
+      signal,
+      logger: context.logger,
+      now: context.now,
+      traceContent,
+      ...(context.services === undefined ? {} : { services: context.services }),
+      ...(context.retry === undefined ? {} : { retry: context.retry }),
+    });
+    recordAttemptEnd(span, settled);
+    return { kind: "settled", status: settled.status };
   });
-  return { kind: "settled", status: settled.status };
 }
 
 /**
@@ -175,7 +203,8 @@ export async function processRun(
   }
   const held = context.cancels.hold(runId);
   try {
-    const state = await readState(context.store, runId);
+    const log = await context.store.readLog(runId);
+    const state = foldRun(log, runId);
     if (state.queued === undefined) {
       throw runNotFound(runId);
     }
@@ -185,24 +214,46 @@ export async function processRun(
         `job ${runId} names agent ${agentName} but the run is of agent ${state.queued.agent}`,
       );
     }
-    const logger = runLogger(context.logger, {
-      runId,
-      agent: agentName,
-      attempt: nextAttempt(state),
+    return await inProcessSpan(context.queue, runId, state.queued.trace, async (span) => {
+      const outcome = await decideAndRun(
+        context,
+        resolved,
+        state,
+        lastAttemptTrace(log),
+        held.signal,
+      );
+      span.setAttribute("errand.process.outcome", outcome.kind);
+      return outcome;
     });
-    const decided = await decideFromLog(context, state, logger);
-    if (decided) return decided;
-    const stillWaiting = state.parked && (await context.pendingOf(state.parked.waitFor));
-    if (stillWaiting && stillWaiting.length > 0) return { kind: "parked", waitFor: stillWaiting };
-    try {
-      return await runAttempt(context, resolved, state, held.signal, logger);
-    } catch (error) {
-      if (isParkRequest(error)) return { kind: "parked", waitFor: error.waitFor };
-      if (!isRefusedAppend(error)) throw error;
-      logger.warn({ error: (error as Error).message }, "append refused: reading the log again");
-      return await afterRefusedAppend(context, runId, logger);
-    }
   } finally {
     held.release();
+  }
+}
+
+/** What the log decides, or else an attempt: the job's work once its run is known. */
+async function decideAndRun(
+  context: RunProcessorContext,
+  resolved: ResolvedAgent,
+  state: RunState,
+  previous: TraceContext | undefined,
+  signal: AbortSignal,
+): Promise<ProcessOutcome> {
+  const { runId } = state;
+  const logger = runLogger(context.logger, {
+    runId,
+    agent: resolved.agent.name,
+    attempt: nextAttempt(state),
+  });
+  const decided = await decideFromLog(context, state, logger);
+  if (decided) return decided;
+  const stillWaiting = state.parked && (await context.pendingOf(state.parked.waitFor));
+  if (stillWaiting && stillWaiting.length > 0) return { kind: "parked", waitFor: stillWaiting };
+  try {
+    return await runAttempt(context, resolved, state, previous, signal, logger);
+  } catch (error) {
+    if (isParkRequest(error)) return { kind: "parked", waitFor: error.waitFor };
+    if (!isRefusedAppend(error)) throw error;
+    logger.warn({ error: (error as Error).message }, "append refused: reading the log again");
+    return await afterRefusedAppend(context, runId, logger);
   }
 }
