@@ -18,10 +18,14 @@ const FIRE_PATIENCE_MS = 30_000;
 /** What `fire` waits out: every transient Redis error but a lack of memory, which an operator must end. */
 const FIRE_WAITS_OUT: readonly RedisTrouble[] = ["cluster-moving", "loading", "connection-lost"];
 
-/** The spec's `deadlineMs` when it is a number (preflight checks it). */
+/**
+ * The spec's `deadlineMs` when it is a positive number; anything else is left
+ * to preflight to refuse, and waits the full patience meanwhile.
+ */
 function deadlineMsOf(spec: unknown): number | undefined {
   if (typeof spec !== "object" || spec === null || !("deadlineMs" in spec)) return undefined;
-  return typeof spec.deadlineMs === "number" ? spec.deadlineMs : undefined;
+  const { deadlineMs } = spec;
+  return typeof deadlineMs === "number" && deadlineMs > 0 ? deadlineMs : undefined;
 }
 
 /** One try: the outcome of preflight, write and enqueue. */
