@@ -213,7 +213,11 @@ export {
   QueueRegistration,
   readQueueRegistrations,
 } from "./registry.js";
-export { DEFAULT_JOB_OPTIONS } from "./run-queues.js";
+export {
+  DEFAULT_JOB_OPTIONS,
+  DEFAULT_KEEP_COMPLETED_JOBS,
+  DEFAULT_KEEP_FAILED_JOBS,
+} from "./run-queues.js";
 export { checkDashboardUrl, type LinkedRunResult, runViewUrl } from "./view-url.js";
 export type { ModelResolver } from "./worker/agent-models.js";
 export { type CloseOnSignalsOptions, closeOnSignals } from "./worker/close-on-signals.js";

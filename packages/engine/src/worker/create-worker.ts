@@ -26,6 +26,7 @@ import { runLinks } from "../view-url.js";
 import { startAdoption } from "./adopt-orphans.js";
 import { type ModelResolver, queueRecords, resolveAgentModels } from "./agent-models.js";
 import { startCancelListener } from "./cancel-listener.js";
+import { jobResultOf, RunFailedError } from "./failed-run-job.js";
 import { DEFAULT_HEARTBEAT_MS, startHeartbeat } from "./heartbeat.js";
 import { createParkedRuns, DEFAULT_PARK_RECHECK_MS } from "./park.js";
 import { patientStore } from "./patient-store.js";
@@ -215,8 +216,10 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     activeJobs += 1;
     try {
       const outcome = await processRun(context, runId, job.name);
-      if (outcome.kind === "parked") await parked.park(job, token, outcome.waitFor);
-      return outcome;
+      if (outcome.kind === "parked") {
+        await parked.park(job, token, outcome.waitFor, worker.scripts);
+      }
+      return jobResultOf(outcome);
     } finally {
       activeJobs -= 1;
     }
@@ -243,9 +246,13 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     logger,
   );
   worker.on("error", (error) => logger.error({ error: error.message }, "worker error"));
-  worker.on("failed", (job, error) =>
-    logger.error({ runId: job?.id, error: error.message }, "job failed"),
-  );
+  worker.on("failed", (job, error) => {
+    if (error instanceof RunFailedError) {
+      logger.info({ runId: job?.id, code: error.runError.code }, "run failed: its job is failed");
+    } else {
+      logger.error({ runId: job?.id, error: error.message }, "job failed");
+    }
+  });
   await worker.waitUntilReady();
   const adoptionQueues = createRunQueues(bullConnection, keys);
   const adoption = startAdoption(

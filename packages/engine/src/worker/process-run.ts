@@ -18,6 +18,7 @@ import {
   foldRun,
   isErrandError,
   isSettled,
+  type RunError,
   type RunState,
   type RunStatus,
   runNotFound,
@@ -49,10 +50,10 @@ export interface RunProcessorContext extends EngineResources {
 
 /** How a job of a run ended for this worker. */
 export type ProcessOutcome =
-  /** This attempt carried the run to its end; `status` is how it settled. */
-  | { kind: "settled"; status: RunStatus }
+  /** This attempt carried the run to its end; `status` is how it settled, `error` why it failed. */
+  | { kind: "settled"; status: RunStatus; error?: RunError }
   /** The run had settled before (or was settled by another writer meanwhile). */
-  | { kind: "already-settled"; status: RunStatus }
+  | { kind: "already-settled"; status: RunStatus; error?: RunError }
   /** A cancel was requested: this worker wrote `cancelled`. */
   | { kind: "cancelled" }
   /** Another attempt owns the run: this one stopped writing. */
@@ -85,6 +86,16 @@ function nextAttempt(state: RunState): number {
   return wasParked(state) ? Math.max(state.attempts, 1) : state.attempts + 1;
 }
 
+/** The outcome of a settled run: its status, and its error when it failed. */
+function settledOutcome(
+  kind: "settled" | "already-settled",
+  state: RunState,
+): Extract<ProcessOutcome, { kind: typeof kind }> {
+  return state.error === undefined
+    ? { kind, status: state.status }
+    : { kind, status: state.status, error: state.error };
+}
+
 /**
  * What the log alone decides: a settled run is left alone; a run whose
  * cancel was requested is settled `cancelled`; otherwise `undefined`: the run
@@ -97,13 +108,13 @@ async function decideFromLog(
 ): Promise<ProcessOutcome | undefined> {
   if (isSettled(state)) {
     logger.info({ status: state.status, seq: state.seq }, "run already settled");
-    return { kind: "already-settled", status: state.status };
+    return settledOutcome("already-settled", state);
   }
   if (!state.cancelRequested) return undefined;
   const settled = await settleCancelled(context.store, state.runId, context.now);
   logger.info({ status: settled.status }, "run cancelled");
   return isSettled(settled) && settled.status !== "cancelled"
-    ? { kind: "already-settled", status: settled.status }
+    ? settledOutcome("already-settled", settled)
     : { kind: "cancelled" };
 }
 
@@ -150,7 +161,7 @@ async function runAttempt(
     ...(context.services === undefined ? {} : { services: context.services }),
     ...(context.retry === undefined ? {} : { retry: context.retry }),
   });
-  return { kind: "settled", status: settled.status };
+  return settledOutcome("settled", settled);
 }
 
 /**
