@@ -183,6 +183,16 @@ export {
 } from "./connection.js";
 export { type EngineKeys, engineKeys } from "./engine-keys.js";
 export { type CreateLoggerOptions, createLogger, RUN_DATA_KEYS } from "./logger.js";
+export { addCollectorGauges } from "./metrics/collector-gauges.js";
+export {
+  createPrometheusMetrics,
+  METRIC_PREFIX,
+  type PrometheusMetrics,
+  RUN_DURATION_BUCKETS,
+  STEP_DURATION_BUCKETS,
+} from "./metrics/prometheus-metrics.js";
+export { addQueueDepthGauge, type QueueDepth, readQueueDepth } from "./metrics/queue-depth.js";
+export { countRedisErrors } from "./metrics/redis-errors.js";
 export { CollectAgentsArgs, collectAgentsTool } from "./parents/collect-agents.js";
 export { DEFAULT_PARENT_LIMITS, type ParentLimits } from "./parents/limits.js";
 export { parentTools } from "./parents/parent-tools.js";

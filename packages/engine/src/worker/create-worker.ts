@@ -16,6 +16,10 @@ import { closeConnection, openConnection, openSettledWaiter } from "../connectio
 import { type EngineKeys, engineKeys } from "../engine-keys.js";
 import { parseRunJobData, type RunJobData } from "../job-data.js";
 import { createLogger } from "../logger.js";
+import { createPrometheusMetrics, type PrometheusMetrics } from "../metrics/prometheus-metrics.js";
+import { countRedisErrors } from "../metrics/redis-errors.js";
+import { createRunMetrics } from "../metrics/run-metrics.js";
+import { addWorkerSlotGauges } from "../metrics/worker-slots.js";
 import { retryWhileOutOfMemory } from "../out-of-memory.js";
 import { type ParentLimits, resolveParentLimits } from "../parents/limits.js";
 import { openParentServices, PARENT_SERVICES } from "../parents/parent-services.js";
@@ -94,6 +98,11 @@ export interface WorkerOptions extends EngineOptions {
    * their page there. Default none: no `viewUrl`.
    */
   dashboardUrl?: string;
+  /**
+   * Where its Prometheus metrics go (runs settled, run and step durations,
+   * tokens, tool calls, slots, Redis errors). Default: metrics of its own.
+   */
+  prometheus?: PrometheusMetrics;
 }
 
 /** Options of {@link ErrandWorker.close}. */
@@ -112,6 +121,8 @@ export interface ErrandWorker {
   readonly keys: EngineKeys;
   /** The queue it takes jobs from: the one of its set of agents (see `queueOfAgents`). */
   readonly queue: string;
+  /** Its Prometheus metrics: serve `prometheus.text()` at `/metrics`. */
+  readonly prometheus: PrometheusMetrics;
   /** Stops taking jobs, lets active runs finish (up to `graceMs`), then closes everything. */
   close(options?: CloseWorkerOptions): Promise<void>;
 }
@@ -153,6 +164,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
   const queue = queueOfAgents(engineKeys(options.prefix).prefix, [...agents.keys()]);
   const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
   const links = runLinks(options.dashboardUrl);
+  const prometheus = options.prometheus ?? createPrometheusMetrics();
 
   // The jobs running at once append, read and beat on this connection: what they issue in one tick leaves in one write.
   const resources = openResources(
@@ -196,6 +208,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     cancels,
     services: { ...options.services, [PARENT_SERVICES]: parent.services },
     pendingOf: (runIds: readonly string[]) => pendingRunIds(reads, runIds),
+    runMetrics: createRunMetrics(prometheus),
     ...(options.retry === undefined ? {} : { retry: options.retry }),
   };
 
@@ -245,6 +258,8 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     redis,
     logger,
   );
+  countRedisErrors(prometheus, redis, bullConnection);
+  addWorkerSlotGauges(prometheus, concurrency, () => activeJobs);
   worker.on("error", (error) => logger.error({ error: error.message }, "worker error"));
   worker.on("failed", (job, error) => {
     if (error instanceof RunFailedError) {
@@ -289,6 +304,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     workerId,
     keys,
     queue,
+    prometheus,
     close(closeOptions = {}) {
       closing ??= closeAll(closeOptions.graceMs ?? DEFAULT_CLOSE_GRACE_MS);
       return closing;

@@ -27,6 +27,7 @@ import type { Logger } from "@errand/runtime";
 import { isParkRequest, type RetryPolicy, runSteps } from "@errand/runtime";
 import { type EventStore, isSeqConflict } from "@errand/store";
 import { runLogger } from "../logger.js";
+import type { RunMetrics } from "../metrics/run-metrics.js";
 import type { EngineResources } from "../resources.js";
 import { settleCancelled } from "../settle-cancelled.js";
 import type { ResolvedAgent } from "./agent-models.js";
@@ -46,6 +47,8 @@ export interface RunProcessorContext extends EngineResources {
   retry?: Partial<RetryPolicy>;
   /** The runs of `runIds` that have no stored result yet: what a parked run still waits for. */
   pendingOf(runIds: readonly string[]): Promise<string[]>;
+  /** What is measured of the runs: their steps, and the runs this worker settles. */
+  runMetrics?: RunMetrics;
 }
 
 /** How a job of a run ended for this worker. */
@@ -113,9 +116,11 @@ async function decideFromLog(
   if (!state.cancelRequested) return undefined;
   const settled = await settleCancelled(context.store, state.runId, context.now);
   logger.info({ status: settled.status }, "run cancelled");
-  return isSettled(settled) && settled.status !== "cancelled"
-    ? settledOutcome("already-settled", settled)
-    : { kind: "cancelled" };
+  if (isSettled(settled) && settled.status !== "cancelled") {
+    return settledOutcome("already-settled", settled);
+  }
+  context.runMetrics?.settled(settled);
+  return { kind: "cancelled" };
 }
 
 /** After a refused append: the log, read again, decides; else another attempt owns the run. */
@@ -149,11 +154,12 @@ async function runAttempt(
     },
   ]);
   logger.info({ seq: state.seq + 1, resumeFromStep: state.steps.length }, "run started");
+  const sink = redisEventSink(store);
   const settled = await runSteps({
     agent,
     model,
     state: started.reduce(applyEvent, state),
-    sink: redisEventSink(store),
+    sink: context.runMetrics?.meter(sink, state, agent.name, model.name) ?? sink,
     blobs: redisBlobStore(store),
     signal,
     logger: context.logger,
@@ -161,6 +167,7 @@ async function runAttempt(
     ...(context.services === undefined ? {} : { services: context.services }),
     ...(context.retry === undefined ? {} : { retry: context.retry }),
   });
+  context.runMetrics?.settled(settled);
   return settledOutcome("settled", settled);
 }
 

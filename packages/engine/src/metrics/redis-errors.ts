@@ -1,0 +1,28 @@
+/**
+ * `errand_redis_errors_total{kind}`: the errors a process's Redis
+ * connections report (ioredis' `error` event: a refused or lost connection,
+ * a timeout, a failed reconnection), by kind: the system error code in lower
+ * case (`econnrefused`, `econnreset`, `etimedout`, …), `out_of_memory`, or `other`.
+ */
+import type { RedisConnection } from "../connection.js";
+import { isRedisOutOfMemory } from "../out-of-memory.js";
+import type { PrometheusMetrics } from "./prometheus-metrics.js";
+
+/** The kind label of a Redis connection's `error`. */
+export function redisErrorKind(error: unknown): string {
+  if (isRedisOutOfMemory(error)) return "out_of_memory";
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === "string" && /^[A-Z][A-Z0-9_]*$/.test(code) ? code.toLowerCase() : "other";
+}
+
+/** Counts the errors `connections` report from now on in `metrics`. */
+export function countRedisErrors(
+  metrics: PrometheusMetrics,
+  ...connections: readonly RedisConnection[]
+): void {
+  for (const connection of connections) {
+    connection.on("error", (error: unknown) =>
+      metrics.redisErrors.inc({ kind: redisErrorKind(error) }),
+    );
+  }
+}
