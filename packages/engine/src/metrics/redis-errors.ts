@@ -2,15 +2,15 @@
  * `errand_redis_errors_total{kind}`: the errors a process's Redis
  * connections report (ioredis' `error` event: a refused or lost connection,
  * a timeout, a failed reconnection), by kind: the system error code in lower
- * case (`econnrefused`, `econnreset`, `etimedout`, …), `out_of_memory`, or `other`.
+ * case (`econnrefused`, `econnreset`, `etimedout`, …), or `other`. Commands
+ * Redis refuses (an out-of-memory refusal, waited out and logged) are not
+ * connection errors and are not counted here.
  */
 import type { RedisConnection } from "../connection.js";
-import { isRedisOutOfMemory } from "../out-of-memory.js";
 import type { PrometheusMetrics } from "./prometheus-metrics.js";
 
 /** The kind label of a Redis connection's `error`. */
-export function redisErrorKind(error: unknown): string {
-  if (isRedisOutOfMemory(error)) return "out_of_memory";
+function redisErrorKind(error: unknown): string {
   const code = (error as { code?: unknown } | undefined)?.code;
   return typeof code === "string" && /^[A-Z][A-Z0-9_]*$/.test(code) ? code.toLowerCase() : "other";
 }
