@@ -11,12 +11,13 @@
 import { Queue } from "bullmq";
 import type { RedisConnection } from "../connection.js";
 import type { EngineKeys } from "../engine-keys.js";
+import { readJobCounts } from "../queue-backlog.js";
 import { readQueueRegistrations } from "../registry.js";
 import { PARKED_UNTIL_FIELD } from "../worker/park.js";
 import type { PrometheusMetrics } from "./prometheus-metrics.js";
 
 /** The most delayed jobs of one queue looked at to tell parked ones apart. */
-export const PARKED_SAMPLE = 1_000;
+const PARKED_SAMPLE = 1_000;
 
 /** One queue's jobs by state. */
 export interface QueueDepth {
@@ -48,19 +49,12 @@ export async function readQueueDepth(
 ): Promise<QueueDepth> {
   const queue = new Queue(name, { connection: redis, prefix: keys.bullmqPrefix });
   try {
-    const counts = await queue.getJobCounts(
-      "waiting",
-      "prioritized",
-      "paused",
-      "active",
-      "delayed",
-    );
-    const parked = await countParked(redis, queue);
+    const [counts, parked] = await Promise.all([readJobCounts(queue), countParked(redis, queue)]);
     return {
-      waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts.paused ?? 0),
-      active: counts.active ?? 0,
+      waiting: counts.waiting,
+      active: counts.active,
       parked,
-      delayed: (counts.delayed ?? 0) - parked,
+      delayed: Math.max(0, counts.delayed - parked),
     };
   } finally {
     await queue.close();
