@@ -31,9 +31,10 @@ export const collectorCommand: CommandSpec = {
     const prefix = keyPrefix(args);
     const url = requireRedisUrl(args, io);
     (await connectRedis(url)).disconnect();
-    const health = await startHealthServer(args, url);
+    // Metrics first: it refuses --metrics-port equal to --health-port before anything listens.
     const prometheus = createPrometheusMetrics();
     const metrics = await startMetricsServer(args, prometheus);
+    const health = await startHealthServer(args, url);
     const stopped = nextStopSignal();
     const logger = createLogger();
     const collector = createCollector({ connection: url, prefix, logger, prometheus });

@@ -17,6 +17,7 @@ import {
   spawnErrand,
 } from "../test-support/processes.js";
 import { type PrometheusServer, type Sample, startPrometheus } from "../test-support/prometheus.js";
+import { runErrand } from "../test-support/run-errand.js";
 
 const prefix = uniqueKeyPrefix("cli-metrics");
 const CONCURRENCY = 3;
@@ -183,5 +184,16 @@ describe("--metrics-port scraped by Prometheus", () => {
     await errand.cancel(parent, { cascade: true });
     await errand.result(parent, { waitMs: 30_000 });
     await expectValue(`errand_queue_jobs${queue},state="parked"}`, 0);
+  });
+
+  it("refuses --metrics-port equal to --health-port with exit 2: /metrics has a port of its own", async () => {
+    const same = await runErrand(
+      ["collector", "--health-port", "9464", "--metrics-port", "9464", "--prefix", prefix],
+      { env: { REDIS_URL: server.url } },
+    );
+    expect(same.code).toBe(2);
+    expect(same.stderr).toBe(
+      "errand: --metrics-port and --health-port are both 9464: /metrics has a port of its own; choose another\n",
+    );
   });
 });

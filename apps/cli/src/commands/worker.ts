@@ -50,9 +50,10 @@ export const workerCommand: CommandSpec = {
     const agents = await loadAgents(io, args.requiredString("agents"));
     const url = requireRedisUrl(args, io);
     (await connectRedis(url)).disconnect();
-    const health = await startHealthServer(args, url);
+    // Metrics first: it refuses --metrics-port equal to --health-port before anything listens.
     const prometheus = createPrometheusMetrics();
     const metrics = await startMetricsServer(args, prometheus);
+    const health = await startHealthServer(args, url);
     const stopped = nextStopSignal();
     const worker = await createWorker({
       connection: url,
