@@ -21,7 +21,12 @@ export function addMetricsRoute(app: Hono, context: DashboardContext): void {
   const metrics = createPrometheusMetrics();
   addQueueDepthGauge(metrics, () => redis, keys);
   addCollectorGauges(metrics, () => readCollectorMetrics(redis, keys, { shards: options.shards }));
-  countRedisErrors(metrics, redis);
+  // The dashboard's logger reports errors only.
+  countRedisErrors(
+    metrics,
+    { warn: (fields, message = "Redis connection error") => options.logger.error(fields, message) },
+    redis,
+  );
   app.get("/metrics", async (c) =>
     c.body(await metrics.text(), 200, {
       "Content-Type": metrics.contentType,

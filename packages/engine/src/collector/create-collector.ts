@@ -181,7 +181,7 @@ export function createCollector(options: CollectorOptions): Collector {
         shardList.map((shard) => ensureGroupWhenRoom(opened, keys.shardEvents(shard))),
       );
       blocking = shardList.map(() => openConnection(options.connection));
-      countRedisErrors(prometheus, opened.redis, ...blocking);
+      countRedisErrors(prometheus, logger, opened.redis, ...blocking);
       loops = shardList.map((shard) =>
         runShardLoop(opened, shard, blocking[shard]!, timing, () => stopping),
       );

@@ -258,7 +258,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     redis,
     logger,
   );
-  countRedisErrors(prometheus, redis, bullConnection);
+  countRedisErrors(prometheus, logger, redis, bullConnection);
   addWorkerSlotGauges(prometheus, concurrency, () => activeJobs);
   worker.on("error", (error) => logger.error({ error: error.message }, "worker error"));
   worker.on("failed", (job, error) => {
