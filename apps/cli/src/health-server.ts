@@ -14,12 +14,10 @@
  * Redis is away, so a probe is answered at once instead of waiting for it.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { ErrandError } from "@errand/core";
 import { createLogger, openRedisUrl } from "@errand/engine";
 import type { ParsedArgs } from "./args.js";
 import type { OptionSpec } from "./command.js";
-import { systemErrorCode } from "./exit-codes.js";
+import { closeServer, listenOnPort } from "./listen.js";
 import { oneLine } from "./output.js";
 
 /** `--health-port`, for the commands that serve the endpoints. */
@@ -110,21 +108,13 @@ export async function startHealthServer(args: ParsedArgs, redisUrl: string): Pro
   };
 
   const server = createServer((request, response) => void answer(request, response));
+  let listening: number;
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(port, () => resolve());
-    });
+    listening = await listenOnPort(server, port, "the health endpoints", "health-port");
   } catch (error) {
     redis.disconnect();
-    if (systemErrorCode(error) !== "EADDRINUSE") throw error;
-    throw new ErrandError(
-      "port_in_use",
-      `the health endpoints cannot listen on port ${port}: another process holds it; choose another with --health-port <N> (0 picks a free one)`,
-      { cause: error },
-    );
+    throw error;
   }
-  const listening = (server.address() as AddressInfo).port;
   createLogger().info({ healthPort: listening }, "health endpoints listening");
   return {
     port: listening,
@@ -135,9 +125,7 @@ export async function startHealthServer(args: ParsedArgs, redisUrl: string): Pro
       phase = "stopping";
     },
     async close() {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
-      await closed;
+      await closeServer(server);
       redis.disconnect();
     },
   };

@@ -2,8 +2,11 @@
  * errand is a good BullMQ citizen: `@bull-board/api`, mounted on errand's
  * queue (its hash-tagged prefix), sees every run as a job named after its
  * agent whose id is the runId and whose data is `{ runId }`, in the state
- * the run is in, with the same counts as the dashboard's overview; and
- * cancelled, failed and finished runs leave neither failed nor orphaned jobs.
+ * the run is in, with the same counts as the dashboard's overview: a
+ * succeeded run and one cancelled while running under completed (with the
+ * outcome as return value), a failed run under failed with its error as
+ * reason (and never retried), a parked parent under delayed until its next
+ * re-check.
  */
 import type { AddressInfo } from "node:net";
 import { createBullBoard } from "@bull-board/api";
@@ -16,16 +19,33 @@ import { Queue } from "bullmq";
 import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Overview } from "./reads/overview.js";
-import { CITY, cityAnswerSchema, lookupThenRecord, slowChild } from "./test-support/agents.js";
+import {
+  CITY,
+  cityAnswerSchema,
+  cityItem,
+  LEAD,
+  leadScript,
+  lookupThenRecord,
+  slowChild,
+} from "./test-support/agents.js";
 import { requestJson } from "./test-support/http.js";
 import { waitFor } from "./test-support/wait-for.js";
-import { startWorkload, type Workload } from "./test-support/workload.js";
+import {
+  WORKLOAD_PARK_RECHECK_MS as RECHECK_MS,
+  startWorkload,
+  type Workload,
+} from "./test-support/workload.js";
 
 interface BoardJob {
   id: string;
   name: string;
   data: unknown;
+  timestamp?: number;
   processedOn?: number;
+  delay?: number;
+  attempts?: number;
+  failedReason?: string;
+  returnValue?: unknown;
 }
 
 interface BoardQueue {
@@ -119,20 +139,75 @@ describe("bull-board on errand's queue", () => {
     for (const runId of slow) await w.waitForResult(runId);
   });
 
-  it("is left with no failed or leftover jobs once runs succeed, fail and are cancelled", async () => {
+  it("lists a succeeded run under completed, a failed one under failed with its error, once", async () => {
     const ok = await fireCity(lookupThenRecord("Porto"));
     const bad = await fireCity([{ say: "no answer" }]);
     for (const runId of [ok, bad]) await w.waitForResult(runId);
-    expect((await w.errand.result(bad))?.status).toBe("failed");
-    const idle = await waitFor("an idle queue on the board", async () => {
-      const listed = await boardQueue("latest");
-      const { active, waiting, delayed, prioritized } = listed.counts;
-      return active === 0 && waiting === 0 && (delayed ?? 0) === 0 && (prioritized ?? 0) === 0
-        ? listed
-        : undefined;
+    const failure = await w.errand.result(bad);
+    expect(failure?.status).toBe("failed");
+
+    const completed = await waitFor("the succeeded run's job completed", async () =>
+      (await boardQueue("completed")).jobs.find((job) => job.id === ok),
+    );
+    expect(completed).toMatchObject({
+      name: CITY,
+      returnValue: { kind: "settled", status: "succeeded" },
     });
-    expect(idle.counts.failed).toBe(0);
-    expect(idle.counts.completed).toBe(0);
-    expect(idle.jobs).toEqual([]);
+    const failed = await waitFor("the failed run's job failed", async () =>
+      (await boardQueue("failed")).jobs.find((job) => job.id === bad),
+    );
+    const error = failure?.status === "failed" ? failure.error : undefined;
+    expect(failed.failedReason).toBe(`${error?.code}: ${error?.message}`);
+    // A settled run is never tried again: one attempt, one run-started, the job left failed.
+    expect(failed.attempts).toBe(1);
+    const log = await w.errand.store.readLog(bad);
+    expect(log.filter((event) => event.type === "run-started")).toHaveLength(1);
+    expect(await queue.getJobState(bad)).toBe("failed");
+  });
+
+  it("lists a run cancelled while running under completed, returning cancelled", async () => {
+    const slow = await fireCity(slowChild());
+    await w.waitForEvent(slow, (event) => event.type === "run-started");
+    await w.errand.cancel(slow);
+    await w.waitForResult(slow);
+    expect((await w.errand.result(slow))?.status).toBe("cancelled");
+    const job = await waitFor("the cancelled run's job completed", async () =>
+      (await boardQueue("completed")).jobs.find((candidate) => candidate.id === slow),
+    );
+    expect(job.returnValue).toEqual({ kind: "cancelled" });
+    expect((await boardQueue("failed")).jobs.map((candidate) => candidate.id)).not.toContain(slow);
+  });
+
+  it("lists a parked parent as delayed until its next re-check, never a time already past", async () => {
+    const { runId: lead } = await w.errand.fire({
+      agent: LEAD,
+      input: { script: leadScript([cityItem(slowChild())]) },
+    });
+    await w.waitForEvent(lead, (event) => event.type === "run-parked");
+    // BullMQ re-checks the job at its delayed score; the board shows timestamp + delay.
+    const delayedKey = `${queue.qualifiedName}:delayed`;
+    const recheckAt = async () => {
+      const score = await connection.zscore(delayedKey, lead);
+      return score === null ? undefined : Math.floor(Number(score) / 0x1000);
+    };
+    const [job, scheduled] = await waitFor(
+      "the parked job, re-parked at least twice, listed between two equal reads",
+      async () => {
+        const before = await recheckAt();
+        const listed = (await boardQueue("delayed")).jobs.find(
+          (candidate) => candidate.id === lead,
+        );
+        const after = await recheckAt();
+        const parkedAgain = (listed?.timestamp ?? Date.now()) + 2 * RECHECK_MS < Date.now();
+        return listed && before !== undefined && before === after && parkedAgain
+          ? ([listed, before] as const)
+          : undefined;
+      },
+    );
+    expect((job.timestamp ?? 0) + (job.delay ?? 0)).toBe(scheduled);
+
+    const children = (await w.errand.list({ parentRunId: lead })).items.map((child) => child.runId);
+    await w.errand.cancel(lead, { cascade: true });
+    for (const runId of [lead, ...children]) await w.waitForResult(runId);
   });
 });

@@ -193,6 +193,16 @@ export {
 } from "./connection.js";
 export { type EngineKeys, engineKeys } from "./engine-keys.js";
 export { type CreateLoggerOptions, createLogger, RUN_DATA_KEYS } from "./logger.js";
+export { addCollectorGauges } from "./metrics/collector-gauges.js";
+export {
+  createPrometheusMetrics,
+  METRIC_PREFIX,
+  type PrometheusMetrics,
+  RUN_DURATION_BUCKETS,
+  STEP_DURATION_BUCKETS,
+} from "./metrics/prometheus-metrics.js";
+export { addQueueDepthGauge, type QueueDepth, readQueueDepth } from "./metrics/queue-depth.js";
+export { countRedisErrors } from "./metrics/redis-errors.js";
 export { CollectAgentsArgs, collectAgentsTool } from "./parents/collect-agents.js";
 export { DEFAULT_PARENT_LIMITS, type ParentLimits } from "./parents/limits.js";
 export { parentTools } from "./parents/parent-tools.js";
@@ -231,7 +241,11 @@ export {
   QueueRegistration,
   readQueueRegistrations,
 } from "./registry.js";
-export { DEFAULT_JOB_OPTIONS } from "./run-queues.js";
+export {
+  DEFAULT_JOB_OPTIONS,
+  DEFAULT_KEEP_COMPLETED_JOBS,
+  DEFAULT_KEEP_FAILED_JOBS,
+} from "./run-queues.js";
 export { checkDashboardUrl, type LinkedRunResult, runViewUrl } from "./view-url.js";
 export type { ModelResolver } from "./worker/agent-models.js";
 export { type CloseOnSignalsOptions, closeOnSignals } from "./worker/close-on-signals.js";

@@ -26,6 +26,27 @@ export interface QueueBacklog {
   byAgent: Record<string, number>;
 }
 
+/** A queue's job counts: waiting (prioritized and paused included), active, delayed, failed. */
+export type JobCounts = Pick<QueueBacklog, "waiting" | "active" | "delayed" | "failed">;
+
+/** Reads `queue`'s {@link JobCounts} in one call. */
+export async function readJobCounts(queue: Queue): Promise<JobCounts> {
+  const counts = await queue.getJobCounts(
+    "waiting",
+    "prioritized",
+    "paused",
+    "active",
+    "delayed",
+    "failed",
+  );
+  return {
+    waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts.paused ?? 0),
+    active: counts.active ?? 0,
+    delayed: counts.delayed ?? 0,
+    failed: counts.failed ?? 0,
+  };
+}
+
 /** Reads the backlog of queue `name` on `connection` (not closed). */
 export async function readQueueBacklog(
   connection: RedisConnection,
@@ -34,14 +55,7 @@ export async function readQueueBacklog(
 ): Promise<QueueBacklog> {
   const queue = new Queue(name, { connection, prefix: keys.bullmqPrefix });
   try {
-    const counts = await queue.getJobCounts(
-      "waiting",
-      "prioritized",
-      "paused",
-      "active",
-      "delayed",
-      "failed",
-    );
+    const counts = await readJobCounts(queue);
     const jobs = await queue.getJobs(
       ["waiting", "prioritized", "paused", "delayed"],
       0,
@@ -49,14 +63,7 @@ export async function readQueueBacklog(
     );
     const byAgent: Record<string, number> = {};
     for (const job of jobs) if (job) byAgent[job.name] = (byAgent[job.name] ?? 0) + 1;
-    return {
-      queue: name,
-      waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts.paused ?? 0),
-      active: counts.active ?? 0,
-      delayed: counts.delayed ?? 0,
-      failed: counts.failed ?? 0,
-      byAgent,
-    };
+    return { queue: name, ...counts, byAgent };
   } finally {
     await queue.close();
   }

@@ -9,15 +9,32 @@ import type { EngineKeys } from "./engine-keys.js";
 import type { RunJobData } from "./job-data.js";
 
 /**
+ * How long, and how many, completed jobs (runs that succeeded or were
+ * cancelled while a worker held them) each queue keeps, so that queue UIs
+ * list them: a day, and at most the last 1,000. The log is the truth; the
+ * job is only what the queue shows.
+ */
+export const DEFAULT_KEEP_COMPLETED_JOBS = { age: 24 * 60 * 60, count: 1_000 } as const;
+
+/**
+ * How long failed jobs (failed runs, and jobs that failed for good) are
+ * kept: a week, so the reaper can settle the runs of the latter and queue
+ * UIs show both.
+ */
+export const DEFAULT_KEEP_FAILED_JOBS = { age: 7 * 24 * 60 * 60 } as const;
+
+/**
  * How a run's job is kept and retried when not told: up to 3 attempts with
- * exponential backoff for unexpected worker errors; completed jobs removed
- * (the log is the truth); failed jobs kept a week so the reaper can settle them.
+ * exponential backoff for unexpected worker errors (a run that failed is
+ * never retried: its job fails at once); completed jobs kept
+ * {@link DEFAULT_KEEP_COMPLETED_JOBS}, failed ones {@link DEFAULT_KEEP_FAILED_JOBS}.
+ * Override with the `jobOptions` of `createErrand` and `createWorker`.
  */
 export const DEFAULT_JOB_OPTIONS: JobsOptions = {
   attempts: 3,
   backoff: { type: "exponential", delay: 1_000 },
-  removeOnComplete: true,
-  removeOnFail: { age: 7 * 24 * 60 * 60 },
+  removeOnComplete: DEFAULT_KEEP_COMPLETED_JOBS,
+  removeOnFail: DEFAULT_KEEP_FAILED_JOBS,
 };
 
 /** One run to enqueue. */

@@ -3,7 +3,8 @@
  * whose processor does nothing, in this process; the jobs are added with
  * `addBulk` (batches of errand's `fireMany` size) while the worker runs, and
  * the clock stops when the worker has completed the last one. Jobs use
- * errand's own job options (`DEFAULT_JOB_OPTIONS`: removed on completion).
+ * errand's own job options (`DEFAULT_JOB_OPTIONS`: completed jobs kept as
+ * `DEFAULT_KEEP_COMPLETED_JOBS` says), so both pay the same retention.
  */
 import { DEFAULT_JOB_OPTIONS, MAX_FIRE_MANY } from "@errand/engine";
 import { Queue, Worker } from "bullmq";

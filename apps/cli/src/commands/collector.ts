@@ -1,16 +1,18 @@
 /**
  * `errand collector`: the deployable collector process (with its reaper).
  */
-import { createCollector, createLogger } from "@errand/engine";
+import { createCollector, createLogger, createPrometheusMetrics } from "@errand/engine";
 import { CONNECTION_OPTIONS, type CommandSpec } from "../command.js";
 import { EXIT } from "../exit-codes.js";
 import { HEALTH_PORT_OPTION, startHealthServer } from "../health-server.js";
 import { nextStopSignal } from "../lifecycle.js";
+import { METRICS_PORT_OPTION, startMetricsServer } from "../metrics-server.js";
 import { connectRedis, keyPrefix, requireRedisUrl } from "../redis.js";
 
 /** `collector`. */
 export const collectorCommand: CommandSpec = {
-  usage: "errand collector [--health-port N] [--redis <url>] [--prefix <prefix>]",
+  usage:
+    "errand collector [--health-port N] [--metrics-port N] [--redis <url>] [--prefix <prefix>]",
   description: [
     "Folds the events of every shard into run results, announces settled children to",
     "their parents and wakes whoever waits for them; beside it a reaper settles runs whose",
@@ -21,23 +23,28 @@ export const collectorCommand: CommandSpec = {
     "With --health-port, GET /livez answers 200 while it runs and GET /readyz 200 once it",
     "reads the shards and Redis answers PING (503 before, while Redis is away, and once",
     "stopping).",
+    "With --metrics-port, GET /metrics answers its Prometheus metrics (a port of its own):",
+    "queue depth, collector lag, pending entries and dead letters.",
   ].join("\n"),
-  options: { ...HEALTH_PORT_OPTION, ...CONNECTION_OPTIONS },
+  options: { ...HEALTH_PORT_OPTION, ...METRICS_PORT_OPTION, ...CONNECTION_OPTIONS },
   async run(args, io) {
     const prefix = keyPrefix(args);
     const url = requireRedisUrl(args, io);
     (await connectRedis(url)).disconnect();
+    // Metrics first: it refuses --metrics-port equal to --health-port before anything listens.
+    const prometheus = createPrometheusMetrics();
+    const metrics = await startMetricsServer(args, prometheus);
     const health = await startHealthServer(args, url);
     const stopped = nextStopSignal();
     const logger = createLogger();
-    const collector = createCollector({ connection: url, prefix, logger });
+    const collector = createCollector({ connection: url, prefix, logger, prometheus });
     await collector.start();
     health.ready();
     logger.info({ consumer: collector.consumer }, "collector ready");
     await stopped;
     health.stopping();
     await collector.stop();
-    await health.close();
+    await Promise.all([health.close(), metrics.close()]);
     return EXIT.ok;
   },
 };

@@ -1,19 +1,21 @@
 /**
  * `errand worker --agents <module>`: the deployable worker process.
  */
-import { createWorker } from "@errand/engine";
+import { createPrometheusMetrics, createWorker } from "@errand/engine";
 import { loadAgents } from "../agents-module.js";
 import { CONNECTION_OPTIONS, type CommandSpec } from "../command.js";
 import { dashboardUrlOption } from "../dashboard-url.js";
 import { EXIT } from "../exit-codes.js";
 import { HEALTH_PORT_OPTION, startHealthServer } from "../health-server.js";
 import { nextStopSignal } from "../lifecycle.js";
+import { METRICS_PORT_OPTION, startMetricsServer } from "../metrics-server.js";
 import { connectRedis, keyPrefix, requireRedisUrl } from "../redis.js";
 import { traceContentOption } from "../tracing/trace-content.js";
 
 /** `worker`. */
 export const workerCommand: CommandSpec = {
-  usage: "errand worker --agents <module> [--concurrency N] [--grace <seconds>] [--health-port N]",
+  usage:
+    "errand worker --agents <module> [--concurrency N] [--grace <seconds>] [--health-port N] [--metrics-port N]",
   description: [
     "Runs the agents exported by <module> (what defineAgent returns, or arrays of them),",
     "taking their runs from the queue of that set of agents (<prefix>.<agent names>),",
@@ -27,6 +29,7 @@ export const workerCommand: CommandSpec = {
     "collect_agents carry their viewUrl.",
     "With --health-port, GET /livez answers 200 while it runs and GET /readyz 200 once it",
     "takes runs and Redis answers PING (503 before, while Redis is away, and once stopping).",
+    "With --metrics-port, GET /metrics answers its Prometheus metrics (a port of its own).",
   ].join("\n"),
   options: {
     agents: { type: "string", value: "<module>", description: "the module exporting the agents" },
@@ -37,6 +40,7 @@ export const workerCommand: CommandSpec = {
       description: "how long active runs may finish on shutdown (default 30)",
     },
     ...HEALTH_PORT_OPTION,
+    ...METRICS_PORT_OPTION,
     ...CONNECTION_OPTIONS,
   },
   async run(args, io) {
@@ -47,6 +51,9 @@ export const workerCommand: CommandSpec = {
     const agents = await loadAgents(io, args.requiredString("agents"));
     const url = requireRedisUrl(args, io);
     (await connectRedis(url)).disconnect();
+    // Metrics first: it refuses --metrics-port equal to --health-port before anything listens.
+    const prometheus = createPrometheusMetrics();
+    const metrics = await startMetricsServer(args, prometheus);
     const health = await startHealthServer(args, url);
     const stopped = nextStopSignal();
     const worker = await createWorker({
@@ -54,6 +61,7 @@ export const workerCommand: CommandSpec = {
       agents,
       prefix,
       concurrency,
+      prometheus,
       ...linked,
       ...traceContentOption(io.env),
     });
@@ -61,7 +69,7 @@ export const workerCommand: CommandSpec = {
     await stopped;
     health.stopping();
     await worker.close({ graceMs: graceSeconds * 1000 });
-    await health.close();
+    await Promise.all([health.close(), metrics.close()]);
     return EXIT.ok;
   },
 };

@@ -2,7 +2,7 @@
  * The dashboard's routes on Hono: the JSON API under `/api`, two
  * server-sent-event streams, the two actions, the page, and the probes
  * `/livez` and `/readyz` (`health-routes.ts`: the only routes that need no
- * token). A request body over 16 KiB is refused before it is read
+ * token), and `/metrics` for Prometheus (`metrics-route.ts`). A request body over 16 KiB is refused before it is read
  * (`body-limit.ts`); searches and live streams beyond their caps are refused
  * with 503 (`admission.ts`). Every answer carries headers that keep it from
  * being framed or sniffed, and a content security policy that allows only
@@ -27,6 +27,7 @@ import { type Admission, refuseBusy } from "./admission.js";
 import { answerError, apiError } from "./api-error.js";
 import { limitRequestBody } from "./body-limit.js";
 import { addHealthRoutes } from "./health-routes.js";
+import { addMetricsRoute } from "./metrics-route.js";
 import type { PageFile } from "./page-files.js";
 import { listOptionsOf, numberParam, wholeParam } from "./query.js";
 import type { Security } from "./security.js";
@@ -109,6 +110,7 @@ export function createApp(parts: AppParts): Hono {
   });
 
   app.get("/api/overview", async (c) => c.json(await parts.overview.read()));
+  addMetricsRoute(app, context);
 
   app.get("/api/live", (c) => live.open(c, (stream) => parts.hub.serve(stream)));
 

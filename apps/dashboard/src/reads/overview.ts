@@ -6,8 +6,8 @@
  * A queue's `waiting`, `active` and `delayed` (parked runs) are BullMQ's own
  * job counts; `live` says whether a worker of it beat lately, `lastSeenAt`
  * when one last did (runs wait in a queue without a live worker). Completed
- * jobs are removed at once (the log is the truth), so what completed and
- * failed is counted in runs: the runs of the queue's agents that settled in
+ * and failed jobs are kept only for a while (the log is the truth), so what
+ * completed and failed is counted in runs: the runs of the queue's agents that settled in
  * the rates' window (an agent that several queues serve counts in the one
  * whose workers were seen last).
  */

@@ -21,6 +21,9 @@ import { createDashboard, type Dashboard } from "../create-dashboard.js";
 import type { DashboardOptions } from "../options.js";
 import { dashboardTestAgents } from "./agents.js";
 
+/** How often the workload's worker re-checks a parked run. */
+export const WORKLOAD_PARK_RECHECK_MS = 1_000;
+
 /** Fewer shards than the default keep each test's reads small. */
 export const TEST_SHARDS = 4;
 
@@ -89,7 +92,7 @@ export async function startWorkload(
     agents: dashboardTestAgents(),
     concurrency: 8,
     logger: silentLogger,
-    parkRecheckMs: 1_000,
+    parkRecheckMs: WORKLOAD_PARK_RECHECK_MS,
   });
   const collector = createCollector({ ...common, blockMs: 100, reaper: { intervalMs: 200 } });
   await collector.start();

@@ -127,7 +127,9 @@ export async function enqueueRuns(
     startSendSpan(prepared.registration.queue, runIds[index]!),
   );
   const appended = await Promise.allSettled(
-    toFire.map((prepared, index) => writeQueued(context, runIds[index]!, prepared, at, sends[index]!)),
+    toFire.map((prepared, index) =>
+      writeQueued(context, runIds[index]!, prepared, at, sends[index]!),
+    ),
   );
   const outcomes: FireOutcome[] = [];
   const written: WrittenRun[] = [];

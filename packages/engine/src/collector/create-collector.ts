@@ -21,11 +21,15 @@
 import { randomBytes } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import { hostname } from "node:os";
-import { wholeNumberOption } from "@errand/core";
+import { ErrandError, wholeNumberOption } from "@errand/core";
 import { DEFAULT_SHARDS, defineIndexRunsScript } from "@errand/store";
 import { closeConnection, openConnection, type RedisConnection } from "../connection.js";
 import { engineKeys } from "../engine-keys.js";
 import { createLogger } from "../logger.js";
+import { addCollectorGauges } from "../metrics/collector-gauges.js";
+import { createPrometheusMetrics, type PrometheusMetrics } from "../metrics/prometheus-metrics.js";
+import { addQueueDepthGauge } from "../metrics/queue-depth.js";
+import { countRedisErrors } from "../metrics/redis-errors.js";
 import { createReaper, type Reaper, type ReaperOptions } from "../reaper/create-reaper.js";
 import { type EngineOptions, openResources } from "../resources.js";
 import { DEFAULT_COLLECTOR_GROUP, ensureGroupWhenRoom } from "./consumer-group.js";
@@ -69,6 +73,11 @@ export interface CollectorOptions extends EngineOptions {
   projectionBytes?: number;
   /** Run a reaper beside the collector: `true` (default), `false`, or its options. */
   reaper?: boolean | CollectorReaperOptions;
+  /**
+   * Where its Prometheus metrics go (queue depth, collector lag, pending
+   * entries, dead letters, Redis errors). Default: metrics of its own.
+   */
+  prometheus?: PrometheusMetrics;
 }
 
 /** A collector. */
@@ -84,6 +93,8 @@ export interface Collector {
   stop(): Promise<void>;
   /** Lag, pending entries and dead letters of every shard. */
   metrics(): Promise<CollectorMetrics>;
+  /** Its Prometheus metrics: serve `prometheus.text()` at `/metrics`. */
+  readonly prometheus: PrometheusMetrics;
 }
 
 function defaultConsumerName(): string {
@@ -117,6 +128,7 @@ export function createCollector(options: CollectorOptions): Collector {
   let reaper: Reaper | undefined;
   let stopping = false;
   let stopped = new AbortController();
+  const prometheus = options.prometheus ?? createPrometheusMetrics();
 
   /** The collector's context on a new command connection: its batches apply their runs concurrently, so what they issue in one tick leaves in one write. */
   function openContext(): CollectorContext {
@@ -136,8 +148,30 @@ export function createCollector(options: CollectorOptions): Collector {
     };
   }
 
+  const readMetrics = async (): Promise<CollectorMetrics> => {
+    const connection = context?.redis ?? openConnection(options.connection);
+    try {
+      return await readCollectorMetrics(connection, keys, {
+        shards,
+        ...(options.group === undefined ? {} : { group: options.group }),
+      });
+    } finally {
+      if (connection !== context?.redis) await closeConnection(connection);
+    }
+  };
+  addCollectorGauges(prometheus, readMetrics);
+  addQueueDepthGauge(
+    prometheus,
+    () => {
+      if (context === undefined) throw new ErrandError("internal", "the collector is not started");
+      return context.redis;
+    },
+    keys,
+  );
+
   return {
     consumer,
+    prometheus,
     async start() {
       if (context) return;
       stopping = false;
@@ -147,6 +181,7 @@ export function createCollector(options: CollectorOptions): Collector {
         shardList.map((shard) => ensureGroupWhenRoom(opened, keys.shardEvents(shard))),
       );
       blocking = shardList.map(() => openConnection(options.connection));
+      countRedisErrors(prometheus, logger, opened.redis, ...blocking);
       loops = shardList.map((shard) =>
         runShardLoop(opened, shard, blocking[shard]!, timing, () => stopping),
       );
@@ -181,16 +216,6 @@ export function createCollector(options: CollectorOptions): Collector {
       reaper = undefined;
       logger.info({}, "collector stopped");
     },
-    async metrics() {
-      const connection = context?.redis ?? openConnection(options.connection);
-      try {
-        return await readCollectorMetrics(connection, keys, {
-          shards,
-          ...(options.group === undefined ? {} : { group: options.group }),
-        });
-      } finally {
-        if (connection !== context?.redis) await closeConnection(connection);
-      }
-    },
+    metrics: readMetrics,
   };
 }

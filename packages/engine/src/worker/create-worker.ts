@@ -16,6 +16,10 @@ import { closeConnection, openConnection, openSettledWaiter } from "../connectio
 import { type EngineKeys, engineKeys } from "../engine-keys.js";
 import { parseRunJobData, type RunJobData } from "../job-data.js";
 import { createLogger } from "../logger.js";
+import { createPrometheusMetrics, type PrometheusMetrics } from "../metrics/prometheus-metrics.js";
+import { countRedisErrors } from "../metrics/redis-errors.js";
+import { createRunMetrics } from "../metrics/run-metrics.js";
+import { addWorkerSlotGauges } from "../metrics/worker-slots.js";
 import { type ParentLimits, resolveParentLimits } from "../parents/limits.js";
 import { openParentServices, PARENT_SERVICES } from "../parents/parent-services.js";
 import { createReadsContext } from "../reads/context.js";
@@ -26,6 +30,7 @@ import { runLinks } from "../view-url.js";
 import { startAdoption } from "./adopt-orphans.js";
 import { type ModelResolver, queueRecords, resolveAgentModels } from "./agent-models.js";
 import { startCancelListener } from "./cancel-listener.js";
+import { jobResultOf, RunFailedError } from "./failed-run-job.js";
 import { DEFAULT_HEARTBEAT_MS, startHeartbeat } from "./heartbeat.js";
 import { createParkedRuns, DEFAULT_PARK_RECHECK_MS } from "./park.js";
 import { patientStore } from "./patient-store.js";
@@ -100,6 +105,11 @@ export interface WorkerOptions extends EngineOptions {
    * when the application installed an OpenTelemetry SDK.
    */
   traceContent?: boolean;
+  /**
+   * Where its Prometheus metrics go (runs settled, run and step durations,
+   * tokens, tool calls, slots, Redis errors). Default: metrics of its own.
+   */
+  prometheus?: PrometheusMetrics;
 }
 
 /** Options of {@link ErrandWorker.close}. */
@@ -118,6 +128,8 @@ export interface ErrandWorker {
   readonly keys: EngineKeys;
   /** The queue it takes jobs from: the one of its set of agents (see `queueOfAgents`). */
   readonly queue: string;
+  /** Its Prometheus metrics: serve `prometheus.text()` at `/metrics`. */
+  readonly prometheus: PrometheusMetrics;
   /** Stops taking jobs, lets active runs finish (up to `graceMs`), then closes everything. */
   close(options?: CloseWorkerOptions): Promise<void>;
 }
@@ -159,6 +171,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
   const queue = queueOfAgents(engineKeys(options.prefix).prefix, [...agents.keys()]);
   const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
   const links = runLinks(options.dashboardUrl);
+  const prometheus = options.prometheus ?? createPrometheusMetrics();
 
   // The jobs running at once append, read and beat on this connection: what they issue in one tick leaves in one write.
   const resources = openResources(
@@ -203,6 +216,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     cancels,
     services: { ...options.services, [PARENT_SERVICES]: parent.services },
     pendingOf: (runIds: readonly string[]) => pendingRunIds(reads, runIds),
+    runMetrics: createRunMetrics(prometheus),
     ...(options.retry === undefined ? {} : { retry: options.retry }),
     ...(options.traceContent === undefined ? {} : { traceContent: options.traceContent }),
   };
@@ -224,8 +238,10 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     activeJobs += 1;
     try {
       const outcome = await processRun(context, runId, job.name);
-      if (outcome.kind === "parked") await parked.park(job, token, outcome.waitFor);
-      return outcome;
+      if (outcome.kind === "parked") {
+        await parked.park(job, token, outcome.waitFor, worker.scripts);
+      }
+      return jobResultOf(outcome);
     } finally {
       activeJobs -= 1;
     }
@@ -251,10 +267,16 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     redis,
     logger,
   );
+  countRedisErrors(prometheus, logger, redis, bullConnection);
+  addWorkerSlotGauges(prometheus, concurrency, () => activeJobs);
   worker.on("error", (error) => logger.error({ error: error.message }, "worker error"));
-  worker.on("failed", (job, error) =>
-    logger.error({ runId: job?.id, error: error.message }, "job failed"),
-  );
+  worker.on("failed", (job, error) => {
+    if (error instanceof RunFailedError) {
+      logger.info({ runId: job?.id, code: error.runError.code }, "run failed: its job is failed");
+    } else {
+      logger.error({ runId: job?.id, error: error.message }, "job failed");
+    }
+  });
   await worker.waitUntilReady();
   const adoptionQueues = createRunQueues(bullConnection, keys);
   const adoption = startAdoption(
@@ -291,6 +313,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     workerId,
     keys,
     queue,
+    prometheus,
     close(closeOptions = {}) {
       closing ??= closeAll(closeOptions.graceMs ?? DEFAULT_CLOSE_GRACE_MS);
       return closing;

@@ -11,25 +11,42 @@
  * from its log and the parking tool runs again. Parking waits out a Redis
  * out of memory (the worker holds the job until the move goes through), so
  * that a shortage never costs the job one of its attempts.
+ *
+ * The delayed job tells the truth to queue UIs: its `delay` is counted from
+ * the job's creation (BullMQ's `timestamp`), as UIs read it, so "will run at"
+ * (`timestamp + delay`) is the next re-check, never a time already past; its
+ * hash field {@link PARKED_UNTIL_FIELD} holds the same instant, which tells a
+ * parked job from one delayed by a retry's backoff (see `readQueueDepth`).
  */
 import { isRunId } from "@errand/core";
 import type { Logger } from "@errand/runtime";
 import { pendingRunIds } from "@errand/store";
-import { DelayedError, type Job } from "bullmq";
+import { DelayedError, type Job, type Scripts } from "bullmq";
 import type { ReadsContext } from "../reads/context.js";
 import { retryWhileRedisIsTransient } from "../transient-redis.js";
 
 /** How long a parked run's job waits, at most, before it is tried again: 30 s. */
 export const DEFAULT_PARK_RECHECK_MS = 30_000;
 
+/**
+ * The field of a job's hash that a park sets to the re-check time (ms since
+ * the epoch); the job is parked while it is delayed until that time.
+ */
+export const PARKED_UNTIL_FIELD = "errandParkedUntil";
+
 /** Parks jobs and wakes them. */
 export interface ParkedRuns {
   /**
-   * Delays `job` (held with `token`) and rejects with BullMQ's `DelayedError`,
-   * which tells BullMQ the job was moved rather than finished; wakes it once
-   * every run of `waitFor` has settled.
+   * Delays `job` (held with `token`, moved by `scripts`: its worker's) and
+   * rejects with BullMQ's `DelayedError`, which tells BullMQ the job was moved
+   * rather than finished; wakes it once every run of `waitFor` has settled.
    */
-  park(job: Job, token: string | undefined, waitFor: readonly string[]): Promise<never>;
+  park(
+    job: Job,
+    token: string | undefined,
+    waitFor: readonly string[],
+    scripts: Scripts,
+  ): Promise<never>;
 }
 
 /** What {@link createParkedRuns} needs. */
@@ -63,8 +80,15 @@ export function createParkedRuns(options: ParkedRunsOptions): ParkedRuns {
   }
 
   return {
-    async park(job, token, waitFor) {
-      await retryWhileRedisIsTransient(() => job.moveToDelayed(Date.now() + recheckMs, token), {
+    async park(job, token, waitFor, scripts) {
+      const until = Date.now() + recheckMs;
+      // Counted from the job's creation, BullMQ's delayed time is `timestamp + delay` = `until`.
+      const move = () =>
+        scripts.moveToDelayed(job.id ?? "", job.timestamp, until - job.timestamp, token, {
+          skipAttempt: true,
+          fieldsToUpdate: { [PARKED_UNTIL_FIELD]: until },
+        });
+      await retryWhileRedisIsTransient(move, {
         logger,
         write: "delay of the parked run's job",
         fields: { runId: job.id },

@@ -22,6 +22,7 @@ import {
   foldRun,
   isErrandError,
   isSettled,
+  type RunError,
   type RunState,
   type RunStatus,
   runNotFound,
@@ -31,6 +32,7 @@ import type { Logger } from "@errand/runtime";
 import { isParkRequest, type RetryPolicy, runSteps } from "@errand/runtime";
 import { type EventStore, isSeqConflict } from "@errand/store";
 import { runLogger } from "../logger.js";
+import type { RunMetrics } from "../metrics/run-metrics.js";
 import type { EngineResources } from "../resources.js";
 import { settleCancelled } from "../settle-cancelled.js";
 import {
@@ -62,14 +64,16 @@ export interface RunProcessorContext extends EngineResources {
   traceContent?: boolean;
   /** The runs of `runIds` that have no stored result yet: what a parked run still waits for. */
   pendingOf(runIds: readonly string[]): Promise<string[]>;
+  /** What is measured of the runs: their steps, and the runs this worker settles. */
+  runMetrics?: RunMetrics;
 }
 
 /** How a job of a run ended for this worker. */
 export type ProcessOutcome =
-  /** This attempt carried the run to its end; `status` is how it settled. */
-  | { kind: "settled"; status: RunStatus }
+  /** This attempt carried the run to its end; `status` is how it settled, `error` why it failed. */
+  | { kind: "settled"; status: RunStatus; error?: RunError }
   /** The run had settled before (or was settled by another writer meanwhile). */
-  | { kind: "already-settled"; status: RunStatus }
+  | { kind: "already-settled"; status: RunStatus; error?: RunError }
   /** A cancel was requested: this worker wrote `cancelled`. */
   | { kind: "cancelled" }
   /** Another attempt owns the run: this one stopped writing. */
@@ -102,6 +106,16 @@ function nextAttempt(state: RunState): number {
   return wasParked(state) ? Math.max(state.attempts, 1) : state.attempts + 1;
 }
 
+/** The outcome of a settled run: its status, and its error when it failed. */
+function settledOutcome(
+  kind: "settled" | "already-settled",
+  state: RunState,
+): Extract<ProcessOutcome, { kind: typeof kind }> {
+  return state.error === undefined
+    ? { kind, status: state.status }
+    : { kind, status: state.status, error: state.error };
+}
+
 /**
  * What the log alone decides: a settled run is left alone; a run whose
  * cancel was requested is settled `cancelled`; otherwise `undefined`: the run
@@ -114,14 +128,16 @@ async function decideFromLog(
 ): Promise<ProcessOutcome | undefined> {
   if (isSettled(state)) {
     logger.info({ status: state.status, seq: state.seq }, "run already settled");
-    return { kind: "already-settled", status: state.status };
+    return settledOutcome("already-settled", state);
   }
   if (!state.cancelRequested) return undefined;
   const settled = await settleCancelled(context.store, state.runId, context.now);
   logger.info({ status: settled.status }, "run cancelled");
-  return isSettled(settled) && settled.status !== "cancelled"
-    ? { kind: "already-settled", status: settled.status }
-    : { kind: "cancelled" };
+  if (isSettled(settled) && settled.status !== "cancelled") {
+    return settledOutcome("already-settled", settled);
+  }
+  context.runMetrics?.settled(settled);
+  return { kind: "cancelled" };
 }
 
 /** After a refused append: the log, read again, decides; else another attempt owns the run. */
@@ -163,11 +179,16 @@ function runAttempt(
     ]);
     logger.info({ seq: state.seq + 1, resumeFromStep: state.steps.length }, "run started");
     const traceContent = context.traceContent ?? false;
+    const sink = redisEventSink(store);
     const settled = await runSteps({
       agent,
       model,
       state: started.reduce(applyEvent, state),
-      sink: attemptEventsSink(redisEventSink(store), span, traceContent),
+      sink: attemptEventsSink(
+        context.runMetrics?.meter(sink, state, agent.name, model.name) ?? sink,
+        span,
+        traceContent,
+      ),
       blobs: redisBlobStore(store),
       signal,
       logger: context.logger,
@@ -177,7 +198,8 @@ function runAttempt(
       ...(context.retry === undefined ? {} : { retry: context.retry }),
     });
     recordAttemptEnd(span, settled);
-    return { kind: "settled", status: settled.status };
+    context.runMetrics?.settled(settled);
+    return settledOutcome("settled", settled);
   });
 }
 

@@ -1,0 +1,36 @@
+/**
+ * `GET /metrics`: the deployment as the dashboard sees it, in Prometheus'
+ * text format — each queue's jobs by state, the collectors' lag, pending
+ * entries and dead letters, and the errors of the dashboard's own Redis
+ * connection. It asks for the dashboard's token like the API (Prometheus
+ * sends it with `authorization: { credentials: <token> }`).
+ */
+import {
+  addCollectorGauges,
+  addQueueDepthGauge,
+  countRedisErrors,
+  createPrometheusMetrics,
+  readCollectorMetrics,
+} from "@errand/engine";
+import type { Hono } from "hono";
+import type { DashboardContext } from "../context.js";
+
+/** Adds `GET /metrics` to `app`, read through `context`. */
+export function addMetricsRoute(app: Hono, context: DashboardContext): void {
+  const { redis, keys, options } = context;
+  const metrics = createPrometheusMetrics();
+  addQueueDepthGauge(metrics, () => redis, keys);
+  addCollectorGauges(metrics, () => readCollectorMetrics(redis, keys, { shards: options.shards }));
+  // The dashboard's logger reports errors only.
+  countRedisErrors(
+    metrics,
+    { warn: (fields, message = "Redis connection error") => options.logger.error(fields, message) },
+    redis,
+  );
+  app.get("/metrics", async (c) =>
+    c.body(await metrics.text(), 200, {
+      "Content-Type": metrics.contentType,
+      "Cache-Control": "no-store",
+    }),
+  );
+}
