@@ -97,8 +97,9 @@ async function fireUntilAccepted(
 }
 
 /**
- * Fires `count` runs of random kinds, one every `intervalMs`, pushing each
- * onto `fired` as it goes; resolves with how many fires were refused, by code.
+ * Fires `count` runs of random kinds, one every `intervalMs`, then more while
+ * `goOn()` says so (default: no more), pushing each onto `fired` as it goes;
+ * resolves with how many fires were refused, by code.
  */
 export async function fireWorkload(
   errand: Errand,
@@ -106,9 +107,10 @@ export async function fireWorkload(
   count: number,
   intervalMs: number,
   fired: FiredRun[],
+  goOn: () => boolean = () => false,
 ): Promise<Record<string, number>> {
   const refusals = new Map<string, number>();
-  for (let n = 0; n < count; n += 1) {
+  for (let n = 0; n < count || goOn(); n += 1) {
     const kind = RUN_KINDS[randomInt(random, 0, RUN_KINDS.length - 1)] ?? "plain";
     const runId = await fireUntilAccepted(errand, specOf(kind, n), refusals);
     fired.push({ runId, kind, expected: kind === "failing" ? "failed" : "succeeded" });
