@@ -6,6 +6,12 @@
 import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
 import { type ChaosProcess, chaosEntry, startChaosProcess } from "./chaos-process.js";
 
+/**
+ * How long a process may take to be ready: on a loaded machine, several
+ * processes compiling the sources at once take more than a minute.
+ */
+const READY_TIMEOUT_MS = 180_000;
+
 /** The sizes and timings of a cluster. */
 export interface ClusterOptions {
   workers: number;
@@ -82,7 +88,7 @@ export async function startCluster(options: ClusterOptions): Promise<ChaosCluste
       WORKER_ID: `chaos-worker-${started}`,
     });
     allWorkers.push(worker);
-    await worker.waitForMessage("worker ready");
+    await worker.waitForMessage("worker ready", READY_TIMEOUT_MS);
     workers.push(worker); // only a ready worker can be struck
     return worker;
   };
@@ -95,7 +101,7 @@ export async function startCluster(options: ClusterOptions): Promise<ChaosCluste
       { ...base, COLLECTOR_ID: `chaos-collector-${started}` },
     );
     allCollectors.push(collector);
-    await collector.waitForMessage("collector ready");
+    await collector.waitForMessage("collector ready", READY_TIMEOUT_MS);
     collectors.push(collector); // only a ready collector can be struck
     return collector;
   };

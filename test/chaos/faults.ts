@@ -1,8 +1,8 @@
 /**
- * The faults the harness injects: a worker killed with SIGKILL, the collector
- * killed with SIGKILL mid-batch (each replaced at once by a fresh process), a
- * worker stopped with SIGSTOP until another took one of its runs over and
- * then resumed (a zombie), Redis shut down and started again on its AOF, and
+ * The faults the harness injects: a worker holding runs killed with SIGKILL,
+ * the collector killed with SIGKILL mid-batch (each replaced at once by a
+ * fresh process), a worker holding runs stopped with SIGSTOP until others
+ * took its runs over and then resumed (a zombie), Redis shut down and started again on its AOF, and
  * Redis out of memory: its `maxmemory` lowered to just above the memory it
  * uses, so that it soon refuses writes, for `--oom-ms`, then raised again.
  * Each fault is measured: the time from the fault until every run that was

@@ -43,7 +43,7 @@ export interface ChaosSummary {
 }
 
 /** The median and max of some durations, and how many were measured. */
-export interface DurationFigures {
+interface DurationFigures {
   measured: number;
   medianMs: number;
   maxMs: number;

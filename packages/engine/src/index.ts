@@ -27,9 +27,9 @@
  * because the log moved on, the worker reads it again: another attempt owns
  * the run (it stops writing), or a cancel arrived (it writes `cancelled`).
  * A worker that dies mid-run leaves its job locks to lapse (`lockDuration`,
- * 5 s, renewed every half of it); a stalled-job check (`stalledInterval`,
+ * 5 s, renewed every quarter of it); a stalled-job check (`stalledInterval`,
  * every 2.5 s) hands the job to another worker, which resumes the run from
- * its log: 2.5 to 7.5 s after the death with the defaults.
+ * its log: 3.75 to 7.5 s after the death with the defaults.
  *
  * ## Fire runs and watch them
  *

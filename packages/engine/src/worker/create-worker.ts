@@ -47,9 +47,9 @@ export interface WorkerOptions extends EngineOptions {
   concurrency?: number;
   /**
    * How long a job's lock lasts without renewal, in ms (BullMQ
-   * `lockDuration`); it is renewed every half of it. A killed worker's runs
-   * run again on another worker after half of it to all of it plus
-   * `stalledInterval`. Default `DEFAULT_LOCK_DURATION_MS` (5,000).
+   * `lockDuration`); it is renewed every quarter of it. A killed worker's
+   * runs run again on another worker ¾ of it to all of it plus
+   * `stalledInterval` after its death. Default `DEFAULT_LOCK_DURATION_MS` (5,000).
    */
   lockDuration?: number;
   /**

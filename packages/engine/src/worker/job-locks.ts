@@ -1,14 +1,15 @@
 /**
  * The BullMQ job locks of a worker's runs, and how soon a dead worker's runs
  * run again elsewhere (docs/architecture.md §7, §9). A worker holds a lock on
- * each job it runs and renews it every `lockDuration / 2`; each renewal takes
- * the job out of its queue's stalled set. Every `stalledInterval` one worker
- * of the queue moves the jobs of that set whose lock is gone back to waiting
- * (a worker of the queue takes one at once), then puts every active job in
- * the set. A worker killed between two renewals leaves its locks to lapse
- * `lockDuration / 2` to `lockDuration` later; the next check hands its jobs
- * on: its runs run again after `lockDuration / 2` to
- * `lockDuration + stalledInterval`, 2.5 to 7.5 s with the defaults.
+ * each job it runs, of `lockDuration`; BullMQ renews it in practice every
+ * quarter of that (a timer every `lockDuration / 4` renews the locks older
+ * than that), and each renewal takes the job out of its queue's stalled set.
+ * Every `stalledInterval` one worker of the queue moves the jobs of that set
+ * whose lock is gone back to waiting (a worker of the queue takes one at
+ * once), then puts every active job in the set. A killed worker's locks lapse
+ * ¾ to all of `lockDuration` after its death, and the next check hands its
+ * jobs on: its runs run again `0.75 × lockDuration` to
+ * `lockDuration + stalledInterval` after it, 3.75 to 7.5 s with the defaults.
  */
 import { wholeNumberOption } from "@errand/core";
 
