@@ -174,7 +174,7 @@ const DEFAULT_TAKEOVER_BOUND_MS = 20_000;
 
 describe("the default job locks", () => {
   it("run a killed worker's run again on another worker well within the old 30 s lock", async () => {
-    const workers = [await fx.spawn("default-a"), await fx.spawn("default-b")];
+    const workers = await Promise.all([fx.spawn("default-a"), fx.spawn("default-b")]);
     const runId = await fireTwoStep("soon", 2_000);
     const started = (await fx.waitForEvent(runId, (event) => event.type === "run-started")).at(-1);
     const holderId = started?.type === "run-started" ? started.data.workerId : undefined;
@@ -196,5 +196,5 @@ describe("the default job locks", () => {
       status: "succeeded",
       output: { answer: "soon" },
     });
-  });
+  }, 120_000); // two workers to start and a run to finish on a loaded machine, besides the bound
 });
