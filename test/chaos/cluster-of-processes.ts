@@ -6,12 +6,22 @@
 import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
 import { type ChaosProcess, chaosEntry, startChaosProcess } from "./chaos-process.js";
 
+/**
+ * How long a process may take to be ready: on a loaded machine, several
+ * processes compiling the sources at once take more than a minute.
+ */
+const READY_TIMEOUT_MS = 180_000;
+
 /** The sizes and timings of a cluster. */
 export interface ClusterOptions {
   workers: number;
   collectors: number;
-  /** The workers' lock duration in ms (a killed worker's runs move on after about this). */
-  lockDurationMs: number;
+  /** The workers' job lock duration in ms (a killed worker's runs move on after about this); default the engine's. */
+  lockDurationMs?: number;
+  /** How often the workers look for jobs whose lock lapsed, in ms; default the engine's. */
+  stalledIntervalMs?: number;
+  /** How many runs each worker runs at once; default 4. */
+  workerConcurrency?: number;
 }
 
 /** A running chaos cluster. */
@@ -30,6 +40,8 @@ export interface ChaosCluster {
   addWorker(): Promise<ChaosProcess>;
   /** Starts one more collector and resolves once it is ready. */
   addCollector(): Promise<ChaosProcess>;
+  /** Resolves once every process started so far is ready (or failed to start). */
+  ready(): Promise<void>;
   /** Kills every process and stops Redis. */
   stop(): Promise<void>;
 }
@@ -47,22 +59,41 @@ export async function startCluster(options: ClusterOptions): Promise<ChaosCluste
   const allWorkers: ChaosProcess[] = [];
   const allCollectors: ChaosProcess[] = [];
   let started = 0;
+  const starting = new Set<Promise<unknown>>();
   const base = { REDIS_URL: redis.url, ERRAND_PREFIX: prefix };
+  const workerSettings: Record<string, string> = {
+    ...(options.lockDurationMs === undefined
+      ? {}
+      : { LOCK_DURATION_MS: String(options.lockDurationMs) }),
+    ...(options.stalledIntervalMs === undefined
+      ? {}
+      : { STALLED_INTERVAL_MS: String(options.stalledIntervalMs) }),
+    ...(options.workerConcurrency === undefined
+      ? {}
+      : { CONCURRENCY: String(options.workerConcurrency) }),
+  };
 
-  const addWorker = async () => {
+  /** `start`, remembered until it settles, so that `ready` can wait for it. */
+  const tracked = (start: Promise<ChaosProcess>) => {
+    starting.add(start);
+    const forget = () => void starting.delete(start);
+    start.then(forget, forget);
+    return start;
+  };
+  const startWorker = async () => {
     started += 1;
     const worker = startChaosProcess(`worker-${started}`, chaosEntry("./worker-entry.ts"), {
       ...base,
+      ...workerSettings,
       WORKER_ID: `chaos-worker-${started}`,
-      LOCK_DURATION_MS: String(options.lockDurationMs),
-      STALLED_INTERVAL_MS: String(Math.max(500, Math.floor(options.lockDurationMs / 2))),
     });
     allWorkers.push(worker);
-    await worker.waitForMessage("worker ready");
+    await worker.waitForMessage("worker ready", READY_TIMEOUT_MS);
     workers.push(worker); // only a ready worker can be struck
     return worker;
   };
-  const addCollector = async () => {
+  const addWorker = () => tracked(startWorker());
+  const startCollector = async () => {
     started += 1;
     const collector = startChaosProcess(
       `collector-${started}`,
@@ -70,10 +101,11 @@ export async function startCluster(options: ClusterOptions): Promise<ChaosCluste
       { ...base, COLLECTOR_ID: `chaos-collector-${started}` },
     );
     allCollectors.push(collector);
-    await collector.waitForMessage("collector ready");
+    await collector.waitForMessage("collector ready", READY_TIMEOUT_MS);
     collectors.push(collector); // only a ready collector can be struck
     return collector;
   };
+  const addCollector = () => tracked(startCollector());
 
   // Should the harness itself die, its children die with it rather than outlive it.
   process.once("exit", () => {
@@ -92,6 +124,9 @@ export async function startCluster(options: ClusterOptions): Promise<ChaosCluste
     allCollectors,
     addWorker,
     addCollector,
+    async ready() {
+      await Promise.allSettled([...starting]);
+    },
     async stop() {
       await Promise.all([...allWorkers, ...allCollectors].map((p) => p.signal("SIGKILL")));
       await redis.stop();

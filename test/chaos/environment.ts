@@ -9,3 +9,9 @@ export function requiredEnv(name: string): string {
   }
   return value;
 }
+
+/** The number in the environment variable `name`, undefined when it is unset. */
+export function optionalNumberEnv(name: string): number | undefined {
+  const value = process.env[name];
+  return value === undefined ? undefined : Number(value);
+}

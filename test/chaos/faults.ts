@@ -1,14 +1,16 @@
 /**
- * The faults the harness injects: a worker killed with SIGKILL, the collector
- * killed with SIGKILL mid-batch (each replaced at once by a fresh process), a
- * worker stopped with SIGSTOP until another took one of its runs over and
- * then resumed (a zombie), Redis shut down and started again on its AOF, and
+ * The faults the harness injects: a worker holding runs killed with SIGKILL,
+ * the collector killed with SIGKILL mid-batch (each replaced at once by a
+ * fresh process), a worker holding runs stopped with SIGSTOP until others
+ * took its runs over and then resumed (a zombie), Redis shut down and started again on its AOF, and
  * Redis out of memory: its `maxmemory` lowered to just above the memory it
  * uses, so that it soon refuses writes, for `--oom-ms`, then raised again.
  * Each fault is measured: the time from the fault until every run that was
- * unsettled at that moment has a stored result (its recovery).
+ * unsettled at that moment has a stored result (its recovery) and, for a
+ * worker killed or stopped, until every run it held runs again on another
+ * worker (its take-over), read from the runs' logs.
  */
-import { ErrandError } from "@errand/core";
+import { ErrandError, isTerminalEventType } from "@errand/core";
 import type { Errand } from "@errand/engine";
 import type { Redis } from "ioredis";
 import type { ChaosProcess } from "./chaos-process.js";
@@ -29,8 +31,14 @@ export interface FaultRecord {
   inFlight: number;
   /** ms from the fault until each of those runs settled; undefined when some never did. */
   recoveryMs?: number;
-  /** For a zombie: whether another worker started one of its runs while it was stopped. */
-  takenOver?: boolean;
+  /** For a worker killed or stopped: the runs it held (running, neither parked nor ended). */
+  held?: number;
+  /**
+   * For a worker killed or stopped that held runs: ms from the fault until
+   * each of them ran again on another worker (a `run-started` of a new
+   * attempt), ended or parked; undefined when some did not within the wait.
+   */
+  takeOverMs?: number;
   /** For Redis out of memory: how long its `maxmemory` stayed lowered, in ms. */
   heldMs?: number;
 }
@@ -47,7 +55,7 @@ export interface FaultContext {
   recoveryTimeoutMs: number;
   /** How Redis is brought down: SIGTERM (a clean shutdown that flushes the AOF) or SIGKILL (up to a second of writes lost). */
   redisSignal: "SIGTERM" | "SIGKILL";
-  /** How long a zombie stays stopped at most, waiting for another worker to take one of its runs over. */
+  /** How long a zombie stays stopped at most, waiting for other workers to take its runs over. */
   takeOverTimeoutMs: number;
   /** A client of the harness's own, for Redis's configuration. */
   admin: Redis;
@@ -67,7 +75,7 @@ const NO_TARGET = "none up";
 export async function strike(context: FaultContext, kind: FaultKind): Promise<FaultRecord> {
   const inFlight = await unsettledNow(context.errand, context.firedRunIds());
   const struckAt = Date.now();
-  const { target, takenOver, heldMs } = await inject(context, kind, inFlight);
+  const { target, heldMs, held, takenOverAt } = await inject(context, kind, inFlight);
   const settled = await settledWithin(context.errand, inFlight, context.recoveryTimeoutMs);
   return {
     kind,
@@ -75,7 +83,8 @@ export async function strike(context: FaultContext, kind: FaultKind): Promise<Fa
     atMs: struckAt - context.startedAt,
     inFlight: inFlight.length,
     ...(settled.size === inFlight.length ? { recoveryMs: Date.now() - struckAt } : {}),
-    ...(takenOver === undefined ? {} : { takenOver }),
+    ...(held === undefined ? {} : { held }),
+    ...(takenOverAt === undefined ? {} : { takeOverMs: takenOverAt - struckAt }),
     ...(heldMs === undefined ? {} : { heldMs }),
   };
 }
@@ -119,12 +128,26 @@ async function exhaustRedisMemory(context: FaultContext): Promise<number> {
   return Date.now() - loweredAt;
 }
 
-/** Injects the fault; resolves once it is over (a zombie resumed, Redis back up). */
+/** What injecting a fault found. */
+interface Injected {
+  target: string;
+  /** For Redis out of memory: how long it lasted, in ms. */
+  heldMs?: number;
+  /** For a worker fault: how many runs its victim held. */
+  held?: number;
+  /** For a worker fault whose victim held runs: when (epoch ms) every one ran again elsewhere, if it did. */
+  takenOverAt?: number;
+}
+
+/**
+ * Injects the fault; resolves once it is over (a zombie resumed, Redis back
+ * up) and, for a killed worker, once its runs ran again elsewhere.
+ */
 async function inject(
   context: FaultContext,
   kind: FaultKind,
   inFlight: readonly string[],
-): Promise<{ target: string; takenOver?: boolean; heldMs?: number }> {
+): Promise<Injected> {
   const { cluster } = context;
   switch (kind) {
     case "redis-restart":
@@ -135,37 +158,45 @@ async function inject(
         target: "redis-server",
         heldMs: await afterRedisFaults(() => exhaustRedisMemory(context)),
       };
-    case "zombie": {
-      const holders = await holdersOf(context.errand, inFlight);
-      const busy = cluster.workers.filter((worker) =>
-        [...holders.values()].includes(worker.workerId ?? ""),
-      );
-      const victim = pick(context, busy.length > 0 ? busy : cluster.workers);
-      if (victim === undefined) return { target: NO_TARGET };
-      await victim.signal("SIGSTOP");
-      const held = [...holders].filter(([, holder]) => holder === victim.workerId);
-      const takenOver = await waitForTakeOver(
-        context,
-        victim,
-        held.map(([runId]) => runId),
-      );
-      await victim.signal("SIGCONT");
-      return { target: victim.name, takenOver };
-    }
-    case "worker-kill":
     case "collector-kill": {
-      const pool = kind === "worker-kill" ? cluster.workers : cluster.collectors;
-      const victim = pick(context, pool);
+      const victim = pick(context, cluster.collectors);
       if (victim === undefined) return { target: NO_TARGET };
-      removeFrom(pool, victim); // at once, so a fault striking meanwhile picks another process
+      removeFrom(cluster.collectors, victim); // at once, so a fault striking meanwhile picks another
       await victim.signal("SIGKILL");
-      // The replacement starts beside the survivors; recovery does not wait for it.
-      void (kind === "worker-kill" ? cluster.addWorker() : cluster.addCollector()).catch(
-        (error: unknown) => process.stderr.write(`chaos: a replacement did not start: ${error}\n`),
-      );
+      replace(cluster.addCollector());
       return { target: victim.name };
     }
+    case "zombie":
+    case "worker-kill": {
+      const holdings = await holdingsOf(context.errand, inFlight);
+      const victim = pickBusy(context, holdings);
+      if (victim === undefined) return { target: NO_TARGET };
+      const held = runsHeldBy(holdings, victim);
+      if (kind === "zombie") {
+        await victim.signal("SIGSTOP");
+        const takenOverAt = await ranAgainElsewhere(context, held, context.takeOverTimeoutMs);
+        await victim.signal("SIGCONT");
+        return { target: victim.name, held: held.size, ...definedAt(takenOverAt) };
+      }
+      removeFrom(cluster.workers, victim); // at once, so a fault striking meanwhile picks another
+      await victim.signal("SIGKILL");
+      // The replacement starts beside the survivors; the take-over does not wait for it.
+      replace(cluster.addWorker());
+      const takenOverAt = await ranAgainElsewhere(context, held, context.recoveryTimeoutMs);
+      return { target: victim.name, held: held.size, ...definedAt(takenOverAt) };
+    }
   }
+}
+
+function definedAt(takenOverAt: number | undefined): { takenOverAt?: number } {
+  return takenOverAt === undefined ? {} : { takenOverAt };
+}
+
+/** Lets a replacement start in the background, saying so should it fail. */
+function replace(starting: Promise<ChaosProcess>): void {
+  void starting.catch((error: unknown) =>
+    process.stderr.write(`chaos: a replacement did not start: ${error}\n`),
+  );
 }
 
 /** A random process of `pool`; undefined when none is up (every one struck, replacements still starting). */
@@ -190,44 +221,89 @@ export async function startedElsewhere(
   throw new ErrandError("internal", `${runId} was not taken over`);
 }
 
-/**
- * Whether another worker starts one of the runs in `held` (a `run-started`
- * with another workerId than the stopped `victim`'s) within the take-over
- * timeout.
- */
-async function waitForTakeOver(
+/** A random worker among those holding runs in `holdings`, else any; undefined when none is up. */
+function pickBusy(
   context: FaultContext,
-  victim: ChaosProcess,
-  held: readonly string[],
-): Promise<boolean> {
-  if (held.length === 0) return false;
+  holdings: ReadonlyMap<string, Holding>,
+): ChaosProcess | undefined {
+  const holders = new Set([...holdings.values()].map((holding) => holding.workerId));
+  const busy = context.cluster.workers.filter((worker) => holders.has(worker.workerId ?? ""));
+  return pick(context, busy.length > 0 ? busy : context.cluster.workers);
+}
+
+/** The runs of `holdings` that `worker` holds, each with the seq of its attempt's `run-started`. */
+function runsHeldBy(
+  holdings: ReadonlyMap<string, Holding>,
+  worker: ChaosProcess,
+): Map<string, number> {
+  return new Map(
+    [...holdings]
+      .filter(([, holding]) => holding.workerId === worker.workerId)
+      .map(([runId, holding]) => [runId, holding.startedSeq]),
+  );
+}
+
+/**
+ * When (epoch ms) every run of `held` (runId → the seq of its holder's
+ * `run-started`) ran again: a later `run-started` (its holder is down, so
+ * another worker's), or it ended or parked. Undefined when some did not
+ * within `timeoutMs`. Followed on the runs' logs, never polled.
+ */
+async function ranAgainElsewhere(
+  context: FaultContext,
+  held: ReadonlyMap<string, number>,
+  timeoutMs: number,
+): Promise<number | undefined> {
+  if (held.size === 0) return undefined;
   const abort = new AbortController();
-  const timer = setTimeout(() => abort.abort(), context.takeOverTimeoutMs);
+  const timer = setTimeout(() => abort.abort(), timeoutMs);
   try {
-    return await Promise.any(
-      held.map((runId) => startedElsewhere(context.errand, runId, victim.workerId, abort.signal)),
-    ).then(
-      () => true,
-      () => false,
+    await Promise.all(
+      [...held].map(async ([runId, startedSeq]) => {
+        for await (const event of context.errand.events(runId, {
+          follow: true,
+          afterSeq: startedSeq,
+          signal: abort.signal,
+        })) {
+          if (event.type === "run-started" || event.type === "run-parked") return;
+          if (isTerminalEventType(event.type)) return;
+        }
+        throw new ErrandError("internal", `${runId}: its log ended without running again`);
+      }),
     );
+    return Date.now();
+  } catch {
+    return undefined;
   } finally {
     clearTimeout(timer);
     abort.abort();
   }
 }
 
-/** For each unsettled run among `runIds`, the workerId that started its latest attempt. */
-async function holdersOf(errand: Errand, runIds: readonly string[]): Promise<Map<string, string>> {
-  const holders = new Map<string, string>();
+/** The worker holding a run, and the seq of the `run-started` of its attempt. */
+interface Holding {
+  workerId: string;
+  startedSeq: number;
+}
+
+/**
+ * For each unsettled run among `runIds` that a worker is running (started,
+ * neither parked nor ended since), who holds it.
+ */
+export async function holdingsOf(
+  errand: Errand,
+  runIds: readonly string[],
+): Promise<Map<string, Holding>> {
+  const holdings = new Map<string, Holding>();
   for (const runId of runIds) {
-    let holder: string | undefined;
+    let holding: Holding | undefined;
     for await (const event of errand.events(runId)) {
-      if (event.type === "run-started") holder = event.data.workerId;
-      if (event.type === "finished" || event.type === "failed" || event.type === "cancelled") {
-        holder = undefined;
+      if (event.type === "run-started") {
+        holding = { workerId: event.data.workerId, startedSeq: event.seq };
       }
+      if (event.type === "run-parked" || isTerminalEventType(event.type)) holding = undefined;
     }
-    if (holder !== undefined) holders.set(runId, holder);
+    if (holding !== undefined) holdings.set(runId, holding);
   }
-  return holders;
+  return holdings;
 }

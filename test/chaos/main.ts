@@ -2,12 +2,17 @@
  * The chaos harness:
  * `pnpm chaos --runs 60 --kills 3 --collector-kills 1 --zombies 1 --redis-restarts 1 --oom 1 --seed 7`.
  * Starts a real Redis, worker and collector processes, fires a steady
- * workload, strikes the faults at random moments while it runs, waits for
- * every run to settle, audits every run and prints a JSON summary and a
- * table. Exits 1 when a must-be-zero figure is not zero.
+ * workload, strikes the faults at random moments while it runs (or, with
+ * `--isolated`, one at a time, the workload going on until the last
+ * recovered), waits for every run to settle, audits every run and prints a
+ * JSON summary and a table. Exits 1 when a must-be-zero figure is not zero.
  */
 import { parseArgs } from "node:util";
-import { createErrand } from "@errand/engine";
+import {
+  createErrand,
+  DEFAULT_LOCK_DURATION_MS,
+  DEFAULT_STALLED_INTERVAL_MS,
+} from "@errand/engine";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { audit } from "./audit.js";
@@ -21,8 +26,15 @@ import {
 import type { ChaosProcess } from "./chaos-process.js";
 import { startCluster } from "./cluster-of-processes.js";
 import { type FaultKind, type FaultRecord, strike } from "./faults.js";
+import { strikeOneAtATime } from "./isolated-faults.js";
 import { seededRandom } from "./random.js";
-import { type ChaosSummary, formatTable, passes, publishSummary } from "./report.js";
+import {
+  type ChaosSummary,
+  formatTable,
+  passes,
+  publishSummary,
+  recoveryByKind,
+} from "./report.js";
 import { settledWithin } from "./settle.js";
 import { type FiredRun, fireWorkload } from "./workload.js";
 
@@ -37,16 +49,19 @@ const { values } = parseArgs({
     "oom-ms": { type: "string", default: "30000" },
     "bad-input": { type: "boolean", default: false },
     "redis-sigkill": { type: "boolean", default: false },
+    isolated: { type: "boolean", default: false },
     workers: { type: "string", default: "3" },
     "interval-ms": { type: "string", default: "100" },
-    "lock-ms": { type: "string", default: "3000" },
+    "lock-ms": { type: "string", default: String(DEFAULT_LOCK_DURATION_MS) },
+    "stalled-interval-ms": { type: "string", default: String(DEFAULT_STALLED_INTERVAL_MS) },
     "settle-ms": { type: "string", default: "120000" },
     seed: { type: "string", default: String(Date.now() % 1_000_000) },
     json: { type: "string" },
   },
 });
-const numberFlag = (name: Exclude<keyof typeof values, "bad-input" | "redis-sigkill">) =>
-  Number(values[name]);
+const numberFlag = (
+  name: Exclude<keyof typeof values, "bad-input" | "redis-sigkill" | "isolated">,
+) => Number(values[name]);
 
 const seed = numberFlag("seed");
 const random = seededRandom(seed);
@@ -54,6 +69,8 @@ const runs = numberFlag("runs");
 const intervalMs = numberFlag("interval-ms");
 const settleMs = numberFlag("settle-ms");
 const lockMs = numberFlag("lock-ms");
+const stalledIntervalMs = numberFlag("stalled-interval-ms");
+const isolated = values.isolated;
 const faultKinds: FaultKind[] = [
   ...Array.from({ length: numberFlag("kills") }, (): FaultKind => "worker-kill"),
   ...Array.from({ length: numberFlag("collector-kills") }, (): FaultKind => "collector-kill"),
@@ -67,6 +84,7 @@ const cluster = await startCluster({
   workers: numberFlag("workers"),
   collectors: 1,
   lockDurationMs: lockMs,
+  stalledIntervalMs,
 });
 const errand = createErrand({ connection: cluster.redis.url, prefix: cluster.prefix });
 const redis = new Redis(cluster.redis.url);
@@ -75,12 +93,19 @@ redis.on("error", () => undefined);
 const fired: FiredRun[] = [];
 try {
   const workloadStartedAt = Date.now();
-  const workload = fireWorkload(errand, random, runs, intervalMs, fired);
+  let faultsOver = false;
+  // Isolated faults take as long as they take: the workload goes on until the last recovered.
+  const workload = fireWorkload(errand, random, runs, intervalMs, fired, {
+    goOn: () => isolated && !faultsOver,
+  });
   // Each fault strikes at a random moment within the workload's firing time.
   const firingMs = runs * intervalMs;
   const strikeTimes = faultKinds.map(() => Math.floor(random() * firingMs)).sort((a, b) => a - b);
   const faults: FaultRecord[] = [];
   const faultErrors: string[] = [];
+  const recorded = (record: FaultRecord) => void faults.push(record);
+  const failed = (kind: FaultKind, error: unknown) =>
+    void faultErrors.push(`${kind}: ${String(error)}`);
   const context = {
     cluster,
     errand,
@@ -88,25 +113,26 @@ try {
     startedAt: workloadStartedAt,
     firedRunIds: () => fired.map((run) => run.runId),
     recoveryTimeoutMs: settleMs,
-    takeOverTimeoutMs: lockMs * 5,
+    // Twice the longest a lapse and a check can take, and room for a loaded machine.
+    takeOverTimeoutMs: 2 * (lockMs + stalledIntervalMs) + 10_000,
     redisSignal: values["redis-sigkill"] ? ("SIGKILL" as const) : ("SIGTERM" as const),
     admin: redis,
     oomMs: numberFlag("oom-ms"),
   };
-  const faulting = (async () => {
+  const strikeAtRandomMoments = async () => {
     const pending: Promise<void>[] = [];
     for (const [i, kind] of faultKinds.entries()) {
       const waitMs = (strikeTimes[i] ?? 0) - (Date.now() - workloadStartedAt);
       if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
-      pending.push(
-        strike(context, kind).then(
-          (record) => void faults.push(record),
-          (error: unknown) => void faultErrors.push(`${kind}: ${String(error)}`),
-        ),
-      );
+      pending.push(strike(context, kind).then(recorded, (error: unknown) => failed(kind, error)));
     }
     await Promise.all(pending);
-  })();
+  };
+  const faulting = (
+    isolated ? strikeOneAtATime(context, faultKinds, recorded, failed) : strikeAtRandomMoments()
+  ).finally(() => {
+    faultsOver = true;
+  });
   // Bad input lands at a random moment within the firing time too.
   const badInput = values["bad-input"]
     ? new Promise((resolve) => setTimeout(resolve, Math.floor(random() * firingMs))).then(() =>
@@ -160,6 +186,8 @@ try {
     durationMs: Date.now() - startedAt,
     findings,
     faults: faults.sort((a, b) => a.atMs - b.atMs),
+    isolated,
+    recoveryByKind: recoveryByKind(faults),
     staleWritesRefused,
     refusedFires,
     outOfMemory,

@@ -5,7 +5,7 @@
 import { writeFile } from "node:fs/promises";
 import type { AuditFindings } from "./audit.js";
 import type { BadInputRecord } from "./bad-input.js";
-import type { FaultRecord } from "./faults.js";
+import type { FaultKind, FaultRecord } from "./faults.js";
 
 /** The JSON summary of one chaos run. */
 export interface ChaosSummary {
@@ -35,8 +35,78 @@ export interface ChaosSummary {
   faultErrors: string[];
   /** The bad input thrown in, when `--bad-input` was given. */
   badInput?: BadInputRecord;
+  /** Whether the faults struck one at a time (`--isolated`), so that no recovery overlaps another. */
+  isolated: boolean;
+  /** Recovery by fault kind: median and max over the faults of each. */
+  recoveryByKind: Partial<Record<FaultKind, KindRecovery>>;
   /** Whether every must-be-zero figure is zero and every fault recovered. */
   passed: boolean;
+}
+
+/** The median and max of some durations, and how many were measured. */
+interface DurationFigures {
+  measured: number;
+  medianMs: number;
+  maxMs: number;
+}
+
+/** The recovery of the faults of one kind. */
+export interface KindRecovery {
+  faults: number;
+  /** Until the runs of the worker struck ran again elsewhere (worker kills and zombies that held runs). */
+  takeOver?: DurationFigures;
+  /** Until every run in flight at the fault had a result. */
+  settled?: DurationFigures;
+}
+
+/** The figures of `durations`; undefined when there are none. */
+function figuresOf(durations: readonly (number | undefined)[]): DurationFigures | undefined {
+  const sorted = durations.filter((ms): ms is number => ms !== undefined).sort((a, b) => a - b);
+  if (sorted.length === 0) return undefined;
+  const middle = Math.floor(sorted.length / 2);
+  const median =
+    sorted.length % 2 === 1
+      ? (sorted[middle] ?? 0)
+      : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+  return { measured: sorted.length, medianMs: Math.round(median), maxMs: sorted.at(-1) ?? 0 };
+}
+
+/** The recovery of `faults`, kind by kind. */
+export function recoveryByKind(
+  faults: readonly FaultRecord[],
+): Partial<Record<FaultKind, KindRecovery>> {
+  const byKind: Partial<Record<FaultKind, KindRecovery>> = {};
+  for (const kind of new Set(faults.map((fault) => fault.kind))) {
+    const ofKind = faults.filter((fault) => fault.kind === kind);
+    const takeOver = figuresOf(ofKind.map((fault) => fault.takeOverMs));
+    const settled = figuresOf(ofKind.map((fault) => fault.recoveryMs));
+    byKind[kind] = {
+      faults: ofKind.length,
+      ...(takeOver === undefined ? {} : { takeOver }),
+      ...(settled === undefined ? {} : { settled }),
+    };
+  }
+  return byKind;
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+function formatFigures(label: string, figures: DurationFigures | undefined): string {
+  return figures === undefined
+    ? `${label} -`
+    : `${label} ${seconds(figures.medianMs)} / ${seconds(figures.maxMs)} (${figures.measured} measured)`;
+}
+
+/** The lines of the recovery by fault kind. */
+function recoveryLines(summary: ChaosSummary): string[] {
+  const lines = Object.entries(summary.recoveryByKind).map(
+    ([kind, recovery]) =>
+      `  ${kind.padEnd(15)} ${String(recovery.faults).padStart(3)} faults: ${formatFigures("runs running again elsewhere", recovery.takeOver)}; ${formatFigures("every run then in flight settled", recovery.settled)}`,
+  );
+  const how = summary.isolated ? "isolated faults, one at a time" : "faults overlapping";
+  return [`recovery by fault kind, median / max (${how}):`, ...lines];
 }
 
 /** Whether `findings` and `faults` hold nothing that must not happen. */
@@ -113,12 +183,13 @@ export function formatTable(summary: ChaosSummary): string {
   ];
   const faultLines = summary.faults.map(
     (fault) =>
-      `  ${fault.kind.padEnd(15)} ${fault.target.padEnd(14)} at ${fault.atMs} ms, ${fault.inFlight} in flight, ${fault.heldMs === undefined ? "" : `out of memory for ${fault.heldMs} ms, `}recovered ${fault.recoveryMs === undefined ? "never" : `in ${fault.recoveryMs} ms`}${fault.takenOver === undefined ? "" : `, taken over: ${fault.takenOver}`}`,
+      `  ${fault.kind.padEnd(15)} ${fault.target.padEnd(14)} at ${fault.atMs} ms, ${fault.inFlight} in flight, ${fault.heldMs === undefined ? "" : `out of memory for ${fault.heldMs} ms, `}${fault.held === undefined ? "" : `${fault.held} held, ${fault.takeOverMs === undefined ? "" : `running again elsewhere in ${fault.takeOverMs} ms, `}`}recovered ${fault.recoveryMs === undefined ? "never" : `in ${fault.recoveryMs} ms`}`,
   );
   return [
     ...formatRows(rows),
     "faults:",
     ...faultLines,
+    ...recoveryLines(summary),
     `outcomes: ${JSON.stringify(findings.outcomes)}`,
     `queue jobs: ${JSON.stringify(summary.queueJobs)}`,
     ...(summary.badInput ? [`bad input: ${JSON.stringify(summary.badInput)}`] : []),

@@ -1,13 +1,14 @@
 /**
  * The entry of a chaos worker process: runs the chaos agents on a real
  * worker with a short lock, logs JSON lines to stdout (the harness counts
- * them). Configured through `REDIS_URL`, `ERRAND_PREFIX`, `WORKER_ID`,
- * `LOCK_DURATION_MS`, `STALLED_INTERVAL_MS`.
+ * them). Configured through `REDIS_URL`, `ERRAND_PREFIX`, `WORKER_ID`, and
+ * optionally `LOCK_DURATION_MS`, `STALLED_INTERVAL_MS` (default the engine's)
+ * and `CONCURRENCY` (default 4).
  */
 import { closeOnSignals, createLogger, createWorker } from "@errand/engine";
 import { Redis } from "ioredis";
 import { chaosAgents } from "./chaos-agents.js";
-import { requiredEnv } from "./environment.js";
+import { optionalNumberEnv, requiredEnv } from "./environment.js";
 
 const url = requiredEnv("REDIS_URL");
 const prefix = requiredEnv("ERRAND_PREFIX");
@@ -20,10 +21,10 @@ const worker = await createWorker({
   workerId: requiredEnv("WORKER_ID"),
   agents: chaosAgents(redis, prefix),
   logger: createLogger({ level: "info" }),
-  concurrency: 4,
+  concurrency: optionalNumberEnv("CONCURRENCY") ?? 4,
   retry: { baseDelayMs: 10, maxDelayMs: 50 },
-  lockDuration: Number(requiredEnv("LOCK_DURATION_MS")),
-  stalledInterval: Number(requiredEnv("STALLED_INTERVAL_MS")),
+  lockDuration: optionalNumberEnv("LOCK_DURATION_MS"),
+  stalledInterval: optionalNumberEnv("STALLED_INTERVAL_MS"),
   // A run whose worker is killed is resumed from its log by another; under a
   // storm of kills one run can lose several workers, so allow that many stalls
   // before BullMQ gives its job up (and the reaper settles it worker_lost).

@@ -26,9 +26,10 @@
  * tool result already logged is never redone. When an append is refused
  * because the log moved on, the worker reads it again: another attempt owns
  * the run (it stops writing), or a cancel arrived (it writes `cancelled`).
- * A worker that dies mid-run leaves its lock to lapse (`lockDuration`); a
- * stalled-job check (`stalledInterval`) hands the job to another worker,
- * which resumes the run from its log.
+ * A worker that dies mid-run leaves its job locks to lapse (`lockDuration`,
+ * 5 s, renewed every quarter of it); a stalled-job check (`stalledInterval`,
+ * every 2.5 s) hands the job to another worker, which resumes the run from
+ * its log: 3.75 to 7.5 s after the death with the defaults.
  *
  * ## Fire runs and watch them
  *
@@ -257,4 +258,9 @@ export {
   type WorkerOptions,
 } from "./worker/create-worker.js";
 export { DEFAULT_HEARTBEAT_MS, readWorkerHeartbeats, WorkerHeartbeat } from "./worker/heartbeat.js";
+export {
+  DEFAULT_LOCK_DURATION_MS,
+  DEFAULT_MAX_STALLED_COUNT,
+  DEFAULT_STALLED_INTERVAL_MS,
+} from "./worker/job-locks.js";
 export { DEFAULT_PARK_RECHECK_MS } from "./worker/park.js";

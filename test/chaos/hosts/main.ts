@@ -93,14 +93,9 @@ try {
   try {
     const fired: FiredRun[] = [];
     const workloadStartedAt = Date.now();
-    const workload = fireWorkload(
-      errand,
-      random,
-      runs,
-      Number(values["interval-ms"]),
-      fired,
-      HOSTS_RUN_KINDS,
-    );
+    const workload = fireWorkload(errand, random, runs, Number(values["interval-ms"]), fired, {
+      kinds: HOSTS_RUN_KINDS,
+    });
     const victim = workers[randomInt(random, 0, workers.length - 1)]!;
     const cut = await cutWorkerHost({
       network,

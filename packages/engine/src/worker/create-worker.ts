@@ -32,6 +32,7 @@ import { type ModelResolver, queueRecords, resolveAgentModels } from "./agent-mo
 import { startCancelListener } from "./cancel-listener.js";
 import { jobResultOf, RunFailedError } from "./failed-run-job.js";
 import { DEFAULT_HEARTBEAT_MS, startHeartbeat } from "./heartbeat.js";
+import { resolveJobLocks } from "./job-locks.js";
 import { createParkedRuns, DEFAULT_PARK_RECHECK_MS } from "./park.js";
 import { patientStore } from "./patient-store.js";
 import { type ProcessOutcome, processRun, type RunProcessorContext } from "./process-run.js";
@@ -49,15 +50,25 @@ export interface WorkerOptions extends EngineOptions {
   agents: readonly Agent[];
   /** How many runs it works on at once. Default 1. */
   concurrency?: number;
-  /** How long a job's lock lasts without renewal, in ms (BullMQ `lockDuration`). Default 30,000. */
+  /**
+   * How long a job's lock lasts without renewal, in ms (BullMQ
+   * `lockDuration`); it is renewed every quarter of it. A killed worker's
+   * runs run again on another worker ¾ of it to all of it plus
+   * `stalledInterval` after its death. Default `DEFAULT_LOCK_DURATION_MS` (5,000).
+   */
   lockDuration?: number;
   /**
-   * How often stalled jobs (whose worker died) are looked for, in ms (BullMQ
-   * `stalledInterval`). Default 30,000. The workers of a queue share one
-   * check: after any worker checks, none checks again before that worker's interval.
+   * How often jobs whose lock lapsed are looked for, in ms (BullMQ
+   * `stalledInterval`). Default `DEFAULT_STALLED_INTERVAL_MS` (2,500). The
+   * workers of a queue share one check: after any worker checks, none checks
+   * again before that worker's interval.
    */
   stalledInterval?: number;
-  /** How many times a job may stall before it fails for good (BullMQ `maxStalledCount`). Default 1. */
+  /**
+   * How many times a job may lose its lock before it fails for good and its
+   * run is settled `worker_lost` (BullMQ `maxStalledCount`, counted over the
+   * job's whole life). Default `DEFAULT_MAX_STALLED_COUNT` (10).
+   */
   maxStalledCount?: number;
   /** Models for agents that name theirs. Default: `openaiModel` when `OPENAI_API_KEY`/`OPENAI_BASE_URL` is set. */
   models?: ModelResolver;
@@ -156,7 +167,8 @@ async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boo
  * cancel subscription active and its BullMQ worker connected (while Redis is
  * out of memory, it waits for room to register). Throws an
  * `ErrandError` (`invalid_spec`, `schema_not_supported`, `settings_not_supported`)
- * for agents it cannot run, and `invalid_spec` for a `dashboardUrl` that is not an absolute http(s) URL.
+ * for agents it cannot run, and `invalid_spec` for a `dashboardUrl` that is not an absolute http(s) URL
+ * or a job-lock setting that is not a whole number (a duration ≥ 1 ms, a count ≥ 0).
  *
  * ```ts
  * const worker = await createWorker({ connection: process.env.REDIS_URL!, agents: [researcher], concurrency: 4 });
@@ -172,6 +184,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
   const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
   const links = runLinks(options.dashboardUrl);
   const prometheus = options.prometheus ?? createPrometheusMetrics();
+  const jobLocks = resolveJobLocks(options);
 
   // The jobs running at once append, read and beat on this connection: what they issue in one tick leaves in one write.
   const resources = openResources(
@@ -256,13 +269,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
       prefix: keys.bullmqPrefix,
       concurrency,
       name: workerId,
-      ...(options.lockDuration === undefined ? {} : { lockDuration: options.lockDuration }),
-      ...(options.stalledInterval === undefined
-        ? {}
-        : { stalledInterval: options.stalledInterval }),
-      ...(options.maxStalledCount === undefined
-        ? {}
-        : { maxStalledCount: options.maxStalledCount }),
+      ...jobLocks,
     },
     redis,
     logger,

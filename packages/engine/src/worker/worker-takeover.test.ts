@@ -8,7 +8,13 @@
  *
  * Zombie: worker A is SIGSTOPped inside step 2 past its lock; B finishes the
  * run; A is SIGCONTed, tries to append its step, is refused and writes
- * nothing; the result is the one a clean run gives.
+ * nothing; the result is the one a clean run gives. Both with the fast
+ * settings of the other tests and with the default job locks.
+ *
+ * Default job locks: of two workers with the default settings, the one
+ * running a run is SIGKILLed; the other runs it again well within the 30 s
+ * the lock lasted before (the bound is generous: the behaviour itself is a
+ * time bound, on a noisy machine).
  */
 import { foldRun, type RunEvent, type RunResult, settleRun } from "@errand/core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -18,7 +24,11 @@ import {
   startEngineFixture,
 } from "../test-support/engine-fixture.js";
 import { AnswerSchema, TEST_AGENTS } from "../test-support/test-agents.js";
-import type { LogLine, WorkerProcess } from "../test-support/worker-processes.js";
+import type {
+  LogLine,
+  SpawnWorkerOptions,
+  WorkerProcess,
+} from "../test-support/worker-processes.js";
 
 let fx: EngineFixture;
 
@@ -113,39 +123,78 @@ describe("a worker killed mid-run", () => {
   });
 });
 
+/** The job-lock settings a case runs its workers with: the fast ones of these tests, or none (the defaults). */
+const LOCK_SETTINGS: [string, Partial<SpawnWorkerOptions>][] = [
+  ["fast takeover settings", FAST_TAKEOVER],
+  ["the default job locks", {}],
+];
+
 describe("a zombie worker", () => {
-  it("has its late writes refused, and the run ends as a clean run does", async () => {
-    const zombie = await fx.spawn("zombie-a", FAST_TAKEOVER);
-    const runId = await fireTwoStep("once", 2_500);
-    await askedForStep(zombie, runId, 2);
-    zombie.signal("SIGSTOP");
+  it.each(LOCK_SETTINGS)(
+    "has its late writes refused, and the run ends as a clean run does (%s)",
+    async (_, settings) => {
+      const zombie = await fx.spawn("zombie-a", settings);
+      const runId = await fireTwoStep("once", 2_500);
+      await askedForStep(zombie, runId, 2);
+      zombie.signal("SIGSTOP");
 
-    const rescuer = await fx.spawn("rescuer-b", FAST_TAKEOVER);
-    const events = await fx.waitForEvent(runId);
-    expect(events.at(-1)?.type).toBe("finished");
+      const rescuer = await fx.spawn("rescuer-b", settings);
+      const events = await fx.waitForEvent(runId);
+      expect(events.at(-1)?.type).toBe("finished");
 
-    zombie.signal("SIGCONT");
-    await zombie.waitForLine(
-      (line) => line.msg === "append refused: reading the log again" && line.runId === runId,
-      "its refused append",
-    );
-    await zombie.waitForLine(
-      (line) => line.msg === "run already settled" && line.runId === runId,
-      "its reading that the run settled",
-    );
-    expect(await fx.errand.store.readLog(runId)).toEqual(events);
-    expect(events.filter((event) => event.type === "run-started").map((e) => e.data)).toEqual([
-      { attempt: 1, workerId: "zombie-a" },
-      { attempt: 2, workerId: "rescuer-b" },
-    ]);
-    expect(await counter(fx.counters.toolRuns(runId))).toBe(1);
+      zombie.signal("SIGCONT");
+      await zombie.waitForLine(
+        (line) => line.msg === "append refused: reading the log again" && line.runId === runId,
+        "its refused append",
+      );
+      await zombie.waitForLine(
+        (line) => line.msg === "run already settled" && line.runId === runId,
+        "its reading that the run settled",
+      );
+      expect(await fx.errand.store.readLog(runId)).toEqual(events);
+      expect(events.filter((event) => event.type === "run-started").map((e) => e.data)).toEqual([
+        { attempt: 1, workerId: "zombie-a" },
+        { attempt: 2, workerId: "rescuer-b" },
+      ]);
+      expect(await counter(fx.counters.toolRuns(runId))).toBe(1);
 
-    const cleanRunId = await fireTwoStep("once", 2_500); // the same input, so the same usage
-    const clean = await fx.waitForEvent(cleanRunId);
-    expect(outcome(settleRun(foldRun(events)))).toEqual(outcome(settleRun(foldRun(clean))));
-    expect(events.map((event) => event.type).filter((type) => type !== "run-started")).toEqual(
-      clean.map((event) => event.type).filter((type) => type !== "run-started"),
+      const cleanRunId = await fireTwoStep("once", 2_500); // the same input, so the same usage
+      const clean = await fx.waitForEvent(cleanRunId);
+      expect(outcome(settleRun(foldRun(events)))).toEqual(outcome(settleRun(foldRun(clean))));
+      expect(events.map((event) => event.type).filter((type) => type !== "run-started")).toEqual(
+        clean.map((event) => event.type).filter((type) => type !== "run-started"),
+      );
+      expect(rescuer.child.exitCode).toBeNull();
+    },
+  );
+});
+
+/** How soon, at most, a killed worker's run must run again with the default job locks (before: a 30 s lock). */
+const DEFAULT_TAKEOVER_BOUND_MS = 20_000;
+
+describe("the default job locks", () => {
+  it("run a killed worker's run again on another worker well within the old 30 s lock", async () => {
+    const workers = await Promise.all([fx.spawn("default-a"), fx.spawn("default-b")]);
+    const runId = await fireTwoStep("soon", 2_000);
+    const started = (await fx.waitForEvent(runId, (event) => event.type === "run-started")).at(-1);
+    const holderId = started?.type === "run-started" ? started.data.workerId : undefined;
+    const holder = workers.find((worker) => worker.workerId === holderId);
+    const rescuer = workers.find((worker) => worker !== holder);
+    if (holder === undefined || rescuer === undefined) throw new Error(`no holder: ${holderId}`);
+    await askedForStep(holder, runId, 2);
+
+    holder.signal("SIGKILL");
+    const killedAt = Date.now();
+    await holder.exited;
+    const events = await fx.waitForEvent(
+      runId,
+      (event) => event.type === "run-started" && event.data.workerId === rescuer.workerId,
     );
-    expect(rescuer.child.exitCode).toBeNull();
-  });
+    expect(Date.now() - killedAt).toBeLessThan(DEFAULT_TAKEOVER_BOUND_MS);
+    expect(events.at(-1)).toMatchObject({ data: { attempt: 2 } });
+    expect(settleRun(foldRun(await fx.waitForEvent(runId)))).toMatchObject({
+      status: "succeeded",
+      output: { answer: "soon" },
+    });
+  }, 120_000); // two workers to start and a run to finish on a loaded machine, besides the bound
 });
