@@ -118,7 +118,9 @@ describe("fire while Redis is out of memory", () => {
         retryable: true,
         details: undefined,
       });
-      expect((error as Error).message).toMatch(/so the run was not fired \(nothing was written\)/);
+      expect((error as Error).message).toMatch(
+        /so the run was withdrawn \(its job could not be enqueued; nothing of it is left behind\) and firing it again is safe\./,
+      );
     } finally {
       await giveBack?.();
       await close();
