@@ -19,7 +19,7 @@ import type { Overview } from "./reads/overview.js";
 import { CITY, cityAnswerSchema, lookupThenRecord, slowChild } from "./test-support/agents.js";
 import { requestJson } from "./test-support/http.js";
 import { waitFor } from "./test-support/wait-for.js";
-import { startWorkload, type Workload } from "./test-support/workload.js";
+import { silentLogger, startWorkload, type Workload } from "./test-support/workload.js";
 
 interface BoardJob {
   id: string;
@@ -41,7 +41,7 @@ let board: { url: string; close(): Promise<void> };
 
 beforeAll(async () => {
   w = await startWorkload("bull-board");
-  connection = openConnection(w.server.url);
+  connection = openConnection(w.server.url, { logger: silentLogger, name: "test queue" });
   queue = new Queue(w.worker.queue, { connection, prefix: w.errand.keys.bullmqPrefix });
   const serverAdapter = new HonoAdapter(serveStatic).setBasePath("/board");
   createBullBoard({

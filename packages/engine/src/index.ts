@@ -146,7 +146,9 @@
  * @packageDocumentation
  */
 
+export type { Logger } from "@errand/runtime";
 export { queueOfAgents } from "./agent-queues.js";
+export { logBullErrors } from "./bull-errors.js";
 export type { CancelOptions, CancelResult } from "./client/cancel.js";
 export { createErrand, type Errand, type ErrandOptions } from "./client/client.js";
 export type { FireManyItem, FireManyResult } from "./client/fire-many.js";
@@ -176,6 +178,8 @@ export {
 } from "./collector/metrics.js";
 export {
   type ConnectionInput,
+  type ConnectionLog,
+  type ConnectionOptions,
   type ConnectionOverrides,
   closeConnection,
   openConnection,

@@ -131,11 +131,19 @@ export interface Errand {
 export function createErrand(options: ErrandOptions): Errand {
   const links = runLinks(options.dashboardUrl);
   // Concurrent fires and reads issue their commands together: what one tick issues leaves in one write.
-  const resources = openResources(options, { autoPipelining: true });
-  const { redis, keys, store } = resources;
-  const queueConnection = openConnection(options.connection);
-  const queues = createRunQueues(queueConnection, keys, options.jobOptions ?? DEFAULT_JOB_OPTIONS);
-  const waiter = openSettledWaiter(options.connection, keys);
+  const resources = openResources(options, { name: "client commands", autoPipelining: true });
+  const { redis, keys, store, logger } = resources;
+  const queueConnection = openConnection(options.connection, { logger, name: "client queues" });
+  const queues = createRunQueues(
+    queueConnection,
+    keys,
+    logger,
+    options.jobOptions ?? DEFAULT_JOB_OPTIONS,
+  );
+  const waiter = openSettledWaiter(options.connection, keys, {
+    logger,
+    name: "client settled subscriber",
+  });
   const reads = readsOn(createReadsContext({ ...resources, waiter, shards: store.shards }), links);
   const context: FireContext = {
     ...resources,
@@ -150,7 +158,7 @@ export function createErrand(options: ErrandOptions): Errand {
     fireMany: async (specs) => links.results(await fireMany(context, specs)),
     cancel: (runId, cancelOptions) => cancel(context, runId, cancelOptions),
     events: (runId, eventsOptions) =>
-      runEvents({ store, connection: options.connection }, runId, eventsOptions),
+      runEvents({ store, connection: options.connection, logger }, runId, eventsOptions),
     ...reads,
     async close() {
       await queues.close();

@@ -43,9 +43,9 @@ async function runKeys(): Promise<string[]> {
 function fireContext(beforeAdd: (jobs: readonly RunJob[]) => Promise<void>) {
   const resources = openResources(
     { connection: fx.server.url, prefix: fx.prefix, logger },
-    { autoPipelining: true },
+    { name: "test commands", autoPipelining: true },
   );
-  const real = createRunQueues(resources.redis, resources.keys);
+  const real = createRunQueues(resources.redis, resources.keys, logger);
   const queues: RunQueues = {
     ...real,
     async add(name, jobs) {

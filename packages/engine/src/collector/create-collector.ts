@@ -120,7 +120,10 @@ export function createCollector(options: CollectorOptions): Collector {
 
   /** The collector's context on a new command connection: its batches apply their runs concurrently, so what they issue in one tick leaves in one write. */
   function openContext(): CollectorContext {
-    const resources = openResources({ ...options, logger }, { autoPipelining: true });
+    const resources = openResources(
+      { ...options, logger },
+      { name: "collector commands", autoPipelining: true },
+    );
     stopped = new AbortController();
     // Every shard loop, and every run of a batch retried alone, may wait on it at once.
     setMaxListeners(0, stopped.signal);
@@ -146,7 +149,9 @@ export function createCollector(options: CollectorOptions): Collector {
       await Promise.all(
         shardList.map((shard) => ensureGroupWhenRoom(opened, keys.shardEvents(shard))),
       );
-      blocking = shardList.map(() => openConnection(options.connection));
+      blocking = shardList.map((shard) =>
+        openConnection(options.connection, { logger, name: `collector shard ${shard}` }),
+      );
       loops = shardList.map((shard) =>
         runShardLoop(opened, shard, blocking[shard]!, timing, () => stopping),
       );
@@ -182,7 +187,8 @@ export function createCollector(options: CollectorOptions): Collector {
       logger.info({}, "collector stopped");
     },
     async metrics() {
-      const connection = context?.redis ?? openConnection(options.connection);
+      const connection =
+        context?.redis ?? openConnection(options.connection, { logger, name: "collector metrics" });
       try {
         return await readCollectorMetrics(connection, keys, {
           shards,

@@ -66,11 +66,11 @@ export function createReaper(options: ReaperOptions): Reaper {
   const clockSkewMs = wholeNumberOption("clockSkewMs", options.clockSkewMs, 60_000, 0);
   const joblessAfterMs = wholeNumberOption("joblessAfterMs", options.joblessAfterMs, 60_000, 0);
   const logger = (options.logger ?? createLogger()).child({ component: "reaper" });
-  const resources = openResources({ ...options, logger });
+  const resources = openResources({ ...options, logger }, { name: "reaper commands" });
   const { redis, keys } = resources;
   const context: ReaperContext = {
     ...resources,
-    queues: createReaperQueues(redis, keys, options.queues),
+    queues: createReaperQueues(redis, keys, resources.logger, options.queues),
     batchSize,
   };
   const shardList = Array.from({ length: resources.store.shards }, (_, shard) => shard);

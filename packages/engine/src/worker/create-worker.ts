@@ -12,6 +12,7 @@ import type { Agent, RetryPolicy } from "@errand/runtime";
 import { pendingRunIds } from "@errand/store";
 import { type Job, type JobsOptions, UnrecoverableError } from "bullmq";
 import { queueOfAgents } from "../agent-queues.js";
+import { logBullErrors } from "../bull-errors.js";
 import { closeConnection, openConnection, openSettledWaiter } from "../connection.js";
 import { type EngineKeys, engineKeys } from "../engine-keys.js";
 import { parseRunJobData, type RunJobData } from "../job-data.js";
@@ -156,12 +157,15 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
   // The jobs running at once append, read and beat on this connection: what they issue in one tick leaves in one write.
   const resources = openResources(
     { ...options, logger: (options.logger ?? createLogger()).child({ workerId }) },
-    { autoPipelining: true },
+    { name: "worker commands", autoPipelining: true },
   );
   const { redis, keys, store, now, logger } = resources;
   const reads = createReadsContext({
     ...resources,
-    waiter: openSettledWaiter(options.connection, keys),
+    waiter: openSettledWaiter(options.connection, keys, {
+      logger,
+      name: "worker settled subscriber",
+    }),
     shards: store.shards,
   });
   const parent = openParentServices({
@@ -222,7 +226,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     }
   };
 
-  const bullConnection = openConnection(options.connection);
+  const bullConnection = openConnection(options.connection, { logger, name: "worker jobs" });
   const worker = new RunWorker(
     queue,
     processJob,
@@ -242,12 +246,12 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     redis,
     logger,
   );
-  worker.on("error", (error) => logger.error({ error: error.message }, "worker error"));
+  logBullErrors(worker, logger, "worker");
   worker.on("failed", (job, error) =>
     logger.error({ runId: job?.id, error: error.message }, "job failed"),
   );
   await worker.waitUntilReady();
-  const adoptionQueues = createRunQueues(bullConnection, keys);
+  const adoptionQueues = createRunQueues(bullConnection, keys, logger);
   const adoption = startAdoption(
     {
       ...resources,
