@@ -23,6 +23,7 @@ import { setMaxListeners } from "node:events";
 import { hostname } from "node:os";
 import { wholeNumberOption } from "@errand/core";
 import { DEFAULT_SHARDS, defineIndexRunsScript } from "@errand/store";
+import { CLOSE_ALLOWANCE_MS, closeWithin, runEach } from "../closing.js";
 import { closeConnection, openConnection, type RedisConnection } from "../connection.js";
 import { engineKeys } from "../engine-keys.js";
 import { createLogger } from "../logger.js";
@@ -80,6 +81,8 @@ export interface Collector {
   /**
    * Stops the loops after the batch each is applying and closes the
    * connections. Entries read but not applied stay pending for the others.
+   * With Redis unreachable, it cuts its connections after
+   * `CLOSE_ALLOWANCE_MS` and logs `Redis unreachable; closed without waiting for it`.
    */
   stop(): Promise<void>;
   /** Lag, pending entries and dead letters of every shard. */
@@ -177,9 +180,19 @@ export function createCollector(options: CollectorOptions): Collector {
       stopping = true;
       stopped.abort();
       for (const connection of blocking) connection.disconnect();
-      await Promise.all(loops);
-      await reaper?.stop();
-      await closeConnection(context.redis);
+      const { redis } = context;
+      const running = { loops, reaper };
+      await closeWithin({
+        close: () =>
+          runEach([
+            () => Promise.all(running.loops),
+            async () => running.reaper?.stop(),
+            () => closeConnection(redis),
+          ]),
+        withinMs: CLOSE_ALLOWANCE_MS,
+        cut: () => redis.disconnect(),
+        logger,
+      });
       context = undefined;
       blocking = [];
       loops = [];

@@ -13,6 +13,7 @@ import { pendingRunIds } from "@errand/store";
 import { type Job, type JobsOptions, UnrecoverableError } from "bullmq";
 import { queueOfAgents } from "../agent-queues.js";
 import { logBullErrors } from "../bull-errors.js";
+import { CLOSE_ALLOWANCE_MS, closeWithin, runEach, settlesWithin } from "../closing.js";
 import { closeConnection, openConnection, openSettledWaiter } from "../connection.js";
 import { type EngineKeys, engineKeys } from "../engine-keys.js";
 import { parseRunJobData, type RunJobData } from "../job-data.js";
@@ -112,25 +113,17 @@ export interface ErrandWorker {
   readonly keys: EngineKeys;
   /** The queue it takes jobs from: the one of its set of agents (see `queueOfAgents`). */
   readonly queue: string;
-  /** Stops taking jobs, lets active runs finish (up to `graceMs`), then closes everything. */
+  /**
+   * Stops taking jobs, lets active runs finish (up to `graceMs`), then closes
+   * everything, whether Redis answers or not: by the end of the grace period
+   * (at least `CLOSE_ALLOWANCE_MS` after the runs), it cuts its connections
+   * and logs `Redis unreachable; closed without waiting for it`.
+   */
   close(options?: CloseWorkerOptions): Promise<void>;
 }
 
 function defaultWorkerId(): string {
   return `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
-}
-
-/** Resolves `true` once `promise` settles, or `false` after `ms`. */
-async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([promise.then(() => true), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /**
@@ -266,6 +259,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
 
   let closing: Promise<void> | undefined;
   const closeAll = async (graceMs: number) => {
+    const deadline = Date.now() + graceMs;
     // Pausing stops taking jobs and resolves once the active ones finished; locks are still renewed meanwhile.
     const finished = await settlesWithin(worker.pause(), graceMs);
     if (!finished && activeJobs > 0) {
@@ -274,12 +268,24 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
         "runs still active after the grace period: leaving them to their locks",
       );
     }
-    await worker.close(true);
-    await adoption.stop();
-    await adoptionQueues.close();
-    await heartbeat.stop();
-    await Promise.all([cancels.close(), reads.waiter.close(), parent.close()]);
-    await Promise.all([closeConnection(redis), closeConnection(bullConnection)]);
+    // With Redis unreachable the steps below wait for it: past the deadline, its connections are cut.
+    await closeWithin({
+      close: () =>
+        runEach([
+          () => worker.close(true),
+          () => adoption.stop(),
+          () => adoptionQueues.close(),
+          () => heartbeat.stop(),
+          () => Promise.all([cancels.close(), reads.waiter.close(), parent.close()]),
+          () => Promise.all([closeConnection(redis), closeConnection(bullConnection)]),
+        ]),
+      withinMs: Math.max(deadline - Date.now(), CLOSE_ALLOWANCE_MS),
+      cut() {
+        redis.disconnect();
+        bullConnection.disconnect();
+      },
+      logger,
+    });
     logger.info({}, "worker closed");
   };
   return {
