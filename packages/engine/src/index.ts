@@ -163,6 +163,13 @@ export {
   type MetadataLimits,
 } from "./client/fire-spec.js";
 export type { RunEventsOptions } from "./client/run-events.js";
+export {
+  CLOSE_ALLOWANCE_MS,
+  CLOSED_WITHOUT_REDIS,
+  type CloseWithinOptions,
+  closeWithin,
+  runEach,
+} from "./closing.js";
 export { DEFAULT_COLLECTOR_GROUP } from "./collector/consumer-group.js";
 export {
   type Collector,

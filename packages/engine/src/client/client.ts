@@ -7,6 +7,7 @@
 import type { Page, RunEvent } from "@errand/core";
 import type { EventStore } from "@errand/store";
 import type { JobsOptions } from "bullmq";
+import { CLOSE_ALLOWANCE_MS, closeWithin, runEach } from "../closing.js";
 import { closeConnection, openConnection, openSettledWaiter } from "../connection.js";
 import type { EngineKeys } from "../engine-keys.js";
 import type { CollectOptions, CollectResult } from "../reads/collect.js";
@@ -112,7 +113,11 @@ export interface Errand {
    * `invalid_spec` for a bad `limit` or cursor.
    */
   list(options?: ListOptions): Promise<Page<RunSummary>>;
-  /** Closes the client's queues, its waits in progress and its connections. */
+  /**
+   * Closes the client's queues, its waits in progress and its connections;
+   * with Redis unreachable, cuts them after `CLOSE_ALLOWANCE_MS` (a
+   * `Redis unreachable; closed without waiting for it` line).
+   */
   close(): Promise<void>;
 }
 
@@ -161,9 +166,20 @@ export function createErrand(options: ErrandOptions): Errand {
       runEvents({ store, connection: options.connection, logger }, runId, eventsOptions),
     ...reads,
     async close() {
-      await queues.close();
-      await waiter.close();
-      await Promise.all([closeConnection(redis), closeConnection(queueConnection)]);
+      await closeWithin({
+        close: () =>
+          runEach([
+            () => queues.close(),
+            () => waiter.close(),
+            () => Promise.all([closeConnection(redis), closeConnection(queueConnection)]),
+          ]),
+        withinMs: CLOSE_ALLOWANCE_MS,
+        cut() {
+          redis.disconnect();
+          queueConnection.disconnect();
+        },
+        logger,
+      });
     },
   };
 }
