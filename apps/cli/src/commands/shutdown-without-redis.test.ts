@@ -5,9 +5,10 @@
  * waiting for it (the run it held stays in its log, for another worker to
  * resume once its lock lapses).
  */
-import { type RedisServer, startRedis, uniqueKeyPrefix, waitUntil } from "@errand/testing";
+import { type RedisServer, uniqueKeyPrefix, waitUntil } from "@errand/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIXTURE_AGENTS, spawnErrand } from "../test-support/processes.js";
+import { startRestartableRedis } from "../test-support/restartable-redis.js";
 import { runErrand } from "../test-support/run-errand.js";
 
 /** Far longer than the worker's grace period and the closing allowance: only a process that never ends reaches it. */
@@ -17,11 +18,7 @@ const prefix = uniqueKeyPrefix("cli-no-redis");
 let server: RedisServer;
 
 beforeAll(async () => {
-  server = await startRedis({
-    appendonly: true,
-    appendfsync: "always",
-    maxmemoryPolicy: "noeviction",
-  });
+  server = await startRestartableRedis();
 });
 afterAll(async () => {
   await server?.stop();

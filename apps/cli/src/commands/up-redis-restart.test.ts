@@ -7,10 +7,11 @@
  */
 import { setTimeout as delay } from "node:timers/promises";
 import { RunResult } from "@errand/core";
-import { type RedisServer, startRedis, waitUntil } from "@errand/testing";
+import { type RedisServer, waitUntil } from "@errand/testing";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnErrand } from "../test-support/processes.js";
+import { startRestartableRedis } from "../test-support/restartable-redis.js";
 import { runErrand } from "../test-support/run-errand.js";
 
 /** How long Redis stays stopped. */
@@ -20,11 +21,7 @@ let server: RedisServer;
 let admin: Redis;
 
 beforeAll(async () => {
-  server = await startRedis({
-    appendonly: true,
-    appendfsync: "always",
-    maxmemoryPolicy: "noeviction",
-  });
+  server = await startRestartableRedis();
   admin = new Redis(server.url, { maxRetriesPerRequest: null });
   admin.on("error", () => {});
 });
