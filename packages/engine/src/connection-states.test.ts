@@ -1,8 +1,9 @@
 /**
- * A connection of the engine through a Redis restart: its errors are
- * handled (ioredis prints no `Unhandled error event`), it logs one
- * `redis connection lost` and one `redis connection restored`, naming
- * itself, and its commands go through again once Redis is back.
+ * Two connections of the engine through a Redis restart: their errors are
+ * handled (ioredis prints no `Unhandled error event`), the process logs one
+ * `redis connection lost` and one `redis connection restored` (naming a
+ * connection, and how many were lost), and commands go through again once
+ * Redis is back.
  */
 import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -17,13 +18,14 @@ beforeAll(async () => {
 afterAll(() => server?.stop());
 
 describe("a connection through a Redis restart", () => {
-  it("logs one line when lost and one when restored, and prints no unhandled error event", async () => {
+  it("logs one line when lost and one when all are restored, and prints no unhandled error event", async () => {
     const printed = vi.spyOn(console, "error");
     const logs = captureLogs();
     const connection = openConnection(server.url, { logger: logs.logger, name: "test commands" });
+    const other = openConnection(server.url, { logger: logs.logger, name: "test subscriber" });
     const key = `${uniqueKeyPrefix("states")}:key`;
     try {
-      await whenReady(connection);
+      await Promise.all([whenReady(connection), whenReady(other)]);
       await connection.set(key, "before");
 
       await server.kill();
@@ -39,12 +41,13 @@ describe("a connection through a Redis restart", () => {
         expect.objectContaining({
           level: 40,
           msg: "redis connection lost",
-          connection: "test commands",
+          connection: expect.stringMatching(/^test (commands|subscriber)$/),
         }),
         expect.objectContaining({
           level: 40,
           msg: "redis connection restored",
-          connection: "test commands",
+          connection: expect.stringMatching(/^test (commands|subscriber)$/),
+          connections: 2,
         }),
       ]);
       const unhandled = printed.mock.calls.filter((args) =>
@@ -53,7 +56,7 @@ describe("a connection through a Redis restart", () => {
       expect(unhandled).toEqual([]);
     } finally {
       printed.mockRestore();
-      await closeConnection(connection);
+      await Promise.all([closeConnection(connection), closeConnection(other)]);
     }
   });
 });
