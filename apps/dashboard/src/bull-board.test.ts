@@ -32,6 +32,7 @@ import { requestJson } from "./test-support/http.js";
 import { waitFor } from "./test-support/wait-for.js";
 import {
   WORKLOAD_PARK_RECHECK_MS as RECHECK_MS,
+  silentLogger,
   startWorkload,
   type Workload,
 } from "./test-support/workload.js";
@@ -61,7 +62,7 @@ let board: { url: string; close(): Promise<void> };
 
 beforeAll(async () => {
   w = await startWorkload("bull-board");
-  connection = openConnection(w.server.url);
+  connection = openConnection(w.server.url, { logger: silentLogger, name: "test queue" });
   queue = new Queue(w.worker.queue, { connection, prefix: w.errand.keys.bullmqPrefix });
   const serverAdapter = new HonoAdapter(serveStatic).setBasePath("/board");
   createBullBoard({

@@ -27,9 +27,14 @@ export function openDashboardContext(options: ResolvedOptions): DashboardContext
   const errand = createErrand({
     connection: options.connection,
     shards: options.shards,
+    logger: options.logger,
     ...(options.prefix === undefined ? {} : { prefix: options.prefix }),
   });
-  const redis = openConnection(options.connection, { autoPipelining: true });
+  const redis = openConnection(options.connection, {
+    logger: options.logger,
+    name: "dashboard commands",
+    autoPipelining: true,
+  });
   return { errand, redis, keys: errand.keys, options };
 }
 

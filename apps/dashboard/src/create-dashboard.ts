@@ -3,6 +3,7 @@
  * whose Redis and prefix it is given, and answers until `close()`.
  */
 import type { AddressInfo } from "node:net";
+import { CLOSE_ALLOWANCE_MS, closeWithin, runEach } from "@errand/engine";
 import { serve } from "@hono/node-server";
 import { closeDashboardContext, openDashboardContext } from "./context.js";
 import { createAdmission } from "./http/admission.js";
@@ -24,7 +25,10 @@ export interface Dashboard {
   readonly publicUrl: string;
   /** Whether it refuses actions. */
   readonly readOnly: boolean;
-  /** Ends the live streams, stops listening and closes its Redis connections. */
+  /**
+   * Ends the live streams, stops listening and closes its Redis connections;
+   * with Redis unreachable, within `CLOSE_ALLOWANCE_MS` (it cuts them then).
+   */
   close(): Promise<void>;
 }
 
@@ -54,13 +58,21 @@ export async function createDashboard(options: DashboardOptions): Promise<Dashbo
   const hub = createOverviewHub(context, overview, onError);
   const live = createLiveStreams(resolved.maxLiveClients, onError);
   const follower = createRunLogFollower(context, onError);
-  const closeParts = async () => {
-    await live.closeAll();
-    await follower.close();
-    await hub.close();
-    await overview.close();
-    await closeDashboardContext(context);
-  };
+  // With Redis unreachable, closing waits for it: past the allowance, the context's connection is cut.
+  const closeParts = () =>
+    closeWithin({
+      close: () =>
+        runEach([
+          () => live.closeAll(),
+          () => follower.close(),
+          () => hub.close(),
+          () => overview.close(),
+          () => closeDashboardContext(context),
+        ]),
+      withinMs: CLOSE_ALLOWANCE_MS,
+      cut: () => context.redis.disconnect(),
+      logger: resolved.logger,
+    });
   let closing: Promise<void> | undefined;
   try {
     const page = await loadPageFiles();

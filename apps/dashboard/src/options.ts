@@ -6,7 +6,7 @@
  */
 import { isIP } from "node:net";
 import { ErrandError } from "@errand/core";
-import { type ConnectionInput, createLogger } from "@errand/engine";
+import { type ConnectionInput, createLogger, type Logger } from "@errand/engine";
 import { DEFAULT_SHARDS } from "@errand/store";
 
 /** The port the dashboard listens on when not told. */
@@ -30,10 +30,11 @@ export const DEFAULT_MAX_CONCURRENT_SEARCHES = 4;
 /** The shortest token accepted. */
 export const MIN_TOKEN_LENGTH = 16;
 
-/** Where the dashboard reports what went wrong while answering (pino's `error(fields, message)`). */
-export interface DashboardLogger {
-  error(fields: object, message: string): void;
-}
+/**
+ * Where the dashboard reports what went wrong while answering, and its
+ * Redis connections' state changes: errand's `Logger` (a pino logger is one).
+ */
+export type DashboardLogger = Logger;
 
 /** Options of `createDashboard`. */
 export interface DashboardOptions {

@@ -2,10 +2,14 @@
  * Redis connections of the engine. Callers hand errand one `connection`
  * (a URL, ioredis options, or a ready ioredis client); the engine derives every
  * connection it needs from it: BullMQ's (which must not limit retries per
- * request), the store's, and dedicated ones for blocking reads.
+ * request), the store's, and dedicated ones for blocking reads. Each is
+ * named and handles its own errors: its state changes are log lines
+ * (`connection-states.ts`), never `Unhandled error event`s.
  */
+import type { Logger } from "@errand/runtime";
 import { createSettledWaiter, type SettledWaiter, type StoreKeys } from "@errand/store";
 import { Cluster, Redis, type RedisOptions } from "ioredis";
+import { watchConnectionStates } from "./connection-states.js";
 import { openRedisUrl } from "./redis-url.js";
 
 /**
@@ -23,6 +27,14 @@ function isClient(input: ConnectionInput): input is Redis | Cluster {
   return input instanceof Redis || input instanceof Cluster;
 }
 
+/** Where a connection's state changes are logged, and under which name. */
+export interface ConnectionLog {
+  /** The logger of its state changes (`redis connection lost` / `restored`). */
+  logger: Logger;
+  /** What it is for, as its lines name it: `worker commands`, `collector shard 3`, … */
+  name: string;
+}
+
 /** What a connection may change from the `input` it is opened like. */
 export interface ConnectionOverrides {
   /**
@@ -35,16 +47,11 @@ export interface ConnectionOverrides {
   autoPipelining?: boolean;
 }
 
-/**
- * Opens a new connection like `input`. A given client is duplicated, never
- * shared: BullMQ and blocking reads need connections of their own.
- * `maxRetriesPerRequest: null` lets commands wait through a Redis restart
- * instead of failing, which BullMQ requires of its connections.
- */
-export function openConnection(
-  input: ConnectionInput,
-  overrides: ConnectionOverrides = {},
-): RedisConnection {
+/** How {@link openConnection} opens one: where it logs, and what it changes from its input. */
+export type ConnectionOptions = ConnectionLog & ConnectionOverrides;
+
+/** A new client like `input`, not yet watched. */
+function newClient(input: ConnectionInput, overrides: ConnectionOverrides): RedisConnection {
   const pipelining = overrides.autoPipelining ? { enableAutoPipelining: true } : {};
   if (isClient(input)) {
     return input instanceof Cluster
@@ -60,9 +67,32 @@ export function openConnection(
   return new Redis({ ...input, maxRetriesPerRequest: null, ...pipelining });
 }
 
+/**
+ * Opens a new connection like `input`, named `options.name`, whose errors
+ * are handled and whose state changes go to `options.logger`. A given client
+ * is duplicated, never shared: BullMQ and blocking reads need connections of
+ * their own. `maxRetriesPerRequest: null` lets commands wait through a Redis
+ * restart instead of failing, which BullMQ requires of its connections.
+ */
+export function openConnection(
+  input: ConnectionInput,
+  options: ConnectionOptions,
+): RedisConnection {
+  const connection = newClient(input, options);
+  watchConnectionStates(connection, options.logger, options.name);
+  return connection;
+}
+
 export { closeConnection, whenReady } from "@errand/store";
 
-/** A settled waiter (`@errand/store`) whose subscriber is opened like `input`. */
-export function openSettledWaiter(input: ConnectionInput, keys: StoreKeys): SettledWaiter {
-  return createSettledWaiter(() => openConnection(input), keys);
+/**
+ * A settled waiter (`@errand/store`) whose subscriber is opened like `input`,
+ * its state changes logged as `log` says.
+ */
+export function openSettledWaiter(
+  input: ConnectionInput,
+  keys: StoreKeys,
+  log: ConnectionLog,
+): SettledWaiter {
+  return createSettledWaiter(() => openConnection(input, log), keys);
 }

@@ -18,8 +18,16 @@ export interface EngineKeys extends StoreKeys {
   readonly queueRegistry: string;
   /** How each queue runs one agent: HASH, field queue name, value JSON `AgentRegistration`. */
   agentRegistry(agent: string): string;
-  /** Live workers: HASH, field workerId, value JSON `WorkerHeartbeat`. */
+  /**
+   * The ids of workers that announced themselves: SET of workerIds, pruned by
+   * its readers of the ids whose {@link worker} key expired.
+   */
   readonly workers: string;
+  /**
+   * One worker's heartbeat: STRING, JSON `WorkerHeartbeat`, expiring a few
+   * beats after the worker's last (so a crashed worker's goes away).
+   */
+  worker(workerId: string): string;
   /** Pub/sub channel on which a cancel's runId is published to every worker. */
   readonly cancelChannel: string;
   /**
@@ -38,7 +46,8 @@ export function engineKeys(prefix?: string): EngineKeys {
     bullmqPrefix: `${base}:{queue}`,
     queueRegistry: `${base}:registry:queues`,
     agentRegistry: (agent) => `${base}:registry:agent:${agent}`,
-    workers: `${base}:workers`,
+    workers: `${base}:worker-ids`,
+    worker: (workerId) => `${base}:worker:${workerId}`,
     cancelChannel: `${base}:cancel`,
     deadLetters: (shard) => `${base}:${shardTag(shard)}:dead`,
   };

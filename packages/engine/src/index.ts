@@ -154,7 +154,9 @@
  * @packageDocumentation
  */
 
+export type { Logger } from "@errand/runtime";
 export { queueOfAgents } from "./agent-queues.js";
+export { logBullErrors } from "./bull-errors.js";
 export type { CancelOptions, CancelResult } from "./client/cancel.js";
 export { createErrand, type Errand, type ErrandOptions } from "./client/client.js";
 export type { FireManyItem, FireManyResult } from "./client/fire-many.js";
@@ -172,6 +174,13 @@ export {
   type MetadataLimits,
 } from "./client/fire-spec.js";
 export type { RunEventsOptions } from "./client/run-events.js";
+export {
+  CLOSE_ALLOWANCE_MS,
+  CLOSED_WITHOUT_REDIS,
+  type CloseWithinOptions,
+  closeWithin,
+  runEach,
+} from "./closing.js";
 export { DEFAULT_COLLECTOR_GROUP } from "./collector/consumer-group.js";
 export {
   type Collector,
@@ -187,6 +196,8 @@ export {
 } from "./collector/metrics.js";
 export {
   type ConnectionInput,
+  type ConnectionLog,
+  type ConnectionOptions,
   type ConnectionOverrides,
   closeConnection,
   openConnection,

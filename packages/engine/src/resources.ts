@@ -9,7 +9,7 @@ import type { Logger } from "@errand/runtime";
 import { createEventStore, type EventStore } from "@errand/store";
 import {
   type ConnectionInput,
-  type ConnectionOverrides,
+  type ConnectionOptions,
   openConnection,
   type RedisConnection,
 } from "./connection.js";
@@ -57,18 +57,20 @@ export interface EngineResources {
   logger: Logger;
 }
 
+/** How a root's command connection is opened: its name, and what it changes from its input. */
+export type CommandConnection = Omit<ConnectionOptions, "logger">;
+
 /**
  * Opens the resources of a root: a command connection like
- * `options.connection` (with `overrides`), the keys of its prefix and the
- * store on that connection. Throws `invalid_spec` for a bad prefix, shard
- * count or retention.
+ * `options.connection` (named and changed as `command` says, its state
+ * changes logged by the root's logger), the keys of its prefix and the store
+ * on that connection. Throws `invalid_spec` for a bad prefix, shard count or
+ * retention.
  */
-export function openResources(
-  options: EngineOptions,
-  overrides: ConnectionOverrides = {},
-): EngineResources {
+export function openResources(options: EngineOptions, command: CommandConnection): EngineResources {
   const keys = engineKeys(options.prefix);
-  const redis = openConnection(options.connection, overrides);
+  const logger = options.logger ?? createLogger();
+  const redis = openConnection(options.connection, { ...command, logger });
   let store: EventStore;
   try {
     store = createEventStore({
@@ -88,6 +90,6 @@ export function openResources(
     keys,
     store,
     now: options.now ?? systemClock,
-    logger: options.logger ?? createLogger(),
+    logger,
   };
 }

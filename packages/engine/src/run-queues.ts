@@ -3,7 +3,9 @@
  * every call of the client. Each queue lives under the engine's BullMQ prefix
  * (`<prefix>:{queue}`), its jobs named after their agent with `jobId = runId`.
  */
+import type { Logger } from "@errand/runtime";
 import { type JobsOptions, Queue } from "bullmq";
+import { logBullErrors } from "./bull-errors.js";
 import type { RedisConnection } from "./connection.js";
 import type { EngineKeys } from "./engine-keys.js";
 import type { RunJobData } from "./job-data.js";
@@ -75,10 +77,14 @@ export async function addRunJobs(
   );
 }
 
-/** Queues on `connection` (shared by all of them) under `keys.bullmqPrefix`. */
+/**
+ * Queues on `connection` (shared by all of them) under `keys.bullmqPrefix`,
+ * their errors logged through `logger`.
+ */
 export function createRunQueues(
   connection: RedisConnection,
   keys: EngineKeys,
+  logger: Logger,
   jobOptions: JobsOptions = DEFAULT_JOB_OPTIONS,
 ): RunQueues {
   const queues = new Map<string, Queue<RunJobData>>();
@@ -86,6 +92,7 @@ export function createRunQueues(
     let opened = queues.get(name);
     if (!opened) {
       opened = new Queue<RunJobData>(name, { connection, prefix: keys.bullmqPrefix });
+      logBullErrors(opened, logger, `queue ${name}`);
       queues.set(name, opened);
     }
     return opened;

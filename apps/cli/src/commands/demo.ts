@@ -15,6 +15,7 @@ import { EXIT, type ExitCode } from "../exit-codes.js";
 import type { CliIO } from "../io.js";
 import { catchStopSignals, type LocalRedis, localRedis } from "../lifecycle.js";
 import { startLocalEngine } from "../local-engine.js";
+import { stderrLogger } from "../log.js";
 import { type ModelChoice, modelFromEnv } from "../models.js";
 import { writeJson } from "../output.js";
 import { createProgress } from "../progress.js";
@@ -77,7 +78,11 @@ async function demoOn(io: CliIO, redis: LocalRedis, settings: DemoSettings): Pro
     concurrency: settings.count + 1,
     log: { io, level: "silent" },
   });
-  const errand = createErrand({ connection: redis.url, prefix: settings.prefix });
+  const errand = createErrand({
+    connection: redis.url,
+    prefix: settings.prefix,
+    logger: stderrLogger(io, "silent"),
+  });
   try {
     return await playDemo(io, errand, settings);
   } finally {

@@ -32,11 +32,11 @@ describe("errand worker and errand collector", () => {
       "worker ready",
     );
     const collector = await spawnErrand(["collector", "--prefix", prefix], env, "collector ready");
-    expect(await redis.hlen(engineKeys(prefix).workers)).toBe(1);
+    expect(await redis.scard(engineKeys(prefix).workers)).toBe(1);
     expect(await redis.hexists(engineKeys(prefix).queueRegistry, fixtureQueue(prefix))).toBe(1);
     expect(await worker.stop()).toBe(0);
     expect(await collector.stop()).toBe(0);
-    expect(await redis.hlen(engineKeys(prefix).workers)).toBe(0);
+    expect(await redis.scard(engineKeys(prefix).workers)).toBe(0);
   });
 
   it("refuses an agents module that exports no agent, or cannot be loaded, with exit 2", async () => {

@@ -21,12 +21,7 @@ export function addMetricsRoute(app: Hono, context: DashboardContext): void {
   const metrics = createPrometheusMetrics();
   addQueueDepthGauge(metrics, () => redis, keys);
   addCollectorGauges(metrics, () => readCollectorMetrics(redis, keys, { shards: options.shards }));
-  // The dashboard's logger reports errors only.
-  countRedisErrors(
-    metrics,
-    { warn: (fields, message = "Redis connection error") => options.logger.error(fields, message) },
-    redis,
-  );
+  countRedisErrors(metrics, redis);
   app.get("/metrics", async (c) =>
     c.body(await metrics.text(), 200, {
       "Content-Type": metrics.contentType,

@@ -82,7 +82,10 @@ export function createOverviewHub(
 
   function start(): void {
     timer = setInterval(() => void tick(), OVERVIEW_TICK_MS);
-    subscriber = openConnection(context.options.connection);
+    subscriber = openConnection(context.options.connection, {
+      logger: context.options.logger,
+      name: "dashboard overview subscriber",
+    });
     subscriber.on("message", () => void tick());
     const channels = Array.from({ length: context.options.shards }, (_, shard) =>
       context.keys.settledChannel(shard),

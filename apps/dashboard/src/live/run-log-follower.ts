@@ -133,8 +133,11 @@ export function createRunLogFollower(
     if (closing.signal.aborted) return;
     const from = positions();
     if (from.size === 0) return;
-    readers ??= [0, 1].map(() => ({
-      connection: openConnection(context.options.connection),
+    readers ??= [0, 1].map((reader) => ({
+      connection: openConnection(context.options.connection, {
+        logger: context.options.logger,
+        name: `dashboard run follower ${reader}`,
+      }),
       covers: undefined,
     }));
     if (readers.some((reader) => reader.covers === version)) return;

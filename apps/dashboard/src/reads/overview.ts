@@ -16,6 +16,7 @@ import {
   closeConnection,
   DEFAULT_HEARTBEAT_MS,
   isLive,
+  logBullErrors,
   openConnection,
   type QueueRegistration,
   readCollectorMetrics,
@@ -135,8 +136,12 @@ export function createOverviewReader(context: DashboardContext): OverviewReader 
   function queue(name: string): Queue {
     let opened = queues.get(name);
     if (!opened) {
-      queueConnection ??= openConnection(options.connection);
+      queueConnection ??= openConnection(options.connection, {
+        logger: options.logger,
+        name: "dashboard queues",
+      });
       opened = new Queue(name, { connection: queueConnection, prefix: keys.bullmqPrefix });
+      logBullErrors(opened, options.logger, `queue ${name}`);
       queues.set(name, opened);
     }
     return opened;

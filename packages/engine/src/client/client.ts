@@ -7,6 +7,7 @@
 import type { Page, RunEvent } from "@errand/core";
 import type { EventStore } from "@errand/store";
 import type { JobsOptions } from "bullmq";
+import { CLOSE_ALLOWANCE_MS, closeWithin, runEach } from "../closing.js";
 import { closeConnection, openConnection, openSettledWaiter } from "../connection.js";
 import type { EngineKeys } from "../engine-keys.js";
 import type { CollectOptions, CollectResult } from "../reads/collect.js";
@@ -112,7 +113,11 @@ export interface Errand {
    * `invalid_spec` for a bad `limit` or cursor.
    */
   list(options?: ListOptions): Promise<Page<RunSummary>>;
-  /** Closes the client's queues, its waits in progress and its connections. */
+  /**
+   * Closes the client's queues, its waits in progress and its connections;
+   * with Redis unreachable, cuts them after `CLOSE_ALLOWANCE_MS` (a
+   * `Redis unreachable; closed without waiting for it` line).
+   */
   close(): Promise<void>;
 }
 
@@ -131,11 +136,19 @@ export interface Errand {
 export function createErrand(options: ErrandOptions): Errand {
   const links = runLinks(options.dashboardUrl);
   // Concurrent fires and reads issue their commands together: what one tick issues leaves in one write.
-  const resources = openResources(options, { autoPipelining: true });
-  const { redis, keys, store } = resources;
-  const queueConnection = openConnection(options.connection);
-  const queues = createRunQueues(queueConnection, keys, options.jobOptions ?? DEFAULT_JOB_OPTIONS);
-  const waiter = openSettledWaiter(options.connection, keys);
+  const resources = openResources(options, { name: "client commands", autoPipelining: true });
+  const { redis, keys, store, logger } = resources;
+  const queueConnection = openConnection(options.connection, { logger, name: "client queues" });
+  const queues = createRunQueues(
+    queueConnection,
+    keys,
+    logger,
+    options.jobOptions ?? DEFAULT_JOB_OPTIONS,
+  );
+  const waiter = openSettledWaiter(options.connection, keys, {
+    logger,
+    name: "client settled subscriber",
+  });
   const reads = readsOn(createReadsContext({ ...resources, waiter, shards: store.shards }), links);
   const context: FireContext = {
     ...resources,
@@ -150,12 +163,23 @@ export function createErrand(options: ErrandOptions): Errand {
     fireMany: async (specs) => links.results(await fireMany(context, specs)),
     cancel: (runId, cancelOptions) => cancel(context, runId, cancelOptions),
     events: (runId, eventsOptions) =>
-      runEvents({ store, connection: options.connection }, runId, eventsOptions),
+      runEvents({ store, connection: options.connection, logger }, runId, eventsOptions),
     ...reads,
     async close() {
-      await queues.close();
-      await waiter.close();
-      await Promise.all([closeConnection(redis), closeConnection(queueConnection)]);
+      await closeWithin({
+        close: () =>
+          runEach([
+            () => queues.close(),
+            () => waiter.close(),
+            () => Promise.all([closeConnection(redis), closeConnection(queueConnection)]),
+          ]),
+        withinMs: CLOSE_ALLOWANCE_MS,
+        cut() {
+          redis.disconnect();
+          queueConnection.disconnect();
+        },
+        logger,
+      });
     },
   };
 }

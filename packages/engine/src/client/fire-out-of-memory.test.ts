@@ -44,9 +44,9 @@ async function runKeys(): Promise<string[]> {
 function fireContext(beforeAdd: (jobs: readonly RunJob[]) => Promise<void>) {
   const resources = openResources(
     { connection: fx.server.url, prefix: fx.prefix, logger },
-    { autoPipelining: true },
+    { name: "test commands", autoPipelining: true },
   );
-  const real = createRunQueues(resources.redis, resources.keys);
+  const real = createRunQueues(resources.redis, resources.keys, logger);
   const queues: RunQueues = {
     ...real,
     async add(name, jobs) {
@@ -122,7 +122,9 @@ describe("fire while Redis is out of memory", () => {
         retryable: true,
         details: undefined,
       });
-      expect((error as Error).message).toMatch(/so the run was not fired \(nothing was written\)/);
+      expect((error as Error).message).toMatch(
+        /so the run was withdrawn \(its job could not be enqueued; nothing of it is left behind\) and firing it again is safe\./,
+      );
     } finally {
       await giveBack?.();
       await close();

@@ -5,6 +5,7 @@
  * the iteration ends, however it ends.
  */
 import { ErrandError, isRunId, type RunEvent, runNotFound } from "@errand/core";
+import type { Logger } from "@errand/runtime";
 import type { EventStore } from "@errand/store";
 import { type ConnectionInput, openConnection } from "../connection.js";
 
@@ -20,10 +21,11 @@ export interface RunEventsOptions {
   blockMs?: number;
 }
 
-/** What `events` needs: the store, and the connection to open followers like. */
+/** What `events` needs: the store, the connection to open followers like, and their logger. */
 export interface RunEventsContext {
   store: EventStore;
   connection: ConnectionInput;
+  logger: Logger;
 }
 
 /**
@@ -48,7 +50,10 @@ export async function* runEvents(
     yield* await store.readLog(runId, { afterSeq });
     return;
   }
-  const connection = openConnection(context.connection);
+  const connection = openConnection(context.connection, {
+    logger: context.logger,
+    name: `run follower ${runId}`,
+  });
   try {
     const follow = {
       afterSeq,

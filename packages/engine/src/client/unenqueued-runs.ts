@@ -38,6 +38,24 @@ export function asFireError(error: unknown, refused = "the run was not fired"): 
   return new ErrandError("internal", message, { retryable: true, cause: error });
 }
 
+/** What a producer is told of a run taken back after its job could not be enqueued. */
+const WITHDRAWN =
+  "the run was withdrawn (its job could not be enqueued; nothing of it is left behind) and firing it again is safe";
+
+/**
+ * The error of a run withdrawn after `cause`: a transient Redis error (out of
+ * memory, a cluster moving, …) says so in its own words; any other cause is
+ * told, then that the run was withdrawn.
+ */
+function withdrawnError(cause: unknown): ErrandError {
+  if (isTransientRedisError(cause)) return transientRedisError(WITHDRAWN, cause);
+  const error = asFireError(cause);
+  return new ErrandError(error.code, `${error.message}; ${WITHDRAWN}`, {
+    retryable: true,
+    cause: error,
+  });
+}
+
 /**
  * Takes back a run this call wrote: its log and head, its idempotency key
  * and its place among its parent's children.
@@ -82,7 +100,7 @@ async function resolveRun(
     return { ok: true, runId };
   }
   if (await withdraw(context, run)) {
-    return { ok: false, error: asFireError(cause, "the run was not fired (nothing was written)") };
+    return { ok: false, error: withdrawnError(cause) };
   }
   const error = asFireError(cause);
   const details = { runId };

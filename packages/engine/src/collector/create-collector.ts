@@ -23,6 +23,7 @@ import { setMaxListeners } from "node:events";
 import { hostname } from "node:os";
 import { ErrandError, wholeNumberOption } from "@errand/core";
 import { DEFAULT_SHARDS, defineIndexRunsScript } from "@errand/store";
+import { CLOSE_ALLOWANCE_MS, closeWithin, runEach } from "../closing.js";
 import { closeConnection, openConnection, type RedisConnection } from "../connection.js";
 import { engineKeys } from "../engine-keys.js";
 import { createLogger } from "../logger.js";
@@ -89,6 +90,8 @@ export interface Collector {
   /**
    * Stops the loops after the batch each is applying and closes the
    * connections. Entries read but not applied stay pending for the others.
+   * With Redis unreachable, it cuts its connections after
+   * `CLOSE_ALLOWANCE_MS` and logs `Redis unreachable; closed without waiting for it`.
    */
   stop(): Promise<void>;
   /** Lag, pending entries and dead letters of every shard. */
@@ -132,7 +135,10 @@ export function createCollector(options: CollectorOptions): Collector {
 
   /** The collector's context on a new command connection: its batches apply their runs concurrently, so what they issue in one tick leaves in one write. */
   function openContext(): CollectorContext {
-    const resources = openResources({ ...options, logger }, { autoPipelining: true });
+    const resources = openResources(
+      { ...options, logger },
+      { name: "collector commands", autoPipelining: true },
+    );
     stopped = new AbortController();
     // Every shard loop, and every run of a batch retried alone, may wait on it at once.
     setMaxListeners(0, stopped.signal);
@@ -149,7 +155,8 @@ export function createCollector(options: CollectorOptions): Collector {
   }
 
   const readMetrics = async (): Promise<CollectorMetrics> => {
-    const connection = context?.redis ?? openConnection(options.connection);
+    const connection =
+      context?.redis ?? openConnection(options.connection, { logger, name: "collector metrics" });
     try {
       return await readCollectorMetrics(connection, keys, {
         shards,
@@ -180,8 +187,10 @@ export function createCollector(options: CollectorOptions): Collector {
       await Promise.all(
         shardList.map((shard) => ensureGroupWhenRoom(opened, keys.shardEvents(shard))),
       );
-      blocking = shardList.map(() => openConnection(options.connection));
-      countRedisErrors(prometheus, logger, opened.redis, ...blocking);
+      blocking = shardList.map((shard) =>
+        openConnection(options.connection, { logger, name: `collector shard ${shard}` }),
+      );
+      countRedisErrors(prometheus, opened.redis, ...blocking);
       loops = shardList.map((shard) =>
         runShardLoop(opened, shard, blocking[shard]!, timing, () => stopping),
       );
@@ -207,9 +216,19 @@ export function createCollector(options: CollectorOptions): Collector {
       stopping = true;
       stopped.abort();
       for (const connection of blocking) connection.disconnect();
-      await Promise.all(loops);
-      await reaper?.stop();
-      await closeConnection(context.redis);
+      const { redis } = context;
+      const running = { loops, reaper };
+      await closeWithin({
+        close: () =>
+          runEach([
+            () => Promise.all(running.loops),
+            async () => running.reaper?.stop(),
+            () => closeConnection(redis),
+          ]),
+        withinMs: CLOSE_ALLOWANCE_MS,
+        cut: () => redis.disconnect(),
+        logger,
+      });
       context = undefined;
       blocking = [];
       loops = [];

@@ -6,7 +6,6 @@
  * Redis refuses (an out-of-memory refusal, waited out and logged) are not
  * connection errors and are not counted here.
  */
-import type { Logger } from "@errand/runtime";
 import type { RedisConnection } from "../connection.js";
 import type { PrometheusMetrics } from "./prometheus-metrics.js";
 
@@ -17,19 +16,17 @@ function redisErrorKind(error: unknown): string {
 }
 
 /**
- * Counts the errors `connections` report from now on in `metrics`, and logs
- * each with `logger.warn` (a listener keeps ioredis from printing them itself).
+ * Counts the errors `connections` report from now on in `metrics`. Logging
+ * them is the connection's own watcher's job (`connection-states.ts`: one
+ * line per state change, not one per error).
  */
 export function countRedisErrors(
   metrics: PrometheusMetrics,
-  logger: Pick<Logger, "warn">,
   ...connections: readonly RedisConnection[]
 ): void {
   for (const connection of connections) {
     connection.on("error", (error: unknown) => {
-      const kind = redisErrorKind(error);
-      metrics.redisErrors.inc({ kind });
-      logger.warn({ kind, error: String(error) }, "Redis connection error");
+      metrics.redisErrors.inc({ kind: redisErrorKind(error) });
     });
   }
 }

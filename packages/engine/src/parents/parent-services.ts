@@ -112,8 +112,11 @@ export interface OpenParentServices {
 /** Builds a worker's parent services; the children's queues get a connection of their own. */
 export function openParentServices(options: OpenParentServicesOptions): OpenParentServices {
   const { reads, limits, links } = options;
-  const queueConnection = openConnection(options.connection);
-  const queues = createRunQueues(queueConnection, reads.keys, options.jobOptions);
+  const queueConnection = openConnection(options.connection, {
+    logger: reads.logger,
+    name: "worker children queues",
+  });
+  const queues = createRunQueues(queueConnection, reads.keys, reads.logger, options.jobOptions);
   const fire: FireContext = { ...reads, queues, maxInputBytes: DEFAULT_MAX_INPUT_BYTES };
   return {
     services: createParentServices(fire, reads, limits, links),

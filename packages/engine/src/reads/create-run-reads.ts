@@ -69,10 +69,13 @@ export function readsOn(context: ReadsContext, links: RunLinks): Omit<RunReads, 
  */
 export function createRunReads(options: RunReadsOptions): RunReads {
   const links = runLinks(options.dashboardUrl);
-  const resources = openResources(options);
+  const resources = openResources(options, { name: "reads commands" });
   const context = createReadsContext({
     ...resources,
-    waiter: openSettledWaiter(options.connection, resources.keys),
+    waiter: openSettledWaiter(options.connection, resources.keys, {
+      logger: resources.logger,
+      name: "reads settled subscriber",
+    }),
     shards: resources.store.shards,
   });
   return {

@@ -16,6 +16,7 @@
  */
 
 import { wholeNumberOption } from "@errand/core";
+import { CLOSE_ALLOWANCE_MS, closeWithin, runEach } from "../closing.js";
 import { closeConnection } from "../connection.js";
 import { createLogger } from "../logger.js";
 import { type EngineOptions, openResources } from "../resources.js";
@@ -55,7 +56,10 @@ export interface Reaper {
   start(): void;
   /** Runs one pass now (also while started). */
   reapOnce(): Promise<ReapReport>;
-  /** Stops the passes, waits for the one running, closes its connections. */
+  /**
+   * Stops the passes, waits for the one running, closes its connections;
+   * with Redis unreachable, cuts them after `CLOSE_ALLOWANCE_MS` (see `closing.ts`).
+   */
   stop(): Promise<void>;
 }
 
@@ -66,11 +70,11 @@ export function createReaper(options: ReaperOptions): Reaper {
   const clockSkewMs = wholeNumberOption("clockSkewMs", options.clockSkewMs, 60_000, 0);
   const joblessAfterMs = wholeNumberOption("joblessAfterMs", options.joblessAfterMs, 60_000, 0);
   const logger = (options.logger ?? createLogger()).child({ component: "reaper" });
-  const resources = openResources({ ...options, logger });
+  const resources = openResources({ ...options, logger }, { name: "reaper commands" });
   const { redis, keys } = resources;
   const context: ReaperContext = {
     ...resources,
-    queues: createReaperQueues(redis, keys, options.queues),
+    queues: createReaperQueues(redis, keys, resources.logger, options.queues),
     batchSize,
   };
   const shardList = Array.from({ length: resources.store.shards }, (_, shard) => shard);
@@ -137,10 +141,20 @@ export function createReaper(options: ReaperOptions): Reaper {
     async stop() {
       started = false;
       if (timer) clearTimeout(timer);
-      await scheduled;
-      await running?.catch(() => undefined);
-      await context.queues.close();
-      await closeConnection(redis);
+      await closeWithin({
+        close: () =>
+          runEach([
+            async () => {
+              await scheduled;
+              await running?.catch(() => undefined);
+            },
+            () => context.queues.close(),
+            () => closeConnection(redis),
+          ]),
+        withinMs: CLOSE_ALLOWANCE_MS,
+        cut: () => redis.disconnect(),
+        logger,
+      });
     },
   };
 }

@@ -2,7 +2,9 @@
  * The BullMQ queues a reaper looks at: the ones it was told, or else every
  * queue in the registry, opened on first use under the engine's BullMQ prefix.
  */
+import type { Logger } from "@errand/runtime";
 import { Queue } from "bullmq";
+import { logBullErrors } from "../bull-errors.js";
 import type { RedisConnection } from "../connection.js";
 import type { EngineKeys } from "../engine-keys.js";
 import { readQueueRegistrations } from "../registry.js";
@@ -17,10 +19,14 @@ export interface ReaperQueues {
   close(): Promise<void>;
 }
 
-/** Queues on `connection` under `keys.bullmqPrefix`; `fixed` names them once and for all. */
+/**
+ * Queues on `connection` under `keys.bullmqPrefix`, their errors logged
+ * through `logger`; `fixed` names them once and for all.
+ */
 export function createReaperQueues(
   connection: RedisConnection,
   keys: EngineKeys,
+  logger: Logger,
   fixed?: readonly string[],
 ): ReaperQueues {
   const opened = new Map<string, Queue>();
@@ -33,6 +39,7 @@ export function createReaperQueues(
       let queue = opened.get(name);
       if (!queue) {
         queue = new Queue(name, { connection, prefix: keys.bullmqPrefix });
+        logBullErrors(queue, logger, `queue ${name}`);
         opened.set(name, queue);
       }
       return queue;

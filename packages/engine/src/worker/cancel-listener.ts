@@ -31,7 +31,7 @@ export async function startCancelListener(
   logger: Logger,
 ): Promise<CancelListener> {
   const held = new Map<string, Set<AbortController>>();
-  const subscriber = openConnection(connection);
+  const subscriber = openConnection(connection, { logger, name: "worker cancel subscriber" });
   subscriber.on("message", (channel: string, runId: string) => {
     if (channel !== keys.cancelChannel) return;
     const controllers = held.get(runId);

@@ -9,6 +9,7 @@ import { foldRun, settleRun } from "@errand/core";
 import { defineAgent, PLACEHOLDER_API_KEY } from "@errand/runtime";
 import { startFakeOpenAI } from "@errand/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { eventually } from "../collector/test-support/conditions.js";
 import { readAgentRegistrations, readQueueRegistrations } from "../registry.js";
 import {
   type EngineFixture,
@@ -158,6 +159,25 @@ describe("createWorker", () => {
       await worker.close();
       await fake.close();
     }
+  });
+});
+
+describe("a crashed worker", () => {
+  it("leaves no heartbeat once a few beats pass, while a live worker keeps its own", async () => {
+    const beat = { heartbeatMs: 200 };
+    const crashed = await fx.spawn("crashed", beat);
+    await fx.spawn("alive", beat);
+    const ids = async () =>
+      (await readWorkerHeartbeats(fx.redis, fx.errand.keys)).map((h) => h.workerId).sort();
+    expect(await ids()).toEqual(["alive", "crashed"]);
+
+    crashed.signal("SIGKILL");
+    expect(await crashed.exited).toEqual({ code: null, signal: "SIGKILL" });
+    await eventually("the crashed worker's heartbeat to expire", async () =>
+      (await fx.redis.exists(fx.errand.keys.worker("crashed"))) === 0 ? true : undefined,
+    );
+    expect(await ids()).toEqual(["alive"]);
+    expect(await fx.redis.smembers(fx.errand.keys.workers)).toEqual(["alive"]);
   });
 });
 

@@ -12,6 +12,8 @@ import type { Agent, RetryPolicy } from "@errand/runtime";
 import { pendingRunIds } from "@errand/store";
 import { type Job, type JobsOptions, UnrecoverableError } from "bullmq";
 import { queueOfAgents } from "../agent-queues.js";
+import { logBullErrors } from "../bull-errors.js";
+import { CLOSE_ALLOWANCE_MS, closeWithin, runEach, settlesWithin } from "../closing.js";
 import { closeConnection, openConnection, openSettledWaiter } from "../connection.js";
 import { type EngineKeys, engineKeys } from "../engine-keys.js";
 import { parseRunJobData, type RunJobData } from "../job-data.js";
@@ -141,25 +143,17 @@ export interface ErrandWorker {
   readonly queue: string;
   /** Its Prometheus metrics: serve `prometheus.text()` at `/metrics`. */
   readonly prometheus: PrometheusMetrics;
-  /** Stops taking jobs, lets active runs finish (up to `graceMs`), then closes everything. */
+  /**
+   * Stops taking jobs, lets active runs finish (up to `graceMs`), then closes
+   * everything, whether Redis answers or not: by the end of the grace period
+   * (at least `CLOSE_ALLOWANCE_MS` after the runs), it cuts its connections
+   * and logs `Redis unreachable; closed without waiting for it`.
+   */
   close(options?: CloseWorkerOptions): Promise<void>;
 }
 
 function defaultWorkerId(): string {
   return `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
-}
-
-/** Resolves `true` once `promise` settles, or `false` after `ms`. */
-async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([promise.then(() => true), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /**
@@ -189,12 +183,15 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
   // The jobs running at once append, read and beat on this connection: what they issue in one tick leaves in one write.
   const resources = openResources(
     { ...options, logger: (options.logger ?? createLogger()).child({ workerId }) },
-    { autoPipelining: true },
+    { name: "worker commands", autoPipelining: true },
   );
   const { redis, keys, store, now, logger } = resources;
   const reads = createReadsContext({
     ...resources,
-    waiter: openSettledWaiter(options.connection, keys),
+    waiter: openSettledWaiter(options.connection, keys, {
+      logger,
+      name: "worker settled subscriber",
+    }),
     shards: store.shards,
   });
   const parent = openParentServices({
@@ -260,7 +257,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     }
   };
 
-  const bullConnection = openConnection(options.connection);
+  const bullConnection = openConnection(options.connection, { logger, name: "worker jobs" });
   const worker = new RunWorker(
     queue,
     processJob,
@@ -274,9 +271,9 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     redis,
     logger,
   );
-  countRedisErrors(prometheus, logger, redis, bullConnection);
+  countRedisErrors(prometheus, redis, bullConnection);
   addWorkerSlotGauges(prometheus, concurrency, () => activeJobs);
-  worker.on("error", (error) => logger.error({ error: error.message }, "worker error"));
+  logBullErrors(worker, logger, "worker");
   worker.on("failed", (job, error) => {
     if (error instanceof RunFailedError) {
       logger.info({ runId: job?.id, code: error.runError.code }, "run failed: its job is failed");
@@ -285,7 +282,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     }
   });
   await worker.waitUntilReady();
-  const adoptionQueues = createRunQueues(bullConnection, keys);
+  const adoptionQueues = createRunQueues(bullConnection, keys, logger);
   const adoption = startAdoption(
     {
       ...resources,
@@ -300,6 +297,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
 
   let closing: Promise<void> | undefined;
   const closeAll = async (graceMs: number) => {
+    const deadline = Date.now() + graceMs;
     // Pausing stops taking jobs and resolves once the active ones finished; locks are still renewed meanwhile.
     const finished = await settlesWithin(worker.pause(), graceMs);
     if (!finished && activeJobs > 0) {
@@ -308,12 +306,24 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
         "runs still active after the grace period: leaving them to their locks",
       );
     }
-    await worker.close(true);
-    await adoption.stop();
-    await adoptionQueues.close();
-    await heartbeat.stop();
-    await Promise.all([cancels.close(), reads.waiter.close(), parent.close()]);
-    await Promise.all([closeConnection(redis), closeConnection(bullConnection)]);
+    // With Redis unreachable the steps below wait for it: past the deadline, its connections are cut.
+    await closeWithin({
+      close: () =>
+        runEach([
+          () => worker.close(true),
+          () => adoption.stop(),
+          () => adoptionQueues.close(),
+          () => heartbeat.stop(),
+          () => Promise.all([cancels.close(), reads.waiter.close(), parent.close()]),
+          () => Promise.all([closeConnection(redis), closeConnection(bullConnection)]),
+        ]),
+      withinMs: Math.max(deadline - Date.now(), CLOSE_ALLOWANCE_MS),
+      cut() {
+        redis.disconnect();
+        bullConnection.disconnect();
+      },
+      logger,
+    });
     logger.info({}, "worker closed");
   };
   return {

@@ -1,8 +1,11 @@
 /**
  * Heartbeats: while it runs, a worker keeps its queue's records in the
- * registry fresh (`lastSeenAt`) and its own entry under `keys.workers`, which
- * it removes when it closes gracefully. The registry's records outlive their
- * workers on purpose: runs can still be fired while workers restart.
+ * registry fresh (`lastSeenAt`) and its own heartbeat key (`keys.worker(id)`,
+ * listed in the `keys.workers` set). That key expires {@link LIVE_HEARTBEATS}
+ * beats after the last one, so a worker that crashed leaves no heartbeat
+ * behind; one that closes gracefully removes it at once. The registry's
+ * records outlive their workers on purpose: runs can still be fired while
+ * workers restart.
  */
 import { hostname } from "node:os";
 import { z } from "zod";
@@ -13,7 +16,7 @@ import { LIVE_HEARTBEATS, type QueueRecords, registerQueue } from "../registry.j
 /** How often a worker beats when not told: every 10 s. */
 export const DEFAULT_HEARTBEAT_MS = 10_000;
 
-/** A live worker, as it announces itself under `keys.workers`. */
+/** A live worker, as it announces itself under `keys.worker(workerId)`. */
 export const WorkerHeartbeat = z.object({
   workerId: z.string().min(1),
   agents: z.array(z.string()),
@@ -63,6 +66,12 @@ export async function startHeartbeat(options: HeartbeatOptions): Promise<Heartbe
     };
   };
   let lastSeenAt = startedAt;
+  // The key first, then its id: a reader that finds the id finds the key unless it expired.
+  const announce = async (heartbeat: WorkerHeartbeat) => {
+    const ttlMs = LIVE_HEARTBEATS * options.intervalMs;
+    await redis.set(keys.worker(workerId), JSON.stringify(heartbeat), "PX", ttlMs);
+    await redis.sadd(keys.workers, workerId);
+  };
   const beat = async () => {
     lastSeenAt = new Date().toISOString();
     const heartbeat: WorkerHeartbeat = {
@@ -75,10 +84,7 @@ export async function startHeartbeat(options: HeartbeatOptions): Promise<Heartbe
       startedAt,
       lastSeenAt,
     };
-    await Promise.all([
-      registerQueue(redis, keys, stamped(lastSeenAt)),
-      redis.hset(keys.workers, workerId, JSON.stringify(heartbeat)),
-    ]);
+    await Promise.all([registerQueue(redis, keys, stamped(lastSeenAt)), announce(heartbeat)]);
   };
   await beat();
   const timer = setInterval(() => {
@@ -88,7 +94,8 @@ export async function startHeartbeat(options: HeartbeatOptions): Promise<Heartbe
   return {
     async stop() {
       clearInterval(timer);
-      await redis.hdel(keys.workers, workerId);
+      await redis.del(keys.worker(workerId));
+      await redis.srem(keys.workers, workerId);
       const now = Date.now();
       const others = (await readWorkerHeartbeats(redis, keys)).filter(
         (other) =>
@@ -102,18 +109,30 @@ export async function startHeartbeat(options: HeartbeatOptions): Promise<Heartbe
   };
 }
 
-/** Every worker heartbeat under `keys.workers` (entries that do not parse are skipped). */
+/** A stored heartbeat, or `undefined` when the text is not one (never throws). */
+function parseHeartbeat(raw: string): WorkerHeartbeat | undefined {
+  try {
+    const parsed = WorkerHeartbeat.safeParse(JSON.parse(raw));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Every worker heartbeat that has not expired (the one way to read them;
+ * entries that do not parse are skipped). The ids of `keys.workers` whose
+ * key expired (their worker crashed) are removed from it on the way; a
+ * worker whose id is removed as it beats again adds it back at its next beat.
+ */
 export async function readWorkerHeartbeats(
   redis: RedisConnection,
   keys: EngineKeys,
 ): Promise<WorkerHeartbeat[]> {
-  const entries = Object.values(await redis.hgetall(keys.workers));
-  return entries.flatMap((raw) => {
-    try {
-      const parsed = WorkerHeartbeat.safeParse(JSON.parse(raw));
-      return parsed.success ? [parsed.data] : [];
-    } catch {
-      return [];
-    }
-  });
+  const workerIds = await redis.smembers(keys.workers);
+  // One GET each: on a Redis Cluster the keys of different workers live in different slots.
+  const stored = await Promise.all(workerIds.map((workerId) => redis.get(keys.worker(workerId))));
+  const expired = workerIds.filter((_, index) => stored[index] === null);
+  if (expired.length > 0) await redis.srem(keys.workers, ...expired);
+  return stored.flatMap((raw) => (raw === null ? [] : (parseHeartbeat(raw) ?? [])));
 }

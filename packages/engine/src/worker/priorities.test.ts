@@ -88,7 +88,10 @@ describe("priorities", () => {
   });
 
   it("keeps an orphaned job's priority when a live worker adopts it", async () => {
-    const resources = openResources({ connection: fx.server.url, prefix: fx.prefix, logger });
+    const resources = openResources(
+      { connection: fx.server.url, prefix: fx.prefix, logger },
+      { name: "test adoption" },
+    );
     const longAgo = new Date(Date.now() - 24 * 60 * 60 * 1_000).toISOString();
     const orphaned = await registerTestQueue(fx.redis, fx.errand.keys, [{ name: "orphan" }], {
       lastSeenAt: longAgo,

@@ -31,7 +31,7 @@ export function lendParentServices(
     redis: fx.redis,
     keys: fx.errand.keys,
     store: fx.errand.store,
-    waiter: openSettledWaiter(fx.server.url, fx.errand.keys),
+    waiter: openSettledWaiter(fx.server.url, fx.errand.keys, { logger: noopLogger, name: "test" }),
     shards: fx.errand.store.shards,
     now: systemClock,
     logger: noopLogger,

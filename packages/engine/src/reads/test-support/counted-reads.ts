@@ -93,7 +93,7 @@ export async function countedReads(
     redis,
     keys: scope.keys,
     store: scope.store,
-    waiter: openSettledWaiter(fx.url, scope.keys),
+    waiter: openSettledWaiter(fx.url, scope.keys, { logger: noopLogger, name: "test" }),
     shards: TEST_SHARDS,
     now: systemClock,
     logger: noopLogger,

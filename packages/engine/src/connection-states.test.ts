@@ -1,0 +1,62 @@
+/**
+ * Two connections of the engine through a Redis restart: their errors are
+ * handled (ioredis prints no `Unhandled error event`), the process logs one
+ * `redis connection lost` and one `redis connection restored` (naming a
+ * connection, and how many were lost), and commands go through again once
+ * Redis is back.
+ */
+import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { closeConnection, openConnection, whenReady } from "./connection.js";
+import { captureLogs } from "./test-support/log-capture.js";
+
+let server: RedisServer;
+
+beforeAll(async () => {
+  server = await startRedis({ appendonly: true, appendfsync: "always" });
+});
+afterAll(() => server?.stop());
+
+describe("a connection through a Redis restart", () => {
+  it("logs one line when lost and one when all are restored, and prints no unhandled error event", async () => {
+    const printed = vi.spyOn(console, "error");
+    const logs = captureLogs();
+    const connection = openConnection(server.url, { logger: logs.logger, name: "test commands" });
+    const other = openConnection(server.url, { logger: logs.logger, name: "test subscriber" });
+    const key = `${uniqueKeyPrefix("states")}:key`;
+    try {
+      await Promise.all([whenReady(connection), whenReady(other)]);
+      await connection.set(key, "before");
+
+      await server.kill();
+      await logs.waitFor((line) => line.msg === "redis connection lost");
+      // Reconnect attempts fail meanwhile: each is an error event, handled.
+      const held = connection.get(key);
+      await server.restart();
+      await logs.waitFor((line) => line.msg === "redis connection restored");
+      expect(await held).toBe("before");
+
+      const states = logs.lines.filter((line) => String(line.msg).startsWith("redis connection"));
+      expect(states).toEqual([
+        expect.objectContaining({
+          level: 40,
+          msg: "redis connection lost",
+          connection: expect.stringMatching(/^test (commands|subscriber)$/),
+        }),
+        expect.objectContaining({
+          level: 40,
+          msg: "redis connection restored",
+          connection: expect.stringMatching(/^test (commands|subscriber)$/),
+          connections: 2,
+        }),
+      ]);
+      const unhandled = printed.mock.calls.filter((args) =>
+        String(args[0]).includes("Unhandled error event"),
+      );
+      expect(unhandled).toEqual([]);
+    } finally {
+      printed.mockRestore();
+      await Promise.all([closeConnection(connection), closeConnection(other)]);
+    }
+  });
+});
