@@ -72,6 +72,10 @@ export {
   ToolCalled,
   ToolResult,
   Usage,
+  WaitpointCompleted,
+  WaitpointCreated,
+  WaitpointTimedOut,
+  WaitpointTimeoutAction,
 } from "./events.js";
 export {
   applyEvent,
@@ -150,6 +154,7 @@ export {
   RunResult,
   type RunSoFar,
   type RunWaiting,
+  type RunWaitpoint,
   runSoFar,
   settleRun,
 } from "./run-result.js";
@@ -160,6 +165,8 @@ export type {
   RunStatus,
   SettledStatus,
   StepState,
+  WaitpointState,
+  WaitpointStatus,
 } from "./run-state.js";
 export {
   Script,
@@ -175,3 +182,13 @@ export {
   truncateText,
   utf8ByteLength,
 } from "./text-limits.js";
+export {
+  isWaitpointOverdue,
+  isWaitpointToken,
+  openWaitpoints,
+  parkedWaitpoint,
+  parseWaitpointToken,
+  type WaitpointAddress,
+  waitpointOf,
+  waitpointToken,
+} from "./waitpoint.js";
