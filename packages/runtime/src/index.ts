@@ -100,12 +100,14 @@ export {
 export { type BlobStore, blobRef, createMemoryBlobStore, type StoredBlob } from "./blobs.js";
 export {
   FatalToolError,
+  type FatalToolErrorOptions,
   isFatalToolError,
   isModelError,
   isParkRequest,
   ModelError,
   type ModelErrorOptions,
   ParkRequest,
+  type WaitpointRequest,
 } from "./errors.js";
 export { type Logger, type LogMethod, noopLogger } from "./logger.js";
 export { createMemorySink, type MemorySink } from "./memory-sink.js";
@@ -153,3 +155,14 @@ export {
   type ToolOptions,
 } from "./tool.js";
 export { buildTranscript } from "./transcript.js";
+export {
+  type AnswerCheck,
+  ASK_TOOL,
+  type AskToolOptions,
+  askTool,
+  checkAnswer,
+  type WaitpointAnswer,
+  type WaitpointOptions,
+  waitForAnswer,
+  waitpointRequest,
+} from "./waitpoint.js";

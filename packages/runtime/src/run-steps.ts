@@ -13,6 +13,7 @@ import {
   type RunState,
   type StepState,
   type ToolCall,
+  waitpointOf,
 } from "@errand/core";
 import type { Agent } from "./agent.js";
 import type { BlobStore } from "./blobs.js";
@@ -115,6 +116,7 @@ class RunLoop {
       logger: this.logger,
       timestamp: () => now().toISOString(),
       services: options.services ?? {},
+      waitpointOf: (token) => waitpointOf(this.state, token),
     };
   }
 
@@ -271,7 +273,7 @@ class RunLoop {
     if (settled.halt?.kind === "fatal") {
       const { error } = settled.halt;
       this.logger.error({ step, error: error.message }, "tool failed the run");
-      return [...events, this.failed("tool_error", error.message, error.retryable)];
+      return [...events, this.failed(error.code, error.message, error.retryable)];
     }
     if (settled.halt?.kind === "parked") {
       this.logger.info({ step, waitFor: settled.halt.request.waitFor.length }, "run parked");
