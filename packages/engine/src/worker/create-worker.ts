@@ -215,7 +215,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     activeJobs += 1;
     try {
       const outcome = await processRun(context, runId, job.name);
-      if (outcome.kind === "parked") await parked.park(job, token, outcome.waitFor);
+      if (outcome.kind === "parked") await parked.park(job, token, outcome);
       return outcome;
     } finally {
       activeJobs -= 1;
