@@ -38,7 +38,7 @@ export function cancelRun(
 }
 
 /** Who answers from the dashboard when the form names no one. */
-export const ANSWERED_BY = "dashboard";
+const ANSWERED_BY = "dashboard";
 
 /** The body of `POST /api/runs/:runId/answer`: the waitpoint's token, the answer, and who answers. */
 export const AnswerBody = z.strictObject({

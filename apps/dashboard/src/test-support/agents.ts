@@ -87,7 +87,7 @@ export function gatedThenRecord(name: string, city: string): ScriptTurn[] {
 }
 
 /** The answer schema of the lead's `ask` tool. */
-export const Approval = z.object({ approve: z.boolean(), note: z.string() });
+const Approval = z.object({ approve: z.boolean(), note: z.string() });
 
 /** The lead and city agents on the scripted model. */
 export function dashboardTestAgents(): Agent[] {

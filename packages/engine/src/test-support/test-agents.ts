@@ -78,10 +78,10 @@ export const TEST_AGENTS = {
 export const AnswerSchema = z.object({ answer: z.string() });
 
 /** The answer schema of the test agents' `ask` tool. */
-export const ApprovalSchema = z.object({ approve: z.boolean(), note: z.string() });
+const ApprovalSchema = z.object({ approve: z.boolean(), note: z.string() });
 
 /** How long `ask_briefly` and `ask_or_fail` wait for an answer. */
-export const TEST_ASK_TIMEOUT_MS = 1_500;
+const TEST_ASK_TIMEOUT_MS = 1_500;
 
 /** The waitpoint tools of the test agents (see the module's header). */
 function waitpointTools(options: TestAgentsOptions) {

@@ -161,7 +161,9 @@ export class Timeline {
           "p",
           { class: "event-line", testid: "parked-reason" },
           `${String(data.reason)} — its worker slot is free until ${
-            Array.isArray(data.waitFor) && data.waitFor.length === 0 ? "then" : "they have"
+            Array.isArray(data.waitFor) && data.waitFor.length === 0
+              ? "it is answered"
+              : "they have"
           }`,
         );
       case "waitpoint-created":
