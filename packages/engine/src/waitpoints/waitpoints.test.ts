@@ -43,6 +43,17 @@ async function parkedOnWaitpoint(worker: WorkerProcess, runId: string): Promise<
   return String(line.waitpoint);
 }
 
+/** Answers waitpoint `token` from a process of its own, as `answeredBy`. */
+function answerElsewhere(token: string, answer: unknown, answeredBy: string) {
+  return answerFromProcess({
+    redisUrl: fx.server.url,
+    prefix: fx.prefix,
+    token,
+    answer,
+    answeredBy,
+  });
+}
+
 function ofType(events: RunEvent[], type: RunEvent["type"]): RunEvent[] {
   return events.filter((event) => event.type === type);
 }
@@ -67,13 +78,7 @@ describe("a run waiting on a waitpoint", () => {
     await first.exited;
     const second = await fx.spawn("waitpoint-b");
 
-    const answered = await answerFromProcess({
-      redisUrl: fx.server.url,
-      prefix: fx.prefix,
-      token,
-      answer: { approved: true },
-      answeredBy: "ada",
-    });
+    const answered = await answerElsewhere(token, { approved: true }, "ada");
     expect(answered).toMatchObject({ ok: true, completed: { token, runId } });
 
     const events = await fx.waitForEvent(runId);
@@ -98,13 +103,7 @@ describe("a run waiting on a waitpoint", () => {
     const again = await refusal(fx.errand.waitpoints.complete(token, { approved: false }));
     expect(again.code).toBe("waitpoint_answered");
     expect(again.message).toContain("already answered by ada");
-    const fromProcess = await answerFromProcess({
-      redisUrl: fx.server.url,
-      prefix: fx.prefix,
-      token,
-      answer: { approved: false },
-      answeredBy: "bob",
-    });
+    const fromProcess = await answerElsewhere(token, { approved: false }, "bob");
     expect(fromProcess).toMatchObject({ ok: false, error: { code: "waitpoint_answered" } });
     expect(ofType(await fx.errand.store.readLog(runId), "waitpoint-completed")).toHaveLength(1);
   });
