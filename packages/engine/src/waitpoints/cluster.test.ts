@@ -5,26 +5,16 @@
  */
 import { foldRun, isTerminalEventType, type RunEvent, settleRun } from "@errand/core";
 import { askTool, defineAgent, scriptedModel } from "@errand/runtime";
-import { type RedisClusterServer, startRedisCluster, uniqueKeyPrefix } from "@errand/testing";
-import { Cluster } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { uniqueKeyPrefix } from "@errand/testing";
+import { describe, expect, it } from "vitest";
 import { createErrand, type Errand } from "../client/client.js";
+import { useRedisCluster } from "../test-support/cluster-fixture.js";
 import { createWorker } from "../worker/create-worker.js";
 
 const SHARDS = 8;
 const RUNS = 4;
 
-let cluster: RedisClusterServer;
-let client: Cluster;
-
-beforeAll(async () => {
-  cluster = await startRedisCluster({ masters: 3 });
-  client = new Cluster(cluster.nodes);
-});
-afterAll(async () => {
-  client?.disconnect();
-  await cluster?.stop();
-});
+const fx = useRedisCluster();
 
 /** The run's events, followed until one matches `until` (default: its terminal event). */
 async function eventsUntil(
@@ -51,13 +41,13 @@ describe("waitpoints on a 3-node Redis Cluster", () => {
       scriptFromInput: true,
     });
     const worker = await createWorker({
-      connection: client,
+      connection: fx.client,
       prefix,
       shards: SHARDS,
       agents: [asker],
       concurrency: RUNS,
     });
-    const errand = createErrand({ connection: client, prefix, shards: SHARDS });
+    const errand = createErrand({ connection: fx.client, prefix, shards: SHARDS });
     try {
       const script = (n: number) => [
         { call: [{ tool: "ask", args: { question: `Question ${n}?` } }] },
