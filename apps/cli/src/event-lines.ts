@@ -31,6 +31,16 @@ function eventDetail(event: RunEvent): string {
     }
     case "run-parked":
       return `step ${event.data.step} ${event.data.reason}`;
+    case "waitpoint-created": {
+      const { step, question, timeoutAt } = event.data;
+      return `step ${step} asks ${json(question)}${timeoutAt ? ` until ${timeoutAt}` : ""}`;
+    }
+    case "waitpoint-completed": {
+      const { answer, answeredBy } = event.data;
+      return `${answeredBy ? `${answeredBy} answered` : "answered"} ${json(answer)}`;
+    }
+    case "waitpoint-timed-out":
+      return "no answer came in time";
     case "output-recorded":
       return `step ${event.data.step} ${json(event.data.output)}`;
     case "refused":
@@ -49,5 +59,5 @@ function eventDetail(event: RunEvent): string {
 /** One line for `event`: `seq  at  type  detail`. */
 export function eventLine(event: RunEvent): string {
   const detail = truncateCell(eventDetail(event), DETAIL_WIDTH);
-  return `${String(event.seq).padStart(4)}  ${event.at}  ${event.type.padEnd(16)}  ${detail}`.trimEnd();
+  return `${String(event.seq).padStart(4)}  ${event.at}  ${event.type.padEnd(19)}  ${detail}`.trimEnd();
 }

@@ -37,6 +37,7 @@ const USAGE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   "settings_not_supported",
   "input_too_large",
   "limit_exceeded",
+  "invalid_answer",
 ]);
 
 /** Node's network error codes that mean a server cannot be reached. */

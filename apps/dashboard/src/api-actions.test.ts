@@ -1,10 +1,10 @@
 /**
  * The actions and the guards over real HTTP: cancel (with and without
- * cascade) and replay from the page's session; refused without the token,
+ * cascade), replay and answering a waitpoint from the page's session; refused without the token,
  * from another origin or site, without the CSRF header, in read-only mode,
  * and for a foreign Host.
  */
-import type { CancelResult, FireResult } from "@errand/engine";
+import type { CancelResult, CompletedWaitpoint, FireResult } from "@errand/engine";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CSRF_HEADER, SESSION_COOKIE } from "./http/security.js";
 import type { RunDetail } from "./reads/run-view.js";
@@ -45,6 +45,61 @@ async function fireSlow(): Promise<string> {
   await w.waitForEvent(runId, (event) => event.type === "run-started");
   return runId;
 }
+
+/** Fires a lead that asks `question` and resolves once it parked on it: its runId and the token. */
+async function fireAsking(question: string): Promise<{ runId: string; token: string }> {
+  const script = [{ call: [{ tool: "ask", args: { question } }] }, { say: "ok" }];
+  const { runId } = await w.errand.fire({ agent: LEAD, input: { script } });
+  await w.waitForEvent(runId, (event) => event.type === "run-parked");
+  const { items } = await w.errand.waitpoints.list({ runId });
+  return { runId, token: items[0]!.token };
+}
+
+describe("POST /api/runs/:runId/answer", () => {
+  it("refuses a wrong answer with its issues, answers a right one once, and guards like cancel", async () => {
+    const { runId, token } = await fireAsking("Refund 80 EUR?");
+    const path = `/api/runs/${runId}/answer`;
+    const forged = await requestJson<ErrorAnswer>(base, path, {
+      method: "POST",
+      headers: { "content-type": "application/json", [CSRF_HEADER]: "forged" },
+      body: JSON.stringify({ token, answer: { approve: true, note: "x" } }),
+    });
+    expect(forged.status).toBe(403);
+    const foreign = await postAction<ErrorAnswer>(
+      base,
+      path,
+      { token, answer: { approve: true, note: "x" } },
+      { origin: "http://evil.example" },
+    );
+    expect(foreign.status).toBe(403);
+
+    const wrong = await postAction<ErrorAnswer>(base, path, { token, answer: { approve: 1 } });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.error.code).toBe("invalid_answer");
+    expect(wrong.body.error.message).toContain("note");
+    const other = await fireAsking("Refund 5 EUR?");
+    const misplaced = await postAction<ErrorAnswer>(base, path, { token: other.token, answer: {} });
+    expect(misplaced.body.error.code).toBe("invalid_spec");
+    expect(
+      (await w.errand.store.readLog(runId)).some((e) => e.type === "waitpoint-completed"),
+    ).toBe(false);
+
+    const answer = { approve: true, note: "fine" };
+    const answered = await postAction<CompletedWaitpoint>(base, path, {
+      token,
+      answer,
+      answeredBy: "ada",
+    });
+    expect(answered.status).toBe(200);
+    expect(answered.body).toMatchObject({ runId, token });
+    const events = await w.waitForEvent(runId);
+    expect(events.at(-1)?.type).toBe("finished");
+    const again = await postAction<ErrorAnswer>(base, path, { token, answer });
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe("waitpoint_answered");
+    await w.errand.cancel(other.runId);
+  });
+});
 
 describe("POST /api/runs/:runId/cancel", () => {
   it("cancels a running run: the worker aborts it and it settles cancelled", async () => {
@@ -184,7 +239,7 @@ describe("guards of actions", () => {
 
   it("refuses every action in read-only mode, and still reads", async () => {
     const readOnly = await w.startDashboard({ readOnly: true });
-    for (const action of ["cancel", "replay"]) {
+    for (const action of ["cancel", "replay", "answer"]) {
       const { status, body } = await postAction<ErrorAnswer>(
         readOnly.url,
         `/api/runs/${runId}/${action}`,

@@ -14,6 +14,7 @@ export const ERROR_CODES = [
   "tool_error",
   "worker_lost",
   "deadline_exceeded",
+  "waitpoint_timeout",
   "cancelled",
   "internal",
   // refusals before a run starts
@@ -31,6 +32,9 @@ export const ERROR_CODES = [
   "output_already_recorded",
   "not_found",
   "invalid_event",
+  // waitpoints
+  "invalid_answer",
+  "waitpoint_answered",
   // control
   "parked",
   // environment

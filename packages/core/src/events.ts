@@ -92,6 +92,10 @@ export type RefusalReason = z.infer<typeof RefusalReason>;
 
 const step = z.number().int().positive();
 
+/** What a waitpoint's timeout does: answer the call that it timed out, or fail the run. */
+export const WaitpointTimeoutAction = z.enum(["result", "fail"]);
+export type WaitpointTimeoutAction = z.infer<typeof WaitpointTimeoutAction>;
+
 const itemId = z.string().min(1).optional();
 
 /**
@@ -207,6 +211,37 @@ export const EventData = {
     /** What it waits for, for people: `waiting for 4 of 12 runs to settle`. */
     reason: z.string(),
   }),
+  /**
+   * A tool call made the run wait for an answer from outside (a person or
+   * another system): written in the same append as the call's `tool-called`,
+   * just before its `run-parked`. `token` names the waitpoint wherever it is
+   * answered; it encodes the runId, step and callId (see `waitpointToken`).
+   */
+  "waitpoint-created": z.object({
+    step,
+    callId: z.string().min(1),
+    token: z.string().min(1),
+    /** What is asked, for people. */
+    question: z.string().min(1),
+    /** The JSON Schema an answer must match, already accepted by `preflightSchema`. */
+    answerSchema: z.record(z.string(), z.unknown()).optional(),
+    /** ISO-8601 instant after which the waitpoint times out, when it has a timeout. */
+    timeoutAt: z.iso.datetime().optional(),
+    /** On timeout: the call answers that it timed out (`result`), or the run fails `waitpoint_timeout` (`fail`). */
+    onTimeout: WaitpointTimeoutAction,
+  }),
+  /** A waitpoint was answered (`errand.waitpoints.complete`, the CLI, the dashboard). */
+  "waitpoint-completed": z.object({
+    token: z.string().min(1),
+    /** The answer, valid against the waitpoint's `answerSchema` when it has one. */
+    answer: z.unknown(),
+    /** Who answered, as the answering side named itself. */
+    answeredBy: z.string().min(1).optional(),
+  }),
+  /** A waitpoint passed its `timeoutAt` without an answer: written by the worker that resumes the run. */
+  "waitpoint-timed-out": z.object({
+    token: z.string().min(1),
+  }),
   "output-recorded": z.object({
     step,
     callId: z.string().min(1),
@@ -277,6 +312,12 @@ export const ToolResult = envelope("tool-result");
 export type ToolResult = z.infer<typeof ToolResult>;
 export const RunParked = envelope("run-parked");
 export type RunParked = z.infer<typeof RunParked>;
+export const WaitpointCreated = envelope("waitpoint-created");
+export type WaitpointCreated = z.infer<typeof WaitpointCreated>;
+export const WaitpointCompleted = envelope("waitpoint-completed");
+export type WaitpointCompleted = z.infer<typeof WaitpointCompleted>;
+export const WaitpointTimedOut = envelope("waitpoint-timed-out");
+export type WaitpointTimedOut = z.infer<typeof WaitpointTimedOut>;
 export const OutputRecorded = envelope("output-recorded");
 export type OutputRecorded = z.infer<typeof OutputRecorded>;
 export const Refused = envelope("refused");
@@ -298,6 +339,9 @@ export const RunEvent = z.discriminatedUnion("type", [
   ToolCalled,
   ToolResult,
   RunParked,
+  WaitpointCreated,
+  WaitpointCompleted,
+  WaitpointTimedOut,
   OutputRecorded,
   Refused,
   CancelRequested,

@@ -5,7 +5,7 @@
  */
 import { ErrandError } from "./errors.js";
 import type { EventType, RunEvent, RunEventOf, Usage } from "./events.js";
-import type { RunState, StepState } from "./run-state.js";
+import type { RunState, StepState, WaitpointState } from "./run-state.js";
 
 /** The error message of a run that finished without recording its structured output. */
 export const NO_STRUCTURED_OUTPUT_MESSAGE =
@@ -34,6 +34,7 @@ export function initialRunState(runId: string): RunState {
     error: undefined,
     text: undefined,
     parked: undefined,
+    waitpoints: [],
   };
 }
 
@@ -64,6 +65,21 @@ function updateCall(
   if (!current?.calls.some((c) => c.callId === callId)) return state;
   const calls = current.calls.map((c) => (c.callId === callId ? update(c) : c));
   return { ...state, steps: state.steps.map((s) => (s.step === step ? { ...s, calls } : s)) };
+}
+
+/**
+ * Returns the state with the waiting waitpoint `token` replaced by
+ * `close(waitpoint)`; unchanged when there is no such waitpoint or it was
+ * closed already (the first answer or timeout stands).
+ */
+function closeWaitpoint(
+  state: RunState,
+  token: string,
+  close: (waitpoint: WaitpointState) => WaitpointState,
+): RunState {
+  const open = state.waitpoints.find((w) => w.token === token && w.status === "waiting");
+  if (open === undefined) return state;
+  return { ...state, waitpoints: state.waitpoints.map((w) => (w === open ? close(w) : w)) };
 }
 
 /** An optional count summed: absent only when both sides are. */
@@ -127,6 +143,23 @@ const evolvers: Evolvers = {
       },
     })),
   "run-parked": (state, e) => ({ ...state, parked: { ...e.data, since: e.at } }),
+  "waitpoint-created": (state, e) =>
+    state.waitpoints.some((w) => w.token === e.data.token)
+      ? state
+      : {
+          ...state,
+          waitpoints: [...state.waitpoints, { ...e.data, status: "waiting", createdAt: e.at }],
+        },
+  "waitpoint-completed": (state, e) =>
+    closeWaitpoint(state, e.data.token, (w) => ({
+      ...w,
+      status: "answered",
+      answer: e.data.answer,
+      ...(e.data.answeredBy === undefined ? {} : { answeredBy: e.data.answeredBy }),
+      closedAt: e.at,
+    })),
+  "waitpoint-timed-out": (state, e) =>
+    closeWaitpoint(state, e.data.token, (w) => ({ ...w, status: "timed-out", closedAt: e.at })),
   "output-recorded": (state, e) => {
     if (state.output) return state;
     const recorded = updateCall(state, e.data.step, e.data.callId, (c) => ({

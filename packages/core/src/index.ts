@@ -75,6 +75,10 @@ export {
   ToolResult,
   TraceContext,
   Usage,
+  WaitpointCompleted,
+  WaitpointCreated,
+  WaitpointTimedOut,
+  WaitpointTimeoutAction,
 } from "./events.js";
 export {
   applyEvent,
@@ -153,6 +157,7 @@ export {
   RunResult,
   type RunSoFar,
   type RunWaiting,
+  type RunWaitpoint,
   runSoFar,
   settleRun,
 } from "./run-result.js";
@@ -163,6 +168,8 @@ export type {
   RunStatus,
   SettledStatus,
   StepState,
+  WaitpointState,
+  WaitpointStatus,
 } from "./run-state.js";
 export {
   Script,
@@ -178,3 +185,13 @@ export {
   truncateText,
   utf8ByteLength,
 } from "./text-limits.js";
+export {
+  isWaitpointOverdue,
+  isWaitpointToken,
+  openWaitpoints,
+  parkedWaitpoint,
+  parseWaitpointToken,
+  type WaitpointAddress,
+  waitpointOf,
+  waitpointToken,
+} from "./waitpoint.js";

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { RunError, Usage } from "./events.js";
 import type { RunState, SettledStatus } from "./run-state.js";
+import { parkedWaitpoint } from "./waitpoint.js";
 
 /** The settled result of a run. */
 export const RunResult = z.object({
@@ -72,6 +73,40 @@ export interface RunWaiting {
   since: string;
   /** How many runs it waits for. */
   runs: number;
+  /** The waitpoint it waits on for an answer from outside, when it parked on one. */
+  waitpoint?: RunWaitpoint;
+}
+
+/** What a run parked on a waitpoint asks, for whoever answers it. */
+export interface RunWaitpoint {
+  token: string;
+  question: string;
+  answerSchema?: Record<string, unknown>;
+  timeoutAt?: string;
+}
+
+/** The waitpoint a parked run waits on, as {@link RunWaiting} shows it. */
+function waitingOn(state: RunState): RunWaitpoint | undefined {
+  const waitpoint = parkedWaitpoint(state);
+  if (waitpoint === undefined || waitpoint.status !== "waiting") return undefined;
+  const { token, question, answerSchema, timeoutAt } = waitpoint;
+  return {
+    token,
+    question,
+    ...(answerSchema === undefined ? {} : { answerSchema }),
+    ...(timeoutAt === undefined ? {} : { timeoutAt }),
+  };
+}
+
+/** What a parked run waits for, from its last `run-parked` (and its waitpoint, if any). */
+function waitingOf(parked: NonNullable<RunState["parked"]>, state: RunState): RunWaiting {
+  const waitpoint = waitingOn(state);
+  return {
+    reason: parked.reason,
+    since: parked.since,
+    runs: parked.waitFor.length,
+    ...(waitpoint === undefined ? {} : { waitpoint }),
+  };
 }
 
 /**
@@ -101,8 +136,6 @@ export function runSoFar(state: RunState): RunSoFar {
     usage: state.usage,
     createdAt: state.createdAt ?? "",
     ...(state.startedAt === undefined ? {} : { startedAt: state.startedAt }),
-    ...(parked === undefined
-      ? {}
-      : { waiting: { reason: parked.reason, since: parked.since, runs: parked.waitFor.length } }),
+    ...(parked === undefined ? {} : { waiting: waitingOf(parked, state) }),
   };
 }

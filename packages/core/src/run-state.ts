@@ -52,6 +52,20 @@ export interface StepState {
   responseId?: string;
 }
 
+/** Where a waitpoint is: waiting, answered, or past its timeout without an answer. */
+export type WaitpointStatus = "waiting" | "answered" | "timed-out";
+
+/** One waitpoint of a run: its `waitpoint-created`, and how it was closed once it was. */
+export interface WaitpointState extends EventDataOf<"waitpoint-created"> {
+  status: WaitpointStatus;
+  createdAt: string;
+  /** The answer, once `waitpoint-completed` was folded. */
+  answer?: unknown;
+  answeredBy?: string;
+  /** When it was answered, or when it timed out. */
+  closedAt?: string;
+}
+
 /** The folded state of one run. */
 export interface RunState {
   runId: string;
@@ -76,4 +90,6 @@ export interface RunState {
   text?: string;
   /** What the run waits for while it is parked: its last `run-parked`, until a `run-started` resumes it. */
   parked?: EventDataOf<"run-parked"> & { since: string };
+  /** Every waitpoint the run created, in order. */
+  waitpoints: WaitpointState[];
 }

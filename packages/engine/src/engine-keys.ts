@@ -35,6 +35,12 @@ export interface EngineKeys extends StoreKeys {
    * error, deliveries, consumer, fields (the original entry's fields as JSON).
    */
   deadLetters(shard: number): string;
+  /**
+   * Waitpoints of a shard's runs waiting for an answer: ZSET, score when
+   * each was created (ms), member its token. A view: readers check each
+   * token against its run's log.
+   */
+  waitingWaitpoints(shard: number): string;
 }
 
 /** The engine's keys for `prefix` (default `errand`). */
@@ -50,5 +56,6 @@ export function engineKeys(prefix?: string): EngineKeys {
     worker: (workerId) => `${base}:worker:${workerId}`,
     cancelChannel: `${base}:cancel`,
     deadLetters: (shard) => `${base}:${shardTag(shard)}:dead`,
+    waitingWaitpoints: (shard) => `${base}:${shardTag(shard)}:waitpoints`,
   };
 }

@@ -106,6 +106,16 @@
  * it resumes — or after `parkRecheckMs` (30 s) when the worker that parked it
  * died. It resumes from its log, in the same attempt: parking is not a retry.
  *
+ * ## Waitpoints
+ *
+ * A run can wait for an answer from a person or another system: give its
+ * agent `askTool()` (from `@errand/runtime`), or call `waitForAnswer(ctx, …)`
+ * in a tool of your own and hand `ctx.waitpoint.token` to whoever answers.
+ * The run parks (its slot is free) until `errand.waitpoints.complete(token,
+ * answer)` — checked against the waitpoint's answer schema — or its timeout;
+ * it then resumes on any worker and the call answers, once.
+ * `errand.waitpoints.list()` lists what waits.
+ *
  * ## Collect results
  *
  * A collector folds the shard streams into results: for each settled run it
@@ -158,7 +168,12 @@ export type { Logger } from "@errand/runtime";
 export { queueOfAgents } from "./agent-queues.js";
 export { logBullErrors } from "./bull-errors.js";
 export type { CancelOptions, CancelResult } from "./client/cancel.js";
-export { createErrand, type Errand, type ErrandOptions } from "./client/client.js";
+export {
+  createErrand,
+  type Errand,
+  type ErrandOptions,
+  type Waitpoints,
+} from "./client/client.js";
 export type { FireManyItem, FireManyResult } from "./client/fire-many.js";
 export {
   DEFAULT_IDEMPOTENCY_TTL_MS,
@@ -259,6 +274,16 @@ export {
   DEFAULT_KEEP_FAILED_JOBS,
 } from "./run-queues.js";
 export { checkDashboardUrl, type LinkedRunResult, runViewUrl } from "./view-url.js";
+export type {
+  CompletedWaitpoint,
+  CompleteOptions,
+} from "./waitpoints/complete.js";
+export {
+  MAX_WAITING_LISTED,
+  type WaitingOptions,
+  type WaitingWaitpoint,
+  type WaitingWaitpoints,
+} from "./waitpoints/waiting.js";
 export type { ModelResolver } from "./worker/agent-models.js";
 export { type CloseOnSignalsOptions, closeOnSignals } from "./worker/close-on-signals.js";
 export {

@@ -2,7 +2,8 @@
  * Finding the BullMQ job of a run. A run's job is in the queue of one of the
  * worker sets that serve its agent (the registry lists them); its job id is
  * its runId. Cancel and the reaper remove the job of a run they settle while
- * no worker holds it, so that no worker picks it up afterwards.
+ * no worker holds it, so that no worker picks it up afterwards; answering a
+ * waitpoint promotes the delayed job of the run parked on it.
  */
 import type { Queue } from "bullmq";
 import type { RedisConnection } from "./connection.js";
@@ -46,4 +47,30 @@ export async function removeUnheldJob(
     return (await queue.remove(runId)) === 0 ? "held" : "removed";
   }
   return "gone";
+}
+
+/**
+ * Promotes the delayed (parked) job of run `runId` (of agent `agent`) in
+ * whichever queue of the agent holds it, so that a worker takes it now.
+ * Resolves `true` when a job was promoted, `false` when none was delayed (a
+ * worker holds it, or it is gone): its worker reads the log again anyway.
+ */
+export async function promoteParkedJob(
+  lookup: RunJobLookup,
+  runId: string,
+  agent: string,
+): Promise<boolean> {
+  const registrations = await readAgentRegistrations(lookup.redis, lookup.keys, agent);
+  let promoted = false;
+  for (const { queue: name } of registrations) {
+    const job = await lookup.queue(name).getJob(runId);
+    if (job === undefined || (await job.getState()) !== "delayed") continue;
+    try {
+      await job.promote();
+      promoted = true;
+    } catch {
+      // Taken meanwhile (no longer delayed): its worker reads the log.
+    }
+  }
+  return promoted;
 }

@@ -2,7 +2,12 @@
  * The runtime's own members of the `ErrandError` family: the error a model
  * request ends with, and the error a tool throws to end its run.
  */
-import { ErrandError, type ErrandErrorOptions } from "@errand/core";
+import {
+  ErrandError,
+  type ErrandErrorOptions,
+  type ErrorCode,
+  type WaitpointTimeoutAction,
+} from "@errand/core";
 
 /** Options of {@link ModelError}. */
 export interface ModelErrorOptions extends ErrandErrorOptions {
@@ -35,16 +40,22 @@ export function isModelError(value: unknown): value is ModelError {
   return value instanceof ModelError;
 }
 
+/** Options of {@link FatalToolError}. */
+export interface FatalToolErrorOptions extends ErrandErrorOptions {
+  /** The code the run fails with. Default `tool_error`. */
+  code?: ErrorCode;
+}
+
 /**
- * Thrown from a tool handler, ends the whole run as `failed` with code
- * `tool_error` (its `retryable` carried over). Any other error a handler throws
+ * Thrown from a tool handler, ends the whole run as `failed` with its code
+ * (`tool_error` unless given) and `retryable`. Any other error a handler throws
  * only fails that one call: the model sees the message and can go on.
  */
 export class FatalToolError extends ErrandError {
   override readonly name: string = "FatalToolError";
 
-  constructor(message: string, options: ErrandErrorOptions = {}) {
-    super("tool_error", message, options);
+  constructor(message: string, options: FatalToolErrorOptions = {}) {
+    super(options.code ?? "tool_error", message, options);
   }
 }
 
@@ -65,11 +76,23 @@ export class ParkRequest extends ErrandError {
   override readonly name: string = "ParkRequest";
   /** The runs this run waits for. */
   readonly waitFor: readonly string[];
+  /** The waitpoint this call creates, when it waits for an answer from outside instead of runs. */
+  readonly waitpoint: WaitpointRequest | undefined;
 
-  constructor(message: string, waitFor: readonly string[]) {
+  constructor(message: string, waitFor: readonly string[], waitpoint?: WaitpointRequest) {
     super("parked", message, { retryable: true, details: { waitFor } });
     this.waitFor = waitFor;
+    this.waitpoint = waitpoint;
   }
+}
+
+/** A waitpoint a parking call creates (see `waitForAnswer`), as its `waitpoint-created` will hold it. */
+export interface WaitpointRequest {
+  question: string;
+  /** Already accepted by `preflightSchema`. */
+  answerSchema?: Record<string, unknown>;
+  timeoutMs?: number;
+  onTimeout: WaitpointTimeoutAction;
 }
 
 /** True when `value` is a {@link ParkRequest}. */

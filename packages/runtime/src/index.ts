@@ -109,12 +109,14 @@ export {
 export { type BlobStore, blobRef, createMemoryBlobStore, type StoredBlob } from "./blobs.js";
 export {
   FatalToolError,
+  type FatalToolErrorOptions,
   isFatalToolError,
   isModelError,
   isParkRequest,
   ModelError,
   type ModelErrorOptions,
   ParkRequest,
+  type WaitpointRequest,
 } from "./errors.js";
 export { type Logger, type LogMethod, noopLogger } from "./logger.js";
 export { createMemorySink, type MemorySink } from "./memory-sink.js";
@@ -165,3 +167,14 @@ export { setContentAttribute } from "./tracing/content.js";
 export { GEN_AI, type ModelIdentity, modelIdentity } from "./tracing/gen-ai.js";
 export { ERROR_TYPE, inSpan, markSpanFailed } from "./tracing/spans.js";
 export { buildTranscript } from "./transcript.js";
+export {
+  type AnswerCheck,
+  ASK_TOOL,
+  type AskToolOptions,
+  askTool,
+  checkAnswer,
+  type WaitpointAnswer,
+  type WaitpointOptions,
+  waitForAnswer,
+  waitpointRequest,
+} from "./waitpoint.js";

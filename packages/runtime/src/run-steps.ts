@@ -13,6 +13,7 @@ import {
   type RunState,
   type StepState,
   type ToolCall,
+  waitpointOf,
 } from "@errand/core";
 import type { Agent } from "./agent.js";
 import type { BlobStore } from "./blobs.js";
@@ -127,6 +128,7 @@ class RunLoop {
       timestamp: () => now().toISOString(),
       services: options.services ?? {},
       traceContent,
+      waitpointOf: (token) => waitpointOf(this.state, token),
     };
   }
 
@@ -283,7 +285,7 @@ class RunLoop {
     if (settled.halt?.kind === "fatal") {
       const { error } = settled.halt;
       this.logger.error({ step, error: error.message }, "tool failed the run");
-      return [...events, this.failed("tool_error", error.message, error.retryable)];
+      return [...events, this.failed(error.code, error.message, error.retryable)];
     }
     if (settled.halt?.kind === "parked") {
       this.logger.info({ step, waitFor: settled.halt.request.waitFor.length }, "run parked");

@@ -5,7 +5,13 @@
  * recorded, unknown tool). Nothing is written here: the events are returned
  * for the step's single append.
  */
-import type { NewEvent, RefusalReason, ToolCall } from "@errand/core";
+import {
+  type NewEvent,
+  type RefusalReason,
+  type ToolCall,
+  type WaitpointState,
+  waitpointToken,
+} from "@errand/core";
 import { raceAbort } from "./abort.js";
 import type { BlobStore } from "./blobs.js";
 import {
@@ -42,6 +48,8 @@ export interface CallRunner {
   services: Readonly<Record<string, unknown>>;
   /** Put each call's arguments and result on its `execute_tool` span (redacted). */
   traceContent: boolean;
+  /** The run's waitpoint `token`, as its log has it so far. */
+  waitpointOf(token: string): WaitpointState | undefined;
 }
 
 /** Why settling stopped before the last call. */
@@ -96,6 +104,32 @@ function recordOutput(runner: CallRunner, step: number, call: ToolCall): Settled
   return { events: [{ type: "output-recorded", at: runner.timestamp(), data }], recorded: true };
 }
 
+/** The `waitpoint-created` of a call that parks on a new waitpoint; none for any other park. */
+function waitpointCreated(
+  runner: CallRunner,
+  step: number,
+  callId: string,
+  token: string,
+  request: ParkRequest,
+): NewEvent[] {
+  const { waitpoint } = request;
+  if (waitpoint === undefined || runner.waitpointOf(token) !== undefined) return [];
+  const at = runner.timestamp();
+  const { question, answerSchema, timeoutMs, onTimeout } = waitpoint;
+  const timeoutAt =
+    timeoutMs === undefined ? undefined : new Date(Date.parse(at) + timeoutMs).toISOString();
+  const data = {
+    step,
+    callId,
+    token,
+    question,
+    ...(answerSchema === undefined ? {} : { answerSchema }),
+    ...(timeoutAt === undefined ? {} : { timeoutAt }),
+    onTimeout,
+  };
+  return [{ type: "waitpoint-created", at, data }];
+}
+
 async function runTool(
   runner: CallRunner,
   step: number,
@@ -122,6 +156,7 @@ async function runTool(
     data: { step, callId, name, args },
   };
   const logger = runner.logger.child({ step, tool: name, callId });
+  const token = waitpointToken({ runId: runner.runId, step, callId });
   const ctx: ToolContext = {
     signal,
     runId: runner.runId,
@@ -130,6 +165,7 @@ async function runTool(
     logger,
     putBlob: (value, contentType) => runner.blobs.put(runner.runId, value, contentType),
     services: runner.services,
+    waitpoint: { token, state: runner.waitpointOf(token) },
   };
   let value: unknown;
   try {
@@ -148,8 +184,9 @@ async function runTool(
         at: runner.timestamp(),
         data: { step, callId, waitFor: [...error.waitFor], reason: error.message },
       };
+      const created = waitpointCreated(runner, step, callId, token, error);
       return {
-        events: [called, parked],
+        events: [called, ...created, parked],
         recorded: false,
         halt: { kind: "parked", request: error },
       };

@@ -4,7 +4,7 @@
  * schema fits the strict subset; the model's arguments are parsed with the zod
  * schema before the handler sees them.
  */
-import { ErrandError, preflightSchema, type ResourceRef } from "@errand/core";
+import { ErrandError, preflightSchema, type ResourceRef, type WaitpointState } from "@errand/core";
 import { z } from "zod";
 import type { Logger } from "./logger.js";
 import type { ToolSpec } from "./model.js";
@@ -32,6 +32,13 @@ export interface ToolContext {
    * Empty unless `runSteps` was given `services`.
    */
   services: Readonly<Record<string, unknown>>;
+  /**
+   * The waitpoint of this call (see `waitForAnswer`): its token, the same
+   * each time the call runs, to hand to whoever will answer; and its state
+   * from the log once the call created it (`waiting`, `answered` with the
+   * answer, or `timed-out`).
+   */
+  waitpoint: { token: string; state: WaitpointState | undefined };
 }
 
 /** What {@link defineTool} takes. */

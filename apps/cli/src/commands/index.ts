@@ -68,6 +68,16 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./runs-cancel.js")).runsCancelCommand,
   },
   {
+    name: "runs waiting",
+    summary: "list the runs waiting for an answer from a person",
+    load: async () => (await import("./runs-waiting.js")).runsWaitingCommand,
+  },
+  {
+    name: "runs answer",
+    summary: "answer the waitpoint a run waits on",
+    load: async () => (await import("./runs-answer.js")).runsAnswerCommand,
+  },
+  {
     name: "runs fold",
     summary: "fold a saved log offline and print its RunResult",
     load: async () => (await import("./runs-fold.js")).runsFoldCommand,

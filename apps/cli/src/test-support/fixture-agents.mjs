@@ -3,7 +3,7 @@
  * plain ESM so that the built CLI imports it without a TypeScript loader.
  */
 import { parentTools } from "@errand/engine";
-import { defineAgent, scriptedModel } from "@errand/runtime";
+import { askTool, defineAgent, scriptedModel } from "@errand/runtime";
 
 /** Plays the script of its input; the output schema comes with each run (`fire --schema`). */
 export const scriptedCity = defineAgent({
@@ -14,12 +14,12 @@ export const scriptedCity = defineAgent({
   maxSteps: 4,
 });
 
-/** Plays the script of its input with the parent tools: spawns children, collects them. */
+/** Plays the script of its input with the parent tools (spawns children, collects them) and `ask`. */
 export const scriptedParent = defineAgent({
   name: "scripted-parent",
   instructions: "Spawn the children you are given and collect them.",
   model: scriptedModel(),
-  tools: parentTools(),
+  tools: [...parentTools(), askTool()],
   scriptFromInput: true,
   maxSteps: 4,
 });

@@ -1,9 +1,10 @@
 /**
  * What the dashboard may do to runs: cancel one (optionally with its
- * descendants) and fire one again with the same input ("replay").
+ * descendants), fire one again with the same input ("replay"), and answer
+ * the waitpoint it waits on.
  */
-import { ErrandError, runNotFound } from "@errand/core";
-import type { CancelResult, FireResult } from "@errand/engine";
+import { ErrandError, parseWaitpointToken, runNotFound } from "@errand/core";
+import type { CancelResult, CompletedWaitpoint, FireResult } from "@errand/engine";
 import { z } from "zod";
 import type { DashboardContext } from "../context.js";
 import { readRunQueued } from "../reads/run-queued.js";
@@ -33,6 +34,35 @@ export function cancelRun(
     by: CANCELLED_BY,
     cascade: body.cascade ?? false,
     reason: body.reason ?? "cancelled from the dashboard",
+  });
+}
+
+/** Who answers from the dashboard when the form names no one. */
+const ANSWERED_BY = "dashboard";
+
+/** The body of `POST /api/runs/:runId/answer`: the waitpoint's token, the answer, and who answers. */
+export const AnswerBody = z.strictObject({
+  token: z.string().min(1).max(1_000),
+  answer: z.unknown(),
+  answeredBy: z.string().min(1).max(200).optional(),
+});
+/** An answer to a waitpoint. */
+export type AnswerBody = z.infer<typeof AnswerBody>;
+
+/**
+ * Answers the waitpoint `body.token` of run `runId`. Throws `invalid_spec`
+ * for a token of another run, and what `waitpoints.complete` throws.
+ */
+export function answerWaitpoint(
+  context: DashboardContext,
+  runId: string,
+  body: AnswerBody,
+): Promise<CompletedWaitpoint> {
+  if (parseWaitpointToken(body.token).runId !== requireRunId(runId)) {
+    throw new ErrandError("invalid_spec", `waitpoint ${body.token} is not one of run ${runId}`);
+  }
+  return context.errand.waitpoints.complete(body.token, body.answer, {
+    answeredBy: body.answeredBy ?? ANSWERED_BY,
   });
 }
 

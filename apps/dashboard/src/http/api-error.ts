@@ -33,6 +33,10 @@ const STATUS_OF_CODE: Partial<Record<ErrorCode, ContentfulStatusCode>> = {
   input_too_large: 413,
   limit_exceeded: 400,
   not_found: 404,
+  invalid_answer: 400,
+  waitpoint_answered: 409,
+  waitpoint_timeout: 409,
+  run_settled: 409,
   redis_unavailable: 503,
   redis_out_of_memory: 503,
 };

@@ -8,9 +8,17 @@
  * being framed or sniffed, and a content security policy that allows only
  * the dashboard's own scripts, styles and connections.
  */
+
 import { runNotFound } from "@errand/core";
 import { Hono } from "hono";
-import { CancelBody, cancelRun, replayRun } from "../actions/run-actions.js";
+import type { z } from "zod";
+import {
+  AnswerBody,
+  answerWaitpoint,
+  CancelBody,
+  cancelRun,
+  replayRun,
+} from "../actions/run-actions.js";
 import type { DashboardContext } from "../context.js";
 import type { LiveStreams } from "../live/live-streams.js";
 import type { OverviewHub } from "../live/overview-hub.js";
@@ -170,18 +178,20 @@ export function createApp(parts: AppParts): Hono {
   });
 
   app.post("/api/runs/:runId/cancel", security.guardAction, async (c) => {
-    const body = await jsonBody(c.req.raw);
-    if (body === undefined) {
-      return apiError(c, 400, "invalid_request", "send a JSON body: { cascade?, reason? }");
-    }
-    const parsed = CancelBody.safeParse(body);
-    if (!parsed.success) {
-      const issues = parsed.error.issues.map(
-        (issue) => `${issue.path.join(".") || "body"}: ${issue.message}`,
-      );
-      return apiError(c, 400, "invalid_request", `invalid cancel request: ${issues.join("; ")}`);
-    }
-    return c.json(await cancelRun(context, c.req.param("runId"), parsed.data));
+    const body = await actionBody(c.req.raw, CancelBody, "cancel", "{ cascade?, reason? }");
+    if ("refusal" in body) return apiError(c, 400, "invalid_request", body.refusal);
+    return c.json(await cancelRun(context, c.req.param("runId"), body.data));
+  });
+
+  app.post("/api/runs/:runId/answer", security.guardAction, async (c) => {
+    const body = await actionBody(
+      c.req.raw,
+      AnswerBody,
+      "answer",
+      "{ token, answer, answeredBy? }",
+    );
+    if ("refusal" in body) return apiError(c, 400, "invalid_request", body.refusal);
+    return c.json(await answerWaitpoint(context, c.req.param("runId"), body.data));
   });
 
   app.post("/api/runs/:runId/replay", security.guardAction, async (c) =>
@@ -204,6 +214,26 @@ export function createApp(parts: AppParts): Hono {
   });
 
   return app;
+}
+
+/**
+ * The request's JSON body parsed with `schema`, or why it is refused: not
+ * JSON (send `shape`), or not the `action` request `schema` describes.
+ */
+async function actionBody<T>(
+  request: Request,
+  schema: z.ZodType<T>,
+  action: string,
+  shape: string,
+): Promise<{ data: T } | { refusal: string }> {
+  const body = await jsonBody(request);
+  if (body === undefined) return { refusal: `send a JSON body: ${shape}` };
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return { data: parsed.data };
+  const issues = parsed.error.issues.map(
+    (issue) => `${issue.path.join(".") || "body"}: ${issue.message}`,
+  );
+  return { refusal: `invalid ${action} request: ${issues.join("; ")}` };
 }
 
 /** The request's JSON body, or `undefined` when it is not JSON (or not sent as JSON). */

@@ -1,6 +1,7 @@
 /**
- * Request bodies are small: the only body the API reads is a cancel request
- * (`{ cascade?, reason? }`, a reason of at most 500 characters). A request
+ * Request bodies are small: the only bodies the API reads are a cancel
+ * request (`{ cascade?, reason? }`, a reason of at most 500 characters) and
+ * an answer to a waitpoint (`{ token, answer, answeredBy? }`). A request
  * whose body is larger than {@link MAX_REQUEST_BODY_BYTES} is refused with
  * 413 `payload_too_large` before its body is read: at once when its
  * `Content-Length` says so (whatever the method), else (a chunked body) as

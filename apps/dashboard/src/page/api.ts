@@ -141,6 +141,18 @@ export interface CancelAnswer {
 /** Cancels the run (with `cascade`, its descendants too). */
 export const cancelRun = (runId: string, cascade: boolean) =>
   postAction<CancelAnswer>(`${runPath(runId)}/cancel`, { cascade });
+/** Answers waitpoint `token` of the run with `answer`, as `answeredBy` when given. */
+export const answerWaitpoint = (
+  runId: string,
+  token: string,
+  answer: unknown,
+  answeredBy: string | undefined,
+) =>
+  postAction<{ runId: string; token: string; answeredAt: string }>(`${runPath(runId)}/answer`, {
+    token,
+    answer,
+    ...(answeredBy === undefined ? {} : { answeredBy }),
+  });
 /** Fires the run again with the same input; answers the new runId. */
 export const replayRun = (runId: string) =>
   postAction<{ runId: string }>(`${runPath(runId)}/replay`, {});

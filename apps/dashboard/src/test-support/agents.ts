@@ -1,13 +1,14 @@
 /**
  * The agents of the dashboard's tests: a lead that spawns and collects
- * children (the engine's parent tools), a city child that looks a city up
+ * children (the engine's parent tools) and asks people (`ask`, answered
+ * with an {@link Approval}), a city child that looks a city up
  * with a tool whose arguments and result hold secrets (to prove redaction)
  * and records a structured answer, and the scripts that make them end in
  * each way a timeline shows. Test-only: not exported.
  */
 import { preflightSchema, type ScriptTurn } from "@errand/core";
 import { parentTools } from "@errand/engine";
-import { type Agent, defineAgent, defineTool, scriptedModel } from "@errand/runtime";
+import { type Agent, askTool, defineAgent, defineTool, scriptedModel } from "@errand/runtime";
 import { z } from "zod";
 
 /** The parent agent: plays `input.script` with `spawn_agents` and `collect_agents`. */
@@ -85,11 +86,19 @@ export function gatedThenRecord(name: string, city: string): ScriptTurn[] {
   ];
 }
 
+/** The answer schema of the lead's `ask` tool. */
+const Approval = z.object({ approve: z.boolean(), note: z.string() });
+
 /** The lead and city agents on the scripted model. */
 export function dashboardTestAgents(): Agent[] {
   const common = { instructions: "Follow your script.", model: scriptedModel(), maxSteps: 8 };
   return [
-    defineAgent({ ...common, name: LEAD, scriptFromInput: true, tools: parentTools() }),
+    defineAgent({
+      ...common,
+      name: LEAD,
+      scriptFromInput: true,
+      tools: [...parentTools(), askTool({ answerSchema: Approval })],
+    }),
     defineAgent({
       ...common,
       name: CITY,

@@ -18,6 +18,12 @@ import type { ResultOptions } from "../reads/result.js";
 import { type EngineOptions, openResources } from "../resources.js";
 import { createRunQueues, DEFAULT_JOB_OPTIONS } from "../run-queues.js";
 import { type LinkedRunResult, runLinks } from "../view-url.js";
+import {
+  type CompletedWaitpoint,
+  type CompleteOptions,
+  completeWaitpoint,
+} from "../waitpoints/complete.js";
+import { listWaiting, type WaitingOptions, type WaitingWaitpoints } from "../waitpoints/waiting.js";
 import { type CancelOptions, type CancelResult, cancel } from "./cancel.js";
 import type { FireContext } from "./enqueue-runs.js";
 import { fire } from "./fire.js";
@@ -113,12 +119,38 @@ export interface Errand {
    * `invalid_spec` for a bad `limit` or cursor.
    */
   list(options?: ListOptions): Promise<Page<RunSummary>>;
+  /** Waitpoints: runs waiting for an answer from outside (docs/architecture.md §5). */
+  readonly waitpoints: Waitpoints;
   /**
    * Closes the client's queues, its waits in progress and its connections;
    * with Redis unreachable, cuts them after `CLOSE_ALLOWANCE_MS` (a
    * `Redis unreachable; closed without waiting for it` line).
    */
   close(): Promise<void>;
+}
+
+/** Answering the waitpoints runs wait on. */
+export interface Waitpoints {
+  /**
+   * Answers waitpoint `token` (see `waitForAnswer`, `askTool`): its run
+   * resumes on a worker and the waiting call answers with `answer`, once.
+   * Throws an `ErrandError`: `invalid_answer` (with `details.issues`) for an
+   * answer that does not match the waitpoint's schema (the run keeps
+   * waiting), `waitpoint_answered` for a second answer, `waitpoint_timeout`
+   * once it timed out, `run_settled` once its run settled, `not_found`,
+   * `invalid_spec` for a string that is not a token.
+   *
+   * ```ts
+   * await errand.waitpoints.complete(token, { approve: true }, { answeredBy: "ada@example.com" });
+   * ```
+   */
+  complete(token: string, answer: unknown, options?: CompleteOptions): Promise<CompletedWaitpoint>;
+  /**
+   * The waitpoints waiting for an answer, oldest first (at most 500): each
+   * with its token, run, question, answer schema and timeout. With `runId`,
+   * that run's alone.
+   */
+  list(options?: WaitingOptions): Promise<WaitingWaitpoints>;
 }
 
 /**
@@ -165,6 +197,11 @@ export function createErrand(options: ErrandOptions): Errand {
     events: (runId, eventsOptions) =>
       runEvents({ store, connection: options.connection, logger }, runId, eventsOptions),
     ...reads,
+    waitpoints: {
+      complete: (token, answer, completeOptions) =>
+        completeWaitpoint(context, token, answer, completeOptions),
+      list: (waitingOptions) => listWaiting({ ...resources, shards: store.shards }, waitingOptions),
+    },
     async close() {
       await closeWithin({
         close: () =>

@@ -3,10 +3,22 @@
  * processes alike. Every run plays its script from `input.script`. Two
  * counters in Redis make "exactly once" provable across processes: how many
  * times the side-effecting `bump` tool ran for a run, and how many times the
- * model was asked for each step of a run. Test-only: not exported.
+ * model was asked for each step of a run. Waitpoints: `ask` (the built-in
+ * tool, with an answer schema), `ask_briefly` and `ask_or_fail` (timing out
+ * after {@link TEST_ASK_TIMEOUT_MS}, answering so or failing the run) and
+ * `approve` (a tool of one's own around `waitForAnswer`, counting the answers
+ * it was handed). Test-only: not exported.
  */
 
-import { type Agent, defineAgent, defineTool, type Model, scriptedModel } from "@errand/runtime";
+import {
+  type Agent,
+  askTool,
+  defineAgent,
+  defineTool,
+  type Model,
+  scriptedModel,
+  waitForAnswer,
+} from "@errand/runtime";
 import type { Redis } from "ioredis";
 import { z } from "zod";
 
@@ -15,6 +27,8 @@ export function testCounterKeys(prefix: string) {
   return {
     /** How many times `bump` ran for the run. */
     toolRuns: (runId: string) => `${prefix}:test:bump:${runId}`,
+    /** How many times `approve` was handed its answer for the run. */
+    answersHanded: (runId: string) => `${prefix}:test:answers:${runId}`,
     /** How many times the model was asked for `step` of the run. */
     modelRequests: (runId: string, step: number) => `${prefix}:test:model:${runId}:${step}`,
   };
@@ -63,7 +77,34 @@ export const TEST_AGENTS = {
 /** The schema of the structured agent. */
 export const AnswerSchema = z.object({ answer: z.string() });
 
-/** The test agents: `plain`, `structured` and `text-only`, each with the `bump` tool. */
+/** The answer schema of the test agents' `ask` tool. */
+const ApprovalSchema = z.object({ approve: z.boolean(), note: z.string() });
+
+/** How long `ask_briefly` and `ask_or_fail` wait for an answer. */
+const TEST_ASK_TIMEOUT_MS = 1_500;
+
+/** The waitpoint tools of the test agents (see the module's header). */
+function waitpointTools(options: TestAgentsOptions) {
+  const counters = testCounterKeys(options.prefix);
+  const approve = defineTool({
+    name: "approve",
+    description: "Asks for an approval and waits for it.",
+    parameters: z.object({}),
+    handler: async (_args, ctx) => {
+      const outcome = waitForAnswer(ctx, { question: "Approve the test run?" });
+      await options.redis.incr(counters.answersHanded(ctx.runId));
+      return outcome;
+    },
+  });
+  return [
+    approve,
+    askTool({ answerSchema: ApprovalSchema }),
+    askTool({ name: "ask_briefly", timeoutMs: TEST_ASK_TIMEOUT_MS }),
+    askTool({ name: "ask_or_fail", timeoutMs: TEST_ASK_TIMEOUT_MS, onTimeout: "fail" }),
+  ];
+}
+
+/** The test agents: `plain`, `structured` and `text-only`, each with the `bump` tool and the waitpoint tools. */
 export function testAgents(options: TestAgentsOptions): Agent[] {
   const counters = testCounterKeys(options.prefix);
   const bump = defineTool({
@@ -76,7 +117,7 @@ export function testAgents(options: TestAgentsOptions): Agent[] {
   });
   const common = {
     instructions: "Follow your script.",
-    tools: [bump],
+    tools: [bump, ...waitpointTools(options)],
     scriptFromInput: true,
     maxSteps: 8,
   };

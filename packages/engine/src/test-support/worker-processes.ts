@@ -42,7 +42,17 @@ export interface WorkerProcess {
 }
 
 const ENTRY = fileURLToPath(new URL("./worker-process.ts", import.meta.url));
+const ANSWER_ENTRY = fileURLToPath(new URL("./answer-process.ts", import.meta.url));
 const PACKAGE_DIR = fileURLToPath(new URL("../..", import.meta.url));
+
+/** Starts `node` on the TypeScript file `entry` (through tsx) with `env`, its output piped. */
+function spawnEntry(entry: string, env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, ["--import", "tsx", "--conditions=@errand/source", entry], {
+    cwd: PACKAGE_DIR,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+}
 
 function environment(options: SpawnWorkerOptions): NodeJS.ProcessEnv {
   const optional: Record<string, number | undefined> = {
@@ -67,11 +77,7 @@ function environment(options: SpawnWorkerOptions): NodeJS.ProcessEnv {
 
 /** Starts a worker process and resolves once it logged `worker ready`. */
 export async function spawnWorker(options: SpawnWorkerOptions): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", "--conditions=@errand/source", ENTRY], {
-    cwd: PACKAGE_DIR,
-    env: environment(options),
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawnEntry(ENTRY, environment(options));
   const lines: LogLine[] = [];
   const listeners = new Set<(line: LogLine) => void>();
   const stderr: string[] = [];
@@ -140,4 +146,43 @@ export async function killWorkers(workers: readonly WorkerProcess[]): Promise<vo
       await worker.exited;
     }),
   );
+}
+
+/** What {@link answerFromProcess} answers with. */
+export interface ProcessAnswer {
+  redisUrl: string;
+  prefix: string;
+  token: string;
+  answer: unknown;
+  answeredBy: string;
+}
+
+/**
+ * Answers a waitpoint from a child process of its own (`answer-process.ts`)
+ * and resolves with the line it printed: `{ ok: true, completed }` or `{ ok: false, error }`.
+ */
+export async function answerFromProcess(options: ProcessAnswer): Promise<LogLine> {
+  const child = spawnEntry(ANSWER_ENTRY, {
+    ...process.env,
+    REDIS_URL: options.redisUrl,
+    ERRAND_PREFIX: options.prefix,
+    TOKEN: options.token,
+    ANSWER: JSON.stringify(options.answer),
+    ANSWERED_BY: options.answeredBy,
+  });
+  const output: string[] = [];
+  const errors: string[] = [];
+  child.stdout?.on("data", (chunk: Buffer) => output.push(chunk.toString()));
+  child.stderr?.on("data", (chunk: Buffer) => errors.push(chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  // Its own log lines come on stdout too: the answer is the line with `ok`.
+  const lines = output
+    .join("")
+    .split("\n")
+    .filter((text) => text.startsWith("{"));
+  const answer = lines.map((text) => JSON.parse(text) as LogLine).find((line) => "ok" in line);
+  if (code !== 0 || answer === undefined) {
+    throw new Error(`the answering process exited ${code}: ${errors.join("")}`);
+  }
+  return answer;
 }

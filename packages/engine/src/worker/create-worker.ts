@@ -248,9 +248,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     activeJobs += 1;
     try {
       const outcome = await processRun(context, runId, job.name);
-      if (outcome.kind === "parked") {
-        await parked.park(job, token, outcome.waitFor, worker.scripts);
-      }
+      if (outcome.kind === "parked") await parked.park(job, token, outcome, worker.scripts);
       return jobResultOf(outcome);
     } finally {
       activeJobs -= 1;

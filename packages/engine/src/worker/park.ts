@@ -10,7 +10,11 @@
  * delay is the safety net when that worker dies first. The run then resumes
  * from its log and the parking tool runs again. Parking waits out a Redis
  * out of memory (the worker holds the job until the move goes through), so
- * that a shortage never costs the job one of its attempts.
+ * that a shortage never costs the job one of its attempts. A run parked on a
+ * waitpoint is delayed until its timeout at most, listed as waiting for an
+ * answer, and promoted by whoever answers it (`complete`); should the answer
+ * land between the worker's read and its move, the worker, reading the log
+ * again after the move, promotes the job itself.
  *
  * The delayed job tells the truth to queue UIs: its `delay` is counted from
  * the job's creation (BullMQ's `timestamp`), as UIs read it, so "will run at"
@@ -18,12 +22,14 @@
  * hash field {@link PARKED_UNTIL_FIELD} holds the same instant, which tells a
  * parked job from one delayed by a retry's backoff (see `readQueueDepth`).
  */
-import { isRunId } from "@errand/core";
+import { foldRun, isRunId, isWaitpointOverdue, waitpointOf } from "@errand/core";
 import type { Logger } from "@errand/runtime";
 import { pendingRunIds } from "@errand/store";
 import { DelayedError, type Job, type Scripts } from "bullmq";
 import type { ReadsContext } from "../reads/context.js";
 import { retryWhileRedisIsTransient } from "../transient-redis.js";
+import { addWaiting } from "../waitpoints/waiting-index.js";
+import type { ParkedWaitpoint } from "./process-run.js";
 
 /** How long a parked run's job waits, at most, before it is tried again: 30 s. */
 export const DEFAULT_PARK_RECHECK_MS = 30_000;
@@ -39,12 +45,13 @@ export interface ParkedRuns {
   /**
    * Delays `job` (held with `token`, moved by `scripts`: its worker's) and
    * rejects with BullMQ's `DelayedError`, which tells BullMQ the job was moved
-   * rather than finished; wakes it once every run of `waitFor` has settled.
+   * rather than finished; wakes it once every run of `waitFor` has settled,
+   * or once `waitpoint` closed (at its timeout at the latest).
    */
   park(
     job: Job,
     token: string | undefined,
-    waitFor: readonly string[],
+    parked: { waitFor: readonly string[]; waitpoint?: ParkedWaitpoint },
     scripts: Scripts,
   ): Promise<never>;
 }
@@ -79,9 +86,28 @@ export function createParkedRuns(options: ParkedRunsOptions): ParkedRuns {
     logger.info({ runId: job.id, waitedFor: runIds.length }, "parked run woken");
   }
 
+  /**
+   * Lists the waitpoint as waiting for an answer and, if it was answered (or
+   * timed out) before the job was delayed, promotes the job.
+   */
+  async function wakeIfAnswered(job: Job, token: string): Promise<void> {
+    const runId = job.id ?? "";
+    const state = foldRun(await reads.store.readLog(runId), runId);
+    const waitpoint = waitpointOf(state, token);
+    if (waitpoint?.status === "waiting" && !isWaitpointOverdue(waitpoint, reads.now())) {
+      await addWaiting(reads, token, Date.parse(waitpoint.createdAt));
+      logger.info({ runId, waitpoint: token }, "run parked on a waitpoint");
+      return;
+    }
+    if ((await job.getState()) === "delayed") await job.promote();
+  }
+
   return {
-    async park(job, token, waitFor, scripts) {
-      const until = Date.now() + recheckMs;
+    async park(job, token, { waitFor, waitpoint }, scripts) {
+      const until = Math.min(
+        Date.now() + recheckMs,
+        waitpoint?.timeoutAtMs ?? Number.POSITIVE_INFINITY,
+      );
       // Counted from the job's creation, BullMQ's delayed time is `timestamp + delay` = `until`.
       const move = () =>
         scripts.moveToDelayed(job.id ?? "", job.timestamp, until - job.timestamp, token, {
@@ -93,6 +119,10 @@ export function createParkedRuns(options: ParkedRunsOptions): ParkedRuns {
         write: "delay of the parked run's job",
         fields: { runId: job.id },
       });
+      if (waitpoint !== undefined) {
+        await wakeIfAnswered(job, waitpoint.token);
+        throw new DelayedError();
+      }
       const runIds = waitFor.filter(isRunId);
       logger.info({ runId: job.id, waitFor: runIds.length }, "run parked");
       if (runIds.length > 0) {

@@ -15,6 +15,12 @@
  * Traced (docs/architecture.md §7, Traces): the job is a `process {queue}`
  * span under the run's stored `send` span, and each attempt an
  * `invoke_agent {agent}` span stored in its `run-started`.
+ *
+ * A run parked on a waitpoint parks again while it waits for an answer; past
+ * the waitpoint's timeout, its `waitpoint-timed-out` goes in the append of
+ * the `run-started` that resumes it. A `run-started` refused because the log
+ * moved on while the run was parked (an answer came meanwhile) is tried again
+ * from the log.
  */
 import {
   applyEvent,
@@ -22,6 +28,9 @@ import {
   foldRun,
   isErrandError,
   isSettled,
+  isWaitpointOverdue,
+  type NewEvent,
+  parkedWaitpoint,
   type RunError,
   type RunState,
   type RunStatus,
@@ -29,7 +38,7 @@ import {
   type TraceContext,
 } from "@errand/core";
 import type { Logger } from "@errand/runtime";
-import { isParkRequest, type RetryPolicy, runSteps } from "@errand/runtime";
+import { isParkRequest, type ParkRequest, type RetryPolicy, runSteps } from "@errand/runtime";
 import { type EventStore, isSeqConflict } from "@errand/store";
 import { runLogger } from "../logger.js";
 import type { RunMetrics } from "../metrics/run-metrics.js";
@@ -78,8 +87,21 @@ export type ProcessOutcome =
   | { kind: "cancelled" }
   /** Another attempt owns the run: this one stopped writing. */
   | { kind: "lost" }
-  /** A tool parked the run until `waitFor` settle: the step so far is logged, the run stays open. */
-  | { kind: "parked"; waitFor: readonly string[] };
+  /**
+   * A tool parked the run until `waitFor` settle, or until its waitpoint is
+   * answered or times out (`waitpoint`, with the instant of its timeout):
+   * the step so far is logged, the run stays open.
+   */
+  | { kind: "parked"; waitFor: readonly string[]; waitpoint?: ParkedWaitpoint };
+
+/** The waitpoint a parked run waits on: its token, and when it times out (ms), if it does. */
+export interface ParkedWaitpoint {
+  token: string;
+  timeoutAtMs?: number;
+}
+
+/** How many times a `run-started` refused while the run was parked is tried again from the log. */
+const MAX_START_TRIES = 5;
 
 function isRefusedAppend(error: unknown): boolean {
   return isSeqConflict(error) || isErrandError(error, "run_settled");
@@ -153,6 +175,60 @@ async function afterRefusedAppend(
   return { kind: "lost" };
 }
 
+/** The `waitpoint-timed-out` of the waitpoint the run is parked on, once past its timeout. */
+function timedOutWaitpoints(state: RunState, now: Date): NewEvent[] {
+  const waitpoint = parkedWaitpoint(state);
+  if (waitpoint === undefined || !isWaitpointOverdue(waitpoint, now)) return [];
+  return [{ type: "waitpoint-timed-out", at: now.toISOString(), data: { token: waitpoint.token } }];
+}
+
+/**
+ * Whether the parked run must park again: it waits on a waitpoint not yet
+ * answered nor past its timeout, or on runs still pending.
+ */
+async function stillParked(
+  context: RunProcessorContext,
+  state: RunState,
+): Promise<ProcessOutcome | undefined> {
+  const waitpoint = parkedWaitpoint(state);
+  if (waitpoint !== undefined) {
+    if (waitpoint.status !== "waiting" || isWaitpointOverdue(waitpoint, context.now())) {
+      return undefined;
+    }
+    const { token, timeoutAt } = waitpoint;
+    const timeoutAtMs = timeoutAt === undefined ? undefined : Date.parse(timeoutAt);
+    return {
+      kind: "parked",
+      waitFor: [],
+      waitpoint: timeoutAtMs === undefined ? { token } : { token, timeoutAtMs },
+    };
+  }
+  const pending = state.parked && (await context.pendingOf(state.parked.waitFor));
+  return pending && pending.length > 0 ? { kind: "parked", waitFor: pending } : undefined;
+}
+
+/**
+ * How a run a tool just parked waits: for runs, or on the waitpoint the call
+ * created (read back from the log); a waitpoint closed meanwhile brings the
+ * job back at once.
+ */
+async function parkedOutcome(
+  context: RunProcessorContext,
+  runId: string,
+  request: ParkRequest,
+): Promise<ProcessOutcome> {
+  if (request.waitpoint === undefined) return { kind: "parked", waitFor: request.waitFor };
+  const state = await readState(context.store, runId);
+  const parked = await stillParked(context, state);
+  if (parked) return parked;
+  const token = parkedWaitpoint(state)?.token ?? "";
+  return {
+    kind: "parked",
+    waitFor: [],
+    waitpoint: { token, timeoutAtMs: context.now().getTime() },
+  };
+}
+
 /**
  * Announces a new attempt and steps the run until it settles, inside the
  * attempt's `invoke_agent` span (stored in its `run-started`, linked to
@@ -171,6 +247,7 @@ function runAttempt(
   const spanOptions = { agent: agent.name, model, runId: state.runId, attempt, previous };
   return inAttemptSpan(spanOptions, async (span) => {
     const started = await store.appendEvents(state.runId, state.seq, [
+      ...timedOutWaitpoints(state, context.now()),
       {
         type: "run-started",
         at: context.now().toISOString(),
@@ -252,30 +329,51 @@ export async function processRun(
   }
 }
 
-/** What the log decides, or else an attempt: the job's work once its run is known. */
+/**
+ * What the log decides, or else an attempt: the job's work once its run is
+ * known. A start refused while the run was parked (someone answered its
+ * waitpoint, or asked to cancel it, meanwhile) is decided again from the log,
+ * read again.
+ */
 async function decideAndRun(
   context: RunProcessorContext,
   resolved: ResolvedAgent,
-  state: RunState,
+  first: RunState,
   previous: TraceContext | undefined,
   signal: AbortSignal,
 ): Promise<ProcessOutcome> {
-  const { runId } = state;
   const logger = runLogger(context.logger, {
-    runId,
+    runId: first.runId,
     agent: resolved.agent.name,
-    attempt: nextAttempt(state),
+    attempt: nextAttempt(first),
   });
-  const decided = await decideFromLog(context, state, logger);
-  if (decided) return decided;
-  const stillWaiting = state.parked && (await context.pendingOf(state.parked.waitFor));
-  if (stillWaiting && stillWaiting.length > 0) return { kind: "parked", waitFor: stillWaiting };
-  try {
-    return await runAttempt(context, resolved, state, previous, signal, logger);
-  } catch (error) {
-    if (isParkRequest(error)) return { kind: "parked", waitFor: error.waitFor };
-    if (!isRefusedAppend(error)) throw error;
-    logger.warn({ error: (error as Error).message }, "append refused: reading the log again");
-    return await afterRefusedAppend(context, runId, logger);
+  let state = first;
+  for (let tries = 1; ; tries++) {
+    const decided =
+      (await decideFromLog(context, state, logger)) ?? (await stillParked(context, state));
+    if (decided) return decided;
+    try {
+      return await runAttempt(context, resolved, state, previous, signal, logger);
+    } catch (error) {
+      if (isParkRequest(error)) return await parkedOutcome(context, state.runId, error);
+      if (!isRefusedAppend(error)) throw error;
+      const again = await readState(context.store, state.runId);
+      // Still parked: this attempt's run-started never landed.
+      if (
+        tries < MAX_START_TRIES &&
+        wasParked(state) &&
+        again.parked !== undefined &&
+        !isSettled(again)
+      ) {
+        logger.info(
+          { seq: again.seq },
+          "the log moved on while the run was parked: deciding again",
+        );
+        state = again;
+        continue;
+      }
+      logger.warn({ error: (error as Error).message }, "append refused: reading the log again");
+      return await afterRefusedAppend(context, state.runId, logger);
+    }
   }
 }

@@ -2,7 +2,8 @@
  * A run's event timeline, step by step: each event a card with its seq,
  * time since the run was queued and what happened — model responses with
  * their text and tool calls, tool calls and results, refusals with their
- * messages, the recorded output, cancels, the end. Large values come
+ * messages, the recorded output, waitpoints (the question, who answered,
+ * when, and the answer), cancels, the end. Large values come
  * shortened, with "Show all"; a result stored as a blob is loaded on request.
  */
 import { readBlob, readFullEvent, type TimelineEvent } from "../api.js";
@@ -25,6 +26,9 @@ const LABELS: Record<string, string> = {
   "tool-called": "Tool called",
   "tool-result": "Tool result",
   "run-parked": "Parked",
+  "waitpoint-created": "Asked",
+  "waitpoint-completed": "Answered",
+  "waitpoint-timed-out": "No answer in time",
   "output-recorded": "Output recorded",
   refused: "Refused",
   "cancel-requested": "Cancel requested",
@@ -156,8 +160,34 @@ export class Timeline {
         return h(
           "p",
           { class: "event-line", testid: "parked-reason" },
-          `${String(data.reason)} — its worker slot is free until they have`,
+          `${String(data.reason)} — its worker slot is free until ${
+            Array.isArray(data.waitFor) && data.waitFor.length === 0
+              ? "it is answered"
+              : "they have"
+          }`,
         );
+      case "waitpoint-created":
+        return [
+          h(
+            "blockquote",
+            { class: "model-text", testid: "waitpoint-question" },
+            String(data.question),
+          ),
+          typeof data.timeoutAt === "string"
+            ? h("p", { class: "event-line muted" }, `times out ${data.timeoutAt}`)
+            : null,
+        ];
+      case "waitpoint-completed":
+        return [
+          h(
+            "p",
+            { class: "event-line", testid: "waitpoint-answered-by" },
+            `Answered by ${typeof data.answeredBy === "string" ? data.answeredBy : "someone unnamed"} at ${event.at}`,
+          ),
+          this.block(event, data.answer, (d) => d.answer, "answer"),
+        ];
+      case "waitpoint-timed-out":
+        return h("p", { class: "event-line" }, "No answer came before the timeout.");
       case "output-recorded":
         return this.block(event, data.output, (d) => d.output);
       case "refused":

@@ -1,6 +1,7 @@
 /**
  * One run: its status and result, its timeline step by step, the tree it
- * belongs to, what it was fired with, and the actions (cancel, replay).
+ * belongs to, what it was fired with, and the actions (cancel, replay, and
+ * answering the waitpoint it waits on).
  * Events arrive live through the run's stream; the tree is read again when
  * the overview says something changed.
  */
@@ -17,6 +18,7 @@ import {
   readTree,
   replayRun,
 } from "../api.js";
+import { answerForm } from "../components/answer-form.js";
 import { confirmAction } from "../components/confirm.js";
 import { facts, jsonBlock } from "../components/json-view.js";
 import { runTree } from "../components/run-tree.js";
@@ -122,6 +124,8 @@ export function showRun(main: HTMLElement, runId: string): Mounted {
     const factsHolder = h("div", {});
     const resultHolder = h("div", {});
     const treeHolder = h("div", {}, h("p", { class: "muted" }, "Loading…"));
+    const answerHolder = h("div", {});
+    let answering: string | undefined;
     const cancel = h("button", { class: "button danger", testid: "cancel-button" }, "Cancel run");
     const replay = h("button", { class: "button", testid: "replay-button" }, "Replay");
     for (const button of [cancel, replay]) {
@@ -137,6 +141,15 @@ export function showRun(main: HTMLElement, runId: string): Mounted {
       replaceChildren(factsHolder, detailFacts(run, detail));
       replaceChildren(resultHolder, resultPanel(run));
       cancel.hidden = isSettled(run);
+      // The form is made once per waitpoint, so live events never wipe an answer being typed.
+      const waitpoint = isSettled(run) ? undefined : run.waiting?.waitpoint;
+      if (waitpoint?.token !== answering) {
+        answering = waitpoint?.token;
+        replaceChildren(
+          answerHolder,
+          waitpoint === undefined ? null : answerForm(runId, waitpoint, session.readOnly),
+        );
+      }
       followState.textContent = isSettled(run) ? "settled" : "● live";
       followState.className = isSettled(run) ? "muted small" : "live small";
     };
@@ -217,6 +230,7 @@ export function showRun(main: HTMLElement, runId: string): Mounted {
         h(
           "div",
           { class: "run-main" },
+          answerHolder,
           h("section", { class: "panel" }, h("h2", {}, "Result"), resultHolder),
           h("section", { class: "panel" }, h("h2", {}, "Timeline"), timeline.element),
         ),

@@ -3,6 +3,7 @@
  * services a worker would lend them, built on a test's Redis, and a tool
  * context for one call of a parent run. Test-only: not exported.
  */
+import { waitpointToken } from "@errand/core";
 import { noopLogger, type Tool, type ToolContext } from "@errand/runtime";
 import { openSettledWaiter } from "../../connection.js";
 import { createReadsContext } from "../../reads/context.js";
@@ -62,14 +63,17 @@ export interface CallSite {
 
 /** Runs `tool` with `args` as the runtime would (arguments parsed first) for the call at `site`. */
 export async function callTool(tool: Tool, args: unknown, site: CallSite): Promise<unknown> {
+  const step = site.step ?? 1;
+  const callId = site.callId ?? "call_1_1";
   const ctx: ToolContext = {
     signal: new AbortController().signal,
     runId: site.runId,
-    step: site.step ?? 1,
-    callId: site.callId ?? "call_1_1",
+    step,
+    callId,
     logger: noopLogger,
     putBlob: () => Promise.reject(new Error("no blobs in these tests")),
     services: site.services === undefined ? {} : { [PARENT_SERVICES]: site.services },
+    waitpoint: { token: waitpointToken({ runId: site.runId, step, callId }), state: undefined },
   };
   return tool.handler(tool.parameters.parse(args), ctx);
 }

@@ -1,0 +1,134 @@
+/**
+ * The processor of a run parked on a waitpoint, in process against real
+ * Redis: while the waitpoint waits its job parks again without writing; and
+ * an answer that lands between the processor's read and its `run-started`
+ * (a worker whose clock says the waitpoint timed out, an answerer whose clock
+ * says not yet: the worker's `waitpoint-timed-out` + `run-started` is then
+ * refused) is not taken for another attempt owning the run: the log is read
+ * again and the run resumes with the answer.
+ */
+import { randomBytes } from "node:crypto";
+import { foldRun, newRunId, settleRun, waitpointToken } from "@errand/core";
+import { askTool, defineAgent, scriptedModel } from "@errand/runtime";
+import type { EventStore } from "@errand/store";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createLogger } from "../logger.js";
+import { type EngineFixture, startEngineFixture } from "../test-support/engine-fixture.js";
+import { type CancelListener, startCancelListener } from "./cancel-listener.js";
+import { processRun, type RunProcessorContext } from "./process-run.js";
+
+let fx: EngineFixture;
+let cancels: CancelListener;
+const logger = createLogger({ level: "silent" });
+const ASK = { callId: "call_ask", name: "ask", args: { question: "Go?" } };
+
+beforeAll(async () => {
+  fx = await startEngineFixture("process-waitpoints");
+  cancels = await startCancelListener(fx.server.url, fx.errand.keys, logger);
+});
+afterAll(async () => {
+  await cancels?.close();
+  await fx?.stop();
+});
+
+const asker = defineAgent({
+  name: "asker",
+  instructions: "Ask, then say done.",
+  model: scriptedModel(),
+  tools: [askTool()],
+  script: [{ call: [{ tool: "ask", args: ASK.args }] }, { say: "done" }],
+});
+
+const HOUR_MS = 3_600_000;
+
+function contextWith(store: EventStore, now = () => new Date()): RunProcessorContext {
+  return {
+    redis: fx.redis,
+    keys: fx.errand.keys,
+    store,
+    agents: new Map([[asker.name, { agent: asker, model: scriptedModel() }]]),
+    workerId: "worker-b",
+    queue: "process-run-waitpoints-test",
+    cancels,
+    logger,
+    now,
+    pendingOf: async () => [],
+  };
+}
+
+/** Writes the log of an `asker` run parked on its `ask` call (timing out in an hour); resolves with its runId and token. */
+async function parkedRun(): Promise<{ runId: string; token: string }> {
+  const runId = newRunId({ shard: 0, nowMs: Date.now(), random: randomBytes(10) });
+  const token = waitpointToken({ runId, step: 1, callId: ASK.callId });
+  const at = new Date().toISOString();
+  const usage = { inputTokens: 1, outputTokens: 1 };
+  await fx.errand.store.appendEvents(runId, 0, [
+    {
+      type: "run-queued",
+      at,
+      data: {
+        agent: "asker",
+        input: "go",
+        rootRunId: runId,
+        depth: 0,
+        limits: { maxSteps: 4 },
+        metadata: {},
+      },
+    },
+    { type: "run-started", at, data: { attempt: 1, workerId: "worker-a" } },
+    { type: "model-responded", at, data: { step: 1, calls: [ASK], usage, finish: "tool_calls" } },
+    { type: "tool-called", at, data: { step: 1, ...ASK } },
+    {
+      type: "waitpoint-created",
+      at,
+      data: {
+        step: 1,
+        callId: ASK.callId,
+        token,
+        question: "Go?",
+        timeoutAt: new Date(Date.now() + HOUR_MS).toISOString(),
+        onTimeout: "result",
+      },
+    },
+    {
+      type: "run-parked",
+      at,
+      data: { step: 1, callId: ASK.callId, waitFor: [], reason: "waiting" },
+    },
+  ]);
+  return { runId, token };
+}
+
+describe("processing a run parked on a waitpoint", () => {
+  it("parks again without writing while the waitpoint waits", async () => {
+    const { runId, token } = await parkedRun();
+    const before = await fx.errand.store.readLog(runId);
+    const outcome = await processRun(contextWith(fx.errand.store), runId, "asker");
+    expect(outcome).toMatchObject({ kind: "parked", waitFor: [], waitpoint: { token } });
+    expect(await fx.errand.store.readLog(runId)).toEqual(before);
+  });
+
+  it("resumes with an answer that landed just before its run-started, instead of stopping or timing out", async () => {
+    const { runId, token } = await parkedRun();
+    // A store whose first append is beaten by an answer: the log moves on under the processor.
+    let raced = false;
+    const racing: EventStore = {
+      ...fx.errand.store,
+      async appendEvents(id, expectedSeq, events) {
+        if (!raced) {
+          raced = true;
+          await fx.errand.waitpoints.complete(token, "yes");
+        }
+        return fx.errand.store.appendEvents(id, expectedSeq, events);
+      },
+    };
+    const later = () => new Date(Date.now() + 2 * HOUR_MS);
+    const outcome = await processRun(contextWith(racing, later), runId, "asker");
+    expect(outcome).toEqual({ kind: "settled", status: "succeeded" });
+    const state = foldRun(await fx.errand.store.readLog(runId));
+    expect(settleRun(state)).toMatchObject({ status: "succeeded", text: "done", attempts: 1 });
+    expect(state.waitpoints[0]?.status).toBe("answered");
+    const results = state.steps[0]?.calls[0]?.outcome;
+    expect(results).toMatchObject({ kind: "result", result: { answered: true, answer: "yes" } });
+  });
+});
