@@ -11,10 +11,10 @@ const VALUE_WIDTH = 200;
  * What is known of a run: its result once settled, or the same fields so
  * far; `viewUrl` when a dashboard URL is configured.
  */
-export type RunView = RunSoFar & { viewUrl?: string };
+export type ShownRun = RunSoFar & { viewUrl?: string };
 
 /** The lines describing `run`. */
-export function runDetails(run: RunView): string[] {
+export function runDetails(run: ShownRun): string[] {
   const rows: [string, string | undefined][] = [
     ["run", run.runId],
     ["agent", run.agent],

@@ -25,7 +25,7 @@ import { DEFAULT_RETRY_POLICY, type RetryPolicy, respondWithRetries } from "./mo
 import { settingsRefusal } from "./model-settings.js";
 import { type RunDeadline, startDeadline } from "./run-deadline.js";
 import type { EventSink } from "./sink.js";
-import { type CallRunner, settleCalls } from "./step-calls.js";
+import { type CallRunner, runCalls } from "./step-calls.js";
 import { compileOutputSchema, structuredOutputToolSpec } from "./structured-output.js";
 import type { Tool } from "./tool.js";
 import { chatTracedModel } from "./tracing/chat-span.js";
@@ -211,7 +211,7 @@ class RunLoop {
     const pending = last?.calls.filter((call) => call.outcome === undefined) ?? [];
     if (last && pending.length > 0) {
       this.logger.info({ step: last.step, calls: pending.length }, "resuming a step's tool calls");
-      return this.settleStep([], last.step, pending, last.text);
+      return this.finishStep([], last.step, pending, last.text);
     }
     if (this.state.output !== undefined || last?.calls.length === 0) {
       return [this.event("finished", last?.text === undefined ? {} : { text: last.text })];
@@ -251,7 +251,7 @@ class RunLoop {
       ...(items === undefined ? {} : { items }),
       ...(responseId === undefined ? {} : { responseId }),
     });
-    return this.settleStep([responded], step, calls, text);
+    return this.finishStep([responded], step, calls, text);
   }
 
   private request(step: number): ModelRequest {
@@ -272,15 +272,15 @@ class RunLoop {
     };
   }
 
-  /** `leading` events, then the settled calls, then how the step ends the turn (if it does). */
-  private async settleStep(
+  /** `leading` events, then the calls run, then how the step ends the turn (if it does). */
+  private async finishStep(
     leading: NewEvent[],
     step: number,
     calls: readonly ToolCall[],
     text: string | undefined,
   ): Promise<NewEvent[]> {
     const alreadyRecorded = this.state.output !== undefined;
-    const settled = await settleCalls(this.runner, step, calls, alreadyRecorded, this.signal);
+    const settled = await runCalls(this.runner, step, calls, alreadyRecorded, this.signal);
     const events = [...leading, ...settled.events];
     if (settled.halt?.kind === "fatal") {
       const { error } = settled.halt;

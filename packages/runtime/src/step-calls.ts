@@ -1,5 +1,5 @@
 /**
- * Settling the tool calls of one model response, in order: each becomes
+ * Running the tool calls of one model response, in order: each becomes
  * `tool-called` + `tool-result` (a tool ran), `output-recorded` (a valid
  * structured output) or `refused` (invalid arguments, output already
  * recorded, unknown tool). Nothing is written here: the events are returned
@@ -34,7 +34,7 @@ import { failedToolResult, shapeToolResult } from "./tool-results.js";
 import { inToolSpan } from "./tracing/tool-span.js";
 import { fixAndRetryMessage, formatIssues } from "./validation-issues.js";
 
-/** What settling a run's tool calls needs. */
+/** What running a run's tool calls needs. */
 export interface CallRunner {
   runId: string;
   tools: ReadonlyMap<string, Tool>;
@@ -52,14 +52,14 @@ export interface CallRunner {
   waitpointOf(token: string): WaitpointState | undefined;
 }
 
-/** Why settling stopped before the last call. */
+/** Why running the calls stopped before the last one. */
 type CallsHalt =
   | { kind: "fatal"; error: FatalToolError }
   | { kind: "aborted" }
   | { kind: "parked"; request: ParkRequest };
 
-/** The events of the settled calls, whether an output was recorded, and why settling stopped early. */
-export interface SettledCalls {
+/** The events of the calls run, whether an output was recorded, and why running them stopped early. */
+export interface CallsOutcome {
   events: NewEvent[];
   recorded: boolean;
   halt?: CallsHalt;
@@ -93,7 +93,7 @@ function unknownToolMessage(runner: CallRunner, name: string): string {
   return `Error: there is no tool named ${name}. The tools you can call are: ${available}.`;
 }
 
-function recordOutput(runner: CallRunner, step: number, call: ToolCall): SettledCalls {
+function recordOutput(runner: CallRunner, step: number, call: ToolCall): CallsOutcome {
   const check = runner.output!.check(call.args);
   if (!check.ok) {
     const message = invalidOutputMessage(call.name, check.issues);
@@ -136,7 +136,7 @@ async function runTool(
   call: ToolCall,
   tool: Tool,
   signal: AbortSignal,
-): Promise<SettledCalls> {
+): Promise<CallsOutcome> {
   const parsed = tool.parameters.safeParse(call.args);
   if (!parsed.success) {
     const issues =
@@ -206,13 +206,13 @@ async function runTool(
   };
 }
 
-function settleCall(
+function runCall(
   runner: CallRunner,
   step: number,
   call: ToolCall,
   recorded: boolean,
   signal: AbortSignal,
-): Promise<SettledCalls> | SettledCalls {
+): Promise<CallsOutcome> | CallsOutcome {
   if (recorded) {
     const message = outputAlreadyRecordedMessage(call.name);
     return {
@@ -230,23 +230,23 @@ function settleCall(
 }
 
 /**
- * Settles `calls` of step `step` in order. Calls before a recorded output run;
+ * Runs `calls` of step `step` in order. Calls before a recorded output run;
  * every call after it (or after an output recorded earlier, `alreadyRecorded`)
  * is refused. Stops early on a `FatalToolError` or a `ParkRequest` (the
  * call's `tool-called` kept) or when `signal` fires during a tool (that call
  * left out).
  */
-export async function settleCalls(
+export async function runCalls(
   runner: CallRunner,
   step: number,
   calls: readonly ToolCall[],
   alreadyRecorded: boolean,
   signal: AbortSignal,
-): Promise<SettledCalls> {
+): Promise<CallsOutcome> {
   const events: NewEvent[] = [];
   let recorded = alreadyRecorded;
   for (const call of calls) {
-    const settled = await settleCall(runner, step, call, recorded, signal);
+    const settled = await runCall(runner, step, call, recorded, signal);
     events.push(...settled.events);
     recorded ||= settled.recorded;
     if (settled.halt) return { events, recorded, halt: settled.halt };

@@ -8,13 +8,13 @@ import { dashboardUrlOption } from "../dashboard-url.js";
 import { withErrand } from "../errand-client.js";
 import { EXIT } from "../exit-codes.js";
 import { writeJson, writeLines } from "../output.js";
-import { type RunView, runDetails } from "../run-details.js";
+import { runDetails, type ShownRun } from "../run-details.js";
 
 /**
  * The run's stored result, or the same fields folded from its log so far;
  * either with its `viewUrl` when `dashboardUrl` is given.
  */
-async function viewOf(errand: Errand, runId: string, dashboardUrl?: string): Promise<RunView> {
+async function viewOf(errand: Errand, runId: string, dashboardUrl?: string): Promise<ShownRun> {
   const result = await errand.result(runId);
   if (result !== undefined) return result;
   const link = dashboardUrl === undefined ? {} : { viewUrl: runViewUrl(dashboardUrl, runId) };

@@ -31,7 +31,7 @@ export type {
 export type RunRow = Omit<SearchHit, "match"> & { match?: SearchHit["match"] };
 
 /** A page of items. */
-export interface Page<T> {
+export interface ListPage<T> {
   items: T[];
   count: number;
   hasMore: boolean;
@@ -97,7 +97,7 @@ export interface RunsQuery {
 }
 
 /** A page of runs (or search hits). */
-export function listRuns(query: RunsQuery): Promise<Page<RunRow>> {
+export function listRuns(query: RunsQuery): Promise<ListPage<RunRow>> {
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(query)) {
     if (value !== undefined && value !== "") params.set(key, String(value));
@@ -123,7 +123,9 @@ export async function readTimeline(runId: string, max = 5_000): Promise<Timeline
   const events: TimelineEvent[] = [];
   let cursor = "";
   for (;;) {
-    const page = await getJson<Page<TimelineEvent>>(`${runPath(runId)}/events?limit=1000${cursor}`);
+    const page = await getJson<ListPage<TimelineEvent>>(
+      `${runPath(runId)}/events?limit=1000${cursor}`,
+    );
     events.push(...page.items);
     if (!page.hasMore || page.nextCursor === undefined || events.length >= max) return events;
     cursor = `&cursor=${encodeURIComponent(page.nextCursor)}`;

@@ -11,6 +11,7 @@
  * the rates' window (an agent that several queues serve counts in the one
  * whose workers were seen last).
  */
+import type { SettledStatus } from "@errand/core";
 import {
   type CollectorMetrics,
   closeConnection,
@@ -26,7 +27,7 @@ import {
 } from "@errand/engine";
 import { Queue } from "bullmq";
 import type { DashboardContext } from "../context.js";
-import { createSettledRuns, type SettledRun, type SettledStatus } from "./settled-runs.js";
+import { createSettledRuns, type SettledRun } from "./settled-runs.js";
 import { THROUGHPUT_MINUTES, type Throughput, throughputOf } from "./throughput.js";
 
 /** A worker is shown stale when its last heartbeat is older than this: 3 default beats. */

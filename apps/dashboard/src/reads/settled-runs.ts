@@ -8,6 +8,7 @@
  * in the lookback. A run that took longer than the lookback to settle is
  * not counted.
  */
+import type { SettledStatus } from "@errand/core";
 import type { DashboardContext } from "../context.js";
 
 /** How far back in creation time settled runs are looked for: one hour. */
@@ -17,10 +18,7 @@ const SETTLED_LOOKBACK_MS = 60 * 60 * 1_000;
 const SETTLED_SCAN_PER_KEY = 2_000;
 
 /** The settled statuses. */
-const SETTLED_STATUSES = ["succeeded", "failed", "cancelled"] as const;
-
-/** A settled status. */
-export type SettledStatus = (typeof SETTLED_STATUSES)[number];
+const SETTLED_STATUSES: readonly SettledStatus[] = ["succeeded", "failed", "cancelled"];
 
 /** One settled run, as far as the rates need it. */
 export interface SettledRun {

@@ -1,5 +1,6 @@
+import type { SettledStatus } from "@errand/core";
 import { describe, expect, it } from "vitest";
-import type { SettledRun, SettledStatus } from "./settled-runs.js";
+import type { SettledRun } from "./settled-runs.js";
 import { throughputOf } from "./throughput.js";
 
 const NOW = Date.parse("2026-01-01T12:10:30.000Z");

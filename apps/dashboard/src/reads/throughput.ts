@@ -2,7 +2,8 @@
  * Runs settled per minute and the failure rate over the last minutes, from
  * the settled runs' times: pure, so it is tested without Redis.
  */
-import type { SettledRun, SettledStatus } from "./settled-runs.js";
+import type { SettledStatus } from "@errand/core";
+import type { SettledRun } from "./settled-runs.js";
 
 /** How many minutes the overview's rates cover. */
 export const THROUGHPUT_MINUTES = 15;

@@ -6,10 +6,10 @@ import { createRunReads } from "../reads/create-run-reads.js";
 import { useRedisCluster } from "../test-support/cluster-fixture.js";
 import { createCollector } from "./create-collector.js";
 import {
-  expectedCollectedState,
-  readCollectedState,
-  waitUntilCollected,
-} from "./test-support/collected-state.js";
+  expectedIndexedState,
+  readIndexedState,
+  waitUntilIndexed,
+} from "./test-support/indexed-state.js";
 import { planRuns, settlingRunIds, writeRuns } from "./test-support/planned-runs.js";
 import { TEST_SHARDS } from "./test-support/redis-fixture.js";
 
@@ -39,9 +39,9 @@ describe("the collector and the reads on a 3-node Redis Cluster", () => {
       expect(batch.pending).toBe(0);
       expect(batch.total).toBe(settling.length);
 
-      await waitUntilCollected(fx.client, keys, settling, TEST_SHARDS);
-      const state = await readCollectedState(fx.client, keys, runs, TEST_SHARDS);
-      expect(state).toEqual(await expectedCollectedState(store, runs));
+      await waitUntilIndexed(fx.client, keys, settling, TEST_SHARDS);
+      const state = await readIndexedState(fx.client, keys, runs, TEST_SHARDS);
+      expect(state).toEqual(await expectedIndexedState(store, runs));
       expect((await reads.list({ limit: 500 })).count).toBe(runs.length);
       expect((await collector.metrics()).pending).toBe(0);
     } finally {

@@ -3,10 +3,10 @@ import { DEFAULT_COLLECTOR_GROUP } from "./consumer-group.js";
 import { createCollector } from "./create-collector.js";
 import { besides, startTestProcess, type TestProcess } from "./test-support/child-process.js";
 import {
-  expectedCollectedState,
-  readCollectedState,
-  waitUntilCollected,
-} from "./test-support/collected-state.js";
+  expectedIndexedState,
+  readIndexedState,
+  waitUntilIndexed,
+} from "./test-support/indexed-state.js";
 import { planRuns, settlingRunIds, writeRuns } from "./test-support/planned-runs.js";
 import {
   type EngineRedisFixture,
@@ -103,7 +103,7 @@ describe("a collector killed with SIGKILL", () => {
     // Another collector takes over and claims what the dead one held.
     const heir = startCollectorProcess(disturbed.prefix, "heir");
     await heir.line((line) => line === "ready");
-    await waitUntilCollected(fx.redis, disturbed.keys, settling, TEST_SHARDS, 60_000);
+    await waitUntilIndexed(fx.redis, disturbed.keys, settling, TEST_SHARDS, 60_000);
     await heir.kill("SIGTERM");
     expect((await pendingByConsumer(streams)).get("doomed") ?? 0).toBe(0);
 
@@ -116,12 +116,12 @@ describe("a collector killed with SIGKILL", () => {
       reaper: false,
     });
     await undisturbed.start();
-    await waitUntilCollected(fx.redis, calm.keys, settling, TEST_SHARDS, 60_000);
+    await waitUntilIndexed(fx.redis, calm.keys, settling, TEST_SHARDS, 60_000);
     await undisturbed.stop();
 
-    const afterCrash = await readCollectedState(fx.redis, disturbed.keys, runs, TEST_SHARDS);
-    const withoutCrash = await readCollectedState(fx.redis, calm.keys, runs, TEST_SHARDS);
+    const afterCrash = await readIndexedState(fx.redis, disturbed.keys, runs, TEST_SHARDS);
+    const withoutCrash = await readIndexedState(fx.redis, calm.keys, runs, TEST_SHARDS);
     expect(afterCrash).toEqual(withoutCrash);
-    expect(afterCrash).toEqual(await expectedCollectedState(disturbed.store, runs));
+    expect(afterCrash).toEqual(await expectedIndexedState(disturbed.store, runs));
   });
 });

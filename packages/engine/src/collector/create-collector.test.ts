@@ -3,10 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_COLLECTOR_GROUP, ensureGroup } from "./consumer-group.js";
 import { type CollectorOptions, createCollector } from "./create-collector.js";
 import {
-  expectedCollectedState,
-  readCollectedState,
-  waitUntilCollected,
-} from "./test-support/collected-state.js";
+  expectedIndexedState,
+  readIndexedState,
+  waitUntilIndexed,
+} from "./test-support/indexed-state.js";
 import { planRuns, settlingRunIds, writeRuns } from "./test-support/planned-runs.js";
 import { recordingLogger } from "./test-support/recording-logger.js";
 import {
@@ -46,9 +46,9 @@ describe("createCollector", () => {
     await collector.start();
     try {
       const settling = settlingRunIds(runs);
-      await waitUntilCollected(fx.redis, keys, settling, TEST_SHARDS);
-      const state = await readCollectedState(fx.redis, keys, runs, TEST_SHARDS);
-      expect(state).toEqual(await expectedCollectedState(store, runs));
+      await waitUntilIndexed(fx.redis, keys, settling, TEST_SHARDS);
+      const state = await readIndexedState(fx.redis, keys, runs, TEST_SHARDS);
+      expect(state).toEqual(await expectedIndexedState(store, runs));
       expect(settling.length).toBeGreaterThan(0);
       expect(runs.length - settling.length).toBeGreaterThan(0);
     } finally {
@@ -69,10 +69,10 @@ describe("createCollector", () => {
       const readsBefore = await logReads();
       await collector.start();
       try {
-        await waitUntilCollected(fx.redis, keys, settlingRunIds(runs), TEST_SHARDS);
+        await waitUntilIndexed(fx.redis, keys, settlingRunIds(runs), TEST_SHARDS);
         const logsRead = (await logReads()) - readsBefore;
-        const state = await readCollectedState(fx.redis, keys, runs, TEST_SHARDS);
-        expect(state).toEqual(await expectedCollectedState(store, runs));
+        const state = await readIndexedState(fx.redis, keys, runs, TEST_SHARDS);
+        expect(state).toEqual(await expectedIndexedState(store, runs));
         return { logsRead, results: Object.values(state.results) };
       } finally {
         await collector.stop();
@@ -94,15 +94,15 @@ describe("createCollector", () => {
     await collector.start();
     try {
       await writeRuns(store, runs, { upTo: 3 });
-      await waitUntilCollected(fx.redis, keys, [], TEST_SHARDS);
-      const before = await readCollectedState(fx.redis, keys, runs, TEST_SHARDS);
+      await waitUntilIndexed(fx.redis, keys, [], TEST_SHARDS);
+      const before = await readIndexedState(fx.redis, keys, runs, TEST_SHARDS);
       expect(Object.values(before.results).every((result) => result === null)).toBe(true);
       expect(before.index.active).toHaveLength(runs.length);
 
       await writeRuns(store, runs, { from: 3 });
-      await waitUntilCollected(fx.redis, keys, settlingRunIds(runs), TEST_SHARDS);
-      const after = await readCollectedState(fx.redis, keys, runs, TEST_SHARDS);
-      expect(after).toEqual(await expectedCollectedState(store, runs));
+      await waitUntilIndexed(fx.redis, keys, settlingRunIds(runs), TEST_SHARDS);
+      const after = await readIndexedState(fx.redis, keys, runs, TEST_SHARDS);
+      expect(after).toEqual(await expectedIndexedState(store, runs));
     } finally {
       await collector.stop();
     }
@@ -116,9 +116,9 @@ describe("createCollector", () => {
     const options = collectorOptions(prefix, { trimIntervalMs: 3_600_000 });
     const first = createCollector(options);
     await first.start();
-    await waitUntilCollected(fx.redis, keys, settling, TEST_SHARDS);
+    await waitUntilIndexed(fx.redis, keys, settling, TEST_SHARDS);
     await first.stop();
-    const once = await readCollectedState(fx.redis, keys, runs, TEST_SHARDS);
+    const once = await readIndexedState(fx.redis, keys, runs, TEST_SHARDS);
 
     // Rewind the group: every entry of every shard is delivered a second time.
     const streamLengths = await Promise.all(
@@ -142,9 +142,9 @@ describe("createCollector", () => {
       // The second delivery reached every settled run (it woke their waiters again)…
       await expect.poll(() => announced.length).toBe(settling.length);
       expect([...announced].sort()).toEqual([...settling].sort());
-      await waitUntilCollected(fx.redis, keys, settling, TEST_SHARDS);
+      await waitUntilIndexed(fx.redis, keys, settling, TEST_SHARDS);
       // …and left everything as the first one did.
-      expect(await readCollectedState(fx.redis, keys, runs, TEST_SHARDS)).toEqual(once);
+      expect(await readIndexedState(fx.redis, keys, runs, TEST_SHARDS)).toEqual(once);
     } finally {
       await second.stop();
     }
@@ -171,9 +171,9 @@ describe("createCollector", () => {
     );
     await Promise.all(collectors.map((collector) => collector.start()));
     try {
-      await waitUntilCollected(fx.redis, keys, settling, TEST_SHARDS);
-      const state = await readCollectedState(fx.redis, keys, runs, TEST_SHARDS);
-      expect(state).toEqual(await expectedCollectedState(store, runs));
+      await waitUntilIndexed(fx.redis, keys, settling, TEST_SHARDS);
+      const state = await readIndexedState(fx.redis, keys, runs, TEST_SHARDS);
+      expect(state).toEqual(await expectedIndexedState(store, runs));
       // Every settled run woke its waiters exactly once: no run was settled by both.
       await expect
         .poll(() => [...announcements.values()].reduce((sum, count) => sum + count, 0))
@@ -219,9 +219,9 @@ describe("createCollector", () => {
     );
     await collector.start();
     try {
-      await waitUntilCollected(fx.redis, keys, settlingRunIds(runs), TEST_SHARDS);
-      const state = await readCollectedState(fx.redis, keys, runs, TEST_SHARDS);
-      expect(state).toEqual(await expectedCollectedState(store, runs));
+      await waitUntilIndexed(fx.redis, keys, settlingRunIds(runs), TEST_SHARDS);
+      const state = await readIndexedState(fx.redis, keys, runs, TEST_SHARDS);
+      expect(state).toEqual(await expectedIndexedState(store, runs));
     } finally {
       await collector.stop();
     }
@@ -258,7 +258,7 @@ describe("createCollector", () => {
 
     await collector.start();
     try {
-      await waitUntilCollected(fx.redis, keys, settlingRunIds(runs), TEST_SHARDS);
+      await waitUntilIndexed(fx.redis, keys, settlingRunIds(runs), TEST_SHARDS);
       const after = await collector.metrics();
       expect(after.lag).toBe(0);
       expect(after.pending).toBe(0);

@@ -1,12 +1,12 @@
 import { shardOfRunId } from "@errand/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CollectorOptions, createCollector } from "./create-collector.js";
-import {
-  expectedCollectedState,
-  readCollectedState,
-  waitUntilCollected,
-} from "./test-support/collected-state.js";
 import { eventually } from "./test-support/conditions.js";
+import {
+  expectedIndexedState,
+  readIndexedState,
+  waitUntilIndexed,
+} from "./test-support/indexed-state.js";
 import { planRuns, settles, settlingRunIds, writeRuns } from "./test-support/planned-runs.js";
 import {
   type EngineRedisFixture,
@@ -117,7 +117,7 @@ describe("poison entries", () => {
         return entries.length === poison.length ? entries : undefined;
       });
       const settling = settlingRunIds(runs);
-      await waitUntilCollected(fx.redis, keys, settling, TEST_SHARDS);
+      await waitUntilIndexed(fx.redis, keys, settling, TEST_SHARDS);
 
       const deadFields = dead.map(([, fields]) => {
         const map = new Map<string, string>();
@@ -138,8 +138,8 @@ describe("poison entries", () => {
       ).toMatch(/runId/);
 
       // Everything else, before and after the poison, was collected as usual.
-      const state = await readCollectedState(fx.redis, keys, runs, TEST_SHARDS);
-      expect(state).toEqual(await expectedCollectedState(store, runs));
+      const state = await readIndexedState(fx.redis, keys, runs, TEST_SHARDS);
+      expect(state).toEqual(await expectedIndexedState(store, runs));
       const metrics = await collector.metrics();
       expect(metrics.deadLettered).toBe(poison.length);
       expect(metrics.shards.find((candidate) => candidate.shard === shard)?.deadLettered).toBe(
@@ -165,7 +165,7 @@ describe("poison entries", () => {
     await collector.start();
     try {
       const others = runs.filter((run) => settles(run) && run.runId !== broken);
-      await waitUntilCollected(
+      await waitUntilIndexed(
         fx.redis,
         keys,
         others.map((run) => run.runId),

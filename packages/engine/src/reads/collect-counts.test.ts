@@ -1,7 +1,7 @@
 import { isRunId, type NewEvent } from "@errand/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { collectPlanned, startTestCollector } from "../collector/test-support/collect-planned.js";
-import { waitUntilCollected } from "../collector/test-support/collected-state.js";
+import { indexPlanned, startTestCollector } from "../collector/test-support/index-planned.js";
+import { waitUntilIndexed } from "../collector/test-support/indexed-state.js";
 import { type PlannedRun, planRuns, writeRuns } from "../collector/test-support/planned-runs.js";
 import {
   type EngineRedisFixture,
@@ -46,7 +46,7 @@ async function settleLate(runs: readonly PlannedRun[]): Promise<void> {
   for (const run of runs) {
     await scope.store.appendEvents(run.runId, run.events.length, [finishedEvent(run)]);
   }
-  await waitUntilCollected(
+  await waitUntilIndexed(
     fx.redis,
     scope.keys,
     runs.map((run) => run.runId),
@@ -87,7 +87,7 @@ describe("collect's counts", () => {
   it("are those of every run given, the same on each page, read with the page in one round trip, and follow the runs as they settle", async () => {
     // 118 runs: 20 text, 20 output, 20 failed, 20 cancelled, 19 without output, 19 unsettled.
     const runs = planRuns({ count: 118, shards: TEST_SHARDS, seed: "counts" });
-    await collectPlanned(fx, scope, runs);
+    await indexPlanned(fx, scope, runs);
     const [unknown] = planRuns({ count: 1, shards: TEST_SHARDS, seed: "counts-unknown" });
     const ids = runs.map((run) => run.runId);
     ids.splice(30, 0, unknown!.runId);
@@ -138,7 +138,7 @@ describe("collect's counts", () => {
       seed: "counts-wait",
       endings: ["text", "unsettled"],
     });
-    await collectPlanned(fx, scope, runs);
+    await indexPlanned(fx, scope, runs);
     const ids = runs.map((run) => run.runId);
     const unsettled = runs.filter((run) => run.ending === "unsettled");
     const onPage = unsettled.filter((run) => ids.indexOf(run.runId) < 4);
@@ -175,7 +175,7 @@ describe("collect's counts", () => {
       seed: "counts-headless",
       endings: ["text", "failed", "cancelled"],
     });
-    await collectPlanned(fx, scope, runs);
+    await indexPlanned(fx, scope, runs);
     const ids = runs.map((run) => run.runId);
     // The failed run, off the page, keeps its result a moment after its head expired.
     await fx.redis.del(scope.keys.runHead(ids[1]!));

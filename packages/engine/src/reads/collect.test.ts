@@ -1,7 +1,7 @@
 import { isErrandError } from "@errand/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createErrand } from "../client/client.js";
-import { collectPlanned, startTestCollector } from "../collector/test-support/collect-planned.js";
+import { indexPlanned, startTestCollector } from "../collector/test-support/index-planned.js";
 import { type PlannedRun, planRuns } from "../collector/test-support/planned-runs.js";
 import {
   type EngineRedisFixture,
@@ -22,7 +22,7 @@ beforeAll(async () => {
   scope = fx.prefixed("reads-collect");
   reads = createRunReads({ connection: fx.url, prefix: scope.prefix, shards: TEST_SHARDS });
   runs = planRuns({ count: 6, shards: TEST_SHARDS, seed: "collect-mixed" });
-  await collectPlanned(fx, scope, runs);
+  await indexPlanned(fx, scope, runs);
 });
 afterAll(async () => {
   await reads?.close();
@@ -164,7 +164,7 @@ describe("collect", () => {
       endings: ["text", "failed", "cancelled"],
     });
     const lastIndexes = waitingRuns.map((run) => run.events.length - 1);
-    await collectPlanned(fx, scope, waitingRuns, { upTo: Math.min(...lastIndexes) });
+    await indexPlanned(fx, scope, waitingRuns, { upTo: Math.min(...lastIndexes) });
     const ids = waitingRuns.map((run) => run.runId);
     expect((await reads.collect(ids)).pending).toBe(3);
 
@@ -217,7 +217,7 @@ describe("collect waiting on many runs", () => {
       endings: ["text"],
     });
     const last = waitingRuns[0]!.events.length - 1;
-    await collectPlanned(fx, scope, waitingRuns, { upTo: last });
+    await indexPlanned(fx, scope, waitingRuns, { upTo: last });
     const ids = waitingRuns.map((run) => run.runId);
     const collector = await startTestCollector(fx, scope);
     try {

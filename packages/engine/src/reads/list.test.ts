@@ -1,6 +1,6 @@
 import { foldRun, isErrandError } from "@errand/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { collectPlanned } from "../collector/test-support/collect-planned.js";
+import { indexPlanned } from "../collector/test-support/index-planned.js";
 import { type PlannedRun, planRuns } from "../collector/test-support/planned-runs.js";
 import {
   type EngineRedisFixture,
@@ -22,8 +22,8 @@ beforeAll(async () => {
   reads = createRunReads({ connection: fx.url, prefix: scope.prefix, shards: TEST_SHARDS });
   runs = planRuns({ count: 30, shards: TEST_SHARDS, parents: 3, seed: "list" });
   const queuedOnly = planRuns({ count: 3, shards: TEST_SHARDS, seed: "list-queued" });
-  await collectPlanned(fx, scope, runs);
-  await collectPlanned(fx, scope, queuedOnly, { upTo: 1 });
+  await indexPlanned(fx, scope, runs);
+  await indexPlanned(fx, scope, queuedOnly, { upTo: 1 });
   runs.push(...queuedOnly);
 });
 afterAll(async () => {
@@ -127,12 +127,12 @@ describe("list", () => {
     try {
       const planned = planRuns({ count: 20, shards: TEST_SHARDS, seed: "list-growing" });
       const older = planned.slice(0, 12);
-      await collectPlanned(fx, growing, older);
+      await indexPlanned(fx, growing, older);
       const expectedOlder = await expectedSummaries(growing.store, older);
       const first = await growingReads.list({ limit: 5 });
       expect(first.items).toEqual(expectedOlder.slice(0, 5));
 
-      await collectPlanned(fx, growing, planned.slice(12));
+      await indexPlanned(fx, growing, planned.slice(12));
       const second = await growingReads.list({ limit: 5, cursor: first.nextCursor! });
       expect(second.items).toEqual(expectedOlder.slice(5, 10));
       const fresh = await growingReads.list({ limit: 8 });
@@ -154,7 +154,7 @@ describe("list", () => {
     });
     try {
       const planned = planRuns({ count: 6, shards: TEST_SHARDS, seed: "list-expiring" });
-      await collectPlanned(fx, expiring, planned);
+      await indexPlanned(fx, expiring, planned);
       const gone = planned[3]!;
       await fx.redis.del(expiring.keys.runHead(gone.runId), expiring.keys.runLog(gone.runId));
       const page = await expiringReads.list({ limit: 5 });

@@ -1,6 +1,6 @@
 import { foldRun, isErrandError, settleRun } from "@errand/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { collectPlanned, startTestCollector } from "../collector/test-support/collect-planned.js";
+import { indexPlanned, startTestCollector } from "../collector/test-support/index-planned.js";
 import { planRuns } from "../collector/test-support/planned-runs.js";
 import {
   type EngineRedisFixture,
@@ -32,7 +32,7 @@ async function getCalls(): Promise<number> {
 describe("result", () => {
   it("returns the stored RunResult of a settled run, the fold of its log", async () => {
     const runs = planRuns({ count: 5, shards: TEST_SHARDS, seed: "result-settled" });
-    await collectPlanned(fx, scope, runs);
+    await indexPlanned(fx, scope, runs);
     for (const run of runs.slice(0, 5)) {
       const expected = settleRun(foldRun(await scope.store.readLog(run.runId), run.runId));
       expect(await reads.result(run.runId)).toEqual(expected);
@@ -46,7 +46,7 @@ describe("result", () => {
       seed: "result-pending",
       endings: ["unsettled"],
     });
-    await collectPlanned(fx, scope, [pending!]);
+    await indexPlanned(fx, scope, [pending!]);
     expect(await reads.result(pending!.runId)).toBeUndefined();
 
     const [never] = planRuns({ count: 1, shards: TEST_SHARDS, seed: "result-never" });
@@ -64,7 +64,7 @@ describe("result", () => {
       endings: ["text"],
     });
     const lastIndex = run!.events.length - 1;
-    await collectPlanned(fx, scope, [run!], { upTo: lastIndex });
+    await indexPlanned(fx, scope, [run!], { upTo: lastIndex });
 
     // Nothing settles it: the wait ends at waitMs having read only a few times.
     const before = await getCalls();

@@ -3,7 +3,7 @@
  * metadata value), newest first, older pages on request. The first page is
  * read again whenever the overview stream says something changed.
  */
-import { listRuns, type Page, type RunRow, type RunsQuery } from "../api.js";
+import { type ListPage, listRuns, type RunRow, type RunsQuery } from "../api.js";
 import { statusBadge } from "../components/status.js";
 import { h, link, replaceChildren } from "../dom.js";
 import { formatAgo, formatDateTime, formatSpan, shortRunId } from "../format.js";
@@ -167,7 +167,7 @@ export function showRuns(main: HTMLElement, params: URLSearchParams): Mounted {
     if (loading) return;
     loading = true;
     try {
-      const page: Page<RunRow> = await listRuns({
+      const page: ListPage<RunRow> = await listRuns({
         ...query,
         limit: PAGE_SIZE,
         ...(next && cursor ? { cursor } : {}),

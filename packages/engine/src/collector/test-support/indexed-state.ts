@@ -15,7 +15,7 @@ import { eventually } from "./conditions.js";
 import type { PlannedRun } from "./planned-runs.js";
 
 /** The collector's projections of some runs. */
-export interface CollectedState {
+export interface IndexedState {
   /** Result JSON by runId (null: none). */
   results: Record<string, string | null>;
   /** Per index (runs, active, succeeded, failed, cancelled), its members over every shard, sorted. */
@@ -25,12 +25,12 @@ export interface CollectedState {
 const INDEXES = ["runs", "active", "succeeded", "failed", "cancelled"] as const;
 
 /** Reads what the collector wrote for `runs`. */
-export async function readCollectedState(
+export async function readIndexedState(
   redis: Redis | Cluster,
   keys: EngineKeys,
   runs: readonly PlannedRun[],
   shards: number,
-): Promise<CollectedState> {
+): Promise<IndexedState> {
   const results: Record<string, string | null> = {};
   for (const run of runs) results[run.runId] = await redis.get(keys.result(run.runId));
   const index: Record<string, string[]> = {};
@@ -46,10 +46,10 @@ export async function readCollectedState(
 }
 
 /** What the collector must have written for `runs`, from their logs. */
-export async function expectedCollectedState(
+export async function expectedIndexedState(
   store: EventStore,
   runs: readonly PlannedRun[],
-): Promise<CollectedState> {
+): Promise<IndexedState> {
   const results: Record<string, string | null> = {};
   const index: Record<string, string[]> = Object.fromEntries(INDEXES.map((name) => [name, []]));
   for (const run of runs) {
@@ -68,7 +68,7 @@ export async function expectedCollectedState(
  * Waits until the collectors' group has nothing left on `shards`: no lag,
  * nothing pending, and a result for every run of `settling`.
  */
-export async function waitUntilCollected(
+export async function waitUntilIndexed(
   redis: Redis | Cluster,
   keys: EngineKeys,
   settling: readonly string[],

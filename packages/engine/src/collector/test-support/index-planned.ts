@@ -4,7 +4,7 @@
  * does), and the collector stops once everything is collected. Test-only: not exported.
  */
 import { type Collector, createCollector } from "../create-collector.js";
-import { waitUntilCollected } from "./collected-state.js";
+import { waitUntilIndexed } from "./indexed-state.js";
 import { linkChildren, type PlannedRun, settlingRunIds, writeRuns } from "./planned-runs.js";
 import { type EngineRedisFixture, type PrefixedStore, TEST_SHARDS } from "./redis-fixture.js";
 
@@ -25,7 +25,7 @@ export async function startTestCollector(
 }
 
 /** Writes `runs` (their first `upTo` events, default all) and collects them. */
-export async function collectPlanned(
+export async function indexPlanned(
   fx: EngineRedisFixture,
   scope: PrefixedStore,
   runs: readonly PlannedRun[],
@@ -39,7 +39,7 @@ export async function collectPlanned(
     });
     await linkChildren(fx.redis, scope.keys, runs);
     const settled = upTo === undefined ? settlingRunIds(runs) : [];
-    await waitUntilCollected(fx.redis, scope.keys, settled, TEST_SHARDS);
+    await waitUntilIndexed(fx.redis, scope.keys, settled, TEST_SHARDS);
   } finally {
     await collector.stop();
   }
