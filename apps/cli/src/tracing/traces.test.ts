@@ -33,7 +33,7 @@ const prefix = uniqueKeyPrefix("cli-traces");
 const queue = fixtureQueue(prefix);
 /** Long enough to kill worker A inside the child's first step, every time. */
 const CHILD_SLEEP_MS = 4_000;
-/** Worker B takes the child over once A's lock lapses (BullMQ's default 30 s) and a stalled check runs. */
+/** Worker B takes the child over once A's lock lapses (the engine's default job lock) and a stalled check runs. */
 const TAKEOVER_TIMEOUT_MS = 120_000;
 /** OTLP's `STATUS_CODE_ERROR`. */
 const SPAN_STATUS_ERROR = 2;
