@@ -21,7 +21,9 @@
  * - `GET /api/runs/:runId` — the run (`RunResult` once settled), what it was
  *   fired with; `…/events` its timeline a page at a time, `…/events/:seq`
  *   one event whole, `…/blobs/:n` a stored large value, `…/tree` the tree of
- *   its root with every run's status.
+ *   its root with every run's status, `…/waterfall` where its time went
+ *   (the queue, each model request, tool call and park on one time axis)
+ *   and what it waits on while it runs.
  * - `GET /api/live` and `GET /api/runs/:runId/live` — server-sent events:
  *   the overview as it changes, and a run's events as they are appended
  *   (every run stream through one shared follower: two Redis connections
@@ -63,6 +65,13 @@ export {
   TOKEN_ENV,
 } from "./options.js";
 export type { TimelineEvent } from "./present/timeline.js";
+export type {
+  WaitingOn,
+  Waterfall,
+  WaterfallBar,
+  WaterfallKind,
+  WaterfallOutcome,
+} from "./present/waterfall.js";
 export type { BlobView } from "./reads/blob.js";
 export type {
   Overview,

@@ -21,6 +21,7 @@ import type { OverviewReader } from "../reads/overview.js";
 import { readEventsPage, readFullEvent } from "../reads/run-events.js";
 import { readRunTree } from "../reads/run-tree.js";
 import { readRunDetail, requireRunId } from "../reads/run-view.js";
+import { readRunWaterfall } from "../reads/run-waterfall.js";
 import type { SearchMetadataReader } from "../reads/search-metadata.js";
 import { searchRuns } from "../reads/search-runs.js";
 import { type Admission, refuseBusy } from "./admission.js";
@@ -160,6 +161,10 @@ export function createApp(parts: AppParts): Hono {
 
   app.get("/api/runs/:runId/tree", async (c) =>
     c.json(await readRunTree(context, c.req.param("runId"))),
+  );
+
+  app.get("/api/runs/:runId/waterfall", async (c) =>
+    c.json(await readRunWaterfall(context, c.req.param("runId"))),
   );
 
   app.get("/api/runs/:runId/live", async (c) => {

@@ -13,6 +13,9 @@ import type {
   SearchHit,
   SessionInfo,
   TimelineEvent,
+  WaitingOn,
+  Waterfall,
+  WaterfallBar,
 } from "../index.js";
 
 /** The API's shapes, as the server declares them. */
@@ -25,6 +28,9 @@ export type {
   RunView,
   SessionInfo,
   TimelineEvent,
+  WaitingOn,
+  Waterfall,
+  WaterfallBar,
 };
 
 /** A run in a list (a search adds what matched). */
@@ -111,6 +117,8 @@ const runPath = (runId: string) => `/api/runs/${encodeURIComponent(runId)}`;
 export const readRun = (runId: string) => getJson<RunDetail>(runPath(runId));
 /** The tree of the run's root. */
 export const readTree = (runId: string) => getJson<RunTree>(`${runPath(runId)}/tree`);
+/** Where the run's time went, and what it waits on. */
+export const readWaterfall = (runId: string) => getJson<Waterfall>(`${runPath(runId)}/waterfall`);
 /** One event of the run, whole. */
 export const readFullEvent = (runId: string, seq: number) =>
   getJson<TimelineEvent>(`${runPath(runId)}/events/${seq}`);

@@ -15,6 +15,7 @@ import {
   readRun,
   readTimeline,
   readTree,
+  readWaterfall,
   replayRun,
 } from "../api.js";
 import { confirmAction } from "../components/confirm.js";
@@ -22,6 +23,8 @@ import { facts, jsonBlock } from "../components/json-view.js";
 import { runTree } from "../components/run-tree.js";
 import { statusBadge } from "../components/status.js";
 import { Timeline } from "../components/timeline.js";
+import { waitingOnText, waterfallChart } from "../components/waterfall.js";
+import { debounced } from "../debounce.js";
 import { h, link, replaceChildren } from "../dom.js";
 import { formatCount, formatDateTime, formatSpan, shortRunId } from "../format.js";
 import { listenToOverview } from "../live-overview.js";
@@ -122,6 +125,7 @@ export function showRun(main: HTMLElement, runId: string): Mounted {
     const factsHolder = h("div", {});
     const resultHolder = h("div", {});
     const treeHolder = h("div", {}, h("p", { class: "muted" }, "Loading…"));
+    const waterfallHolder = h("div", {}, h("p", { class: "muted" }, "Loading…"));
     const cancel = h("button", { class: "button danger", testid: "cancel-button" }, "Cancel run");
     const replay = h("button", { class: "button", testid: "replay-button" }, "Replay");
     for (const button of [cancel, replay]) {
@@ -141,17 +145,32 @@ export function showRun(main: HTMLElement, runId: string): Mounted {
       followState.className = isSettled(run) ? "muted small" : "live small";
     };
 
-    let treeTimer: ReturnType<typeof setTimeout> | undefined;
-    const refreshTree = () => {
-      clearTimeout(treeTimer);
-      treeTimer = setTimeout(async () => {
-        try {
-          replaceChildren(treeHolder, runTree(await readTree(runId)));
-        } catch (error) {
-          replaceChildren(treeHolder, h("p", { class: "error-text" }, (error as Error).message));
-        }
-      }, 150);
-    };
+    const refreshTree = debounced(async () => {
+      try {
+        replaceChildren(treeHolder, runTree(await readTree(runId)));
+      } catch (error) {
+        replaceChildren(treeHolder, h("p", { class: "error-text" }, (error as Error).message));
+      }
+    });
+
+    const refreshWaterfall = debounced(async () => {
+      try {
+        const waterfall = await readWaterfall(runId);
+        replaceChildren(
+          waterfallHolder,
+          waterfall.waitingOn === undefined
+            ? null
+            : h(
+                "p",
+                { class: "waiting-on", testid: "waiting-on" },
+                `Waiting on ${waitingOnText(waterfall.waitingOn)}`,
+              ),
+          waterfallChart(waterfall),
+        );
+      } catch (error) {
+        replaceChildren(waterfallHolder, h("p", { class: "error-text" }, (error as Error).message));
+      }
+    });
 
     cancel.addEventListener("click", async () => {
       const answer = await confirmAction({
@@ -218,6 +237,7 @@ export function showRun(main: HTMLElement, runId: string): Mounted {
           "div",
           { class: "run-main" },
           h("section", { class: "panel" }, h("h2", {}, "Result"), resultHolder),
+          h("section", { class: "panel" }, h("h2", {}, "Where the time went"), waterfallHolder),
           h("section", { class: "panel" }, h("h2", {}, "Timeline"), timeline.element),
         ),
         h(
@@ -256,6 +276,7 @@ export function showRun(main: HTMLElement, runId: string): Mounted {
     );
     update(run);
     refreshTree();
+    refreshWaterfall();
     if (!isSettled(run)) {
       stream = followRun(runId, timeline.seq, {
         run: (view) => {
@@ -263,8 +284,14 @@ export function showRun(main: HTMLElement, runId: string): Mounted {
           update(view);
           if (changed) refreshTree();
         },
-        event: (event) => timeline.add(event, true),
-        end: () => refreshTree(),
+        event: (event) => {
+          timeline.add(event, true);
+          refreshWaterfall();
+        },
+        end: () => {
+          refreshTree();
+          refreshWaterfall();
+        },
       });
     }
     stopOverview = listenToOverview((message) => {
