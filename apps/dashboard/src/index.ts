@@ -80,6 +80,7 @@ export type {
   WorkerOverview,
 } from "./reads/overview.js";
 export type { RunTree, TreeNode } from "./reads/run-tree.js";
+export type { RunWithUsage } from "./reads/run-usage.js";
 export type { RunDefinition, RunDetail, RunView } from "./reads/run-view.js";
 export type { SearchHit, SearchMatch, SearchPage } from "./reads/search-runs.js";
 export type { MinuteCounts, Throughput } from "./reads/throughput.js";

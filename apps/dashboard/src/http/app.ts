@@ -20,6 +20,7 @@ import { readBlob } from "../reads/blob.js";
 import type { OverviewReader } from "../reads/overview.js";
 import { readEventsPage, readFullEvent } from "../reads/run-events.js";
 import { readRunTree } from "../reads/run-tree.js";
+import { withUsage } from "../reads/run-usage.js";
 import { readRunDetail, requireRunId } from "../reads/run-view.js";
 import { readRunWaterfall } from "../reads/run-waterfall.js";
 import type { SearchMetadataReader } from "../reads/search-metadata.js";
@@ -119,7 +120,9 @@ export function createApp(parts: AppParts): Hono {
     const query = c.req.query();
     const options = listOptionsOf(query);
     const q = query.q?.trim();
-    if (q === undefined || q === "") return c.json(await context.errand.list(options));
+    if (q === undefined || q === "") {
+      return c.json(await withUsage(context, await context.errand.list(options)));
+    }
     const release = parts.searches.tryEnter();
     if (release === undefined) {
       return refuseBusy(
@@ -129,7 +132,8 @@ export function createApp(parts: AppParts): Hono {
       );
     }
     try {
-      return c.json(await searchRuns(context, parts.searchMetadata, { ...options, q }));
+      const found = await searchRuns(context, parts.searchMetadata, { ...options, q });
+      return c.json(await withUsage(context, found));
     } finally {
       release();
     }

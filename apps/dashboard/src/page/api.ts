@@ -10,6 +10,7 @@ import type {
   RunDetail,
   RunTree,
   RunView,
+  RunWithUsage,
   SearchHit,
   SessionInfo,
   TimelineEvent,
@@ -34,7 +35,7 @@ export type {
 };
 
 /** A run in a list (a search adds what matched). */
-export type RunRow = Omit<SearchHit, "match"> & { match?: SearchHit["match"] };
+export type RunRow = RunWithUsage & { match?: SearchHit["match"] };
 
 /** A page of items. */
 export interface Page<T> {

@@ -6,7 +6,7 @@
 import { listRuns, type Page, type RunRow, type RunsQuery } from "../api.js";
 import { statusBadge } from "../components/status.js";
 import { h, link, replaceChildren } from "../dom.js";
-import { formatAgo, formatDateTime, formatSpan, shortRunId } from "../format.js";
+import { formatAgo, formatCount, formatDateTime, formatSpan, shortRunId } from "../format.js";
 import { listenToOverview } from "../live-overview.js";
 import type { Mounted } from "../router.js";
 
@@ -28,6 +28,23 @@ function routeOf(query: RunsQuery): string {
 function matchNote(row: RunRow): string | null {
   if (row.match === undefined) return null;
   return row.match.in === "runId" ? "runId" : `${row.match.key}: ${row.match.value}`;
+}
+
+/** The run's tokens in and out once it has settled (no price table: tokens, not cost). */
+function tokensCell(row: RunRow): HTMLTableCellElement {
+  if (row.usage === undefined) {
+    return h("td", { class: "num muted", title: "tokens so far are on the run's page" }, "—");
+  }
+  const { inputTokens, outputTokens } = row.usage;
+  return h(
+    "td",
+    {
+      class: "num",
+      testid: "run-tokens",
+      title: `${formatCount(inputTokens)} input tokens, ${formatCount(outputTokens)} output tokens`,
+    },
+    `${formatCount(inputTokens)} / ${formatCount(outputTokens)}`,
+  );
 }
 
 function rowOf(row: RunRow): HTMLTableRowElement {
@@ -64,6 +81,7 @@ function rowOf(row: RunRow): HTMLTableRowElement {
         ? "—"
         : formatSpan(row.createdAt, row.settledAt),
     ),
+    tokensCell(row),
     h(
       "td",
       {},
@@ -144,8 +162,8 @@ export function showRuns(main: HTMLElement, params: URLSearchParams): Mounted {
       h(
         "tr",
         {},
-        ["status", "run", "agent", "parent", "created", "took", ""].map((label) =>
-          h("th", {}, label),
+        ["status", "run", "agent", "parent", "created", "took", "tokens in / out", ""].map(
+          (label) => h("th", {}, label),
         ),
       ),
     ),
@@ -185,7 +203,7 @@ export function showRuns(main: HTMLElement, params: URLSearchParams): Mounted {
             {},
             h(
               "td",
-              { class: "empty", attrs: { colspan: "7" } },
+              { class: "empty", attrs: { colspan: "8" } },
               query.q ? "No run matches." : "No run yet.",
             ),
           ),
