@@ -28,8 +28,10 @@
  *   the overview as it changes, and a run's events as they are appended
  *   (every run stream through one shared follower: two Redis connections
  *   however many watch; at most `maxLiveClients` streams at once).
- * - `POST /api/runs/:runId/cancel` (`{ cascade?, reason? }`) and
- *   `POST /api/runs/:runId/replay` — the actions, refused in read-only mode.
+ * - `POST /api/runs/:runId/cancel` (`{ cascade?, reason? }`),
+ *   `POST /api/runs/cancel` (`{ runIds, cascade?, reason? }`: up to 100 runs,
+ *   answered run by run) and `POST /api/runs/:runId/replay` — the actions,
+ *   refused in read-only mode.
  *
  * ## Safety
  *
@@ -46,6 +48,12 @@
  */
 
 /** The redaction every value the dashboard sends goes through (from `@errand/core`). */
+export {
+  BulkCancelBody,
+  type BulkCancelItem,
+  type BulkCancelResult,
+  MAX_BULK_CANCEL,
+} from "./actions/bulk-cancel.js";
 export { CANCELLED_BY, CancelBody, REPLAY_OF_KEY } from "./actions/run-actions.js";
 export { createDashboard, type Dashboard } from "./create-dashboard.js";
 export type { ApiErrorBody, DashboardRefusal } from "./http/api-error.js";

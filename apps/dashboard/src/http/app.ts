@@ -1,6 +1,7 @@
 /**
  * The dashboard's routes on Hono: the JSON API under `/api`, two
- * server-sent-event streams, the two actions, the page, and the probes
+ * server-sent-event streams, the actions (cancel one run or a selection,
+ * replay), the page, and the probes
  * `/livez` and `/readyz` (`health-routes.ts`: the only routes that need no
  * token), and `/metrics` for Prometheus (`metrics-route.ts`). A request body over 16 KiB is refused before it is read
  * (`body-limit.ts`); searches and live streams beyond their caps are refused
@@ -9,7 +10,9 @@
  * the dashboard's own scripts, styles and connections.
  */
 import { runNotFound } from "@errand/core";
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
+import type { z } from "zod";
+import { BulkCancelBody, cancelRuns } from "../actions/bulk-cancel.js";
 import { CancelBody, cancelRun, replayRun } from "../actions/run-actions.js";
 import type { DashboardContext } from "../context.js";
 import type { LiveStreams } from "../live/live-streams.js";
@@ -178,19 +181,16 @@ export function createApp(parts: AppParts): Hono {
     return live.open(c, (stream) => streamRun(context, parts.follower, runId, afterSeq, stream));
   });
 
+  app.post("/api/runs/cancel", security.guardAction, async (c) => {
+    const body = await actionBody(c, BulkCancelBody, "{ runIds, cascade?, reason? }");
+    if (body instanceof Response) return body;
+    return c.json(await cancelRuns(context, body));
+  });
+
   app.post("/api/runs/:runId/cancel", security.guardAction, async (c) => {
-    const body = await jsonBody(c.req.raw);
-    if (body === undefined) {
-      return apiError(c, 400, "invalid_request", "send a JSON body: { cascade?, reason? }");
-    }
-    const parsed = CancelBody.safeParse(body);
-    if (!parsed.success) {
-      const issues = parsed.error.issues.map(
-        (issue) => `${issue.path.join(".") || "body"}: ${issue.message}`,
-      );
-      return apiError(c, 400, "invalid_request", `invalid cancel request: ${issues.join("; ")}`);
-    }
-    return c.json(await cancelRun(context, c.req.param("runId"), parsed.data));
+    const body = await actionBody(c, CancelBody, "{ cascade?, reason? }");
+    if (body instanceof Response) return body;
+    return c.json(await cancelRun(context, c.req.param("runId"), body));
   });
 
   app.post("/api/runs/:runId/replay", security.guardAction, async (c) =>
@@ -213,6 +213,25 @@ export function createApp(parts: AppParts): Hono {
   });
 
   return app;
+}
+
+/**
+ * The action's body checked against `schema`, or the 400 `invalid_request`
+ * answer that says what is wrong with it (`shape` says what to send).
+ */
+async function actionBody<T>(
+  c: Context,
+  schema: z.ZodType<T>,
+  shape: string,
+): Promise<T | Response> {
+  const body = await jsonBody(c.req.raw);
+  if (body === undefined) return apiError(c, 400, "invalid_request", `send a JSON body: ${shape}`);
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues.map(
+    (issue) => `${issue.path.join(".") || "body"}: ${issue.message}`,
+  );
+  return apiError(c, 400, "invalid_request", `invalid request: ${issues.join("; ")}`);
 }
 
 /** The request's JSON body, or `undefined` when it is not JSON (or not sent as JSON). */
