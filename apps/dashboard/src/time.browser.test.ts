@@ -93,6 +93,64 @@ describe("where time goes, on the page", () => {
     expect(await waiting.count()).toBe(0);
   });
 
+  it("shows each settled run's tokens in the runs list", async () => {
+    const { runId } = await w.errand.fire({
+      agent: CITY,
+      input: { script: lookupThenRecord("Oslo") },
+      outputSchema: cityAnswerSchema,
+      metadata: { batch: "tokens-ui" },
+    });
+    await w.waitForResult(runId);
+    const usage = (await w.errand.result(runId))!.usage;
+    const { page } = browser;
+    await page.goto(`${w.dashboard.url}/#/runs?q=tokens-ui`);
+    const tokens = page.locator(
+      `[data-testid="run-row"][data-run-id="${runId}"] [data-testid="run-tokens"]`,
+    );
+    await tokens.waitFor();
+    expect(await tokens.textContent()).toBe(`${usage.inputTokens} / ${usage.outputTokens}`);
+  });
+
+  it("cancels a selection of running runs from the list, and says what became of each", async () => {
+    const runIds: string[] = [];
+    for (const city of ["Cairo", "Lima"]) {
+      const { runId } = await w.errand.fire({
+        agent: CITY,
+        input: { script: slowChild(`pondering ${city}`) },
+        outputSchema: cityAnswerSchema,
+        metadata: { batch: "bulk-ui" },
+      });
+      runIds.push(runId);
+    }
+    for (const runId of runIds)
+      await w.waitForEvent(runId, (event) => event.type === "run-started");
+    const { page } = browser;
+    await page.goto(`${w.dashboard.url}/#/runs?q=bulk-ui`);
+    for (const runId of runIds) {
+      await page
+        .locator(`[data-testid="run-row"][data-run-id="${runId}"][data-status="running"]`)
+        .waitFor();
+    }
+    expect(await page.locator('[data-testid="bulk-cancel-button"]').isDisabled()).toBe(true);
+    await page.check('[data-testid="select-all"]');
+    expect(await page.locator('[data-testid="selection-count"]').textContent()).toBe("2 selected");
+    await page.click('[data-testid="bulk-cancel-button"]');
+    await page.locator('[data-testid="confirm-dialog"]').waitFor();
+    await browser.screenshot("time-03-bulk-cancel-confirm");
+    await page.click('[data-testid="confirm-ok"]');
+    const toast = page.locator('[data-testid="toast"]');
+    await toast.waitFor();
+    expect(await toast.textContent()).toBe("Cancel requested for 2 runs");
+    for (const runId of runIds) {
+      expect((await w.errand.result(runId, { waitMs: 10_000 }))?.status).toBe("cancelled");
+      await page
+        .locator(`[data-testid="run-row"][data-run-id="${runId}"][data-status="cancelled"]`)
+        .waitFor();
+    }
+    expect(await page.locator('[data-testid="select-run"]').count()).toBe(0);
+    await browser.screenshot("time-04-bulk-cancelled");
+  });
+
   it("loaded nothing from anywhere but the dashboard, and logged no error", () => {
     const origin = new URL(w.dashboard.url).origin;
     expect(browser.requests.filter((url) => !url.startsWith(origin))).toEqual([]);

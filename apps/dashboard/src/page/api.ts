@@ -5,6 +5,8 @@
 import type {
   ApiErrorBody,
   BlobView,
+  BulkCancelItem,
+  BulkCancelResult,
   Overview,
   OverviewMessage,
   RunDetail,
@@ -22,6 +24,7 @@ import type {
 /** The API's shapes, as the server declares them. */
 export type {
   BlobView,
+  BulkCancelItem,
   Overview,
   OverviewMessage,
   RunDetail,
@@ -150,6 +153,9 @@ export interface CancelAnswer {
 /** Cancels the run (with `cascade`, its descendants too). */
 export const cancelRun = (runId: string, cascade: boolean) =>
   postAction<CancelAnswer>(`${runPath(runId)}/cancel`, { cascade });
+/** Cancels each of `runIds` (with `cascade`, their descendants too), answered run by run. */
+export const cancelRuns = (runIds: readonly string[], cascade: boolean) =>
+  postAction<BulkCancelResult>("/api/runs/cancel", { runIds, cascade });
 /** Fires the run again with the same input; answers the new runId. */
 export const replayRun = (runId: string) =>
   postAction<{ runId: string }>(`${runPath(runId)}/replay`, {});

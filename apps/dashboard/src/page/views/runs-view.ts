@@ -1,9 +1,11 @@
 /**
  * The runs: filters by status, agent and parent, a search box (runId or
- * metadata value), newest first, older pages on request. The first page is
+ * metadata value), newest first, older pages on request, each settled run
+ * with its tokens; open runs can be selected and cancelled at once. The first page is
  * read again whenever the overview stream says something changed.
  */
 import { listRuns, type Page, type RunRow, type RunsQuery } from "../api.js";
+import { RunSelection } from "../components/run-selection.js";
 import { statusBadge } from "../components/status.js";
 import { h, link, replaceChildren } from "../dom.js";
 import { formatAgo, formatCount, formatDateTime, formatSpan, shortRunId } from "../format.js";
@@ -47,10 +49,11 @@ function tokensCell(row: RunRow): HTMLTableCellElement {
   );
 }
 
-function rowOf(row: RunRow): HTMLTableRowElement {
+function rowOf(row: RunRow, selection: RunSelection): HTMLTableRowElement {
   return h(
     "tr",
     { testid: "run-row", attrs: { "data-run-id": row.runId, "data-status": row.status } },
+    selection.cellOf(row),
     h("td", {}, statusBadge(row.status)),
     h(
       "td",
@@ -151,6 +154,7 @@ export function showRuns(main: HTMLElement, params: URLSearchParams): Mounted {
     ),
   );
   const rows = h("tbody", {});
+  const selection = new RunSelection(() => void load(false));
   const summary = h("p", { class: "muted small", testid: "runs-summary" });
   const more = h("button", { class: "button", testid: "load-more" }, "Older runs");
   const table = h(
@@ -162,6 +166,7 @@ export function showRuns(main: HTMLElement, params: URLSearchParams): Mounted {
       h(
         "tr",
         {},
+        selection.headerCell(),
         ["status", "run", "agent", "parent", "created", "took", "tokens in / out", ""].map(
           (label) => h("th", {}, label),
         ),
@@ -173,6 +178,7 @@ export function showRuns(main: HTMLElement, params: URLSearchParams): Mounted {
     main,
     h("h1", {}, "Runs"),
     form,
+    selection.bar,
     h("section", { class: "panel flush" }, table),
     h("div", { class: "pager" }, summary, more),
   );
@@ -192,10 +198,11 @@ export function showRuns(main: HTMLElement, params: URLSearchParams): Mounted {
       });
       if (!next) {
         rows.replaceChildren();
+        selection.forgetRows();
         pages = 0;
       }
       pages += 1;
-      rows.append(...page.items.map(rowOf));
+      rows.append(...page.items.map((row) => rowOf(row, selection)));
       if (rows.children.length === 0) {
         rows.append(
           h(
@@ -203,7 +210,7 @@ export function showRuns(main: HTMLElement, params: URLSearchParams): Mounted {
             {},
             h(
               "td",
-              { class: "empty", attrs: { colspan: "8" } },
+              { class: "empty", attrs: { colspan: "9" } },
               query.q ? "No run matches." : "No run yet.",
             ),
           ),
