@@ -1,7 +1,8 @@
 /**
  * Where time goes, in a real browser (Debian's Chromium through
  * playwright-core) on a real workload: a run's waterfall, what a parked run
- * waits on, and bulk cancel from the runs list. Screenshots are saved under
+ * waits on, each settled run's tokens and bulk cancel in the runs list, and
+ * the overview's cards opening the runs they count. Screenshots are saved under
  * `test-artifacts/` (`time-*.png`).
  */
 import { runViewUrl } from "@errand/engine";
@@ -149,6 +150,24 @@ describe("where time goes, on the page", () => {
     }
     expect(await page.locator('[data-testid="select-run"]').count()).toBe(0);
     await browser.screenshot("time-04-bulk-cancelled");
+  });
+
+  it("opens the runs a headline card counts from the overview", async () => {
+    const { page } = browser;
+    for (const [card, status] of [
+      ["stat-failure-rate-card", "failed"],
+      ["stat-active-card", "running"],
+    ] as const) {
+      await page.goto(w.dashboard.url);
+      await page.click(`[data-testid="${card}"]`);
+      await page.locator('[data-testid="runs-table"]').waitFor();
+      expect(new URL(page.url()).hash).toBe(`#/runs?status=${status}`);
+      expect(await page.locator('[data-testid="status-filter"]').inputValue()).toBe(status);
+    }
+    await page.goto(w.dashboard.url);
+    await page.click('[data-testid="stat-rate-card"]');
+    await page.locator('[data-testid="run-row"]').first().waitFor();
+    expect(new URL(page.url()).hash).toBe("#/runs");
   });
 
   it("loaded nothing from anywhere but the dashboard, and logged no error", () => {
