@@ -1,7 +1,7 @@
 /** Calling something once after a burst of reasons to. */
 
 /** How long a burst of calls is gathered into one. */
-export const DEBOUNCE_MS = 150;
+const DEBOUNCE_MS = 150;
 
 /** `task`, run once `DEBOUNCE_MS` after the last of a burst of calls. */
 export function debounced(task: () => void | Promise<void>): () => void {
