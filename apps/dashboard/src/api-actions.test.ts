@@ -18,6 +18,7 @@ import {
   slowChild,
 } from "./test-support/agents.js";
 import { csrfTokenOf, postAction, rawRequest, requestJson } from "./test-support/http.js";
+import { fireRunningRun } from "./test-support/running-run.js";
 import { startWorkload, type Workload } from "./test-support/workload.js";
 
 type ErrorAnswer = { error: { code: string; message: string } };
@@ -36,15 +37,7 @@ afterAll(async () => {
   await w?.stop();
 });
 
-async function fireSlow(): Promise<string> {
-  const { runId } = await w.errand.fire({
-    agent: CITY,
-    input: { script: slowChild() },
-    outputSchema: cityAnswerSchema,
-  });
-  await w.waitForEvent(runId, (event) => event.type === "run-started");
-  return runId;
-}
+const fireSlow = () => fireRunningRun(w);
 
 describe("POST /api/runs/:runId/cancel", () => {
   it("cancels a running run: the worker aborts it and it settles cancelled", async () => {

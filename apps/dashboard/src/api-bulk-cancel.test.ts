@@ -20,6 +20,7 @@ import {
   slowChild,
 } from "./test-support/agents.js";
 import { postAction, requestJson } from "./test-support/http.js";
+import { fireRunningRun } from "./test-support/running-run.js";
 import { startWorkload, type Workload } from "./test-support/workload.js";
 
 type ErrorAnswer = { error: { code: string; message: string } };
@@ -39,15 +40,7 @@ afterAll(async () => {
   await w?.stop();
 });
 
-async function fireSlow(): Promise<string> {
-  const { runId } = await w.errand.fire({
-    agent: CITY,
-    input: { script: slowChild() },
-    outputSchema: cityAnswerSchema,
-  });
-  await w.waitForEvent(runId, (event) => event.type === "run-started");
-  return runId;
-}
+const fireSlow = () => fireRunningRun(w);
 
 /** The last event type of each run once it settles. */
 const endsOf = (runIds: string[]) =>

@@ -17,6 +17,7 @@ import {
   slowChild,
 } from "./test-support/agents.js";
 import { type BrowserSession, launchBrowser } from "./test-support/browser.js";
+import { fireRunningRun } from "./test-support/running-run.js";
 import { startWorkload, type Workload } from "./test-support/workload.js";
 
 let w: Workload;
@@ -113,18 +114,10 @@ describe("where time goes, on the page", () => {
   });
 
   it("cancels a selection of running runs from the list, and says what became of each", async () => {
-    const runIds: string[] = [];
-    for (const city of ["Cairo", "Lima"]) {
-      const { runId } = await w.errand.fire({
-        agent: CITY,
-        input: { script: slowChild(`pondering ${city}`) },
-        outputSchema: cityAnswerSchema,
-        metadata: { batch: "bulk-ui" },
-      });
-      runIds.push(runId);
-    }
-    for (const runId of runIds)
-      await w.waitForEvent(runId, (event) => event.type === "run-started");
+    const runIds = [
+      await fireRunningRun(w, { batch: "bulk-ui" }),
+      await fireRunningRun(w, { batch: "bulk-ui" }),
+    ];
     const { page } = browser;
     await page.goto(`${w.dashboard.url}/#/runs?q=bulk-ui`);
     for (const runId of runIds) {
