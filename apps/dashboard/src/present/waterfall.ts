@@ -102,7 +102,7 @@ interface Scan {
 type Bar = Scan["bars"][number];
 
 function closeCalls(scan: Scan, at: string, outcome: WaterfallOutcome): void {
-  for (const [, call] of scan.called) scan.bars.push(toolBar(call, at, outcome));
+  for (const call of scan.called.values()) scan.bars.push(toolBar(call, at, outcome));
   scan.called.clear();
 }
 

@@ -1,8 +1,10 @@
 /**
- * One run: its status and result, its timeline step by step, the tree it
+ * One run: its status and result, where its time went (the waterfall, and
+ * what it waits on while it runs), its timeline step by step, the tree it
  * belongs to, what it was fired with, and the actions (cancel, replay).
- * Events arrive live through the run's stream; the tree is read again when
- * the overview says something changed.
+ * Events arrive live through the run's stream, and the waterfall is read
+ * again after them; the tree is read again when the overview says something
+ * changed.
  */
 import {
   ApiError,
