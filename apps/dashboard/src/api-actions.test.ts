@@ -18,6 +18,7 @@ import {
   slowChild,
 } from "./test-support/agents.js";
 import { csrfTokenOf, postAction, rawRequest, requestJson } from "./test-support/http.js";
+import { fireRunningRun } from "./test-support/running-run.js";
 import { startWorkload, type Workload } from "./test-support/workload.js";
 
 type ErrorAnswer = { error: { code: string; message: string } };
@@ -36,15 +37,7 @@ afterAll(async () => {
   await w?.stop();
 });
 
-async function fireSlow(): Promise<string> {
-  const { runId } = await w.errand.fire({
-    agent: CITY,
-    input: { script: slowChild() },
-    outputSchema: cityAnswerSchema,
-  });
-  await w.waitForEvent(runId, (event) => event.type === "run-started");
-  return runId;
-}
+const fireSlow = () => fireRunningRun(w);
 
 /** Fires a lead that asks `question` and resolves once it parked on it: its runId and the token. */
 async function fireAsking(question: string): Promise<{ runId: string; token: string }> {

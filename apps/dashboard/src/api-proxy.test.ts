@@ -10,8 +10,8 @@ import type { CancelResult, FireResult } from "@errand/engine";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CSRF_HEADER, SESSION_COOKIE } from "./http/security.js";
 import { resolveOptions } from "./options.js";
-import { CITY, cityAnswerSchema, slowChild } from "./test-support/agents.js";
 import { type RawAnswer, rawRequest } from "./test-support/http.js";
+import { fireRunningRun } from "./test-support/running-run.js";
 import { startWorkload, type Workload } from "./test-support/workload.js";
 
 const TOKEN = "proxy-token-0123456789abcdef";
@@ -45,15 +45,7 @@ const proxied = (browser: Record<string, string> = {}): Record<string, string> =
 
 const json = (answer: RawAnswer) => JSON.parse(answer.body);
 
-async function fireSlow(): Promise<string> {
-  const { runId } = await w.errand.fire({
-    agent: CITY,
-    input: { script: slowChild() },
-    outputSchema: cityAnswerSchema,
-  });
-  await w.waitForEvent(runId, (event) => event.type === "run-started");
-  return runId;
-}
+const fireSlow = () => fireRunningRun(w);
 
 /** Opens the page once with `?token=` through the proxy: the session cookie. */
 async function openSession(): Promise<{ setCookie: string; cookie: string }> {

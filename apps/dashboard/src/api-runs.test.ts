@@ -9,8 +9,10 @@ import type { RunSummary } from "@errand/engine";
 import { SECRET_KEY_SAMPLES } from "@errand/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TimelineEvent } from "./present/timeline.js";
+import type { Waterfall } from "./present/waterfall.js";
 import type { BlobView } from "./reads/blob.js";
 import type { RunTree } from "./reads/run-tree.js";
+import type { RunWithUsage } from "./reads/run-usage.js";
 import type { RunDetail } from "./reads/run-view.js";
 import type { SearchPage } from "./reads/search-runs.js";
 import {
@@ -123,6 +125,18 @@ describe("GET /api/runs", () => {
 
     const succeeded = await get<Page<RunSummary>>(`/api/runs?status=succeeded&agent=${CITY}`);
     expect(succeeded.body.count).toBe(everyRun.length - 2);
+  });
+
+  it("gives each settled run its tokens, from its stored result, in lists and searches", async () => {
+    const listed = await get<Page<RunWithUsage>>("/api/runs");
+    for (const item of listed.body.items) {
+      const result = await w.errand.result(item.runId);
+      expect(item.usage).toEqual(result?.usage);
+    }
+    expect(listed.body.items.every((item) => (item.usage?.inputTokens ?? 0) > 0)).toBe(true);
+    const found = await get<Page<RunWithUsage>>("/api/runs?q=acme");
+    expect(found.body.items.map((item) => item.runId)).toEqual([lead]);
+    expect(found.body.items[0]?.usage).toEqual((await w.errand.result(lead))?.usage);
   });
 
   it("pages with cursors: every run once, in order, whatever the page size", async () => {
@@ -376,11 +390,35 @@ describe("a parked parent", () => {
     const timeline = await get<Page<TimelineEvent>>(`/api/runs/${parent}/events`);
     const parkedEvent = timeline.body.items.find((event) => event.type === "run-parked");
     expect(parkedEvent?.data).toMatchObject({ reason: "waiting for 1 of 1 run to settle" });
+    const waiting = await get<Waterfall>(`/api/runs/${parent}/waterfall`);
+    expect(waiting.body.waitingOn).toMatchObject({
+      kind: "wait",
+      label: "waiting for 1 of 1 run to settle",
+      waitingFor: 1,
+    });
+    expect(waiting.body.bars.at(-1)).toMatchObject({ kind: "wait", outcome: "open" });
+    const listedRunning = await get<Page<RunWithUsage>>(`/api/runs?status=running&agent=${LEAD}`);
+    expect(listedRunning.body.items.map((item) => [item.runId, item.usage])).toEqual([
+      [parent, undefined],
+    ]);
 
     openGate("api-parked");
     await w.waitForResult(parent);
     const settled = await get<RunDetail>(`/api/runs/${parent}`);
     expect(settled.body.run.status).toBe("succeeded");
     expect(settled.body.run.waiting).toBeUndefined();
+    const after = await get<Waterfall>(`/api/runs/${parent}/waterfall`);
+    expect(after.body.waitingOn).toBeUndefined();
+    expect(after.body.endAt).toBe(settled.body.run.settledAt);
+    expect(after.body.bars.map((bar) => `${bar.kind} ${bar.outcome}`)).toEqual([
+      "queued ok",
+      "model ok",
+      "tool ok",
+      "model ok",
+      "tool parked",
+      "wait ok",
+      "tool ok",
+      "model ok",
+    ]);
   });
 });

@@ -21,13 +21,17 @@
  * - `GET /api/runs/:runId` — the run (`RunResult` once settled), what it was
  *   fired with; `…/events` its timeline a page at a time, `…/events/:seq`
  *   one event whole, `…/blobs/:n` a stored large value, `…/tree` the tree of
- *   its root with every run's status.
+ *   its root with every run's status, `…/waterfall` where its time went
+ *   (the queue, each model request, tool call and park on one time axis)
+ *   and what it waits on while it runs.
  * - `GET /api/live` and `GET /api/runs/:runId/live` — server-sent events:
  *   the overview as it changes, and a run's events as they are appended
  *   (every run stream through one shared follower: two Redis connections
  *   however many watch; at most `maxLiveClients` streams at once).
- * - `POST /api/runs/:runId/cancel` (`{ cascade?, reason? }`) and
- *   `POST /api/runs/:runId/replay` — the actions, refused in read-only mode.
+ * - `POST /api/runs/:runId/cancel` (`{ cascade?, reason? }`),
+ *   `POST /api/runs/cancel` (`{ runIds, cascade?, reason? }`: up to 100 runs,
+ *   answered run by run) and `POST /api/runs/:runId/replay` — the actions,
+ *   refused in read-only mode.
  *
  * ## Safety
  *
@@ -44,6 +48,12 @@
  */
 
 /** The redaction every value the dashboard sends goes through (from `@errand/core`). */
+export {
+  BulkCancelBody,
+  type BulkCancelItem,
+  type BulkCancelResult,
+  MAX_BULK_CANCEL,
+} from "./actions/bulk-cancel.js";
 export { CANCELLED_BY, CancelBody, REPLAY_OF_KEY } from "./actions/run-actions.js";
 export { createDashboard, type Dashboard } from "./create-dashboard.js";
 export type { ApiErrorBody, DashboardRefusal } from "./http/api-error.js";
@@ -63,6 +73,13 @@ export {
   TOKEN_ENV,
 } from "./options.js";
 export type { TimelineEvent } from "./present/timeline.js";
+export type {
+  WaitingOn,
+  Waterfall,
+  WaterfallBar,
+  WaterfallKind,
+  WaterfallOutcome,
+} from "./present/waterfall.js";
 export type { BlobView } from "./reads/blob.js";
 export type {
   Overview,
@@ -71,6 +88,7 @@ export type {
   WorkerOverview,
 } from "./reads/overview.js";
 export type { RunTree, TreeNode } from "./reads/run-tree.js";
+export type { RunWithUsage } from "./reads/run-usage.js";
 export type { RunDefinition, RunDetail, RunView } from "./reads/run-view.js";
 export type { SearchHit, SearchMatch, SearchPage } from "./reads/search-runs.js";
 export type { MinuteCounts, Throughput } from "./reads/throughput.js";

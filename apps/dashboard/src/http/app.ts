@@ -1,6 +1,7 @@
 /**
  * The dashboard's routes on Hono: the JSON API under `/api`, two
- * server-sent-event streams, the two actions, the page, and the probes
+ * server-sent-event streams, the actions (cancel one run or a selection,
+ * replay), the page, and the probes
  * `/livez` and `/readyz` (`health-routes.ts`: the only routes that need no
  * token), and `/metrics` for Prometheus (`metrics-route.ts`). A request body over 16 KiB is refused before it is read
  * (`body-limit.ts`); searches and live streams beyond their caps are refused
@@ -10,8 +11,9 @@
  */
 
 import { runNotFound } from "@errand/core";
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import type { z } from "zod";
+import { BulkCancelBody, cancelRuns } from "../actions/bulk-cancel.js";
 import {
   AnswerBody,
   answerWaitpoint,
@@ -28,7 +30,9 @@ import { readBlob } from "../reads/blob.js";
 import type { OverviewReader } from "../reads/overview.js";
 import { readEventsPage, readFullEvent } from "../reads/run-events.js";
 import { readRunTree } from "../reads/run-tree.js";
+import { withUsage } from "../reads/run-usage.js";
 import { readRunDetail, requireRunId } from "../reads/run-view.js";
+import { readRunWaterfall } from "../reads/run-waterfall.js";
 import type { SearchMetadataReader } from "../reads/search-metadata.js";
 import { searchRuns } from "../reads/search-runs.js";
 import { type Admission, refuseBusy } from "./admission.js";
@@ -126,7 +130,9 @@ export function createApp(parts: AppParts): Hono {
     const query = c.req.query();
     const options = listOptionsOf(query);
     const q = query.q?.trim();
-    if (q === undefined || q === "") return c.json(await context.errand.list(options));
+    if (q === undefined || q === "") {
+      return c.json(await withUsage(context, await context.errand.list(options)));
+    }
     const release = parts.searches.tryEnter();
     if (release === undefined) {
       return refuseBusy(
@@ -136,7 +142,8 @@ export function createApp(parts: AppParts): Hono {
       );
     }
     try {
-      return c.json(await searchRuns(context, parts.searchMetadata, { ...options, q }));
+      const found = await searchRuns(context, parts.searchMetadata, { ...options, q });
+      return c.json(await withUsage(context, found));
     } finally {
       release();
     }
@@ -170,6 +177,10 @@ export function createApp(parts: AppParts): Hono {
     c.json(await readRunTree(context, c.req.param("runId"))),
   );
 
+  app.get("/api/runs/:runId/waterfall", async (c) =>
+    c.json(await readRunWaterfall(context, c.req.param("runId"))),
+  );
+
   app.get("/api/runs/:runId/live", async (c) => {
     const runId = requireRunId(c.req.param("runId"));
     const afterSeq = wholeParam("afterSeq", c.req.query("afterSeq"), 0);
@@ -177,21 +188,22 @@ export function createApp(parts: AppParts): Hono {
     return live.open(c, (stream) => streamRun(context, parts.follower, runId, afterSeq, stream));
   });
 
+  app.post("/api/runs/cancel", security.guardAction, async (c) => {
+    const body = await actionBody(c, BulkCancelBody, "{ runIds, cascade?, reason? }");
+    if (body instanceof Response) return body;
+    return c.json(await cancelRuns(context, body));
+  });
+
   app.post("/api/runs/:runId/cancel", security.guardAction, async (c) => {
-    const body = await actionBody(c.req.raw, CancelBody, "cancel", "{ cascade?, reason? }");
-    if ("refusal" in body) return apiError(c, 400, "invalid_request", body.refusal);
-    return c.json(await cancelRun(context, c.req.param("runId"), body.data));
+    const body = await actionBody(c, CancelBody, "{ cascade?, reason? }");
+    if (body instanceof Response) return body;
+    return c.json(await cancelRun(context, c.req.param("runId"), body));
   });
 
   app.post("/api/runs/:runId/answer", security.guardAction, async (c) => {
-    const body = await actionBody(
-      c.req.raw,
-      AnswerBody,
-      "answer",
-      "{ token, answer, answeredBy? }",
-    );
-    if ("refusal" in body) return apiError(c, 400, "invalid_request", body.refusal);
-    return c.json(await answerWaitpoint(context, c.req.param("runId"), body.data));
+    const body = await actionBody(c, AnswerBody, "{ token, answer, answeredBy? }");
+    if (body instanceof Response) return body;
+    return c.json(await answerWaitpoint(context, c.req.param("runId"), body));
   });
 
   app.post("/api/runs/:runId/replay", security.guardAction, async (c) =>
@@ -217,23 +229,22 @@ export function createApp(parts: AppParts): Hono {
 }
 
 /**
- * The request's JSON body parsed with `schema`, or why it is refused: not
- * JSON (send `shape`), or not the `action` request `schema` describes.
+ * The action's body checked against `schema`, or the 400 `invalid_request`
+ * answer that says what is wrong with it (`shape` says what to send).
  */
 async function actionBody<T>(
-  request: Request,
+  c: Context,
   schema: z.ZodType<T>,
-  action: string,
   shape: string,
-): Promise<{ data: T } | { refusal: string }> {
-  const body = await jsonBody(request);
-  if (body === undefined) return { refusal: `send a JSON body: ${shape}` };
+): Promise<T | Response> {
+  const body = await jsonBody(c.req.raw);
+  if (body === undefined) return apiError(c, 400, "invalid_request", `send a JSON body: ${shape}`);
   const parsed = schema.safeParse(body);
-  if (parsed.success) return { data: parsed.data };
+  if (parsed.success) return parsed.data;
   const issues = parsed.error.issues.map(
     (issue) => `${issue.path.join(".") || "body"}: ${issue.message}`,
   );
-  return { refusal: `invalid ${action} request: ${issues.join("; ")}` };
+  return apiError(c, 400, "invalid_request", `invalid request: ${issues.join("; ")}`);
 }
 
 /** The request's JSON body, or `undefined` when it is not JSON (or not sent as JSON). */

@@ -5,19 +5,26 @@
 import type {
   ApiErrorBody,
   BlobView,
+  BulkCancelItem,
+  BulkCancelResult,
   Overview,
   OverviewMessage,
   RunDetail,
   RunTree,
   RunView,
+  RunWithUsage,
   SearchHit,
   SessionInfo,
   TimelineEvent,
+  WaitingOn,
+  Waterfall,
+  WaterfallBar,
 } from "../index.js";
 
 /** The API's shapes, as the server declares them. */
 export type {
   BlobView,
+  BulkCancelItem,
   Overview,
   OverviewMessage,
   RunDetail,
@@ -25,10 +32,13 @@ export type {
   RunView,
   SessionInfo,
   TimelineEvent,
+  WaitingOn,
+  Waterfall,
+  WaterfallBar,
 };
 
 /** A run in a list (a search adds what matched). */
-export type RunRow = Omit<SearchHit, "match"> & { match?: SearchHit["match"] };
+export type RunRow = RunWithUsage & { match?: SearchHit["match"] };
 
 /** A page of items. */
 export interface ListPage<T> {
@@ -111,6 +121,8 @@ const runPath = (runId: string) => `/api/runs/${encodeURIComponent(runId)}`;
 export const readRun = (runId: string) => getJson<RunDetail>(runPath(runId));
 /** The tree of the run's root. */
 export const readTree = (runId: string) => getJson<RunTree>(`${runPath(runId)}/tree`);
+/** Where the run's time went, and what it waits on. */
+export const readWaterfall = (runId: string) => getJson<Waterfall>(`${runPath(runId)}/waterfall`);
 /** One event of the run, whole. */
 export const readFullEvent = (runId: string, seq: number) =>
   getJson<TimelineEvent>(`${runPath(runId)}/events/${seq}`);
@@ -155,6 +167,9 @@ export const answerWaitpoint = (
     answer,
     ...(answeredBy === undefined ? {} : { answeredBy }),
   });
+/** Cancels each of `runIds` (with `cascade`, their descendants too), answered run by run. */
+export const cancelRuns = (runIds: readonly string[], cascade: boolean) =>
+  postAction<BulkCancelResult>("/api/runs/cancel", { runIds, cascade });
 /** Fires the run again with the same input; answers the new runId. */
 export const replayRun = (runId: string) =>
   postAction<{ runId: string }>(`${runPath(runId)}/replay`, {});

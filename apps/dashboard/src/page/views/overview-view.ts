@@ -1,5 +1,6 @@
 /**
- * The overview: headline numbers, runs settled per minute, each queue's
+ * The overview: headline numbers (each a card opening the runs it counts,
+ * where a list can show them), runs settled per minute, each queue's
  * jobs and recent runs, and the workers with their heartbeats — redrawn as
  * the overview stream sends it.
  */
@@ -10,14 +11,21 @@ import { formatAgo, formatCount, formatDuration, formatRate } from "../format.js
 import { listenToOverview } from "../live-overview.js";
 import type { Mounted } from "../router.js";
 
-function stat(label: string, value: string, testid: string, note?: Child): HTMLElement {
-  return h(
-    "div",
-    { class: "stat" },
+/** A headline number; with `route`, a card that opens the runs it counts. */
+function stat(
+  label: string,
+  value: string,
+  testid: string,
+  note?: Child,
+  route?: string,
+): HTMLElement {
+  const content = [
     h("div", { class: "stat-label" }, label),
     h("div", { class: "stat-value", testid }, value),
     note === undefined ? null : h("div", { class: "stat-note" }, note),
-  );
+  ];
+  if (route === undefined) return h("div", { class: "stat" }, content);
+  return link(route, { class: "stat stat-link", testid: `${testid}-card` }, content);
 }
 
 function table(headers: readonly string[], rows: readonly HTMLTableRowElement[], empty: string) {
@@ -118,18 +126,26 @@ function render(overview: Overview): Child {
     h(
       "section",
       { class: "stats" },
-      stat("Active runs", formatCount(runs.active), "stat-active", "queued or running"),
+      stat(
+        "Active runs",
+        formatCount(runs.active),
+        "stat-active",
+        "queued or running",
+        "/runs?status=running",
+      ),
       stat(
         "Settled / min",
         throughput.settledPerMinute.toFixed(1),
         "stat-rate",
         `${formatCount(throughput.settled)} in ${throughput.windowMinutes} min`,
+        "/runs",
       ),
       stat(
         "Failure rate",
         formatRate(throughput.failureRate),
         "stat-failure-rate",
         `${formatCount(throughput.failed)} failed`,
+        "/runs?status=failed",
       ),
       stat(
         "Collector backlog",

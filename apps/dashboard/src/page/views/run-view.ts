@@ -1,9 +1,10 @@
 /**
- * One run: its status and result, its timeline step by step, the tree it
+ * One run: its status and result, where its time went (the waterfall, and
+ * what it waits on while it runs), its timeline step by step, the tree it
  * belongs to, what it was fired with, and the actions (cancel, replay, and
- * answering the waitpoint it waits on).
- * Events arrive live through the run's stream; the tree is read again when
- * the overview says something changed.
+ * answering the waitpoint it waits on). Events arrive live through the run's
+ * stream, and the waterfall is read again after them; the tree is read again
+ * when the overview says something changed.
  */
 import {
   ApiError,
@@ -16,6 +17,7 @@ import {
   readRun,
   readTimeline,
   readTree,
+  readWaterfall,
   replayRun,
 } from "../api.js";
 import { answerForm } from "../components/answer-form.js";
@@ -24,6 +26,8 @@ import { facts, jsonBlock } from "../components/json-view.js";
 import { runTree } from "../components/run-tree.js";
 import { statusBadge } from "../components/status.js";
 import { Timeline } from "../components/timeline.js";
+import { waitingOnText, waterfallChart } from "../components/waterfall.js";
+import { debounced } from "../debounce.js";
 import { h, link, replaceChildren } from "../dom.js";
 import { formatCount, formatDateTime, formatSpan, shortRunId } from "../format.js";
 import { listenToOverview } from "../live-overview.js";
@@ -126,6 +130,7 @@ export function showRun(main: HTMLElement, runId: string): Mounted {
     const treeHolder = h("div", {}, h("p", { class: "muted" }, "Loading…"));
     const answerHolder = h("div", {});
     let answering: string | undefined;
+    const waterfallHolder = h("div", {}, h("p", { class: "muted" }, "Loading…"));
     const cancel = h("button", { class: "button danger", testid: "cancel-button" }, "Cancel run");
     const replay = h("button", { class: "button", testid: "replay-button" }, "Replay");
     for (const button of [cancel, replay]) {
@@ -154,17 +159,32 @@ export function showRun(main: HTMLElement, runId: string): Mounted {
       followState.className = isSettled(run) ? "muted small" : "live small";
     };
 
-    let treeTimer: ReturnType<typeof setTimeout> | undefined;
-    const refreshTree = () => {
-      clearTimeout(treeTimer);
-      treeTimer = setTimeout(async () => {
-        try {
-          replaceChildren(treeHolder, runTree(await readTree(runId)));
-        } catch (error) {
-          replaceChildren(treeHolder, h("p", { class: "error-text" }, (error as Error).message));
-        }
-      }, 150);
-    };
+    const refreshTree = debounced(async () => {
+      try {
+        replaceChildren(treeHolder, runTree(await readTree(runId)));
+      } catch (error) {
+        replaceChildren(treeHolder, h("p", { class: "error-text" }, (error as Error).message));
+      }
+    });
+
+    const refreshWaterfall = debounced(async () => {
+      try {
+        const waterfall = await readWaterfall(runId);
+        replaceChildren(
+          waterfallHolder,
+          waterfall.waitingOn === undefined
+            ? null
+            : h(
+                "p",
+                { class: "waiting-on", testid: "waiting-on" },
+                `Waiting on ${waitingOnText(waterfall.waitingOn)}`,
+              ),
+          waterfallChart(waterfall),
+        );
+      } catch (error) {
+        replaceChildren(waterfallHolder, h("p", { class: "error-text" }, (error as Error).message));
+      }
+    });
 
     cancel.addEventListener("click", async () => {
       const answer = await confirmAction({
@@ -232,6 +252,7 @@ export function showRun(main: HTMLElement, runId: string): Mounted {
           { class: "run-main" },
           answerHolder,
           h("section", { class: "panel" }, h("h2", {}, "Result"), resultHolder),
+          h("section", { class: "panel" }, h("h2", {}, "Where the time went"), waterfallHolder),
           h("section", { class: "panel" }, h("h2", {}, "Timeline"), timeline.element),
         ),
         h(
@@ -270,6 +291,7 @@ export function showRun(main: HTMLElement, runId: string): Mounted {
     );
     update(run);
     refreshTree();
+    refreshWaterfall();
     if (!isSettled(run)) {
       stream = followRun(runId, timeline.seq, {
         run: (view) => {
@@ -277,8 +299,14 @@ export function showRun(main: HTMLElement, runId: string): Mounted {
           update(view);
           if (changed) refreshTree();
         },
-        event: (event) => timeline.add(event, true),
-        end: () => refreshTree(),
+        event: (event) => {
+          timeline.add(event, true);
+          refreshWaterfall();
+        },
+        end: () => {
+          refreshTree();
+          refreshWaterfall();
+        },
       });
     }
     stopOverview = listenToOverview((message) => {

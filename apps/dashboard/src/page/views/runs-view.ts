@@ -1,12 +1,14 @@
 /**
  * The runs: filters by status, agent and parent, a search box (runId or
- * metadata value), newest first, older pages on request. The first page is
+ * metadata value), newest first, older pages on request, each settled run
+ * with its tokens; open runs can be selected and cancelled at once. The first page is
  * read again whenever the overview stream says something changed.
  */
 import { type ListPage, listRuns, type RunRow, type RunsQuery } from "../api.js";
+import { RunSelection } from "../components/run-selection.js";
 import { statusBadge } from "../components/status.js";
 import { h, link, replaceChildren } from "../dom.js";
-import { formatAgo, formatDateTime, formatSpan, shortRunId } from "../format.js";
+import { formatAgo, formatCount, formatDateTime, formatSpan, shortRunId } from "../format.js";
 import { listenToOverview } from "../live-overview.js";
 import type { Mounted } from "../router.js";
 
@@ -30,10 +32,28 @@ function matchNote(row: RunRow): string | null {
   return row.match.in === "runId" ? "runId" : `${row.match.key}: ${row.match.value}`;
 }
 
-function rowOf(row: RunRow): HTMLTableRowElement {
+/** The run's tokens in and out once it has settled (no price table: tokens, not cost). */
+function tokensCell(row: RunRow): HTMLTableCellElement {
+  if (row.usage === undefined) {
+    return h("td", { class: "num muted", title: "tokens so far are on the run's page" }, "—");
+  }
+  const { inputTokens, outputTokens } = row.usage;
+  return h(
+    "td",
+    {
+      class: "num",
+      testid: "run-tokens",
+      title: `${formatCount(inputTokens)} input tokens, ${formatCount(outputTokens)} output tokens`,
+    },
+    `${formatCount(inputTokens)} / ${formatCount(outputTokens)}`,
+  );
+}
+
+function rowOf(row: RunRow, selection: RunSelection): HTMLTableRowElement {
   return h(
     "tr",
     { testid: "run-row", attrs: { "data-run-id": row.runId, "data-status": row.status } },
+    selection.cellOf(row),
     h("td", {}, statusBadge(row.status)),
     h(
       "td",
@@ -64,6 +84,7 @@ function rowOf(row: RunRow): HTMLTableRowElement {
         ? "—"
         : formatSpan(row.createdAt, row.settledAt),
     ),
+    tokensCell(row),
     h(
       "td",
       {},
@@ -133,6 +154,7 @@ export function showRuns(main: HTMLElement, params: URLSearchParams): Mounted {
     ),
   );
   const rows = h("tbody", {});
+  const selection = new RunSelection(() => void load(false));
   const summary = h("p", { class: "muted small", testid: "runs-summary" });
   const more = h("button", { class: "button", testid: "load-more" }, "Older runs");
   const table = h(
@@ -144,8 +166,9 @@ export function showRuns(main: HTMLElement, params: URLSearchParams): Mounted {
       h(
         "tr",
         {},
-        ["status", "run", "agent", "parent", "created", "took", ""].map((label) =>
-          h("th", {}, label),
+        selection.headerCell(),
+        ["status", "run", "agent", "parent", "created", "took", "tokens in / out", ""].map(
+          (label) => h("th", {}, label),
         ),
       ),
     ),
@@ -155,6 +178,7 @@ export function showRuns(main: HTMLElement, params: URLSearchParams): Mounted {
     main,
     h("h1", {}, "Runs"),
     form,
+    selection.bar,
     h("section", { class: "panel flush" }, table),
     h("div", { class: "pager" }, summary, more),
   );
@@ -174,10 +198,11 @@ export function showRuns(main: HTMLElement, params: URLSearchParams): Mounted {
       });
       if (!next) {
         rows.replaceChildren();
+        selection.forgetRows();
         pages = 0;
       }
       pages += 1;
-      rows.append(...page.items.map(rowOf));
+      rows.append(...page.items.map((row) => rowOf(row, selection)));
       if (rows.children.length === 0) {
         rows.append(
           h(
@@ -185,7 +210,7 @@ export function showRuns(main: HTMLElement, params: URLSearchParams): Mounted {
             {},
             h(
               "td",
-              { class: "empty", attrs: { colspan: "7" } },
+              { class: "empty", attrs: { colspan: "9" } },
               query.q ? "No run matches." : "No run yet.",
             ),
           ),
