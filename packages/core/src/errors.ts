@@ -14,6 +14,7 @@ export const ERROR_CODES = [
   "tool_error",
   "worker_lost",
   "deadline_exceeded",
+  "agent_version_unavailable",
   "cancelled",
   "internal",
   // refusals before a run starts
