@@ -23,7 +23,7 @@ import type { Logger } from "@errand/runtime";
 import { pendingRunIds } from "@errand/store";
 import { DelayedError, type Job, type Scripts } from "bullmq";
 import type { ReadsContext } from "../reads/context.js";
-import { retryWhileRedisIsTransient } from "../transient-redis.js";
+import { delayHeldJob } from "./delay-job.js";
 
 /** How long a parked run's job waits, at most, before it is tried again: 30 s. */
 export const DEFAULT_PARK_RECHECK_MS = 30_000;
@@ -82,16 +82,14 @@ export function createParkedRuns(options: ParkedRunsOptions): ParkedRuns {
   return {
     async park(job, token, waitFor, scripts) {
       const until = Date.now() + recheckMs;
-      // Counted from the job's creation, BullMQ's delayed time is `timestamp + delay` = `until`.
-      const move = () =>
-        scripts.moveToDelayed(job.id ?? "", job.timestamp, until - job.timestamp, token, {
-          skipAttempt: true,
-          fieldsToUpdate: { [PARKED_UNTIL_FIELD]: until },
-        });
-      await retryWhileRedisIsTransient(move, {
+      await delayHeldJob({
+        job,
+        token,
+        until,
+        scripts,
         logger,
         write: "delay of the parked run's job",
-        fields: { runId: job.id },
+        fieldsToUpdate: { [PARKED_UNTIL_FIELD]: until },
       });
       const runIds = waitFor.filter(isRunId);
       logger.info({ runId: job.id, waitFor: runIds.length }, "run parked");

@@ -79,7 +79,9 @@ export type ProcessOutcome =
   /** Another attempt owns the run: this one stopped writing. */
   | { kind: "lost" }
   /** A tool parked the run until `waitFor` settle: the step so far is logged, the run stays open. */
-  | { kind: "parked"; waitFor: readonly string[] };
+  | { kind: "parked"; waitFor: readonly string[] }
+  /** The open run was fired for `agentVersion`, which this worker does not run: nothing written. */
+  | { kind: "other-version"; agentVersion: string };
 
 function isRefusedAppend(error: unknown): boolean {
   return isSeqConflict(error) || isErrandError(error, "run_settled");
@@ -209,7 +211,8 @@ function runAttempt(
  * Throws (so that
  * BullMQ retries the job) on unexpected errors; `not_found` for a run without
  * a log; `invalid_spec` when this worker does not run the agent or the job
- * names another agent than the run's.
+ * names another agent than the run's. An open run fired for another version
+ * of the agent comes back as `other-version`, untouched.
  */
 export async function processRun(
   context: RunProcessorContext,
@@ -235,6 +238,10 @@ export async function processRun(
         "invalid_spec",
         `job ${runId} names agent ${agentName} but the run is of agent ${state.queued.agent}`,
       );
+    }
+    const { agentVersion } = state.queued;
+    if (agentVersion !== undefined && agentVersion !== resolved.version && !isSettled(state)) {
+      return { kind: "other-version", agentVersion };
     }
     return await inProcessSpan(context.queue, runId, state.queued.trace, async (span) => {
       const outcome = await decideAndRun(
