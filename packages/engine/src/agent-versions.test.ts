@@ -4,7 +4,7 @@
  * which versions count as live or unavailable since when.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { versionStandings } from "./agent-versions.js";
+import { readAgentVersions, versionStandings } from "./agent-versions.js";
 import { type AgentRegistration, chooseRegistration } from "./registry.js";
 import { type EngineFixture, startEngineFixture } from "./test-support/engine-fixture.js";
 import { registerTestQueue } from "./test-support/registered-queue.js";
@@ -75,6 +75,7 @@ describe("versionStandings", () => {
         live: true,
         queues: ["errand.writer"],
         lastSeenAt: v2.lastSeenAt,
+        waitingRuns: 0,
       },
     ]);
   });
@@ -105,6 +106,13 @@ describe("fire with versions", () => {
     expect(await queuedVersion(newest.runId)).toBe("v2");
     const pinned = await fx.errand.fire({ agent: "writer", input: {}, agentVersion: "v1" });
     expect(await queuedVersion(pinned.runId)).toBe("v1");
+    const again = await fx.errand.fire({ agent: "writer", input: {}, agentVersion: "v1" });
+    expect(await queuedVersion(again.runId)).toBe("v1");
+    // No worker takes them: the registry's reader counts them waiting, by version.
+    expect(await readAgentVersions(fx.redis, fx.errand.keys, new Date())).toEqual([
+      expect.objectContaining({ agent: "writer", version: "v1", live: true, waitingRuns: 2 }),
+      expect.objectContaining({ agent: "writer", version: "v2", live: true, waitingRuns: 1 }),
+    ]);
   });
 
   it("refuses a pinned version no worker ever registered, naming the known ones", async () => {

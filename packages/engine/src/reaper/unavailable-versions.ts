@@ -10,7 +10,7 @@
  */
 import type { RunError } from "@errand/core";
 import { runIdOfIndexMember } from "@errand/store";
-import { versionStandings } from "../agent-versions.js";
+import { readRunVersion, versionStandings } from "../agent-versions.js";
 import { readAgentRegistrations, readRegisteredAgents } from "../registry.js";
 import { appendFailure } from "./append-failure.js";
 import type { ReaperContext } from "./context.js";
@@ -57,10 +57,8 @@ const RUN_VERSIONS_KEPT = 100_000;
 async function versionOfRun(context: ReaperContext, runVersions: RunVersions, runId: string) {
   const known = runVersions.get(runId);
   if (known !== undefined) return known;
-  const queued = (await context.store.readLog(runId)).find((event) => event.type === "run-queued");
-  if (queued?.type !== "run-queued") return undefined;
-  const { agent, agentVersion } = queued.data;
-  const found = agentVersion === undefined ? { agent } : { agent, version: agentVersion };
+  const found = await readRunVersion(context.store, runId);
+  if (found === undefined) return undefined;
   if (runVersions.size >= RUN_VERSIONS_KEPT) runVersions.clear();
   runVersions.set(runId, found);
   return found;
