@@ -5,11 +5,26 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readAgentVersions, versionStandings } from "./agent-versions.js";
-import { type AgentRegistration, chooseRegistration } from "./registry.js";
+import { createLogger } from "./logger.js";
+import {
+  type AgentRegistration,
+  chooseRegistration,
+  isLive,
+  readAgentRegistrations,
+  readQueueRegistrations,
+} from "./registry.js";
 import { type EngineFixture, startEngineFixture } from "./test-support/engine-fixture.js";
 import { registerTestQueue } from "./test-support/registered-queue.js";
+import { TEST_AGENTS, testAgents } from "./test-support/test-agents.js";
+import { createWorker } from "./worker/create-worker.js";
 
 const NOW = new Date("2026-12-01T12:00:00.000Z");
+
+let fx: EngineFixture;
+beforeAll(async () => {
+  fx = await startEngineFixture("versions");
+});
+afterAll(() => fx?.stop());
 
 function registration(
   version: string | undefined,
@@ -82,9 +97,7 @@ describe("versionStandings", () => {
 });
 
 describe("fire with versions", () => {
-  let fx: EngineFixture;
   beforeAll(async () => {
-    fx = await startEngineFixture("versions");
     const now = Date.now();
     const at = (ms: number) => new Date(now + ms).toISOString();
     await registerTestQueue(fx.redis, fx.errand.keys, [
@@ -94,7 +107,6 @@ describe("fire with versions", () => {
       { name: "writer", version: "v2", startedAt: at(-1_000) },
     ]);
   });
-  afterAll(() => fx?.stop());
 
   async function queuedVersion(runId: string): Promise<string | undefined> {
     const [queued] = await fx.errand.store.readLog(runId);
@@ -122,5 +134,36 @@ describe("fire with versions", () => {
       code: "agent_version_unavailable",
       message: expect.stringContaining("registered versions: v1, v2"),
     });
+  });
+});
+
+describe("the last worker of a version to close", () => {
+  it("marks that version stopped while the queue and the other version stay live", async () => {
+    const start = (version: string) =>
+      createWorker({
+        connection: fx.server.url,
+        prefix: fx.prefix,
+        agents: testAgents({ redis: fx.redis, prefix: fx.prefix, version }),
+        logger: createLogger({ level: "silent" }),
+      });
+    const v1 = await start("v1");
+    const v2 = await start("v2");
+    expect(v2.queue).toBe(v1.queue);
+    await v1.close();
+
+    const now = new Date();
+    const records = await readAgentRegistrations(fx.redis, fx.errand.keys, TEST_AGENTS.plain);
+    const liveness = Object.fromEntries(
+      records.map((record) => [record.version, isLive(record, now)]),
+    );
+    expect(liveness).toEqual({ v1: false, v2: true });
+    const queues = await readQueueRegistrations(fx.redis, fx.errand.keys);
+    const queue = queues.find((candidate) => candidate.queue === v1.queue);
+    expect(queue !== undefined && isLive(queue, now)).toBe(true);
+    // New runs go to the version still live.
+    const { runId } = await fx.errand.fire({ agent: TEST_AGENTS.plain, input: { script: [] } });
+    const [queued] = await fx.errand.store.readLog(runId);
+    expect(queued?.type === "run-queued" && queued.data.agentVersion).toBe("v2");
+    await v2.close();
   });
 });
