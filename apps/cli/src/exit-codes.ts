@@ -32,6 +32,7 @@ export const EXIT_CODES_HELP = [
 const USAGE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   "invalid_spec",
   "unknown_agent",
+  "agent_version_unavailable",
   "unsupported_schema",
   "schema_not_supported",
   "settings_not_supported",

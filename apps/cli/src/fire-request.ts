@@ -25,6 +25,8 @@ export interface FireRequest {
   idempotencyKey?: string;
   /** `--priority`, when given: 1 (first) … `MAX_RUN_PRIORITY`. */
   priority?: number;
+  /** `--agent-version`, when given: the agent version the runs are pinned to. */
+  agentVersion?: string;
   count: number;
 }
 
@@ -82,7 +84,7 @@ function readIdempotencyKey(args: ParsedArgs, count: number): string | undefined
 /**
  * The checked request of `errand fire <agent> --input … [--schema …]
  * [--metadata key=value]… [--deadline <seconds>] [--idempotency-key <key>]
- * [--priority <n>] [--count N]`.
+ * [--priority <n>] [--agent-version <v>] [--count N]`.
  */
 export async function readFireRequest(args: ParsedArgs, io: CliIO): Promise<FireRequest> {
   const agent = args.positional(0, "agent");
@@ -93,6 +95,7 @@ export async function readFireRequest(args: ParsedArgs, io: CliIO): Promise<Fire
   const deadlineSeconds = args.integer("deadline", { min: 1, max: MAX_DEADLINE_SECONDS }, 0);
   const idempotencyKey = readIdempotencyKey(args, count);
   const priority = args.integer("priority", { min: 1, max: MAX_RUN_PRIORITY }, 0);
+  const agentVersion = args.string("agent-version");
   const outputSchema = schemaArg === undefined ? undefined : await readSchema(io, schemaArg);
   return {
     agent,
@@ -103,5 +106,6 @@ export async function readFireRequest(args: ParsedArgs, io: CliIO): Promise<Fire
     ...(deadlineSeconds === 0 ? {} : { deadlineMs: deadlineSeconds * 1000 }),
     ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
     ...(priority === 0 ? {} : { priority }),
+    ...(agentVersion === undefined ? {} : { agentVersion }),
   };
 }

@@ -44,8 +44,16 @@ describe("GET /api/overview", () => {
     const busy = await waitFor("8 runs active and 2 waiting", async () => {
       const current = await overview();
       const queue = current.queues.find((candidate) => candidate.name === w.worker.queue);
-      return queue?.active === 8 && queue.waiting === 2 ? current : undefined;
+      const cityVersion = current.versions.find((version) => version.agent === "city");
+      return queue?.active === 8 && queue.waiting === 2 && cityVersion?.waitingRuns === 2
+        ? current
+        : undefined;
     });
+    // Each agent's one version: live, its waiting runs counted.
+    expect(busy.versions).toEqual([
+      expect.objectContaining({ agent: "city", live: true, waitingRuns: 2 }),
+      expect.objectContaining({ agent: "lead", live: true, waitingRuns: 0 }),
+    ]);
     const queue = busy.queues.find((candidate) => candidate.name === w.worker.queue)!;
     expect(queue.agents).toEqual(["city", "lead"]);
     expect(busy.workers).toHaveLength(1);

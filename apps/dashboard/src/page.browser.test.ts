@@ -85,6 +85,9 @@ describe("the dashboard page", () => {
     const queue = page.locator(`[data-testid="queue-row"][data-queue="${w.worker.queue}"]`);
     await queue.waitFor();
     expect(await queue.textContent()).toContain(CITY);
+    const version = page.locator(`[data-testid="version-row"][data-agent="${CITY}"]`);
+    await version.waitFor();
+    expect(await version.locator('[data-testid="version-live"]').textContent()).toBe("live");
     expect(await page.locator('[data-testid="worker-row"]').textContent()).toContain(
       w.worker.workerId,
     );

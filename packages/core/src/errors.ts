@@ -15,6 +15,7 @@ export const ERROR_CODES = [
   "worker_lost",
   "deadline_exceeded",
   "waitpoint_timeout",
+  "agent_version_unavailable",
   "cancelled",
   "internal",
   // refusals before a run starts

@@ -149,6 +149,12 @@ export const EventData = {
      */
     priority: RunPriority.optional(),
     /**
+     * The version of the agent the run was fired for (`agentVersion`): only
+     * workers of that version start or resume it. Optional and additive:
+     * absent in older logs, whose runs any worker of the agent takes.
+     */
+    agentVersion: z.string().min(1).max(128).optional(),
+    /**
      * The span that fired the run (`send {queue}`): the worker's spans of the
      * run are its children, so fire, worker, children and collect read as one
      * trace. Optional and additive: absent when the firer traced nothing.

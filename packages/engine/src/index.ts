@@ -166,6 +166,7 @@
 
 export type { Logger } from "@errand/runtime";
 export { queueOfAgents } from "./agent-queues.js";
+export { type AgentVersionStanding, readAgentVersions } from "./agent-versions.js";
 export { logBullErrors } from "./bull-errors.js";
 export type { CancelOptions, CancelResult } from "./client/cancel.js";
 export {
@@ -252,6 +253,7 @@ export {
   type ReaperOptions,
   type ReapReport,
 } from "./reaper/create-reaper.js";
+export { DEFAULT_VERSION_GRACE_MS } from "./reaper/unavailable-versions.js";
 export { type RedisAclConfigOptions, redisAclConfig, redisAclRules } from "./redis-acl.js";
 export {
   type ClusterNode,
@@ -299,4 +301,5 @@ export {
   DEFAULT_MAX_STALLED_COUNT,
   DEFAULT_STALLED_INTERVAL_MS,
 } from "./worker/job-locks.js";
+export { OTHER_VERSION_RECHECK_MS } from "./worker/other-versions.js";
 export { DEFAULT_PARK_RECHECK_MS } from "./worker/park.js";

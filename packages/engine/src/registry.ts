@@ -34,11 +34,18 @@ export const AgentRegistration = z.object({
   timeoutMs: z.number().int().positive().optional(),
   /** The agent's own output schema (JSON Schema): every run of it records one. */
   outputSchema: z.record(z.string(), z.unknown()).optional(),
+  /**
+   * The agent's version (`agentVersion`) on these workers: each version of an
+   * agent on a queue has its own record. Absent in records of workers older than versions.
+   */
+  version: z.string().min(1).optional(),
+  /** When the worker that wrote the record started: the version started last is the newest. */
+  startedAt: z.string().optional(),
   /** How often the queue's workers beat, in ms: its liveness window is {@link LIVE_HEARTBEATS} of them. */
   heartbeatMs: z.number().int().positive(),
-  /** When a worker of the queue last beat (ISO-8601). */
+  /** When a worker of the queue (of this version) last beat (ISO-8601). */
   lastSeenAt: z.string(),
-  /** When the last worker of the queue closed, if it did after its last beat: no worker is live since. */
+  /** When the last worker of the queue (of this version) closed, if it did after its last beat: no worker is live since. */
   stoppedAt: z.string().optional(),
 });
 export type AgentRegistration = z.infer<typeof AgentRegistration>;
@@ -57,8 +64,16 @@ export type QueueRegistration = z.infer<typeof QueueRegistration>;
 
 /** What a heartbeat writes: a queue's record and the records of its agents. */
 export interface QueueRecords {
-  queue: QueueRegistration;
+  /** The queue's record; `undefined` writes the agents' records alone. */
+  queue?: QueueRegistration;
   agents: readonly AgentRegistration[];
+}
+
+/** The field of an agent's registry hash that holds `registration`: its queue, and its version when it has one. */
+function registrationField(registration: AgentRegistration): string {
+  return registration.version === undefined
+    ? registration.queue
+    : `${registration.queue}@${registration.version}`;
 }
 
 /**
@@ -86,20 +101,22 @@ function parseRecord<T>(schema: z.ZodType<T>, raw: string): T | undefined {
 }
 
 /**
- * Writes (or refreshes) a queue's record and its agents' records. The
- * commands go out together but not as one pipeline: on a Redis Cluster the
- * records of different agents live in different slots.
+ * Writes (or refreshes) a queue's record and its agents' records (one per
+ * version). The commands go out together but not as one pipeline: on a Redis
+ * Cluster the records of different agents live in different slots.
  */
 export async function registerQueue(
   redis: RedisConnection,
   keys: EngineKeys,
   records: QueueRecords,
 ): Promise<void> {
-  const { queue } = records.queue;
+  const { queue } = records;
   await Promise.all([
-    redis.hset(keys.queueRegistry, queue, JSON.stringify(records.queue)),
+    ...(queue === undefined
+      ? []
+      : [redis.hset(keys.queueRegistry, queue.queue, JSON.stringify(queue))]),
     ...records.agents.map((agent) =>
-      redis.hset(keys.agentRegistry(agent.name), queue, JSON.stringify(agent)),
+      redis.hset(keys.agentRegistry(agent.name), registrationField(agent), JSON.stringify(agent)),
     ),
   ]);
 }
@@ -147,20 +164,38 @@ export function isLive(
   return now.getTime() - seen <= LIVE_HEARTBEATS * registration.heartbeatMs;
 }
 
+/** The version of the live registrations whose worker started last: an agent's newest. */
+function newestVersion(live: readonly AgentRegistration[]): string | undefined {
+  return live.reduce((newest, registration) =>
+    (registration.startedAt ?? "") > (newest.startedAt ?? "") ? registration : newest,
+  ).version;
+}
+
 /**
- * The registration a new run of an agent follows (its queue, schema and
- * limits): one of the queues with a live worker, chosen at random so that
- * runs spread over them; when none is live, the queue whose workers were
- * seen last, where the run waits for them. `undefined` for no registration.
+ * The registration a new run of an agent follows (its queue, version, schema
+ * and limits): of the agent's `version` when given, else of its newest live
+ * version (the one whose workers started last); among those, one of the
+ * queues with a live worker, chosen at random so that runs spread over them;
+ * when none is live, the registration seen last, where the run waits for its
+ * workers. `undefined` for no registration (of that version).
  */
 export function chooseRegistration(
   registrations: readonly AgentRegistration[],
   now: Date,
+  version?: string,
   random: () => number = Math.random,
 ): AgentRegistration | undefined {
-  const live = registrations.filter((registration) => isLive(registration, now));
-  if (live.length > 0) return live[Math.floor(random() * live.length)];
-  return registrations.reduce<AgentRegistration | undefined>(
+  const candidates =
+    version === undefined
+      ? registrations
+      : registrations.filter((registration) => registration.version === version);
+  const live = candidates.filter((registration) => isLive(registration, now));
+  if (live.length > 0) {
+    const newest = version ?? newestVersion(live);
+    const ofVersion = live.filter((registration) => registration.version === newest);
+    return ofVersion[Math.floor(random() * ofVersion.length)];
+  }
+  return candidates.reduce<AgentRegistration | undefined>(
     (latest, registration) =>
       latest === undefined || registration.lastSeenAt > latest.lastSeenAt ? registration : latest,
     undefined,

@@ -15,6 +15,9 @@ export const DEFAULT_MAX_STEPS = 20;
 /** The pattern an agent name must match. */
 export const AGENT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 
+/** The pattern an agent's given version must match. */
+const AGENT_VERSION_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
+
 /** What {@link defineAgent} takes. */
 export interface AgentOptions {
   /** Unique within a deployment: letters, digits, `_`, `.`, `-` (up to 128). */
@@ -47,6 +50,12 @@ export interface AgentOptions {
   script?: Script;
   /** Let a run's `input.script` replace {@link AgentOptions.script} (demos and tests). */
   scriptFromInput?: boolean;
+  /**
+   * The agent's version (1–128 characters: letters, digits, `_`, `.`, `-`),
+   * e.g. a release or commit. Runs are pinned to the version they were fired
+   * for. Default: a digest of the definition (see `agentVersion`).
+   */
+  version?: string;
 }
 
 /** A defined agent. */
@@ -63,6 +72,8 @@ export interface Agent {
   readonly timeoutMs?: number;
   readonly script?: Script;
   readonly scriptFromInput: boolean;
+  /** The version it was given, if any; `agentVersion(agent)` is its version either way. */
+  readonly version?: string;
 }
 
 function invalidAgent(name: string, why: string): ErrandError {
@@ -155,6 +166,9 @@ export function defineAgent(options: AgentOptions): Agent {
   if (!positiveInteger(options.maxSteps) || !positiveInteger(options.timeoutMs)) {
     throw invalidAgent(name, "maxSteps and timeoutMs must be positive integers");
   }
+  if (options.version !== undefined && !AGENT_VERSION_PATTERN.test(options.version)) {
+    throw invalidAgent(name, "a version is letters, digits, '_', '.' or '-' (up to 128)");
+  }
   const script = checkScript(name, options.script);
   const outputSchema = outputJsonSchema(options.outputSchema);
   const modelSettings = checkModelSettings(name, options.modelSettings, {
@@ -172,6 +186,7 @@ export function defineAgent(options: AgentOptions): Agent {
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     ...(script === undefined ? {} : { script }),
     scriptFromInput: options.scriptFromInput ?? false,
+    ...(options.version === undefined ? {} : { version: options.version }),
   };
   assertAgentCanCarrySchema(agent);
   assertModelTakesSettings(agent);

@@ -106,6 +106,7 @@ export {
   DEFAULT_MAX_STEPS,
   defineAgent,
 } from "./agent.js";
+export { agentVersion } from "./agent-version.js";
 export { type BlobStore, blobRef, createMemoryBlobStore, type StoredBlob } from "./blobs.js";
 export {
   FatalToolError,

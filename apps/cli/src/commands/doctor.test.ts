@@ -151,11 +151,15 @@ describe("errand doctor on a deployment that is fit", () => {
       "cluster hash-tag co-location",
       "worker heartbeats",
       "runs waiting for a worker",
+      "agent versions",
       "collectors",
     ]);
     expect(report?.ok).toBe(true);
     expect(code).toBe(0);
     expect(check(report, "worker heartbeats")?.detail).toContain(SCRIPTED_CITY);
+    expect(check(report, "agent versions")?.detail).toMatch(
+      new RegExp(`${SCRIPTED_CITY} h[0-9a-f]{12}: live, 0 runs waiting`),
+    );
   });
 
   it("reports the missing worker once it stopped", async () => {
@@ -192,6 +196,12 @@ describe("errand doctor on a deployment that is fit", () => {
       ),
     );
     expect(waiting?.fix).toContain(`start a worker that runs ${SCRIPTED_CITY}`);
+    const versions = check(report, "agent versions");
+    expect(versions?.ok).toBe(false);
+    expect(versions?.detail).toMatch(
+      new RegExp(`${SCRIPTED_CITY} (h[0-9a-f]{12}): no live worker, 3 runs waiting`),
+    );
+    expect(versions?.fix).toContain("agent_version_unavailable");
   });
 });
 

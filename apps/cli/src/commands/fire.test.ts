@@ -243,6 +243,22 @@ describe("errand fire --idempotency-key and --priority", () => {
     expect(queued).toMatchObject({ type: "run-queued", data: { priority: 3 } });
   });
 
+  it("pins a run to an agent version with --agent-version, and refuses one nobody ran with exit 2", async () => {
+    const base = ["fire", SCRIPTED_CITY, "--input", recordingInput("Bern", 134_000), "--json"];
+    const first = await errand(base);
+    expect(first.code, first.stderr).toBe(0);
+    const events = await errand(["runs", "events", JSON.parse(first.stdout).runId, "--json"]);
+    const [queued] = RunEvent.array().parse(JSON.parse(events.stdout));
+    const version = queued?.type === "run-queued" ? queued.data.agentVersion : undefined;
+    expect(version).toMatch(/^h[0-9a-f]{12}$/);
+
+    const pinned = await errand([...base, "--agent-version", version ?? ""]);
+    expect(pinned.code, pinned.stderr).toBe(0);
+    const unknown = await errand([...base, "--agent-version", "never-deployed"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/agent_version_unavailable|never-deployed/);
+  });
+
   it("refuses a key with --count, and a priority out of range, with exit 2", async () => {
     const base = ["fire", SCRIPTED_CITY, "--input", "null"];
     const withCount = await errand([...base, "--idempotency-key", "k", "--count", "2"]);

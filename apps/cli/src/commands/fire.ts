@@ -40,6 +40,7 @@ async function fireRuns(errand: Errand, request: FireRequest): Promise<Fired> {
     ...(request.deadlineMs === undefined ? {} : { deadlineMs: request.deadlineMs }),
     ...(request.idempotencyKey === undefined ? {} : { idempotencyKey: request.idempotencyKey }),
     ...(request.priority === undefined ? {} : { priority: request.priority }),
+    ...(request.agentVersion === undefined ? {} : { agentVersion: request.agentVersion }),
   };
   if (request.count === 1) {
     const fired = await errand.fire(spec);
@@ -125,7 +126,7 @@ async function fireAndWait(
 /** `fire`. */
 export const fireCommand: CommandSpec = {
   usage:
-    "errand fire <agent> --input <json|@file> [--schema <json|@file>] [--metadata key=value]... [--deadline <seconds>] [--idempotency-key <key>] [--priority <n>] [--count N] [--wait [--timeout <seconds>]] [--json]",
+    "errand fire <agent> --input <json|@file> [--schema <json|@file>] [--metadata key=value]... [--deadline <seconds>] [--idempotency-key <key>] [--priority <n>] [--agent-version <v>] [--count N] [--wait [--timeout <seconds>]] [--json]",
   description: [
     "Fires a run of <agent> with the given input (inline JSON, or @path to read a file)",
     "and prints its runId. --schema gives the structured output the run must record (a",
@@ -135,6 +136,8 @@ export const fireCommand: CommandSpec = {
     "within 24 hours: firing again with the key prints the run fired before (with --json,",
     "its answer says deduplicated: true). --priority puts the run ahead of runs with a",
     "higher number (1 first, 2097151 last; runs without one go before all of them).",
+    "--agent-version pins the runs to that version of the agent (default: its newest",
+    "live version); a version no worker ever ran is refused.",
     "--count fires that many runs in one batch.",
     "--wait waits until they settle and prints their results (a progress bar on a terminal",
     "when waiting on many); with --json, the RunResult (an array of them with --count).",
@@ -171,6 +174,11 @@ export const fireCommand: CommandSpec = {
       type: "string",
       value: "<n>",
       description: "the run's queue priority: 1 runs first, 2097151 last",
+    },
+    "agent-version": {
+      type: "string",
+      value: "<v>",
+      description: "the agent version to run on (default: the newest live one)",
     },
     count: { type: "string", value: "<N>", description: "fire N runs (default 1)" },
     wait: { type: "boolean", description: "wait for the results" },

@@ -1,6 +1,6 @@
 /**
  * The overview: each queue's jobs and recent runs, the workers with their
- * heartbeats and agents, the run counts, the rates of the last minutes and
+ * heartbeats and agents, each agent's versions (live or not, runs waiting), the run counts, the rates of the last minutes and
  * the collectors' backlog.
  *
  * A queue's `waiting`, `active` and `delayed` (parked runs) are BullMQ's own
@@ -13,6 +13,7 @@
  */
 import type { SettledStatus } from "@errand/core";
 import {
+  type AgentVersionStanding,
   type CollectorMetrics,
   closeConnection,
   DEFAULT_HEARTBEAT_MS,
@@ -20,6 +21,7 @@ import {
   logBullErrors,
   openConnection,
   type QueueRegistration,
+  readAgentVersions,
   readCollectorMetrics,
   readQueueRegistrations,
   readWorkerHeartbeats,
@@ -76,6 +78,8 @@ export interface Overview {
   at: string;
   queues: QueueOverview[];
   workers: WorkerOverview[];
+  /** Each agent's versions: whether a worker of it is live, and its runs waiting. */
+  versions: AgentVersionStanding[];
   runs: RunCounts;
   throughput: Throughput & { windowMinutes: number };
   collectors: Pick<CollectorMetrics, "lag" | "pending" | "deadLettered">;
@@ -204,9 +208,10 @@ export function createOverviewReader(context: DashboardContext): OverviewReader 
     async read() {
       const now = options.now();
       const nowMs = now.getTime();
-      const [registered, heartbeats, runs, settledRuns, metrics] = await Promise.all([
+      const [registered, heartbeats, versions, runs, settledRuns, metrics] = await Promise.all([
         readQueueRegistrations(redis, keys),
         readWorkerHeartbeats(redis, keys),
+        readAgentVersions(redis, keys, now),
         readRunCounts(),
         settled.refresh(nowMs),
         collectorMetricsAt(nowMs),
@@ -230,6 +235,7 @@ export function createOverviewReader(context: DashboardContext): OverviewReader 
         at: now.toISOString(),
         queues: queueOverviews,
         workers,
+        versions,
         runs,
         throughput: { ...throughput, windowMinutes: THROUGHPUT_MINUTES },
         collectors: {

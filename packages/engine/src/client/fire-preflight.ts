@@ -74,10 +74,20 @@ export interface PreparedRun {
 async function requireRegistration(
   lookups: PreflightLookups,
   agent: string,
+  version: string | undefined,
   now: Date,
 ): Promise<AgentRegistration> {
-  const registration = chooseRegistration(await lookups.registrations(agent), now);
+  const registrations = await lookups.registrations(agent);
+  const registration = chooseRegistration(registrations, now, version);
   if (registration) return registration;
+  if (version !== undefined && registrations.length > 0) {
+    const versions = [...new Set(registrations.flatMap((known) => known.version ?? []))].sort();
+    throw new ErrandError(
+      "agent_version_unavailable",
+      `no worker ever ran version ${JSON.stringify(version)} of agent ${JSON.stringify(agent)} (registered versions: ${versions.join(", ") || "none"}); fire without agentVersion for the newest`,
+      { details: { agent, agentVersion: version, versions } },
+    );
+  }
   const known = await lookups.registeredAgents();
   const listed =
     known.length === 0 ? "no agent is registered yet" : `registered: ${known.join(", ")}`;
@@ -180,7 +190,8 @@ async function requireParent(
 
 /**
  * Checks one spec, in order: its shape (`invalid_spec`, a `deadlineMs` over
- * a year included), its agent (`unknown_agent`), its schema or the agent's
+ * a year included), its agent (`unknown_agent`; `agent_version_unavailable`
+ * for a pinned version no worker of it ever ran), its schema or the agent's
  * own (`unsupported_schema`, `schema_not_supported`, `invalid_spec` for a
  * schema other than the agent's), its input (`invalid_spec` when not JSON —
  * a lone surrogate included — or nested over {@link MAX_INPUT_NESTING};
@@ -193,7 +204,12 @@ export async function preflightFire(
   limits: PreflightLimits,
 ): Promise<PreparedRun> {
   const parsed = parseFireSpec(spec);
-  const registration = await requireRegistration(lookups, parsed.agent, limits.now());
+  const registration = await requireRegistration(
+    lookups,
+    parsed.agent,
+    parsed.agentVersion,
+    limits.now(),
+  );
   const outputSchema = acceptedSchema(parsed, registration);
   checkInput(parsed.input, limits.maxInputBytes);
   if (parsed.metadata !== undefined) {
@@ -233,6 +249,7 @@ export async function preflightFire(
         },
         metadata: parsed.metadata ?? {},
         ...(priority === undefined ? {} : { priority }),
+        ...(registration.version === undefined ? {} : { agentVersion: registration.version }),
         ...(trace === undefined ? {} : { trace }),
       };
       return { type: "run-queued", at: at.toISOString(), data };

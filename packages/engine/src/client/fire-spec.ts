@@ -96,6 +96,12 @@ export const FireSpec = z
      * takes its parent's.
      */
     priority: RunPriority.optional(),
+    /**
+     * The agent version the run is pinned to (`agentVersion`): its job goes
+     * to a worker of that version. Default: the newest live version. A
+     * version no worker ever registered is refused (`agent_version_unavailable`).
+     */
+    agentVersion: z.string().min(1).max(128).optional(),
   })
   .refine((spec) => spec.idempotencyTtlMs === undefined || spec.idempotencyKey !== undefined, {
     message: "idempotencyTtlMs needs an idempotencyKey",

@@ -107,6 +107,7 @@ describe("the reaper while Redis is out of memory", () => {
         failedJobs: 0,
         deadlineExceeded: 0,
         joblessEnqueued: 0,
+        versionUnavailable: 0,
       });
       expect((await scope.store.readLog(run!.runId)).at(-1)?.type).not.toBe("failed");
       await giveBack();

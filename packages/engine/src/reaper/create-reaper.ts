@@ -2,7 +2,8 @@
  * `createReaper`: settles the runs nobody else will settle, so that no parent
  * waits forever — runs whose BullMQ job failed for good (`worker_lost`, or
  * `internal` with the job's reason) and runs past their deadline
- * (`deadline_exceeded`) — and enqueues the job of a run left queued without
+ * (`deadline_exceeded`) and runs of an agent version no worker has run for
+ * `versionGraceMs` (`agent_version_unavailable`) — and enqueues the job of a run left queued without
  * one (see `jobless-runs.ts`). It only appends events and adds jobs; the
  * collector turns the events into results like any other ending. Several
  * reapers may run at once: an append to a settled run is refused and counts
@@ -24,6 +25,11 @@ import type { ReaperContext } from "./context.js";
 import { earliestDeadline, reapDeadlines } from "./deadlines.js";
 import { enqueueJoblessRuns, type JoblessCursors } from "./jobless-runs.js";
 import { createReaperQueues } from "./queues.js";
+import {
+  DEFAULT_VERSION_GRACE_MS,
+  type RunVersions,
+  reapUnavailableVersions,
+} from "./unavailable-versions.js";
 import { reapFailedJobs } from "./worker-lost.js";
 
 /** Options of {@link createReaper}: the shared {@link EngineOptions}, and the reaper's own. */
@@ -38,6 +44,12 @@ export interface ReaperOptions extends EngineOptions {
   clockSkewMs?: number;
   /** How long a run stays queued before its job is looked for, and enqueued when missing. Default 60,000 ms. */
   joblessAfterMs?: number;
+  /**
+   * How long the open runs of an agent version wait once no worker of that
+   * version is live, in ms, before they settle `failed`
+   * (`agent_version_unavailable`). Default `DEFAULT_VERSION_GRACE_MS` (15 minutes).
+   */
+  versionGraceMs?: number;
 }
 
 /** What one pass settled. */
@@ -48,6 +60,8 @@ export interface ReapReport {
   deadlineExceeded: number;
   /** Runs left queued without a job whose job was enqueued. */
   joblessEnqueued: number;
+  /** Runs settled as `agent_version_unavailable`. */
+  versionUnavailable: number;
 }
 
 /** A running reaper. */
@@ -69,6 +83,12 @@ export function createReaper(options: ReaperOptions): Reaper {
   const batchSize = wholeNumberOption("batchSize", options.batchSize, 100, 1);
   const clockSkewMs = wholeNumberOption("clockSkewMs", options.clockSkewMs, 60_000, 0);
   const joblessAfterMs = wholeNumberOption("joblessAfterMs", options.joblessAfterMs, 60_000, 0);
+  const versionGraceMs = wholeNumberOption(
+    "versionGraceMs",
+    options.versionGraceMs,
+    DEFAULT_VERSION_GRACE_MS,
+    0,
+  );
   const logger = (options.logger ?? createLogger()).child({ component: "reaper" });
   const resources = openResources({ ...options, logger }, { name: "reaper commands" });
   const { redis, keys } = resources;
@@ -81,6 +101,7 @@ export function createReaper(options: ReaperOptions): Reaper {
   /** Per queue, the failure time from which the next pass reads. */
   const failedSince = new Map<string, number>();
   const joblessCursors: JoblessCursors = new Map();
+  const runVersions: RunVersions = new Map();
   let running: Promise<ReapReport> | undefined;
   let scheduled: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -99,10 +120,17 @@ export function createReaper(options: ReaperOptions): Reaper {
     const jobless = await Promise.all(
       shardList.map((shard) => enqueueJoblessRuns(context, shard, joblessAfterMs, joblessCursors)),
     );
+    const versionUnavailable = await reapUnavailableVersions(
+      context,
+      shardList,
+      versionGraceMs,
+      runVersions,
+    );
     return {
       failedJobs,
       deadlineExceeded: perShard.reduce((sum, count) => sum + count, 0),
       joblessEnqueued: jobless.reduce((sum, count) => sum + count, 0),
+      versionUnavailable,
     };
   }
 

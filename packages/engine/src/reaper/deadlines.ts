@@ -20,7 +20,7 @@ function deadlineError(deadlineMs: number): RunError {
 }
 
 /** Removes the run's job when it is still waiting for a worker. */
-async function removeWaitingJob(context: ReaperContext, runId: string): Promise<void> {
+export async function removeWaitingJob(context: ReaperContext, runId: string): Promise<void> {
   const head = await context.store.readHead(runId);
   if (head === undefined) return;
   const { redis, keys, queues } = context;

@@ -239,6 +239,7 @@ describe("the reaper", () => {
         failedJobs: 0,
         deadlineExceeded: 0,
         joblessEnqueued: 0,
+        versionUnavailable: 0,
       });
     } finally {
       await reaper.stop();

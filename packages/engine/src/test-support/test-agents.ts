@@ -40,6 +40,8 @@ export interface TestAgentsOptions {
   prefix: string;
   /** Told of every model request before it is answered, and of each that was aborted. */
   onModelRequest?(event: { runId: string; step: number; aborted: boolean }): void;
+  /** The version every test agent is given; default: their digest. */
+  version?: string;
 }
 
 /** A scripted model that counts its requests in Redis; `supportsTools` as given. */
@@ -120,6 +122,7 @@ export function testAgents(options: TestAgentsOptions): Agent[] {
     tools: [bump, ...waitpointTools(options)],
     scriptFromInput: true,
     maxSteps: 8,
+    ...(options.version === undefined ? {} : { version: options.version }),
   };
   return [
     defineAgent({ ...common, name: TEST_AGENTS.plain, model: countingModel(options, true) }),

@@ -3,7 +3,8 @@
  * agents on a real worker, logs JSON lines to stdout (the test reads them as
  * events), and closes gracefully on SIGTERM. Configured through the
  * environment: `REDIS_URL`, `ERRAND_PREFIX`, `WORKER_ID`, `CONCURRENCY`,
- * `LOCK_DURATION_MS`, `STALLED_INTERVAL_MS`, `MAX_STALLED_COUNT`, `GRACE_MS`, `HEARTBEAT_MS`.
+ * `LOCK_DURATION_MS`, `STALLED_INTERVAL_MS`, `MAX_STALLED_COUNT`, `GRACE_MS`, `HEARTBEAT_MS`,
+ * `AGENT_VERSION` (the version of every agent).
  * Test-only: not exported.
  */
 import { Redis } from "ioredis";
@@ -38,6 +39,7 @@ const worker = await createWorker({
     redis,
     prefix,
     onModelRequest: (request) => logger.info(request, "model request"),
+    ...(process.env.AGENT_VERSION === undefined ? {} : { version: process.env.AGENT_VERSION }),
   }),
   logger,
   concurrency: numberFromEnv("CONCURRENCY") ?? 1,

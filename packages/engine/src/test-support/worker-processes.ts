@@ -21,6 +21,8 @@ export interface SpawnWorkerOptions {
   maxStalledCount?: number;
   graceMs?: number;
   heartbeatMs?: number;
+  /** The version of every agent it runs; default: their digest. */
+  agentVersion?: string;
 }
 
 /** A running worker process. */
@@ -68,6 +70,7 @@ function environment(options: SpawnWorkerOptions): NodeJS.ProcessEnv {
     REDIS_URL: options.redisUrl,
     ERRAND_PREFIX: options.prefix,
     WORKER_ID: options.workerId,
+    ...(options.agentVersion === undefined ? {} : { AGENT_VERSION: options.agentVersion }),
   };
   for (const [name, value] of Object.entries(optional)) {
     if (value !== undefined) env[name] = String(value);

@@ -9,6 +9,7 @@
 import { ErrandError } from "@errand/core";
 import {
   type Agent,
+  agentVersion,
   assertAgentCanCarrySchema,
   assertModelTakesSettings,
   type Model,
@@ -20,10 +21,11 @@ import type { AgentRegistration, QueueRecords } from "../registry.js";
 /** Picks the model of an agent that names one; `undefined` leaves it to the default. */
 export type ModelResolver = (agent: Agent) => Model | undefined;
 
-/** An agent with the model it runs on. */
+/** An agent with the model it runs on and its version (`agentVersion`). */
 export interface ResolvedAgent {
   agent: Agent;
   model: Model;
+  version: string;
 }
 
 function defaultModel(agent: Agent, name: string): Model {
@@ -60,20 +62,20 @@ export function resolveAgentModels(
         : agent.model;
     assertAgentCanCarrySchema(agent, model);
     assertModelTakesSettings(agent, model);
-    resolved.set(agent.name, { agent, model });
+    resolved.set(agent.name, { agent, model, version: agentVersion(agent) });
   }
   return resolved;
 }
 
-/** The records a worker of `queue` running `agents` keeps in the registry, as of `now`. */
+/** The records a worker of `queue` running `agents` keeps in the registry, as of `now` (its start). */
 export function queueRecords(
   agents: ReadonlyMap<string, ResolvedAgent>,
   queue: string,
   heartbeatMs: number,
   now: Date,
-): QueueRecords {
+): Required<QueueRecords> {
   const lastSeenAt = now.toISOString();
-  const registration = ({ agent, model }: ResolvedAgent): AgentRegistration => ({
+  const registration = ({ agent, model, version }: ResolvedAgent): AgentRegistration => ({
     name: agent.name,
     queue,
     supportsSchema: model.supportsTools,
@@ -81,6 +83,8 @@ export function queueRecords(
     maxSteps: agent.maxSteps,
     ...(agent.timeoutMs === undefined ? {} : { timeoutMs: agent.timeoutMs }),
     ...(agent.outputSchema === undefined ? {} : { outputSchema: agent.outputSchema }),
+    version,
+    startedAt: lastSeenAt,
     heartbeatMs,
     lastSeenAt,
   });

@@ -35,6 +35,7 @@ import { startCancelListener } from "./cancel-listener.js";
 import { jobResultOf, RunFailedError } from "./failed-run-job.js";
 import { DEFAULT_HEARTBEAT_MS, startHeartbeat } from "./heartbeat.js";
 import { resolveJobLocks } from "./job-locks.js";
+import { handBackJob } from "./other-versions.js";
 import { createParkedRuns, DEFAULT_PARK_RECHECK_MS } from "./park.js";
 import { patientStore } from "./patient-store.js";
 import { type ProcessOutcome, processRun, type RunProcessorContext } from "./process-run.js";
@@ -249,6 +250,12 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     try {
       const outcome = await processRun(context, runId, job.name);
       if (outcome.kind === "parked") await parked.park(job, token, outcome, worker.scripts);
+      if (outcome.kind === "other-version") {
+        await handBackJob(job, token, worker.scripts, logger, {
+          run: outcome.agentVersion,
+          worker: agents.get(job.name)?.version ?? "",
+        });
+      }
       return jobResultOf(outcome);
     } finally {
       activeJobs -= 1;

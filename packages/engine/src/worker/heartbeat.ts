@@ -21,6 +21,8 @@ export const WorkerHeartbeat = z.object({
   workerId: z.string().min(1),
   agents: z.array(z.string()),
   queues: z.array(z.string()),
+  /** The version of each of its agents, by name (empty for workers older than versions). */
+  versions: z.record(z.string(), z.string()).default({}),
   concurrency: z.number().int().positive(),
   pid: z.number().int(),
   host: z.string(),
@@ -35,7 +37,7 @@ export interface HeartbeatOptions {
   keys: EngineKeys;
   workerId: string;
   /** Its queue's records; `lastSeenAt` is set at each beat. */
-  records: QueueRecords;
+  records: Required<QueueRecords>;
   concurrency: number;
   /** How often it beats, in ms: the `heartbeatMs` of its records. */
   intervalMs: number;
@@ -47,9 +49,10 @@ export interface HeartbeatOptions {
 export interface Heartbeat {
   /**
    * Stops beating and removes the worker's entry. Its queue's records stay;
-   * when no other worker of the queue beat lately, they say the queue stopped
-   * (`stoppedAt`), so runs are no longer sent there and other workers may
-   * adopt its waiting runs at once.
+   * when no other worker of the queue with the same versions beat lately,
+   * its agents' records say those versions stopped (`stoppedAt`), so runs are
+   * no longer sent to them; when no other worker of the queue at all did, the
+   * queue's record says so too, and other workers may adopt its waiting runs at once.
    */
   stop(): Promise<void>;
 }
@@ -58,7 +61,10 @@ export interface Heartbeat {
 export async function startHeartbeat(options: HeartbeatOptions): Promise<Heartbeat> {
   const { redis, keys, workerId } = options;
   const startedAt = new Date().toISOString();
-  const stamped = (lastSeenAt: string, stoppedAt?: string): QueueRecords => {
+  const versions = Object.fromEntries(
+    options.records.agents.map((agent) => [agent.name, agent.version ?? ""]),
+  );
+  const stamped = (lastSeenAt: string, stoppedAt?: string): Required<QueueRecords> => {
     const stop = stoppedAt === undefined ? {} : { stoppedAt };
     return {
       queue: { ...options.records.queue, lastSeenAt, ...stop },
@@ -78,6 +84,7 @@ export async function startHeartbeat(options: HeartbeatOptions): Promise<Heartbe
       workerId,
       agents: [...options.records.queue.agents],
       queues: [options.records.queue.queue],
+      versions,
       concurrency: options.concurrency,
       pid: process.pid,
       host: hostname(),
@@ -102,11 +109,20 @@ export async function startHeartbeat(options: HeartbeatOptions): Promise<Heartbe
           other.queues.includes(options.records.queue.queue) &&
           now - Date.parse(other.lastSeenAt) <= LIVE_HEARTBEATS * options.intervalMs,
       );
+      const stopped = stamped(lastSeenAt, new Date(now).toISOString());
       if (others.length === 0) {
-        await registerQueue(redis, keys, stamped(lastSeenAt, new Date(now).toISOString()));
+        await registerQueue(redis, keys, stopped);
+      } else if (!others.some((other) => sameVersions(other.versions, versions))) {
+        await registerQueue(redis, keys, { agents: stopped.agents });
       }
     },
   };
+}
+
+/** Whether two workers run the same version of every agent. */
+function sameVersions(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>) {
+  const names = Object.keys(b);
+  return Object.keys(a).length === names.length && names.every((name) => a[name] === b[name]);
 }
 
 /** A stored heartbeat, or `undefined` when the text is not one (never throws). */

@@ -27,8 +27,8 @@ import type { Logger } from "@errand/runtime";
 import { pendingRunIds } from "@errand/store";
 import { DelayedError, type Job, type Scripts } from "bullmq";
 import type { ReadsContext } from "../reads/context.js";
-import { retryWhileRedisIsTransient } from "../transient-redis.js";
 import { addWaiting } from "../waitpoints/waiting-index.js";
+import { delayHeldJob } from "./delay-job.js";
 import type { ParkedWaitpoint } from "./process-run.js";
 
 /** How long a parked run's job waits, at most, before it is tried again: 30 s. */
@@ -108,16 +108,14 @@ export function createParkedRuns(options: ParkedRunsOptions): ParkedRuns {
         Date.now() + recheckMs,
         waitpoint?.timeoutAtMs ?? Number.POSITIVE_INFINITY,
       );
-      // Counted from the job's creation, BullMQ's delayed time is `timestamp + delay` = `until`.
-      const move = () =>
-        scripts.moveToDelayed(job.id ?? "", job.timestamp, until - job.timestamp, token, {
-          skipAttempt: true,
-          fieldsToUpdate: { [PARKED_UNTIL_FIELD]: until },
-        });
-      await retryWhileRedisIsTransient(move, {
+      await delayHeldJob({
+        job,
+        token,
+        until,
+        scripts,
         logger,
         write: "delay of the parked run's job",
-        fields: { runId: job.id },
+        fieldsToUpdate: { [PARKED_UNTIL_FIELD]: until },
       });
       if (waitpoint !== undefined) {
         await wakeIfAnswered(job, waitpoint.token);

@@ -7,7 +7,7 @@
  * log is the one B alone would have written.
  */
 import { foldRun, type RunEvent, settleRun } from "@errand/core";
-import { type Agent, defineAgent, type Model } from "@errand/runtime";
+import { type Agent, agentVersion, defineAgent, type Model } from "@errand/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../logger.js";
 import { type EngineFixture, startEngineFixture } from "../test-support/engine-fixture.js";
@@ -68,7 +68,7 @@ function contextFor(workerId: string, model: Model): RunProcessorContext {
     redis: fx.redis,
     keys: fx.errand.keys,
     store: fx.errand.store,
-    agents: new Map([[agent.name, { agent, model }]]),
+    agents: new Map([[agent.name, { agent, model, version: agentVersion(agent) }]]),
     workerId,
     queue: "process-run-test",
     cancels,
@@ -176,7 +176,7 @@ describe("what the log decides before an attempt starts", () => {
     const other = defineAgent({ name: "other", instructions: "Other.", model });
     const context = {
       ...contextFor("worker-a", model),
-      agents: new Map([[other.name, { agent: other, model }]]),
+      agents: new Map([[other.name, { agent: other, model, version: agentVersion(other) }]]),
     };
     await expect(processRun(context, runId, "other")).rejects.toMatchObject({
       code: "invalid_spec",

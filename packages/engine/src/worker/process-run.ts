@@ -92,7 +92,9 @@ export type ProcessOutcome =
    * answered or times out (`waitpoint`, with the instant of its timeout):
    * the step so far is logged, the run stays open.
    */
-  | { kind: "parked"; waitFor: readonly string[]; waitpoint?: ParkedWaitpoint };
+  | { kind: "parked"; waitFor: readonly string[]; waitpoint?: ParkedWaitpoint }
+  /** The open run was fired for `agentVersion`, which this worker does not run: nothing written. */
+  | { kind: "other-version"; agentVersion: string };
 
 /** The waitpoint a parked run waits on: its token, and when it times out (ms), if it does. */
 export interface ParkedWaitpoint {
@@ -286,7 +288,8 @@ function runAttempt(
  * Throws (so that
  * BullMQ retries the job) on unexpected errors; `not_found` for a run without
  * a log; `invalid_spec` when this worker does not run the agent or the job
- * names another agent than the run's.
+ * names another agent than the run's. An open run fired for another version
+ * of the agent comes back as `other-version`, untouched.
  */
 export async function processRun(
   context: RunProcessorContext,
@@ -312,6 +315,10 @@ export async function processRun(
         "invalid_spec",
         `job ${runId} names agent ${agentName} but the run is of agent ${state.queued.agent}`,
       );
+    }
+    const { agentVersion } = state.queued;
+    if (agentVersion !== undefined && agentVersion !== resolved.version && !isSettled(state)) {
+      return { kind: "other-version", agentVersion };
     }
     return await inProcessSpan(context.queue, runId, state.queued.trace, async (span) => {
       const outcome = await decideAndRun(

@@ -9,7 +9,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { foldRun, newRunId, settleRun, waitpointToken } from "@errand/core";
-import { askTool, defineAgent, scriptedModel } from "@errand/runtime";
+import { agentVersion, askTool, defineAgent, scriptedModel } from "@errand/runtime";
 import type { EventStore } from "@errand/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../logger.js";
@@ -46,7 +46,9 @@ function contextWith(store: EventStore, now = () => new Date()): RunProcessorCon
     redis: fx.redis,
     keys: fx.errand.keys,
     store,
-    agents: new Map([[asker.name, { agent: asker, model: scriptedModel() }]]),
+    agents: new Map([
+      [asker.name, { agent: asker, model: scriptedModel(), version: agentVersion(asker) }],
+    ]),
     workerId: "worker-b",
     queue: "process-run-waitpoints-test",
     cancels,

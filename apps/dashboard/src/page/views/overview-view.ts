@@ -99,6 +99,30 @@ function render(overview: Overview): Child {
       num(queue.cancelled),
     ),
   );
+  const versions = overview.versions.map((version) =>
+    h(
+      "tr",
+      {
+        testid: "version-row",
+        attrs: { "data-agent": version.agent, "data-version": version.version },
+      },
+      h(
+        "td",
+        {},
+        link(`/runs?agent=${encodeURIComponent(version.agent)}`, { class: "chip" }, version.agent),
+      ),
+      h("td", { class: "mono" }, version.version),
+      h(
+        "td",
+        { testid: "version-live" },
+        h("span", { class: version.live ? "dot dot-live" : "dot dot-stale" }),
+        version.live
+          ? "live"
+          : `no live worker since ${formatAgo(version.unavailableSince ?? version.lastSeenAt)}`,
+      ),
+      num(version.waitingRuns, "version-waiting"),
+    ),
+  );
   const workers = overview.workers.map((worker) =>
     h(
       "tr",
@@ -180,6 +204,17 @@ function render(overview: Overview): Child {
         "p",
         { class: "muted small" },
         `Jobs waiting, active and parked now; runs settled in the last ${throughput.windowMinutes} minutes.`,
+      ),
+    ),
+    h(
+      "section",
+      { class: "panel" },
+      h("h2", {}, "Agent versions"),
+      table(["agent", "version", "workers", "waiting"], versions, "No versioned agent yet."),
+      h(
+        "p",
+        { class: "muted small" },
+        "A run waits for a worker of the version it was fired for; without one past the reaper's grace, it fails agent_version_unavailable.",
       ),
     ),
     h(
