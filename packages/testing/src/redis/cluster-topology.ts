@@ -90,7 +90,8 @@ export async function failOverMaster(
   }
   const killedAt = Date.now();
   await victim.process.kill("SIGKILL");
-  const isPromoted = (seen: ClusterNodeView) => replicaPorts.has(seen.port) && seen.role === "master";
+  const isPromoted = (seen: ClusterNodeView) =>
+    replicaPorts.has(seen.port) && seen.role === "master";
   // Promoted once every live node sees one of the replicas as a master.
   const promoted = await waitUntil(
     async () => {

@@ -95,9 +95,7 @@ export async function startRedisCluster(
 
   const launches = await Promise.allSettled(
     Array.from({ length: masters * (1 + replicasPerMaster) }, () =>
-      launchLocalRedis(server, () =>
-        clusterNodeArgs(options.appendonly ?? false, nodeTimeoutMs),
-      ),
+      launchLocalRedis(server, () => clusterNodeArgs(options.appendonly ?? false, nodeTimeoutMs)),
     ),
   );
   const launched = launches.flatMap((launch) =>
@@ -184,9 +182,7 @@ async function mastersWithReplicas(launched: LaunchedRedis[]): Promise<LaunchedR
         node.role === "replica" && node.masterId !== undefined ? [node.masterId] : [],
       ),
     );
-    const ports = new Set(
-      live.filter((node) => withReplica.has(node.id)).map((node) => node.port),
-    );
+    const ports = new Set(live.filter((node) => withReplica.has(node.id)).map((node) => node.port));
     return launched.filter((node) => ports.has(node.process.port));
   }
   return [];
