@@ -4,6 +4,8 @@
  * 3 masters and 3 replicas — worker processes and collector processes. Killed
  * processes are replaced under a new name, so the cluster keeps its size.
  */
+
+import type { Durability } from "@errand/store";
 import {
   type RedisClusterServer,
   type RedisServer,
@@ -34,6 +36,8 @@ export interface ClusterOptions {
    * are failed after this `cluster-node-timeout` (ms); default one `redis-server`.
    */
   redisCluster?: { nodeTimeoutMs: number };
+  /** The durability of the workers' and collectors' appends; default the engine's. */
+  durability?: Durability;
 }
 
 /** The masters of the chaos Redis Cluster; each gets one replica. */
@@ -102,7 +106,11 @@ export async function startCluster(options: ClusterOptions): Promise<ChaosCluste
   const allCollectors: ChaosProcess[] = [];
   let started = 0;
   const starting = new Set<Promise<unknown>>();
-  const base = { REDIS_URL: redis.url, ERRAND_PREFIX: prefix };
+  const base = {
+    REDIS_URL: redis.url,
+    ERRAND_PREFIX: prefix,
+    ...(options.durability === undefined ? {} : { DURABILITY: options.durability }),
+  };
   const workerSettings: Record<string, string> = {
     ...(options.lockDurationMs === undefined
       ? {}

@@ -10,6 +10,7 @@
  * JSON summary and a table. Exits 1 when a must-be-zero figure is not zero.
  */
 import { parseArgs } from "node:util";
+import { ErrandError } from "@errand/core";
 import {
   createErrand,
   DEFAULT_LOCK_DURATION_MS,
@@ -55,6 +56,7 @@ const { values } = parseArgs({
     cluster: { type: "boolean", default: false },
     failovers: { type: "string", default: "0" },
     "node-timeout-ms": { type: "string", default: "2000" },
+    durability: { type: "string", default: "acknowledged" },
     isolated: { type: "boolean", default: false },
     workers: { type: "string", default: "3" },
     "interval-ms": { type: "string", default: "100" },
@@ -66,7 +68,10 @@ const { values } = parseArgs({
   },
 });
 const numberFlag = (
-  name: Exclude<keyof typeof values, "bad-input" | "redis-sigkill" | "isolated" | "cluster">,
+  name: Exclude<
+    keyof typeof values,
+    "bad-input" | "redis-sigkill" | "isolated" | "cluster" | "durability"
+  >,
 ) => Number(values[name]);
 
 const seed = numberFlag("seed");
@@ -86,12 +91,21 @@ const faultKinds: FaultKind[] = [
   ...Array.from({ length: numberFlag("failovers") }, (): FaultKind => "failover"),
 ];
 
+const durability = values.durability;
+if (durability !== "acknowledged" && durability !== "replicated") {
+  throw new ErrandError(
+    "invalid_spec",
+    `--durability is acknowledged or replicated, not ${durability}`,
+  );
+}
+
 const startedAt = Date.now();
 const cluster = await startCluster({
   workers: numberFlag("workers"),
   collectors: 1,
   lockDurationMs: lockMs,
   stalledIntervalMs,
+  durability,
   ...(values.cluster ? { redisCluster: { nodeTimeoutMs: numberFlag("node-timeout-ms") } } : {}),
 });
 const errand = createErrand({ connection: cluster.redis.url, prefix: cluster.prefix });
@@ -191,6 +205,7 @@ try {
   };
   const summary: ChaosSummary = {
     seed,
+    durability,
     durationMs: Date.now() - startedAt,
     findings,
     faults: faults.sort((a, b) => a.atMs - b.atMs),

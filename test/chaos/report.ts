@@ -3,6 +3,7 @@
  * and whether every must-be-zero figure is zero.
  */
 import { writeFile } from "node:fs/promises";
+import type { Durability } from "@errand/store";
 import type { AcknowledgedAppends } from "./acknowledged.js";
 import type { AuditFindings } from "./audit.js";
 import type { BadInputRecord } from "./bad-input.js";
@@ -11,6 +12,8 @@ import type { FaultKind, FaultRecord } from "./faults.js";
 /** The JSON summary of one chaos run. */
 export interface ChaosSummary {
   seed: number;
+  /** The durability of the workers' and collectors' appends. */
+  durability: Durability;
   durationMs: number;
   findings: AuditFindings;
   faults: FaultRecord[];

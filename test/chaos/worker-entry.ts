@@ -7,7 +7,7 @@
  */
 import { closeOnSignals, createLogger, createWorker, openRedisUrl } from "@errand/engine";
 import { chaosAgents } from "./chaos-agents.js";
-import { optionalNumberEnv, requiredEnv } from "./environment.js";
+import { durabilityEnv, optionalNumberEnv, requiredEnv } from "./environment.js";
 
 const url = requiredEnv("REDIS_URL");
 const prefix = requiredEnv("ERRAND_PREFIX");
@@ -29,5 +29,6 @@ const worker = await createWorker({
   // before BullMQ gives its job up (and the reaper settles it worker_lost).
   maxStalledCount: 20,
   parkRecheckMs: 5_000,
+  ...durabilityEnv(),
 });
 closeOnSignals(worker);
