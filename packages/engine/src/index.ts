@@ -155,6 +155,7 @@
  */
 
 export type { Logger } from "@errand/runtime";
+export type { Durability } from "@errand/store";
 export { queueOfAgents } from "./agent-queues.js";
 export { logBullErrors } from "./bull-errors.js";
 export type { CancelOptions, CancelResult } from "./client/cancel.js";
