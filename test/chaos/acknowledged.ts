@@ -13,7 +13,7 @@ import { readLog } from "./audit.js";
 import type { ChaosProcess, LogLine } from "./chaos-process.js";
 
 /** One acknowledged append no longer in its run's log. */
-export interface LostAppend {
+interface LostAppend {
   runId: string;
   seq: number;
   /** What the worker logged: "run started" or "run ended". */

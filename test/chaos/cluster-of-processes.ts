@@ -44,7 +44,7 @@ export interface ClusterOptions {
 const CLUSTER_MASTERS = 3;
 
 /** Where the processes' Redis runs: one server, or a cluster with replicas. */
-export type ChaosRedis =
+type ChaosRedis =
   | { kind: "server"; server: RedisServer; url: string }
   | { kind: "cluster"; cluster: RedisClusterServer; url: string };
 

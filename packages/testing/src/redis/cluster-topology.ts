@@ -18,7 +18,7 @@ export interface ClusterNodeView {
 }
 
 /** Parses the reply of `CLUSTER NODES`: one line per node, `id ip:port@cport flags master …`. */
-export function parseClusterNodes(reply: string): ClusterNodeView[] {
+function parseClusterNodes(reply: string): ClusterNodeView[] {
   return reply
     .trim()
     .split("\n")
