@@ -27,12 +27,18 @@ export interface AppendRoundTrips {
 const SETTLE_TIMEOUT_MS = 120_000;
 const RUN_LOG_KEY = /:run:[^:]+:log$/;
 
-/** The first event type of an append call (`EVALSHA sha 5 k1 … k5 runId expected retention idempotencyTtl type …`), if it is one. */
+/**
+ * The first event type of an append call (`EVALSHA sha 5 k1 … k5 runId
+ * expected retention idempotencyTtl type …`, or with 6 keys when an
+ * idempotency key is given; see `packages/store/lua/append.lua`), if it is one.
+ */
 function appendedEventType(args: readonly string[]): string | undefined {
   const [command, , numberOfKeys, firstKey] = args;
-  if (!/^evalsha$|^eval$/i.test(command ?? "") || numberOfKeys !== "5") return undefined;
+  if (!/^evalsha$|^eval$/i.test(command ?? "")) return undefined;
+  if (numberOfKeys !== "5" && numberOfKeys !== "6") return undefined;
   if (!RUN_LOG_KEY.test(firstKey ?? "")) return undefined;
-  return args[12];
+  // args: command, sha, numkeys, the keys, then ARGV: runId, expected, retention, idempotency TTL, type.
+  return args[3 + Number(numberOfKeys) + 4];
 }
 
 /** Counts append round trips over `runs` bench runs. */
