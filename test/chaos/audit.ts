@@ -6,7 +6,7 @@
  */
 import { foldRun, type RunEvent, type RunResult, settleRun } from "@errand/core";
 import type { Errand } from "@errand/engine";
-import type { Redis } from "ioredis";
+import { Cluster, type Redis } from "ioredis";
 import { historyProblems } from "./history.js";
 import type { FiredRun } from "./workload.js";
 
@@ -63,25 +63,32 @@ function failedForRedis(result: RunResult): boolean {
   return REDIS_FAILURE_CODES.has(error.code) || /out of memory|\bOOM\b/i.test(error.message);
 }
 
+/** Every key matching `pattern`, on every master of a cluster. */
+async function scanKeys(redis: Redis | Cluster, pattern: string): Promise<string[]> {
+  const servers = redis instanceof Cluster ? redis.nodes("master") : [redis];
+  const found: string[] = [];
+  for (const server of servers) {
+    let cursor = "0";
+    do {
+      const [next, keys] = await server.scan(cursor, "MATCH", pattern, "COUNT", 500);
+      cursor = next;
+      found.push(...keys);
+    } while (cursor !== "0");
+  }
+  return found;
+}
+
 /** The runIds of every run head under `prefix` (not their logs or blobs). */
-export async function runsInRedis(redis: Redis, prefix: string): Promise<string[]> {
-  const runIds: string[] = [];
-  let cursor = "0";
-  do {
-    const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:{s*}:run:*`, "COUNT", 500);
-    cursor = next;
-    for (const key of keys) {
-      const runId = key.slice(key.lastIndexOf(":run:") + ":run:".length);
-      if (!runId.includes(":")) runIds.push(runId);
-    }
-  } while (cursor !== "0");
-  return runIds;
+export async function runsInRedis(redis: Redis | Cluster, prefix: string): Promise<string[]> {
+  return (await scanKeys(redis, `${prefix}:{s*}:run:*`))
+    .map((key) => key.slice(key.lastIndexOf(":run:") + ":run:".length))
+    .filter((runId) => !runId.includes(":"));
 }
 
 /** Looks at every run Redis holds: orphaned (unsettled, no job) or left behind (nobody was told of it). */
 async function auditRunsInRedis(
   errand: Errand,
-  redis: Redis,
+  redis: Redis | Cluster,
   prefix: string,
   accepted: ReadonlySet<string>,
   hasJob: HasJob,
@@ -118,23 +125,17 @@ function spawnedChildren(events: readonly RunEvent[]): string[] {
 }
 
 /** How many `bump` calls ran their side effect more than once under `prefix`. */
-async function countRepeatedSideEffects(redis: Redis, prefix: string): Promise<number> {
-  let repeated = 0;
-  let cursor = "0";
-  do {
-    const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:chaos:bump:*`, "COUNT", 500);
-    cursor = next;
-    if (keys.length === 0) continue;
-    const counts = await redis.mget(...keys);
-    repeated += counts.filter((count) => Number(count) > 1).length;
-  } while (cursor !== "0");
-  return repeated;
+async function countRepeatedSideEffects(redis: Redis | Cluster, prefix: string): Promise<number> {
+  const keys = await scanKeys(redis, `${prefix}:chaos:bump:*`);
+  // One key at a time: on a cluster the counters lie in different slots.
+  const counts = await Promise.all(keys.map((key) => redis.get(key)));
+  return counts.filter((count) => Number(count) > 1).length;
 }
 
 /** Audits `fired` and the children they spawned, then every run Redis holds under `prefix`. */
 export async function audit(
   errand: Errand,
-  redis: Redis,
+  redis: Redis | Cluster,
   prefix: string,
   fired: readonly FiredRun[],
   hasJob: HasJob,

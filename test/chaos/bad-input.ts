@@ -9,7 +9,7 @@ import { isErrandError, newRunId } from "@errand/core";
 import { DEFAULT_COLLECTOR_GROUP, type Errand, engineKeys, queueOfAgents } from "@errand/engine";
 import { DEFAULT_SHARDS } from "@errand/store";
 import { Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import { CHAOS_AGENTS } from "./chaos-agents.js";
 
 /** What was thrown in and what came back at once. */
@@ -43,13 +43,12 @@ function poisonEntries(at: string): string[][] {
 /** Throws every kind of bad input at the cluster once. */
 export async function throwBadInput(
   errand: Errand,
-  redis: Redis,
-  redisUrl: string,
+  redis: Redis | Cluster,
   prefix: string,
 ): Promise<BadInputRecord> {
   const keys = engineKeys(prefix);
   const queue = new Queue(chaosQueue(prefix), {
-    connection: { url: redisUrl },
+    connection: redis,
     prefix: keys.bullmqPrefix,
   });
   const malformed: Record<string, unknown>[] = [
@@ -90,7 +89,7 @@ export async function throwBadInput(
 }
 
 /** How many shard entries the collectors dead-lettered, over every shard. */
-export async function countDeadLetters(redis: Redis, prefix: string): Promise<number> {
+export async function countDeadLetters(redis: Redis | Cluster, prefix: string): Promise<number> {
   const keys = engineKeys(prefix);
   const lengths = await Promise.all(
     Array.from({ length: DEFAULT_SHARDS }, (_, shard) => redis.xlen(keys.deadLetters(shard))),
@@ -99,7 +98,7 @@ export async function countDeadLetters(redis: Redis, prefix: string): Promise<nu
 }
 
 /** How many shard entries are still pending (delivered, neither acknowledged nor dead-lettered), over every shard. */
-export async function countPendingEntries(redis: Redis, prefix: string): Promise<number> {
+export async function countPendingEntries(redis: Redis | Cluster, prefix: string): Promise<number> {
   const keys = engineKeys(prefix);
   const summaries = await Promise.all(
     Array.from({ length: DEFAULT_SHARDS }, (_, shard) =>
@@ -119,11 +118,11 @@ export function chaosQueue(prefix: string): string {
 
 /** The chaos workers' queue's job counts by state (waiting, active, delayed, failed, …). */
 export async function countQueueJobs(
-  redisUrl: string,
+  redis: Redis | Cluster,
   prefix: string,
 ): Promise<Record<string, number>> {
   const queue = new Queue(chaosQueue(prefix), {
-    connection: { url: redisUrl },
+    connection: redis,
     prefix: engineKeys(prefix).bullmqPrefix,
   });
   try {

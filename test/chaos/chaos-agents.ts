@@ -6,7 +6,7 @@
  */
 import { parentTools } from "@errand/engine";
 import { type Agent, defineAgent, defineTool, scriptedModel } from "@errand/runtime";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import { z } from "zod";
 
 /** The names of the chaos agents. */
@@ -25,7 +25,7 @@ function bumpCounterKey(prefix: string, runId: string, callId: string): string {
 }
 
 /** The chaos agents, each with the counting `bump` tool. */
-export function chaosAgents(redis: Redis, prefix: string): Agent[] {
+export function chaosAgents(redis: Redis | Cluster, prefix: string): Agent[] {
   const bump = defineTool({
     name: "bump",
     description: "A side effect that must happen once per call.",

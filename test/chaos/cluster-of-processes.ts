@@ -1,9 +1,18 @@
 /**
  * The cluster the chaos harness attacks: a real `redis-server` (AOF on,
- * `appendfsync everysec`), worker processes and collector processes. Killed
+ * `appendfsync everysec`) — or, with `redisCluster`, a real Redis Cluster of
+ * 3 masters and 3 replicas — worker processes and collector processes. Killed
  * processes are replaced under a new name, so the cluster keeps its size.
  */
-import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
+
+import type { Durability } from "@errand/store";
+import {
+  type RedisClusterServer,
+  type RedisServer,
+  startRedis,
+  startRedisCluster,
+  uniqueKeyPrefix,
+} from "@errand/testing";
 import { type ChaosProcess, chaosEntry, startChaosProcess } from "./chaos-process.js";
 
 /**
@@ -22,11 +31,52 @@ export interface ClusterOptions {
   stalledIntervalMs?: number;
   /** How many runs each worker runs at once; default 4. */
   workerConcurrency?: number;
+  /**
+   * Run on a Redis Cluster of 3 masters, each with a replica, whose masters
+   * are failed after this `cluster-node-timeout` (ms); default one `redis-server`.
+   */
+  redisCluster?: { nodeTimeoutMs: number };
+  /** The durability of the workers' and collectors' appends; default the engine's. */
+  durability?: Durability;
+}
+
+/** The masters of the chaos Redis Cluster; each gets one replica. */
+const CLUSTER_MASTERS = 3;
+
+/** Where the processes' Redis runs: one server, or a cluster with replicas. */
+type ChaosRedis =
+  | { kind: "server"; server: RedisServer; url: string }
+  | { kind: "cluster"; cluster: RedisClusterServer; url: string };
+
+async function startChaosRedis(options: ClusterOptions): Promise<ChaosRedis> {
+  if (options.redisCluster === undefined) {
+    const server = await startRedis({
+      appendonly: true,
+      appendfsync: "everysec",
+      maxmemoryPolicy: "noeviction",
+    });
+    return { kind: "server", server, url: server.url };
+  }
+  const cluster = await startRedisCluster({
+    masters: CLUSTER_MASTERS,
+    replicasPerMaster: 1,
+    appendonly: true,
+    nodeTimeoutMs: options.redisCluster.nodeTimeoutMs,
+  });
+  const nodes = [...cluster.nodes, ...cluster.replicas];
+  const url = `redis+cluster://${nodes.map((node) => `${node.host}:${node.port}`).join(",")}`;
+  return { kind: "cluster", cluster, url };
+}
+
+async function stopChaosRedis(redis: ChaosRedis): Promise<void> {
+  if (redis.kind === "server") await redis.server.stop();
+  else await redis.cluster.stop();
 }
 
 /** A running chaos cluster. */
 export interface ChaosCluster {
-  readonly redis: RedisServer;
+  /** Its Redis, with the URL every process connects with. */
+  readonly redis: ChaosRedis;
   readonly prefix: string;
   /** The ready worker processes not struck down. */
   readonly workers: ChaosProcess[];
@@ -48,11 +98,7 @@ export interface ChaosCluster {
 
 /** Starts Redis, the workers and the collectors, and resolves once all are ready. */
 export async function startCluster(options: ClusterOptions): Promise<ChaosCluster> {
-  const redis = await startRedis({
-    appendonly: true,
-    appendfsync: "everysec",
-    maxmemoryPolicy: "noeviction",
-  });
+  const redis = await startChaosRedis(options);
   const prefix = uniqueKeyPrefix("chaos");
   const workers: ChaosProcess[] = [];
   const collectors: ChaosProcess[] = [];
@@ -60,7 +106,11 @@ export async function startCluster(options: ClusterOptions): Promise<ChaosCluste
   const allCollectors: ChaosProcess[] = [];
   let started = 0;
   const starting = new Set<Promise<unknown>>();
-  const base = { REDIS_URL: redis.url, ERRAND_PREFIX: prefix };
+  const base = {
+    REDIS_URL: redis.url,
+    ERRAND_PREFIX: prefix,
+    ...(options.durability === undefined ? {} : { DURABILITY: options.durability }),
+  };
   const workerSettings: Record<string, string> = {
     ...(options.lockDurationMs === undefined
       ? {}
@@ -129,7 +179,7 @@ export async function startCluster(options: ClusterOptions): Promise<ChaosCluste
     },
     async stop() {
       await Promise.all([...allWorkers, ...allCollectors].map((p) => p.signal("SIGKILL")));
-      await redis.stop();
+      await stopChaosRedis(redis);
     },
   };
 }

@@ -1,9 +1,10 @@
 /**
  * The entry of a chaos collector process (with its reaper): prints `ready`
- * once started. Configured through `REDIS_URL`, `ERRAND_PREFIX`, `COLLECTOR_ID`.
+ * once started. Configured through `REDIS_URL`, `ERRAND_PREFIX`, `COLLECTOR_ID`
+ * and optionally `DURABILITY`.
  */
 import { createCollector, createLogger } from "@errand/engine";
-import { requiredEnv } from "./environment.js";
+import { durabilityEnv, requiredEnv } from "./environment.js";
 
 const collector = createCollector({
   connection: requiredEnv("REDIS_URL"),
@@ -11,6 +12,7 @@ const collector = createCollector({
   consumer: requiredEnv("COLLECTOR_ID"),
   claimIdleMs: 2_000,
   logger: createLogger({ level: "info" }),
+  ...durabilityEnv(),
 });
 await collector.start();
 process.stdout.write(`${JSON.stringify({ msg: "collector ready" })}\n`);

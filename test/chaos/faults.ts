@@ -12,14 +12,21 @@
  */
 import { ErrandError, isTerminalEventType } from "@errand/core";
 import type { Errand } from "@errand/engine";
-import type { Redis } from "ioredis";
+import type { RedisServer } from "@errand/testing";
+import type { Cluster, Redis } from "ioredis";
 import type { ChaosProcess } from "./chaos-process.js";
 import type { ChaosCluster } from "./cluster-of-processes.js";
 import { type Random, randomInt } from "./random.js";
 import { settledWithin, unsettledNow } from "./settle.js";
 
 /** The kinds of faults. */
-export type FaultKind = "worker-kill" | "collector-kill" | "redis-restart" | "zombie" | "oom";
+export type FaultKind =
+  | "worker-kill"
+  | "collector-kill"
+  | "redis-restart"
+  | "zombie"
+  | "oom"
+  | "failover";
 
 /** One injected fault and how long the cluster took to recover from it. */
 export interface FaultRecord {
@@ -41,6 +48,8 @@ export interface FaultRecord {
   takeOverMs?: number;
   /** For Redis out of memory: how long its `maxmemory` stayed lowered, in ms. */
   heldMs?: number;
+  /** For a failover: ms from the master's SIGKILL until its replica was promoted and the cluster ok. */
+  promotedAfterMs?: number;
 }
 
 /** What a fault needs. */
@@ -58,7 +67,7 @@ export interface FaultContext {
   /** How long a zombie stays stopped at most, waiting for other workers to take its runs over. */
   takeOverTimeoutMs: number;
   /** A client of the harness's own, for Redis's configuration. */
-  admin: Redis;
+  admin: Redis | Cluster;
   /** How long Redis stays out of memory. */
   oomMs: number;
 }
@@ -75,7 +84,11 @@ const NO_TARGET = "none up";
 export async function strike(context: FaultContext, kind: FaultKind): Promise<FaultRecord> {
   const inFlight = await unsettledNow(context.errand, context.firedRunIds());
   const struckAt = Date.now();
-  const { target, heldMs, held, takenOverAt } = await inject(context, kind, inFlight);
+  const { target, heldMs, held, takenOverAt, promotedAfterMs } = await inject(
+    context,
+    kind,
+    inFlight,
+  );
   const settled = await settledWithin(context.errand, inFlight, context.recoveryTimeoutMs);
   return {
     kind,
@@ -86,6 +99,7 @@ export async function strike(context: FaultContext, kind: FaultKind): Promise<Fa
     ...(held === undefined ? {} : { held }),
     ...(takenOverAt === undefined ? {} : { takeOverMs: takenOverAt - struckAt }),
     ...(heldMs === undefined ? {} : { heldMs }),
+    ...(promotedAfterMs === undefined ? {} : { promotedAfterMs }),
   };
 }
 
@@ -102,11 +116,28 @@ function afterRedisFaults<T>(fault: () => Promise<T>): Promise<T> {
   return next;
 }
 
+/** The one `redis-server` of the chaos cluster; throws on a Redis Cluster, whose faults are failovers. */
+function singleServer(context: FaultContext): RedisServer {
+  const { redis } = context.cluster;
+  if (redis.kind === "server") return redis.server;
+  throw new ErrandError("invalid_spec", "on a Redis Cluster, Redis faults are --failovers");
+}
+
 /** Kills Redis and starts it again on its AOF. */
 async function restartRedis(context: FaultContext): Promise<void> {
+  const server = singleServer(context);
+  await server.kill(context.redisSignal);
+  await server.restart();
+}
+
+/** SIGKILLs a random master of the Redis Cluster; resolves once its replica is promoted and it rejoined as a replica. */
+async function failOverMaster(context: FaultContext): Promise<Injected> {
   const { redis } = context.cluster;
-  await redis.kill(context.redisSignal);
-  await redis.restart();
+  if (redis.kind !== "cluster") {
+    throw new ErrandError("invalid_spec", "a failover needs the Redis Cluster (--cluster)");
+  }
+  const failover = await redis.cluster.failOver(randomInt(context.random, 0, 2));
+  return { target: `master :${failover.killedPort}`, promotedAfterMs: failover.promotedAfterMs };
 }
 
 /** How far above the memory Redis uses its `maxmemory` is set: it runs out within moments. */
@@ -114,6 +145,7 @@ const OOM_HEADROOM_BYTES = 32 * 1024;
 
 /** Lowers Redis's `maxmemory` to just above what it uses for `oomMs`, then sets it back; resolves with how long it was lowered. */
 async function exhaustRedisMemory(context: FaultContext): Promise<number> {
+  singleServer(context);
   const { admin } = context;
   const [, previous = "0"] = (await admin.config("GET", "maxmemory")) as string[];
   const used = Number(/^used_memory:(\d+)/m.exec(await admin.info("memory"))?.[1]);
@@ -137,6 +169,8 @@ interface Injected {
   held?: number;
   /** For a worker fault whose victim held runs: when (epoch ms) every one ran again elsewhere, if it did. */
   takenOverAt?: number;
+  /** For a failover: how long the promotion took, in ms. */
+  promotedAfterMs?: number;
 }
 
 /**
@@ -153,6 +187,8 @@ async function inject(
     case "redis-restart":
       await afterRedisFaults(() => restartRedis(context));
       return { target: "redis-server" };
+    case "failover":
+      return afterRedisFaults(() => failOverMaster(context));
     case "oom":
       return {
         target: "redis-server",

@@ -1,20 +1,24 @@
 /**
  * The chaos harness:
- * `pnpm chaos --runs 60 --kills 3 --collector-kills 1 --zombies 1 --redis-restarts 1 --oom 1 --seed 7`.
- * Starts a real Redis, worker and collector processes, fires a steady
+ * `pnpm chaos --runs 60 --kills 3 --collector-kills 1 --zombies 1 --redis-restarts 1 --oom 1 --seed 7`,
+ * or on a Redis Cluster of 3 masters and 3 replicas whose masters are
+ * SIGKILLed and failed over: `pnpm chaos --cluster --failovers 2 --kills 0 --collector-kills 0`.
+ * Starts a real Redis (or the cluster), worker and collector processes, fires a steady
  * workload, strikes the faults at random moments while it runs (or, with
  * `--isolated`, one at a time, the workload going on until the last
  * recovered), waits for every run to settle, audits every run and prints a
  * JSON summary and a table. Exits 1 when a must-be-zero figure is not zero.
  */
 import { parseArgs } from "node:util";
+import { ErrandError } from "@errand/core";
 import {
   createErrand,
   DEFAULT_LOCK_DURATION_MS,
   DEFAULT_STALLED_INTERVAL_MS,
+  openRedisUrl,
 } from "@errand/engine";
 import { Queue } from "bullmq";
-import { Redis } from "ioredis";
+import { lostAcknowledgedAppends } from "./acknowledged.js";
 import { audit } from "./audit.js";
 import {
   chaosQueue,
@@ -49,6 +53,10 @@ const { values } = parseArgs({
     "oom-ms": { type: "string", default: "30000" },
     "bad-input": { type: "boolean", default: false },
     "redis-sigkill": { type: "boolean", default: false },
+    cluster: { type: "boolean", default: false },
+    failovers: { type: "string", default: "0" },
+    "node-timeout-ms": { type: "string", default: "2000" },
+    durability: { type: "string", default: "acknowledged" },
     isolated: { type: "boolean", default: false },
     workers: { type: "string", default: "3" },
     "interval-ms": { type: "string", default: "100" },
@@ -60,7 +68,10 @@ const { values } = parseArgs({
   },
 });
 const numberFlag = (
-  name: Exclude<keyof typeof values, "bad-input" | "redis-sigkill" | "isolated">,
+  name: Exclude<
+    keyof typeof values,
+    "bad-input" | "redis-sigkill" | "isolated" | "cluster" | "durability"
+  >,
 ) => Number(values[name]);
 
 const seed = numberFlag("seed");
@@ -77,7 +88,16 @@ const faultKinds: FaultKind[] = [
   ...Array.from({ length: numberFlag("zombies") }, (): FaultKind => "zombie"),
   ...Array.from({ length: numberFlag("redis-restarts") }, (): FaultKind => "redis-restart"),
   ...Array.from({ length: numberFlag("oom") }, (): FaultKind => "oom"),
+  ...Array.from({ length: numberFlag("failovers") }, (): FaultKind => "failover"),
 ];
+
+const durability = values.durability;
+if (durability !== "acknowledged" && durability !== "replicated") {
+  throw new ErrandError(
+    "invalid_spec",
+    `--durability is acknowledged or replicated, not ${durability}`,
+  );
+}
 
 const startedAt = Date.now();
 const cluster = await startCluster({
@@ -85,9 +105,11 @@ const cluster = await startCluster({
   collectors: 1,
   lockDurationMs: lockMs,
   stalledIntervalMs,
+  durability,
+  ...(values.cluster ? { redisCluster: { nodeTimeoutMs: numberFlag("node-timeout-ms") } } : {}),
 });
 const errand = createErrand({ connection: cluster.redis.url, prefix: cluster.prefix });
-const redis = new Redis(cluster.redis.url);
+const redis = openRedisUrl(cluster.redis.url);
 // While Redis restarts the client reconnects by itself; its connection errors are expected.
 redis.on("error", () => undefined);
 const fired: FiredRun[] = [];
@@ -136,7 +158,7 @@ try {
   // Bad input lands at a random moment within the firing time too.
   const badInput = values["bad-input"]
     ? new Promise((resolve) => setTimeout(resolve, Math.floor(random() * firingMs))).then(() =>
-        throwBadInput(errand, redis, cluster.redis.url, cluster.prefix),
+        throwBadInput(errand, redis, cluster.prefix),
       )
     : Promise.resolve(undefined);
   const [refusedFires, , thrown] = await Promise.all([workload, faulting, badInput]);
@@ -154,7 +176,7 @@ try {
     ).catch(() => undefined);
   }
   const queue = new Queue(chaosQueue(cluster.prefix), {
-    connection: { url: cluster.redis.url },
+    connection: redis,
     prefix: errand.keys.bullmqPrefix,
   });
   const findings = await audit(errand, redis, cluster.prefix, fired, async (runId) => {
@@ -183,6 +205,7 @@ try {
   };
   const summary: ChaosSummary = {
     seed,
+    durability,
     durationMs: Date.now() - startedAt,
     findings,
     faults: faults.sort((a, b) => a.atMs - b.atMs),
@@ -191,9 +214,10 @@ try {
     staleWritesRefused,
     refusedFires,
     outOfMemory,
+    acknowledged: await lostAcknowledgedAppends(errand, cluster.allWorkers),
     deadLettered: await countDeadLetters(redis, cluster.prefix),
     pendingEntries: await countPendingEntries(redis, cluster.prefix),
-    queueJobs: await countQueueJobs(cluster.redis.url, cluster.prefix),
+    queueJobs: await countQueueJobs(redis, cluster.prefix),
     crashed,
     faultErrors,
     ...(thrown === undefined ? {} : { badInput: thrown }),

@@ -3,6 +3,8 @@
  * and whether every must-be-zero figure is zero.
  */
 import { writeFile } from "node:fs/promises";
+import type { Durability } from "@errand/store";
+import type { AcknowledgedAppends } from "./acknowledged.js";
 import type { AuditFindings } from "./audit.js";
 import type { BadInputRecord } from "./bad-input.js";
 import type { FaultKind, FaultRecord } from "./faults.js";
@@ -10,6 +12,8 @@ import type { FaultKind, FaultRecord } from "./faults.js";
 /** The JSON summary of one chaos run. */
 export interface ChaosSummary {
   seed: number;
+  /** The durability of the workers' and collectors' appends. */
+  durability: Durability;
   durationMs: number;
   findings: AuditFindings;
   faults: FaultRecord[];
@@ -23,6 +27,8 @@ export interface ChaosSummary {
    * a worker kept its job locks by their expiry.
    */
   outOfMemory: { writesWaited: number; locksKept: number };
+  /** Appends the workers logged as acknowledged, and those the runs' logs no longer hold (a failover lost them). */
+  acknowledged: AcknowledgedAppends;
   /** Shard stream entries the collectors dead-lettered. */
   deadLettered: number;
   /** Shard stream entries still pending at the audit (poison not yet dead-lettered, or stuck). */
@@ -173,6 +179,8 @@ export function formatTable(summary: ChaosSummary): string {
     ["writes that waited for room", summary.outOfMemory.writesWaited, ""],
     ["job locks kept by their expiry", summary.outOfMemory.locksKept, ""],
     ["stale writes refused", summary.staleWritesRefused, ""],
+    ["acknowledged appends checked", summary.acknowledged.checked, ""],
+    ["acknowledged appends lost", summary.acknowledged.lost.length, ""],
     ["poison entries dead-lettered", summary.deadLettered, ""],
     ["shard entries still pending", summary.pendingEntries, ""],
     ["processes crashed", summary.crashed.length, "must be 0"],
@@ -183,7 +191,7 @@ export function formatTable(summary: ChaosSummary): string {
   ];
   const faultLines = summary.faults.map(
     (fault) =>
-      `  ${fault.kind.padEnd(15)} ${fault.target.padEnd(14)} at ${fault.atMs} ms, ${fault.inFlight} in flight, ${fault.heldMs === undefined ? "" : `out of memory for ${fault.heldMs} ms, `}${fault.held === undefined ? "" : `${fault.held} held, ${fault.takeOverMs === undefined ? "" : `running again elsewhere in ${fault.takeOverMs} ms, `}`}recovered ${fault.recoveryMs === undefined ? "never" : `in ${fault.recoveryMs} ms`}`,
+      `  ${fault.kind.padEnd(15)} ${fault.target.padEnd(14)} at ${fault.atMs} ms, ${fault.inFlight} in flight, ${fault.heldMs === undefined ? "" : `out of memory for ${fault.heldMs} ms, `}${fault.promotedAfterMs === undefined ? "" : `replica promoted in ${fault.promotedAfterMs} ms, `}${fault.held === undefined ? "" : `${fault.held} held, ${fault.takeOverMs === undefined ? "" : `running again elsewhere in ${fault.takeOverMs} ms, `}`}recovered ${fault.recoveryMs === undefined ? "never" : `in ${fault.recoveryMs} ms`}`,
   );
   return [
     ...formatRows(rows),

@@ -5,14 +5,13 @@
  * optionally `LOCK_DURATION_MS`, `STALLED_INTERVAL_MS` (default the engine's)
  * and `CONCURRENCY` (default 4).
  */
-import { closeOnSignals, createLogger, createWorker } from "@errand/engine";
-import { Redis } from "ioredis";
+import { closeOnSignals, createLogger, createWorker, openRedisUrl } from "@errand/engine";
 import { chaosAgents } from "./chaos-agents.js";
-import { optionalNumberEnv, requiredEnv } from "./environment.js";
+import { durabilityEnv, optionalNumberEnv, requiredEnv } from "./environment.js";
 
 const url = requiredEnv("REDIS_URL");
 const prefix = requiredEnv("ERRAND_PREFIX");
-const redis = new Redis(url, { maxRetriesPerRequest: null });
+const redis = openRedisUrl(url, { redisOptions: { maxRetriesPerRequest: null } });
 // While Redis restarts the client reconnects by itself; its connection errors are expected.
 redis.on("error", () => undefined);
 const worker = await createWorker({
@@ -30,5 +29,6 @@ const worker = await createWorker({
   // before BullMQ gives its job up (and the reaper settles it worker_lost).
   maxStalledCount: 20,
   parkRecheckMs: 5_000,
+  ...durabilityEnv(),
 });
 closeOnSignals(worker);

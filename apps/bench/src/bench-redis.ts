@@ -6,12 +6,18 @@
  * version and the persistence settings.
  */
 import { ErrandError } from "@errand/core";
-import { startRedis } from "@errand/local-redis";
+import type { Durability } from "@errand/engine";
+import { type RedisAddress, sendRedisCommand, startRedis, waitUntil } from "@errand/local-redis";
 import { Redis } from "ioredis";
 
 /** A Redis started for the bench. */
 export interface BenchRedis {
   url: string;
+  /**
+   * The durability errand's parts append with: `"replicated"` when the
+   * server was started with a replica (each settling append waits for it).
+   */
+  durability: Durability;
   host: string;
   port: number;
   /** A command connection of the bench's own (not errand's, not BullMQ's). */
@@ -28,23 +34,35 @@ export interface BenchRedis {
  * Starts a private `redis-server` (or a container when none is on PATH) with
  * `REDIS_URL` hidden from `startRedis`, so a server of the user's is never
  * used, let alone flushed. Throws `redis_unavailable` when no Redis can be
- * started, and `internal` when the server has persistence on.
+ * started, and `internal` when the server has persistence on. With
+ * `durability: "replicated"` a second server replicates the first, and
+ * errand's parts wait for it on every settling append.
  */
-export async function startBenchRedis(): Promise<BenchRedis> {
+export async function startBenchRedis(
+  durability: Durability = "acknowledged",
+): Promise<BenchRedis> {
   const given = process.env.REDIS_URL;
   delete process.env.REDIS_URL;
   let server: Awaited<ReturnType<typeof startRedis>>;
+  let replica: Awaited<ReturnType<typeof startRedis>> | undefined;
   try {
     server = await startRedis({ maxmemoryPolicy: "noeviction" });
+    if (durability === "replicated") replica = await startRedis({ maxmemoryPolicy: "noeviction" });
   } finally {
     if (given !== undefined) process.env.REDIS_URL = given;
   }
   const admin = new Redis(server.url, { maxRetriesPerRequest: null });
+  const stopServers = async () => {
+    admin.disconnect();
+    await Promise.all([server.stop(), replica?.stop()]);
+  };
   try {
     await requirePersistenceOff(admin);
+    if (replica !== undefined) await replicate(server, replica);
     const version = (await readInfo(admin, "server")).get("redis_version") ?? "unknown";
     return {
       url: server.url,
+      durability,
       host: server.host,
       port: server.port,
       admin,
@@ -52,15 +70,32 @@ export async function startBenchRedis(): Promise<BenchRedis> {
       flush: async () => {
         await admin.flushall();
       },
-      async stop() {
-        admin.disconnect();
-        await server.stop();
-      },
+      stop: stopServers,
     };
   } catch (error) {
-    admin.disconnect();
-    await server.stop();
+    await stopServers();
     throw error;
+  }
+}
+
+/** How long a replica may take to be in sync with the bench's server. */
+const REPLICA_SYNC_TIMEOUT_MS = 30_000;
+
+/** Makes `replica` replicate `server` and resolves once its link is up. */
+async function replicate(server: RedisAddress, replica: RedisAddress): Promise<void> {
+  await sendRedisCommand(replica, ["REPLICAOF", server.host, String(server.port)]);
+  const linked = await waitUntil(
+    async () => {
+      const info = await sendRedisCommand(replica, ["INFO", "replication"]).catch(() => "");
+      return /^master_link_status:up/m.test(info) ? true : undefined;
+    },
+    { timeoutMs: REPLICA_SYNC_TIMEOUT_MS, intervalMs: 100 },
+  );
+  if (!linked) {
+    throw new ErrandError(
+      "redis_unavailable",
+      `the bench's replica was not in sync within ${REPLICA_SYNC_TIMEOUT_MS} ms`,
+    );
   }
 }
 

@@ -18,10 +18,12 @@ import {
 } from "@errand/engine";
 import type { Logger } from "@errand/runtime";
 import { BENCH_ANSWER, benchAgent, benchSpec } from "./bench-agent.js";
+import type { BenchRedis } from "./bench-redis.js";
 
 /** Which parts of errand a phase runs. */
 export interface StackOptions {
-  url: string;
+  /** The bench's Redis, and the durability errand's parts append with there. */
+  redis: BenchTarget;
   /** Jobs the worker runs at once. */
   concurrency: number;
   /** Start a worker. Default true. */
@@ -29,6 +31,9 @@ export interface StackOptions {
   /** Start a collector. Default true. */
   collector?: boolean;
 }
+
+/** Where errand's parts run: the bench's Redis URL and the durability of their appends. */
+export type BenchTarget = Pick<BenchRedis, "url" | "durability">;
 
 /** The parts of errand a phase runs. */
 export interface ErrandStack {
@@ -42,10 +47,11 @@ export interface ErrandStack {
 /** The logger of every part the bench runs: nothing, so that `--json` prints its report alone. */
 export const SILENT_LOGGER: Logger = createLogger({ level: "silent" });
 
-/** A worker running the bench agent on `url`, logging nothing. */
-export function startBenchWorker(url: string, concurrency: number): Promise<ErrandWorker> {
+/** A worker running the bench agent on `redis`, logging nothing. */
+export function startBenchWorker(redis: BenchTarget, concurrency: number): Promise<ErrandWorker> {
   return createWorker({
-    connection: url,
+    connection: redis.url,
+    durability: redis.durability,
     agents: [benchAgent()],
     concurrency,
     logger: SILENT_LOGGER,
@@ -54,14 +60,15 @@ export function startBenchWorker(url: string, concurrency: number): Promise<Erra
 
 /** Starts the collector first (so no settlement waits for it), then the worker, then the client. */
 export async function startErrandStack(options: StackOptions): Promise<ErrandStack> {
-  const connection = options.url;
+  const { redis } = options;
+  const connection = redis.url;
   const collector =
     options.collector === false
       ? undefined
-      : createCollector({ connection, logger: SILENT_LOGGER });
+      : createCollector({ connection, durability: redis.durability, logger: SILENT_LOGGER });
   await collector?.start();
   const worker =
-    options.worker === false ? undefined : await startBenchWorker(connection, options.concurrency);
+    options.worker === false ? undefined : await startBenchWorker(redis, options.concurrency);
   const errand = createErrand({ connection, logger: SILENT_LOGGER });
   return {
     errand,

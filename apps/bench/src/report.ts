@@ -3,6 +3,7 @@
  * `{ machine, redis, baseline, errand, ratios }`, and beside it the
  * conditions a person reading the table needs (sizes, load, breakdowns).
  */
+import type { Durability } from "@errand/engine";
 import type { CpuPerUnit } from "./cpu-meter.js";
 import type { MachineInfo } from "./machine.js";
 import type { PartsCpu } from "./phases/collector-backlog.js";
@@ -65,6 +66,8 @@ export interface BenchConditions {
   quick: boolean;
   /** `off`: errand's spans were the API's no-ops; `sdk-in-memory`: the SDK recorded them (`--tracing`). */
   tracing: "off" | "sdk-in-memory";
+  /** The durability errand's parts appended with (`replicated`: a replica beside the server, `--durability replicated`). */
+  durability: Durability;
   /** Spans the SDK exported during the run (0 with tracing off). */
   spansExported: number;
   sizes: BenchSizes;

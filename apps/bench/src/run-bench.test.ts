@@ -106,4 +106,17 @@ describe("runBench", () => {
     );
     expect(trace.getTracer("after the bench").startSpan("probe").isRecording()).toBe(false);
   });
+
+  it('with durability "replicated", runs every phase beside a replica that acknowledges each settling append', async () => {
+    const { conditions, report } = await runBench({
+      quick: true,
+      durability: "replicated",
+      sizes: BENCH_TINY_SIZES,
+    });
+    // Without a replica in sync, every settling append would fail and no run would settle.
+    expect(conditions.durability).toBe("replicated");
+    expect(conditions.attemptAppendsPerRun).toBe(1);
+    expect(Number.isFinite(report.errand.e2eRunsPerSec)).toBe(true);
+    expect(formatBenchTable({ report, conditions })).toContain("--durability replicated");
+  });
 });

@@ -4,6 +4,7 @@
  * round trips, the collector on a backlog, then raw XREADGROUP on the same
  * backlog's entries.
  */
+import type { Durability } from "@errand/engine";
 import type { BenchRedis } from "./bench-redis.js";
 import { startBenchRedis } from "./bench-redis.js";
 import { startBenchTracing } from "./bench-tracing.js";
@@ -36,6 +37,12 @@ export interface BenchOptions {
    * are the API's no-ops, as in an application without an SDK.
    */
   tracing?: boolean;
+  /**
+   * The durability errand's parts append with. `"replicated"` starts a
+   * replica beside the bench's Redis, and each settling append waits for it
+   * (`WAIT`), to measure what that costs. Default `"acknowledged"`.
+   */
+  durability?: Durability;
   /** Told what the bench is doing, one line at a time (e.g. to print on stderr). */
   onProgress?(line: string): void;
 }
@@ -96,7 +103,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchResult>
   const sizes = resolveSizes(quick, options.sizes);
   const startedAt = new Date();
   const loadBefore = loadAverages();
-  const redis = await startBenchRedis();
+  const redis = await startBenchRedis(options.durability);
   const tracing = options.tracing ? startBenchTracing() : undefined;
   try {
     const m = await measureAll(redis, sizes, options);
@@ -129,6 +136,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchResult>
         quick,
         sizes,
         tracing: tracing === undefined ? "off" : "sdk-in-memory",
+        durability: redis.durability,
         spansExported,
         startedAt: startedAt.toISOString(),
         durationSec: round((Date.now() - startedAt.getTime()) / 1000, 1),

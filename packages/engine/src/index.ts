@@ -165,6 +165,7 @@
  */
 
 export type { Logger } from "@errand/runtime";
+export type { Durability } from "@errand/store";
 export { queueOfAgents } from "./agent-queues.js";
 export { type AgentVersionStanding, readAgentVersions } from "./agent-versions.js";
 export { logBullErrors } from "./bull-errors.js";

@@ -6,7 +6,7 @@
  * context is these resources plus what that part alone needs.
  */
 import type { Logger } from "@errand/runtime";
-import { createEventStore, type EventStore } from "@errand/store";
+import { createEventStore, type Durability, type EventStore } from "@errand/store";
 import {
   type ConnectionInput,
   type ConnectionOptions,
@@ -40,6 +40,16 @@ export interface EngineOptions {
    * deployment the same (docs/architecture.md §6).
    */
   retentionSeconds?: number;
+  /**
+   * When an append that settles a run or records its output is acknowledged:
+   * `"acknowledged"` (default) once the Redis master has it; `"replicated"`
+   * once one replica has it too (`WAIT 1`), so that a failover cannot lose it
+   * but for the rarest case (docs/architecture.md). A replica that does not
+   * answer within `replicationTimeoutMs` makes the append a retryable error.
+   */
+  durability?: Durability;
+  /** How long a `"replicated"` append waits for a replica, in ms. Default 1000. */
+  replicationTimeoutMs?: number;
   /** The clock. Default the system clock. */
   now?: Clock;
   /** Where log lines go. Default {@link createLogger}() (JSON on stdout, `ERRAND_LOG_LEVEL`). */
@@ -80,6 +90,10 @@ export function openResources(options: EngineOptions, command: CommandConnection
       ...(options.retentionSeconds === undefined
         ? {}
         : { retentionSeconds: options.retentionSeconds }),
+      ...(options.durability === undefined ? {} : { durability: options.durability }),
+      ...(options.replicationTimeoutMs === undefined
+        ? {}
+        : { replicationTimeoutMs: options.replicationTimeoutMs }),
     });
   } catch (error) {
     redis.disconnect();

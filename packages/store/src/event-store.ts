@@ -5,6 +5,7 @@
 import { randomBytes, randomInt } from "node:crypto";
 import {
   ErrandError,
+  isTerminalEventType,
   MAX_SHARDS,
   type NewEvent,
   newRunId,
@@ -34,6 +35,7 @@ import {
   readLog,
   readShard,
 } from "./readers.js";
+import { DEFAULT_REPLICATION_TIMEOUT_MS, type Durability, waitForReplica } from "./replication.js";
 import { defineStoreScripts, type RedisClient } from "./scripts.js";
 import { defineWithdraw, type RunToWithdraw, type Withdrawal } from "./withdraw.js";
 
@@ -56,6 +58,14 @@ export interface EventStoreOptions {
   shards?: number;
   /** How long a settled run's log, head and blobs are kept, in seconds. Default 7 days. */
   retentionSeconds?: number;
+  /**
+   * When an append that settles a run or records its output is acknowledged:
+   * `"acknowledged"` (default) once the master has it; `"replicated"` once one
+   * replica has it too (`WAIT`, see `replication.ts`).
+   */
+  durability?: Durability;
+  /** How long a `"replicated"` append waits for a replica, in ms. Default {@link DEFAULT_REPLICATION_TIMEOUT_MS}. */
+  replicationTimeoutMs?: number;
 }
 
 /**
@@ -92,6 +102,9 @@ export interface EventStore {
    * - `output_already_recorded`: a second `output-recorded`;
    * - `not_found`: the run has no log and the first event is not `run-queued`;
    * - `invalid_spec`: `run-queued` on an existing run, or not first in the batch.
+   * With `durability: "replicated"`, a batch holding a terminal event or an
+   * `output-recorded` also throws a retryable `redis_unavailable` when no
+   * replica acknowledged it in time: then it is written on the master only.
    */
   appendEvents(
     runId: string,
@@ -140,6 +153,11 @@ export interface EventStore {
   withdrawRun(run: RunToWithdraw): Promise<Withdrawal>;
 }
 
+/** Whether a `"replicated"` append of `event` waits for a replica: it settles the run or records its output. */
+function mustBeReplicated(event: NewEvent): boolean {
+  return isTerminalEventType(event.type) || event.type === "output-recorded";
+}
+
 /** Creates the run log on `options.redis`. */
 export function createEventStore(options: EventStoreOptions): EventStore {
   const { redis, shards = DEFAULT_SHARDS, retentionSeconds = DEFAULT_RETENTION_SECONDS } = options;
@@ -149,6 +167,9 @@ export function createEventStore(options: EventStoreOptions): EventStore {
     });
   }
   requireWholeNumber("retentionSeconds", retentionSeconds, 1);
+  const { durability = "acknowledged", replicationTimeoutMs = DEFAULT_REPLICATION_TIMEOUT_MS } =
+    options;
+  requireWholeNumber("replicationTimeoutMs", replicationTimeoutMs, 1);
   const keys = storeKeys(options.prefix);
   const scripts = defineStoreScripts(redis);
 
@@ -190,6 +211,9 @@ export function createEventStore(options: EventStoreOptions): EventStore {
       eventTypes: valid.map((event) => event.type),
     });
     if (error) throw error;
+    if (durability === "replicated" && valid.some(mustBeReplicated)) {
+      await waitForReplica(redis, keys.runLog(runId), replicationTimeoutMs);
+    }
     return { deduplicated: false, events: placeEvents(runId, seq - valid.length + 1, valid) };
   }
 

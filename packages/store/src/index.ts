@@ -100,6 +100,7 @@ export {
   type ReadLogOptions,
   type ReadShardOptions,
 } from "./readers.js";
+export { DEFAULT_REPLICATION_TIMEOUT_MS, type Durability } from "./replication.js";
 export {
   CLUSTER_POLL_MS,
   LOG_READ_COUNT,

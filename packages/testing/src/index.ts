@@ -151,6 +151,7 @@ export type {
 } from "./fake-openai/wire-types.js";
 export { uniqueKeyPrefix } from "./key-prefix.js";
 export { type MockLlm, type MockLlmRule, startMockLlm } from "./mock-llm/start-mock-llm.js";
+export type { MasterFailover } from "./redis/cluster-topology.js";
 export {
   type RedisClusterServer,
   type StartRedisClusterOptions,

@@ -48,7 +48,7 @@ export async function measureAppendRoundTrips(
   concurrency: number,
 ): Promise<AppendRoundTrips> {
   await redis.flush();
-  const stack = await startErrandStack({ url: redis.url, concurrency });
+  const stack = await startErrandStack({ redis, concurrency });
   const monitor = (await redis.admin.monitor()) as Redis;
   const counts = { attempts: 0, other: 0 };
   monitor.on("monitor", (_time: string, args: string[], source: string) => {

@@ -137,22 +137,23 @@ export async function measureCollectorBacklog(
 ): Promise<CollectorBacklog> {
   await redis.flush();
   const stack = await startErrandStack({
-    url: redis.url,
+    redis,
     concurrency,
     collector: false,
     worker: false,
   });
   try {
     // A worker registers the bench agent and leaves: the runs are fired with none running.
-    await (await startBenchWorker(redis.url, concurrency)).close({ graceMs: 0 });
+    await (await startBenchWorker(redis, concurrency)).close({ graceMs: 0 });
     const fire = await metered(redis, runs, () => fireBenchRuns(stack.errand, runs));
     const runIds = fire.value;
-    const worker = await startBenchWorker(redis.url, concurrency);
+    const worker = await startBenchWorker(redis, concurrency);
     const execute = await metered(redis, runs, () => waitUntilSettledInLog(stack.errand, runIds));
     await worker.close({ graceMs: 0 });
     const { events, sampleFields } = await backlogOf(redis, stack.errand);
     const collector = createCollector({
       connection: redis.url,
+      durability: redis.durability,
       batchSize: COLLECTOR_BATCH_SIZE,
       logger: SILENT_LOGGER,
     });

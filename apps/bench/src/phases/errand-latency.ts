@@ -28,7 +28,7 @@ export async function measureErrandLatency(
   concurrency: number,
 ): Promise<ErrandLatency> {
   await redis.flush();
-  const stack = await startErrandStack({ url: redis.url, concurrency });
+  const stack = await startErrandStack({ redis, concurrency });
   const { errand } = stack;
   const timeOne = async (index: number): Promise<number> => {
     const start = performance.now();

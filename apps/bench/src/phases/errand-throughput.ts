@@ -34,7 +34,7 @@ export async function measureErrandThroughput(
   concurrency: number,
 ): Promise<ErrandThroughput> {
   await redis.flush();
-  const stack = await startErrandStack({ url: redis.url, concurrency });
+  const stack = await startErrandStack({ redis, concurrency });
   try {
     const callsBefore = await totalCommandCalls(redis.admin);
     const memoryBefore = await usedMemory(redis.admin);

@@ -5,13 +5,14 @@
  */
 import { usageError } from "../args.js";
 import { type CommandSpec, JSON_OPTION } from "../command.js";
+import { DURABILITY_OPTION, durabilityOption } from "../durability.js";
 import { EXIT } from "../exit-codes.js";
 import { writeJson } from "../output.js";
 import { tracingWanted } from "../tracing/start-tracing.js";
 
 /** `bench`. */
 export const benchCommand: CommandSpec = {
-  usage: "errand bench [--quick] [--tracing] [--json]",
+  usage: "errand bench [--quick] [--tracing] [--durability <acknowledged|replicated>] [--json]",
   description: [
     "Measures, in one run on its own fresh redis-server (persistence off, flushed between",
     "phases; never the Redis of REDIS_URL): raw BullMQ no-op jobs and raw XREADGROUP+XACK",
@@ -22,10 +23,13 @@ export const benchCommand: CommandSpec = {
     "{ machine, redis, baseline, errand, ratios }; see BENCHMARKS.md for each figure.",
     "--tracing installs the OpenTelemetry SDK (spans batched, exported to memory) for the",
     "run, to measure what traces cost; without it errand's spans are the API's no-ops.",
+    "--durability replicated starts a replica beside the server and makes every settling",
+    "append wait for it (WAIT), to measure what replicated durability costs.",
   ].join("\n"),
   options: {
     quick: { type: "boolean", description: "smaller sizes: under a minute" },
     tracing: { type: "boolean", description: "record errand's spans with the OpenTelemetry SDK" },
+    ...DURABILITY_OPTION,
     ...JSON_OPTION,
   },
   async run(args, io) {
@@ -39,6 +43,7 @@ export const benchCommand: CommandSpec = {
     const result = await runBench({
       quick: args.flag("quick"),
       tracing: args.flag("tracing"),
+      ...durabilityOption(args, io),
       onProgress: (line) => io.stderr.write(`${line}\n`),
     });
     if (args.flag("json")) writeJson(io, result.report);

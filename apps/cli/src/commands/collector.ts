@@ -3,6 +3,7 @@
  */
 import { createCollector, createLogger, createPrometheusMetrics } from "@errand/engine";
 import { CONNECTION_OPTIONS, type CommandSpec } from "../command.js";
+import { DURABILITY_OPTION, durabilityOption } from "../durability.js";
 import { EXIT } from "../exit-codes.js";
 import { HEALTH_PORT_OPTION, startHealthServer } from "../health-server.js";
 import { nextStopSignal } from "../lifecycle.js";
@@ -12,7 +13,7 @@ import { connectRedis, keyPrefix, requireRedisUrl } from "../redis.js";
 /** `collector`. */
 export const collectorCommand: CommandSpec = {
   usage:
-    "errand collector [--health-port N] [--metrics-port N] [--redis <url>] [--prefix <prefix>]",
+    "errand collector [--health-port N] [--metrics-port N] [--durability <acknowledged|replicated>] [--redis <url>] [--prefix <prefix>]",
   description: [
     "Folds the events of every shard into run results, announces settled children to",
     "their parents and wakes whoever waits for them; beside it a reaper settles runs whose",
@@ -26,7 +27,12 @@ export const collectorCommand: CommandSpec = {
     "With --metrics-port, GET /metrics answers its Prometheus metrics (a port of its own):",
     "queue depth, collector lag, pending entries and dead letters.",
   ].join("\n"),
-  options: { ...HEALTH_PORT_OPTION, ...METRICS_PORT_OPTION, ...CONNECTION_OPTIONS },
+  options: {
+    ...HEALTH_PORT_OPTION,
+    ...METRICS_PORT_OPTION,
+    ...DURABILITY_OPTION,
+    ...CONNECTION_OPTIONS,
+  },
   async run(args, io) {
     const prefix = keyPrefix(args);
     const url = requireRedisUrl(args, io);
@@ -37,7 +43,13 @@ export const collectorCommand: CommandSpec = {
     const health = await startHealthServer(args, url);
     const stopped = nextStopSignal();
     const logger = createLogger();
-    const collector = createCollector({ connection: url, prefix, logger, prometheus });
+    const collector = createCollector({
+      connection: url,
+      prefix,
+      logger,
+      prometheus,
+      ...durabilityOption(args, io),
+    });
     await collector.start();
     health.ready();
     logger.info({ consumer: collector.consumer }, "collector ready");

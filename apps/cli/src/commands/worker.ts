@@ -5,6 +5,7 @@ import { createPrometheusMetrics, createWorker } from "@errand/engine";
 import { loadAgents } from "../agents-module.js";
 import { CONNECTION_OPTIONS, type CommandSpec } from "../command.js";
 import { dashboardUrlOption } from "../dashboard-url.js";
+import { DURABILITY_OPTION, durabilityOption } from "../durability.js";
 import { EXIT } from "../exit-codes.js";
 import { HEALTH_PORT_OPTION, startHealthServer } from "../health-server.js";
 import { nextStopSignal } from "../lifecycle.js";
@@ -15,7 +16,7 @@ import { traceContentOption } from "../tracing/trace-content.js";
 /** `worker`. */
 export const workerCommand: CommandSpec = {
   usage:
-    "errand worker --agents <module> [--concurrency N] [--grace <seconds>] [--health-port N] [--metrics-port N]",
+    "errand worker --agents <module> [--concurrency N] [--grace <seconds>] [--health-port N] [--metrics-port N] [--durability <acknowledged|replicated>]",
   description: [
     "Runs the agents exported by <module> (what defineAgent returns, or arrays of them),",
     "taking their runs from the queue of that set of agents (<prefix>.<agent names>),",
@@ -41,6 +42,7 @@ export const workerCommand: CommandSpec = {
     },
     ...HEALTH_PORT_OPTION,
     ...METRICS_PORT_OPTION,
+    ...DURABILITY_OPTION,
     ...CONNECTION_OPTIONS,
   },
   async run(args, io) {
@@ -63,6 +65,7 @@ export const workerCommand: CommandSpec = {
       concurrency,
       prometheus,
       ...linked,
+      ...durabilityOption(args, io),
       ...traceContentOption(io.env),
     });
     health.ready();

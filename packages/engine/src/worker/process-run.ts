@@ -277,6 +277,7 @@ function runAttempt(
       ...(context.retry === undefined ? {} : { retry: context.retry }),
     });
     recordAttemptEnd(span, settled);
+    logger.info({ status: settled.status, seq: settled.seq }, "run ended");
     context.runMetrics?.settled(settled);
     return settledOutcome("settled", settled);
   });

@@ -1,5 +1,5 @@
 import { isErrandError } from "@errand/core";
-import { Cluster } from "ioredis";
+import { Cluster, Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { uniqueKeyPrefix } from "../key-prefix.js";
 import { type RedisClusterServer, startRedisCluster } from "./start-cluster.js";
@@ -55,6 +55,53 @@ describe("startRedisCluster", () => {
       /CROSSSLOT|same slot/,
     );
   });
+});
+
+describe("startRedisCluster with replicas", () => {
+  let cluster: RedisClusterServer;
+  let client: Cluster;
+  const prefix = uniqueKeyPrefix("failover");
+
+  beforeAll(async () => {
+    cluster = await startRedisCluster({ masters: 3, replicasPerMaster: 1, nodeTimeoutMs: 2_000 });
+    client = new Cluster(cluster.nodes);
+    client.on("error", () => undefined);
+  }, 90_000);
+  afterAll(async () => {
+    client?.disconnect();
+    await cluster?.stop();
+  });
+
+  it("gives each master one replica", async () => {
+    expect(cluster.nodes).toHaveLength(3);
+    expect(cluster.replicas).toHaveLength(3);
+    for (const node of cluster.nodes) {
+      const master = new Redis(node.port, node.host);
+      expect(await master.info("replication")).toMatch(/^connected_slaves:1\r?$/m);
+      master.disconnect();
+    }
+  });
+
+  it("promotes a SIGKILLed master's replica, which keeps the data, twice in a row", async () => {
+    const keys = Array.from({ length: 12 }, (_, i) => `${prefix}:key-${i}`);
+    for (const key of keys) await client.set(key, `value of ${key}`);
+    // WAIT on each master: every write reached its replica before the kill.
+    for (const node of cluster.nodes) {
+      const master = new Redis(node.port, node.host);
+      await master.wait(1, 5_000);
+      master.disconnect();
+    }
+
+    const first = await cluster.failOver(0);
+    expect(cluster.replicas.map((node) => node.port)).toContain(first.promotedPort);
+    const second = await cluster.failOver(1);
+    expect(second.killedPort).not.toBe(first.killedPort);
+
+    for (const key of keys) expect(await client.get(key)).toBe(`value of ${key}`);
+    const masters = (await client.cluster("SLOTS")).map(([, , owner]) => owner?.[1]);
+    expect(masters).toContain(first.promotedPort);
+    expect(masters).toContain(second.promotedPort);
+  }, 180_000);
 });
 
 describe("startRedisCluster options", () => {

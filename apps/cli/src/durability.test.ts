@@ -1,0 +1,44 @@
+import { isErrandError } from "@errand/core";
+import { describe, expect, it } from "vitest";
+import { parseCommandArgs } from "./args.js";
+import { workerCommand } from "./commands/worker.js";
+import { DURABILITY_VARIABLE, durabilityOption } from "./durability.js";
+import type { CliIO } from "./io.js";
+
+function ioWith(env: Record<string, string>): CliIO {
+  return { stdout: process.stdout, stderr: process.stderr, env, cwd: process.cwd() };
+}
+
+const parse = (...argv: string[]) => parseCommandArgs("worker", workerCommand, argv);
+
+describe("durabilityOption", () => {
+  it("takes --durability, else the environment, else leaves the engine's default", () => {
+    expect(durabilityOption(parse("--durability", "replicated"), ioWith({}))).toEqual({
+      durability: "replicated",
+    });
+    expect(durabilityOption(parse(), ioWith({ [DURABILITY_VARIABLE]: "replicated" }))).toEqual({
+      durability: "replicated",
+    });
+    expect(
+      durabilityOption(
+        parse("--durability", "acknowledged"),
+        ioWith({ [DURABILITY_VARIABLE]: "replicated" }),
+      ),
+    ).toEqual({ durability: "acknowledged" });
+    expect(durabilityOption(parse(), ioWith({}))).toEqual({});
+  });
+
+  it("refuses anything else as a usage error naming both ways to set it", () => {
+    const error = (() => {
+      try {
+        return durabilityOption(parse("--durability", "fsync"), ioWith({}));
+      } catch (caught) {
+        return caught;
+      }
+    })();
+    expect(isErrandError(error, "invalid_spec")).toBe(true);
+    expect(String(error)).toMatch(
+      /--durability \(or ERRAND_DURABILITY\) is acknowledged or replicated, not "fsync"/,
+    );
+  });
+});
