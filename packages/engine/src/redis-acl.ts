@@ -48,6 +48,8 @@ const KEY_COMMANDS = [
   "rename",
   "expire",
   "pexpire",
+  "pexpireat",
+  "pexpiretime",
   "persist",
   "pttl",
   // strings

@@ -39,8 +39,9 @@
       moves from active to its status's set and leaves the deadlines; a run
       not settled is in active and, with a deadline, in the deadlines
     - head settled and a result given: the run's children (a settled run
-      spawns no more) and its result get the head's remaining
-      time to live (PTTL), so that they expire with its log whatever the
+      spawns no more) and its result get the head's expiry time
+      (PEXPIRETIME, absolute: a relative PTTL could land a millisecond past
+      the head), so that they expire with its log whatever the
       retention its settling writer used; SET result NX (a result, once
       stored, never changes); then PUBLISH runId on the channel
     - head absent: ZREM member from every index above and runId from the deadlines
@@ -67,10 +68,10 @@ local function indexRun(headKey, agentKey, resultKey, childrenKey, runId, member
     redis.call("ZADD", settledKey, 0, member)
     redis.call("ZREM", deadlinesKey, runId)
     if result ~= "" then
-      local ttl = redis.call("PTTL", headKey)
-      if ttl > 0 then
-        redis.call("PEXPIRE", childrenKey, ttl)
-        redis.call("SET", resultKey, result, "NX", "PX", ttl)
+      local expiresAt = redis.call("PEXPIRETIME", headKey)
+      if expiresAt > 0 then
+        redis.call("PEXPIREAT", childrenKey, expiresAt)
+        redis.call("SET", resultKey, result, "NX", "PXAT", expiresAt)
       else
         redis.call("SET", resultKey, result, "NX")
       end
