@@ -181,11 +181,22 @@ describe("a master restarting while parents spawn", () => {
     // The parents are thinking (2 s) when the master goes; they spawn while it is away.
     await cluster.stopMaster(0);
     await new Promise((resolve) => setTimeout(resolve, MASTER_DOWN_MS));
-    // A run fired while the cluster is down waits for it instead of failing.
+    // Runs fired while the cluster is down, one by one or as a batch, wait for it instead of failing.
     const firedWhileDown = client.fire(city("Reykjavik", 140_000));
+    const batchFiredWhileDown = client.fireMany(
+      ["Tromsø", "Nuuk", "Longyearbyen", "Ushuaia", "Hobart", "Punta Arenas"].map((name, n) =>
+        city(name, 10_000 + n),
+      ),
+    );
     await cluster.startMaster(0);
     const lateRun = await client.result((await firedWhileDown).runId, { waitMs: 120_000 });
     expect(lateRun?.status).toBe("succeeded");
+    const lateBatch = await batchFiredWhileDown;
+    expect(lateBatch.results.map((item) => item.error)).toEqual(Array(6).fill(undefined));
+    for (const item of lateBatch.results) {
+      const late = await client.result(item.runId!, { waitMs: 120_000 });
+      expect(late?.status).toBe("succeeded");
+    }
 
     const redis = openRedisUrl(url);
     try {

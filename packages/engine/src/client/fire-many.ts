@@ -5,7 +5,9 @@
  * so one bad spec never throws away the others.
  */
 import { type BatchCounts, type BatchOutcome, batch, ErrandError } from "@errand/core";
+import { redisTroubleOf, retryWhileRedisIsTransient } from "../transient-redis.js";
 import { enqueueRuns, type FireContext, type FireOutcome } from "./enqueue-runs.js";
+import { FIRE_PATIENCE_MS, FIRE_WAITS_OUT } from "./fire.js";
 import { type PreflightLookups, type PreparedRun, preflightFire } from "./fire-preflight.js";
 import { MAX_FIRE_MANY } from "./fire-spec.js";
 import { createPreflightLookups } from "./preflight-lookups.js";
@@ -91,12 +93,53 @@ export async function fireChecked(
 }
 
 /**
+ * True when `outcome` failed for a Redis trouble `fire` waits out and left
+ * nothing behind (no runId): firing its spec again is safe.
+ */
+function isWaitedOut(outcome: FireOutcome): boolean {
+  if (outcome.ok || outcome.runId !== undefined) return false;
+  const trouble = redisTroubleOf(outcome.error);
+  return trouble !== undefined && FIRE_WAITS_OUT.includes(trouble);
+}
+
+/**
  * Fires every valid spec of `specs`. Throws (`invalid_spec`) only when
  * `specs` is not an array or is longer than {@link MAX_FIRE_MANY}; every
- * per-spec refusal is a failed result with its code and `retryable`.
+ * per-spec refusal is a failed result with its code and `retryable`. Like
+ * `fire`, waits out a Redis Cluster moving, a server loading or a lost
+ * connection for {@link FIRE_PATIENCE_MS}, firing again only the specs that
+ * met one and left nothing behind; those still failing then keep their
+ * `redis_unavailable` result.
  */
 export async function fireMany(context: FireContext, specs: unknown): Promise<FireManyResult> {
   checkSpecList(specs);
-  const outcomes = await fireChecked(context, await preflightEach(context, specs));
+  const outcomes: FireOutcome[] = [];
+  let pending = specs.map((_, index) => index);
+  await retryWhileRedisIsTransient(
+    async () => {
+      const checked = await preflightEach(
+        context,
+        pending.map((index) => specs[index]),
+      );
+      const fired = await fireChecked(context, checked);
+      pending.forEach((index, at) => {
+        outcomes[index] = fired[at]!;
+      });
+      pending = pending.filter((index) => isWaitedOut(outcomes[index]!));
+      const waiting = outcomes[pending[0] ?? -1];
+      if (waiting !== undefined && !waiting.ok) throw waiting.error;
+    },
+    {
+      logger: context.logger,
+      write: "fire of a batch of runs",
+      signal: AbortSignal.timeout(FIRE_PATIENCE_MS),
+      troubles: FIRE_WAITS_OUT,
+    },
+  ).catch((error: unknown) => {
+    // Patience ran out: the specs still waiting keep their own errors. Any
+    // other throw, or one before every spec had an outcome, is the call's own.
+    const everySpecAnswered = specs.every((_, index) => outcomes[index] !== undefined);
+    if (!everySpecAnswered || redisTroubleOf(error) === undefined) throw error;
+  });
   return batch(outcomes.map(item));
 }

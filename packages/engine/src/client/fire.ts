@@ -13,10 +13,14 @@ import { createPreflightLookups } from "./preflight-lookups.js";
  * lost connection before it answers, in ms; the run's own `deadlineMs` when
  * shorter.
  */
-const FIRE_PATIENCE_MS = 30_000;
+export const FIRE_PATIENCE_MS = 30_000;
 
-/** What `fire` waits out: every transient Redis error but a lack of memory, which an operator must end. */
-const FIRE_WAITS_OUT: readonly RedisTrouble[] = ["cluster-moving", "loading", "connection-lost"];
+/** What `fire` and `fireMany` wait out: every transient Redis error but a lack of memory, which an operator must end. */
+export const FIRE_WAITS_OUT: readonly RedisTrouble[] = [
+  "cluster-moving",
+  "loading",
+  "connection-lost",
+];
 
 /**
  * The spec's `deadlineMs` when it is a positive number; anything else is left
