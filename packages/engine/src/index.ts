@@ -282,7 +282,7 @@ export type {
   CompleteOptions,
 } from "./waitpoints/complete.js";
 export {
-  MAX_WAITING_LISTED,
+  WAITING_LIMITS,
   type WaitingOptions,
   type WaitingWaitpoint,
   type WaitingWaitpoints,

@@ -62,6 +62,11 @@ describe("errand runs answer", () => {
     expect(waiting.code, waiting.stderr).toBe(0);
     expect(waiting.stdout).toContain("asks: Which city?");
     expect(waiting.stdout).toContain(`errand runs answer ${token}`);
+    const onePage = JSON.parse(
+      (await errand(["runs", "waiting", "--limit", "1", "--json"])).stdout,
+    );
+    expect(onePage).toMatchObject({ count: 1, hasMore: false });
+    expect((await errand(["runs", "waiting", "--limit", "0"])).code).toBe(2);
 
     const notJson = await errand(["runs", "answer", runId, "--json", "{oslo"]);
     expect(notJson.code).toBe(2);

@@ -1,13 +1,12 @@
 /**
  * `errand runs list`: a page of runs, newest first, optionally filtered.
  */
-import { type ParsedArgs, usageError } from "../args.js";
+import { usageError } from "../args.js";
 import { CONNECTION_OPTIONS, type CommandSpec, JSON_OPTION } from "../command.js";
 import { withErrand } from "../errand-client.js";
 import { EXIT } from "../exit-codes.js";
+import { nextPageCommand } from "../next-page.js";
 import { writeJson, writeLines } from "../output.js";
-import { redactUrl } from "../redis.js";
-import { shellCommand } from "../shell-quote.js";
 import { formatTable } from "../table.js";
 
 const STATUSES = ["queued", "running", "succeeded", "failed", "cancelled"] as const;
@@ -19,22 +18,6 @@ function isStatus(value: string): value is Status {
 
 /** The options of the next page's command: the filters and the connection, as given. */
 const REPEATED_OPTIONS = ["status", "agent", "parent", "limit", "prefix", "redis"] as const;
-
-/**
- * The command that prints the page after this one: `errand runs list` with
- * the options given to this one (so the same filters, page size and
- * deployment) and `--cursor <nextCursor>`. A `--redis` URL's credentials
- * are shown as `[redacted]`, never printed; `REDIS_URL` is the environment's, left out.
- */
-function nextPageCommand(args: ParsedArgs, nextCursor: string): string {
-  const words = ["errand", "runs", "list"];
-  for (const option of REPEATED_OPTIONS) {
-    const value = args.string(option);
-    if (value === undefined) continue;
-    words.push(`--${option}`, option === "redis" ? redactUrl(value) : value);
-  }
-  return shellCommand([...words, "--cursor", nextCursor]);
-}
 
 /** `runs list`. */
 export const runsListCommand: CommandSpec = {
@@ -90,7 +73,12 @@ export const runsListCommand: CommandSpec = {
       run.error?.code ?? "",
     ]);
     const more =
-      page.nextCursor === undefined ? [] : ["", `more: ${nextPageCommand(args, page.nextCursor)}`];
+      page.nextCursor === undefined
+        ? []
+        : [
+            "",
+            `more: ${nextPageCommand(args, ["errand", "runs", "list"], REPEATED_OPTIONS, page.nextCursor)}`,
+          ];
     writeLines(io, [
       ...formatTable([["run", "agent", "status", "created", "settled", "error"], ...rows]),
       ...more,

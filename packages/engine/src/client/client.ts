@@ -146,9 +146,10 @@ export interface Waitpoints {
    */
   complete(token: string, answer: unknown, options?: CompleteOptions): Promise<CompletedWaitpoint>;
   /**
-   * The waitpoints waiting for an answer, oldest first (at most 500): each
-   * with its token, run, question, answer schema and timeout. With `runId`,
-   * that run's alone.
+   * The waitpoints waiting for an answer, oldest first, a page of `limit`
+   * (default 100, at most 500) at a time — pass the `nextCursor` of one page
+   * as `cursor` for the next: each with its token, run, question, answer
+   * schema and timeout. With `runId`, that run's alone.
    */
   list(options?: WaitingOptions): Promise<WaitingWaitpoints>;
 }

@@ -7,20 +7,19 @@
  * refused) is not taken for another attempt owning the run: the log is read
  * again and the run resumes with the answer.
  */
-import { randomBytes } from "node:crypto";
-import { foldRun, newRunId, settleRun, waitpointToken } from "@errand/core";
+import { foldRun, settleRun } from "@errand/core";
 import { agentVersion, askTool, defineAgent, scriptedModel } from "@errand/runtime";
 import type { EventStore } from "@errand/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../logger.js";
 import { type EngineFixture, startEngineFixture } from "../test-support/engine-fixture.js";
+import { ASK_CALL, writeParkedRun } from "../test-support/parked-run.js";
 import { type CancelListener, startCancelListener } from "./cancel-listener.js";
 import { processRun, type RunProcessorContext } from "./process-run.js";
 
 let fx: EngineFixture;
 let cancels: CancelListener;
 const logger = createLogger({ level: "silent" });
-const ASK = { callId: "call_ask", name: "ask", args: { question: "Go?" } };
 
 beforeAll(async () => {
   fx = await startEngineFixture("process-waitpoints");
@@ -36,7 +35,7 @@ const asker = defineAgent({
   instructions: "Ask, then say done.",
   model: scriptedModel(),
   tools: [askTool()],
-  script: [{ call: [{ tool: "ask", args: ASK.args }] }, { say: "done" }],
+  script: [{ call: [{ tool: "ask", args: ASK_CALL.args }] }, { say: "done" }],
 });
 
 const HOUR_MS = 3_600_000;
@@ -58,52 +57,9 @@ function contextWith(store: EventStore, now = () => new Date()): RunProcessorCon
   };
 }
 
-/** Writes the log of an `asker` run parked on its `ask` call (timing out in an hour); resolves with its runId and token. */
-async function parkedRun(): Promise<{ runId: string; token: string }> {
-  const runId = newRunId({ shard: 0, nowMs: Date.now(), random: randomBytes(10) });
-  const token = waitpointToken({ runId, step: 1, callId: ASK.callId });
-  const at = new Date().toISOString();
-  const usage = { inputTokens: 1, outputTokens: 1 };
-  await fx.errand.store.appendEvents(runId, 0, [
-    {
-      type: "run-queued",
-      at,
-      data: {
-        agent: "asker",
-        input: "go",
-        rootRunId: runId,
-        depth: 0,
-        limits: { maxSteps: 4 },
-        metadata: {},
-      },
-    },
-    { type: "run-started", at, data: { attempt: 1, workerId: "worker-a" } },
-    { type: "model-responded", at, data: { step: 1, calls: [ASK], usage, finish: "tool_calls" } },
-    { type: "tool-called", at, data: { step: 1, ...ASK } },
-    {
-      type: "waitpoint-created",
-      at,
-      data: {
-        step: 1,
-        callId: ASK.callId,
-        token,
-        question: "Go?",
-        timeoutAt: new Date(Date.now() + HOUR_MS).toISOString(),
-        onTimeout: "result",
-      },
-    },
-    {
-      type: "run-parked",
-      at,
-      data: { step: 1, callId: ASK.callId, waitFor: [], reason: "waiting" },
-    },
-  ]);
-  return { runId, token };
-}
-
 describe("processing a run parked on a waitpoint", () => {
   it("parks again without writing while the waitpoint waits", async () => {
-    const { runId, token } = await parkedRun();
+    const { runId, token } = await writeParkedRun(fx.errand.store);
     const before = await fx.errand.store.readLog(runId);
     const outcome = await processRun(contextWith(fx.errand.store), runId, "asker");
     expect(outcome).toMatchObject({ kind: "parked", waitFor: [], waitpoint: { token } });
@@ -111,7 +67,7 @@ describe("processing a run parked on a waitpoint", () => {
   });
 
   it("resumes with an answer that landed just before its run-started, instead of stopping or timing out", async () => {
-    const { runId, token } = await parkedRun();
+    const { runId, token } = await writeParkedRun(fx.errand.store);
     // A store whose first append is beaten by an answer: the log moves on under the processor.
     let raced = false;
     const racing: EventStore = {
