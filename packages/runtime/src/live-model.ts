@@ -2,7 +2,8 @@
  * The run's live channel as the agent loop sees it: a model that streams
  * hands its deltas to the request's `onDelta`; {@link liveModel} stamps them
  * with their step and publishes them, opening each request that streams with
- * a `start` (architecture §6). A model that never streams publishes nothing,
+ * a `start` (architecture §6), and waits for them to be written before the
+ * step's answer is handed back. A model that never streams publishes nothing,
  * so the channel costs a non-streaming run nothing.
  */
 import type { LiveDelta } from "@errand/core";
@@ -11,10 +12,16 @@ import type { Model } from "./model.js";
 /**
  * Where a run's deltas go: the Redis live channel in a worker. `publish`
  * returns at once and never throws (a failed write is the channel's to
- * report): a live viewer may miss deltas, the run never waits for them.
+ * report): a live viewer may miss deltas, the run never waits on each.
  */
 export interface LiveChannel {
   publish(runId: string, delta: LiveDelta): void;
+  /**
+   * Resolves once every delta published for the run so far is written (or
+   * given up), never rejecting: awaited before a streamed step is appended,
+   * so that the channel is complete by the time the log has the step.
+   */
+  flush(runId: string): Promise<void>;
 }
 
 /**
@@ -27,10 +34,10 @@ export function liveModel(model: Model, live: LiveChannel, attempt: number): Mod
     name: model.name,
     supportsTools: model.supportsTools,
     ...(model.refuseSettings === undefined ? {} : { refuseSettings: model.refuseSettings }),
-    respond(request, signal) {
+    async respond(request, signal) {
       const { runId, step } = request;
       let started = false;
-      return model.respond(
+      const response = await model.respond(
         {
           ...request,
           onDelta(delta) {
@@ -41,6 +48,8 @@ export function liveModel(model: Model, live: LiveChannel, attempt: number): Mod
         },
         signal,
       );
+      if (started) await live.flush(runId);
+      return response;
     },
   };
 }

@@ -31,7 +31,11 @@ const note = defineTool({
 /** A live channel that keeps what is published. */
 function memoryChannel(): LiveChannel & { deltas: LiveDelta[] } {
   const deltas: LiveDelta[] = [];
-  return { deltas, publish: (_runId, delta) => deltas.push(delta) };
+  return {
+    deltas,
+    publish: (_runId, delta) => deltas.push(delta),
+    flush: () => Promise.resolve(),
+  };
 }
 
 function textOf(deltas: readonly LiveDelta[], step: number): string {
