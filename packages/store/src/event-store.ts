@@ -30,7 +30,7 @@ import {
   idempotencyShard,
 } from "./idempotency.js";
 import { type StoreKeys, storeKeys } from "./keys.js";
-import { appendLive } from "./live.js";
+import { appendLive, readLive } from "./live.js";
 import { placeEvents, validateNewEvents } from "./new-events.js";
 import {
   type ReadLogOptions,
@@ -153,6 +153,8 @@ export interface EventStore {
     options: FollowLiveOptions,
     blockingConnection: RedisClient,
   ): AsyncIterable<LiveEntry>;
+  /** What the run's live channel holds after `after` (default: all of it), without waiting. */
+  readLive(runId: string, after?: string): Promise<LiveEntry[]>;
   /** Publishes deltas on the run's live channel (one transaction; a `start` empties it first). */
   appendLive(runId: string, deltas: readonly LiveDelta[]): Promise<void>;
   /** Stores a large value of the run and returns its reference. Throws `not_found` for an unknown run. */
@@ -268,6 +270,7 @@ export function createEventStore(options: EventStoreOptions): EventStore {
     followLive: (runId, followOptions, blockingConnection) =>
       followLive(redis, keys, runId, followOptions, blockingConnection),
     appendLive: (runId, deltas) => appendLive(redis, keys, runId, deltas),
+    readLive: (runId, after) => readLive(redis, keys, runId, after),
     putBlob: (runId, value, contentType) => putBlob({ keys, scripts }, runId, value, contentType),
     getBlob: (ref) => getBlob(redis, keys, ref),
     withdrawRun: defineWithdraw(redis, keys),

@@ -116,5 +116,8 @@ export {
   type LogEntries,
   type LogPositions,
   readWatchedLogs,
+  readWatchedStreams,
+  type StreamEntries,
+  type StreamPositions,
 } from "./watched-logs.js";
 export type { RunToWithdraw, Withdrawal } from "./withdraw.js";

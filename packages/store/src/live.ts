@@ -65,3 +65,14 @@ export function decodeLiveEntry([offset, fields]: StreamEntry): LiveEntry | unde
     return undefined;
   }
 }
+
+/** What the run's channel holds after `after` (default: all of it), without waiting. */
+export async function readLive(
+  redis: RedisClient,
+  keys: StoreKeys,
+  runId: string,
+  after: string = LIVE_START,
+): Promise<LiveEntry[]> {
+  const entries = (await redis.xrange(keys.runLive(runId), `(${after}`, "+")) as StreamEntry[];
+  return entries.flatMap((entry) => decodeLiveEntry(entry) ?? []);
+}

@@ -42,6 +42,12 @@ export interface FakeOpenAIOptions extends ScriptSource {
   intercept?: (request: RecordedRequest) => InterceptedAnswer | undefined;
   /** The pause between two events of a streamed answer, in milliseconds. Default 0. */
   streamDelayMs?: number;
+  /**
+   * Asked before event `index` (from 0) of each streamed answer: a promise
+   * to hold the stream until it settles (to look at a run mid-answer), or
+   * `undefined` to go on.
+   */
+  holdStream?: (request: RecordedRequest, index: number) => Promise<void> | undefined;
 }
 
 /** One request the server received, in arrival order. */
@@ -123,17 +129,24 @@ class Replier {
   }
 
   /**
-   * Sends `messages` as server-sent events, `delayMs` apart, stopping when
+   * Sends `messages` as server-sent events, paced by `pace`, stopping when
    * `gone` fires; `body` is what the recorded answer says was sent.
    */
-  async stream(body: unknown, messages: readonly SseMessage[], delayMs: number, gone: AbortSignal) {
+  async stream(
+    body: unknown,
+    messages: readonly SseMessage[],
+    pace: Pick<FakeOpenAIOptions, "streamDelayMs" | "holdStream">,
+    gone: AbortSignal,
+  ) {
     const { response } = this;
     if (response.destroyed || response.writableEnded) return;
     this.recorded.answer = { status: 200, body };
     response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-    for (const { event, data } of messages) {
+    for (const [index, { event, data }] of messages.entries()) {
+      await pace.holdStream?.(this.recorded, index);
       if (gone.aborted) return;
       response.write(`${event === undefined ? "" : `event: ${event}\n`}data: ${data}\n\n`);
+      const delayMs = pace.streamDelayMs ?? 0;
       if (delayMs > 0) await delay(delayMs, undefined, { signal: gone }).catch(() => undefined);
     }
     response.end();
@@ -197,7 +210,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     const body = build(turn);
     if (streamed === undefined) return reply.json(200, body);
     const gone = reply.gone(closing.signal);
-    return reply.stream(body, streamed(body), options.streamDelayMs ?? 0, gone);
+    return reply.stream(body, streamed(body), options, gone);
   }
 
   function answerChat(body: unknown, reply: Replier): Promise<void> | void {
