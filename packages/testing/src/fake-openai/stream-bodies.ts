@@ -18,7 +18,7 @@ export interface SseMessage {
 const ARGUMENT_PIECE_LENGTH = 8;
 
 /** `text` cut into words, each with the spaces that follow it. */
-export function textPieces(text: string): string[] {
+function textPieces(text: string): string[] {
   return text.match(/\S+\s*|\s+/g) ?? [];
 }
 
