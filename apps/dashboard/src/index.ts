@@ -47,6 +47,8 @@
  * @packageDocumentation
  */
 
+/** An entry of a run's live channel, as `GET /api/runs/:runId/stream` sends it. */
+export type { LiveEntry } from "@errand/core";
 /** The redaction every value the dashboard sends goes through (from `@errand/core`). */
 export {
   BulkCancelBody,

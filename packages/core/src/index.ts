@@ -109,6 +109,7 @@ export {
   type LinearPattern,
   type LinearPatternCompilation,
 } from "./linear-pattern.js";
+export type { LiveDelta, LiveEntry, ModelDelta } from "./live-delta.js";
 export {
   findLosslessJsonProblem,
   type LosslessJsonOptions,

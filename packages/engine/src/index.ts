@@ -191,6 +191,7 @@ export {
   type MetadataLimits,
 } from "./client/fire-spec.js";
 export type { RunEventsOptions } from "./client/run-events.js";
+export type { RunStreamOptions } from "./client/run-stream.js";
 export {
   CLOSE_ALLOWANCE_MS,
   CLOSED_WITHOUT_REDIS,

@@ -119,6 +119,7 @@ export {
   ParkRequest,
   type WaitpointRequest,
 } from "./errors.js";
+export { type LiveChannel, liveModel } from "./live-model.js";
 export { type Logger, type LogMethod, noopLogger } from "./logger.js";
 export { createMemorySink, type MemorySink } from "./memory-sink.js";
 export {

@@ -3,7 +3,7 @@
  * transcript of a run plus the tools it may call; a response is the model's
  * text and tool calls. Providers translate to and from their own wire format.
  */
-import type { OutputItem, ToolCall, Usage } from "@errand/core";
+import type { ModelDelta, OutputItem, ToolCall, Usage } from "@errand/core";
 import type { Agent } from "./agent.js";
 import type { ModelSettings } from "./model-settings.js";
 
@@ -49,6 +49,12 @@ export interface ModelRequest {
   agent: Agent;
   /** The run's input, as queued. */
   input: unknown;
+  /**
+   * Set when the run has a live channel: a model that streams hands it each
+   * piece of its answer, in order, as it arrives (see `LiveChannel`). It never
+   * throws. The response `respond` resolves with is still the whole answer.
+   */
+  onDelta?: (delta: ModelDelta) => void;
 }
 
 /** What a model answered. */

@@ -14,6 +14,7 @@ import type { Model, ModelRequest, ModelResponse } from "./model.js";
 import type { ModelSettings } from "./model-settings.js";
 import { readChatCompletion } from "./openai-answer.js";
 import { chatRequestBody, chatSettingsRefusal } from "./openai-chat.js";
+import { chatStreamFold } from "./openai-chat-stream.js";
 import { classifyOpenAIError, createClient } from "./openai-client.js";
 import { readResponse } from "./openai-response-answer.js";
 import {
@@ -21,6 +22,8 @@ import {
   responsesRequestBody,
   responsesSettingsRefusal,
 } from "./openai-responses.js";
+import { responsesStreamFold } from "./openai-responses-stream.js";
+import { type DeltaListener, type StreamFold, streamedAnswer } from "./openai-stream.js";
 
 /** What {@link openaiModel} takes. */
 export interface OpenAIModelOptions {
@@ -49,6 +52,14 @@ export interface OpenAIModelOptions {
   client?: OpenAI;
   /** How long one HTTP request may take, in milliseconds. Default: the client's (10 minutes). */
   requestTimeoutMs?: number;
+  /**
+   * Ask for the answer as a stream (`stream: true`) and hand its text and
+   * tool-argument pieces to the run's live channel as they arrive
+   * (`errand.stream`, architecture §6). The logged answer is the same either
+   * way. Chat Completions asks for usage in the stream
+   * (`stream_options.include_usage`). Default false.
+   */
+  stream?: boolean;
 }
 
 /** What each request is sent with. */
@@ -68,6 +79,15 @@ interface ApiShape {
     model: string,
     options: RequestOptions,
   ): { asResponse(): Promise<Response> };
+  /** The same request asked for as a stream of chunks. */
+  stream(
+    client: OpenAI,
+    request: ModelRequest,
+    model: string,
+    options: RequestOptions,
+  ): PromiseLike<AsyncIterable<unknown>>;
+  /** A fold of the stream's chunks into the answer `read` takes. */
+  fold(onDelta: DeltaListener): StreamFold;
   read(answer: unknown, step: number): ModelResponse;
 }
 
@@ -101,6 +121,12 @@ function apiShape(options: OpenAIModelOptions): ApiShape {
       refuseSettings: responsesSettingsRefusal,
       create: (client, request, model, requestOptions) =>
         client.responses.create(responsesRequestBody(request, model, history), requestOptions),
+      stream: (client, request, model, requestOptions) =>
+        client.responses.create(
+          { ...responsesRequestBody(request, model, history), stream: true },
+          requestOptions,
+        ),
+      fold: responsesStreamFold,
       read: readResponse,
     };
   }
@@ -114,6 +140,16 @@ function apiShape(options: OpenAIModelOptions): ApiShape {
     refuseSettings: chatSettingsRefusal,
     create: (client, request, model, requestOptions) =>
       client.chat.completions.create(chatRequestBody(request, model), requestOptions),
+    stream: (client, request, model, requestOptions) =>
+      client.chat.completions.create(
+        {
+          ...chatRequestBody(request, model),
+          stream: true,
+          stream_options: { include_usage: true },
+        },
+        requestOptions,
+      ),
+    fold: chatStreamFold,
     read: readChatCompletion,
   };
 }
@@ -128,7 +164,9 @@ function apiShape(options: OpenAIModelOptions): ApiShape {
  * `ModelError`s. Answers are read tolerantly (a tool call without `type`, no
  * `usage`, …) and a malformed one fails with a `ModelError` naming what is
  * missing. On the Responses API each step's output items (reasoning
- * included) are logged and sent back in order on the next request. Throws
+ * included) are logged and sent back in order on the next request. With
+ * `stream`, answers arrive as streams whose pieces go to the run's live
+ * channel, and are logged exactly as a non-streamed answer. Throws
  * an `ErrandError` (`invalid_spec`) without a key or a server, and for
  * `history` on the chat API.
  *
@@ -150,10 +188,15 @@ export function openaiModel(options: OpenAIModelOptions): Model {
     supportsTools: true,
     refuseSettings: shape.refuseSettings,
     async respond(request, signal) {
+      const model = request.model ?? options.model;
+      if (options.stream) {
+        const chunks = shape.stream(client, request, model, { ...requestOptions, signal });
+        return shape.read(await streamedAnswer(chunks, shape.fold(request.onDelta)), request.step);
+      }
       let response: Response;
       try {
         response = await shape
-          .create(client, request, request.model ?? options.model, { ...requestOptions, signal })
+          .create(client, request, model, { ...requestOptions, signal })
           .asResponse();
       } catch (error) {
         throw classifyOpenAIError(error);

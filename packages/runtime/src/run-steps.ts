@@ -19,6 +19,7 @@ import type { Agent } from "./agent.js";
 import type { BlobStore } from "./blobs.js";
 import { createMemoryBlobStore } from "./blobs.js";
 import { errorMessage, isModelError, type ParkRequest } from "./errors.js";
+import { type LiveChannel, liveModel } from "./live-model.js";
 import { type Logger, noopLogger } from "./logger.js";
 import type { Model, ModelRequest, ModelResponse } from "./model.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, respondWithRetries } from "./model-retries.js";
@@ -61,6 +62,8 @@ export interface RunStepsOptions {
    * counts and ids only.
    */
   traceContent?: boolean;
+  /** Where a streaming model's deltas are published (architecture §6). Default none. */
+  live?: LiveChannel;
 }
 
 function resolveModel(agent: Agent, model: Model | undefined): Model {
@@ -84,7 +87,7 @@ class RunLoop {
   private state: RunState;
   private readonly queued: NonNullable<RunState["queued"]>;
   private readonly model: Model;
-  /** {@link model}, each request of which is a `chat` span. */
+  /** {@link model}, publishing on the live channel, each request of which is a `chat` span. */
   private readonly tracedModel: Model;
   private readonly deadline: RunDeadline;
   /** Fires on cancel or timeout: what the model and the tools are given. */
@@ -104,7 +107,9 @@ class RunLoop {
     this.queued = state.queued;
     this.model = resolveModel(agent, options.model);
     const traceContent = options.traceContent ?? false;
-    this.tracedModel = chatTracedModel(this.model, traceContent);
+    const live = options.live;
+    const streamed = live ? liveModel(this.model, live, state.attempts) : this.model;
+    this.tracedModel = chatTracedModel(streamed, traceContent);
     const now = options.now ?? (() => new Date());
     this.deadline = startDeadline(
       state.startedAt,

@@ -6,6 +6,8 @@ import { randomBytes, randomInt } from "node:crypto";
 import {
   ErrandError,
   isTerminalEventType,
+  type LiveDelta,
+  type LiveEntry,
   MAX_SHARDS,
   type NewEvent,
   newRunId,
@@ -19,6 +21,7 @@ import { type BlobContent, getBlob, putBlob } from "./blobs.js";
 import { encodeEventArgs, type ShardEntry } from "./codec.js";
 import { errorFromScriptReply, SCRIPT_CODES } from "./errors.js";
 import { type FollowLogOptions, followLog } from "./follow.js";
+import { type FollowLiveOptions, followLive } from "./follow-live.js";
 import type { RunHead } from "./head.js";
 import {
   type IdempotencyKey,
@@ -27,6 +30,7 @@ import {
   idempotencyShard,
 } from "./idempotency.js";
 import { type StoreKeys, storeKeys } from "./keys.js";
+import { appendLive, readLive } from "./live.js";
 import { placeEvents, validateNewEvents } from "./new-events.js";
 import {
   type ReadLogOptions,
@@ -138,6 +142,21 @@ export interface EventStore {
     options: FollowLogOptions,
     blockingConnection: RedisClient,
   ): AsyncIterable<RunEvent>;
+  /**
+   * The run's live deltas after `options.from` (default: the current model
+   * request's answer so far), then as they are published, through blocking
+   * reads on `blockingConnection` (dedicated); ends once the run has settled
+   * and its channel is read (architecture §6).
+   */
+  followLive(
+    runId: string,
+    options: FollowLiveOptions,
+    blockingConnection: RedisClient,
+  ): AsyncIterable<LiveEntry>;
+  /** What the run's live channel holds after `after` (default: all of it), without waiting. */
+  readLive(runId: string, after?: string): Promise<LiveEntry[]>;
+  /** Publishes deltas on the run's live channel (one transaction; a `start` empties it first). */
+  appendLive(runId: string, deltas: readonly LiveDelta[]): Promise<void>;
   /** Stores a large value of the run and returns its reference. Throws `not_found` for an unknown run. */
   putBlob(runId: string, value: string, contentType: string): Promise<ResourceRef>;
   /** A stored blob by reference or URI, or `undefined` when it does not exist (or expired). */
@@ -248,6 +267,10 @@ export function createEventStore(options: EventStoreOptions): EventStore {
     readShard: (shard, readOptions) => readShard(redis, keys, shard, readOptions),
     followLog: (runId, followOptions, blockingConnection) =>
       followLog(redis, keys, runId, followOptions, blockingConnection),
+    followLive: (runId, followOptions, blockingConnection) =>
+      followLive(redis, keys, runId, followOptions, blockingConnection),
+    appendLive: (runId, deltas) => appendLive(redis, keys, runId, deltas),
+    readLive: (runId, after) => readLive(redis, keys, runId, after),
     putBlob: (runId, value, contentType) => putBlob({ keys, scripts }, runId, value, contentType),
     getBlob: (ref) => getBlob(redis, keys, ref),
     withdrawRun: defineWithdraw(redis, keys),

@@ -26,12 +26,16 @@ export interface FollowLogOptions {
 export const DEFAULT_FOLLOW_BLOCK_MS = 5_000;
 
 const FOLLOW_READ_COUNT = 100;
-const ABORTED = Symbol("aborted");
+/** What {@link unlessAborted} resolves with once its signal aborts. */
+export const ABORTED = Symbol("aborted");
 
 type XReadReply = [key: string, entries: StreamEntry[]][] | null;
 
 /** `promise`, or {@link ABORTED} as soon as `signal` aborts (the promise is left to settle). */
-function unlessAborted<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T | typeof ABORTED> {
+export function unlessAborted<T>(
+  promise: Promise<T>,
+  signal?: AbortSignal,
+): Promise<T | typeof ABORTED> {
   if (!signal) return promise;
   if (signal.aborted) return Promise.resolve(ABORTED);
   return new Promise((resolve, reject) => {

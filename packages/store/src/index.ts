@@ -59,9 +59,18 @@ export {
   type EventStoreOptions,
 } from "./event-store.js";
 export { DEFAULT_FOLLOW_BLOCK_MS, type FollowLogOptions } from "./follow.js";
+export type { FollowLiveOptions } from "./follow-live.js";
 export type { HeadStatus, RunHead } from "./head.js";
 export type { IdempotencyKey } from "./idempotency.js";
 export { DEFAULT_KEY_PREFIX, type StoreKeys, shardTag, storeKeys } from "./keys.js";
+export {
+  decodeLiveEntry,
+  isLiveOffset,
+  LIVE_MAX_ENTRIES,
+  LIVE_READ_COUNT,
+  LIVE_START,
+  LIVE_TTL_MS,
+} from "./live.js";
 export {
   defineLuaCommand,
   type LuaCall,
@@ -107,5 +116,8 @@ export {
   type LogEntries,
   type LogPositions,
   readWatchedLogs,
+  readWatchedStreams,
+  type StreamEntries,
+  type StreamPositions,
 } from "./watched-logs.js";
 export type { RunToWithdraw, Withdrawal } from "./withdraw.js";

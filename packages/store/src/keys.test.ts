@@ -21,6 +21,7 @@ describe("storeKeys", () => {
     expect(keys.runHead(runId)).toBe(`errand:{s3}:run:${runId}`);
     expect(keys.runBlobs(runId)).toBe(`errand:{s3}:run:${runId}:blobs`);
     expect(keys.runLogRewrite(runId)).toBe(`errand:{s3}:run:${runId}:log:rewrite`);
+    expect(keys.runLive(runId)).toBe(`errand:{s3}:live:${runId}`);
     expect(keys.shardEvents(3)).toBe("errand:{s3}:events");
     expect(keys.result(runId)).toBe(`errand:{s3}:result:${runId}`);
     expect(storeKeys("t-app").runLog(runId)).toBe(`t-app:{s3}:run:${runId}:log`);
@@ -28,9 +29,14 @@ describe("storeKeys", () => {
 
   it("gives every key of a run one hash tag: its shard's", () => {
     const keys = storeKeys("p");
-    const runKeys = [keys.runLog, keys.runHead, keys.runBlobs, keys.runLogRewrite, keys.result].map(
-      (key) => key(runId),
-    );
+    const runKeys = [
+      keys.runLog,
+      keys.runHead,
+      keys.runBlobs,
+      keys.runLogRewrite,
+      keys.runLive,
+      keys.result,
+    ].map((key) => key(runId));
     for (const key of [...runKeys, keys.shardEvents(3)]) {
       expect(key.match(/\{[^}]*\}/g)).toEqual([shardTag(3)]);
     }

@@ -28,6 +28,12 @@ export interface StoreKeys {
    * exists between calls.
    */
   runLogRewrite(runId: string): string;
+  /**
+   * The run's live channel (architecture §6): STREAM of the current model
+   * request's deltas, field `d` (JSON), trimmed at each request's `start` and
+   * to `LIVE_MAX_ENTRIES`, expiring `LIVE_TTL_MS` after its last write.
+   */
+  runLive(runId: string): string;
   /** Every event of the shard: STREAM, fields runId, seq, type, at, data. */
   shardEvents(shard: number): string;
   /** The run's folded RunResult: STRING (JSON), written by the collector. */
@@ -95,6 +101,7 @@ export function storeKeys(prefix: string = DEFAULT_KEY_PREFIX): StoreKeys {
     runHead: (runId) => runBase(runId),
     runBlobs: (runId) => `${runBase(runId)}:blobs`,
     runLogRewrite: (runId) => `${runBase(runId)}:log:rewrite`,
+    runLive: (runId) => `${shardBase(shardOfRunId(runId))}:live:${runId}`,
     shardEvents: (shard) => `${shardBase(shard)}:events`,
     result: (runId) => `${shardBase(shardOfRunId(runId))}:result:${runId}`,
     children: (runId) => `${shardBase(shardOfRunId(runId))}:children:${runId}`,

@@ -1,8 +1,9 @@
 /**
- * One read of many runs' logs at once, for a follower that serves many
- * watchers (the dashboard's live views): every run from after its own seq,
- * at most {@link LOG_READ_COUNT} entries a run, as raw entries (decode each
- * run's with `decodeLogEntry`, so that one broken log fails alone).
+ * One read of many streams at once, for a follower that serves many
+ * watchers (the dashboard's live views): runs' logs and live channels, each
+ * from after its own position, at most {@link LOG_READ_COUNT} entries a
+ * stream, as raw entries (decode each run's with `decodeLogEntry` or
+ * `decodeLiveEntry`, so that one broken stream fails alone).
  *
  * - On one Redis server: one `XREAD BLOCK` over every log, which waits until
  *   an entry arrives in any of them or `blockMs` passes. The connection must
@@ -15,14 +16,13 @@
  *   watched runs every 250 ms, whatever the number of viewers.
  */
 import { setTimeout as delay } from "node:timers/promises";
-import { shardOfRunId } from "@errand/core";
 import { Cluster } from "ioredis";
 import type { StreamEntry } from "./codec.js";
 import type { StoreKeys } from "./keys.js";
 import type { RedisClient } from "./lua-command.js";
 import { logEntryId } from "./readers.js";
 
-/** The entries one read takes of one run's log, at most. */
+/** The entries one read takes of one stream, at most. */
 export const LOG_READ_COUNT = 100;
 
 /** How long a read on a Redis Cluster that found nothing waits before it answers. */
@@ -36,48 +36,64 @@ export type LogEntries = Map<string, StreamEntry[]>;
 
 type XReadReply = [key: string, entries: StreamEntry[]][] | null;
 
-async function readLogs(
+/** Where to read: each stream's key, after the entry id given. */
+export type StreamPositions = ReadonlyMap<string, string>;
+
+/** What a read found: each stream's new entries, by key (streams without any are left out). */
+export type StreamEntries = Map<string, StreamEntry[]>;
+
+async function readStreams(
   connection: RedisClient,
-  keys: StoreKeys,
-  positions: LogPositions,
+  positions: StreamPositions,
   blockMs: number | undefined,
-): Promise<LogEntries> {
-  const runIds = [...positions.keys()];
-  const streams = [
-    ...runIds.map((runId) => keys.runLog(runId)),
-    ...runIds.map((runId) => logEntryId(positions.get(runId) ?? 0)),
-  ];
+): Promise<StreamEntries> {
+  const streams = [...positions.keys(), ...positions.values()];
   const reply = (
     blockMs === undefined
       ? await connection.xread("COUNT", LOG_READ_COUNT, "STREAMS", ...streams)
       : await connection.xread("COUNT", LOG_READ_COUNT, "BLOCK", blockMs, "STREAMS", ...streams)
   ) as XReadReply;
-  const runOfKey = new Map(runIds.map((runId) => [keys.runLog(runId), runId]));
-  const found: LogEntries = new Map();
+  const found: StreamEntries = new Map();
   for (const [key, entries] of reply ?? []) {
-    const runId = runOfKey.get(key);
-    if (runId !== undefined && entries.length > 0) found.set(runId, entries);
+    if (positions.has(key) && entries.length > 0) found.set(key, entries);
   }
   return found;
 }
 
-/** The positions of each shard's runs. */
-function byShard(positions: LogPositions): LogPositions[] {
-  const shards = new Map<number, Map<string, number>>();
-  for (const [runId, seq] of positions) {
-    const shard = shardOfRunId(runId);
-    const group = shards.get(shard) ?? new Map<string, number>();
-    group.set(runId, seq);
-    shards.set(shard, group);
+/** The positions grouped by the hash tag of their keys (a key without one is its own group). */
+function bySlot(positions: StreamPositions): StreamPositions[] {
+  const groups = new Map<string, Map<string, string>>();
+  for (const [key, id] of positions) {
+    const tag = /\{[^}]*\}/.exec(key)?.[0] ?? key;
+    const group = groups.get(tag) ?? new Map<string, string>();
+    group.set(key, id);
+    groups.set(tag, group);
   }
-  return [...shards.values()];
+  return [...groups.values()];
 }
 
 /**
- * Reads the logs at `positions` on `connection` (dedicated): waits up to
- * `blockMs` for an entry on one server, polls each shard on a Cluster (see
- * the module documentation). `signal` cuts a Cluster's wait short.
+ * Reads the streams at `positions` (each run's log, live channel, … of any
+ * shard) on `connection` (dedicated): waits up to `blockMs` for an entry on
+ * one server, polls each shard on a Cluster (see the module documentation).
+ * `signal` cuts a Cluster's wait short.
  */
+export async function readWatchedStreams(
+  connection: RedisClient,
+  positions: StreamPositions,
+  blockMs: number,
+  signal: AbortSignal,
+): Promise<StreamEntries> {
+  if (!(connection instanceof Cluster)) return readStreams(connection, positions, blockMs);
+  const reads = await Promise.all(
+    bySlot(positions).map((group) => readStreams(connection, group, undefined)),
+  );
+  const found: StreamEntries = new Map(reads.flatMap((read) => [...read]));
+  if (found.size === 0) await delay(CLUSTER_POLL_MS, undefined, { signal }).catch(() => {});
+  return found;
+}
+
+/** Reads the logs at `positions` as {@link readWatchedStreams} reads streams, by runId. */
 export async function readWatchedLogs(
   connection: RedisClient,
   keys: StoreKeys,
@@ -85,11 +101,12 @@ export async function readWatchedLogs(
   blockMs: number,
   signal: AbortSignal,
 ): Promise<LogEntries> {
-  if (!(connection instanceof Cluster)) return readLogs(connection, keys, positions, blockMs);
-  const reads = await Promise.all(
-    byShard(positions).map((shard) => readLogs(connection, keys, shard, undefined)),
+  const runOfKey = new Map([...positions.keys()].map((runId) => [keys.runLog(runId), runId]));
+  const streams = new Map(
+    [...positions].map(([runId, seq]) => [keys.runLog(runId), logEntryId(seq)]),
   );
-  const found: LogEntries = new Map(reads.flatMap((read) => [...read]));
-  if (found.size === 0) await delay(CLUSTER_POLL_MS, undefined, { signal }).catch(() => {});
-  return found;
+  const found = await readWatchedStreams(connection, streams, blockMs, signal);
+  const logs: LogEntries = new Map();
+  for (const [key, entries] of found) logs.set(runOfKey.get(key) ?? key, entries);
+  return logs;
 }

@@ -58,8 +58,9 @@
  * ## A fake OpenAI that plays scripts
  *
  * `startFakeOpenAI` is a real HTTP server speaking the Chat Completions API
- * and the Responses API (non-streaming `POST /v1/chat/completions`,
- * `POST /v1/responses`, `GET /v1/models`), so the real `openai` client —
+ * and the Responses API (`POST /v1/chat/completions`, `POST /v1/responses`,
+ * `GET /v1/models`; with `stream: true`, answers stream as server-sent events
+ * in each API's format, `streamDelayMs` apart), so the real `openai` client —
  * retries, error classes and all — runs against it. It plays the same
  * `Script` turns (from `@errand/core`) as the in-process scripted model:
  *

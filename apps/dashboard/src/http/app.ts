@@ -10,7 +10,8 @@
  * the dashboard's own scripts, styles and connections.
  */
 
-import { runNotFound } from "@errand/core";
+import { ErrandError, runNotFound } from "@errand/core";
+import { isLiveOffset } from "@errand/store";
 import { type Context, Hono } from "hono";
 import type { z } from "zod";
 import { BulkCancelBody, cancelRuns } from "../actions/bulk-cancel.js";
@@ -24,6 +25,7 @@ import {
 import type { DashboardContext } from "../context.js";
 import type { LiveStreams } from "../live/live-streams.js";
 import type { OverviewHub } from "../live/overview-hub.js";
+import { streamDeltas } from "../live/run-deltas.js";
 import { streamRun } from "../live/run-live.js";
 import type { RunLogFollower } from "../live/run-log-follower.js";
 import { readBlob } from "../reads/blob.js";
@@ -186,6 +188,19 @@ export function createApp(parts: AppParts): Hono {
     const afterSeq = wholeParam("afterSeq", c.req.query("afterSeq"), 0);
     if ((await context.errand.store.readHead(runId)) === undefined) throw runNotFound(runId);
     return live.open(c, (stream) => streamRun(context, parts.follower, runId, afterSeq, stream));
+  });
+
+  app.get("/api/runs/:runId/stream", async (c) => {
+    const runId = requireRunId(c.req.param("runId"));
+    const from = c.req.query("from") ?? c.req.header("last-event-id");
+    if (from !== undefined && !isLiveOffset(from)) {
+      throw new ErrandError(
+        "invalid_spec",
+        `from must be a live offset (<ms>-<n>), not ${JSON.stringify(from)}`,
+      );
+    }
+    if ((await context.errand.store.readHead(runId)) === undefined) throw runNotFound(runId);
+    return live.open(c, (stream) => streamDeltas(context, parts.follower, runId, from, stream));
   });
 
   app.post("/api/runs/cancel", security.guardAction, async (c) => {

@@ -17,8 +17,8 @@ export const LIVE_RETRY_AFTER_SECONDS = 10;
 
 /** What a stream's producer gets. */
 export interface LiveStream {
-  /** Sends one event; its data is JSON. */
-  send(event: string, data: unknown): Promise<void>;
+  /** Sends one event; its data is JSON; `id` is what a reconnecting client sends back as `Last-Event-ID`. */
+  send(event: string, data: unknown, id?: string): Promise<void>;
   /** Aborts when the client goes away or the dashboard closes. */
   readonly signal: AbortSignal;
 }
@@ -54,7 +54,8 @@ export function createLiveStreams(
     }, KEEP_ALIVE_MS);
     const stream: LiveStream = {
       signal: controller.signal,
-      send: (event, data) => sse.writeSSE({ event, data: JSON.stringify(data) }),
+      send: (event, data, id) =>
+        sse.writeSSE({ event, data: JSON.stringify(data), ...(id === undefined ? {} : { id }) }),
     };
     const done = produce(stream)
       .catch((error: unknown) => {

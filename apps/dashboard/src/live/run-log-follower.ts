@@ -1,12 +1,14 @@
 /**
- * Every live run view of one dashboard follows its run's log through one
- * shared follower, on two Redis connections whatever the number of viewers
- * (a connection per viewer once filled a Redis's `maxclients`).
+ * Every live run view of one dashboard follows its run's log, and its live
+ * channel (architecture §6), through one shared follower, on two Redis
+ * connections whatever the number of viewers (a connection per viewer once
+ * filled a Redis's `maxclients`).
  *
- * Each viewer is a watcher with the seq it has taken. A read covers every
- * watched run from the lowest seq its watchers took (`readWatchedLogs` of the store), and
- * hands each watcher the events that follow its own seq, in order (an event
- * it already has, or one past a gap, is left: the next read starts lower).
+ * Each viewer is a watcher of one stream (a log, a live channel) with the
+ * entry id it has taken. A read covers every watched stream from the lowest
+ * id its watchers took (`readWatchedStreams` of the store), and hands each
+ * watcher the entries after its own id, in order (a watcher behind where a
+ * read started is left: the next read starts lower).
  * A blocked read cannot take in a run watched after it was sent, so the
  * follower has two connections that take turns: a new run is read at once
  * on the free one; while both are busy, it waits for the next read
@@ -14,15 +16,22 @@
  * {@link MAX_QUEUED_EVENTS} behind is paused — left out of the reads — until
  * its viewer catches up, so a slow viewer holds no unbounded memory.
  */
-import { isTerminalEventType, type RunEvent } from "@errand/core";
+import { isTerminalEventType, type LiveEntry, type RunEvent } from "@errand/core";
 import { openConnection, type RedisConnection } from "@errand/engine";
-import { decodeLogEntry, readWatchedLogs, type StreamEntry } from "@errand/store";
+import {
+  decodeLiveEntry,
+  decodeLogEntry,
+  LIVE_START,
+  logEntryId,
+  readWatchedStreams,
+  type StreamEntry,
+} from "@errand/store";
 import type { DashboardContext } from "../context.js";
 
 /** How long one read waits for new events before it is sent again (taking in new runs). */
 const FOLLOW_BLOCK_MS = 1_000;
 
-/** The events a watcher holds for its viewer before it is paused. */
+/** The entries a watcher holds for its viewer before it is paused. */
 export const MAX_QUEUED_EVENTS = 1_000;
 
 /** The pause after a failed read before the next. */
@@ -35,18 +44,30 @@ export interface RunLogFollower {
    * its terminal event, `signal` aborting, or the follower closing.
    */
   follow(runId: string, afterSeq: number, signal: AbortSignal): AsyncGenerator<RunEvent>;
+  /**
+   * The run's live deltas after `from` (default: all the channel holds, the
+   * current model request's answer so far), as they are published, until
+   * `signal` aborts or the follower closes: the caller ends it when the run
+   * settles.
+   */
+  followLive(
+    runId: string,
+    from: string | undefined,
+    signal: AbortSignal,
+  ): AsyncGenerator<LiveEntry>;
   /** Ends every follow and closes the connections. */
   close(): Promise<void>;
 }
 
 interface Watcher {
-  runId: string;
-  /** The seq of the last event taken. */
-  seq: number;
-  queue: RunEvent[];
+  /** The stream watched. */
+  key: string;
+  /** The id of the last entry taken. */
+  id: string;
+  queue: StreamEntry[];
   /** Left out of reads until its viewer takes events again. */
   paused: boolean;
-  /** Took its run's terminal event, or the follower closed. */
+  /** The follower closed. */
   ended: boolean;
   wake?: () => void;
 }
@@ -68,35 +89,28 @@ export function createRunLogFollower(
   /** Grows whenever a read must take in more than the reads in flight cover. */
   let version = 0;
 
-  function positions(): Map<string, number> {
-    const from = new Map<string, number>();
-    for (const [runId, watchers] of watched) {
+  function positions(): Map<string, string> {
+    const from = new Map<string, string>();
+    for (const [key, watchers] of watched) {
       for (const watcher of watchers) {
         if (watcher.paused || watcher.ended) continue;
-        from.set(runId, Math.min(from.get(runId) ?? watcher.seq, watcher.seq));
+        const lowest = from.get(key);
+        if (lowest === undefined || compareIds(watcher.id, lowest) < 0) from.set(key, watcher.id);
       }
     }
     return from;
   }
 
-  function hand(runId: string, entries: readonly StreamEntry[]): void {
-    const watchers = watched.get(runId);
-    if (watchers === undefined) return;
-    let events: RunEvent[];
-    try {
-      events = entries.map((entry) => decodeLogEntry(runId, entry));
-    } catch (error) {
-      onError(error);
-      for (const watcher of watchers) end(watcher);
-      return;
-    }
-    for (const watcher of watchers) {
-      for (const event of events) {
+  /** Hands `entries`, read after `readFrom`, to the watchers of `key` at or after it. */
+  function hand(key: string, readFrom: string, entries: readonly StreamEntry[]): void {
+    for (const watcher of watched.get(key) ?? []) {
+      // A read from past this watcher's id skipped entries it has not taken: the next read starts lower.
+      if (compareIds(readFrom, watcher.id) > 0) continue;
+      for (const entry of entries) {
         if (watcher.paused || watcher.ended) break;
-        if (event.seq !== watcher.seq + 1) continue;
-        watcher.queue.push(event);
-        watcher.seq = event.seq;
-        watcher.ended = isTerminalEventType(event.type);
+        if (compareIds(entry[0], watcher.id) <= 0) continue;
+        watcher.queue.push(entry);
+        watcher.id = entry[0];
         watcher.paused = watcher.queue.length >= MAX_QUEUED_EVENTS;
       }
       watcher.wake?.();
@@ -108,16 +122,15 @@ export function createRunLogFollower(
     watcher.wake?.();
   }
 
-  async function read(reader: Reader, from: Map<string, number>): Promise<void> {
+  async function read(reader: Reader, from: Map<string, string>): Promise<void> {
     try {
-      const found = await readWatchedLogs(
+      const found = await readWatchedStreams(
         reader.connection,
-        context.keys,
         from,
         FOLLOW_BLOCK_MS,
         closing.signal,
       );
-      for (const [runId, entries] of found) hand(runId, entries);
+      for (const [key, entries] of found) hand(key, from.get(key) ?? LIVE_START, entries);
     } catch (error) {
       if (closing.signal.aborted) return;
       onError(error);
@@ -148,46 +161,73 @@ export function createRunLogFollower(
   }
 
   function watch(watcher: Watcher): void {
-    const watchers = watched.get(watcher.runId) ?? new Set<Watcher>();
+    const watchers = watched.get(watcher.key) ?? new Set<Watcher>();
     watchers.add(watcher);
-    watched.set(watcher.runId, watchers);
+    watched.set(watcher.key, watchers);
     version += 1;
     pump();
   }
 
   function unwatch(watcher: Watcher): void {
-    const watchers = watched.get(watcher.runId);
+    const watchers = watched.get(watcher.key);
     watchers?.delete(watcher);
-    if (watchers?.size === 0) watched.delete(watcher.runId);
+    if (watchers?.size === 0) watched.delete(watcher.key);
+  }
+
+  /** The entries of the stream at `key` after `id`, as they arrive, until `signal` aborts or the follower closes. */
+  async function* followStream(
+    key: string,
+    id: string,
+    signal: AbortSignal,
+  ): AsyncGenerator<StreamEntry> {
+    const watcher: Watcher = { key, id, queue: [], paused: false, ended: false };
+    const onAbort = () => watcher.wake?.();
+    signal.addEventListener("abort", onAbort, { once: true });
+    watch(watcher);
+    try {
+      while (!signal.aborted) {
+        const entry = watcher.queue.shift();
+        if (entry !== undefined) {
+          if (watcher.paused && watcher.queue.length === 0 && !watcher.ended) {
+            watcher.paused = false;
+            version += 1;
+            pump();
+          }
+          yield entry;
+          continue;
+        }
+        if (watcher.ended) return;
+        await new Promise<void>((resolve) => {
+          watcher.wake = resolve;
+        });
+        watcher.wake = undefined;
+      }
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+      unwatch(watcher);
+    }
   }
 
   return {
     async *follow(runId, afterSeq, signal) {
-      const watcher: Watcher = { runId, seq: afterSeq, queue: [], paused: false, ended: false };
-      const onAbort = () => watcher.wake?.();
-      signal.addEventListener("abort", onAbort, { once: true });
-      watch(watcher);
-      try {
-        while (!signal.aborted) {
-          const event = watcher.queue.shift();
-          if (event !== undefined) {
-            if (watcher.paused && watcher.queue.length === 0 && !watcher.ended) {
-              watcher.paused = false;
-              version += 1;
-              pump();
-            }
-            yield event;
-            continue;
-          }
-          if (watcher.ended) return;
-          await new Promise<void>((resolve) => {
-            watcher.wake = resolve;
-          });
-          watcher.wake = undefined;
-        }
-      } finally {
-        signal.removeEventListener("abort", onAbort);
-        unwatch(watcher);
+      for await (const entry of followStream(
+        context.keys.runLog(runId),
+        logEntryId(afterSeq),
+        signal,
+      )) {
+        const event = decodeLogEntry(runId, entry);
+        yield event;
+        if (isTerminalEventType(event.type)) return;
+      }
+    },
+    async *followLive(runId, from, signal) {
+      for await (const entry of followStream(
+        context.keys.runLive(runId),
+        from ?? LIVE_START,
+        signal,
+      )) {
+        const delta = decodeLiveEntry(entry);
+        if (delta !== undefined) yield delta;
       }
     },
     async close() {
@@ -197,4 +237,11 @@ export function createRunLogFollower(
       readers = undefined;
     },
   };
+}
+
+/** The order of two stream entry ids (`<ms>-<n>`). */
+function compareIds(a: string, b: string): number {
+  const [aMs = "0", aSeq = "0"] = a.split("-");
+  const [bMs = "0", bSeq = "0"] = b.split("-");
+  return Number(aMs) - Number(bMs) || Number(aSeq) - Number(bSeq);
 }

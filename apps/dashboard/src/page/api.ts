@@ -7,6 +7,7 @@ import type {
   BlobView,
   BulkCancelItem,
   BulkCancelResult,
+  LiveEntry,
   Overview,
   OverviewMessage,
   RunDetail,
@@ -25,6 +26,7 @@ import type {
 export type {
   BlobView,
   BulkCancelItem,
+  LiveEntry,
   Overview,
   OverviewMessage,
   RunDetail,
@@ -206,6 +208,15 @@ export function followRun(
       source.close();
       handlers.end();
     },
+  });
+  return source;
+}
+
+/** The run's live deltas, the current model request's answer so far first, until the run settles. */
+export function followDeltas(runId: string, onDelta: (delta: LiveEntry) => void): EventSource {
+  const source = openStream(`${runPath(runId)}/stream`, {
+    delta: (data) => onDelta(data as LiveEntry),
+    end: () => source.close(),
   });
   return source;
 }

@@ -4,7 +4,7 @@
  * the reads around connections of its own, derived from the one connection
  * it is given.
  */
-import type { Page, RunEvent } from "@errand/core";
+import type { LiveEntry, Page, RunEvent } from "@errand/core";
 import type { EventStore } from "@errand/store";
 import type { JobsOptions } from "bullmq";
 import { CLOSE_ALLOWANCE_MS, closeWithin, runEach } from "../closing.js";
@@ -36,6 +36,7 @@ import {
   type MetadataLimits,
 } from "./fire-spec.js";
 import { type RunEventsOptions, runEvents } from "./run-events.js";
+import { type RunStreamOptions, runStream } from "./run-stream.js";
 
 /** Options of {@link createErrand}: the shared {@link EngineOptions}, and the client's own. */
 export interface ErrandOptions extends EngineOptions {
@@ -81,6 +82,21 @@ export interface Errand {
   cancel(runId: string, options?: CancelOptions): Promise<CancelResult>;
   /** The run's events; with `follow`, until its terminal event. */
   events(runId: string, options?: RunEventsOptions): AsyncIterable<RunEvent>;
+  /**
+   * The run's live deltas (architecture §6): the text and tool arguments a
+   * streaming model (`openaiModel({ stream: true })`) writes, the current
+   * request's answer so far first, then each as it arrives, until the run
+   * settles. Each entry has an `offset` to resume after (`from`). A `start`
+   * opens each model request: what its step streamed before it is void. The
+   * log stays the truth: the step's `model-responded` holds the whole answer.
+   *
+   * ```ts
+   * for await (const delta of errand.stream(runId)) {
+   *   if (delta.type === "text") process.stdout.write(delta.text);
+   * }
+   * ```
+   */
+  stream(runId: string, options?: RunStreamOptions): AsyncIterable<LiveEntry>;
   /**
    * The run's `RunResult` once a collector has stored it, or `undefined`
    * while the run has not settled — after waiting up to `waitMs` (default 0:
@@ -197,6 +213,8 @@ export function createErrand(options: ErrandOptions): Errand {
     cancel: (runId, cancelOptions) => cancel(context, runId, cancelOptions),
     events: (runId, eventsOptions) =>
       runEvents({ store, connection: options.connection, logger }, runId, eventsOptions),
+    stream: (runId, streamOptions) =>
+      runStream({ store, connection: options.connection, logger }, runId, streamOptions),
     ...reads,
     waitpoints: {
       complete: (token, answer, completeOptions) =>

@@ -16,6 +16,7 @@ import {
   defineAgent,
   defineTool,
   type Model,
+  openaiModel,
   scriptedModel,
   waitForAnswer,
 } from "@errand/runtime";
@@ -134,4 +135,13 @@ export function testAgents(options: TestAgentsOptions): Agent[] {
     }),
     defineAgent({ ...common, name: TEST_AGENTS.textOnly, model: countingModel(options, false) }),
   ];
+}
+
+/** The agent a worker process runs on a streaming model when given one (`streamingModelUrl`). */
+export const STREAMER = "streamer";
+
+/** {@link STREAMER} on `openaiModel({ stream: true })` at `baseURL`, asking for the model of its name. */
+export function streamingAgent(baseURL: string): Agent {
+  const model = openaiModel({ apiKey: "test", baseURL, model: STREAMER, stream: true });
+  return defineAgent({ name: STREAMER, instructions: "Tell.", model });
 }

@@ -4,14 +4,15 @@
  * events), and closes gracefully on SIGTERM. Configured through the
  * environment: `REDIS_URL`, `ERRAND_PREFIX`, `WORKER_ID`, `CONCURRENCY`,
  * `LOCK_DURATION_MS`, `STALLED_INTERVAL_MS`, `MAX_STALLED_COUNT`, `GRACE_MS`, `HEARTBEAT_MS`,
- * `AGENT_VERSION` (the version of every agent).
+ * `AGENT_VERSION` (the version of every agent), `STREAMING_MODEL_URL` (also
+ * run {@link STREAMER} on a streaming model at that base URL).
  * Test-only: not exported.
  */
 import { Redis } from "ioredis";
 import { createLogger } from "../logger.js";
 import { closeOnSignals } from "../worker/close-on-signals.js";
 import { createWorker } from "../worker/create-worker.js";
-import { testAgents } from "./test-agents.js";
+import { streamingAgent, testAgents } from "./test-agents.js";
 
 function numberFromEnv(name: string): number | undefined {
   const value = process.env[name];
@@ -31,16 +32,20 @@ const redis = new Redis(url);
 const optional = (key: string, value: number | undefined) =>
   value === undefined ? {} : { [key]: value };
 
+const streamingModelUrl = process.env.STREAMING_MODEL_URL;
 const worker = await createWorker({
   connection: url,
   prefix,
   workerId: requiredEnv("WORKER_ID"),
-  agents: testAgents({
-    redis,
-    prefix,
-    onModelRequest: (request) => logger.info(request, "model request"),
-    ...(process.env.AGENT_VERSION === undefined ? {} : { version: process.env.AGENT_VERSION }),
-  }),
+  agents: [
+    ...testAgents({
+      redis,
+      prefix,
+      onModelRequest: (request) => logger.info(request, "model request"),
+      ...(process.env.AGENT_VERSION === undefined ? {} : { version: process.env.AGENT_VERSION }),
+    }),
+    ...(streamingModelUrl === undefined ? [] : [streamingAgent(streamingModelUrl)]),
+  ],
   logger,
   concurrency: numberFromEnv("CONCURRENCY") ?? 1,
   retry: { baseDelayMs: 10, maxDelayMs: 50 },

@@ -23,6 +23,8 @@ export interface SpawnWorkerOptions {
   heartbeatMs?: number;
   /** The version of every agent it runs; default: their digest. */
   agentVersion?: string;
+  /** Also run {@link STREAMER}, streaming from the OpenAI-compatible server at this base URL. */
+  streamingModelUrl?: string;
 }
 
 /** A running worker process. */
@@ -71,6 +73,9 @@ function environment(options: SpawnWorkerOptions): NodeJS.ProcessEnv {
     ERRAND_PREFIX: options.prefix,
     WORKER_ID: options.workerId,
     ...(options.agentVersion === undefined ? {} : { AGENT_VERSION: options.agentVersion }),
+    ...(options.streamingModelUrl === undefined
+      ? {}
+      : { STREAMING_MODEL_URL: options.streamingModelUrl }),
   };
   for (const [name, value] of Object.entries(optional)) {
     if (value !== undefined) env[name] = String(value);

@@ -39,6 +39,7 @@ import { handBackJob } from "./other-versions.js";
 import { createParkedRuns, DEFAULT_PARK_RECHECK_MS } from "./park.js";
 import { patientStore } from "./patient-store.js";
 import { type ProcessOutcome, processRun, type RunProcessorContext } from "./process-run.js";
+import { redisLiveChannel } from "./redis-live.js";
 import { RunWorker } from "./run-worker.js";
 
 /** How long `close` lets active runs finish when not told: 30 s. */
@@ -228,6 +229,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     services: { ...options.services, [PARENT_SERVICES]: parent.services },
     pendingOf: (runIds: readonly string[]) => pendingRunIds(reads, runIds),
     runMetrics: createRunMetrics(prometheus),
+    live: redisLiveChannel(store, logger),
     ...(options.retry === undefined ? {} : { retry: options.retry }),
     ...(options.traceContent === undefined ? {} : { traceContent: options.traceContent }),
   };

@@ -38,7 +38,13 @@ import {
   type TraceContext,
 } from "@errand/core";
 import type { Logger } from "@errand/runtime";
-import { isParkRequest, type ParkRequest, type RetryPolicy, runSteps } from "@errand/runtime";
+import {
+  isParkRequest,
+  type LiveChannel,
+  type ParkRequest,
+  type RetryPolicy,
+  runSteps,
+} from "@errand/runtime";
 import { type EventStore, isSeqConflict } from "@errand/store";
 import { runLogger } from "../logger.js";
 import type { RunMetrics } from "../metrics/run-metrics.js";
@@ -75,6 +81,8 @@ export interface RunProcessorContext extends EngineResources {
   pendingOf(runIds: readonly string[]): Promise<string[]>;
   /** What is measured of the runs: their steps, and the runs this worker settles. */
   runMetrics?: RunMetrics;
+  /** Where streaming models publish their deltas (architecture §6). */
+  live?: LiveChannel;
 }
 
 /** How a job of a run ended for this worker. */
@@ -275,6 +283,7 @@ function runAttempt(
       traceContent,
       ...(context.services === undefined ? {} : { services: context.services }),
       ...(context.retry === undefined ? {} : { retry: context.retry }),
+      ...(context.live === undefined ? {} : { live: context.live }),
     });
     recordAttemptEnd(span, settled);
     logger.info({ status: settled.status, seq: settled.seq }, "run ended");

@@ -1,7 +1,9 @@
 /**
  * `startFakeOpenAI`: a real HTTP server on loopback that speaks the OpenAI
- * Chat Completions API and the Responses API (non-streaming) and answers with
- * scripted turns, so the real `openai` client is exercised end to end.
+ * Chat Completions API and the Responses API and answers with scripted
+ * turns, so the real `openai` client is exercised end to end. A request with
+ * `stream: true` gets its answer as server-sent events in the API's own
+ * streaming format (`stream-bodies.ts`).
  */
 import {
   createServer,
@@ -15,6 +17,7 @@ import { buildCompletion } from "./chat-bodies.js";
 import { buildResponse } from "./responses-bodies.js";
 import { ResponsesMemory } from "./responses-conversation.js";
 import { ScriptPlayer, type ScriptSource } from "./script-player.js";
+import { chatChunks, responseEvents, type SseMessage } from "./stream-bodies.js";
 import { validateChatRequest, validateResponsesRequest } from "./validate-request.js";
 import { type AnswerTurn, buildError } from "./wire-bodies.js";
 import type { ChatCompletionRequest } from "./wire-types.js";
@@ -37,6 +40,14 @@ export interface FakeOpenAIOptions extends ScriptSource {
    * or `undefined` to play the script.
    */
   intercept?: (request: RecordedRequest) => InterceptedAnswer | undefined;
+  /** The pause between two events of a streamed answer, in milliseconds. Default 0. */
+  streamDelayMs?: number;
+  /**
+   * Asked before event `index` (from 0) of each streamed answer: a promise
+   * to hold the stream until it settles (to look at a run mid-answer), or
+   * `undefined` to go on.
+   */
+  holdStream?: (request: RecordedRequest, index: number) => Promise<void> | undefined;
 }
 
 /** One request the server received, in arrival order. */
@@ -84,6 +95,15 @@ function parseObject(text: string): Partial<ChatCompletionRequest> | undefined {
   }
 }
 
+/** True when `value` is an object whose `field` is `expected`. */
+function isObjectWith(value: unknown, field: string, expected: unknown): boolean {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    (value as Record<string, unknown>)[field] === expected
+  );
+}
+
 /** Sends answers and records each on its request. */
 class Replier {
   constructor(
@@ -106,6 +126,30 @@ class Replier {
       ...headers,
     });
     response.end(text);
+  }
+
+  /**
+   * Sends `messages` as server-sent events, paced by `pace`, stopping when
+   * `gone` fires; `body` is what the recorded answer says was sent.
+   */
+  async stream(
+    body: unknown,
+    messages: readonly SseMessage[],
+    pace: Pick<FakeOpenAIOptions, "streamDelayMs" | "holdStream">,
+    gone: AbortSignal,
+  ) {
+    const { response } = this;
+    if (response.destroyed || response.writableEnded) return;
+    this.recorded.answer = { status: 200, body };
+    response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    for (const [index, { event, data }] of messages.entries()) {
+      await pace.holdStream?.(this.recorded, index);
+      if (gone.aborted) return;
+      response.write(`${event === undefined ? "" : `event: ${event}\n`}data: ${data}\n\n`);
+      const delayMs = pace.streamDelayMs ?? 0;
+      if (delayMs > 0) await delay(delayMs, undefined, { signal: gone }).catch(() => undefined);
+    }
+    response.end();
   }
 
   error(status: number, message: string, options: { param?: string | null; code?: string } = {}) {
@@ -135,10 +179,11 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
    * Plays the due turn of `conversation`: its delay, its failure, or the
    * answer `build` makes of it. Returns nothing when the client went away.
    */
-  async function play(
+  async function play<Body>(
     conversation: ChatCompletionRequest,
     reply: Replier,
-    build: (turn: AnswerTurn | undefined) => unknown,
+    build: (turn: AnswerTurn | undefined) => Body,
+    streamed?: (body: Body) => SseMessage[],
   ): Promise<void> {
     const cue = player.cue(conversation);
     if (cue.kind === "unknown-model") {
@@ -162,14 +207,23 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
           : { "retry-after": String(turn.retryAfterSeconds) };
       return reply.json(status, buildError(status, turn.fail), headers);
     }
-    reply.json(200, build(turn));
+    const body = build(turn);
+    if (streamed === undefined) return reply.json(200, body);
+    const gone = reply.gone(closing.signal);
+    return reply.stream(body, streamed(body), options, gone);
   }
 
   function answerChat(body: unknown, reply: Replier): Promise<void> | void {
     const check = validateChatRequest(body);
     if (!check.ok) return reply.error(400, check.message, { param: check.param });
     const request = check.request;
-    return play(request, reply, (turn) => buildCompletion(request, turn));
+    const includeUsage = isObjectWith(request.stream_options, "include_usage", true);
+    return play(
+      request,
+      reply,
+      (turn) => buildCompletion(request, turn),
+      request.stream === true ? (completion) => chatChunks(completion, includeUsage) : undefined,
+    );
   }
 
   function answerResponses(body: unknown, reply: Replier): Promise<void> | void {
@@ -179,11 +233,16 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     const refusal = memory.refusal(request);
     if (refusal) return reply.error(refusal.status, refusal.message, refusal);
     const conversation = memory.conversation(request);
-    return play(conversation, reply, (turn) => {
-      const response = buildResponse(request, conversation.messages, turn);
-      memory.remember(request, conversation.messages, response);
-      return response;
-    });
+    return play(
+      conversation,
+      reply,
+      (turn) => {
+        const response = buildResponse(request, conversation.messages, turn);
+        memory.remember(request, conversation.messages, response);
+        return response;
+      },
+      request.stream === true ? responseEvents : undefined,
+    );
   }
 
   function listModels(reply: Replier): void {

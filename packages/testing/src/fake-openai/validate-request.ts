@@ -21,13 +21,10 @@ function invalid(
   return { ok: false, message, param };
 }
 
-/** The problem of a request that asks to stream, or one without a model. */
+/** The problem of a request without a model. */
 function commonProblem(body: Record<string, unknown>) {
   if (typeof body.model !== "string" || body.model === "") {
     return invalid("you must provide a model parameter", "model");
-  }
-  if (body.stream === true) {
-    return invalid("This fake server does not stream: send stream: false.", "stream");
   }
   return undefined;
 }

@@ -9,6 +9,7 @@
 import {
   ApiError,
   cancelRun,
+  followDeltas,
   followRun,
   loadSession,
   type RunDetail,
@@ -23,6 +24,7 @@ import {
 import { answerForm } from "../components/answer-form.js";
 import { confirmAction } from "../components/confirm.js";
 import { facts, jsonBlock } from "../components/json-view.js";
+import { LiveText } from "../components/live-text.js";
 import { runTree } from "../components/run-tree.js";
 import { statusBadge } from "../components/status.js";
 import { Timeline } from "../components/timeline.js";
@@ -110,6 +112,7 @@ function resultPanel(run: RunView): HTMLElement {
 export function showRun(main: HTMLElement, runId: string): Mounted {
   replaceChildren(main, h("p", { class: "muted" }, "Loading…"));
   let stream: EventSource | undefined;
+  let deltas: EventSource | undefined;
   let stopOverview: (() => void) | undefined;
   let stopped = false;
 
@@ -129,6 +132,7 @@ export function showRun(main: HTMLElement, runId: string): Mounted {
     const resultHolder = h("div", {});
     const treeHolder = h("div", {}, h("p", { class: "muted" }, "Loading…"));
     const answerHolder = h("div", {});
+    const liveText = new LiveText();
     let answering: string | undefined;
     const waterfallHolder = h("div", {}, h("p", { class: "muted" }, "Loading…"));
     const cancel = h("button", { class: "button danger", testid: "cancel-button" }, "Cancel run");
@@ -251,6 +255,7 @@ export function showRun(main: HTMLElement, runId: string): Mounted {
           "div",
           { class: "run-main" },
           answerHolder,
+          liveText.element,
           h("section", { class: "panel" }, h("h2", {}, "Result"), resultHolder),
           h("section", { class: "panel" }, h("h2", {}, "Where the time went"), waterfallHolder),
           h("section", { class: "panel" }, h("h2", {}, "Timeline"), timeline.element),
@@ -293,6 +298,7 @@ export function showRun(main: HTMLElement, runId: string): Mounted {
     refreshTree();
     refreshWaterfall();
     if (!isSettled(run)) {
+      deltas = followDeltas(runId, (delta) => liveText.add(delta));
       stream = followRun(runId, timeline.seq, {
         run: (view) => {
           const changed = view.status !== run.status;
@@ -326,6 +332,7 @@ export function showRun(main: HTMLElement, runId: string): Mounted {
     stop() {
       stopped = true;
       stream?.close();
+      deltas?.close();
       stopOverview?.();
     },
   };
