@@ -14,7 +14,7 @@ import type { Model, ModelRequest, ModelResponse } from "./model.js";
 import type { ModelSettings } from "./model-settings.js";
 import { readChatCompletion } from "./openai-answer.js";
 import { chatRequestBody, chatSettingsRefusal } from "./openai-chat.js";
-import { classifyOpenAIError, createClient } from "./openai-client.js";
+import { classifyOpenAIError, createClient, providerKeyOf } from "./openai-client.js";
 import { readResponse } from "./openai-response-answer.js";
 import {
   type ResponsesHistory,
@@ -49,6 +49,11 @@ export interface OpenAIModelOptions {
   client?: OpenAI;
   /** How long one HTTP request may take, in milliseconds. Default: the client's (10 minutes). */
   requestTimeoutMs?: number;
+  /**
+   * The name its fleet-wide rate limits are shared under (`Model.providerKey`).
+   * Default: the client's base URL and a digest of its key (`providerKeyOf`).
+   */
+  providerKey?: string;
 }
 
 /** What each request is sent with. */
@@ -148,6 +153,7 @@ export function openaiModel(options: OpenAIModelOptions): Model {
   return {
     name: `openai:${options.model}`,
     supportsTools: true,
+    providerKey: options.providerKey ?? providerKeyOf(client),
     refuseSettings: shape.refuseSettings,
     async respond(request, signal) {
       let response: Response;

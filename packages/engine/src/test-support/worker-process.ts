@@ -4,10 +4,11 @@
  * events), and closes gracefully on SIGTERM. Configured through the
  * environment: `REDIS_URL`, `ERRAND_PREFIX`, `WORKER_ID`, `CONCURRENCY`,
  * `LOCK_DURATION_MS`, `STALLED_INTERVAL_MS`, `MAX_STALLED_COUNT`, `GRACE_MS`, `HEARTBEAT_MS`,
- * `AGENT_VERSION` (the version of every agent).
+ * `AGENT_VERSION` (the version of every agent), `FLOW_CONTROL` (its `flowControl`, as JSON).
  * Test-only: not exported.
  */
 import { Redis } from "ioredis";
+import type { FlowControlOptions } from "../flow-control/flow-options.js";
 import { createLogger } from "../logger.js";
 import { closeOnSignals } from "../worker/close-on-signals.js";
 import { createWorker } from "../worker/create-worker.js";
@@ -48,5 +49,8 @@ const worker = await createWorker({
   ...optional("stalledInterval", numberFromEnv("STALLED_INTERVAL_MS")),
   ...optional("maxStalledCount", numberFromEnv("MAX_STALLED_COUNT")),
   ...optional("heartbeatMs", numberFromEnv("HEARTBEAT_MS")),
+  ...(process.env.FLOW_CONTROL === undefined
+    ? {}
+    : { flowControl: JSON.parse(process.env.FLOW_CONTROL) as FlowControlOptions }),
 });
 closeOnSignals(worker, optional("graceMs", numberFromEnv("GRACE_MS")));

@@ -6,6 +6,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import type { FlowControlOptions } from "../flow-control/flow-options.js";
 
 /** One JSON log line of a worker process. */
 export type LogLine = Record<string, unknown> & { msg?: string };
@@ -23,6 +24,8 @@ export interface SpawnWorkerOptions {
   heartbeatMs?: number;
   /** The version of every agent it runs; default: their digest. */
   agentVersion?: string;
+  /** Its `flowControl`; default none. */
+  flowControl?: FlowControlOptions;
 }
 
 /** A running worker process. */
@@ -71,6 +74,9 @@ function environment(options: SpawnWorkerOptions): NodeJS.ProcessEnv {
     ERRAND_PREFIX: options.prefix,
     WORKER_ID: options.workerId,
     ...(options.agentVersion === undefined ? {} : { AGENT_VERSION: options.agentVersion }),
+    ...(options.flowControl === undefined
+      ? {}
+      : { FLOW_CONTROL: JSON.stringify(options.flowControl) }),
   };
   for (const [name, value] of Object.entries(optional)) {
     if (value !== undefined) env[name] = String(value);
