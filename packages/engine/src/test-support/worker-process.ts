@@ -4,9 +4,12 @@
  * events), and closes gracefully on SIGTERM. Configured through the
  * environment: `REDIS_URL`, `ERRAND_PREFIX`, `WORKER_ID`, `CONCURRENCY`,
  * `LOCK_DURATION_MS`, `STALLED_INTERVAL_MS`, `MAX_STALLED_COUNT`, `GRACE_MS`, `HEARTBEAT_MS`,
- * `AGENT_VERSION` (the version of every agent), `FLOW_CONTROL` (its `flowControl`, as JSON).
+ * `AGENT_VERSION` (the version of every agent), `FLOW_CONTROL` (its `flowControl`, as JSON),
+ * `OPENAI_AGENT` (run only an agent of that name on `OPENAI_MODEL`, through
+ * the real `openai` client to `OPENAI_BASE_URL`, instead of the test agents).
  * Test-only: not exported.
  */
+import { defineAgent } from "@errand/runtime";
 import { Redis } from "ioredis";
 import type { FlowControlOptions } from "../flow-control/flow-options.js";
 import { createLogger } from "../logger.js";
@@ -36,12 +39,23 @@ const worker = await createWorker({
   connection: url,
   prefix,
   workerId: requiredEnv("WORKER_ID"),
-  agents: testAgents({
-    redis,
-    prefix,
-    onModelRequest: (request) => logger.info(request, "model request"),
-    ...(process.env.AGENT_VERSION === undefined ? {} : { version: process.env.AGENT_VERSION }),
-  }),
+  agents:
+    process.env.OPENAI_AGENT === undefined
+      ? testAgents({
+          redis,
+          prefix,
+          onModelRequest: (request) => logger.info(request, "model request"),
+          ...(process.env.AGENT_VERSION === undefined
+            ? {}
+            : { version: process.env.AGENT_VERSION }),
+        })
+      : [
+          defineAgent({
+            name: process.env.OPENAI_AGENT,
+            instructions: "Answer.",
+            model: requiredEnv("OPENAI_MODEL"),
+          }),
+        ],
   logger,
   concurrency: numberFromEnv("CONCURRENCY") ?? 1,
   retry: { baseDelayMs: 10, maxDelayMs: 50 },

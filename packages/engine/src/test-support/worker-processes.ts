@@ -26,6 +26,8 @@ export interface SpawnWorkerOptions {
   agentVersion?: string;
   /** Its `flowControl`; default none. */
   flowControl?: FlowControlOptions;
+  /** Run only this agent, on `model` through the real `openai` client to `baseURL`, instead of the test agents. */
+  openaiAgent?: { name: string; model: string; baseURL: string };
 }
 
 /** A running worker process. */
@@ -77,6 +79,14 @@ function environment(options: SpawnWorkerOptions): NodeJS.ProcessEnv {
     ...(options.flowControl === undefined
       ? {}
       : { FLOW_CONTROL: JSON.stringify(options.flowControl) }),
+    ...(options.openaiAgent === undefined
+      ? {}
+      : {
+          OPENAI_AGENT: options.openaiAgent.name,
+          OPENAI_MODEL: options.openaiAgent.model,
+          OPENAI_BASE_URL: options.openaiAgent.baseURL,
+          OPENAI_API_KEY: "test",
+        }),
   };
   for (const [name, value] of Object.entries(optional)) {
     if (value !== undefined) env[name] = String(value);
