@@ -14,7 +14,7 @@ const quick = process.argv.includes("--quick");
 /** Sizes: rounds of each kind, runs of an overhead round, and the tenants of a fairness round. */
 const SIZES = quick
   ? { rounds: 2, overheadRuns: 1_000, bigRuns: 2_000, smallRuns: 10, concurrency: 20 }
-  : { rounds: 3, overheadRuns: 3_000, bigRuns: 10_000, smallRuns: 10, concurrency: 20 };
+  : { rounds: 3, overheadRuns: 2_000, bigRuns: 10_000, smallRuns: 10, concurrency: 20 };
 
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);

@@ -1,7 +1,7 @@
 /**
  * The Lua scripts of flow control, defined on a client: concurrency leases
- * (`flow-leases.lua`), fair queues (`fair-queue.lua`) and provider rate
- * limits (`provider-rate.lua`). Each runs on Redis' clock, shared by every worker.
+ * (`flow-leases.lua`), fair queues (`fair-queue-1.lua`) and provider rate
+ * limits (`provider-rate-2.lua`). Each runs on Redis' clock, shared by every worker.
  */
 import { defineLuaCommand, type LuaCall, type RedisClient, readLuaFile } from "@errand/store";
 
@@ -37,12 +37,12 @@ function defineFlowScripts(redis: RedisClient): FlowScripts {
     }),
     fairQueue: defineLuaCommand(redis, {
       command: "errandFairQueue",
-      lua: script("fair-queue.lua"),
+      lua: script("fair-queue-1.lua"),
       numberOfKeys: 1,
     }),
     providerRate: defineLuaCommand(redis, {
       command: "errandProviderRate",
-      lua: script("provider-rate.lua"),
+      lua: script("provider-rate-2.lua"),
       numberOfKeys: 2,
     }),
   };
