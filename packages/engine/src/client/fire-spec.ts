@@ -34,7 +34,7 @@ export const MAX_IDEMPOTENCY_TTL_MS = 30 * 24 * 60 * 60 * 1_000;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 512;
 
 /** The longest `concurrencyKey`, in characters (the same bound as the log's). */
-export const MAX_CONCURRENCY_KEY_LENGTH = 256;
+const MAX_CONCURRENCY_KEY_LENGTH = 256;
 
 /** How much metadata one run may carry; sizes are bytes of UTF-8. */
 export interface MetadataLimits {

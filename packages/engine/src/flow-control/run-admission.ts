@@ -29,7 +29,7 @@ export interface HeldSlots {
 }
 
 /** What {@link RunAdmission.admit} answers: the run holds its slots, or waits until `retryAtMs`. */
-export type Admission =
+type Admission =
   | { admitted: true; slots: HeldSlots }
   | { admitted: false; retryAtMs: number; limitedBy: string };
 
