@@ -14,6 +14,7 @@ import {
   createWorker,
   type Errand,
   type ErrandWorker,
+  type FlowControlOptions,
   MAX_FIRE_MANY,
 } from "@errand/engine";
 import type { Logger } from "@errand/runtime";
@@ -30,6 +31,10 @@ export interface StackOptions {
   worker?: boolean;
   /** Start a collector. Default true. */
   collector?: boolean;
+  /** The worker's flow control. Default none. */
+  flowControl?: FlowControlOptions;
+  /** The client's fair queueing of runs with a concurrency key. Default true. */
+  fairQueueing?: boolean;
 }
 
 /** Where errand's parts run: the bench's Redis URL and the durability of their appends. */
@@ -47,14 +52,19 @@ export interface ErrandStack {
 /** The logger of every part the bench runs: nothing, so that `--json` prints its report alone. */
 export const SILENT_LOGGER: Logger = createLogger({ level: "silent" });
 
-/** A worker running the bench agent on `redis`, logging nothing. */
-export function startBenchWorker(redis: BenchTarget, concurrency: number): Promise<ErrandWorker> {
+/** A worker running the bench agent on `redis`, logging nothing, with `flowControl` if given. */
+export function startBenchWorker(
+  redis: BenchTarget,
+  concurrency: number,
+  flowControl?: FlowControlOptions,
+): Promise<ErrandWorker> {
   return createWorker({
     connection: redis.url,
     durability: redis.durability,
     agents: [benchAgent()],
     concurrency,
     logger: SILENT_LOGGER,
+    ...(flowControl === undefined ? {} : { flowControl }),
   });
 }
 
@@ -68,8 +78,14 @@ export async function startErrandStack(options: StackOptions): Promise<ErrandSta
       : createCollector({ connection, durability: redis.durability, logger: SILENT_LOGGER });
   await collector?.start();
   const worker =
-    options.worker === false ? undefined : await startBenchWorker(redis, options.concurrency);
-  const errand = createErrand({ connection, logger: SILENT_LOGGER });
+    options.worker === false
+      ? undefined
+      : await startBenchWorker(redis, options.concurrency, options.flowControl);
+  const errand = createErrand({
+    connection,
+    logger: SILENT_LOGGER,
+    ...(options.fairQueueing === undefined ? {} : { fairQueueing: options.fairQueueing }),
+  });
   return {
     errand,
     ...(worker === undefined ? {} : { worker }),
@@ -87,11 +103,21 @@ export async function startErrandStack(options: StackOptions): Promise<ErrandSta
  * {@link MAX_FIRE_MANY} at a time, and resolves with their runIds in order.
  * Throws when any spec is refused: the bench measures runs that all go through.
  */
-export async function fireBenchRuns(errand: Errand, count: number, from = 0): Promise<string[]> {
+export async function fireBenchRuns(
+  errand: Errand,
+  count: number,
+  from = 0,
+  concurrencyKeyOf?: (index: number) => string,
+): Promise<string[]> {
   const runIds: string[] = [];
   for (let start = 0; start < count; start += MAX_FIRE_MANY) {
     const size = Math.min(MAX_FIRE_MANY, count - start);
-    const specs = Array.from({ length: size }, (_, i) => benchSpec(from + start + i));
+    const specs = Array.from({ length: size }, (_, i) => {
+      const spec = benchSpec(from + start + i);
+      return concurrencyKeyOf === undefined
+        ? spec
+        : { ...spec, concurrencyKey: concurrencyKeyOf(from + start + i) };
+    });
     const fired = await errand.fireMany(specs);
     for (const item of fired.results) {
       if (!item.ok || item.runId === undefined) {

@@ -27,6 +27,8 @@ export interface FireRequest {
   priority?: number;
   /** `--agent-version`, when given: the agent version the runs are pinned to. */
   agentVersion?: string;
+  /** `--concurrency-key`, when given: the key the runs' fleet-wide concurrency is limited under. */
+  concurrencyKey?: string;
   count: number;
 }
 
@@ -84,7 +86,7 @@ function readIdempotencyKey(args: ParsedArgs, count: number): string | undefined
 /**
  * The checked request of `errand fire <agent> --input … [--schema …]
  * [--metadata key=value]… [--deadline <seconds>] [--idempotency-key <key>]
- * [--priority <n>] [--agent-version <v>] [--count N]`.
+ * [--priority <n>] [--agent-version <v>] [--concurrency-key <key>] [--count N]`.
  */
 export async function readFireRequest(args: ParsedArgs, io: CliIO): Promise<FireRequest> {
   const agent = args.positional(0, "agent");
@@ -96,6 +98,7 @@ export async function readFireRequest(args: ParsedArgs, io: CliIO): Promise<Fire
   const idempotencyKey = readIdempotencyKey(args, count);
   const priority = args.integer("priority", { min: 1, max: MAX_RUN_PRIORITY }, 0);
   const agentVersion = args.string("agent-version");
+  const concurrencyKey = args.string("concurrency-key");
   const outputSchema = schemaArg === undefined ? undefined : await readSchema(io, schemaArg);
   return {
     agent,
@@ -107,5 +110,6 @@ export async function readFireRequest(args: ParsedArgs, io: CliIO): Promise<Fire
     ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
     ...(priority === 0 ? {} : { priority }),
     ...(agentVersion === undefined ? {} : { agentVersion }),
+    ...(concurrencyKey === undefined ? {} : { concurrencyKey }),
   };
 }

@@ -155,6 +155,13 @@ export const EventData = {
      */
     agentVersion: z.string().min(1).max(128).optional(),
     /**
+     * The key the run's concurrency is limited under (`concurrencyKey`, e.g. a
+     * tenant): at most the key's limit of its runs run at once across the
+     * fleet (docs/architecture.md §7, Flow control). Optional and additive:
+     * absent in older logs and for runs fired without one.
+     */
+    concurrencyKey: z.string().min(1).max(256).optional(),
+    /**
      * The span that fired the run (`send {queue}`): the worker's spans of the
      * run are its children, so fire, worker, children and collect read as one
      * trace. Optional and additive: absent when the firer traced nothing.

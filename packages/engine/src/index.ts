@@ -222,6 +222,15 @@ export {
   type RedisConnection,
 } from "./connection.js";
 export { type EngineKeys, engineKeys } from "./engine-keys.js";
+export { FAIR_QUEUE_HORIZON_MS } from "./flow-control/fair-queue.js";
+export {
+  DEFAULT_FLOW_RECHECK_MS,
+  DEFAULT_LEASE_MS,
+  type FlowControlOptions,
+  type KeyConcurrencyLimit,
+  type ProviderRateLimit,
+} from "./flow-control/flow-options.js";
+export { DEFAULT_429_PAUSE_MS } from "./flow-control/provider-limits.js";
 export { type CreateLoggerOptions, createLogger, RUN_DATA_KEYS } from "./logger.js";
 export { addCollectorGauges } from "./metrics/collector-gauges.js";
 export {

@@ -3,7 +3,8 @@
  * a client, a worker and a collector (with its reaper) connect as that user
  * and carry a workload through — a run whose tool result becomes a blob, a
  * cancel of a running run, a parent that spawns children and parks until
- * they settle, a run past its deadline. Nothing is refused (the server's ACL
+ * they settle, a run past its deadline, a run under a concurrency key's
+ * fleet-wide limit (queued fairly). Nothing is refused (the server's ACL
  * LOG stays empty) and every settled run gets its retention: its log, head,
  * blobs, result, children and spawn claims all expire.
  */
@@ -63,7 +64,13 @@ beforeAll(async () => {
   const common = { connection, prefix, logger };
   collector = createCollector({ ...common, blockMs: 100, reaper: { intervalMs: 100 } });
   await collector.start();
-  worker = await createWorker({ ...common, agents, concurrency: 4, parkRecheckMs: 60_000 });
+  worker = await createWorker({
+    ...common,
+    agents,
+    concurrency: 4,
+    parkRecheckMs: 60_000,
+    flowControl: { keyConcurrency: [{ key: "tenant-*", limit: 2 }] },
+  });
   errand = createErrand({ connection, prefix });
 });
 afterAll(async () => {
@@ -93,6 +100,7 @@ describe("errand as the least-privilege ACL user", () => {
     const reader = await errand.fire({
       agent: "reader",
       input: { script: [{ call: [{ tool: "fetch_page", args: {} }] }, { say: "read it" }] },
+      concurrencyKey: "tenant-a",
     });
     const sleeper = await errand.fire({
       agent: "sleeper",

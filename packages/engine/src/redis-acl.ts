@@ -28,6 +28,8 @@ const CONNECTION_COMMANDS = [
   "exec",
   "evalsha",
   "eval",
+  // the flow-control scripts read Redis' clock
+  "time",
 ];
 
 /** Pub/sub, on the prefix's channels only. */
@@ -98,6 +100,7 @@ const KEY_COMMANDS = [
   "zrange",
   "zrangebylex",
   "zrangebyscore",
+  "zrank",
   "zrem",
   "zremrangebyrank",
   "zremrangebyscore",

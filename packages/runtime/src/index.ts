@@ -141,6 +141,7 @@ export {
   classifyOpenAIError,
   type OpenAIEnv,
   PLACEHOLDER_API_KEY,
+  providerKeyOf,
   readOpenAIEnv,
   retryAfterMs,
 } from "./openai-client.js";

@@ -87,6 +87,12 @@ export interface Model {
   /** False for a model without tool calling: it cannot carry a structured-output schema. */
   readonly supportsTools: boolean;
   /**
+   * Who serves it, under whose key (e.g. `https://api.openai.com/v1#<key digest>`):
+   * the name a fleet's provider rate limits and 429 pauses are shared under.
+   * A model without one is not rate limited by the fleet.
+   */
+  readonly providerKey?: string;
+  /**
    * Why this model cannot honour `settings` (a sentence naming the setting),
    * or `undefined` when it honours them all. Asked when an agent is defined
    * and when a host resolves an agent's model, so that no setting is ever

@@ -5,6 +5,7 @@
  * `ModelError`s carrying the `retry-after` the server sent. Both API shapes
  * of `openaiModel` share it.
  */
+import { createHash } from "node:crypto";
 import { ErrandError } from "@errand/core";
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from "openai";
 import { ModelError } from "./errors.js";
@@ -68,6 +69,21 @@ export function createClient(options: OpenAIConnection): OpenAI {
     );
   }
   return new OpenAI({ apiKey, ...(baseURL === undefined ? {} : { baseURL }), maxRetries: 0 });
+}
+
+/** How many hex digits of the key's SHA-256 name it in a provider key: enough to tell keys apart, never the key. */
+const KEY_DIGEST_LENGTH = 12;
+
+/**
+ * The provider key of a client: its base URL and a digest of its API key
+ * (`<baseURL>#<12 hex digits>`), so that models on one server under one key
+ * share their rate limits, and the key itself is never written anywhere.
+ */
+export function providerKeyOf(client: OpenAI): string {
+  const digest = createHash("sha256")
+    .update(client.apiKey ?? "")
+    .digest("hex");
+  return `${client.baseURL}#${digest.slice(0, KEY_DIGEST_LENGTH)}`;
 }
 
 /**

@@ -15,7 +15,7 @@ import type { ModelSettings } from "./model-settings.js";
 import { readChatCompletion } from "./openai-answer.js";
 import { chatRequestBody, chatSettingsRefusal } from "./openai-chat.js";
 import { chatStreamFold } from "./openai-chat-stream.js";
-import { classifyOpenAIError, createClient } from "./openai-client.js";
+import { classifyOpenAIError, createClient, providerKeyOf } from "./openai-client.js";
 import { readResponse } from "./openai-response-answer.js";
 import {
   type ResponsesHistory,
@@ -60,6 +60,11 @@ export interface OpenAIModelOptions {
    * (`stream_options.include_usage`). Default false.
    */
   stream?: boolean;
+  /**
+   * The name its fleet-wide rate limits are shared under (`Model.providerKey`).
+   * Default: the client's base URL and a digest of its key (`providerKeyOf`).
+   */
+  providerKey?: string;
 }
 
 /** What each request is sent with. */
@@ -186,6 +191,7 @@ export function openaiModel(options: OpenAIModelOptions): Model {
   return {
     name: `openai:${options.model}`,
     supportsTools: true,
+    providerKey: options.providerKey ?? providerKeyOf(client),
     refuseSettings: shape.refuseSettings,
     async respond(request, signal) {
       const model = request.model ?? options.model;

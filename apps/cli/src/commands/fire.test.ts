@@ -214,8 +214,8 @@ describe("errand fire without --wait", () => {
   });
 });
 
-describe("errand fire --idempotency-key and --priority", () => {
-  it("fires once per key, printing the run fired before with deduplicated: true, and keeps the priority", async () => {
+describe("errand fire --idempotency-key, --priority and --concurrency-key", () => {
+  it("fires once per key, printing the run fired before with deduplicated: true, and keeps the priority and concurrency key", async () => {
     const fire = () =>
       errand([
         "fire",
@@ -228,6 +228,8 @@ describe("errand fire --idempotency-key and --priority", () => {
         "oslo-once",
         "--priority",
         "3",
+        "--concurrency-key",
+        "tenant-oslo",
         "--json",
       ]);
     const first = await fire();
@@ -240,7 +242,10 @@ describe("errand fire --idempotency-key and --priority", () => {
 
     const events = await errand(["runs", "events", runId, "--json"]);
     const [queued] = RunEvent.array().parse(JSON.parse(events.stdout));
-    expect(queued).toMatchObject({ type: "run-queued", data: { priority: 3 } });
+    expect(queued).toMatchObject({
+      type: "run-queued",
+      data: { priority: 3, concurrencyKey: "tenant-oslo" },
+    });
   });
 
   it("pins a run to an agent version with --agent-version, and refuses one nobody ran with exit 2", async () => {

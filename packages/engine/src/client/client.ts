@@ -43,6 +43,12 @@ export interface ErrandOptions extends EngineOptions {
   /** The largest input `fire` accepts, in bytes of UTF-8 JSON. Default 256 KiB. */
   maxInputBytes?: number;
   /**
+   * Whether runs fired with a `concurrencyKey` (and no `priority`) are queued
+   * fairly: round-robin across keys, by BullMQ priority (docs/architecture.md
+   * §7, Flow control). Default true; false queues them first in, first out.
+   */
+  fairQueueing?: boolean;
+  /**
    * How much metadata `fire` accepts on one run: `maxKeys` (default 64),
    * `maxKeyBytes` (128), `maxValueBytes` (1 KiB) and `maxBytes` of its JSON
    * (16 KiB); each one given replaces its default.
@@ -204,6 +210,7 @@ export function createErrand(options: ErrandOptions): Errand {
     queues,
     maxInputBytes: options.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES,
     metadataLimits: { ...DEFAULT_METADATA_LIMITS, ...options.metadataLimits },
+    fairQueueing: options.fairQueueing ?? true,
   };
   return {
     keys,

@@ -17,6 +17,7 @@
  */
 import type { ErrandError } from "@errand/core";
 import type { Span } from "@opentelemetry/api";
+import { fairPriorities } from "../flow-control/fair-queue.js";
 import type { EngineResources } from "../resources.js";
 import type { RunJob, RunQueues } from "../run-queues.js";
 import { endSendSpan, startSendSpan } from "../tracing/messaging-spans.js";
@@ -35,6 +36,8 @@ export interface FireContext extends EngineResources {
   maxInputBytes: number;
   /** How much metadata a run may carry. Default `DEFAULT_METADATA_LIMITS`. */
   metadataLimits?: MetadataLimits;
+  /** Whether runs with a `concurrencyKey` are queued fairly across keys. Default true. */
+  fairQueueing?: boolean;
 }
 
 /**
@@ -88,11 +91,22 @@ async function enqueueQueue(
       return [linked, redis.expire(children, store.retentionSeconds)];
     }),
   );
-  const jobs: RunJob[] = runs.map(({ runId, prepared }) => ({
-    runId,
-    agent: prepared.registration.name,
-    ...(prepared.priority === undefined ? {} : { priority: prepared.priority }),
-  }));
+  const fair =
+    context.fairQueueing === false
+      ? new Map<string, number>()
+      : await fairPriorities(
+          redis,
+          keys.prefix,
+          runs.map(({ runId, prepared }) => ({ runId, ...prepared })),
+        );
+  const jobs: RunJob[] = runs.map(({ runId, prepared }) => {
+    const priority = prepared.priority ?? fair.get(runId);
+    return {
+      runId,
+      agent: prepared.registration.name,
+      ...(priority === undefined ? {} : { priority }),
+    };
+  });
   await queues.add(queue, jobs);
 }
 

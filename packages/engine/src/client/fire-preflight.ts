@@ -67,6 +67,8 @@ export interface PreparedRun {
   idempotency?: IdempotencyKey;
   /** The BullMQ priority of its job: the spec's, else its parent's, else none. */
   priority?: number;
+  /** The key its concurrency is limited and its queueing made fair under, when the spec gives one. */
+  concurrencyKey?: string;
   /** The run-queued event of the run `runId`, stamped `at`, fired from the span stored as `trace`. */
   queuedEvent(runId: string, at: Date, trace: TraceContext | undefined): NewEvent;
 }
@@ -232,6 +234,7 @@ export async function preflightFire(
           },
         }),
     ...(priority === undefined ? {} : { priority }),
+    ...(parsed.concurrencyKey === undefined ? {} : { concurrencyKey: parsed.concurrencyKey }),
     queuedEvent(runId, at, trace) {
       const data: EventDataOf<"run-queued"> = {
         agent: parsed.agent,
@@ -250,6 +253,7 @@ export async function preflightFire(
         metadata: parsed.metadata ?? {},
         ...(priority === undefined ? {} : { priority }),
         ...(registration.version === undefined ? {} : { agentVersion: registration.version }),
+        ...(parsed.concurrencyKey === undefined ? {} : { concurrencyKey: parsed.concurrencyKey }),
         ...(trace === undefined ? {} : { trace }),
       };
       return { type: "run-queued", at: at.toISOString(), data };

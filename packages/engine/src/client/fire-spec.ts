@@ -33,6 +33,9 @@ export const MAX_IDEMPOTENCY_TTL_MS = 30 * 24 * 60 * 60 * 1_000;
 /** The longest idempotency key, in characters. */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 512;
 
+/** The longest `concurrencyKey`, in characters (the same bound as the log's). */
+const MAX_CONCURRENCY_KEY_LENGTH = 256;
+
 /** How much metadata one run may carry; sizes are bytes of UTF-8. */
 export interface MetadataLimits {
   /** The most keys. */
@@ -102,6 +105,13 @@ export const FireSpec = z
      * version no worker ever registered is refused (`agent_version_unavailable`).
      */
     agentVersion: z.string().min(1).max(128).optional(),
+    /**
+     * The key (e.g. a tenant) whose runs share a fleet-wide concurrency
+     * limit, set by the workers' `flowControl.keyConcurrency`; runs of a key
+     * are also queued fairly against other keys' (docs/architecture.md §7,
+     * Flow control). Up to {@link MAX_CONCURRENCY_KEY_LENGTH} characters.
+     */
+    concurrencyKey: z.string().min(1).max(MAX_CONCURRENCY_KEY_LENGTH).optional(),
   })
   .refine((spec) => spec.idempotencyTtlMs === undefined || spec.idempotencyKey !== undefined, {
     message: "idempotencyTtlMs needs an idempotencyKey",

@@ -5,10 +5,15 @@
  * environment: `REDIS_URL`, `ERRAND_PREFIX`, `WORKER_ID`, `CONCURRENCY`,
  * `LOCK_DURATION_MS`, `STALLED_INTERVAL_MS`, `MAX_STALLED_COUNT`, `GRACE_MS`, `HEARTBEAT_MS`,
  * `AGENT_VERSION` (the version of every agent), `STREAMING_MODEL_URL` (also
- * run {@link STREAMER} on a streaming model at that base URL).
+ * run {@link STREAMER} on a streaming model at that base URL), `FLOW_CONTROL`
+ * (its `flowControl`, as JSON), `OPENAI_AGENT` (run only an agent of that name
+ * on `OPENAI_MODEL`, through the real `openai` client to `OPENAI_BASE_URL`,
+ * instead of the test agents).
  * Test-only: not exported.
  */
+import { defineAgent } from "@errand/runtime";
 import { Redis } from "ioredis";
+import type { FlowControlOptions } from "../flow-control/flow-options.js";
 import { createLogger } from "../logger.js";
 import { closeOnSignals } from "../worker/close-on-signals.js";
 import { createWorker } from "../worker/create-worker.js";
@@ -37,15 +42,26 @@ const worker = await createWorker({
   connection: url,
   prefix,
   workerId: requiredEnv("WORKER_ID"),
-  agents: [
-    ...testAgents({
-      redis,
-      prefix,
-      onModelRequest: (request) => logger.info(request, "model request"),
-      ...(process.env.AGENT_VERSION === undefined ? {} : { version: process.env.AGENT_VERSION }),
-    }),
-    ...(streamingModelUrl === undefined ? [] : [streamingAgent(streamingModelUrl)]),
-  ],
+  agents:
+    process.env.OPENAI_AGENT === undefined
+      ? [
+          ...testAgents({
+            redis,
+            prefix,
+            onModelRequest: (request) => logger.info(request, "model request"),
+            ...(process.env.AGENT_VERSION === undefined
+              ? {}
+              : { version: process.env.AGENT_VERSION }),
+          }),
+          ...(streamingModelUrl === undefined ? [] : [streamingAgent(streamingModelUrl)]),
+        ]
+      : [
+          defineAgent({
+            name: process.env.OPENAI_AGENT,
+            instructions: "Answer.",
+            model: requiredEnv("OPENAI_MODEL"),
+          }),
+        ],
   logger,
   concurrency: numberFromEnv("CONCURRENCY") ?? 1,
   retry: { baseDelayMs: 10, maxDelayMs: 50 },
@@ -53,5 +69,8 @@ const worker = await createWorker({
   ...optional("stalledInterval", numberFromEnv("STALLED_INTERVAL_MS")),
   ...optional("maxStalledCount", numberFromEnv("MAX_STALLED_COUNT")),
   ...optional("heartbeatMs", numberFromEnv("HEARTBEAT_MS")),
+  ...(process.env.FLOW_CONTROL === undefined
+    ? {}
+    : { flowControl: JSON.parse(process.env.FLOW_CONTROL) as FlowControlOptions }),
 });
 closeOnSignals(worker, optional("graceMs", numberFromEnv("GRACE_MS")));

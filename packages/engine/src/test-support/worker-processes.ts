@@ -6,6 +6,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import type { FlowControlOptions } from "../flow-control/flow-options.js";
 
 /** One JSON log line of a worker process. */
 export type LogLine = Record<string, unknown> & { msg?: string };
@@ -25,6 +26,10 @@ export interface SpawnWorkerOptions {
   agentVersion?: string;
   /** Also run {@link STREAMER}, streaming from the OpenAI-compatible server at this base URL. */
   streamingModelUrl?: string;
+  /** Its `flowControl`; default none. */
+  flowControl?: FlowControlOptions;
+  /** Run only this agent, on `model` through the real `openai` client to `baseURL`, instead of the test agents. */
+  openaiAgent?: { name: string; model: string; baseURL: string };
 }
 
 /** A running worker process. */
@@ -76,6 +81,17 @@ function environment(options: SpawnWorkerOptions): NodeJS.ProcessEnv {
     ...(options.streamingModelUrl === undefined
       ? {}
       : { STREAMING_MODEL_URL: options.streamingModelUrl }),
+    ...(options.flowControl === undefined
+      ? {}
+      : { FLOW_CONTROL: JSON.stringify(options.flowControl) }),
+    ...(options.openaiAgent === undefined
+      ? {}
+      : {
+          OPENAI_AGENT: options.openaiAgent.name,
+          OPENAI_MODEL: options.openaiAgent.model,
+          OPENAI_BASE_URL: options.openaiAgent.baseURL,
+          OPENAI_API_KEY: "test",
+        }),
   };
   for (const [name, value] of Object.entries(optional)) {
     if (value !== undefined) env[name] = String(value);

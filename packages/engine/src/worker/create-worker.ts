@@ -16,6 +16,9 @@ import { logBullErrors } from "../bull-errors.js";
 import { CLOSE_ALLOWANCE_MS, closeWithin, runEach, settlesWithin } from "../closing.js";
 import { closeConnection, openConnection, openSettledWaiter } from "../connection.js";
 import { type EngineKeys, engineKeys } from "../engine-keys.js";
+import type { FlowControlOptions } from "../flow-control/flow-options.js";
+import { waitForSlot } from "../flow-control/wait-for-slot.js";
+import { workerFlowControl } from "../flow-control/worker-flow-control.js";
 import { parseRunJobData, type RunJobData } from "../job-data.js";
 import { createLogger } from "../logger.js";
 import { createPrometheusMetrics, type PrometheusMetrics } from "../metrics/prometheus-metrics.js";
@@ -121,6 +124,13 @@ export interface WorkerOptions extends EngineOptions {
    */
   traceContent?: boolean;
   /**
+   * Limits shared by the fleet (docs/architecture.md §7, Flow control): runs
+   * at once per agent and per `concurrencyKey`, and requests and tokens a
+   * minute per provider key, whose 429s pause it for every worker. Give every
+   * worker of a fleet the same. Default: no limits.
+   */
+  flowControl?: FlowControlOptions;
+  /**
    * Where its Prometheus metrics go (runs settled, run and step durations,
    * tokens, tool calls, slots, Redis errors). Default: metrics of its own.
    */
@@ -218,11 +228,13 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     { logger, write: "registration of the worker" },
   );
   const cancels = await startCancelListener(options.connection, keys, logger);
+  const flow = workerFlowControl(redis, keys.prefix, logger, agents, options.flowControl);
   const context: RunProcessorContext = {
     ...resources,
     // Runs wait out a Redis out of memory rather than fail their jobs (docs/architecture.md §7).
     store: patientStore(store, logger),
-    agents,
+    agents: flow.agents,
+    admission: flow.admission,
     workerId,
     queue,
     cancels,
@@ -252,6 +264,8 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     try {
       const outcome = await processRun(context, runId, job.name);
       if (outcome.kind === "parked") await parked.park(job, token, outcome, worker.scripts);
+      if (outcome.kind === "throttled")
+        await waitForSlot(job, token, worker.scripts, logger, outcome);
       if (outcome.kind === "other-version") {
         await handBackJob(job, token, worker.scripts, logger, {
           run: outcome.agentVersion,

@@ -46,6 +46,7 @@ import {
   runSteps,
 } from "@errand/runtime";
 import { type EventStore, isSeqConflict } from "@errand/store";
+import type { HeldSlots, RunAdmission } from "../flow-control/run-admission.js";
 import { runLogger } from "../logger.js";
 import type { RunMetrics } from "../metrics/run-metrics.js";
 import type { EngineResources } from "../resources.js";
@@ -83,6 +84,8 @@ export interface RunProcessorContext extends EngineResources {
   runMetrics?: RunMetrics;
   /** Where streaming models publish their deltas (architecture §6). */
   live?: LiveChannel;
+  /** The fleet's concurrency gate: an open run starts only once admitted (docs/architecture.md §7). */
+  admission?: RunAdmission;
 }
 
 /** How a job of a run ended for this worker. */
@@ -102,12 +105,19 @@ export type ProcessOutcome =
    */
   | { kind: "parked"; waitFor: readonly string[]; waitpoint?: ParkedWaitpoint }
   /** The open run was fired for `agentVersion`, which this worker does not run: nothing written. */
-  | { kind: "other-version"; agentVersion: string };
+  | { kind: "other-version"; agentVersion: string }
+  /** A concurrency limit is reached: nothing written; the job waits in the queue until `retryAtMs`. */
+  | { kind: "throttled"; retryAtMs: number; limitedBy: string };
 
 /** The waitpoint a parked run waits on: its token, and when it times out (ms), if it does. */
 export interface ParkedWaitpoint {
   token: string;
   timeoutAtMs?: number;
+}
+
+/** Whether the run needs a slot: it is open and no cancel was asked for. */
+function needsSlot(state: RunState): boolean {
+  return !isSettled(state) && !state.cancelRequested;
 }
 
 /** How many times a `run-started` refused while the run was parked is tried again from the log. */
@@ -314,6 +324,7 @@ export async function processRun(
     );
   }
   const held = context.cancels.hold(runId);
+  let slots: HeldSlots | undefined;
   try {
     const log = await context.store.readLog(runId);
     const state = foldRun(log, runId);
@@ -330,6 +341,13 @@ export async function processRun(
     if (agentVersion !== undefined && agentVersion !== resolved.version && !isSettled(state)) {
       return { kind: "other-version", agentVersion };
     }
+    const admission = needsSlot(state)
+      ? await context.admission?.admit(runId, state.queued)
+      : undefined;
+    if (admission?.admitted === false) {
+      return { kind: "throttled", retryAtMs: admission.retryAtMs, limitedBy: admission.limitedBy };
+    }
+    slots = admission?.slots;
     return await inProcessSpan(context.queue, runId, state.queued.trace, async (span) => {
       const outcome = await decideAndRun(
         context,
@@ -343,6 +361,7 @@ export async function processRun(
     });
   } finally {
     held.release();
+    await slots?.release();
   }
 }
 

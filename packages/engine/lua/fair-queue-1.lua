@@ -1,0 +1,27 @@
+--[[
+  Fair queueing of a concurrency key's runs (docs/architecture.md §7, Flow
+  control): a ZSET of the key's runs fired and not yet started, scored by
+  when they were fired. A run's BullMQ priority is its place in its key's
+  queue, so the n-th waiting run of every key goes before the (n+1)-th of
+  any: round-robin across keys. Entries older than the horizon (runs
+  cancelled or lost while queued) are dropped.
+
+  KEYS[1] the key's queue ZSET
+  ARGV[1] horizon, ms     ARGV[2..] runIds
+  Returns each run's place (1-based: how many of the key's runs wait, it
+  included, when it joined), in order.
+]]
+local time = redis.call("TIME")
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local horizonMs = tonumber(ARGV[1])
+redis.call("ZREMRANGEBYSCORE", KEYS[1], "-inf", now - horizonMs)
+local places = {}
+for index = 2, #ARGV do
+  if redis.call("ZADD", KEYS[1], "NX", now, ARGV[index]) == 1 then
+    places[#places + 1] = redis.call("ZCARD", KEYS[1])
+  else
+    places[#places + 1] = redis.call("ZRANK", KEYS[1], ARGV[index]) + 1
+  end
+end
+redis.call("PEXPIRE", KEYS[1], horizonMs)
+return places

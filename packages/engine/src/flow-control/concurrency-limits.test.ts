@@ -1,0 +1,149 @@
+/**
+ * Fleet-wide concurrency limits, across real worker processes: with a limit
+ * of 2 per concurrency key and three workers of two slots each, never more
+ * than 2 runs of a key run at once (read from the runs' logs: each run's
+ * `run-started` to its terminal event), while the runs of another key run
+ * beside them; with a limit of 1 on an agent, its runs run one at a time.
+ * A worker killed while it holds a slot does not keep it: its lease lapses.
+ */
+import { isTerminalEventType, type RunEvent } from "@errand/core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import {
+  type EngineFixture,
+  FAST_TAKEOVER,
+  startEngineFixture,
+} from "../test-support/engine-fixture.js";
+import { TEST_AGENTS } from "../test-support/test-agents.js";
+import type { FlowControlOptions } from "./flow-options.js";
+
+let fx: EngineFixture;
+
+/** Three worker processes start one after the other: slow on a busy machine. */
+const WORKER_FLEET_TIMEOUT_MS = 180_000;
+
+beforeAll(async () => {
+  fx = await startEngineFixture("flow-limits");
+});
+afterEach(() => fx.killWorkers());
+afterAll(() => fx?.stop());
+
+/** When a run ran, by its log: from its `run-started` to its terminal event (ms). */
+interface RanInterval {
+  runId: string;
+  workerId: string;
+  startedAt: number;
+  endedAt: number;
+}
+
+function intervalOf(runId: string, events: readonly RunEvent[]): RanInterval {
+  const started = events.find((event) => event.type === "run-started");
+  const ended = events.find((event) => isTerminalEventType(event.type));
+  if (started?.type !== "run-started" || ended === undefined) {
+    throw new Error(`run ${runId} has no run-started or no terminal event`);
+  }
+  return {
+    runId,
+    workerId: started.data.workerId,
+    startedAt: Date.parse(started.at),
+    endedAt: Date.parse(ended.at),
+  };
+}
+
+/** The most intervals open at once; one that ends when another starts does not overlap it. */
+function mostAtOnce(intervals: readonly RanInterval[]): number {
+  const edges = intervals.flatMap(({ startedAt, endedAt }) => [
+    { at: startedAt, change: 1 },
+    { at: endedAt, change: -1 },
+  ]);
+  edges.sort((a, b) => a.at - b.at || a.change - b.change);
+  let open = 0;
+  let most = 0;
+  for (const { change } of edges) {
+    open += change;
+    most = Math.max(most, open);
+  }
+  return most;
+}
+
+async function startWorkers(flowControl: FlowControlOptions, count = 3): Promise<void> {
+  for (let index = 0; index < count; index++) {
+    await fx.spawn(`flow-${index}`, { concurrency: 2, flowControl, ...FAST_TAKEOVER });
+  }
+}
+
+async function fireSlowRuns(count: number, sleepMs: number, concurrencyKey?: string) {
+  return Promise.all(
+    Array.from({ length: count }, async () => {
+      const { runId } = await fx.errand.fire({
+        agent: TEST_AGENTS.plain,
+        input: { script: [{ sleepMs, say: "done" }] },
+        ...(concurrencyKey === undefined ? {} : { concurrencyKey }),
+      });
+      return runId;
+    }),
+  );
+}
+
+async function ranIntervals(runIds: readonly string[]): Promise<RanInterval[]> {
+  return Promise.all(
+    runIds.map(async (runId) => {
+      const events = await fx.waitForEvent(runId);
+      expect(events.at(-1)?.type).toBe("finished");
+      return intervalOf(runId, events);
+    }),
+  );
+}
+
+describe("fleet-wide concurrency limits", () => {
+  it(
+    "runs at most 2 runs of a key at once across 3 workers, and other keys beside them",
+    async () => {
+      await startWorkers({ keyConcurrency: [{ key: "tenant-*", limit: 2 }], recheckMs: 100 });
+      const [busy, other] = await Promise.all([
+        fireSlowRuns(8, 400, "tenant-a"),
+        fireSlowRuns(2, 400, "tenant-b"),
+      ]);
+      const busyRan = await ranIntervals(busy);
+      const otherRan = await ranIntervals(other);
+
+      expect(mostAtOnce(busyRan)).toBe(2);
+      expect(mostAtOnce(otherRan)).toBeLessThanOrEqual(2);
+      // The key's runs were spread over the fleet, yet the fleet ran more than the key's limit at once.
+      expect(new Set(busyRan.map((ran) => ran.workerId)).size).toBeGreaterThan(1);
+      expect(mostAtOnce([...busyRan, ...otherRan])).toBeGreaterThan(2);
+      // Every lease was given back.
+      expect(await fx.redis.exists(`${fx.prefix}:{flow}:lease:key:tenant-a`)).toBe(0);
+    },
+    WORKER_FLEET_TIMEOUT_MS,
+  );
+
+  it(
+    "runs an agent limited to 1 one run at a time across the fleet",
+    async () => {
+      await startWorkers({ agentConcurrency: { [TEST_AGENTS.plain]: 1 }, recheckMs: 100 });
+      const runIds = await fireSlowRuns(4, 200);
+      expect(mostAtOnce(await ranIntervals(runIds))).toBe(1);
+    },
+    WORKER_FLEET_TIMEOUT_MS,
+  );
+
+  it("gives a killed worker's slot back once its lease lapses", async () => {
+    const flowControl = {
+      keyConcurrency: [{ key: "solo", limit: 1 }],
+      leaseMs: 1_000,
+      recheckMs: 100,
+    };
+    const doomed = await fx.spawn("flow-doomed", { flowControl, ...FAST_TAKEOVER });
+    const [stuck] = await fireSlowRuns(1, 60_000, "solo");
+    await doomed.waitForLine(
+      (line) => line.msg === "model request" && line.runId === stuck,
+      "the slow run's model request",
+    );
+    doomed.signal("SIGKILL");
+    await doomed.exited;
+    await fx.spawn("flow-survivor", { flowControl, ...FAST_TAKEOVER });
+    const [next] = await fireSlowRuns(1, 10, "solo");
+    const events = await fx.waitForEvent(next!);
+    expect(events.at(-1)?.type).toBe("finished");
+  });
+});
