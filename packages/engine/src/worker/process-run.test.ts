@@ -5,15 +5,30 @@
  * request when attempt B starts (its run-started fenced on the log's seq) and
  * finishes the run; A's late step is refused, A writes nothing more, and the
  * log is the one B alone would have written.
+ *
+ * The rescuer gap: a stale worker that lost the job's lock appends a step
+ * between the rescuer's read of the log and the rescuer's `run-started`. The
+ * rescuer's start is refused; it reads the log again and starts again, and
+ * carries the run to its end however the stale worker ends. A store whose
+ * `run-started` appends call a hook first puts the stale step exactly there.
  */
 import { foldRun, type RunEvent, settleRun } from "@errand/core";
-import { type Agent, agentVersion, defineAgent, type Model } from "@errand/runtime";
+import {
+  type Agent,
+  agentVersion,
+  defineAgent,
+  defineTool,
+  type Model,
+  type ModelResponse,
+} from "@errand/runtime";
+import type { EventStore } from "@errand/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { createLogger } from "../logger.js";
 import { type EngineFixture, startEngineFixture } from "../test-support/engine-fixture.js";
 import { registerTestQueue } from "../test-support/registered-queue.js";
 import { type CancelListener, startCancelListener } from "./cancel-listener.js";
-import { processRun, type RunProcessorContext } from "./process-run.js";
+import { MAX_START_TRIES, processRun, type RunProcessorContext } from "./process-run.js";
 
 let fx: EngineFixture;
 let cancels: CancelListener;
@@ -62,8 +77,7 @@ function agentOn(model: Model): Agent {
   return defineAgent({ name: "answerer", instructions: "Answer.", model });
 }
 
-function contextFor(workerId: string, model: Model): RunProcessorContext {
-  const agent = agentOn(model);
+function contextFor(workerId: string, model: Model, agent = agentOn(model)): RunProcessorContext {
   return {
     redis: fx.redis,
     keys: fx.errand.keys,
@@ -183,5 +197,150 @@ describe("what the log decides before an attempt starts", () => {
       message: expect.stringContaining("the run is of agent answerer"),
     });
     expect(types(await fx.errand.store.readLog(runId))).toEqual(["run-queued"]);
+  });
+});
+
+const noteTool = defineTool({
+  name: "note",
+  description: "Notes the question down.",
+  parameters: z.object({}),
+  handler: () => "noted",
+});
+
+/** An agent that notes the question down, then answers. */
+function noteTakerOn(model: Model): Agent {
+  return defineAgent({
+    name: "answerer",
+    instructions: "Note, then answer.",
+    model,
+    tools: [noteTool],
+  });
+}
+
+const USAGE = { inputTokens: 1, outputTokens: 1 };
+
+/**
+ * The stale worker's model: its first turn (once `releaseFirstTurn` is
+ * called) calls `note`; its second turn waits until `releaseSecondTurn`, then
+ * answers `stale answer`. `inSecondTurn` resolves once step 1 is appended.
+ */
+function staleWorkerModel() {
+  let releaseFirstTurn = () => {};
+  let releaseSecondTurn = () => {};
+  let enteredSecondTurn = () => {};
+  const firstTurn = new Promise<void>((resolve) => {
+    releaseFirstTurn = resolve;
+  });
+  const secondTurn = new Promise<void>((resolve) => {
+    releaseSecondTurn = resolve;
+  });
+  const inSecondTurn = new Promise<void>((resolve) => {
+    enteredSecondTurn = resolve;
+  });
+  let turns = 0;
+  const model: Model = {
+    name: "stale-worker-model",
+    supportsTools: true,
+    async respond(): Promise<ModelResponse> {
+      turns += 1;
+      if (turns === 1) {
+        await firstTurn;
+        const calls = [{ callId: "call-note", name: "note", args: {} }];
+        return { text: "", calls, usage: USAGE, finish: "tool_calls" };
+      }
+      enteredSecondTurn();
+      await secondTurn;
+      return { text: "stale answer", calls: [], usage: USAGE, finish: "stop" };
+    },
+  };
+  return { model, releaseFirstTurn, releaseSecondTurn, inSecondTurn };
+}
+
+/** The fixture's store, calling `beforeStart` before each append that holds a `run-started`. */
+function storeWithStartHook(beforeStart: () => Promise<void>): EventStore {
+  const store = fx.errand.store;
+  return {
+    ...store,
+    async appendEvents(runId, expectedSeq, events) {
+      if (events.some((event) => event.type === "run-started")) await beforeStart();
+      return store.appendEvents(runId, expectedSeq, events);
+    },
+  };
+}
+
+describe("a rescuer whose run-started is refused", () => {
+  it("takes the run over from the log when a stale worker appended between its read and its start", async () => {
+    const { runId } = await fx.errand.fire({ agent: "answerer", input: "question" });
+    const stale = staleWorkerModel();
+    const attemptA = processRun(
+      contextFor("worker-a", stale.model, noteTakerOn(stale.model)),
+      runId,
+      "answerer",
+    );
+    await expect
+      .poll(async () => types(await fx.errand.store.readLog(runId)))
+      .toContain("run-started");
+
+    let starts = 0;
+    const rescuerStore = storeWithStartHook(async () => {
+      starts += 1;
+      if (starts > 1) return;
+      // The rescuer has read the log; the stale worker appends its step 1 now.
+      stale.releaseFirstTurn();
+      await stale.inSecondTurn;
+    });
+    const fresh = answeringModel("fresh answer", false);
+    const rescuer = contextFor("worker-b", fresh.model, noteTakerOn(fresh.model));
+    const outcomeB = await processRun({ ...rescuer, store: rescuerStore }, runId, "answerer");
+
+    expect(outcomeB).toEqual({ kind: "settled", status: "succeeded" });
+    expect(starts).toBe(2);
+    stale.releaseSecondTurn(); // the stale worker's next append is refused
+    expect(await attemptA).toEqual({ kind: "already-settled", status: "succeeded" });
+    const log = await fx.errand.store.readLog(runId);
+    expect(types(log)).toEqual([
+      "run-queued",
+      "run-started",
+      "model-responded",
+      "tool-called",
+      "tool-result",
+      "run-started",
+      "model-responded",
+      "finished",
+    ]);
+    expect(log[1]).toMatchObject({ data: { attempt: 1, workerId: "worker-a" } });
+    expect(log[5]).toMatchObject({ data: { attempt: 2, workerId: "worker-b" } });
+    expect(JSON.stringify(log)).not.toContain("stale answer");
+    expect(settleRun(foldRun(log))).toMatchObject({
+      status: "succeeded",
+      text: "fresh answer",
+      attempts: 2,
+      steps: 2,
+    });
+  });
+
+  it(`gives up, having written nothing, after ${MAX_START_TRIES} refused starts`, async () => {
+    const { runId } = await fx.errand.fire({ agent: "answerer", input: "question" });
+    let starts = 0;
+    const busyStore = storeWithStartHook(async () => {
+      starts += 1;
+      // Another writer announces an attempt before each of this one's starts.
+      await fx.errand.store.appendEvents(runId, "any", [
+        {
+          type: "run-started",
+          at: new Date().toISOString(),
+          data: { attempt: starts, workerId: "worker-a" },
+        },
+      ]);
+    });
+    const unasked = answeringModel("never asked", false);
+    const context = { ...contextFor("worker-b", unasked.model), store: busyStore };
+    const outcome = await processRun(context, runId, "answerer");
+
+    expect(outcome).toEqual({ kind: "lost" });
+    expect(starts).toBe(MAX_START_TRIES);
+    const log = await fx.errand.store.readLog(runId);
+    expect(types(log)).toEqual(["run-queued", ...Array(MAX_START_TRIES).fill("run-started")]);
+    expect(JSON.stringify(log)).not.toContain("worker-b");
   });
 });
