@@ -3,5 +3,10 @@ import { defineProject } from "vitest/config";
 export default defineProject({
   resolve: { conditions: ["@errand/source"] },
   ssr: { resolve: { conditions: ["@errand/source"] } },
-  test: { include: ["**/*.test.ts"], exclude: ["**/node_modules/**"] },
+  test: {
+    include: ["**/*.test.ts"],
+    exclude: ["**/node_modules/**"],
+    hookTimeout: 30_000,
+    testTimeout: 60_000,
+  },
 });

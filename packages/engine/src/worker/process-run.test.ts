@@ -5,15 +5,30 @@
  * request when attempt B starts (its run-started fenced on the log's seq) and
  * finishes the run; A's late step is refused, A writes nothing more, and the
  * log is the one B alone would have written.
+ *
+ * The rescuer gap: a stale worker that lost the job's lock appends a step
+ * between the rescuer's read of the log and the rescuer's `run-started`. The
+ * rescuer's start is refused; it reads the log again and starts again, and
+ * carries the run to its end however the stale worker ends. A store whose
+ * `run-started` appends call a hook first puts the stale step exactly there.
  */
 import { foldRun, type RunEvent, settleRun } from "@errand/core";
-import { type Agent, agentVersion, defineAgent, type Model } from "@errand/runtime";
+import {
+  type Agent,
+  agentVersion,
+  defineAgent,
+  defineTool,
+  type Model,
+  type ModelResponse,
+} from "@errand/runtime";
+import type { EventStore } from "@errand/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { createLogger } from "../logger.js";
 import { type EngineFixture, startEngineFixture } from "../test-support/engine-fixture.js";
 import { registerTestQueue } from "../test-support/registered-queue.js";
 import { type CancelListener, startCancelListener } from "./cancel-listener.js";
-import { processRun, type RunProcessorContext } from "./process-run.js";
+import { MAX_START_TRIES, processRun, type RunProcessorContext } from "./process-run.js";
 
 let fx: EngineFixture;
 let cancels: CancelListener;
@@ -36,34 +51,36 @@ afterAll(async () => {
   await fx?.stop();
 });
 
+/** A promise, and the function that resolves it. */
+function gate(): { opened: Promise<void>; open: () => void } {
+  let open = () => {};
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { opened, open };
+}
+
 /** A model that answers `text`, once `release` is called if it is gated. */
 function answeringModel(text: string, gated: boolean) {
-  let release = () => {};
-  let entered = () => {};
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  const inside = new Promise<void>((resolve) => {
-    entered = resolve;
-  });
+  const released = gate();
+  const entered = gate();
   const model: Model = {
     name: `answers-${text}`,
     supportsTools: true,
     async respond() {
-      entered();
-      if (gated) await released;
+      entered.open();
+      if (gated) await released.opened;
       return { text, calls: [], usage: { inputTokens: 1, outputTokens: 1 }, finish: "stop" };
     },
   };
-  return { model, release, inside };
+  return { model, release: released.open, inside: entered.opened };
 }
 
 function agentOn(model: Model): Agent {
   return defineAgent({ name: "answerer", instructions: "Answer.", model });
 }
 
-function contextFor(workerId: string, model: Model): RunProcessorContext {
-  const agent = agentOn(model);
+function contextFor(workerId: string, model: Model, agent = agentOn(model)): RunProcessorContext {
   return {
     redis: fx.redis,
     keys: fx.errand.keys,
@@ -80,6 +97,21 @@ function contextFor(workerId: string, model: Model): RunProcessorContext {
 
 function types(events: RunEvent[]): string[] {
   return events.map((event) => event.type);
+}
+
+/** A's attempt 1 then B's attempt 2 started the run, which settled with B's answer alone. */
+function expectTakenOverByB(log: RunEvent[]): void {
+  const starts = log.flatMap((event) => (event.type === "run-started" ? [event.data] : []));
+  expect(starts).toMatchObject([
+    { attempt: 1, workerId: "worker-a" },
+    { attempt: 2, workerId: "worker-b" },
+  ]);
+  expect(JSON.stringify(log)).not.toContain("stale answer");
+  expect(settleRun(foldRun(log))).toMatchObject({
+    status: "succeeded",
+    text: "fresh answer",
+    attempts: 2,
+  });
 }
 
 describe("two writers on one run", () => {
@@ -106,14 +138,7 @@ describe("two writers on one run", () => {
       "model-responded",
       "finished",
     ]);
-    expect(log[1]).toMatchObject({ data: { attempt: 1, workerId: "worker-a" } });
-    expect(log[2]).toMatchObject({ data: { attempt: 2, workerId: "worker-b" } });
-    expect(JSON.stringify(log)).not.toContain("stale answer");
-    expect(settleRun(foldRun(log))).toMatchObject({
-      status: "succeeded",
-      text: "fresh answer",
-      attempts: 2,
-    });
+    expectTakenOverByB(log);
   });
 
   it("stops writing when another attempt owns a run that is still open", async () => {
@@ -183,5 +208,139 @@ describe("what the log decides before an attempt starts", () => {
       message: expect.stringContaining("the run is of agent answerer"),
     });
     expect(types(await fx.errand.store.readLog(runId))).toEqual(["run-queued"]);
+  });
+});
+
+const noteTool = defineTool({
+  name: "note",
+  description: "Notes the question down.",
+  parameters: z.object({}),
+  handler: () => "noted",
+});
+
+/** An agent that notes the question down, then answers. */
+function noteTakerOn(model: Model): Agent {
+  return defineAgent({
+    name: "answerer",
+    instructions: "Note, then answer.",
+    model,
+    tools: [noteTool],
+  });
+}
+
+const USAGE = { inputTokens: 1, outputTokens: 1 };
+
+/**
+ * The stale worker's model: its first turn (once `releaseFirstTurn` is
+ * called) calls `note`; its second turn waits until `releaseSecondTurn`, then
+ * answers `stale answer`. `inSecondTurn` resolves once step 1 is appended.
+ */
+function staleWorkerModel() {
+  const firstTurn = gate();
+  const secondTurn = gate();
+  const enteredSecondTurn = gate();
+  let turns = 0;
+  const model: Model = {
+    name: "stale-worker-model",
+    supportsTools: true,
+    async respond(): Promise<ModelResponse> {
+      turns += 1;
+      if (turns === 1) {
+        await firstTurn.opened;
+        const calls = [{ callId: "call-note", name: "note", args: {} }];
+        return { text: "", calls, usage: USAGE, finish: "tool_calls" };
+      }
+      enteredSecondTurn.open();
+      await secondTurn.opened;
+      return { text: "stale answer", calls: [], usage: USAGE, finish: "stop" };
+    },
+  };
+  return {
+    model,
+    releaseFirstTurn: firstTurn.open,
+    releaseSecondTurn: secondTurn.open,
+    inSecondTurn: enteredSecondTurn.opened,
+  };
+}
+
+/** The fixture's store, calling `beforeStart` before each append that holds a `run-started`. */
+function storeWithStartHook(beforeStart: () => Promise<void>): EventStore {
+  const store = fx.errand.store;
+  return {
+    ...store,
+    async appendEvents(runId, expectedSeq, events) {
+      if (events.some((event) => event.type === "run-started")) await beforeStart();
+      return store.appendEvents(runId, expectedSeq, events);
+    },
+  };
+}
+
+describe("a rescuer whose run-started is refused", () => {
+  it("takes the run over from the log when a stale worker appended between its read and its start", async () => {
+    const { runId } = await fx.errand.fire({ agent: "answerer", input: "question" });
+    const stale = staleWorkerModel();
+    const attemptA = processRun(
+      contextFor("worker-a", stale.model, noteTakerOn(stale.model)),
+      runId,
+      "answerer",
+    );
+    await expect
+      .poll(async () => types(await fx.errand.store.readLog(runId)))
+      .toContain("run-started");
+
+    let starts = 0;
+    const rescuerStore = storeWithStartHook(async () => {
+      starts += 1;
+      if (starts > 1) return;
+      // The rescuer has read the log; the stale worker appends its step 1 now.
+      stale.releaseFirstTurn();
+      await stale.inSecondTurn;
+    });
+    const fresh = answeringModel("fresh answer", false);
+    const rescuer = contextFor("worker-b", fresh.model, noteTakerOn(fresh.model));
+    const outcomeB = await processRun({ ...rescuer, store: rescuerStore }, runId, "answerer");
+
+    expect(outcomeB).toEqual({ kind: "settled", status: "succeeded" });
+    expect(starts).toBe(2);
+    stale.releaseSecondTurn(); // the stale worker's next append is refused
+    expect(await attemptA).toEqual({ kind: "already-settled", status: "succeeded" });
+    const log = await fx.errand.store.readLog(runId);
+    expect(types(log)).toEqual([
+      "run-queued",
+      "run-started",
+      "model-responded",
+      "tool-called",
+      "tool-result",
+      "run-started",
+      "model-responded",
+      "finished",
+    ]);
+    expectTakenOverByB(log);
+    expect(settleRun(foldRun(log))).toMatchObject({ steps: 2 });
+  });
+
+  it(`gives up, having written nothing, after ${MAX_START_TRIES} refused starts`, async () => {
+    const { runId } = await fx.errand.fire({ agent: "answerer", input: "question" });
+    let starts = 0;
+    const busyStore = storeWithStartHook(async () => {
+      starts += 1;
+      // Another writer announces an attempt before each of this one's starts.
+      await fx.errand.store.appendEvents(runId, "any", [
+        {
+          type: "run-started",
+          at: new Date().toISOString(),
+          data: { attempt: starts, workerId: "worker-a" },
+        },
+      ]);
+    });
+    const unasked = answeringModel("never asked", false);
+    const context = { ...contextFor("worker-b", unasked.model), store: busyStore };
+    const outcome = await processRun(context, runId, "answerer");
+
+    expect(outcome).toEqual({ kind: "lost" });
+    expect(starts).toBe(MAX_START_TRIES);
+    const log = await fx.errand.store.readLog(runId);
+    expect(types(log)).toEqual(["run-queued", ...Array(MAX_START_TRIES).fill("run-started")]);
+    expect(JSON.stringify(log)).not.toContain("worker-b");
   });
 });

@@ -18,9 +18,13 @@
  *
  * A run parked on a waitpoint parks again while it waits for an answer; past
  * the waitpoint's timeout, its `waitpoint-timed-out` goes in the append of
- * the `run-started` that resumes it. A `run-started` refused because the log
- * moved on while the run was parked (an answer came meanwhile) is tried again
- * from the log.
+ * the `run-started` that resumes it.
+ *
+ * A `run-started` refused because the log moved on between the read and the
+ * start (an answer came while the run was parked, or a stale worker that lost
+ * the job's lock appended a step) is tried again from the log, read again, up
+ * to {@link MAX_START_TRIES} times: the job's holder takes the run over
+ * instead of leaving it to a writer that may be dead.
  */
 import {
   applyEvent,
@@ -120,10 +124,23 @@ function needsSlot(state: RunState): boolean {
   return !isSettled(state) && !state.cancelRequested;
 }
 
-/** How many times a `run-started` refused while the run was parked is tried again from the log. */
-const MAX_START_TRIES = 5;
+/** How many times a job announces its attempt (`run-started`) before a refused one makes it give up. */
+export const MAX_START_TRIES = 5;
 
-function isRefusedAppend(error: unknown): boolean {
+/**
+ * Thrown by {@link runAttempt} when its own `run-started` is refused (the log
+ * moved on before the attempt began); it keeps the refusal's code, which the
+ * attempt's span records.
+ */
+class StartRefused extends ErrandError {
+  override readonly name = "StartRefused";
+
+  constructor(readonly refusal: ErrandError) {
+    super(refusal.code, `run-started refused: ${refusal.message}`, { cause: refusal });
+  }
+}
+
+function isRefusedAppend(error: unknown): error is ErrandError {
   return isSeqConflict(error) || isErrandError(error, "run_settled");
 }
 
@@ -266,14 +283,18 @@ function runAttempt(
   const attempt = nextAttempt(state);
   const spanOptions = { agent: agent.name, model, runId: state.runId, attempt, previous };
   return inAttemptSpan(spanOptions, async (span) => {
-    const started = await store.appendEvents(state.runId, state.seq, [
-      ...timedOutWaitpoints(state, context.now()),
-      {
-        type: "run-started",
-        at: context.now().toISOString(),
-        data: { attempt, workerId: context.workerId, ...traceField(span) },
-      },
-    ]);
+    const started = await store
+      .appendEvents(state.runId, state.seq, [
+        ...timedOutWaitpoints(state, context.now()),
+        {
+          type: "run-started",
+          at: context.now().toISOString(),
+          data: { attempt, workerId: context.workerId, ...traceField(span) },
+        },
+      ])
+      .catch((error: unknown) => {
+        throw isRefusedAppend(error) ? new StartRefused(error) : error;
+      });
     logger.info({ seq: state.seq + 1, resumeFromStep: state.steps.length }, "run started");
     const traceContent = context.traceContent ?? false;
     const sink = redisEventSink(store);
@@ -367,9 +388,11 @@ export async function processRun(
 
 /**
  * What the log decides, or else an attempt: the job's work once its run is
- * known. A start refused while the run was parked (someone answered its
- * waitpoint, or asked to cancel it, meanwhile) is decided again from the log,
- * read again.
+ * known. A refused start (the log moved on after it was read: an answer, a
+ * cancel, or a step of a stale worker that lost the job's lock) is decided
+ * again from the log, read again, and the attempt announced again, up to
+ * {@link MAX_START_TRIES} starts. An append refused after the start means
+ * another attempt owns the run.
  */
 async function decideAndRun(
   context: RunProcessorContext,
@@ -384,31 +407,25 @@ async function decideAndRun(
     attempt: nextAttempt(first),
   });
   let state = first;
+  let previousTrace = previous;
   for (let tries = 1; ; tries++) {
     const decided =
       (await decideFromLog(context, state, logger)) ?? (await stillParked(context, state));
     if (decided) return decided;
     try {
-      return await runAttempt(context, resolved, state, previous, signal, logger);
+      return await runAttempt(context, resolved, state, previousTrace, signal, logger);
     } catch (error) {
       if (isParkRequest(error)) return await parkedOutcome(context, state.runId, error);
-      if (!isRefusedAppend(error)) throw error;
-      const again = await readState(context.store, state.runId);
-      // Still parked: this attempt's run-started never landed.
-      if (
-        tries < MAX_START_TRIES &&
-        wasParked(state) &&
-        again.parked !== undefined &&
-        !isSettled(again)
-      ) {
-        logger.info(
-          { seq: again.seq },
-          "the log moved on while the run was parked: deciding again",
-        );
-        state = again;
+      if (error instanceof StartRefused && tries < MAX_START_TRIES) {
+        const log = await context.store.readLog(state.runId);
+        state = foldRun(log, state.runId);
+        previousTrace = lastAttemptTrace(log);
+        logger.info({ seq: state.seq, tries }, "run-started refused: deciding again from the log");
         continue;
       }
-      logger.warn({ error: (error as Error).message }, "append refused: reading the log again");
+      const refusal = error instanceof StartRefused ? error.refusal : error;
+      if (!isRefusedAppend(refusal)) throw error;
+      logger.warn({ error: refusal.message }, "append refused: reading the log again");
       return await afterRefusedAppend(context, state.runId, logger);
     }
   }
