@@ -8,19 +8,20 @@
  */
 import { foldRun, type RunEvent, settleRun } from "@errand/core";
 import { type Agent, agentVersion, defineAgent, type Model } from "@errand/runtime";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect } from "vitest";
 import { createLogger } from "../logger.js";
-import { type EngineFixture, startEngineFixture } from "../test-support/engine-fixture.js";
+import type { EngineFixture } from "../test-support/engine-fixture.js";
+import { engineTest } from "../test-support/engine-test.js";
 import { registerTestQueue } from "../test-support/registered-queue.js";
 import { type CancelListener, startCancelListener } from "./cancel-listener.js";
 import { processRun, type RunProcessorContext } from "./process-run.js";
 
-let fx: EngineFixture;
+const it = engineTest("fencing");
+
 let cancels: CancelListener;
 const logger = createLogger({ level: "silent" });
 
-beforeAll(async () => {
-  fx = await startEngineFixture("fencing");
+it.beforeAll(async ({ fx }) => {
   cancels = await startCancelListener(fx.server.url, fx.errand.keys, logger);
   await registerTestQueue(
     fx.redis,
@@ -33,7 +34,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await cancels?.close();
-  await fx?.stop();
 });
 
 /** A model that answers `text`, once `release` is called if it is gated. */
@@ -62,7 +62,7 @@ function agentOn(model: Model): Agent {
   return defineAgent({ name: "answerer", instructions: "Answer.", model });
 }
 
-function contextFor(workerId: string, model: Model): RunProcessorContext {
+function contextFor(fx: EngineFixture, workerId: string, model: Model): RunProcessorContext {
   const agent = agentOn(model);
   return {
     redis: fx.redis,
@@ -83,14 +83,14 @@ function types(events: RunEvent[]): string[] {
 }
 
 describe("two writers on one run", () => {
-  it("refuses the stale attempt, which writes nothing", async () => {
+  it("refuses the stale attempt, which writes nothing", async ({ fx }) => {
     const { runId } = await fx.errand.fire({ agent: "answerer", input: "question" });
     const stale = answeringModel("stale answer", true);
     const fresh = answeringModel("fresh answer", false);
 
-    const attemptA = processRun(contextFor("worker-a", stale.model), runId, "answerer");
+    const attemptA = processRun(contextFor(fx, "worker-a", stale.model), runId, "answerer");
     await stale.inside; // A announced attempt 1 and waits on its model
-    const outcomeB = await processRun(contextFor("worker-b", fresh.model), runId, "answerer");
+    const outcomeB = await processRun(contextFor(fx, "worker-b", fresh.model), runId, "answerer");
     const logAfterB = await fx.errand.store.readLog(runId);
     stale.release();
     const outcomeA = await attemptA;
@@ -116,14 +116,14 @@ describe("two writers on one run", () => {
     });
   });
 
-  it("stops writing when another attempt owns a run that is still open", async () => {
+  it("stops writing when another attempt owns a run that is still open", async ({ fx }) => {
     const { runId } = await fx.errand.fire({ agent: "answerer", input: "question" });
     const first = answeringModel("first", true);
     const second = answeringModel("second", true);
 
-    const attemptA = processRun(contextFor("worker-a", first.model), runId, "answerer");
+    const attemptA = processRun(contextFor(fx, "worker-a", first.model), runId, "answerer");
     await first.inside;
-    const attemptB = processRun(contextFor("worker-b", second.model), runId, "answerer");
+    const attemptB = processRun(contextFor(fx, "worker-b", second.model), runId, "answerer");
     await second.inside; // B announced attempt 2: A's seq is stale
     first.release();
     expect(await attemptA).toEqual({ kind: "lost" });
@@ -142,13 +142,19 @@ describe("two writers on one run", () => {
 });
 
 describe("what the log decides before an attempt starts", () => {
-  it("settles cancelled, without starting, a run whose cancel came before the worker", async () => {
+  it("settles cancelled, without starting, a run whose cancel came before the worker", async ({
+    fx,
+  }) => {
     const { runId } = await fx.errand.fire({ agent: "answerer", input: "question" });
     await fx.errand.store.appendEvents(runId, "any", [
       { type: "cancel-requested", at: new Date().toISOString(), data: { reason: "too late" } },
     ]);
     const untouched = answeringModel("never asked", false);
-    const outcome = await processRun(contextFor("worker-a", untouched.model), runId, "answerer");
+    const outcome = await processRun(
+      contextFor(fx, "worker-a", untouched.model),
+      runId,
+      "answerer",
+    );
 
     expect(outcome).toEqual({ kind: "cancelled" });
     const log = await fx.errand.store.readLog(runId);
@@ -156,26 +162,28 @@ describe("what the log decides before an attempt starts", () => {
     expect(log[2]?.data).toEqual({ reason: "too late" });
   });
 
-  it("leaves a settled run alone", async () => {
+  it("leaves a settled run alone", async ({ fx }) => {
     const { runId } = await fx.errand.fire({ agent: "answerer", input: "question" });
     const done = answeringModel("done", false);
-    await processRun(contextFor("worker-a", done.model), runId, "answerer");
+    await processRun(contextFor(fx, "worker-a", done.model), runId, "answerer");
     const settled = await fx.errand.store.readLog(runId);
 
-    const again = await processRun(contextFor("worker-b", done.model), runId, "answerer");
+    const again = await processRun(contextFor(fx, "worker-b", done.model), runId, "answerer");
     expect(again).toEqual({ kind: "already-settled", status: "succeeded" });
     expect(await fx.errand.store.readLog(runId)).toEqual(settled);
   });
 
-  it("refuses a job for an agent it does not run, or naming another agent than the run's", async () => {
+  it("refuses a job for an agent it does not run, or naming another agent than the run's", async ({
+    fx,
+  }) => {
     const { runId } = await fx.errand.fire({ agent: "answerer", input: "question" });
     const model = answeringModel("unused", false).model;
     await expect(
-      processRun(contextFor("worker-a", model), runId, "stranger"),
+      processRun(contextFor(fx, "worker-a", model), runId, "stranger"),
     ).rejects.toMatchObject({ code: "invalid_spec" });
     const other = defineAgent({ name: "other", instructions: "Other.", model });
     const context = {
-      ...contextFor("worker-a", model),
+      ...contextFor(fx, "worker-a", model),
       agents: new Map([[other.name, { agent: other, model, version: agentVersion(other) }]]),
     };
     await expect(processRun(context, runId, "other")).rejects.toMatchObject({

@@ -11,24 +11,24 @@ import { randomBytes } from "node:crypto";
 import { foldRun, newRunId, settleRun, waitpointToken } from "@errand/core";
 import { agentVersion, askTool, defineAgent, scriptedModel } from "@errand/runtime";
 import type { EventStore } from "@errand/store";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect } from "vitest";
 import { createLogger } from "../logger.js";
-import { type EngineFixture, startEngineFixture } from "../test-support/engine-fixture.js";
+import type { EngineFixture } from "../test-support/engine-fixture.js";
+import { engineTest } from "../test-support/engine-test.js";
 import { type CancelListener, startCancelListener } from "./cancel-listener.js";
 import { processRun, type RunProcessorContext } from "./process-run.js";
 
-let fx: EngineFixture;
+const it = engineTest("process-waitpoints");
+
 let cancels: CancelListener;
 const logger = createLogger({ level: "silent" });
 const ASK = { callId: "call_ask", name: "ask", args: { question: "Go?" } };
 
-beforeAll(async () => {
-  fx = await startEngineFixture("process-waitpoints");
+it.beforeAll(async ({ fx }) => {
   cancels = await startCancelListener(fx.server.url, fx.errand.keys, logger);
 });
 afterAll(async () => {
   await cancels?.close();
-  await fx?.stop();
 });
 
 const asker = defineAgent({
@@ -41,7 +41,11 @@ const asker = defineAgent({
 
 const HOUR_MS = 3_600_000;
 
-function contextWith(store: EventStore, now = () => new Date()): RunProcessorContext {
+function contextWith(
+  fx: EngineFixture,
+  store: EventStore,
+  now = () => new Date(),
+): RunProcessorContext {
   return {
     redis: fx.redis,
     keys: fx.errand.keys,
@@ -59,7 +63,7 @@ function contextWith(store: EventStore, now = () => new Date()): RunProcessorCon
 }
 
 /** Writes the log of an `asker` run parked on its `ask` call (timing out in an hour); resolves with its runId and token. */
-async function parkedRun(): Promise<{ runId: string; token: string }> {
+async function parkedRun(fx: EngineFixture): Promise<{ runId: string; token: string }> {
   const runId = newRunId({ shard: 0, nowMs: Date.now(), random: randomBytes(10) });
   const token = waitpointToken({ runId, step: 1, callId: ASK.callId });
   const at = new Date().toISOString();
@@ -102,16 +106,18 @@ async function parkedRun(): Promise<{ runId: string; token: string }> {
 }
 
 describe("processing a run parked on a waitpoint", () => {
-  it("parks again without writing while the waitpoint waits", async () => {
-    const { runId, token } = await parkedRun();
+  it("parks again without writing while the waitpoint waits", async ({ fx }) => {
+    const { runId, token } = await parkedRun(fx);
     const before = await fx.errand.store.readLog(runId);
-    const outcome = await processRun(contextWith(fx.errand.store), runId, "asker");
+    const outcome = await processRun(contextWith(fx, fx.errand.store), runId, "asker");
     expect(outcome).toMatchObject({ kind: "parked", waitFor: [], waitpoint: { token } });
     expect(await fx.errand.store.readLog(runId)).toEqual(before);
   });
 
-  it("resumes with an answer that landed just before its run-started, instead of stopping or timing out", async () => {
-    const { runId, token } = await parkedRun();
+  it("resumes with an answer that landed just before its run-started, instead of stopping or timing out", async ({
+    fx,
+  }) => {
+    const { runId, token } = await parkedRun(fx);
     // A store whose first append is beaten by an answer: the log moves on under the processor.
     let raced = false;
     const racing: EventStore = {
@@ -125,7 +131,7 @@ describe("processing a run parked on a waitpoint", () => {
       },
     };
     const later = () => new Date(Date.now() + 2 * HOUR_MS);
-    const outcome = await processRun(contextWith(racing, later), runId, "asker");
+    const outcome = await processRun(contextWith(fx, racing, later), runId, "asker");
     expect(outcome).toEqual({ kind: "settled", status: "succeeded" });
     const state = foldRun(await fx.errand.store.readLog(runId));
     expect(settleRun(state)).toMatchObject({ status: "succeeded", text: "done", attempts: 1 });
