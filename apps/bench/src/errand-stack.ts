@@ -32,8 +32,11 @@ export interface StackOptions {
   collector?: boolean;
 }
 
-/** Where errand's parts run: the bench's Redis URL and the durability of their appends. */
-export type BenchTarget = Pick<BenchRedis, "url" | "durability">;
+/**
+ * Where errand's parts run: the bench's Redis URL and the durability of their
+ * appends; with `workerMetrics: false` its workers keep no Prometheus metrics.
+ */
+export type BenchTarget = Pick<BenchRedis, "url" | "durability"> & { workerMetrics?: boolean };
 
 /** The parts of errand a phase runs. */
 export interface ErrandStack {
@@ -55,6 +58,7 @@ export function startBenchWorker(redis: BenchTarget, concurrency: number): Promi
     agents: [benchAgent()],
     concurrency,
     logger: SILENT_LOGGER,
+    ...(redis.workerMetrics === false ? { prometheus: false } : {}),
   });
 }
 

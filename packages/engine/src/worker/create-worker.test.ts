@@ -117,6 +117,32 @@ describe("createWorker", () => {
     }
   });
 
+  it("counts its runs in its metrics, and keeps none with prometheus: false", async ({ fx }) => {
+    const plainRun = async () => {
+      const { runId } = await fx.errand.fire({
+        agent: TEST_AGENTS.plain,
+        input: { script: [{ say: "counted" }] },
+      });
+      return settleRun(foldRun(await fx.waitForEvent(runId)));
+    };
+    const unmetered = await inProcessWorker(fx, captureLogs(), { prometheus: false });
+    try {
+      expect(unmetered.prometheus).toBeUndefined();
+      expect(await plainRun()).toMatchObject({ status: "succeeded" });
+    } finally {
+      await unmetered.close();
+    }
+    const metered = await inProcessWorker(fx, captureLogs());
+    try {
+      expect(await plainRun()).toMatchObject({ status: "succeeded" });
+      expect(await metered.prometheus?.text()).toContain(
+        'errand_runs_settled_total{agent="plain",status="succeeded"} 1',
+      );
+    } finally {
+      await metered.close();
+    }
+  });
+
   it("keeps inputs, outputs and tool arguments out of its logs", async ({ fx }) => {
     const logs = captureLogs();
     const worker = await inProcessWorker(fx, logs);
