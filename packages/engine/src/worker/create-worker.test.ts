@@ -135,8 +135,10 @@ describe("createWorker", () => {
     const metered = await inProcessWorker(fx, captureLogs());
     try {
       expect(await plainRun()).toMatchObject({ status: "succeeded" });
-      expect(await metered.prometheus?.text()).toContain(
-        'errand_runs_settled_total{agent="plain",status="succeeded"} 1',
+      // The worker counts a run once its last append returns, just after the log shows it.
+      const settledLine = 'errand_runs_settled_total{agent="plain",status="succeeded"} 1';
+      await eventually("the run counted in the metrics", async () =>
+        (await metered.prometheus?.text())?.includes(settledLine) ? true : undefined,
       );
     } finally {
       await metered.close();
