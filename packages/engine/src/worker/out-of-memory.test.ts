@@ -8,7 +8,7 @@
  * started meanwhile waits for room to register, then runs.
  */
 import { foldRun, type RunEventOf, settleRun } from "@errand/core";
-import { defineAgent, type Model, scriptedModel } from "@errand/runtime";
+import { defineAgent, type Model, scriptedModel, type ToolContext } from "@errand/runtime";
 import { Queue } from "bullmq";
 import { describe, expect } from "vitest";
 import { queueOfAgents } from "../agent-queues.js";
@@ -118,16 +118,19 @@ describe("a worker whose append Redis refuses for lack of memory", () => {
 describe("a parent whose spawn_agents Redis refuses for lack of memory", () => {
   it("fires every child it asked for once Redis has room, each once", async ({ fx }) => {
     const logs = captureLogs();
-    const scripted = scriptedModel();
     let giveBack: (() => Promise<void>) | undefined;
-    // Redis runs out of memory as the model answers with the spawn.
-    const exhaustingModel: Model = {
-      ...scripted,
-      async respond(request, signal) {
-        if (request.step === 1) giveBack = await exhaustRedisMemory(fx.redis);
-        return scripted.respond(request, signal);
-      },
-    };
+    // Redis runs out of memory as the spawn starts (the step's model-responded is logged by then).
+    const exhaustingTools = parentTools().map((tool) =>
+      tool.name === "spawn_agents"
+        ? {
+            ...tool,
+            async handler(args: unknown, ctx: ToolContext) {
+              giveBack = await exhaustRedisMemory(fx.redis);
+              return tool.handler(args, ctx);
+            },
+          }
+        : tool,
+    );
     const child = defineAgent({
       name: "oom-child",
       instructions: "Answer.",
@@ -137,8 +140,8 @@ describe("a parent whose spawn_agents Redis refuses for lack of memory", () => {
     const parent = defineAgent({
       name: "oom-parent",
       instructions: "Spawn.",
-      model: exhaustingModel,
-      tools: parentTools(),
+      model: scriptedModel(),
+      tools: exhaustingTools,
       script: [
         {
           call: [
