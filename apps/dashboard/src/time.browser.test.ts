@@ -90,7 +90,9 @@ describe("where time goes, on the page", () => {
     await browser.screenshot("time-01b-waterfall-tool-running");
     openGate("time-tool");
     await w.waitForResult(runId);
-    await page.locator('[data-testid="run-status"]', { hasText: "succeeded" }).waitFor();
+    await page
+      .locator('[data-testid="waterfall-bar"][data-kind="tool"][data-outcome="ok"]')
+      .waitFor();
     expect(await waiting.count()).toBe(0);
   });
 
