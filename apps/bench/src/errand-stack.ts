@@ -37,8 +37,11 @@ export interface StackOptions {
   fairQueueing?: boolean;
 }
 
-/** Where errand's parts run: the bench's Redis URL and the durability of their appends. */
-export type BenchTarget = Pick<BenchRedis, "url" | "durability">;
+/**
+ * Where errand's parts run: the bench's Redis URL and the durability of their
+ * appends; with `workerMetrics: false` its workers keep no Prometheus metrics.
+ */
+export type BenchTarget = Pick<BenchRedis, "url" | "durability"> & { workerMetrics?: boolean };
 
 /** The parts of errand a phase runs. */
 export interface ErrandStack {
@@ -65,6 +68,7 @@ export function startBenchWorker(
     concurrency,
     logger: SILENT_LOGGER,
     ...(flowControl === undefined ? {} : { flowControl }),
+    ...(redis.workerMetrics === false ? { prometheus: false } : {}),
   });
 }
 

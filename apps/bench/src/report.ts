@@ -66,6 +66,8 @@ export interface BenchConditions {
   quick: boolean;
   /** `off`: errand's spans were the API's no-ops; `sdk-in-memory`: the SDK recorded them (`--tracing`). */
   tracing: "off" | "sdk-in-memory";
+  /** `on`: the workers kept their Prometheus metrics (the default); `off`: `prometheus: false` (`--no-metrics`). */
+  workerMetrics: "on" | "off";
   /** The durability errand's parts appended with (`replicated`: a replica beside the server, `--durability replicated`). */
   durability: Durability;
   /** Spans the SDK exported during the run (0 with tracing off). */

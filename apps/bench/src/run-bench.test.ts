@@ -64,7 +64,7 @@ describe("runBench", () => {
     expect(conditions.stepAppendsPerStep).toBe(1);
     expect(report.errand.redisRoundTripsPerStep).toBe(2);
     expect(conditions.backlogEvents).toBe(BENCH_TINY_SIZES.collectorRuns * 5);
-    expect(conditions).toMatchObject({ tracing: "off", spansExported: 0 });
+    expect(conditions).toMatchObject({ tracing: "off", spansExported: 0, workerMetrics: "on" });
     for (const [part, cpu] of Object.entries(conditions.cpu.partsPerRun)) {
       expect(Number.isFinite(cpu.nodeUs) && cpu.nodeUs > 0, `${part}: ${cpu.nodeUs}`).toBe(true);
       expect(Number.isFinite(cpu.redisUs), `${part}: ${cpu.redisUs}`).toBe(true);
@@ -105,6 +105,18 @@ describe("runBench", () => {
       `--tracing (${conditions.spansExported} spans)`,
     );
     expect(trace.getTracer("after the bench").startSpan("probe").isRecording()).toBe(false);
+  });
+
+  it("without metrics, runs every phase's workers with prometheus: false", async () => {
+    const { conditions, report } = await runBench({
+      quick: true,
+      metrics: false,
+      sizes: BENCH_TINY_SIZES,
+    });
+    expect(conditions.workerMetrics).toBe("off");
+    expect(conditions.attemptAppendsPerRun).toBe(1);
+    expect(Number.isFinite(report.errand.e2eRunsPerSec)).toBe(true);
+    expect(formatBenchTable({ report, conditions })).toContain("--no-metrics");
   });
 
   it('with durability "replicated", runs every phase beside a replica that acknowledges each settling append', async () => {

@@ -9,6 +9,7 @@ import type { BenchRedis } from "./bench-redis.js";
 import { startBenchRedis } from "./bench-redis.js";
 import { startBenchTracing } from "./bench-tracing.js";
 import type { CpuPerUnit } from "./cpu-meter.js";
+import type { BenchTarget } from "./errand-stack.js";
 import { loadAverages, machineInfo } from "./machine.js";
 import { measureAppendRoundTrips } from "./phases/append-round-trips.js";
 import { measureBullmq } from "./phases/bullmq-baseline.js";
@@ -43,6 +44,11 @@ export interface BenchOptions {
    * (`WAIT`), to measure what that costs. Default `"acknowledged"`.
    */
   durability?: Durability;
+  /**
+   * Keep the workers' Prometheus metrics, as `createWorker` does by default.
+   * False: workers run with `prometheus: false`, to measure what metrics cost.
+   */
+  metrics?: boolean;
   /** Told what the bench is doing, one line at a time (e.g. to print on stderr). */
   onProgress?(line: string): void;
 }
@@ -60,7 +66,12 @@ async function phase<T>(
   return value;
 }
 
-async function measureAll(redis: BenchRedis, sizes: BenchSizes, options: BenchOptions) {
+/** `redis` carries `workerMetrics` to every phase's workers (`startBenchWorker`). */
+async function measureAll(
+  redis: BenchRedis & BenchTarget,
+  sizes: BenchSizes,
+  options: BenchOptions,
+) {
   const { concurrency } = sizes;
   const bullmq = await phase(options, "raw BullMQ", () =>
     measureBullmq(redis, sizes.bullmqJobs, concurrency),
@@ -106,7 +117,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchResult>
   const redis = await startBenchRedis(options.durability);
   const tracing = options.tracing ? startBenchTracing() : undefined;
   try {
-    const m = await measureAll(redis, sizes, options);
+    const workerMetrics = options.metrics ?? true;
+    const m = await measureAll({ ...redis, workerMetrics }, sizes, options);
     const spansExported = (await tracing?.stop()) ?? 0;
     const errandFigures = {
       e2eRunsPerSec: round(m.throughput.runsPerSec),
@@ -136,6 +148,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchResult>
         quick,
         sizes,
         tracing: tracing === undefined ? "off" : "sdk-in-memory",
+        workerMetrics: options.metrics === false ? "off" : "on",
         durability: redis.durability,
         spansExported,
         startedAt: startedAt.toISOString(),

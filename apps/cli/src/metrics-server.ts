@@ -38,14 +38,14 @@ const NO_METRICS_SERVER: MetricsServer = { port: undefined, async close() {} };
 
 /**
  * Serves `metrics` on `--metrics-port` (or returns a server that does
- * nothing when it was not given). Throws `invalid_spec` when it is the same
+ * nothing when it was not given, or when `metrics` is `false`: none kept). Throws `invalid_spec` when it is the same
  * port as `--health-port`, `port_in_use` (exit 3) when another process holds it.
  */
 export async function startMetricsServer(
   args: ParsedArgs,
-  metrics: PrometheusMetrics,
+  metrics: PrometheusMetrics | false,
 ): Promise<MetricsServer> {
-  if (args.string("metrics-port") === undefined) return NO_METRICS_SERVER;
+  if (args.string("metrics-port") === undefined || metrics === false) return NO_METRICS_SERVER;
   const port = args.integer("metrics-port", { min: 0, max: 65535 }, 0);
   if (port !== 0 && args.string("health-port") === String(port)) {
     throw usageError(

@@ -11,9 +11,11 @@ import {
   CITY,
   cityAnswerSchema,
   cityItem,
+  gatedThenRecord,
   LEAD,
   leadScript,
   lookupThenRecord,
+  openGate,
   slowChild,
 } from "./test-support/agents.js";
 import { type BrowserSession, launchBrowser } from "./test-support/browser.js";
@@ -65,6 +67,33 @@ describe("where time goes, on the page", () => {
     const tool = page.locator('[data-testid="waterfall-bar"][data-kind="tool"] .wf-bar');
     expect(await tool.getAttribute("style")).toMatch(/left: [\d.]+%; width: [\d.]+%/);
     await browser.screenshot("time-01-waterfall-settled");
+  });
+
+  it("names the tool an in-flight step runs, and since when, while it runs", async () => {
+    const { runId } = await w.errand.fire({
+      agent: CITY,
+      input: { script: gatedThenRecord("time-tool", "Lima") },
+      outputSchema: cityAnswerSchema,
+    });
+    await w.waitForEvent(runId, (event) => event.type === "model-responded");
+    const { page } = browser;
+    await page.goto(runViewUrl(w.dashboard.url, runId));
+    const waiting = page.locator('[data-testid="waiting-on"]');
+    await waiting.waitFor();
+    expect(await waiting.textContent()).toMatch(
+      /^Waiting on tool await_gate running since \d\d:\d\d:\d\d$/,
+    );
+    expect((await barsShown()).at(-1)).toBe("tool await_gate");
+    expect(
+      await page.locator('[data-testid="waterfall-bar"]').last().getAttribute("data-outcome"),
+    ).toBe("open");
+    await browser.screenshot("time-01b-waterfall-tool-running");
+    openGate("time-tool");
+    await w.waitForResult(runId);
+    await page
+      .locator('[data-testid="waterfall-bar"][data-kind="tool"][data-outcome="ok"]')
+      .waitFor();
+    expect(await waiting.count()).toBe(0);
   });
 
   it("says what a parked run waits on, and draws its park as it goes", async () => {

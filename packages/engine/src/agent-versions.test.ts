@@ -3,7 +3,7 @@
  * newest live one, or the one pinned), what it records in `run-queued`, and
  * which versions count as live or unavailable since when.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { readAgentVersions, versionStandings } from "./agent-versions.js";
 import { createLogger } from "./logger.js";
 import {
@@ -13,18 +13,15 @@ import {
   readAgentRegistrations,
   readQueueRegistrations,
 } from "./registry.js";
-import { type EngineFixture, startEngineFixture } from "./test-support/engine-fixture.js";
+import type { EngineFixture } from "./test-support/engine-fixture.js";
+import { engineTest } from "./test-support/engine-test.js";
 import { registerTestQueue } from "./test-support/registered-queue.js";
 import { TEST_AGENTS, testAgents } from "./test-support/test-agents.js";
 import { createWorker } from "./worker/create-worker.js";
 
-const NOW = new Date("2026-12-01T12:00:00.000Z");
+const it = engineTest("versions");
 
-let fx: EngineFixture;
-beforeAll(async () => {
-  fx = await startEngineFixture("versions");
-});
-afterAll(() => fx?.stop());
+const NOW = new Date("2026-12-01T12:00:00.000Z");
 
 function registration(
   version: string | undefined,
@@ -97,7 +94,7 @@ describe("versionStandings", () => {
 });
 
 describe("fire with versions", () => {
-  beforeAll(async () => {
+  it.beforeAll(async ({ fx }) => {
     const now = Date.now();
     const at = (ms: number) => new Date(now + ms).toISOString();
     await registerTestQueue(fx.redis, fx.errand.keys, [
@@ -108,18 +105,18 @@ describe("fire with versions", () => {
     ]);
   });
 
-  async function queuedVersion(runId: string): Promise<string | undefined> {
+  async function queuedVersion(fx: EngineFixture, runId: string): Promise<string | undefined> {
     const [queued] = await fx.errand.store.readLog(runId);
     return queued?.type === "run-queued" ? queued.data.agentVersion : undefined;
   }
 
-  it("records the newest live version in run-queued, or the pinned one", async () => {
+  it("records the newest live version in run-queued, or the pinned one", async ({ fx }) => {
     const newest = await fx.errand.fire({ agent: "writer", input: {} });
-    expect(await queuedVersion(newest.runId)).toBe("v2");
+    expect(await queuedVersion(fx, newest.runId)).toBe("v2");
     const pinned = await fx.errand.fire({ agent: "writer", input: {}, agentVersion: "v1" });
-    expect(await queuedVersion(pinned.runId)).toBe("v1");
+    expect(await queuedVersion(fx, pinned.runId)).toBe("v1");
     const again = await fx.errand.fire({ agent: "writer", input: {}, agentVersion: "v1" });
-    expect(await queuedVersion(again.runId)).toBe("v1");
+    expect(await queuedVersion(fx, again.runId)).toBe("v1");
     // No worker takes them: the registry's reader counts them waiting, by version.
     expect(await readAgentVersions(fx.redis, fx.errand.keys, new Date())).toEqual([
       expect.objectContaining({ agent: "writer", version: "v1", live: true, waitingRuns: 2 }),
@@ -127,7 +124,9 @@ describe("fire with versions", () => {
     ]);
   });
 
-  it("refuses a pinned version no worker ever registered, naming the known ones", async () => {
+  it("refuses a pinned version no worker ever registered, naming the known ones", async ({
+    fx,
+  }) => {
     await expect(
       fx.errand.fire({ agent: "writer", input: {}, agentVersion: "v9" }),
     ).rejects.toMatchObject({
@@ -138,7 +137,9 @@ describe("fire with versions", () => {
 });
 
 describe("the last worker of a version to close", () => {
-  it("marks that version stopped while the queue and the other version stay live", async () => {
+  it("marks that version stopped while the queue and the other version stay live", async ({
+    fx,
+  }) => {
     const start = (version: string) =>
       createWorker({
         connection: fx.server.url,

@@ -1,10 +1,13 @@
 import { isErrandError, newRunId } from "@errand/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect } from "vitest";
 import { createErrand, type Errand } from "./client/client.js";
 import { type Collector, createCollector } from "./collector/create-collector.js";
-import { type EngineFixture, startEngineFixture } from "./test-support/engine-fixture.js";
+import type { EngineFixture } from "./test-support/engine-fixture.js";
+import { engineTest } from "./test-support/engine-test.js";
 import { registerTestQueue } from "./test-support/registered-queue.js";
 import { runLinks, runViewUrl } from "./view-url.js";
+
+const it = engineTest("view-url");
 
 const RUN_ID = newRunId({
   shard: 3,
@@ -65,12 +68,10 @@ describe("runViewUrl", () => {
 const DASHBOARD = "https://ops.example/errand";
 const viewUrlOf = (runId: string) => `${DASHBOARD}/#/runs/${runId}`;
 
-let fx: EngineFixture;
 let linked: Errand;
 let collector: Collector;
 
-beforeAll(async () => {
-  fx = await startEngineFixture("view-url");
+it.beforeAll(async ({ fx }) => {
   linked = createErrand({ connection: fx.server.url, prefix: fx.prefix, dashboardUrl: DASHBOARD });
   collector = createCollector({ connection: fx.server.url, prefix: fx.prefix, blockMs: 100 });
   await collector.start();
@@ -81,11 +82,10 @@ beforeAll(async () => {
 afterAll(async () => {
   await collector?.stop();
   await linked?.close();
-  await fx?.stop();
 });
 
 /** Settles `runId` with a text and waits until its result is stored. */
-async function settle(runId: string): Promise<void> {
+async function settle(fx: EngineFixture, runId: string): Promise<void> {
   await fx.errand.store.appendEvents(runId, "any", [
     { type: "finished", at: new Date().toISOString(), data: { text: "done" } },
   ]);
@@ -93,7 +93,9 @@ async function settle(runId: string): Promise<void> {
 }
 
 describe("a client given a dashboard URL", () => {
-  it("links each run fire, fireMany, result, collect and list return; never a refused spec", async () => {
+  it("links each run fire, fireMany, result, collect and list return; never a refused spec", async ({
+    fx,
+  }) => {
     const fired = await linked.fire({ agent: "echo", input: 1 });
     expect(fired).toEqual({ runId: fired.runId, viewUrl: viewUrlOf(fired.runId) });
 
@@ -106,7 +108,7 @@ describe("a client given a dashboard URL", () => {
     expect(refused).toMatchObject({ ok: false, error: { code: "unknown_agent" } });
     expect(refused).not.toHaveProperty("viewUrl");
 
-    await settle(fired.runId);
+    await settle(fx, fired.runId);
     expect(await linked.result(fired.runId)).toMatchObject({
       runId: fired.runId,
       status: "succeeded",
@@ -126,9 +128,11 @@ describe("a client given a dashboard URL", () => {
     );
   });
 
-  it("does not store the link: a client without a dashboard URL reads the same run without one", async () => {
+  it("does not store the link: a client without a dashboard URL reads the same run without one", async ({
+    fx,
+  }) => {
     const { runId } = await linked.fire({ agent: "echo", input: 4 });
-    await settle(runId);
+    await settle(fx, runId);
     expect(await fx.redis.get(fx.errand.keys.result(runId))).not.toContain("viewUrl");
     expect(await fx.errand.result(runId)).not.toHaveProperty("viewUrl");
     expect((await fx.errand.collect([runId])).results[0]).not.toHaveProperty("viewUrl");
@@ -137,7 +141,9 @@ describe("a client given a dashboard URL", () => {
     expect(batch.results[0]).not.toHaveProperty("viewUrl");
   });
 
-  it("refuses a dashboard URL that is not absolute http(s) when the client is created", () => {
+  it("refuses a dashboard URL that is not absolute http(s) when the client is created", ({
+    fx,
+  }) => {
     expect(() =>
       createErrand({ connection: fx.server.url, prefix: fx.prefix, dashboardUrl: "ops.example" }),
     ).toThrow(/dashboardUrl must be the absolute http\(s\) URL/);

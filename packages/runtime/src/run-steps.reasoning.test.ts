@@ -73,7 +73,8 @@ describe.each<ResponsesHistory>(["resend", "previous-response"])(
       const sink = createMemorySink();
       const start = await startRun(sink, agent);
       const signal = new AbortController().signal;
-      const first = runSteps({ agent, state: start, sink: dyingSink(sink, 1), signal });
+      // Step 1 lands in two appends (its model-responded, then its tool call and result).
+      const first = runSteps({ agent, state: start, sink: dyingSink(sink, 2), signal });
       await expect(first).rejects.toThrow("the worker died");
       const logged = sink.events(start.runId);
       expect(typesOf(logged)).toEqual([

@@ -117,6 +117,29 @@ describe("resuming a run from its log", () => {
     expect(resumed.state.attempts).toBe(2);
   });
 
+  it("logs a step's model-responded before its tools run; cut there, runs the tools and never asks for that step again", async () => {
+    const { agent } = tallyAgent();
+    const reference = await play(agent);
+    expect(reference.appends.map(typesOf)).toEqual([
+      ["model-responded"],
+      ["tool-called", "tool-result", "tool-called", "tool-result"],
+      ["model-responded", "output-recorded", "finished"],
+    ]);
+    const log = reference.sink.events(reference.runId);
+    const stepOneResponded = log.findIndex((e) => e.type === "model-responded");
+
+    const resumed = await resumeFrom(log, stepOneResponded + 1);
+
+    expect(resumed.counted).toEqual(["a", "b"]);
+    expect(resumed.requests.map((r) => r.step)).toEqual([2]);
+    expect(resumed.appends.map(typesOf)).toEqual([
+      ["tool-called", "tool-result", "tool-called", "tool-result"],
+      ["model-responded", "output-recorded", "finished"],
+    ]);
+    expect(resumed.state.output?.value).toEqual({ labels: ["a", "b"] });
+    expect(resumed.state.attempts).toBe(2);
+  });
+
   it("after a cut following a whole step, calls no tool and asks only for the next step", async () => {
     const { agent } = tallyAgent();
     const reference = await play(agent);

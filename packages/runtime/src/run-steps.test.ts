@@ -11,7 +11,7 @@ import { startRun, typesOf } from "./test-support/runs.js";
 import { defineTool, type ToolContext } from "./tool.js";
 
 describe("runSteps: tools", () => {
-  it("runs a tool with parsed arguments and its context, one append per step", async () => {
+  it("runs a tool with parsed arguments and its context, its model-responded logged before its tools run", async () => {
     const seen: Pick<ToolContext, "runId" | "step" | "callId">[] = [];
     const probe = defineTool({
       name: "probe",
@@ -55,7 +55,8 @@ describe("runSteps: tools", () => {
       { type: "finished", data: { text: "5 and 8." } },
     ]);
     expect(run.appends.map(typesOf)).toEqual([
-      ["model-responded", "tool-called", "tool-result", "tool-called", "tool-result"],
+      ["model-responded"],
+      ["tool-called", "tool-result", "tool-called", "tool-result"],
       ["model-responded", "finished"],
     ]);
     expect(seen).toEqual([{ runId: run.runId, step: 1, callId: "call_1_2" }]);
@@ -122,7 +123,7 @@ describe("runSteps: tools", () => {
       message: "the account is closed",
       retryable: false,
     });
-    expect(run.appends).toHaveLength(1);
+    expect(run.appends.map(typesOf)).toEqual([["model-responded"], ["tool-called", "failed"]]);
   });
 
   it("refuses arguments that do not match a tool's parameters without running it", async () => {

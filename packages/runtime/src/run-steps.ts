@@ -27,7 +27,11 @@ import { settingsRefusal } from "./model-settings.js";
 import { type RunDeadline, startDeadline } from "./run-deadline.js";
 import type { EventSink } from "./sink.js";
 import { type CallRunner, runCalls } from "./step-calls.js";
-import { compileOutputSchema, structuredOutputToolSpec } from "./structured-output.js";
+import {
+  compileOutputSchema,
+  isStructuredOutputTool,
+  structuredOutputToolSpec,
+} from "./structured-output.js";
 import type { Tool } from "./tool.js";
 import { chatTracedModel } from "./tracing/chat-span.js";
 import { buildTranscript } from "./transcript.js";
@@ -80,6 +84,11 @@ function lastStep(state: RunState): StepState | undefined {
     (last, step) => (last === undefined || step.step > last.step ? step : last),
     undefined,
   );
+}
+
+/** True when `calls` name a tool other than the structured-output tool (which runs in no time). */
+function callsOtherTools(calls: readonly ToolCall[]): boolean {
+  return calls.some((call) => !isStructuredOutputTool(call.name));
 }
 
 /** One run being stepped: its state, its sink and what it needs to ask the model and run tools. */
@@ -256,7 +265,11 @@ class RunLoop {
       ...(items === undefined ? {} : { items }),
       ...(responseId === undefined ? {} : { responseId }),
     });
-    return this.finishStep([responded], step, calls, text);
+    if (!callsOtherTools(calls)) return this.finishStep([responded], step, calls, text);
+    // Logged before the tools run, so the log tells which tools run and since when; a run
+    // resumed after this append runs the pending calls, never the model again (docs/architecture.md §7).
+    await this.append([responded]);
+    return this.finishStep([], step, calls, text);
   }
 
   private request(step: number): ModelRequest {

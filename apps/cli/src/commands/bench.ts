@@ -12,7 +12,8 @@ import { tracingWanted } from "../tracing/start-tracing.js";
 
 /** `bench`. */
 export const benchCommand: CommandSpec = {
-  usage: "errand bench [--quick] [--tracing] [--durability <acknowledged|replicated>] [--json]",
+  usage:
+    "errand bench [--quick] [--tracing] [--no-metrics] [--durability <acknowledged|replicated>] [--json]",
   description: [
     "Measures, in one run on its own fresh redis-server (persistence off, flushed between",
     "phases; never the Redis of REDIS_URL): raw BullMQ no-op jobs and raw XREADGROUP+XACK",
@@ -23,12 +24,14 @@ export const benchCommand: CommandSpec = {
     "{ machine, redis, baseline, errand, ratios }; see BENCHMARKS.md for each figure.",
     "--tracing installs the OpenTelemetry SDK (spans batched, exported to memory) for the",
     "run, to measure what traces cost; without it errand's spans are the API's no-ops.",
+    "--no-metrics runs the workers without Prometheus metrics, to measure what they cost.",
     "--durability replicated starts a replica beside the server and makes every settling",
     "append wait for it (WAIT), to measure what replicated durability costs.",
   ].join("\n"),
   options: {
     quick: { type: "boolean", description: "smaller sizes: under a minute" },
     tracing: { type: "boolean", description: "record errand's spans with the OpenTelemetry SDK" },
+    "no-metrics": { type: "boolean", description: "workers without Prometheus metrics" },
     ...DURABILITY_OPTION,
     ...JSON_OPTION,
   },
@@ -43,6 +46,7 @@ export const benchCommand: CommandSpec = {
     const result = await runBench({
       quick: args.flag("quick"),
       tracing: args.flag("tracing"),
+      metrics: !args.flag("no-metrics"),
       ...durabilityOption(args, io),
       onProgress: (line) => io.stderr.write(`${line}\n`),
     });

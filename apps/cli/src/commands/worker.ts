@@ -30,7 +30,8 @@ export const workerCommand: CommandSpec = {
     "collect_agents carry their viewUrl.",
     "With --health-port, GET /livez answers 200 while it runs and GET /readyz 200 once it",
     "takes runs and Redis answers PING (503 before, while Redis is away, and once stopping).",
-    "With --metrics-port, GET /metrics answers its Prometheus metrics (a port of its own).",
+    "With --metrics-port, GET /metrics answers its Prometheus metrics (a port of its own);",
+    "without it the worker keeps no metrics at all (nothing counted as runs go).",
   ].join("\n"),
   options: {
     agents: { type: "string", value: "<module>", description: "the module exporting the agents" },
@@ -54,7 +55,9 @@ export const workerCommand: CommandSpec = {
     const url = requireRedisUrl(args, io);
     (await connectRedis(url)).disconnect();
     // Metrics first: it refuses --metrics-port equal to --health-port before anything listens.
-    const prometheus = createPrometheusMetrics();
+    // Without --metrics-port nobody reads its metrics: the worker keeps none (prometheus: false).
+    const prometheus =
+      args.string("metrics-port") === undefined ? false : createPrometheusMetrics();
     const metrics = await startMetricsServer(args, prometheus);
     const health = await startHealthServer(args, url);
     const stopped = nextStopSignal();

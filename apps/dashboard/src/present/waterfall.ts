@@ -3,14 +3,14 @@
  * time axis — the wait in the queue, each model request, each tool call,
  * each park — and, while the run is open, what it is waiting on now.
  *
- * A worker appends a step whole (docs/architecture.md §3, §7): the model's
- * response and the step's tool calls and results land together once the
- * step's last call returns, each event stamped when it happened. So past
- * steps are exact — a model request runs from the event before its
- * `model-responded` to it, a tool call from `tool-called` to its
- * `tool-result` — but while a step is in flight the log cannot tell its
- * model request from its tools: the open bar is the step. Only a call a
- * resumed run re-runs (a parking tool's) is known by name while it runs.
+ * A worker appends a step's `model-responded` before its tools run, then its
+ * tool calls and results together once the last call returns, each event
+ * stamped when it happened (docs/architecture.md §7). So past steps are
+ * exact — a model request runs from the event before its `model-responded`
+ * to it, a tool call from `tool-called` to its `tool-result` — and a step
+ * whose tools are running shows its first pending call by name, since its
+ * `model-responded`. While the model request is in flight the open bar is
+ * the step.
  */
 import type { RunEvent } from "@errand/core";
 

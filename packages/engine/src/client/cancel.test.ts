@@ -5,23 +5,20 @@
  * runs and a grandchild that waits. Each settles `cancelled`.
  */
 import { foldRun, type RunEvent, settleRun } from "@errand/core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type EngineFixture, startEngineFixture } from "../test-support/engine-fixture.js";
+import { describe, expect } from "vitest";
+import type { EngineFixture } from "../test-support/engine-fixture.js";
+import { engineTest } from "../test-support/engine-test.js";
 import { TEST_AGENTS } from "../test-support/test-agents.js";
 import type { WorkerProcess } from "../test-support/worker-processes.js";
 
-let fx: EngineFixture;
+const it = engineTest("cancel");
 
-beforeAll(async () => {
-  fx = await startEngineFixture("cancel");
-});
-afterEach(() => fx.killWorkers());
-afterAll(() => fx?.stop());
+it.afterEach(({ fx }) => fx.killWorkers());
 
 /** A script whose first model request takes ten minutes unless aborted. */
 const endless = { script: [{ sleepMs: 600_000, say: "never said" }] };
 
-function fireEndless(parentRunId?: string) {
+function fireEndless(fx: EngineFixture, parentRunId?: string) {
   return fx.errand.fire({
     agent: TEST_AGENTS.plain,
     input: endless,
@@ -48,9 +45,9 @@ function types(events: RunEvent[]): string[] {
 const heldRunStatus = expect.stringMatching(/^(running|cancelled)$/);
 
 describe("cancel", () => {
-  it("aborts a running run's model request in the worker that holds it", async () => {
+  it("aborts a running run's model request in the worker that holds it", async ({ fx }) => {
     const worker = await fx.spawn("holder");
-    const { runId } = await fireEndless();
+    const { runId } = await fireEndless(fx);
     await modelRequest(worker, runId, false);
 
     const result = await fx.errand.cancel(runId, { reason: "changed my mind", by: "tester" });
@@ -64,9 +61,9 @@ describe("cancel", () => {
     expect(settleRun(foldRun(events))).toMatchObject({ status: "cancelled", attempts: 1 });
   });
 
-  it("removes a run still waiting in the queue and settles it at once", async () => {
+  it("removes a run still waiting in the queue and settles it at once", async ({ fx }) => {
     const before = await fx.footprint();
-    const { runId } = await fireEndless();
+    const { runId } = await fireEndless(fx);
     expect(await fx.queue.getJobState(runId)).toBe("waiting");
 
     const result = await fx.errand.cancel(runId);
@@ -78,13 +75,13 @@ describe("cancel", () => {
     expect(events[1]?.data).toEqual({ by: "client" });
   });
 
-  it("cascades to a running child and a grandchild waiting in the queue", async () => {
+  it("cascades to a running child and a grandchild waiting in the queue", async ({ fx }) => {
     const worker = await fx.spawn("busy", { concurrency: 2 });
-    const { runId: parent } = await fireEndless();
+    const { runId: parent } = await fireEndless(fx);
     await modelRequest(worker, parent, false);
-    const { runId: child } = await fireEndless(parent);
+    const { runId: child } = await fireEndless(fx, parent);
     await modelRequest(worker, child, false);
-    const { runId: grandchild } = await fireEndless(child); // both slots are taken: it waits
+    const { runId: grandchild } = await fireEndless(fx, child); // both slots are taken: it waits
     expect(await fx.queue.getJobState(grandchild)).toBe("waiting");
 
     const result = await fx.errand.cancel(parent, { cascade: true, reason: "stop the tree" });
@@ -115,7 +112,7 @@ describe("cancel", () => {
     ]);
   });
 
-  it("leaves a settled run as it is, and refuses unknown and malformed runIds", async () => {
+  it("leaves a settled run as it is, and refuses unknown and malformed runIds", async ({ fx }) => {
     await fx.spawn("finisher");
     const { runId } = await fx.errand.fire({
       agent: TEST_AGENTS.plain,

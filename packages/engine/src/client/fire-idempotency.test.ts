@@ -7,15 +7,17 @@
 import { type RedisClusterServer, startRedisCluster, uniqueKeyPrefix } from "@errand/testing";
 import { Queue } from "bullmq";
 import { Cluster } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect } from "vitest";
 import { queueOfAgents } from "../agent-queues.js";
 import type { RedisConnection } from "../connection.js";
 import type { EngineKeys } from "../engine-keys.js";
-import { type EngineFixture, startEngineFixture } from "../test-support/engine-fixture.js";
+import { engineTest } from "../test-support/engine-test.js";
 import { registerTestQueue } from "../test-support/registered-queue.js";
 import { TEST_AGENTS } from "../test-support/test-agents.js";
 import { createErrand, type Errand } from "./client.js";
 import { DEFAULT_IDEMPOTENCY_TTL_MS } from "./fire-spec.js";
+
+const it = engineTest("idempotency");
 
 const CONCURRENT_FIRES = 100;
 
@@ -25,15 +27,11 @@ const spec = (idempotencyKey: string, input: unknown = null) => ({
   idempotencyKey,
 });
 
-let fx: EngineFixture;
-
-beforeAll(async () => {
-  fx = await startEngineFixture("idempotency");
+it.beforeAll(async ({ fx }) => {
   await registerTestQueue(fx.redis, fx.errand.keys, [{ name: TEST_AGENTS.plain }], {
     queue: fx.queue.name,
   });
 });
-afterAll(() => fx?.stop());
 
 /**
  * Fires {@link CONCURRENT_FIRES} runs at once under one key, each through a
@@ -63,7 +61,9 @@ async function registerOn(connection: RedisConnection, keys: EngineKeys, queue: 
 }
 
 describe("fire with an idempotency key", () => {
-  it(`makes one run of ${CONCURRENT_FIRES} concurrent fires with one key, the other ${CONCURRENT_FIRES - 1} deduplicated`, async () => {
+  it(`makes one run of ${CONCURRENT_FIRES} concurrent fires with one key, the other ${CONCURRENT_FIRES - 1} deduplicated`, async ({
+    fx,
+  }) => {
     const clients = Array.from({ length: 4 }, () =>
       createErrand({ connection: fx.server.url, prefix: fx.prefix }),
     );
@@ -74,7 +74,7 @@ describe("fire with an idempotency key", () => {
     }
   });
 
-  it("answers with the run fired before, whatever its spec, and writes nothing", async () => {
+  it("answers with the run fired before, whatever its spec, and writes nothing", async ({ fx }) => {
     const first = await fx.errand.fire(spec("repeated"));
     expect(first.deduplicated).toBeUndefined();
     const before = await fx.footprint();
@@ -84,7 +84,7 @@ describe("fire with an idempotency key", () => {
     expect(await fx.redis.xlen(fx.errand.keys.runLog(first.runId))).toBe(1);
   });
 
-  it("keeps a key for its TTL, 24 hours by default", async () => {
+  it("keeps a key for its TTL, 24 hours by default", async ({ fx }) => {
     const idempotencyKeys = () => fx.redis.keys(`${fx.prefix}:*:idempotency:*`);
     const before = new Set(await idempotencyKeys());
     await fx.errand.fire(spec("default-ttl"));
@@ -95,7 +95,7 @@ describe("fire with an idempotency key", () => {
     expect(ttl).toBeLessThanOrEqual(DEFAULT_IDEMPOTENCY_TTL_MS);
   });
 
-  it("fires a new run under a key whose TTL has lapsed", async () => {
+  it("fires a new run under a key whose TTL has lapsed", async ({ fx }) => {
     const first = await fx.errand.fire({ ...spec("lapsing"), idempotencyTtlMs: 500 });
     // Fires again until the key has lapsed: every deduplicated fire wrote nothing.
     for (;;) {
@@ -110,7 +110,7 @@ describe("fire with an idempotency key", () => {
     }
   });
 
-  it("keys each spec of fireMany on its own", async () => {
+  it("keys each spec of fireMany on its own", async ({ fx }) => {
     const first = await fx.errand.fireMany([
       spec("many-a"),
       spec("many-b"),
@@ -128,7 +128,7 @@ describe("fire with an idempotency key", () => {
     expect(second.results[1]?.deduplicated).toBeUndefined();
   });
 
-  it("uses no key for a fire refused at preflight", async () => {
+  it("uses no key for a fire refused at preflight", async ({ fx }) => {
     const refused = await fx.errand.fire({ ...spec("refused"), agent: "nobody" }).catch((e) => e);
     expect(refused).toMatchObject({ code: "unknown_agent" });
     const tooBig = await fx.errand
@@ -142,7 +142,7 @@ describe("fire with an idempotency key", () => {
     expect(fired.deduplicated).toBeUndefined();
   });
 
-  it("refuses a TTL without a key, and keys or TTLs out of bounds", async () => {
+  it("refuses a TTL without a key, and keys or TTLs out of bounds", async ({ fx }) => {
     const cases = [
       { agent: TEST_AGENTS.plain, input: null, idempotencyTtlMs: 1_000 },
       { ...spec(""), input: null },

@@ -3,24 +3,24 @@
  * logged and enqueued (their job id is their runId), the refused ones leave
  * nothing behind; children join their parent's tree.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type EngineFixture, startEngineFixture } from "../test-support/engine-fixture.js";
+import { describe, expect } from "vitest";
+import { engineTest } from "../test-support/engine-test.js";
 import { registerTestQueue } from "../test-support/registered-queue.js";
 import { TEST_AGENTS } from "../test-support/test-agents.js";
 import { createErrand } from "./client.js";
 
-let fx: EngineFixture;
+const it = engineTest("fire-many");
 
-beforeAll(async () => {
-  fx = await startEngineFixture("fire-many");
+it.beforeAll(async ({ fx }) => {
   await registerTestQueue(fx.redis, fx.errand.keys, [{ name: "writer", maxSteps: 3 }], {
     queue: fx.queue.name,
   });
 });
-afterAll(() => fx?.stop());
 
 describe("fireMany", () => {
-  it("fires the valid specs and refuses the others, one result per spec in order", async () => {
+  it("fires the valid specs and refuses the others, one result per spec in order", async ({
+    fx,
+  }) => {
     const before = await fx.footprint();
     const result = await fx.errand.fireMany([
       { agent: "writer", input: { n: 1 }, metadata: { batch: "b1" } },
@@ -64,7 +64,9 @@ describe("fireMany", () => {
     expect(Date.parse(deadlineAt) - Date.parse(thirdQueued.at)).toBe(60_000);
   });
 
-  it("places children under their parent: rootRunId, depth and the parent's children set", async () => {
+  it("places children under their parent: rootRunId, depth and the parent's children set", async ({
+    fx,
+  }) => {
     const { runId: root } = await fx.errand.fire({ agent: "writer", input: "root" });
     const { results } = await fx.errand.fireMany([
       { agent: "writer", input: "a", parentRunId: root },
@@ -89,7 +91,9 @@ describe("fireMany", () => {
     expect(await fx.redis.ttl(fx.errand.keys.children(root))).toBe(-1);
   });
 
-  it("lets the children set of a parent that had settled expire with the retention", async () => {
+  it("lets the children set of a parent that had settled expire with the retention", async ({
+    fx,
+  }) => {
     const { runId: parent } = await fx.errand.fire({ agent: "writer", input: "done" });
     await fx.errand.cancel(parent);
     expect((await fx.errand.store.readHead(parent))?.status).toBe("cancelled");
@@ -108,7 +112,9 @@ describe("fireMany", () => {
 });
 
 describe("a run whose job cannot be enqueued", () => {
-  it("is taken back (internal, retryable, no runId): no run and no job left behind", async () => {
+  it("is taken back (internal, retryable, no runId): no run and no job left behind", async ({
+    fx,
+  }) => {
     const broken = createErrand({
       connection: fx.server.url,
       prefix: fx.prefix,

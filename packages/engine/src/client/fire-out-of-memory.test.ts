@@ -7,33 +7,33 @@
  * without a job: the reaper enqueues it, with its priority.
  */
 import { isErrandError } from "@errand/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { createCollector } from "../collector/create-collector.js";
 import { eventually } from "../collector/test-support/conditions.js";
 import { closeConnection } from "../connection.js";
 import { createLogger } from "../logger.js";
 import { openResources } from "../resources.js";
 import { createRunQueues, type RunJob, type RunQueues } from "../run-queues.js";
-import { type EngineFixture, startEngineFixture } from "../test-support/engine-fixture.js";
+import type { EngineFixture } from "../test-support/engine-fixture.js";
+import { engineTest } from "../test-support/engine-test.js";
 import { exhaustRedisMemory } from "../test-support/redis-memory.js";
 import { registerTestQueue } from "../test-support/registered-queue.js";
 import type { FireContext } from "./enqueue-runs.js";
 import { fire } from "./fire.js";
 import { DEFAULT_MAX_INPUT_BYTES } from "./fire-spec.js";
 
-let fx: EngineFixture;
+const it = engineTest("fire-oom");
+
 const logger = createLogger({ level: "silent" });
 
-beforeAll(async () => {
-  fx = await startEngineFixture("fire-oom");
+it.beforeAll(async ({ fx }) => {
   await registerTestQueue(fx.redis, fx.errand.keys, [{ name: "writer" }], {
     queue: fx.queue.name,
   });
 });
-afterAll(() => fx?.stop());
 
 /** The keys of runs (logs, heads, blobs) under the fixture's prefix. */
-async function runKeys(): Promise<string[]> {
+async function runKeys(fx: EngineFixture): Promise<string[]> {
   return (await fx.redis.keys(`${fx.prefix}:{s*}:run:*`)).sort();
 }
 
@@ -41,7 +41,7 @@ async function runKeys(): Promise<string[]> {
  * A fire context on the fixture's Redis whose queues call `beforeAdd` with
  * the jobs about to be enqueued; `close` closes its connection.
  */
-function fireContext(beforeAdd: (jobs: readonly RunJob[]) => Promise<void>) {
+function fireContext(fx: EngineFixture, beforeAdd: (jobs: readonly RunJob[]) => Promise<void>) {
   const resources = openResources(
     { connection: fx.server.url, prefix: fx.prefix, logger },
     { name: "test commands", autoPipelining: true },
@@ -65,8 +65,10 @@ function fireContext(beforeAdd: (jobs: readonly RunJob[]) => Promise<void>) {
 }
 
 describe("fire while Redis is out of memory", () => {
-  it("is refused with redis_out_of_memory, retryable, and writes no run and no job; with room again it fires", async () => {
-    const before = { keys: await runKeys(), jobs: (await fx.footprint()).jobs };
+  it("is refused with redis_out_of_memory, retryable, and writes no run and no job; with room again it fires", async ({
+    fx,
+  }) => {
+    const before = { keys: await runKeys(fx), jobs: (await fx.footprint()).jobs };
     const giveBack = await exhaustRedisMemory(fx.redis);
     try {
       const error = await fx.errand.fire({ agent: "writer", input: 1 }).catch((e: unknown) => e);
@@ -91,20 +93,22 @@ describe("fire while Redis is out of memory", () => {
     } finally {
       await giveBack();
     }
-    expect(await runKeys()).toEqual(before.keys);
+    expect(await runKeys(fx)).toEqual(before.keys);
     expect((await fx.footprint()).jobs).toEqual(before.jobs);
 
     const { runId } = await fx.errand.fire({ agent: "writer", input: 1 });
     expect(await fx.queue.getJobState(runId)).toBe("waiting");
   });
 
-  it("takes back a run whose log was written when Redis then refuses its job: no run, no job, not among its parent's children, its key released", async () => {
+  it("takes back a run whose log was written when Redis then refuses its job: no run, no job, not among its parent's children, its key released", async ({
+    fx,
+  }) => {
     const { runId: parentRunId } = await fx.errand.fire({ agent: "writer", input: "parent" });
     const children = fx.errand.keys.children(parentRunId);
-    const before = { keys: await runKeys(), jobs: (await fx.footprint()).jobs };
+    const before = { keys: await runKeys(fx), jobs: (await fx.footprint()).jobs };
     let giveBack: (() => Promise<void>) | undefined;
     const attempted: string[] = [];
-    const { context, close } = fireContext(async (jobs) => {
+    const { context, close } = fireContext(fx, async (jobs) => {
       attempted.push(...jobs.map((job) => job.runId));
       // The run's log and its place among the children are written: Redis runs out now.
       expect(await fx.redis.zrange(children, 0, -1)).toEqual(jobs.map((job) => job.runId));
@@ -134,7 +138,7 @@ describe("fire while Redis is out of memory", () => {
     expect(await fx.errand.store.readLog(runId)).toEqual([]);
     expect(await fx.queue.getJobState(runId)).toBe("unknown");
     expect(await fx.redis.zrange(children, 0, -1)).toEqual([]);
-    expect(await runKeys()).toEqual(before.keys);
+    expect(await runKeys(fx)).toEqual(before.keys);
     expect((await fx.footprint()).jobs).toEqual(before.jobs);
     expect(await fx.errand.store.readIdempotencyKey("withdrawn")).toBeUndefined();
     const again = await fx.errand.fire({ agent: "writer", input: 1, idempotencyKey: "withdrawn" });
@@ -142,9 +146,11 @@ describe("fire while Redis is out of memory", () => {
     expect(again.runId).not.toBe(runId);
   });
 
-  it("leaves a run it can neither enqueue nor take back to the reaper, which enqueues its job", async () => {
+  it("leaves a run it can neither enqueue nor take back to the reaper, which enqueues its job", async ({
+    fx,
+  }) => {
     let giveBack: (() => Promise<void>) | undefined;
-    const { context, close } = fireContext(async () => {
+    const { context, close } = fireContext(fx, async () => {
       giveBack = await exhaustRedisMemory(fx.redis);
     });
     const cannotWithdraw: FireContext = {

@@ -4,10 +4,11 @@
  * queue counts it held before — nothing enqueued, no key written.
  */
 
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { z } from "zod";
 import { createLogger } from "../logger.js";
-import { type EngineFixture, startEngineFixture } from "../test-support/engine-fixture.js";
+import type { EngineFixture } from "../test-support/engine-fixture.js";
+import { engineTest } from "../test-support/engine-test.js";
 import { TEST_AGENTS, testAgents } from "../test-support/test-agents.js";
 import { createWorker } from "../worker/create-worker.js";
 import { createErrand } from "./client.js";
@@ -18,10 +19,9 @@ import {
   MAX_INPUT_NESTING,
 } from "./fire-spec.js";
 
-let fx: EngineFixture;
+const it = engineTest("preflight");
 
-beforeAll(async () => {
-  fx = await startEngineFixture("preflight");
+it.beforeAll(async ({ fx }) => {
   // A worker registers the test agents and goes away: its registrations stay.
   const worker = await createWorker({
     connection: fx.server.url,
@@ -31,12 +31,11 @@ beforeAll(async () => {
   });
   await worker.close();
 });
-afterAll(() => fx?.stop());
 
 const plainScript = { script: [{ say: "hi" }] };
 
 /** Fires `spec` and returns the refusal, checking that Redis did not change. */
-async function refusal(spec: unknown): Promise<unknown> {
+async function refusal(fx: EngineFixture, spec: unknown): Promise<unknown> {
   const before = await fx.footprint();
   const error = await fx.errand.fire(spec as never).then(
     (fired) => {
@@ -49,15 +48,15 @@ async function refusal(spec: unknown): Promise<unknown> {
 }
 
 describe("fire preflight", () => {
-  it("refuses an agent never registered, naming the registered ones", async () => {
-    const error = await refusal({ agent: "nobody", input: plainScript });
+  it("refuses an agent never registered, naming the registered ones", async ({ fx }) => {
+    const error = await refusal(fx, { agent: "nobody", input: plainScript });
     expect(error).toMatchObject({ name: "ErrandError", code: "unknown_agent" });
     expect((error as Error).message).toContain('agent "nobody" is not registered');
     expect((error as Error).message).toContain("plain, structured, text-only");
   });
 
-  it("refuses schemas outside the supported subset, zod and JSON Schema alike", async () => {
-    const zodOptional = await refusal({
+  it("refuses schemas outside the supported subset, zod and JSON Schema alike", async ({ fx }) => {
+    const zodOptional = await refusal(fx, {
       agent: TEST_AGENTS.structured,
       input: plainScript,
       outputSchema: z.object({ answer: z.string().optional() }),
@@ -65,7 +64,7 @@ describe("fire preflight", () => {
     expect(zodOptional).toMatchObject({ code: "unsupported_schema" });
     expect((zodOptional as Error).message).toMatch(/^unsupported JSON schema: /);
 
-    const openObject = await refusal({
+    const openObject = await refusal(fx, {
       agent: TEST_AGENTS.structured,
       input: plainScript,
       outputSchema: { type: "object", properties: { answer: { type: "string" } } },
@@ -73,8 +72,10 @@ describe("fire preflight", () => {
     expect(openObject).toMatchObject({ code: "unsupported_schema" });
   });
 
-  it("refuses a pattern errand cannot match in linear time, and a 10,000-long chain of $refs", async () => {
-    const lookahead = await refusal({
+  it("refuses a pattern errand cannot match in linear time, and a 10,000-long chain of $refs", async ({
+    fx,
+  }) => {
+    const lookahead = await refusal(fx, {
       agent: TEST_AGENTS.plain,
       input: plainScript,
       outputSchema: {
@@ -96,7 +97,7 @@ describe("fire preflight", () => {
         i === links - 1 ? { type: "string" } : { $ref: `#/$defs/d${i + 1}` },
       ]),
     );
-    const chain = await refusal({
+    const chain = await refusal(fx, {
       agent: TEST_AGENTS.plain,
       input: plainScript,
       outputSchema: {
@@ -111,8 +112,8 @@ describe("fire preflight", () => {
     expect((chain as Error).message).toMatch(/nests schemas 10,002 deep .* above the limit of 64/);
   });
 
-  it("refuses a schema for an agent whose model cannot call tools", async () => {
-    const error = await refusal({
+  it("refuses a schema for an agent whose model cannot call tools", async ({ fx }) => {
+    const error = await refusal(fx, {
       agent: TEST_AGENTS.textOnly,
       input: plainScript,
       outputSchema: z.object({ answer: z.string() }),
@@ -121,9 +122,9 @@ describe("fire preflight", () => {
     expect((error as Error).message).toContain("text-only");
   });
 
-  it("refuses an input over the limit, by its UTF-8 JSON size", async () => {
+  it("refuses an input over the limit, by its UTF-8 JSON size", async ({ fx }) => {
     const big = "é".repeat(DEFAULT_MAX_INPUT_BYTES / 2); // 2 bytes each: just over with the quotes
-    const error = await refusal({ agent: TEST_AGENTS.plain, input: big });
+    const error = await refusal(fx, { agent: TEST_AGENTS.plain, input: big });
     expect(error).toMatchObject({ code: "input_too_large" });
     expect((error as { details: unknown }).details).toEqual({
       bytes: DEFAULT_MAX_INPUT_BYTES + 2,
@@ -131,7 +132,7 @@ describe("fire preflight", () => {
     });
   });
 
-  it("honours a client's own input limit", async () => {
+  it("honours a client's own input limit", async ({ fx }) => {
     const small = createErrand({ connection: fx.server.url, prefix: fx.prefix, maxInputBytes: 10 });
     try {
       const before = await fx.footprint();
@@ -144,7 +145,7 @@ describe("fire preflight", () => {
     }
   });
 
-  it.each([
+  it.for([
     ["no spec", undefined, "spec: "],
     ["no agent", { input: 1 }, "agent"],
     ["an agent that is not a string", { agent: 7, input: 1 }, "agent"],
@@ -164,8 +165,8 @@ describe("fire preflight", () => {
     ["no input", { agent: "plain" }, "input"],
     ["an input that is not JSON", { agent: "plain", input: { at: new Date(0) } }, "input.at"],
     ["an input with a BigInt", { agent: "plain", input: [1n] }, "input[0]"],
-  ])("refuses a malformed spec: %s", async (_label, spec, where) => {
-    const error = await refusal(spec);
+  ])("refuses a malformed spec: %s", async ([_label, spec, where], { fx }) => {
+    const error = await refusal(fx, spec);
     expect(error).toMatchObject({ code: "invalid_spec" });
     expect((error as Error).message).toContain("invalid fire spec");
     expect((error as Error).message).toContain(where);
@@ -178,19 +179,22 @@ describe("fire preflight", () => {
     return value;
   }
 
-  it.each([
+  it.for([
     [`${MAX_INPUT_NESTING + 1} levels`, MAX_INPUT_NESTING + 1],
     ["1,000 levels (past Redis' JSON reader)", 1_000],
     ["6,000 levels (past JSON.stringify's stack)", 6_000],
-  ])("refuses an input nested %s deep, naming the limit", async (_label, levels) => {
-    const error = await refusal({ agent: TEST_AGENTS.plain, input: nestedInput(levels) });
-    expect(error).toMatchObject({ name: "ErrandError", code: "invalid_spec" });
-    expect((error as Error).message).toMatch(
-      /^invalid fire spec: input(\[0\])+ is nested more than 100 levels deep; flatten it$/,
-    );
-  });
+  ] as const)(
+    "refuses an input nested %s deep, naming the limit",
+    async ([_label, levels], { fx }) => {
+      const error = await refusal(fx, { agent: TEST_AGENTS.plain, input: nestedInput(levels) });
+      expect(error).toMatchObject({ name: "ErrandError", code: "invalid_spec" });
+      expect((error as Error).message).toMatch(
+        /^invalid fire spec: input(\[0\])+ is nested more than 100 levels deep; flatten it$/,
+      );
+    },
+  );
 
-  it(`accepts an input nested exactly ${MAX_INPUT_NESTING} levels deep`, async () => {
+  it(`accepts an input nested exactly ${MAX_INPUT_NESTING} levels deep`, async ({ fx }) => {
     const { runId } = await fx.errand.fire({
       agent: TEST_AGENTS.plain,
       input: nestedInput(MAX_INPUT_NESTING),
@@ -202,7 +206,7 @@ describe("fire preflight", () => {
     });
   });
 
-  it.each([
+  it.for([
     [
       "an input string",
       { input: { note: "half a pair: \ud83d" } },
@@ -218,23 +222,26 @@ describe("fire preflight", () => {
       { input: 1, metadata: { team: "a\ud800" } },
       "metadata.team contains a lone surrogate (\\ud800 at index 1)",
     ],
-  ])("refuses a lone surrogate in %s, which Redis cannot read", async (_label, spec, message) => {
-    const error = await refusal({ agent: TEST_AGENTS.plain, ...spec });
-    expect(error).toMatchObject({ code: "invalid_spec" });
-    expect((error as Error).message).toContain(`invalid fire spec: ${message}`);
-  });
+  ] as const)(
+    "refuses a lone surrogate in %s, which Redis cannot read",
+    async ([_label, spec, message], { fx }) => {
+      const error = await refusal(fx, { agent: TEST_AGENTS.plain, ...spec });
+      expect(error).toMatchObject({ code: "invalid_spec" });
+      expect((error as Error).message).toContain(`invalid fire spec: ${message}`);
+    },
+  );
 
-  it.each([
+  it.for([
     ["a year and a millisecond", MAX_DEADLINE_MS + 1],
     ["past the last date JavaScript has", 8.64e15 + 1],
     ["far past it", 1e300],
-  ])("refuses a deadlineMs of %s", async (_label, deadlineMs) => {
-    const error = await refusal({ agent: TEST_AGENTS.plain, input: 1, deadlineMs });
+  ])("refuses a deadlineMs of %s", async ([_label, deadlineMs], { fx }) => {
+    const error = await refusal(fx, { agent: TEST_AGENTS.plain, input: 1, deadlineMs });
     expect(error).toMatchObject({ code: "invalid_spec" });
     expect((error as Error).message).toMatch(/^invalid fire spec: deadlineMs: Too big/);
   });
 
-  it("accepts a deadline of one year", async () => {
+  it("accepts a deadline of one year", async ({ fx }) => {
     const at = Date.now();
     const { runId } = await fx.errand.fire({
       agent: TEST_AGENTS.plain,
@@ -247,7 +254,7 @@ describe("fire preflight", () => {
     expect(deadlineAt).toBeGreaterThanOrEqual(at + MAX_DEADLINE_MS);
   });
 
-  it.each([
+  it.for([
     [
       "10,000 keys",
       Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${i}`, "v"])),
@@ -268,13 +275,15 @@ describe("fire preflight", () => {
       Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, "é".repeat(512)])),
       "metadata is 17552 bytes of JSON, over the limit of 16384 (maxBytes)",
     ],
-  ])("refuses metadata of %s, naming the limit", async (_label, metadata, message) => {
-    const error = await refusal({ agent: TEST_AGENTS.plain, input: 1, metadata });
+  ])("refuses metadata of %s, naming the limit", async ([_label, metadata, message], { fx }) => {
+    const error = await refusal(fx, { agent: TEST_AGENTS.plain, input: 1, metadata });
     expect(error).toMatchObject({ code: "invalid_spec" });
     expect((error as Error).message).toBe(`invalid fire spec: ${message}`);
   });
 
-  it("accepts metadata at every default limit, and honours a client's own limits", async () => {
+  it("accepts metadata at every default limit, and honours a client's own limits", async ({
+    fx,
+  }) => {
     const atLimits = Object.fromEntries(
       Array.from({ length: DEFAULT_METADATA_LIMITS.maxKeys }, (_, i) => [
         `k${i}`.padEnd(DEFAULT_METADATA_LIMITS.maxKeyBytes, "k"),
@@ -306,13 +315,15 @@ describe("fire preflight", () => {
     }
   });
 
-  it("refuses a parent that does not exist", async () => {
+  it("refuses a parent that does not exist", async ({ fx }) => {
     const parentRunId = fx.errand.store.newRunId();
-    const error = await refusal({ agent: TEST_AGENTS.plain, input: plainScript, parentRunId });
+    const error = await refusal(fx, { agent: TEST_AGENTS.plain, input: plainScript, parentRunId });
     expect(error).toMatchObject({ code: "not_found", details: { parentRunId } });
   });
 
-  it("accepts a valid spec while no worker runs: the registration outlived its worker", async () => {
+  it("accepts a valid spec while no worker runs: the registration outlived its worker", async ({
+    fx,
+  }) => {
     const before = await fx.footprint();
     const { runId } = await fx.errand.fire({ agent: TEST_AGENTS.plain, input: plainScript });
     const after = await fx.footprint();
@@ -321,7 +332,7 @@ describe("fire preflight", () => {
     expect(await fx.queue.getJobState(runId)).toBe("waiting");
   });
 
-  it("refuses a fireMany that is not a list, or is too long, before anything", async () => {
+  it("refuses a fireMany that is not a list, or is too long, before anything", async ({ fx }) => {
     const before = await fx.footprint();
     await expect(fx.errand.fireMany({} as never)).rejects.toMatchObject({ code: "invalid_spec" });
     const tooMany = Array.from({ length: 1_001 }, () => ({ agent: "plain", input: 1 }));
@@ -329,7 +340,7 @@ describe("fire preflight", () => {
     expect(await fx.footprint()).toEqual(before);
   });
 
-  it("refuses every bad spec of a fireMany alone, writing nothing for it", async () => {
+  it("refuses every bad spec of a fireMany alone, writing nothing for it", async ({ fx }) => {
     const before = await fx.footprint();
     const result = await fx.errand.fireMany([
       { agent: "nobody", input: 1 },

@@ -3,17 +3,15 @@
  * order, for a structured run and a plain one; and `events` reads the same log.
  */
 import { foldRun, type RunEvent, settleRun } from "@errand/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type EngineFixture, startEngineFixture } from "../test-support/engine-fixture.js";
+import { describe, expect } from "vitest";
+import { engineTest } from "../test-support/engine-test.js";
 import { AnswerSchema, TEST_AGENTS } from "../test-support/test-agents.js";
 
-let fx: EngineFixture;
+const it = engineTest("fire-worker");
 
-beforeAll(async () => {
-  fx = await startEngineFixture("fire-worker");
+it.beforeAll(async ({ fx }) => {
   await fx.spawn("worker-1");
 });
-afterAll(() => fx?.stop());
 
 function summary(events: RunEvent[]) {
   return events.map((event) => [event.seq, event.type]);
@@ -26,7 +24,7 @@ async function collect(iterable: AsyncIterable<RunEvent>): Promise<RunEvent[]> {
 }
 
 describe("fire → worker → log", () => {
-  it("logs a structured run's events in order and records its output", async () => {
+  it("logs a structured run's events in order and records its output", async ({ fx }) => {
     const script = [
       { call: [{ tool: "bump", args: {} }] },
       { call: [{ tool: "structured_output", args: { answer: "forty-two" } }] },
@@ -73,7 +71,7 @@ describe("fire → worker → log", () => {
     expect(await fx.redis.get(fx.counters.toolRuns(runId))).toBe("1");
   });
 
-  it("logs a plain run's events in order and settles with its text", async () => {
+  it("logs a plain run's events in order and settles with its text", async ({ fx }) => {
     const script = [{ call: [{ tool: "bump", args: {} }] }, { say: "all done" }];
     const { runId } = await fx.errand.fire({ agent: TEST_AGENTS.plain, input: { script } });
     const events = await fx.waitForEvent(runId);
@@ -104,7 +102,7 @@ describe("fire → worker → log", () => {
     ]);
   });
 
-  it("refuses events of an unknown run and of a malformed runId", async () => {
+  it("refuses events of an unknown run and of a malformed runId", async ({ fx }) => {
     const unknown = "R00000000000000000000000000"; // 27 chars: not even a run id
     await expect(collect(fx.errand.events(unknown))).rejects.toMatchObject({
       code: "invalid_spec",

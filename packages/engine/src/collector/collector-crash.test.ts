@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect } from "vitest";
+import { redisTest } from "../test-support/engine-test.js";
 import { DEFAULT_COLLECTOR_GROUP } from "./consumer-group.js";
 import { createCollector } from "./create-collector.js";
 import { besides, startTestProcess, type TestProcess } from "./test-support/child-process.js";
@@ -8,26 +9,23 @@ import {
   waitUntilIndexed,
 } from "./test-support/indexed-state.js";
 import { planRuns, settlingRunIds, writeRuns } from "./test-support/planned-runs.js";
-import {
-  type EngineRedisFixture,
-  startEngineRedis,
-  TEST_SHARDS,
-} from "./test-support/redis-fixture.js";
+import { type EngineRedisFixture, TEST_SHARDS } from "./test-support/redis-fixture.js";
+
+const it = redisTest;
 
 const COLLECTOR_PROCESS = besides(import.meta.url, "./test-support/collector-process.ts");
 
-let fx: EngineRedisFixture;
 const processes: TestProcess[] = [];
 
-beforeAll(async () => {
-  fx = await startEngineRedis();
-});
 afterAll(async () => {
   for (const running of processes) await running.kill("SIGKILL");
-  await fx?.stop();
 });
 
-function startCollectorProcess(prefix: string, consumer: string): TestProcess {
+function startCollectorProcess(
+  fx: EngineRedisFixture,
+  prefix: string,
+  consumer: string,
+): TestProcess {
   const options = {
     connection: fx.url,
     prefix,
@@ -43,7 +41,10 @@ function startCollectorProcess(prefix: string, consumer: string): TestProcess {
 }
 
 /** The number of entries each consumer of the group holds pending, over every shard. */
-async function pendingByConsumer(streams: readonly string[]): Promise<Map<string, number>> {
+async function pendingByConsumer(
+  fx: EngineRedisFixture,
+  streams: readonly string[],
+): Promise<Map<string, number>> {
   const held = new Map<string, number>();
   for (const stream of streams) {
     const [, , , consumers] = (await fx.redis.xpending(stream, DEFAULT_COLLECTOR_GROUP)) as [
@@ -60,7 +61,9 @@ async function pendingByConsumer(streams: readonly string[]): Promise<Map<string
 }
 
 describe("a collector killed with SIGKILL", () => {
-  it("is replaced by one that finishes its work: every result and index is what an undisturbed collector writes, nothing skipped, nothing twice", async () => {
+  it("is replaced by one that finishes its work: every result and index is what an undisturbed collector writes, nothing skipped, nothing twice", async ({
+    engineRedis: fx,
+  }) => {
     const disturbed = fx.prefixed("crash-disturbed");
     const calm = fx.prefixed("crash-calm");
     const runs = planRuns({
@@ -89,23 +92,23 @@ describe("a collector killed with SIGKILL", () => {
     await subscriber.subscribe(
       ...Array.from({ length: TEST_SHARDS }, (_, shard) => disturbed.keys.settledChannel(shard)),
     );
-    const doomed = startCollectorProcess(disturbed.prefix, "doomed");
+    const doomed = startCollectorProcess(fx, disturbed.prefix, "doomed");
     await fortySettled;
     await doomed.kill("SIGKILL");
 
     // It died mid-batch: holding delivered, unacknowledged entries, with runs left to settle.
-    expect((await pendingByConsumer(streams)).get("doomed") ?? 0).toBeGreaterThan(0);
+    expect((await pendingByConsumer(fx, streams)).get("doomed") ?? 0).toBeGreaterThan(0);
     const written = await Promise.all(
       settling.map((runId) => fx.redis.exists(disturbed.keys.result(runId))),
     );
     expect(written.filter(Boolean).length).toBeLessThan(settling.length);
 
     // Another collector takes over and claims what the dead one held.
-    const heir = startCollectorProcess(disturbed.prefix, "heir");
+    const heir = startCollectorProcess(fx, disturbed.prefix, "heir");
     await heir.line((line) => line === "ready");
     await waitUntilIndexed(fx.redis, disturbed.keys, settling, TEST_SHARDS, 60_000);
     await heir.kill("SIGTERM");
-    expect((await pendingByConsumer(streams)).get("doomed") ?? 0).toBe(0);
+    expect((await pendingByConsumer(fx, streams)).get("doomed") ?? 0).toBe(0);
 
     // The same runs, collected by one collector that nobody disturbs.
     const undisturbed = createCollector({

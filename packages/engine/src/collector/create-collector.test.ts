@@ -1,5 +1,6 @@
 import { shardOfRunId } from "@errand/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
+import { redisTest } from "../test-support/engine-test.js";
 import { DEFAULT_COLLECTOR_GROUP, ensureGroup } from "./consumer-group.js";
 import { type CollectorOptions, createCollector } from "./create-collector.js";
 import {
@@ -9,22 +10,15 @@ import {
 } from "./test-support/indexed-state.js";
 import { planRuns, settlingRunIds, writeRuns } from "./test-support/planned-runs.js";
 import { recordingLogger } from "./test-support/recording-logger.js";
-import {
-  type EngineRedisFixture,
-  startEngineRedis,
-  TEST_SHARDS,
-} from "./test-support/redis-fixture.js";
+import { type EngineRedisFixture, TEST_SHARDS } from "./test-support/redis-fixture.js";
 
-let fx: EngineRedisFixture;
+const it = redisTest;
 
-beforeAll(async () => {
-  fx = await startEngineRedis();
-});
-afterAll(async () => {
-  await fx?.stop();
-});
-
-function collectorOptions(prefix: string, extra: Partial<CollectorOptions> = {}): CollectorOptions {
+function collectorOptions(
+  fx: EngineRedisFixture,
+  prefix: string,
+  extra: Partial<CollectorOptions> = {},
+): CollectorOptions {
   return {
     connection: fx.url,
     prefix,
@@ -38,11 +32,13 @@ function collectorOptions(prefix: string, extra: Partial<CollectorOptions> = {})
 }
 
 describe("createCollector", () => {
-  it("writes each settled run's fold as its result, indexes every run, and announces each child once to its parent", async () => {
+  it("writes each settled run's fold as its result, indexes every run, and announces each child once to its parent", async ({
+    engineRedis: fx,
+  }) => {
     const { prefix, keys, store } = fx.prefixed("collect-all");
     const runs = planRuns({ count: 60, shards: TEST_SHARDS, parents: 6, seed: "collect-all" });
     await writeRuns(store, runs);
-    const collector = createCollector(collectorOptions(prefix));
+    const collector = createCollector(collectorOptions(fx, prefix));
     await collector.start();
     try {
       const settling = settlingRunIds(runs);
@@ -56,7 +52,9 @@ describe("createCollector", () => {
     }
   });
 
-  it("folds each run from its entries without reading its log, and from its log alike when it could not follow the run", async () => {
+  it("folds each run from its entries without reading its log, and from its log alike when it could not follow the run", async ({
+    engineRedis: fx,
+  }) => {
     const logReads = async () => {
       const stats = await fx.redis.info("commandstats");
       return Number(/cmdstat_xrange:calls=(\d+)/.exec(stats)?.[1] ?? 0);
@@ -65,7 +63,7 @@ describe("createCollector", () => {
       const { prefix, keys, store } = fx.prefixed(label);
       const runs = planRuns({ count: 40, shards: TEST_SHARDS, parents: 4, seed: "projections" });
       await writeRuns(store, runs);
-      const collector = createCollector(collectorOptions(prefix, extra));
+      const collector = createCollector(collectorOptions(fx, prefix, extra));
       const readsBefore = await logReads();
       await collector.start();
       try {
@@ -87,10 +85,12 @@ describe("createCollector", () => {
     expect(fromLogs.results).toEqual(followed.results);
   });
 
-  it("collects a run's later events as they are appended, and settles it when its terminal event arrives", async () => {
+  it("collects a run's later events as they are appended, and settles it when its terminal event arrives", async ({
+    engineRedis: fx,
+  }) => {
     const { prefix, keys, store } = fx.prefixed("collect-live");
     const runs = planRuns({ count: 8, shards: TEST_SHARDS, parents: 2, seed: "collect-live" });
-    const collector = createCollector(collectorOptions(prefix));
+    const collector = createCollector(collectorOptions(fx, prefix));
     await collector.start();
     try {
       await writeRuns(store, runs, { upTo: 3 });
@@ -108,12 +108,14 @@ describe("createCollector", () => {
     }
   });
 
-  it("changes nothing when every entry is delivered again: results and indexes stay as they were", async () => {
+  it("changes nothing when every entry is delivered again: results and indexes stay as they were", async ({
+    engineRedis: fx,
+  }) => {
     const { prefix, keys, store } = fx.prefixed("collect-again");
     const runs = planRuns({ count: 30, shards: TEST_SHARDS, parents: 3, seed: "collect-again" });
     await writeRuns(store, runs);
     const settling = settlingRunIds(runs);
-    const options = collectorOptions(prefix, { trimIntervalMs: 3_600_000 });
+    const options = collectorOptions(fx, prefix, { trimIntervalMs: 3_600_000 });
     const first = createCollector(options);
     await first.start();
     await waitUntilIndexed(fx.redis, keys, settling, TEST_SHARDS);
@@ -150,7 +152,9 @@ describe("createCollector", () => {
     }
   });
 
-  it("shares the shards between collectors: each settled run is projected and announced once", async () => {
+  it("shares the shards between collectors: each settled run is projected and announced once", async ({
+    engineRedis: fx,
+  }) => {
     const { prefix, keys, store } = fx.prefixed("collect-shared");
     const runs = planRuns({ count: 120, shards: TEST_SHARDS, parents: 8, seed: "collect-shared" });
     await writeRuns(store, runs);
@@ -167,7 +171,7 @@ describe("createCollector", () => {
 
     const logger = recordingLogger();
     const collectors = ["left", "right"].map((consumer) =>
-      createCollector(collectorOptions(prefix, { consumer, batchSize: 3, logger })),
+      createCollector(collectorOptions(fx, prefix, { consumer, batchSize: 3, logger })),
     );
     await Promise.all(collectors.map((collector) => collector.start()));
     try {
@@ -196,7 +200,9 @@ describe("createCollector", () => {
     }
   });
 
-  it("restarted under its old name, first applies what it had read and not acknowledged", async () => {
+  it("restarted under its old name, first applies what it had read and not acknowledged", async ({
+    engineRedis: fx,
+  }) => {
     const { prefix, keys, store } = fx.prefixed("collect-restart");
     const runs = planRuns({ count: 12, shards: TEST_SHARDS, parents: 2, seed: "collect-restart" });
     const streams = Array.from({ length: TEST_SHARDS }, (_, shard) => keys.shardEvents(shard));
@@ -215,7 +221,7 @@ describe("createCollector", () => {
     }
     // Claims cannot be what saves them: nothing is idle long enough.
     const collector = createCollector(
-      collectorOptions(prefix, { consumer: "phoenix", claimIdleMs: 3_600_000 }),
+      collectorOptions(fx, prefix, { consumer: "phoenix", claimIdleMs: 3_600_000 }),
     );
     await collector.start();
     try {
@@ -227,7 +233,9 @@ describe("createCollector", () => {
     }
   });
 
-  it("exposes each shard's lag and pending entries, and trims the streams once everything is acknowledged", async () => {
+  it("exposes each shard's lag and pending entries, and trims the streams once everything is acknowledged", async ({
+    engineRedis: fx,
+  }) => {
     const { prefix, keys, store } = fx.prefixed("collect-metrics");
     const runs = planRuns({ count: 16, shards: TEST_SHARDS, seed: "collect-metrics" });
     const shard = shardOfRunId(runs[0]!.runId);
@@ -247,7 +255,7 @@ describe("createCollector", () => {
       ">",
     );
 
-    const collector = createCollector(collectorOptions(prefix, { trimIntervalMs: 1 }));
+    const collector = createCollector(collectorOptions(fx, prefix, { trimIntervalMs: 1 }));
     const before = await collector.metrics();
     expect(before.shards.find((metrics) => metrics.shard === shard)).toEqual({
       shard,

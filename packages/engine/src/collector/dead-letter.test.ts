@@ -1,5 +1,6 @@
 import { shardOfRunId } from "@errand/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
+import { redisTest } from "../test-support/engine-test.js";
 import { type CollectorOptions, createCollector } from "./create-collector.js";
 import { eventually } from "./test-support/conditions.js";
 import {
@@ -8,23 +9,13 @@ import {
   waitUntilIndexed,
 } from "./test-support/indexed-state.js";
 import { planRuns, settles, settlingRunIds, writeRuns } from "./test-support/planned-runs.js";
-import {
-  type EngineRedisFixture,
-  startEngineRedis,
-  TEST_SHARDS,
-} from "./test-support/redis-fixture.js";
+import { type EngineRedisFixture, TEST_SHARDS } from "./test-support/redis-fixture.js";
 
-let fx: EngineRedisFixture;
-
-beforeAll(async () => {
-  fx = await startEngineRedis();
-});
-afterAll(async () => {
-  await fx?.stop();
-});
+const it = redisTest;
 
 /** A collector that claims failed entries back after 100 ms, so that they soon run out of deliveries. */
 function quickRetryCollector(
+  fx: EngineRedisFixture,
   prefix: string,
   options: Required<Pick<CollectorOptions, "batchSize" | "maxDeliveries">>,
 ) {
@@ -40,7 +31,9 @@ function quickRetryCollector(
 }
 
 describe("poison entries", () => {
-  it("go to the shard's dead letters after maxDeliveries, and every entry after them is still collected", async () => {
+  it("go to the shard's dead letters after maxDeliveries, and every entry after them is still collected", async ({
+    engineRedis: fx,
+  }) => {
     const { prefix, keys, store } = fx.prefixed("poison");
     const early = planRuns({ count: 12, shards: TEST_SHARDS, parents: 2, seed: "poison-early" });
     const late = planRuns({ count: 12, shards: TEST_SHARDS, parents: 2, seed: "poison-late" });
@@ -106,7 +99,7 @@ describe("poison entries", () => {
     for (const [, fields] of poison) poisonIds.push((await fx.redis.xadd(stream, "*", ...fields))!);
     await writeRuns(store, late);
 
-    const collector = quickRetryCollector(prefix, { batchSize: 5, maxDeliveries: 3 });
+    const collector = quickRetryCollector(fx, prefix, { batchSize: 5, maxDeliveries: 3 });
     await collector.start();
     try {
       const dead = await eventually("every poison entry dead-lettered", async () => {
@@ -151,7 +144,9 @@ describe("poison entries", () => {
     }
   });
 
-  it("fail alone when a run's indexes cannot be written: the other runs of its batches are collected", async () => {
+  it("fail alone when a run's indexes cannot be written: the other runs of its batches are collected", async ({
+    engineRedis: fx,
+  }) => {
     const { prefix, keys, store } = fx.prefixed("broken-head");
     const runs = planRuns({ count: 16, shards: TEST_SHARDS, seed: "broken-head" });
     await writeRuns(store, runs);
@@ -161,7 +156,7 @@ describe("poison entries", () => {
     await fx.redis.set(keys.runHead(broken), "not a hash");
     const shard = shardOfRunId(broken);
 
-    const collector = quickRetryCollector(prefix, { batchSize: 50, maxDeliveries: 2 });
+    const collector = quickRetryCollector(fx, prefix, { batchSize: 50, maxDeliveries: 2 });
     await collector.start();
     try {
       const others = runs.filter((run) => settles(run) && run.runId !== broken);

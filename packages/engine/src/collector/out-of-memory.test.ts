@@ -7,30 +7,22 @@
  * with room, settles the run past its deadline.
  */
 import { shardOfRunId } from "@errand/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { createRunReads } from "../reads/create-run-reads.js";
 import { createReaper } from "../reaper/create-reaper.js";
+import { redisTest } from "../test-support/engine-test.js";
 import { captureLogs } from "../test-support/log-capture.js";
 import { exhaustRedisMemory } from "../test-support/redis-memory.js";
 import { type CollectorOptions, createCollector } from "./create-collector.js";
 import { planRuns, writeRuns } from "./test-support/planned-runs.js";
-import {
-  type EngineRedisFixture,
-  startEngineRedis,
-  TEST_SHARDS,
-} from "./test-support/redis-fixture.js";
+import { TEST_SHARDS } from "./test-support/redis-fixture.js";
 
-let fx: EngineRedisFixture;
-
-beforeAll(async () => {
-  fx = await startEngineRedis();
-});
-afterAll(async () => {
-  await fx?.stop();
-});
+const it = redisTest;
 
 describe("the collector while Redis is out of memory", () => {
-  it("starts, waits for room to index its batch, and collects every run; nothing is dead-lettered", async () => {
+  it("starts, waits for room to index its batch, and collects every run; nothing is dead-lettered", async ({
+    engineRedis: fx,
+  }) => {
     const scope = fx.prefixed("collector-oom");
     const logs = captureLogs();
     const options: CollectorOptions = {
@@ -84,7 +76,9 @@ describe("the collector while Redis is out of memory", () => {
 });
 
 describe("the reaper while Redis is out of memory", () => {
-  it("passes without settling or throwing, and settles the run past its deadline once Redis has room", async () => {
+  it("passes without settling or throwing, and settles the run past its deadline once Redis has room", async ({
+    engineRedis: fx,
+  }) => {
     const scope = fx.prefixed("reaper-oom");
     const [run] = planRuns({
       count: 1,

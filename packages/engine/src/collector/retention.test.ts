@@ -7,20 +7,21 @@
  */
 import { isErrandError } from "@errand/core";
 import { waitUntil } from "@errand/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect } from "vitest";
 import { createErrand, type Errand } from "../client/client.js";
-import { type EngineFixture, startEngineFixture } from "../test-support/engine-fixture.js";
+import type { EngineFixture } from "../test-support/engine-fixture.js";
+import { engineTest } from "../test-support/engine-test.js";
 import { registerTestQueue } from "../test-support/registered-queue.js";
 import { type Collector, createCollector } from "./create-collector.js";
 
+const it = engineTest("retention");
+
 const SHORT_RETENTION_SECONDS = 2;
 
-let fx: EngineFixture;
 let shortLived: Errand;
 let collector: Collector;
 
-beforeAll(async () => {
-  fx = await startEngineFixture("retention");
+it.beforeAll(async ({ fx }) => {
   // Registered, with no worker: the runs wait in their queue until cancelled.
   await registerTestQueue(fx.redis, fx.errand.keys, [{ name: "idle" }]);
   shortLived = createErrand({
@@ -34,14 +35,13 @@ beforeAll(async () => {
 afterAll(async () => {
   await collector?.stop();
   await shortLived?.close();
-  await fx?.stop();
 });
 
 /** The remaining TTL of `key` in ms. */
-const pttl = (key: string) => fx.redis.pttl(key);
+const pttl = (fx: EngineFixture, key: string) => fx.redis.pttl(key);
 
 describe("a settled run's outcome", () => {
-  it("expires with its log, at the retention of whoever settled it", async () => {
+  it("expires with its log, at the retention of whoever settled it", async ({ fx }) => {
     const { runId: long } = await fx.errand.fire({ agent: "idle", input: null });
     const { runId: short } = await fx.errand.fire({ agent: "idle", input: null });
     await fx.errand.cancel(long); // settled by a client with the default retention
@@ -53,21 +53,23 @@ describe("a settled run's outcome", () => {
       });
     }
     const [longHead, longResult] = await Promise.all([
-      pttl(keys.runHead(long)),
-      pttl(keys.result(long)),
+      pttl(fx, keys.runHead(long)),
+      pttl(fx, keys.result(long)),
     ]);
     expect(longResult).toBeGreaterThan(SHORT_RETENTION_SECONDS * 1_000);
     expect(longResult).toBeLessThanOrEqual(longHead);
     const [shortHead, shortResult] = await Promise.all([
-      pttl(keys.runHead(short)),
-      pttl(keys.result(short)),
+      pttl(fx, keys.runHead(short)),
+      pttl(fx, keys.result(short)),
     ]);
     expect(shortResult).toBeGreaterThan(0);
     expect(shortResult).toBeLessThanOrEqual(SHORT_RETENTION_SECONDS * 1_000);
     expect(shortResult).toBeLessThanOrEqual(shortHead);
   });
 
-  it("is never pending once settled: when its log expires, the run is not found", async () => {
+  it("is never pending once settled: when its log expires, the run is not found", async ({
+    fx,
+  }) => {
     const { runId } = await fx.errand.fire({ agent: "idle", input: null });
     await shortLived.cancel(runId);
     expect(await fx.errand.result(runId, { waitMs: 10_000 })).toMatchObject({

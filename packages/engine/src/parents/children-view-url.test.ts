@@ -3,29 +3,18 @@
  * `spawn_agents` and `collect_agents` carry their `viewUrl`, as the parent's
  * model reads them in its log.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import type { CollectResult } from "../reads/collect.js";
+import { parentTest } from "../test-support/engine-test.js";
 import type { SpawnResult } from "./spawn-children.js";
-import {
-  CHILD,
-  LEAD,
-  type ParentFixture,
-  startParentFixture,
-} from "./test-support/parent-fixture.js";
+import { CHILD, LEAD } from "./test-support/parent-fixture.js";
+
+const it = parentTest("children-view-url");
 
 const DASHBOARD = "http://127.0.0.1:4040/";
 
-let pfx: ParentFixture;
-
-beforeAll(async () => {
-  pfx = await startParentFixture("children-view-url");
-});
-afterAll(async () => {
-  await pfx?.stop();
-});
-
 describe("the parent tools on a worker given a dashboard URL", () => {
-  it("link every child they answer with to its page on the dashboard", async () => {
+  it("link every child they answer with to its page on the dashboard", async ({ pfx }) => {
     const { fx } = pfx;
     await pfx.startWorker({ concurrency: 2, dashboardUrl: DASHBOARD });
     const agents = [1, 2].map((n) => ({

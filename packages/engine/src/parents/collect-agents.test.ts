@@ -7,21 +7,18 @@
  */
 import { newRunId } from "@errand/core";
 import { isFatalToolError, isParkRequest, type ParkRequest } from "@errand/runtime";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect } from "vitest";
 import type { CollectResult } from "../reads/collect.js";
+import { parentTest } from "../test-support/engine-test.js";
 import { registerTestQueue } from "../test-support/registered-queue.js";
 import { collectAgentsTool } from "./collect-agents.js";
 import { spawnAgentsTool } from "./spawn-agents.js";
 import type { SpawnResult } from "./spawn-children.js";
-import {
-  CHILD,
-  LEAD,
-  type ParentFixture,
-  startParentFixture,
-} from "./test-support/parent-fixture.js";
+import { CHILD, LEAD } from "./test-support/parent-fixture.js";
 import { callTool, type LentServices, lendParentServices } from "./test-support/tool-calls.js";
 
-let pfx: ParentFixture;
+const it = parentTest("collect-agents");
+
 let lent: LentServices;
 let parent: string;
 /** The children in the order they were spawned. */
@@ -29,8 +26,7 @@ let spawned: string[];
 
 const at = () => new Date().toISOString();
 
-beforeAll(async () => {
-  pfx = await startParentFixture("collect-agents");
+it.beforeAll(async ({ pfx }) => {
   const { fx } = pfx;
   await registerTestQueue(fx.redis, fx.errand.keys, [{ name: LEAD }, { name: CHILD }], {
     queue: "nobody-takes-these",
@@ -53,7 +49,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await lent?.close();
-  await pfx?.stop();
 });
 
 function site() {
@@ -114,7 +109,9 @@ describe("collect_agents", () => {
     expect(seen).toEqual([...spawned].sort());
   });
 
-  it("with wait, parks for exactly the requested runs without a stored result, and answers once there are none", async () => {
+  it("with wait, parks for exactly the requested runs without a stored result, and answers once there are none", async ({
+    pfx,
+  }) => {
     const parked = await collect({ wait: true }).catch((error: unknown) => error);
     expect(isParkRequest(parked)).toBe(true);
     expect((parked as ParkRequest).waitFor).toEqual([spawned[4]]);

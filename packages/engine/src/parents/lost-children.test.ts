@@ -5,25 +5,14 @@
  * reaper; the parent, parked on them, is woken and collects a settled
  * result for each — `worker_lost` and `deadline_exceeded`.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import type { CollectResult } from "../reads/collect.js";
+import { parentTest } from "../test-support/engine-test.js";
 import { TEST_AGENTS } from "../test-support/test-agents.js";
 import type { SpawnResult } from "./spawn-children.js";
-import {
-  CHILD,
-  LEAD,
-  type ParentFixture,
-  startParentFixture,
-} from "./test-support/parent-fixture.js";
+import { CHILD, LEAD } from "./test-support/parent-fixture.js";
 
-let pfx: ParentFixture;
-
-beforeAll(async () => {
-  pfx = await startParentFixture("lost-children");
-});
-afterAll(async () => {
-  await pfx?.stop();
-});
+const it = parentTest("lost-children");
 
 /** A worker process of the test agents (a queue of its own) whose jobs fail at their first stall. */
 const DOOMED = {
@@ -33,7 +22,9 @@ const DOOMED = {
 };
 
 describe("children that never finish on their own", () => {
-  it("reach the parked parent as failed: worker_lost for the lost worker, deadline_exceeded past the deadline", async () => {
+  it("reach the parked parent as failed: worker_lost for the lost worker, deadline_exceeded past the deadline", async ({
+    pfx,
+  }) => {
     const { fx } = pfx;
     const doomed = await fx.spawn("doomed-1", DOOMED);
     await pfx.startWorker({ concurrency: 2, parkRecheckMs: 120_000 });

@@ -8,13 +8,16 @@
  * the plan, and the parent's view against its own.
  */
 import type { RunEvent } from "@errand/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { z } from "zod";
 import type { CollectResult } from "../reads/collect.js";
 import type { CollectedRun } from "../reads/collected-run.js";
+import { parentTest } from "../test-support/engine-test.js";
 import type { SpawnResult } from "./spawn-children.js";
-import { LEAD, type ParentFixture, startParentFixture } from "./test-support/parent-fixture.js";
+import { LEAD, type ParentFixture } from "./test-support/parent-fixture.js";
 import { expectedCounts, planChildren } from "./test-support/planned-children.js";
+
+const it = parentTest("parent-200");
 
 const CHILDREN = 200;
 const Summary = z.object({
@@ -24,17 +27,8 @@ const Summary = z.object({
   cancelled: z.number().int(),
 });
 
-let pfx: ParentFixture;
-
-beforeAll(async () => {
-  pfx = await startParentFixture("parent-200");
-});
-afterAll(async () => {
-  await pfx?.stop();
-});
-
 /** Every child's result, read through the client a page of 50 at a time, and each page's counts. */
-async function collectInPages(runIds: readonly string[]) {
+async function collectInPages(pfx: ParentFixture, runIds: readonly string[]) {
   const results: CollectedRun[] = [];
   const pageCounts: Record<string, number>[] = [];
   let cursor: string | undefined;
@@ -52,7 +46,9 @@ async function collectInPages(runIds: readonly string[]) {
 }
 
 describe("a parent agent with 200 children", () => {
-  it("spawns them, parks until all have settled, and collects each one's outcome and the exact counts", async () => {
+  it("spawns them, parks until all have settled, and collects each one's outcome and the exact counts", async ({
+    pfx,
+  }) => {
     const { fx } = pfx;
     const { worker, logs } = await pfx.startWorker({ concurrency: 8, parkRecheckMs: 120_000 });
     const children = planChildren(CHILDREN);
@@ -84,7 +80,7 @@ describe("a parent agent with 200 children", () => {
     expect(parentLog.at(-1)?.type).toBe("finished");
 
     // The test's own view: pages of 50 through the client, each child as planned.
-    const collected = await collectInPages(childIds);
+    const collected = await collectInPages(pfx, childIds);
     expect(collected.pageCounts).toHaveLength(CHILDREN / 50);
     // Every page counts every child.
     for (const counts of collected.pageCounts) expect(counts).toEqual(collected.counts);

@@ -7,24 +7,13 @@
  * finishes with every child collected.
  */
 import { foldRun, type RunEvent, settleRun } from "@errand/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import type { CollectResult } from "../reads/collect.js";
+import { parentTest } from "../test-support/engine-test.js";
 import type { SpawnResult } from "./spawn-children.js";
-import {
-  CHILD,
-  LEAD,
-  type ParentFixture,
-  startParentFixture,
-} from "./test-support/parent-fixture.js";
+import { CHILD, LEAD } from "./test-support/parent-fixture.js";
 
-let pfx: ParentFixture;
-
-beforeAll(async () => {
-  pfx = await startParentFixture("parked-parent");
-});
-afterAll(async () => {
-  await pfx?.stop();
-});
+const it = parentTest("parked-parent");
 
 const callName = (events: readonly RunEvent[], callId: string) =>
   events
@@ -32,7 +21,9 @@ const callName = (events: readonly RunEvent[], callId: string) =>
     .find((call) => call.callId === callId)?.name;
 
 describe("a parked parent on a worker of concurrency 1", () => {
-  it("leaves its slot to its children, which run on the same worker, and resumes once they settled", async () => {
+  it("leaves its slot to its children, which run on the same worker, and resumes once they settled", async ({
+    pfx,
+  }) => {
     const { fx } = pfx;
     const { worker, logs } = await pfx.startWorker({ concurrency: 1, parkRecheckMs: 120_000 });
     const agents = [1, 2, 3].map((n) => ({

@@ -8,8 +8,9 @@
 import { isErrandError, type RunEvent } from "@errand/core";
 import { isFatalToolError } from "@errand/runtime";
 import { createEventStore } from "@errand/store";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type EngineFixture, startEngineFixture } from "../test-support/engine-fixture.js";
+import { afterAll, describe, expect } from "vitest";
+import type { EngineFixture } from "../test-support/engine-fixture.js";
+import { engineTest } from "../test-support/engine-test.js";
 import { registerTestQueue } from "../test-support/registered-queue.js";
 import { createWorker } from "../worker/create-worker.js";
 import { parentTools } from "./parent-tools.js";
@@ -24,27 +25,26 @@ import {
   lendParentServices,
 } from "./test-support/tool-calls.js";
 
-let fx: EngineFixture;
+const it = engineTest("spawn");
+
 const lent: LentServices[] = [];
 
-beforeAll(async () => {
-  fx = await startEngineFixture("spawn");
+it.beforeAll(async ({ fx }) => {
   await registerTestQueue(fx.redis, fx.errand.keys, [{ name: LEAD }, { name: CHILD }], {
     queue: fx.queue.name,
   });
 });
 afterAll(async () => {
   for (const services of lent) await services.close();
-  await fx?.stop();
 });
 
-function services(limits: Parameters<typeof lendParentServices>[1] = {}) {
+function services(fx: EngineFixture, limits: Parameters<typeof lendParentServices>[1] = {}) {
   const opened = lendParentServices(fx, limits);
   lent.push(opened);
   return opened.services;
 }
 
-async function fireLead(parentRunId?: string): Promise<string> {
+async function fireLead(fx: EngineFixture, parentRunId?: string): Promise<string> {
   const spec = { agent: LEAD, input: null, ...(parentRunId ? { parentRunId } : {}) };
   return (await fx.errand.fire(spec)).runId;
 }
@@ -59,16 +59,18 @@ const childItem = (answer: string) => ({
   outputSchema: childOutputSchema,
 });
 
-const childrenOf = async (runId: string) =>
+const childrenOf = async (fx: EngineFixture, runId: string) =>
   await fx.redis.zrange(fx.errand.keys.children(runId), 0, -1);
 
 const firedIds = (result: SpawnResult) =>
   result.results.flatMap((item) => (item.ok && item.runId ? [item.runId] : []));
 
 describe("spawn_agents", () => {
-  it("fires one child per item and answers at once with their runIds; a bad item fails alone", async () => {
-    const parent = await fireLead();
-    const lentServices = services();
+  it("fires one child per item and answers at once with their runIds; a bad item fails alone", async ({
+    fx,
+  }) => {
+    const parent = await fireLead(fx);
+    const lentServices = services(fx);
     const result = await spawn(
       {
         agents: [
@@ -100,7 +102,7 @@ describe("spawn_agents", () => {
     expect(badSchema).toMatchObject({ ok: false, error: { code: "unsupported_schema" } });
 
     const fired = firedIds(result);
-    expect(await childrenOf(parent)).toEqual([...fired].sort());
+    expect(await childrenOf(fx, parent)).toEqual([...fired].sort());
     for (const runId of fired) {
       expect(await fx.errand.store.readHead(runId)).toMatchObject({
         parentRunId: parent,
@@ -117,9 +119,11 @@ describe("spawn_agents", () => {
     });
   });
 
-  it("fires the same runs when the same call runs again, at once or later: no run or job twice", async () => {
-    const parent = await fireLead();
-    const lentServices = services();
+  it("fires the same runs when the same call runs again, at once or later: no run or job twice", async ({
+    fx,
+  }) => {
+    const parent = await fireLead(fx);
+    const lentServices = services(fx);
     const args = { agents: [childItem("x"), childItem("y"), childItem("z")] };
     const site = { runId: parent, step: 1, callId: "call_1_1", services: lentServices };
     const waitingBefore = await fx.queue.getWaitingCount();
@@ -136,7 +140,7 @@ describe("spawn_agents", () => {
     expect(firedIds(racingB)).toEqual(firedIds(racingA));
     const everyRun = [...firedIds(first), ...firedIds(racingA)];
     expect(new Set(everyRun).size).toBe(6); // another call fires runs of its own
-    expect(await childrenOf(parent)).toEqual([...everyRun].sort());
+    expect(await childrenOf(fx, parent)).toEqual([...everyRun].sort());
     for (const runId of everyRun) {
       const log: RunEvent[] = await fx.errand.store.readLog(runId);
       expect(log.map((event) => event.type)).toEqual(["run-queued"]);
@@ -144,16 +148,16 @@ describe("spawn_agents", () => {
     expect((await fx.queue.getWaitingCount()) - waitingBefore).toBe(6);
   });
 
-  it("refuses children past maxDepth, writing nothing", async () => {
-    const lentServices = services({ maxDepth: 1 });
-    const root = await fireLead();
+  it("refuses children past maxDepth, writing nothing", async ({ fx }) => {
+    const lentServices = services(fx, { maxDepth: 1 });
+    const root = await fireLead(fx);
     const allowed = await spawn(
       { agents: [childItem("deep")] },
       { runId: root, services: lentServices },
     );
     expect(allowed.succeeded).toBe(1);
 
-    const atLimit = await fireLead(root); // depth 1 = maxDepth: may not spawn
+    const atLimit = await fireLead(fx, root); // depth 1 = maxDepth: may not spawn
     const refusedArgs = {
       agents: [childItem("a"), childItem("b"), { agent: "nobody", input: null }],
     };
@@ -169,7 +173,7 @@ describe("spawn_agents", () => {
       expect(item.error?.message).toMatch(/depth 2, past the limit of 1 \(maxDepth\)/);
     }
     expect(refused.results[2]?.error?.code).toBe("unknown_agent");
-    expect(await childrenOf(atLimit)).toEqual([]);
+    expect(await childrenOf(fx, atLimit)).toEqual([]);
     // Refused items use up none of the call's idempotency keys.
     const call = { parentRunId: atLimit, step: 1, callId: "call_1_1", args: refusedArgs };
     const store = createEventStore({ redis: fx.redis, prefix: fx.prefix });
@@ -178,9 +182,11 @@ describe("spawn_agents", () => {
     }
   });
 
-  it("fires children up to maxChildrenPerParent, refusing the rest item by item, and counts a repeated call's own children once", async () => {
-    const lentServices = services({ maxChildrenPerParent: 3 });
-    const parent = await fireLead();
+  it("fires children up to maxChildrenPerParent, refusing the rest item by item, and counts a repeated call's own children once", async ({
+    fx,
+  }) => {
+    const lentServices = services(fx, { maxChildrenPerParent: 3 });
+    const parent = await fireLead(fx);
     const args = { agents: ["1", "2", "3", "4", "5"].map(childItem) };
     const site = { runId: parent, services: lentServices };
 
@@ -195,20 +201,22 @@ describe("spawn_agents", () => {
     }
     expect(firedIds(again)).toEqual(firedIds(first));
     expect(more.results[0]).toMatchObject({ ok: false, error: { code: "limit_exceeded" } });
-    expect(await childrenOf(parent)).toEqual([...firedIds(first)].sort());
+    expect(await childrenOf(fx, parent)).toEqual([...firedIds(first)].sort());
 
     // An agent's own tools may hold it to a tighter limit than the worker's.
     const tight = createSpawnAgentsTool({ maxChildrenPerParent: 1 });
-    const other = await fireLead();
+    const other = await fireLead(fx);
     const held = await spawn(args, { runId: other, services: lentServices }, tight);
     expect(held.results.map((item) => item.ok)).toEqual([true, false, false, false, false]);
   });
 
-  it("gives each child its own priority, else its parent's, on its run-queued and its job", async () => {
+  it("gives each child its own priority, else its parent's, on its run-queued and its job", async ({
+    fx,
+  }) => {
     const { runId: parent } = await fx.errand.fire({ agent: LEAD, input: null, priority: 7 });
     const result = await spawn(
       { agents: [childItem("inherits"), { ...childItem("own"), priority: 2 }] },
-      { runId: parent, services: services() },
+      { runId: parent, services: services(fx) },
     );
     const children = firedIds(result);
     expect(children).toHaveLength(2);
@@ -225,14 +233,14 @@ describe("spawn_agents", () => {
     const { runId: unranked } = await fx.errand.fire({ agent: LEAD, input: null });
     const plain = await spawn(
       { agents: [childItem("none")] },
-      { runId: unranked, services: services() },
+      { runId: unranked, services: services(fx) },
     );
     const [child] = firedIds(plain);
     expect((await fx.errand.store.readLog(child!))[0]?.data).not.toHaveProperty("priority");
   });
 
-  it("fails the run with a clear error when its host lends no parent services", async () => {
-    const parent = await fireLead();
+  it("fails the run with a clear error when its host lends no parent services", async ({ fx }) => {
+    const parent = await fireLead(fx);
     const error = await callTool(
       spawnAgentsTool,
       { agents: [childItem("a")] },
@@ -240,10 +248,12 @@ describe("spawn_agents", () => {
     ).catch((caught: unknown) => caught);
     expect(isFatalToolError(error)).toBe(true);
     expect((error as Error).message).toMatch(/spawn_agents needs an errand worker/);
-    expect(await childrenOf(parent)).toEqual([]);
+    expect(await childrenOf(fx, parent)).toEqual([]);
   });
 
-  it("refuses limits that are not whole numbers, on the worker and on the tools", async () => {
+  it("refuses limits that are not whole numbers, on the worker and on the tools", async ({
+    fx,
+  }) => {
     const onWorker = await createWorker({
       connection: fx.server.url,
       prefix: fx.prefix,

@@ -1,30 +1,29 @@
 import { isRunId, type NewEvent } from "@errand/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect } from "vitest";
 import { indexPlanned, startTestCollector } from "../collector/test-support/index-planned.js";
 import { waitUntilIndexed } from "../collector/test-support/indexed-state.js";
 import { type PlannedRun, planRuns, writeRuns } from "../collector/test-support/planned-runs.js";
 import {
   type EngineRedisFixture,
   type PrefixedStore,
-  startEngineRedis,
   TEST_SHARDS,
 } from "../collector/test-support/redis-fixture.js";
+import { redisTest } from "../test-support/engine-test.js";
 import type { CollectResult } from "./collect.js";
 import type { CollectedStatus } from "./collected-run.js";
 import { type CountedReads, countedReads } from "./test-support/counted-reads.js";
 
-let fx: EngineRedisFixture;
+const it = redisTest;
+
 let scope: PrefixedStore;
 let counted: CountedReads;
 
-beforeAll(async () => {
-  fx = await startEngineRedis();
+it.beforeAll(async ({ engineRedis: fx }) => {
   scope = fx.prefixed("reads-collect-counts");
   counted = await countedReads(fx, scope);
 });
 afterAll(async () => {
   await counted?.close();
-  await fx?.stop();
 });
 
 const STATUS_OF_ENDING: Record<PlannedRun["ending"], CollectedStatus> = {
@@ -42,7 +41,7 @@ function finishedEvent(run: PlannedRun): NewEvent {
 }
 
 /** Appends `finished` to each of `runs` (left unsettled) and waits until a collector stored their results. */
-async function settleLate(runs: readonly PlannedRun[]): Promise<void> {
+async function settleLate(fx: EngineRedisFixture, runs: readonly PlannedRun[]): Promise<void> {
   for (const run of runs) {
     await scope.store.appendEvents(run.runId, run.events.length, [finishedEvent(run)]);
   }
@@ -84,7 +83,9 @@ async function pagesOf(ids: readonly string[]) {
 }
 
 describe("collect's counts", () => {
-  it("are those of every run given, the same on each page, read with the page in one round trip, and follow the runs as they settle", async () => {
+  it("are those of every run given, the same on each page, read with the page in one round trip, and follow the runs as they settle", async ({
+    engineRedis: fx,
+  }) => {
     // 118 runs: 20 text, 20 output, 20 failed, 20 cancelled, 19 without output, 19 unsettled.
     const runs = planRuns({ count: 118, shards: TEST_SHARDS, seed: "counts" });
     await indexPlanned(fx, scope, runs);
@@ -121,7 +122,7 @@ describe("collect's counts", () => {
     const unsettled = runs.filter((run) => run.ending === "unsettled");
     const collector = await startTestCollector(fx, scope);
     try {
-      await settleLate(unsettled);
+      await settleLate(fx, unsettled);
     } finally {
       await collector.stop();
     }
@@ -130,7 +131,9 @@ describe("collect's counts", () => {
     expect(after).toEqual({ total: 120, succeeded: 59, failed: 41, cancelled: 20, pending: 0 });
   });
 
-  it("after waiting for its page, count the runs elsewhere in the list that settled meanwhile", async () => {
+  it("after waiting for its page, count the runs elsewhere in the list that settled meanwhile", async ({
+    engineRedis: fx,
+  }) => {
     // Runs 0, 2, 4, … settled; 1, 3, 5, … still running. The page (limit 4) holds 1 and 3.
     const runs = planRuns({
       count: 12,
@@ -150,8 +153,8 @@ describe("collect's counts", () => {
       const waiting = counted.reads.collect(ids, { limit: 4, waitMs: 30_000 });
       // Its first read (a script call per shard, a GET per run of the page) is answered before anything settles.
       await counted.untilAnswered(TEST_SHARDS + 4);
-      await settleLate(elsewhere);
-      await settleLate(onPage);
+      await settleLate(fx, elsewhere);
+      await settleLate(fx, onPage);
       const page = await waiting;
       expect(page).toMatchObject({
         total: 12,
@@ -168,7 +171,9 @@ describe("collect's counts", () => {
     }
   });
 
-  it("count a run whose head expired before its result as its result says, reading that result once more", async () => {
+  it("count a run whose head expired before its result as its result says, reading that result once more", async ({
+    engineRedis: fx,
+  }) => {
     const runs = planRuns({
       count: 3,
       shards: TEST_SHARDS,

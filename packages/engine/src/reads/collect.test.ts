@@ -1,24 +1,24 @@
 import { isErrandError } from "@errand/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect } from "vitest";
 import { createErrand } from "../client/client.js";
 import { indexPlanned, startTestCollector } from "../collector/test-support/index-planned.js";
 import { type PlannedRun, planRuns } from "../collector/test-support/planned-runs.js";
 import {
   type EngineRedisFixture,
   type PrefixedStore,
-  startEngineRedis,
   TEST_SHARDS,
 } from "../collector/test-support/redis-fixture.js";
+import { redisTest } from "../test-support/engine-test.js";
 import { createRunReads, type RunReads } from "./create-run-reads.js";
 
-let fx: EngineRedisFixture;
+const it = redisTest;
+
 let scope: PrefixedStore;
 let reads: RunReads;
 /** One run of each ending: text, output, failed, cancelled, no-output, unsettled. */
 let runs: PlannedRun[];
 
-beforeAll(async () => {
-  fx = await startEngineRedis();
+it.beforeAll(async ({ engineRedis: fx }) => {
   scope = fx.prefixed("reads-collect");
   reads = createRunReads({ connection: fx.url, prefix: scope.prefix, shards: TEST_SHARDS });
   runs = planRuns({ count: 6, shards: TEST_SHARDS, seed: "collect-mixed" });
@@ -26,7 +26,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await reads?.close();
-  await fx?.stop();
 });
 
 const idOf = (ending: PlannedRun["ending"]) => runs.find((run) => run.ending === ending)!.runId;
@@ -156,7 +155,7 @@ describe("collect", () => {
     expect(isErrandError(zero, "invalid_spec")).toBe(true);
   });
 
-  it("waits until every run of the page has settled", async () => {
+  it("waits until every run of the page has settled", async ({ engineRedis: fx }) => {
     const waitingRuns = planRuns({
       count: 3,
       shards: TEST_SHARDS,
@@ -187,7 +186,9 @@ describe("collect", () => {
 });
 
 describe("collect on a client that auto-pipelines", () => {
-  it("answers beside other reads sent in the same tick, from its very first call", async () => {
+  it("answers beside other reads sent in the same tick, from its very first call", async ({
+    engineRedis: fx,
+  }) => {
     // ioredis puts a tick's commands in one pipeline, which carries only the scripts defined before it was made.
     const errand = createErrand({ connection: fx.url, prefix: scope.prefix, shards: TEST_SHARDS });
     try {
@@ -208,7 +209,9 @@ async function getCalls(fx: EngineRedisFixture): Promise<number> {
 }
 
 describe("collect waiting on many runs", () => {
-  it("reads each run's result about once, not the whole page again at each announcement", async () => {
+  it("reads each run's result about once, not the whole page again at each announcement", async ({
+    engineRedis: fx,
+  }) => {
     const count = 40;
     const waitingRuns = planRuns({
       count,

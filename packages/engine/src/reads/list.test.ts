@@ -1,23 +1,19 @@
 import { foldRun, isErrandError } from "@errand/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect } from "vitest";
 import { indexPlanned } from "../collector/test-support/index-planned.js";
 import { type PlannedRun, planRuns } from "../collector/test-support/planned-runs.js";
-import {
-  type EngineRedisFixture,
-  type PrefixedStore,
-  startEngineRedis,
-  TEST_SHARDS,
-} from "../collector/test-support/redis-fixture.js";
+import { type PrefixedStore, TEST_SHARDS } from "../collector/test-support/redis-fixture.js";
+import { redisTest } from "../test-support/engine-test.js";
 import { createRunReads, type RunReads } from "./create-run-reads.js";
 import type { ListOptions, RunSummary } from "./list.js";
 
-let fx: EngineRedisFixture;
+const it = redisTest;
+
 let scope: PrefixedStore;
 let reads: RunReads;
 let runs: PlannedRun[];
 
-beforeAll(async () => {
-  fx = await startEngineRedis();
+it.beforeAll(async ({ engineRedis: fx }) => {
   scope = fx.prefixed("reads-list");
   reads = createRunReads({ connection: fx.url, prefix: scope.prefix, shards: TEST_SHARDS });
   runs = planRuns({ count: 30, shards: TEST_SHARDS, parents: 3, seed: "list" });
@@ -28,7 +24,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await reads?.close();
-  await fx?.stop();
 });
 
 /** The summaries of `planned` as their logs say, newest first. */
@@ -92,7 +87,7 @@ describe("list", () => {
     expect((await reads.list()).count).toBe(runs.length);
   });
 
-  it.each<[string, ListOptions, (summary: RunSummary) => boolean]>([
+  it.for<[string, ListOptions, (summary: RunSummary) => boolean]>([
     ["succeeded", { status: "succeeded" }, (s) => s.status === "succeeded"],
     ["failed", { status: "failed" }, (s) => s.status === "failed"],
     ["cancelled", { status: "cancelled" }, (s) => s.status === "cancelled"],
@@ -105,7 +100,7 @@ describe("list", () => {
       { agent: "researcher", status: "failed" },
       (s) => s.agent === "researcher" && s.status === "failed",
     ],
-  ])("filters: %s", async (_name, filter, keep) => {
+  ])("filters: %s", async ([_name, filter, keep]) => {
     const parent = runs[1]!.runId;
     const options = filter.parentRunId === undefined ? filter : { ...filter, parentRunId: parent };
     const expected = (await expectedSummaries(scope.store, runs)).filter(
@@ -117,7 +112,7 @@ describe("list", () => {
     expect(items).toEqual(expected);
   });
 
-  it("keeps its cursors stable while newer runs arrive", async () => {
+  it("keeps its cursors stable while newer runs arrive", async ({ engineRedis: fx }) => {
     const growing = fx.prefixed("reads-list-growing");
     const growingReads = createRunReads({
       connection: fx.url,
@@ -145,7 +140,9 @@ describe("list", () => {
     }
   });
 
-  it("drops a run whose log expired, from the page and from the index", async () => {
+  it("drops a run whose log expired, from the page and from the index", async ({
+    engineRedis: fx,
+  }) => {
     const expiring = fx.prefixed("reads-list-expiring");
     const expiringReads = createRunReads({
       connection: fx.url,

@@ -1,36 +1,37 @@
 import { foldRun, isErrandError, settleRun } from "@errand/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect } from "vitest";
 import { indexPlanned, startTestCollector } from "../collector/test-support/index-planned.js";
 import { planRuns } from "../collector/test-support/planned-runs.js";
 import {
   type EngineRedisFixture,
   type PrefixedStore,
-  startEngineRedis,
   TEST_SHARDS,
 } from "../collector/test-support/redis-fixture.js";
+import { redisTest } from "../test-support/engine-test.js";
 import { createRunReads, type RunReads } from "./create-run-reads.js";
 
-let fx: EngineRedisFixture;
+const it = redisTest;
+
 let scope: PrefixedStore;
 let reads: RunReads;
 
-beforeAll(async () => {
-  fx = await startEngineRedis();
+it.beforeAll(async ({ engineRedis: fx }) => {
   scope = fx.prefixed("reads-result");
   reads = createRunReads({ connection: fx.url, prefix: scope.prefix, shards: TEST_SHARDS });
 });
 afterAll(async () => {
   await reads?.close();
-  await fx?.stop();
 });
 
-async function getCalls(): Promise<number> {
+async function getCalls(fx: EngineRedisFixture): Promise<number> {
   const info = await fx.redis.info("commandstats");
   return Number(/^cmdstat_get:calls=(\d+)/m.exec(info)?.[1] ?? 0);
 }
 
 describe("result", () => {
-  it("returns the stored RunResult of a settled run, the fold of its log", async () => {
+  it("returns the stored RunResult of a settled run, the fold of its log", async ({
+    engineRedis: fx,
+  }) => {
     const runs = planRuns({ count: 5, shards: TEST_SHARDS, seed: "result-settled" });
     await indexPlanned(fx, scope, runs);
     for (const run of runs.slice(0, 5)) {
@@ -39,7 +40,9 @@ describe("result", () => {
     }
   });
 
-  it("answers undefined at once for a run that has not settled, and refuses unknown and malformed run ids", async () => {
+  it("answers undefined at once for a run that has not settled, and refuses unknown and malformed run ids", async ({
+    engineRedis: fx,
+  }) => {
     const [pending] = planRuns({
       count: 1,
       shards: TEST_SHARDS,
@@ -56,7 +59,9 @@ describe("result", () => {
     expect(isErrandError(malformed, "invalid_spec")).toBe(true);
   });
 
-  it("waits for the run to settle, woken by the collector, not by polling", async () => {
+  it("waits for the run to settle, woken by the collector, not by polling", async ({
+    engineRedis: fx,
+  }) => {
     const [run] = planRuns({
       count: 1,
       shards: TEST_SHARDS,
@@ -67,9 +72,9 @@ describe("result", () => {
     await indexPlanned(fx, scope, [run!], { upTo: lastIndex });
 
     // Nothing settles it: the wait ends at waitMs having read only a few times.
-    const before = await getCalls();
+    const before = await getCalls(fx);
     expect(await reads.result(run!.runId, { waitMs: 400 })).toBeUndefined();
-    expect((await getCalls()) - before).toBeLessThanOrEqual(3);
+    expect((await getCalls(fx)) - before).toBeLessThanOrEqual(3);
 
     // The terminal event arrives while the client waits: the collector's notification wakes it.
     const collector = await startTestCollector(fx, scope);

@@ -1,6 +1,6 @@
 import { shardOfRunId } from "@errand/core";
 import { Queue, Worker } from "bullmq";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect } from "vitest";
 import { createCollector } from "../collector/create-collector.js";
 import {
   besides,
@@ -12,31 +12,28 @@ import { planRuns, writeRuns } from "../collector/test-support/planned-runs.js";
 import {
   type EngineRedisFixture,
   type PrefixedStore,
-  startEngineRedis,
   TEST_SHARDS,
 } from "../collector/test-support/redis-fixture.js";
 import { createRunReads, type RunReads } from "../reads/create-run-reads.js";
+import { redisTest } from "../test-support/engine-test.js";
 import { registerTestQueue } from "../test-support/registered-queue.js";
 import { createReaper } from "./create-reaper.js";
 
+const it = redisTest;
+
 const HOLDING_WORKER = besides(import.meta.url, "./test-support/holding-worker-process.ts");
 
-let fx: EngineRedisFixture;
 const cleanups: (() => Promise<unknown>)[] = [];
 
-beforeAll(async () => {
-  fx = await startEngineRedis();
-});
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
-  await fx?.stop();
 });
 
 /** The queue of the planned runs' agents in these tests. */
 const TEST_QUEUE = "reaper-test";
 
 /** The test queue, registered as the one serving the planned runs' agents. */
-async function openQueue(scope: PrefixedStore): Promise<Queue> {
+async function openQueue(fx: EngineRedisFixture, scope: PrefixedStore): Promise<Queue> {
   const agents = [{ name: "researcher" }, { name: "writer" }];
   await registerTestQueue(fx.redis, scope.keys, agents, { queue: TEST_QUEUE });
   const queue = new Queue(TEST_QUEUE, {
@@ -48,6 +45,7 @@ async function openQueue(scope: PrefixedStore): Promise<Queue> {
 }
 
 function openWorker(
+  fx: EngineRedisFixture,
   scope: PrefixedStore,
   processor: (jobId: string) => Promise<void>,
   options: { maxStalledCount?: number; stalledInterval?: number } = {},
@@ -68,7 +66,7 @@ function openWorker(
 const NEVER_JOBLESS_MS = 10 * 365 * 24 * 3_600_000;
 
 /** A collector with its reaper, and reads, on `scope`. */
-async function startCollecting(scope: PrefixedStore) {
+async function startCollecting(fx: EngineRedisFixture, scope: PrefixedStore) {
   const collector = createCollector({
     connection: fx.url,
     prefix: scope.prefix,
@@ -104,11 +102,13 @@ async function collectedChildren(reads: RunReads, children: readonly string[]) {
 }
 
 describe("the reaper", () => {
-  it("settles as worker_lost the run whose worker was SIGKILLed and whose job then stalled for good; the parent gets it", async () => {
+  it("settles as worker_lost the run whose worker was SIGKILLed and whose job then stalled for good; the parent gets it", async ({
+    engineRedis: fx,
+  }) => {
     const scope = fx.prefixed("reaper-lost");
     const { children } = await family(scope, "reaper-lost", 1);
     const child = children[0]!;
-    const queue = await openQueue(scope);
+    const queue = await openQueue(fx, scope);
     await queue.add("researcher", { runId: child }, { jobId: child, attempts: 1 });
 
     const holder: TestProcess = startTestProcess(HOLDING_WORKER, [
@@ -126,12 +126,12 @@ describe("the reaper", () => {
     // Another worker's stalled-job check finds the job's lock gone; with
     // maxStalledCount 0 BullMQ fails it for good instead of running it again.
     const ranAgain: string[] = [];
-    openWorker(scope, async (jobId) => void ranAgain.push(jobId), {
+    openWorker(fx, scope, async (jobId) => void ranAgain.push(jobId), {
       maxStalledCount: 0,
       stalledInterval: 100,
     });
 
-    const reads = await startCollecting(scope);
+    const reads = await startCollecting(fx, scope);
     const result = await reads.result(child, { waitMs: 30_000 });
     expect(result?.status).toBe("failed");
     expect(result?.error).toMatchObject({ code: "worker_lost", retryable: true });
@@ -141,17 +141,19 @@ describe("the reaper", () => {
     expect(await collectedChildren(reads, children)).toEqual([{ runId: child, status: "failed" }]);
   });
 
-  it("settles as internal the run whose job failed for its own reason, and leaves a settled run's ending alone", async () => {
+  it("settles as internal the run whose job failed for its own reason, and leaves a settled run's ending alone", async ({
+    engineRedis: fx,
+  }) => {
     const scope = fx.prefixed("reaper-internal");
     const { children } = await family(scope, "reaper-internal", 2);
     const [broken, done] = children as [string, string];
     await scope.store.appendEvents(done, "any", [
       { type: "finished", at: "2026-03-01T00:00:30.000Z", data: { text: "all done" } },
     ]);
-    const queue = await openQueue(scope);
+    const queue = await openQueue(fx, scope);
     const failedTwice = new Promise<void>((resolve) => {
       let failures = 0;
-      openWorker(scope, async () => {
+      openWorker(fx, scope, async () => {
         throw new Error("the tool exploded");
       }).on("failed", () => {
         failures += 1;
@@ -162,7 +164,7 @@ describe("the reaper", () => {
     await queue.add("researcher", { runId: done }, { jobId: done, attempts: 1 });
     await failedTwice;
 
-    const reads = await startCollecting(scope);
+    const reads = await startCollecting(fx, scope);
     const result = await reads.result(broken, { waitMs: 30_000 });
     expect(result?.error).toMatchObject({ code: "internal", retryable: false });
     expect(result?.error?.message).toMatch(/the tool exploded/);
@@ -173,7 +175,9 @@ describe("the reaper", () => {
     expect(collected.map((entry) => entry.status)).toEqual(["failed", "succeeded"]);
   });
 
-  it("settles as deadline_exceeded a run past its deadline: its job is removed, its worker told to cancel, its parent told", async () => {
+  it("settles as deadline_exceeded a run past its deadline: its job is removed, its worker told to cancel, its parent told", async ({
+    engineRedis: fx,
+  }) => {
     const scope = fx.prefixed("reaper-deadline");
     const past = "2026-01-01T00:00:00.000Z";
     const { children } = await family(scope, "reaper-deadline", 2, past);
@@ -186,7 +190,7 @@ describe("the reaper", () => {
       deadlineAt: new Date(Date.now() + 3_600_000).toISOString(),
     });
     await writeRuns(scope.store, onTime);
-    const queue = await openQueue(scope);
+    const queue = await openQueue(fx, scope);
     await queue.add("researcher", { runId: waiting }, { jobId: waiting });
 
     const cancels: string[] = [];
@@ -194,7 +198,7 @@ describe("the reaper", () => {
     subscriber.on("message", (_channel: string, runId: string) => cancels.push(runId));
     await subscriber.subscribe(scope.keys.cancelChannel);
 
-    const reads = await startCollecting(scope);
+    const reads = await startCollecting(fx, scope);
     const batch = await reads.collect([late, waiting, onTime[0]!.runId], { waitMs: 30_000 });
     expect(batch.results.map(({ status, error }) => ({ status, code: error?.code }))).toEqual([
       { status: "failed", code: "deadline_exceeded" },
@@ -220,7 +224,9 @@ describe("the reaper", () => {
     });
   });
 
-  it("leaves a run that settled before its deadline came due as it was", async () => {
+  it("leaves a run that settled before its deadline came due as it was", async ({
+    engineRedis: fx,
+  }) => {
     const scope = fx.prefixed("reaper-settled");
     const [run] = planRuns({
       count: 1,

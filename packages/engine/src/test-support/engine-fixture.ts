@@ -5,11 +5,15 @@
  * following it (blocking reads), never by sleeping. Test-only: not exported.
  */
 import { isTerminalEventType, type RunEvent } from "@errand/core";
-import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
+import { type RedisServer, uniqueKeyPrefix } from "@errand/testing";
 import { Queue } from "bullmq";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { queueOfAgents } from "../agent-queues.js";
 import { createErrand, type Errand } from "../client/client.js";
+import {
+  type EngineRedisFixture,
+  startEngineRedis,
+} from "../collector/test-support/redis-fixture.js";
 import { TEST_AGENTS, testCounterKeys } from "./test-agents.js";
 import {
   killWorkers,
@@ -39,14 +43,19 @@ export interface EngineFixture {
   footprint(): Promise<{ keys: number; jobs: Record<string, number> }>;
   /** Kills every worker process started so far (SIGKILL), so the next test starts with none. */
   killWorkers(): Promise<void>;
-  /** Kills the worker processes, closes the clients, stops Redis. */
+  /** Kills the worker processes and closes the clients it opened (not the Redis it was opened on). */
   stop(): Promise<void>;
 }
 
-/** Starts a fixture whose keys start with a prefix made from `label`. */
-export async function startEngineFixture(label: string): Promise<EngineFixture> {
-  const server = await startRedis({ maxmemoryPolicy: "noeviction" });
-  const redis = new Redis(server.url, { maxRetriesPerRequest: null });
+/**
+ * Opens the engine's parts on a private Redis, its keys under a prefix made
+ * from `label`. The vitest fixture `fx` of `engineTest` (engine-test.ts).
+ */
+export async function openEngineFixture(
+  engineRedis: EngineRedisFixture,
+  label: string,
+): Promise<EngineFixture> {
+  const { server, redis } = engineRedis;
   const prefix = uniqueKeyPrefix(`engine-${label}`);
   const errand = createErrand({ connection: server.url, prefix });
   const queue = new Queue(queueOfAgents(prefix, Object.values(TEST_AGENTS)), {
@@ -85,8 +94,24 @@ export async function startEngineFixture(label: string): Promise<EngineFixture> 
       await killWorkers(workers);
       await queue.close();
       await errand.close();
-      redis.disconnect();
-      await server.stop();
+    },
+  };
+}
+
+/**
+ * A private Redis with the engine opened on it, stopped together by `stop`.
+ * @deprecated Kept while branches that still call it are merged; a new test uses
+ * `engineTest(label)` from engine-test.ts and takes `fx` from its context.
+ * @public
+ */
+export async function startEngineFixture(label: string): Promise<EngineFixture> {
+  const engineRedis = await startEngineRedis();
+  const fixture = await openEngineFixture(engineRedis, label);
+  return {
+    ...fixture,
+    async stop() {
+      await fixture.stop();
+      await engineRedis.stop();
     },
   };
 }

@@ -14,21 +14,22 @@ import {
   runSoFar,
   settleRun,
 } from "@errand/core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type EngineFixture, startEngineFixture } from "../test-support/engine-fixture.js";
+import { describe, expect } from "vitest";
+import type { EngineFixture } from "../test-support/engine-fixture.js";
+import { engineTest } from "../test-support/engine-test.js";
 import { TEST_AGENTS } from "../test-support/test-agents.js";
 import { answerFromProcess, type WorkerProcess } from "../test-support/worker-processes.js";
 
-let fx: EngineFixture;
+const it = engineTest("waitpoints");
 
-beforeAll(async () => {
-  fx = await startEngineFixture("waitpoints");
-});
-afterEach(() => fx.killWorkers());
-afterAll(() => fx?.stop());
+it.afterEach(({ fx }) => fx.killWorkers());
 
 /** Fires a `plain` run that calls `tool` once, then says `done`. */
-async function fireCalling(tool: string, args: Record<string, unknown> = {}): Promise<string> {
+async function fireCalling(
+  fx: EngineFixture,
+  tool: string,
+  args: Record<string, unknown> = {},
+): Promise<string> {
   const script = [{ call: [{ tool, args }] }, { say: "done" }];
   const { runId } = await fx.errand.fire({ agent: TEST_AGENTS.plain, input: { script } });
   return runId;
@@ -44,7 +45,7 @@ async function parkedOnWaitpoint(worker: WorkerProcess, runId: string): Promise<
 }
 
 /** Answers waitpoint `token` from a process of its own, as `answeredBy`. */
-function answerElsewhere(token: string, answer: unknown, answeredBy: string) {
+function answerElsewhere(fx: EngineFixture, token: string, answer: unknown, answeredBy: string) {
   return answerFromProcess({
     redisUrl: fx.server.url,
     prefix: fx.prefix,
@@ -70,15 +71,17 @@ async function refusal(promise: Promise<unknown>): Promise<ErrandError> {
 }
 
 describe("a run waiting on a waitpoint", () => {
-  it("survives its worker's SIGKILL, is answered from another process, resumes on another worker and gets the answer once", async () => {
+  it("survives its worker's SIGKILL, is answered from another process, resumes on another worker and gets the answer once", async ({
+    fx,
+  }) => {
     const first = await fx.spawn("waitpoint-a");
-    const runId = await fireCalling("approve");
+    const runId = await fireCalling(fx, "approve");
     const token = await parkedOnWaitpoint(first, runId);
     first.signal("SIGKILL");
     await first.exited;
     const second = await fx.spawn("waitpoint-b");
 
-    const answered = await answerElsewhere(token, { approved: true }, "ada");
+    const answered = await answerElsewhere(fx, token, { approved: true }, "ada");
     expect(answered).toMatchObject({ ok: true, completed: { token, runId } });
 
     const events = await fx.waitForEvent(runId);
@@ -103,14 +106,16 @@ describe("a run waiting on a waitpoint", () => {
     const again = await refusal(fx.errand.waitpoints.complete(token, { approved: false }));
     expect(again.code).toBe("waitpoint_answered");
     expect(again.message).toContain("already answered by ada");
-    const fromProcess = await answerElsewhere(token, { approved: false }, "bob");
+    const fromProcess = await answerElsewhere(fx, token, { approved: false }, "bob");
     expect(fromProcess).toMatchObject({ ok: false, error: { code: "waitpoint_answered" } });
     expect(ofType(await fx.errand.store.readLog(runId), "waitpoint-completed")).toHaveLength(1);
   });
 
-  it("refuses an answer that does not match the schema with its issues, keeps waiting, and takes a right one; the list shows it while it waits", async () => {
+  it("refuses an answer that does not match the schema with its issues, keeps waiting, and takes a right one; the list shows it while it waits", async ({
+    fx,
+  }) => {
     const worker = await fx.spawn("waitpoint-schema");
-    const runId = await fireCalling("ask", { question: "Ship the release?" });
+    const runId = await fireCalling(fx, "ask", { question: "Ship the release?" });
     const token = await parkedOnWaitpoint(worker, runId);
 
     const listed = await fx.errand.waitpoints.list();
@@ -141,9 +146,11 @@ describe("a run waiting on a waitpoint", () => {
     expect((await fx.errand.waitpoints.list()).items).toEqual([]);
   });
 
-  it("answers the call that it timed out, and the model goes on; an answer after it is refused", async () => {
+  it("answers the call that it timed out, and the model goes on; an answer after it is refused", async ({
+    fx,
+  }) => {
     await fx.spawn("waitpoint-timeout");
-    const runId = await fireCalling("ask_briefly", { question: "Anyone there?" });
+    const runId = await fireCalling(fx, "ask_briefly", { question: "Anyone there?" });
     const events = await fx.waitForEvent(runId);
     expect(settleRun(foldRun(events))).toMatchObject({ status: "succeeded", text: "done" });
     expect(ofType(events, "waitpoint-timed-out")).toHaveLength(1);
@@ -156,16 +163,18 @@ describe("a run waiting on a waitpoint", () => {
     expect(late.code).toBe("waitpoint_timeout");
   });
 
-  it("fails the run waitpoint_timeout when the agent asks for that", async () => {
+  it("fails the run waitpoint_timeout when the agent asks for that", async ({ fx }) => {
     await fx.spawn("waitpoint-timeout-fail");
-    const runId = await fireCalling("ask_or_fail", { question: "Anyone there?" });
+    const runId = await fireCalling(fx, "ask_or_fail", { question: "Anyone there?" });
     const events = await fx.waitForEvent(runId);
     expect(settleRun(foldRun(events))?.error).toMatchObject({ code: "waitpoint_timeout" });
   });
 
-  it("settles cancelled when cancelled while it waits, and takes no answer after", async () => {
+  it("settles cancelled when cancelled while it waits, and takes no answer after", async ({
+    fx,
+  }) => {
     const worker = await fx.spawn("waitpoint-cancel");
-    const runId = await fireCalling("approve");
+    const runId = await fireCalling(fx, "approve");
     const token = await parkedOnWaitpoint(worker, runId);
     const cancelled = await fx.errand.cancel(runId, { reason: "no longer needed" });
     expect(cancelled.status).toBe("cancelled");

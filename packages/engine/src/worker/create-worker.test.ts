@@ -8,36 +8,33 @@
 import { foldRun, settleRun } from "@errand/core";
 import { defineAgent, PLACEHOLDER_API_KEY } from "@errand/runtime";
 import { startFakeOpenAI } from "@errand/testing";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, vi } from "vitest";
 import { eventually } from "../collector/test-support/conditions.js";
 import { readAgentRegistrations, readQueueRegistrations } from "../registry.js";
-import {
-  type EngineFixture,
-  FAST_TAKEOVER,
-  startEngineFixture,
-} from "../test-support/engine-fixture.js";
+import { type EngineFixture, FAST_TAKEOVER } from "../test-support/engine-fixture.js";
+import { engineTest } from "../test-support/engine-test.js";
 import { captureLogs, type LogCapture } from "../test-support/log-capture.js";
 import { TEST_AGENTS, testAgents } from "../test-support/test-agents.js";
 import { createWorker, type WorkerOptions } from "./create-worker.js";
 import { readWorkerHeartbeats } from "./heartbeat.js";
 
-let fx: EngineFixture;
+const it = engineTest("worker-life");
 
-beforeAll(async () => {
-  fx = await startEngineFixture("worker-life");
-});
-afterEach(async () => {
+it.afterEach(async ({ fx }) => {
   vi.unstubAllEnvs();
   await fx.killWorkers();
 });
-afterAll(() => fx?.stop());
 
 /**
  * An in-process worker on the test agents. Its stalled-job check is as fast
  * as the worker processes': BullMQ spaces the checks of all workers of a
  * queue by the interval of the last one that checked.
  */
-function inProcessWorker(logs: LogCapture, options: Partial<WorkerOptions> = {}) {
+function inProcessWorker(
+  fx: EngineFixture,
+  logs: LogCapture,
+  options: Partial<WorkerOptions> = {},
+) {
   return createWorker({
     connection: fx.server.url,
     prefix: fx.prefix,
@@ -49,7 +46,7 @@ function inProcessWorker(logs: LogCapture, options: Partial<WorkerOptions> = {})
   });
 }
 
-function fireSlow(sleepMs: number) {
+function fireSlow(fx: EngineFixture, sleepMs: number) {
   return fx.errand.fire({
     agent: TEST_AGENTS.plain,
     input: { script: [{ sleepMs, say: "slow but done" }] },
@@ -57,9 +54,11 @@ function fireSlow(sleepMs: number) {
 }
 
 describe("createWorker", () => {
-  it("registers its queue and agents, beats while it lives and leaves its registrations when closed", async () => {
+  it("registers its queue and agents, beats while it lives and leaves its registrations when closed", async ({
+    fx,
+  }) => {
     const logs = captureLogs();
-    const worker = await inProcessWorker(logs, { workerId: "in-process", concurrency: 3 });
+    const worker = await inProcessWorker(fx, logs, { workerId: "in-process", concurrency: 3 });
     const keys = fx.errand.keys;
     expect(worker.queue).toBe(`${fx.prefix}.plain,structured,text-only`);
     expect(worker.queue).toBe(fx.queue.name);
@@ -96,9 +95,9 @@ describe("createWorker", () => {
     expect(await readAgentRegistrations(fx.redis, keys, "plain")).toHaveLength(1);
   });
 
-  it("fails a job with malformed data, once and clearly, and goes on working", async () => {
+  it("fails a job with malformed data, once and clearly, and goes on working", async ({ fx }) => {
     const logs = captureLogs();
-    const worker = await inProcessWorker(logs);
+    const worker = await inProcessWorker(fx, logs);
     try {
       await fx.queue.add("plain", { bogus: true }, { jobId: "bad-job", attempts: 3 });
       const failed = await logs.waitFor((line) => line.msg === "job failed");
@@ -118,9 +117,37 @@ describe("createWorker", () => {
     }
   });
 
-  it("keeps inputs, outputs and tool arguments out of its logs", async () => {
+  it("counts its runs in its metrics, and keeps none with prometheus: false", async ({ fx }) => {
+    const plainRun = async () => {
+      const { runId } = await fx.errand.fire({
+        agent: TEST_AGENTS.plain,
+        input: { script: [{ say: "counted" }] },
+      });
+      return settleRun(foldRun(await fx.waitForEvent(runId)));
+    };
+    const unmetered = await inProcessWorker(fx, captureLogs(), { prometheus: false });
+    try {
+      expect(unmetered.prometheus).toBeUndefined();
+      expect(await plainRun()).toMatchObject({ status: "succeeded" });
+    } finally {
+      await unmetered.close();
+    }
+    const metered = await inProcessWorker(fx, captureLogs());
+    try {
+      expect(await plainRun()).toMatchObject({ status: "succeeded" });
+      // The worker counts a run once its last append returns, just after the log shows it.
+      const settledLine = 'errand_runs_settled_total{agent="plain",status="succeeded"} 1';
+      await eventually("the run counted in the metrics", async () =>
+        (await metered.prometheus?.text())?.includes(settledLine) ? true : undefined,
+      );
+    } finally {
+      await metered.close();
+    }
+  });
+
+  it("keeps inputs, outputs and tool arguments out of its logs", async ({ fx }) => {
     const logs = captureLogs();
-    const worker = await inProcessWorker(logs);
+    const worker = await inProcessWorker(fx, logs);
     try {
       const secret = "SECRET-PASSPHRASE-8841";
       const { runId } = await fx.errand.fire({
@@ -143,12 +170,14 @@ describe("createWorker", () => {
     }
   });
 
-  it("runs an agent that names its model on OPENAI_BASE_URL alone, a blank API key counting as none", async () => {
+  it("runs an agent that names its model on OPENAI_BASE_URL alone, a blank API key counting as none", async ({
+    fx,
+  }) => {
     const fake = await startFakeOpenAI({ scripts: { "local-model": [{ say: "hello, locally" }] } });
     vi.stubEnv("OPENAI_BASE_URL", fake.baseURL);
     vi.stubEnv("OPENAI_API_KEY", "");
     const local = defineAgent({ name: "local", instructions: "Say hello.", model: "local-model" });
-    const worker = await inProcessWorker(captureLogs(), { agents: [local] });
+    const worker = await inProcessWorker(fx, captureLogs(), { agents: [local] });
     try {
       const { runId } = await fx.errand.fire({ agent: "local", input: "hello?" });
       const events = await fx.waitForEvent(runId);
@@ -163,7 +192,9 @@ describe("createWorker", () => {
 });
 
 describe("a crashed worker", () => {
-  it("leaves no heartbeat once a few beats pass, while a live worker keeps its own", async () => {
+  it("leaves no heartbeat once a few beats pass, while a live worker keeps its own", async ({
+    fx,
+  }) => {
     const beat = { heartbeatMs: 200 };
     const crashed = await fx.spawn("crashed", beat);
     await fx.spawn("alive", beat);
@@ -182,9 +213,9 @@ describe("a crashed worker", () => {
 });
 
 describe("SIGTERM", () => {
-  it("lets the active run finish, removes the heartbeat and exits cleanly", async () => {
+  it("lets the active run finish, removes the heartbeat and exits cleanly", async ({ fx }) => {
     const worker = await fx.spawn("graceful", FAST_TAKEOVER);
-    const { runId } = await fireSlow(1_000);
+    const { runId } = await fireSlow(fx, 1_000);
     await worker.waitForLine(
       (line) => line.msg === "model request" && line.runId === runId,
       "the slow model request",
@@ -202,9 +233,11 @@ describe("SIGTERM", () => {
     expect(heartbeats.map((heartbeat) => heartbeat.workerId)).not.toContain("graceful");
   });
 
-  it("past the grace period, leaves the run to its lock: another worker resumes it", async () => {
+  it("past the grace period, leaves the run to its lock: another worker resumes it", async ({
+    fx,
+  }) => {
     const hasty = await fx.spawn("hasty", { ...FAST_TAKEOVER, graceMs: 100 });
-    const { runId } = await fireSlow(2_000);
+    const { runId } = await fireSlow(fx, 2_000);
     await hasty.waitForLine(
       (line) => line.msg === "model request" && line.runId === runId,
       "the slow model request",

@@ -133,8 +133,10 @@ export interface WorkerOptions extends EngineOptions {
   /**
    * Where its Prometheus metrics go (runs settled, run and step durations,
    * tokens, tool calls, slots, Redis errors). Default: metrics of its own.
+   * `false`: no metrics at all, so nothing is counted or observed as runs go
+   * (for a worker nobody scrapes).
    */
-  prometheus?: PrometheusMetrics;
+  prometheus?: PrometheusMetrics | false;
 }
 
 /** Options of {@link ErrandWorker.close}. */
@@ -153,8 +155,8 @@ export interface ErrandWorker {
   readonly keys: EngineKeys;
   /** The queue it takes jobs from: the one of its set of agents (see `queueOfAgents`). */
   readonly queue: string;
-  /** Its Prometheus metrics: serve `prometheus.text()` at `/metrics`. */
-  readonly prometheus: PrometheusMetrics;
+  /** Its Prometheus metrics: serve `prometheus.text()` at `/metrics`; `undefined` with `prometheus: false`. */
+  readonly prometheus: PrometheusMetrics | undefined;
   /**
    * Stops taking jobs, lets active runs finish (up to `graceMs`), then closes
    * everything, whether Redis answers or not: by the end of the grace period
@@ -189,7 +191,8 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
   const queue = queueOfAgents(engineKeys(options.prefix).prefix, [...agents.keys()]);
   const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
   const links = runLinks(options.dashboardUrl);
-  const prometheus = options.prometheus ?? createPrometheusMetrics();
+  const prometheus =
+    options.prometheus === false ? undefined : (options.prometheus ?? createPrometheusMetrics());
   const jobLocks = resolveJobLocks(options);
 
   // The jobs running at once append, read and beat on this connection: what they issue in one tick leaves in one write.
@@ -240,7 +243,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     cancels,
     services: { ...options.services, [PARENT_SERVICES]: parent.services },
     pendingOf: (runIds: readonly string[]) => pendingRunIds(reads, runIds),
-    runMetrics: createRunMetrics(prometheus),
+    ...(prometheus === undefined ? {} : { runMetrics: createRunMetrics(prometheus) }),
     live: redisLiveChannel(store, logger),
     ...(options.retry === undefined ? {} : { retry: options.retry }),
     ...(options.traceContent === undefined ? {} : { traceContent: options.traceContent }),
@@ -292,8 +295,10 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     redis,
     logger,
   );
-  countRedisErrors(prometheus, redis, bullConnection);
-  addWorkerSlotGauges(prometheus, concurrency, () => activeJobs);
+  if (prometheus !== undefined) {
+    countRedisErrors(prometheus, redis, bullConnection);
+    addWorkerSlotGauges(prometheus, concurrency, () => activeJobs);
+  }
   logBullErrors(worker, logger, "worker");
   worker.on("failed", (job, error) => {
     if (error instanceof RunFailedError) {

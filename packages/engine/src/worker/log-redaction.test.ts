@@ -6,18 +6,13 @@
  */
 import { foldRun, settleRun } from "@errand/core";
 import { defineAgent, defineTool, scriptedModel } from "@errand/runtime";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { z } from "zod";
-import { type EngineFixture, startEngineFixture } from "../test-support/engine-fixture.js";
+import { engineTest } from "../test-support/engine-test.js";
 import { captureLogs } from "../test-support/log-capture.js";
 import { createWorker } from "./create-worker.js";
 
-let fx: EngineFixture;
-
-beforeAll(async () => {
-  fx = await startEngineFixture("log-redaction");
-});
-afterAll(() => fx?.stop());
+const it = engineTest("log-redaction");
 
 const SECRETS = [
   "tok3n-abcdefgh",
@@ -39,7 +34,7 @@ const leakyTool = defineTool({
 });
 
 describe("a worker's log lines", () => {
-  it("hide the secrets a failing tool's message quotes, and the run's input", async () => {
+  it("hide the secrets a failing tool's message quotes, and the run's input", async ({ fx }) => {
     const logs = captureLogs();
     const agent = defineAgent({
       name: "leaky",

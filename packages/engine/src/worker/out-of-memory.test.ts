@@ -8,27 +8,19 @@
  * started meanwhile waits for room to register, then runs.
  */
 import { foldRun, type RunEventOf, settleRun } from "@errand/core";
-import { defineAgent, type Model, scriptedModel } from "@errand/runtime";
+import { defineAgent, type Model, scriptedModel, type ToolContext } from "@errand/runtime";
 import { Queue } from "bullmq";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { queueOfAgents } from "../agent-queues.js";
 import { parentTools } from "../parents/parent-tools.js";
 import { readAgentRegistrations } from "../registry.js";
-import {
-  type EngineFixture,
-  FAST_TAKEOVER,
-  startEngineFixture,
-} from "../test-support/engine-fixture.js";
+import { FAST_TAKEOVER } from "../test-support/engine-fixture.js";
+import { engineTest } from "../test-support/engine-test.js";
 import { captureLogs } from "../test-support/log-capture.js";
 import { exhaustRedisMemory } from "../test-support/redis-memory.js";
 import { createWorker } from "./create-worker.js";
 
-let fx: EngineFixture;
-
-beforeAll(async () => {
-  fx = await startEngineFixture("worker-oom");
-});
-afterAll(() => fx?.stop());
+const it = engineTest("worker-oom");
 
 /** A model that answers once `release` is called; `inside` resolves when it is asked. */
 function gatedModel() {
@@ -58,7 +50,9 @@ function gatedModel() {
 }
 
 describe("a worker whose append Redis refuses for lack of memory", () => {
-  it("holds the run, keeps its job's lock, and appends once Redis has room: one attempt, no BullMQ attempt spent", async () => {
+  it("holds the run, keeps its job's lock, and appends once Redis has room: one attempt, no BullMQ attempt spent", async ({
+    fx,
+  }) => {
     const logs = captureLogs();
     const gate = gatedModel();
     const agent = defineAgent({ name: "oom-answerer", instructions: "Answer.", model: gate.model });
@@ -122,18 +116,21 @@ describe("a worker whose append Redis refuses for lack of memory", () => {
 });
 
 describe("a parent whose spawn_agents Redis refuses for lack of memory", () => {
-  it("fires every child it asked for once Redis has room, each once", async () => {
+  it("fires every child it asked for once Redis has room, each once", async ({ fx }) => {
     const logs = captureLogs();
-    const scripted = scriptedModel();
     let giveBack: (() => Promise<void>) | undefined;
-    // Redis runs out of memory as the model answers with the spawn.
-    const exhaustingModel: Model = {
-      ...scripted,
-      async respond(request, signal) {
-        if (request.step === 1) giveBack = await exhaustRedisMemory(fx.redis);
-        return scripted.respond(request, signal);
-      },
-    };
+    // Redis runs out of memory as the spawn starts (the step's model-responded is logged by then).
+    const exhaustingTools = parentTools().map((tool) =>
+      tool.name === "spawn_agents"
+        ? {
+            ...tool,
+            async handler(args: unknown, ctx: ToolContext) {
+              giveBack = await exhaustRedisMemory(fx.redis);
+              return tool.handler(args, ctx);
+            },
+          }
+        : tool,
+    );
     const child = defineAgent({
       name: "oom-child",
       instructions: "Answer.",
@@ -143,8 +140,8 @@ describe("a parent whose spawn_agents Redis refuses for lack of memory", () => {
     const parent = defineAgent({
       name: "oom-parent",
       instructions: "Spawn.",
-      model: exhaustingModel,
-      tools: parentTools(),
+      model: scriptedModel(),
+      tools: exhaustingTools,
       script: [
         {
           call: [
@@ -202,7 +199,7 @@ describe("a parent whose spawn_agents Redis refuses for lack of memory", () => {
 });
 
 describe("a worker started while Redis is out of memory", () => {
-  it("waits for room to register, then runs its agents' runs", async () => {
+  it("waits for room to register, then runs its agents' runs", async ({ fx }) => {
     const logs = captureLogs();
     const agent = defineAgent({
       name: "oom-latecomer",

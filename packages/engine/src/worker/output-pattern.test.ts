@@ -9,22 +9,17 @@
  * would start attempt 2.
  */
 import { foldRun, type RunEvent, settleRun } from "@errand/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type EngineFixture,
-  FAST_TAKEOVER,
-  startEngineFixture,
-} from "../test-support/engine-fixture.js";
+import { describe, expect } from "vitest";
+import { FAST_TAKEOVER } from "../test-support/engine-fixture.js";
+import { engineTest } from "../test-support/engine-test.js";
 import { TEST_AGENTS } from "../test-support/test-agents.js";
 
-let fx: EngineFixture;
+const it = engineTest("output-pattern");
 
-beforeAll(async () => {
-  fx = await startEngineFixture("output-pattern");
+it.beforeAll(async ({ fx }) => {
   await fx.spawn("worker-a", FAST_TAKEOVER);
   await fx.spawn("worker-b", FAST_TAKEOVER);
 });
-afterAll(() => fx?.stop());
 
 const WordSchema = {
   type: "object",
@@ -38,7 +33,9 @@ function ofType<T extends RunEvent["type"]>(events: RunEvent[], type: T) {
 }
 
 describe("a backtracking pattern in a run's schema", () => {
-  it("validates an adversarial answer without the worker losing its lock, then records the corrected one", async () => {
+  it("validates an adversarial answer without the worker losing its lock, then records the corrected one", async ({
+    fx,
+  }) => {
     // 33 characters: a backtracking engine spends minutes on this one.
     const adversarial = `${"a".repeat(32)}!`;
     const script = [

@@ -7,20 +7,21 @@
  */
 import { foldRun, settleRun } from "@errand/core";
 import { defineAgent, defineTool, ParkRequest, scriptedModel } from "@errand/runtime";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect } from "vitest";
 import { z } from "zod";
 import { type Collector, createCollector } from "../collector/create-collector.js";
-import { type EngineFixture, startEngineFixture } from "../test-support/engine-fixture.js";
+import type { EngineFixture } from "../test-support/engine-fixture.js";
+import { engineTest } from "../test-support/engine-test.js";
 import { captureLogs } from "../test-support/log-capture.js";
 import { registerTestQueue } from "../test-support/registered-queue.js";
 import { createWorker, type ErrandWorker } from "./create-worker.js";
 
-let fx: EngineFixture;
+const it = engineTest("park");
+
 let collector: Collector;
 let worker: ErrandWorker | undefined;
 
-beforeAll(async () => {
-  fx = await startEngineFixture("park");
+it.beforeAll(async ({ fx }) => {
   collector = createCollector({
     connection: fx.server.url,
     prefix: fx.prefix,
@@ -32,7 +33,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await worker?.close({ graceMs: 1_000 });
   await collector?.stop();
-  await fx?.stop();
 });
 
 /** The log of a parent that parked once on its child and resumed once it settled, in one attempt. */
@@ -49,7 +49,7 @@ const PARKED_THEN_RESUMED = [
   "finished",
 ];
 
-function parkingAgents() {
+function parkingAgents(fx: EngineFixture) {
   let waits = 0;
   const waitForChildren = defineTool({
     name: "wait_for_children",
@@ -78,7 +78,7 @@ function parkingAgents() {
 }
 
 describe("a parked run", () => {
-  it("frees its worker slot and resumes as soon as what it waits for settles", async () => {
+  it("frees its worker slot and resumes as soon as what it waits for settles", async ({ fx }) => {
     await registerTestQueue(fx.redis, fx.errand.keys, [{ name: "parent" }, { name: "child" }]);
     const { runId: parent } = await fx.errand.fire({
       agent: "parent",
@@ -92,7 +92,7 @@ describe("a parked run", () => {
       parentRunId: parent,
     });
 
-    const { agents, waits } = parkingAgents();
+    const { agents, waits } = parkingAgents(fx);
     const logs = captureLogs();
     worker = await createWorker({
       connection: fx.server.url,
@@ -124,7 +124,9 @@ describe("a parked run", () => {
     await logs.waitFor((line) => line.msg === "run parked" && line.runId === parent);
   });
 
-  it("parks again without writing when its job comes back while what it waits for still runs", async () => {
+  it("parks again without writing when its job comes back while what it waits for still runs", async ({
+    fx,
+  }) => {
     await worker?.close({ graceMs: 1_000 });
     const { runId: parent } = await fx.errand.fire({
       agent: "parent",
@@ -137,7 +139,7 @@ describe("a parked run", () => {
       input: { script: [{ sleepMs: 2_000, say: "child done" }] },
       parentRunId: parent,
     });
-    const { agents, waits } = parkingAgents();
+    const { agents, waits } = parkingAgents(fx);
     const logs = captureLogs();
     worker = await createWorker({
       connection: fx.server.url,

@@ -8,31 +8,28 @@
 import { MAX_RUN_PRIORITY, type RunEvent } from "@errand/core";
 import { defineAgent, scriptedModel } from "@errand/runtime";
 import { PRIORITY_LIMIT, Queue } from "bullmq";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { eventually } from "../collector/test-support/conditions.js";
 import { closeConnection } from "../connection.js";
 import { createLogger } from "../logger.js";
 import { openResources } from "../resources.js";
 import { DEFAULT_JOB_OPTIONS } from "../run-queues.js";
-import { type EngineFixture, startEngineFixture } from "../test-support/engine-fixture.js";
+import type { EngineFixture } from "../test-support/engine-fixture.js";
+import { engineTest } from "../test-support/engine-test.js";
 import { registerTestQueue } from "../test-support/registered-queue.js";
 import { startAdoption } from "./adopt-orphans.js";
 import { createWorker } from "./create-worker.js";
+
+const it = engineTest("priorities");
 
 const LOW_PRIORITY = 1_000;
 const HIGH_PRIORITY = 1;
 const LOW_RUNS = 50;
 
 const logger = createLogger({ level: "silent" });
-let fx: EngineFixture;
-
-beforeAll(async () => {
-  fx = await startEngineFixture("priorities");
-});
-afterAll(() => fx?.stop());
 
 /** When `runId` started, from its log's first `run-started`, once it settled. */
-async function startedAt(runId: string): Promise<string> {
+async function startedAt(fx: EngineFixture, runId: string): Promise<string> {
   const events = await fx.waitForEvent(runId);
   const started = events.find((event: RunEvent) => event.type === "run-started");
   if (started === undefined) throw new Error(`run ${runId} settled without starting`);
@@ -44,7 +41,9 @@ describe("priorities", () => {
     expect(MAX_RUN_PRIORITY).toBe(PRIORITY_LIMIT);
   });
 
-  it(`with one slot, a high-priority run fired after ${LOW_RUNS} low ones starts before them`, async () => {
+  it(`with one slot, a high-priority run fired after ${LOW_RUNS} low ones starts before them`, async ({
+    fx,
+  }) => {
     const agent = defineAgent({
       name: "ranked",
       instructions: "Say done.",
@@ -75,8 +74,8 @@ describe("priorities", () => {
     });
     try {
       expect(worker.queue).toBe(queue);
-      const highStarted = await startedAt(high.runId);
-      const lowStarted = await Promise.all(low.results.map((item) => startedAt(item.runId!)));
+      const highStarted = await startedAt(fx, high.runId);
+      const lowStarted = await Promise.all(low.results.map((item) => startedAt(fx, item.runId!)));
       for (const at of lowStarted) expect(highStarted < at).toBe(true);
       // One priority: first fired, first started.
       expect([...lowStarted].sort()).toEqual(lowStarted);
@@ -87,7 +86,7 @@ describe("priorities", () => {
     expect(events[0]).toMatchObject({ type: "run-queued", data: { priority: HIGH_PRIORITY } });
   });
 
-  it("keeps an orphaned job's priority when a live worker adopts it", async () => {
+  it("keeps an orphaned job's priority when a live worker adopts it", async ({ fx }) => {
     const resources = openResources(
       { connection: fx.server.url, prefix: fx.prefix, logger },
       { name: "test adoption" },

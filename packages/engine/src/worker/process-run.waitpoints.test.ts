@@ -10,24 +10,24 @@
 import { foldRun, settleRun } from "@errand/core";
 import { agentVersion, askTool, defineAgent, scriptedModel } from "@errand/runtime";
 import type { EventStore } from "@errand/store";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect } from "vitest";
 import { createLogger } from "../logger.js";
-import { type EngineFixture, startEngineFixture } from "../test-support/engine-fixture.js";
+import type { EngineFixture } from "../test-support/engine-fixture.js";
+import { engineTest } from "../test-support/engine-test.js";
 import { ASK_CALL, writeParkedRun } from "../test-support/parked-run.js";
 import { type CancelListener, startCancelListener } from "./cancel-listener.js";
 import { processRun, type RunProcessorContext } from "./process-run.js";
 
-let fx: EngineFixture;
+const it = engineTest("process-waitpoints");
+
 let cancels: CancelListener;
 const logger = createLogger({ level: "silent" });
 
-beforeAll(async () => {
-  fx = await startEngineFixture("process-waitpoints");
+it.beforeAll(async ({ fx }) => {
   cancels = await startCancelListener(fx.server.url, fx.errand.keys, logger);
 });
 afterAll(async () => {
   await cancels?.close();
-  await fx?.stop();
 });
 
 const asker = defineAgent({
@@ -40,7 +40,11 @@ const asker = defineAgent({
 
 const HOUR_MS = 3_600_000;
 
-function contextWith(store: EventStore, now = () => new Date()): RunProcessorContext {
+function contextWith(
+  fx: EngineFixture,
+  store: EventStore,
+  now = () => new Date(),
+): RunProcessorContext {
   return {
     redis: fx.redis,
     keys: fx.errand.keys,
@@ -58,15 +62,17 @@ function contextWith(store: EventStore, now = () => new Date()): RunProcessorCon
 }
 
 describe("processing a run parked on a waitpoint", () => {
-  it("parks again without writing while the waitpoint waits", async () => {
+  it("parks again without writing while the waitpoint waits", async ({ fx }) => {
     const { runId, token } = await writeParkedRun(fx.errand.store);
     const before = await fx.errand.store.readLog(runId);
-    const outcome = await processRun(contextWith(fx.errand.store), runId, "asker");
+    const outcome = await processRun(contextWith(fx, fx.errand.store), runId, "asker");
     expect(outcome).toMatchObject({ kind: "parked", waitFor: [], waitpoint: { token } });
     expect(await fx.errand.store.readLog(runId)).toEqual(before);
   });
 
-  it("resumes with an answer that landed just before its run-started, instead of stopping or timing out", async () => {
+  it("resumes with an answer that landed just before its run-started, instead of stopping or timing out", async ({
+    fx,
+  }) => {
     const { runId, token } = await writeParkedRun(fx.errand.store);
     // A store whose first append is beaten by an answer: the log moves on under the processor.
     let raced = false;
@@ -81,7 +87,7 @@ describe("processing a run parked on a waitpoint", () => {
       },
     };
     const later = () => new Date(Date.now() + 2 * HOUR_MS);
-    const outcome = await processRun(contextWith(racing, later), runId, "asker");
+    const outcome = await processRun(contextWith(fx, racing, later), runId, "asker");
     expect(outcome).toEqual({ kind: "settled", status: "succeeded" });
     const state = foldRun(await fx.errand.store.readLog(runId));
     expect(settleRun(state)).toMatchObject({ status: "succeeded", text: "done", attempts: 1 });

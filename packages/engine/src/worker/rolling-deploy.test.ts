@@ -7,25 +7,22 @@
  * worker, which hands the jobs of v1 runs back untouched.
  */
 import type { RunEvent } from "@errand/core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect } from "vitest";
 import { type Collector, createCollector } from "../collector/create-collector.js";
 import { createLogger } from "../logger.js";
-import {
-  type EngineFixture,
-  FAST_TAKEOVER,
-  startEngineFixture,
-} from "../test-support/engine-fixture.js";
+import { type EngineFixture, FAST_TAKEOVER } from "../test-support/engine-fixture.js";
+import { engineTest } from "../test-support/engine-test.js";
 import { AnswerSchema, TEST_AGENTS } from "../test-support/test-agents.js";
 import type { WorkerProcess } from "../test-support/worker-processes.js";
 
-let fx: EngineFixture;
+const it = engineTest("rolling-deploy");
+
 let collector: Collector;
 
 /** How long runs of a version wait for a worker of it in this test. */
 const VERSION_GRACE_MS = 5_000;
 
-beforeAll(async () => {
-  fx = await startEngineFixture("rolling-deploy");
+it.beforeAll(async ({ fx }) => {
   collector = createCollector({
     connection: fx.server.url,
     prefix: fx.prefix,
@@ -34,10 +31,9 @@ beforeAll(async () => {
   });
   await collector.start();
 });
-afterEach(() => fx.killWorkers());
+it.afterEach(({ fx }) => fx.killWorkers());
 afterAll(async () => {
   await collector?.stop();
-  await fx?.stop();
 });
 
 /** Three steps, each after `sleepMs`: bump, bump, then the answer. */
@@ -49,7 +45,7 @@ function threeSteps(answer: string, sleepMs: number) {
   ];
 }
 
-async function fire(answer: string, sleepMs: number, agentVersion?: string) {
+async function fire(fx: EngineFixture, answer: string, sleepMs: number, agentVersion?: string) {
   return fx.errand.fire({
     agent: TEST_AGENTS.structured,
     input: { script: threeSteps(answer, sleepMs) },
@@ -67,7 +63,11 @@ function queuedVersion(events: readonly RunEvent[]): string | undefined {
   return queued?.type === "run-queued" ? queued.data.agentVersion : undefined;
 }
 
-function spawnVersion(workerId: string, agentVersion: string): Promise<WorkerProcess> {
+function spawnVersion(
+  fx: EngineFixture,
+  workerId: string,
+  agentVersion: string,
+): Promise<WorkerProcess> {
   return fx.spawn(workerId, {
     ...FAST_TAKEOVER,
     agentVersion,
@@ -78,10 +78,12 @@ function spawnVersion(workerId: string, agentVersion: string): Promise<WorkerPro
 }
 
 describe("a rolling deploy from v1 to v2", () => {
-  it("finishes v1 runs on v1 workers or fails them agent_version_unavailable, never resuming them on v2", async () => {
-    const v1 = [await spawnVersion("v1-a", "v1"), await spawnVersion("v1-b", "v1")];
-    const shortV1 = [await fire("short-1", 200), await fire("short-2", 200)];
-    const longV1 = [await fire("long-1", 120_000), await fire("long-2", 120_000)];
+  it("finishes v1 runs on v1 workers or fails them agent_version_unavailable, never resuming them on v2", async ({
+    fx,
+  }) => {
+    const v1 = [await spawnVersion(fx, "v1-a", "v1"), await spawnVersion(fx, "v1-b", "v1")];
+    const shortV1 = [await fire(fx, "short-1", 200), await fire(fx, "short-2", 200)];
+    const longV1 = [await fire(fx, "long-1", 120_000), await fire(fx, "long-2", 120_000)];
     for (const run of [...shortV1, ...longV1]) {
       expect(queuedVersion(await fx.errand.store.readLog(run.runId))).toBe("v1");
     }
@@ -97,9 +99,9 @@ describe("a rolling deploy from v1 to v2", () => {
       );
     }
 
-    const v2 = [await spawnVersion("v2-a", "v2"), await spawnVersion("v2-b", "v2")];
-    const newest = await fire("on-v2", 0);
-    const pinnedV1 = [await fire("pinned-1", 0, "v1"), await fire("pinned-2", 0, "v1")];
+    const v2 = [await spawnVersion(fx, "v2-a", "v2"), await spawnVersion(fx, "v2-b", "v2")];
+    const newest = await fire(fx, "on-v2", 0);
+    const pinnedV1 = [await fire(fx, "pinned-1", 0, "v1"), await fire(fx, "pinned-2", 0, "v1")];
 
     for (const worker of v1) worker.signal("SIGTERM");
     for (const worker of v1) expect(await worker.exited).toMatchObject({ code: 0 });

@@ -7,27 +7,25 @@
  */
 import { foldRun, type RunEvent, settleRun } from "@errand/core";
 import { type Agent, defineAgent, scriptedModel } from "@errand/runtime";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect } from "vitest";
 import { queueOfAgents } from "../agent-queues.js";
 import { createLogger } from "../logger.js";
 import { readQueueBacklog } from "../queue-backlog.js";
 import { readQueueRegistrations } from "../registry.js";
-import { type EngineFixture, startEngineFixture } from "../test-support/engine-fixture.js";
+import type { EngineFixture } from "../test-support/engine-fixture.js";
+import { engineTest } from "../test-support/engine-test.js";
 import { testAgents } from "../test-support/test-agents.js";
 import { createWorker, type ErrandWorker } from "./create-worker.js";
+
+const it = engineTest("routing");
 
 /** A beat short enough that a queue's workers count as gone within a second. */
 const FAST_BEATS = { heartbeatMs: 200 };
 
-let fx: EngineFixture;
 const workers: ErrandWorker[] = [];
 
-beforeAll(async () => {
-  fx = await startEngineFixture("routing");
-});
 afterAll(async () => {
   for (const worker of workers) await worker.close({ graceMs: 1_000 });
-  await fx?.stop();
 });
 
 function echo(name: string): Agent {
@@ -39,7 +37,7 @@ function echo(name: string): Agent {
   });
 }
 
-async function startWorker(agents: readonly Agent[]): Promise<ErrandWorker> {
+async function startWorker(fx: EngineFixture, agents: readonly Agent[]): Promise<ErrandWorker> {
   const worker = await createWorker({
     connection: fx.server.url,
     prefix: fx.prefix,
@@ -53,14 +51,14 @@ async function startWorker(agents: readonly Agent[]): Promise<ErrandWorker> {
 }
 
 /** The workers that started attempts of `runId`, in order, once it settled. */
-async function startedBy(runId: string): Promise<string[]> {
+async function startedBy(fx: EngineFixture, runId: string): Promise<string[]> {
   const events = await fx.waitForEvent(runId);
   return events.flatMap((event: RunEvent) =>
     event.type === "run-started" ? [event.data.workerId] : [],
   );
 }
 
-async function fireEach(agent: string, count: number): Promise<string[]> {
+async function fireEach(fx: EngineFixture, agent: string, count: number): Promise<string[]> {
   const fired = await fx.errand.fireMany(
     Array.from({ length: count }, () => ({ agent, input: {} })),
   );
@@ -68,39 +66,49 @@ async function fireEach(agent: string, count: number): Promise<string[]> {
 }
 
 describe("routing by agent", () => {
-  it("spreads an agent's runs over its live queues, and sends none to a queue whose last worker closed", async () => {
+  it("spreads an agent's runs over its live queues, and sends none to a queue whose last worker closed", async ({
+    fx,
+  }) => {
     const alpha = echo("alpha");
-    const alone = await startWorker([alpha]);
-    const paired = await startWorker([alpha, echo("beta")]);
+    const alone = await startWorker(fx, [alpha]);
+    const paired = await startWorker(fx, [alpha, echo("beta")]);
     expect(alone.queue).toBe(`${fx.prefix}.alpha`);
     expect(paired.queue).toBe(`${fx.prefix}.alpha,beta`);
 
-    const spread = await Promise.all((await fireEach("alpha", 30)).map(startedBy));
+    const spread = await Promise.all(
+      (await fireEach(fx, "alpha", 30)).map((runId) => startedBy(fx, runId)),
+    );
     expect(new Set(spread.flat())).toEqual(new Set([alone.workerId, paired.workerId]));
 
     await paired.close();
     const records = await readQueueRegistrations(fx.redis, fx.errand.keys);
     expect(records.find((record) => record.queue === paired.queue)?.stoppedAt).toBeDefined();
-    const after = await Promise.all((await fireEach("alpha", 10)).map(startedBy));
+    const after = await Promise.all(
+      (await fireEach(fx, "alpha", 10)).map((runId) => startedBy(fx, runId)),
+    );
     expect(after.flat()).toEqual(Array(10).fill(alone.workerId));
   });
 
-  it("keeps a run fired while no worker of its agent lives, until a worker that runs the agent adopts it", async () => {
-    const gone = await startWorker([echo("gamma")]);
+  it("keeps a run fired while no worker of its agent lives, until a worker that runs the agent adopts it", async ({
+    fx,
+  }) => {
+    const gone = await startWorker(fx, [echo("gamma")]);
     await gone.close();
-    const runIds = await fireEach("gamma", 3);
+    const runIds = await fireEach(fx, "gamma", 3);
     const backlog = await readQueueBacklog(fx.redis, fx.errand.keys, gone.queue);
     expect(backlog).toMatchObject({ waiting: 3, byAgent: { gamma: 3 } });
 
-    const adopter = await startWorker([echo("gamma"), echo("delta")]);
-    for (const runId of runIds) expect(await startedBy(runId)).toEqual([adopter.workerId]);
+    const adopter = await startWorker(fx, [echo("gamma"), echo("delta")]);
+    for (const runId of runIds) expect(await startedBy(fx, runId)).toEqual([adopter.workerId]);
     expect(await readQueueBacklog(fx.redis, fx.errand.keys, gone.queue)).toMatchObject({
       waiting: 0,
       active: 0,
     });
   });
 
-  it("adopts the run of a worker SIGKILLed mid-run from its orphaned queue; the run resumes from its log", async () => {
+  it("adopts the run of a worker SIGKILLed mid-run from its orphaned queue; the run resumes from its log", async ({
+    fx,
+  }) => {
     const doomed = await fx.spawn("doomed", { lockDurationMs: 1_000, ...FAST_BEATS });
     const { runId } = await fx.errand.fire({
       agent: "plain",
@@ -113,9 +121,9 @@ describe("routing by agent", () => {
     await doomed.exited;
 
     const agents = [...testAgents({ redis: fx.redis, prefix: fx.prefix }), echo("epsilon")];
-    const adopter = await startWorker(agents);
+    const adopter = await startWorker(fx, agents);
     expect(adopter.queue).not.toBe(queueOfAgents(fx.prefix, ["plain", "structured", "text-only"]));
-    expect(await startedBy(runId)).toEqual(["doomed", adopter.workerId]);
+    expect(await startedBy(fx, runId)).toEqual(["doomed", adopter.workerId]);
     const result = settleRun(foldRun(await fx.errand.store.readLog(runId)));
     expect(result).toMatchObject({ status: "succeeded", text: "done", attempts: 2 });
     expect(await fx.redis.get(fx.counters.toolRuns(runId))).toBe("1");

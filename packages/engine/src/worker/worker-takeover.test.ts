@@ -17,12 +17,9 @@
  * time bound, on a noisy machine).
  */
 import { foldRun, type RunEvent, type RunResult, settleRun } from "@errand/core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import {
-  type EngineFixture,
-  FAST_TAKEOVER,
-  startEngineFixture,
-} from "../test-support/engine-fixture.js";
+import { describe, expect } from "vitest";
+import { type EngineFixture, FAST_TAKEOVER } from "../test-support/engine-fixture.js";
+import { engineTest } from "../test-support/engine-test.js";
 import { AnswerSchema, TEST_AGENTS } from "../test-support/test-agents.js";
 import type {
   LogLine,
@@ -30,13 +27,9 @@ import type {
   WorkerProcess,
 } from "../test-support/worker-processes.js";
 
-let fx: EngineFixture;
+const it = engineTest("takeover");
 
-beforeAll(async () => {
-  fx = await startEngineFixture("takeover");
-});
-afterEach(() => fx.killWorkers());
-afterAll(() => fx?.stop());
+it.afterEach(({ fx }) => fx.killWorkers());
 
 /** Step 1 bumps the side-effect counter; step 2 is slow, then records `answer`. */
 function twoStepScript(answer: string, sleepMs: number) {
@@ -46,7 +39,7 @@ function twoStepScript(answer: string, sleepMs: number) {
   ];
 }
 
-async function fireTwoStep(answer: string, sleepMs: number): Promise<string> {
+async function fireTwoStep(fx: EngineFixture, answer: string, sleepMs: number): Promise<string> {
   const { runId } = await fx.errand.fire({
     agent: TEST_AGENTS.structured,
     input: { script: twoStepScript(answer, sleepMs) },
@@ -63,7 +56,7 @@ function askedForStep(worker: WorkerProcess, runId: string, step: number): Promi
   );
 }
 
-async function counter(key: string): Promise<number> {
+async function counter(fx: EngineFixture, key: string): Promise<number> {
   return Number((await fx.redis.get(key)) ?? 0);
 }
 
@@ -78,9 +71,11 @@ function outcome(result: RunResult | undefined) {
 }
 
 describe("a worker killed mid-run", () => {
-  it("is replaced by another that resumes from the log without redoing logged work", async () => {
+  it("is replaced by another that resumes from the log without redoing logged work", async ({
+    fx,
+  }) => {
     const workerA = await fx.spawn("killed-a", FAST_TAKEOVER);
-    const runId = await fireTwoStep("survived", 3_000);
+    const runId = await fireTwoStep(fx, "survived", 3_000);
     await askedForStep(workerA, runId, 2);
     const beforeKill = await fx.errand.store.readLog(runId);
     expect(beforeKill.map((event) => event.type)).toEqual([
@@ -96,9 +91,9 @@ describe("a worker killed mid-run", () => {
     const workerB = await fx.spawn("rescuer-b", FAST_TAKEOVER);
     const events = await fx.waitForEvent(runId);
 
-    expect(await counter(fx.counters.toolRuns(runId))).toBe(1);
-    expect(await counter(fx.counters.modelRequests(runId, 1))).toBe(1);
-    expect(await counter(fx.counters.modelRequests(runId, 2))).toBe(2); // A's, lost with A, and B's
+    expect(await counter(fx, fx.counters.toolRuns(runId))).toBe(1);
+    expect(await counter(fx, fx.counters.modelRequests(runId, 1))).toBe(1);
+    expect(await counter(fx, fx.counters.modelRequests(runId, 2))).toBe(2); // A's, lost with A, and B's
     expect(events.slice(0, beforeKill.length)).toEqual(beforeKill);
     expect(events.slice(beforeKill.length).map((event) => event.type)).toEqual([
       "run-started",
@@ -130,11 +125,11 @@ const LOCK_SETTINGS: [string, Partial<SpawnWorkerOptions>][] = [
 ];
 
 describe("a zombie worker", () => {
-  it.each(LOCK_SETTINGS)(
+  it.for(LOCK_SETTINGS)(
     "has its late writes refused, and the run ends as a clean run does (%s)",
-    async (_, settings) => {
+    async ([_, settings], { fx }) => {
       const zombie = await fx.spawn("zombie-a", settings);
-      const runId = await fireTwoStep("once", 2_500);
+      const runId = await fireTwoStep(fx, "once", 2_500);
       await askedForStep(zombie, runId, 2);
       zombie.signal("SIGSTOP");
 
@@ -156,9 +151,9 @@ describe("a zombie worker", () => {
         { attempt: 1, workerId: "zombie-a" },
         { attempt: 2, workerId: "rescuer-b" },
       ]);
-      expect(await counter(fx.counters.toolRuns(runId))).toBe(1);
+      expect(await counter(fx, fx.counters.toolRuns(runId))).toBe(1);
 
-      const cleanRunId = await fireTwoStep("once", 2_500); // the same input, so the same usage
+      const cleanRunId = await fireTwoStep(fx, "once", 2_500); // the same input, so the same usage
       const clean = await fx.waitForEvent(cleanRunId);
       expect(outcome(settleRun(foldRun(events)))).toEqual(outcome(settleRun(foldRun(clean))));
       expect(events.map((event) => event.type).filter((type) => type !== "run-started")).toEqual(
@@ -173,9 +168,11 @@ describe("a zombie worker", () => {
 const DEFAULT_TAKEOVER_BOUND_MS = 20_000;
 
 describe("the default job locks", () => {
-  it("run a killed worker's run again on another worker well within the old 30 s lock", async () => {
+  it("run a killed worker's run again on another worker well within the old 30 s lock", async ({
+    fx,
+  }) => {
     const workers = await Promise.all([fx.spawn("default-a"), fx.spawn("default-b")]);
-    const runId = await fireTwoStep("soon", 2_000);
+    const runId = await fireTwoStep(fx, "soon", 2_000);
     const started = (await fx.waitForEvent(runId, (event) => event.type === "run-started")).at(-1);
     const holderId = started?.type === "run-started" ? started.data.workerId : undefined;
     const holder = workers.find((worker) => worker.workerId === holderId);

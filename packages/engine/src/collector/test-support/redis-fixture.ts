@@ -32,7 +32,7 @@ export interface EngineRedisFixture {
   stop(): Promise<void>;
 }
 
-/** Starts a private Redis for one test file. */
+/** Starts a private Redis for one test file: the fixture `engineRedis` of `redisTest` (test-support/engine-test.ts). */
 export async function startEngineRedis(): Promise<EngineRedisFixture> {
   const server = await startRedis({ maxmemoryPolicy: "noeviction" });
   const clients: Redis[] = [];

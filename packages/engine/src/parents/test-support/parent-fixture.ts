@@ -47,12 +47,15 @@ export interface ParentFixture {
   ): Promise<{ worker: ErrandWorker; logs: LogCapture }>;
   /** The results of every `tool` call the run logged, in order (blobs read back). */
   toolResults(runId: string, tool: string): Promise<unknown[]>;
+  /** Closes the workers and the collector (not the engine fixture it was opened on). */
   stop(): Promise<void>;
 }
 
-/** Starts the fixture; its keys start with a prefix made from `label`. */
-export async function startParentFixture(label: string): Promise<ParentFixture> {
-  const fx = await startEngineFixture(label);
+/**
+ * Starts a collector and the parent agents' workers on an engine fixture.
+ * The vitest fixture `pfx` of `parentTest` (engine-test.ts).
+ */
+export async function openParentFixture(fx: EngineFixture): Promise<ParentFixture> {
   const collector = createCollector({
     connection: fx.server.url,
     prefix: fx.prefix,
@@ -99,6 +102,23 @@ export async function startParentFixture(label: string): Promise<ParentFixture> 
     async stop() {
       await Promise.all(workers.map((worker) => worker.close({ graceMs: 1_000 })));
       await collector.stop();
+    },
+  };
+}
+
+/**
+ * An engine fixture with the parent fixture opened on it, stopped together by `stop`.
+ * @deprecated Kept while branches that still call it are merged; a new test uses
+ * `parentTest(label)` from engine-test.ts and takes `pfx` from its context.
+ * @public
+ */
+export async function startParentFixture(label: string): Promise<ParentFixture> {
+  const fx = await startEngineFixture(label);
+  const fixture = await openParentFixture(fx);
+  return {
+    ...fixture,
+    async stop() {
+      await fixture.stop();
       await fx.stop();
     },
   };

@@ -1,0 +1,44 @@
+/**
+ * The README's metrics table ("Observe errand in production") lists exactly
+ * the metrics a worker and a collector sharing one registry export: a metric
+ * added to the code and not to the README, or the other way round, fails here.
+ */
+import { readFileSync } from "node:fs";
+import { describe, expect } from "vitest";
+import { createCollector } from "../collector/create-collector.js";
+import { createLogger } from "../logger.js";
+import { engineTest } from "../test-support/engine-test.js";
+import { testAgents } from "../test-support/test-agents.js";
+import { createWorker } from "../worker/create-worker.js";
+import { createPrometheusMetrics } from "./prometheus-metrics.js";
+
+const it = engineTest("readme-metrics");
+
+const README = new URL("../../../../README.md", import.meta.url);
+
+/** The metric names of the README's table: its rows' first cell, `errand_…` in backticks. */
+function readmeMetricNames(): string[] {
+  const section = readFileSync(README, "utf8").split("## Observe errand in production")[1] ?? "";
+  return [...section.matchAll(/^\| `(errand_[a-z_]+)` \|/gm)].map((match) => match[1]!).sort();
+}
+
+describe("the README's metrics table", () => {
+  it("names every metric a worker and a collector export, and no other", async ({ fx }) => {
+    const prometheus = createPrometheusMetrics();
+    const logger = createLogger({ level: "silent" });
+    const parts = { connection: fx.server.url, prefix: fx.prefix, logger, prometheus };
+    const collector = createCollector(parts);
+    await collector.start();
+    const worker = await createWorker({
+      ...parts,
+      agents: testAgents({ redis: fx.redis, prefix: fx.prefix }),
+    });
+    try {
+      const exported = prometheus.registry.getMetricsAsArray().map(({ name }) => name);
+      expect(readmeMetricNames()).toEqual(exported.sort());
+    } finally {
+      await worker.close();
+      await collector.stop();
+    }
+  });
+});
