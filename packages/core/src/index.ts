@@ -24,6 +24,19 @@ export {
   batch,
 } from "./batch.js";
 export {
+  BUDGET_DIMENSIONS,
+  type BudgetDimension,
+  BudgetLimits,
+  BudgetPolicy,
+  BudgetScope,
+  type BudgetSpent,
+  budgetRemaining,
+  DEFAULT_BUDGET_POLICY,
+  innermostScope,
+  RunBudget,
+  roundUsd,
+} from "./budget.js";
+export {
   type BlobAddress,
   blobUri,
   parseBlobUri,
@@ -154,6 +167,7 @@ export {
   shardOfRunId,
 } from "./run-id.js";
 export {
+  RunBudgetView,
   RunResult,
   type RunSoFar,
   type RunWaiting,

@@ -17,6 +17,7 @@ import {
 } from "@errand/core";
 import type { Agent } from "./agent.js";
 import type { BlobStore } from "./blobs.js";
+import type { BudgetGate, PriceResponse } from "./budget-gate.js";
 import { createMemoryBlobStore } from "./blobs.js";
 import { errorMessage, isModelError, type ParkRequest } from "./errors.js";
 import { type Logger, noopLogger } from "./logger.js";
@@ -61,6 +62,10 @@ export interface RunStepsOptions {
    * counts and ids only.
    */
   traceContent?: boolean;
+  /** Asked before each model request: a run whose budget is exhausted fails `budget_exceeded`. */
+  budget?: BudgetGate;
+  /** Prices each response (its `model-responded.costUsd`). Default: responses carry no cost. */
+  priceResponse?: PriceResponse;
 }
 
 function resolveModel(agent: Agent, model: Model | undefined): Model {
@@ -220,7 +225,10 @@ class RunLoop {
     if (this.state.steps.length >= maxSteps) {
       return [this.failed("max_steps", `the run reached its limit of ${maxSteps} steps`)];
     }
-    return this.newStep((last?.step ?? 0) + 1);
+    const step = (last?.step ?? 0) + 1;
+    const overBudget = await this.options.budget?.beforeRequest(step);
+    if (overBudget !== undefined) return [this.failed("budget_exceeded", overBudget)];
+    return this.newStep(step);
   }
 
   private async newStep(step: number): Promise<NewEvent[]> {
@@ -242,6 +250,7 @@ class RunLoop {
     }
     const { text, calls, usage, finish, items, responseId } = response;
     this.logger.debug({ step, calls: calls.map((c) => c.name), usage }, "model responded");
+    const costUsd = this.options.priceResponse?.(usage);
     const responded = this.event("model-responded", {
       step,
       ...(text === undefined ? {} : { text }),
@@ -250,6 +259,7 @@ class RunLoop {
       finish,
       ...(items === undefined ? {} : { items }),
       ...(responseId === undefined ? {} : { responseId }),
+      ...(costUsd === undefined ? {} : { costUsd }),
     });
     return this.finishStep([responded], step, calls, text);
   }
@@ -307,6 +317,7 @@ class RunLoop {
  * appended. Writes its terminal event itself: `finished` when a turn ends (no
  * tool calls, or a structured output recorded), `failed` for `max_steps`,
  * `timeout`, `model_error` (after retries), `tool_error` (a `FatalToolError`),
+ * `budget_exceeded` (the `budget` gate refused a request, before it is made),
  * `schema_not_supported` / `settings_not_supported` (the model cannot carry
  * the run's schema or honour the agent's settings: before any request),
  * `cancelled` when `signal` fires or the log holds a `cancel-requested`.

@@ -12,6 +12,8 @@ import type { Agent, RetryPolicy } from "@errand/runtime";
 import { pendingRunIds } from "@errand/store";
 import { type Job, type JobsOptions, UnrecoverableError } from "bullmq";
 import { queueOfAgents } from "../agent-queues.js";
+import { DEFAULT_PRICE_TABLE, type PriceTable } from "../budgets/price-table.js";
+import { cancel } from "../client/cancel.js";
 import { logBullErrors } from "../bull-errors.js";
 import { CLOSE_ALLOWANCE_MS, closeWithin, runEach, settlesWithin } from "../closing.js";
 import { closeConnection, openConnection, openSettledWaiter } from "../connection.js";
@@ -124,6 +126,14 @@ export interface WorkerOptions extends EngineOptions {
    * tokens, tool calls, slots, Redis errors). Default: metrics of its own.
    */
   prometheus?: PrometheusMetrics;
+  /**
+   * Prices of models, in US dollars per million tokens, merged over
+   * `DEFAULT_PRICE_TABLE` (common OpenAI models): each response is priced
+   * (`model-responded.costUsd`) by the longest entry its model's name starts
+   * with, and counted against `costUsd` budgets. A model the table does not
+   * know is not priced.
+   */
+  prices?: PriceTable;
 }
 
 /** Options of {@link ErrandWorker.close}. */
@@ -228,6 +238,15 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     services: { ...options.services, [PARENT_SERVICES]: parent.services },
     pendingOf: (runIds: readonly string[]) => pendingRunIds(reads, runIds),
     runMetrics: createRunMetrics(prometheus),
+    budgets: {
+      redis,
+      keys,
+      ttlMs: store.retentionSeconds * 1_000,
+      prices: { ...DEFAULT_PRICE_TABLE, ...options.prices },
+      cancelTree: (runId, reason) =>
+        cancel(parent.cancelContext, runId, { cascade: true, reason, by: "budget" }),
+      logger,
+    },
     ...(options.retry === undefined ? {} : { retry: options.retry }),
     ...(options.traceContent === undefined ? {} : { traceContent: options.traceContent }),
   };

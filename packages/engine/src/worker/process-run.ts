@@ -40,6 +40,7 @@ import {
 import type { Logger } from "@errand/runtime";
 import { isParkRequest, type ParkRequest, type RetryPolicy, runSteps } from "@errand/runtime";
 import { type EventStore, isSeqConflict } from "@errand/store";
+import { budgetedSteps, type WorkerBudgets } from "../budgets/worker-budgets.js";
 import { runLogger } from "../logger.js";
 import type { RunMetrics } from "../metrics/run-metrics.js";
 import type { EngineResources } from "../resources.js";
@@ -75,6 +76,8 @@ export interface RunProcessorContext extends EngineResources {
   pendingOf(runIds: readonly string[]): Promise<string[]>;
   /** What is measured of the runs: their steps, and the runs this worker settles. */
   runMetrics?: RunMetrics;
+  /** Prices responses and keeps runs within their budgets (docs/architecture.md §7, Budgets). */
+  budgets?: WorkerBudgets;
 }
 
 /** How a job of a run ended for this worker. */
@@ -258,11 +261,15 @@ function runAttempt(
     ]);
     logger.info({ seq: state.seq + 1, resumeFromStep: state.steps.length }, "run started");
     const traceContent = context.traceContent ?? false;
-    const sink = redisEventSink(store);
+    const startedState = started.reduce(applyEvent, state);
+    const { sink, ...budgetOptions } = context.budgets
+      ? await budgetedSteps(context.budgets, startedState, model.name, redisEventSink(store))
+      : { sink: redisEventSink(store) };
     const settled = await runSteps({
       agent,
       model,
-      state: started.reduce(applyEvent, state),
+      state: startedState,
+      ...budgetOptions,
       sink: attemptEventsSink(
         context.runMetrics?.meter(sink, state, agent.name, model.name) ?? sink,
         span,
