@@ -24,6 +24,11 @@ export {
   batch,
 } from "./batch.js";
 export {
+  type BlobAddress,
+  blobUri,
+  parseBlobUri,
+} from "./blob-uri.js";
+export {
   BUDGET_DIMENSIONS,
   type BudgetDimension,
   BudgetLimits,
@@ -36,11 +41,6 @@ export {
   RunBudget,
   roundUsd,
 } from "./budget.js";
-export {
-  type BlobAddress,
-  blobUri,
-  parseBlobUri,
-} from "./blob-uri.js";
 export {
   CURSOR_VERSION,
   decodeCursor,

@@ -108,6 +108,7 @@ export {
 } from "./agent.js";
 export { agentVersion } from "./agent-version.js";
 export { type BlobStore, blobRef, createMemoryBlobStore, type StoredBlob } from "./blobs.js";
+export type { BudgetGate, PriceResponse } from "./budget-gate.js";
 export {
   FatalToolError,
   type FatalToolErrorOptions,
@@ -145,7 +146,6 @@ export {
 } from "./openai-client.js";
 export { type OpenAIModelOptions, openaiModel } from "./openai-model.js";
 export type { ResponsesHistory } from "./openai-responses.js";
-export type { BudgetGate, PriceResponse } from "./budget-gate.js";
 export { type RunStepsOptions, runSteps } from "./run-steps.js";
 export { type ScriptedModelOptions, scriptedModel, scriptFor } from "./scripted-model.js";
 export type { EventSink } from "./sink.js";

@@ -17,8 +17,8 @@ import {
 } from "@errand/core";
 import type { Agent } from "./agent.js";
 import type { BlobStore } from "./blobs.js";
-import type { BudgetGate, PriceResponse } from "./budget-gate.js";
 import { createMemoryBlobStore } from "./blobs.js";
+import type { BudgetGate, PriceResponse } from "./budget-gate.js";
 import { errorMessage, isModelError, type ParkRequest } from "./errors.js";
 import { type Logger, noopLogger } from "./logger.js";
 import type { Model, ModelRequest, ModelResponse } from "./model.js";

@@ -30,7 +30,11 @@ function budgetAgents(): Agent[] {
     parameters: z.object({}),
     handler: async () => ({ done: true }),
   });
-  const common = { instructions: "Follow your script.", model: scriptedModel(), scriptFromInput: true };
+  const common = {
+    instructions: "Follow your script.",
+    model: scriptedModel(),
+    scriptFromInput: true,
+  };
   return [
     defineAgent({ ...common, name: LEAD, tools: parentTools(), maxSteps: 8 }),
     defineAgent({ ...common, name: WORKER, tools: [work], maxSteps: 100 }),
@@ -91,10 +95,15 @@ function responses(events: readonly RunEvent[]) {
 }
 
 /** The children of `runId`, the one whose `run-queued` matches `isFirst` first. */
-async function childrenOf(runId: string, isFirst: (queued: RunEvent) => boolean): Promise<string[]> {
+async function childrenOf(
+  runId: string,
+  isFirst: (queued: RunEvent) => boolean,
+): Promise<string[]> {
   const children = await px.fx.redis.zrange(px.fx.errand.keys.children(runId), 0, -1);
   const firsts = await Promise.all(
-    children.map(async (child) => isFirst((await px.fx.errand.store.readLog(child, { count: 1 }))[0]!)),
+    children.map(async (child) =>
+      isFirst((await px.fx.errand.store.readLog(child, { count: 1 }))[0]!),
+    ),
   );
   return [...children.filter((_, i) => firsts[i]), ...children.filter((_, i) => !firsts[i])];
 }
@@ -164,7 +173,9 @@ describe("budgets across a run tree", () => {
     const [limited, free] = await childrenOf(root, hasOwnBudget);
     const [limitedQueued] = await px.fx.errand.store.readLog(limited!);
     const clampedTokens =
-      limitedQueued?.type === "run-queued" ? limitedQueued.data.budget?.scopes[1]?.limits.tokens : -1;
+      limitedQueued?.type === "run-queued"
+        ? limitedQueued.data.budget?.scopes[1]?.limits.tokens
+        : -1;
     expect(clampedTokens).toBeLessThanOrEqual(1_000_000);
     expect(clampedTokens).toBeGreaterThan(0);
     const limitedResult = await settled(limited!);
@@ -202,7 +213,11 @@ describe("budgets across a run tree", () => {
       error: { message: expect.stringContaining("budget_exceeded") },
       budget: { tree: { exhausted: "steps" } },
     });
-    const grandchildren = await px.fx.redis.zrange(px.fx.errand.keys.children(cancelledLead!), 0, -1);
+    const grandchildren = await px.fx.redis.zrange(
+      px.fx.errand.keys.children(cancelledLead!),
+      0,
+      -1,
+    );
     expect(grandchildren).toHaveLength(2);
     // Each was cancelled, or failed budget_exceeded if it asked for its next step before the cancel reached it.
     for (const runId of grandchildren) {
@@ -224,7 +239,9 @@ describe("budgets across a run tree", () => {
     const result = await settled(root);
     expect(result.status).toBe("succeeded");
     const children = await px.fx.redis.zrange(px.fx.errand.keys.children(root), 0, -1);
-    const outcomes = await Promise.all(children.map(async (runId) => (await settled(runId)).status));
+    const outcomes = await Promise.all(
+      children.map(async (runId) => (await settled(runId)).status),
+    );
     expect(outcomes.filter((status) => status === "succeeded")).toHaveLength(2);
     expect(outcomes.filter((status) => status === "failed")).toHaveLength(2);
     expect(result.budget?.tree).toMatchObject({ spent: { runs: 3 }, remaining: { runs: 0 } });

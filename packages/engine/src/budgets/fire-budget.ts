@@ -49,7 +49,10 @@ export async function resolveFireBudget(
       ? []
       : await Promise.all(
           inherited.scopes.map(async (scope) =>
-            budgetRemaining(scope.limits, (await readSpend(inherited.treeRunId, scope.runId)).spent),
+            budgetRemaining(
+              scope.limits,
+              (await readSpend(inherited.treeRunId, scope.runId)).spent,
+            ),
           ),
         );
   const limits: BudgetLimits = {};

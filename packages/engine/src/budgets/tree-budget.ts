@@ -94,7 +94,11 @@ function scopeArgs(budget: RunBudget): string[] {
 }
 
 /** The message of a run stopped by a budget. */
-function exceededMessage(budget: RunBudget, scopeRunId: string, dimension: BudgetDimension): string {
+function exceededMessage(
+  budget: RunBudget,
+  scopeRunId: string,
+  dimension: BudgetDimension,
+): string {
   const limits = budget.scopes.find((scope) => scope.runId === scopeRunId)?.limits ?? {};
   const unit = dimension === "costUsd" ? "US dollars" : dimension;
   return `the budget of run ${scopeRunId} is exhausted: ${unit}, limit ${limits[dimension]}`;
@@ -182,9 +186,7 @@ export async function readScopeSpend(
       steps: Number(steps ?? 0),
       runs: Number(runs ?? 0),
     },
-    ...(exhausted === null || exhausted === undefined
-      ? {}
-      : { exhausted: dimensionOf(exhausted) }),
+    ...(exhausted === null || exhausted === undefined ? {} : { exhausted: dimensionOf(exhausted) }),
   };
 }
 

@@ -42,16 +42,12 @@ function debitedStep({ step, usage, costUsd }: DebitedStep): DebitedStep {
 
 function loggedSteps(events: readonly RunEvent[]): DebitedStep[] {
   return events.flatMap((event) =>
-    event.type === "model-responded"
-      ? [debitedStep(event.data)]
-      : [],
+    event.type === "model-responded" ? [debitedStep(event.data)] : [],
   );
 }
 
 function stepsOfState(state: RunState): DebitedStep[] {
-  return [...state.steps]
-    .sort((a, b) => a.step - b.step)
-    .map(debitedStep);
+  return [...state.steps].sort((a, b) => a.step - b.step).map(debitedStep);
 }
 
 /** Cancels the trees whose `cancel-tree` budgets `exhausted` names. */

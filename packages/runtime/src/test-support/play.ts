@@ -7,6 +7,7 @@ import type { NewEvent } from "@errand/core";
 import { type RunEvent, type RunResult, type RunState, settleRun } from "@errand/core";
 import type { Agent } from "../agent.js";
 import type { BlobStore } from "../blobs.js";
+import type { BudgetGate, PriceResponse } from "../budget-gate.js";
 import { createMemorySink, type MemorySink } from "../memory-sink.js";
 import type { Model, ModelRequest } from "../model.js";
 import type { RetryPolicy } from "../model-retries.js";
@@ -29,6 +30,8 @@ export interface PlayOptions extends StartRunOptions {
   retry?: Partial<RetryPolicy>;
   /** Reuse a sink (to run several runs in one). */
   sink?: MemorySink;
+  budget?: BudgetGate;
+  priceResponse?: PriceResponse;
 }
 
 /** Everything a test looks at after a run. */
@@ -60,6 +63,8 @@ export async function play(agent: Agent, options: PlayOptions = {}): Promise<Pla
     retry: { ...FAST_RETRIES, ...options.retry },
     ...(options.blobs === undefined ? {} : { blobs: options.blobs }),
     ...(options.now === undefined ? {} : { now: options.now }),
+    ...(options.budget === undefined ? {} : { budget: options.budget }),
+    ...(options.priceResponse === undefined ? {} : { priceResponse: options.priceResponse }),
   });
   return {
     runId: start.runId,
