@@ -2,11 +2,11 @@
  * What `errand fire` is asked to fire, read and checked before anything
  * touches Redis: the agent, the input (JSON or `@file`), the output schema
  * (checked against the supported subset), the metadata labels, the deadline,
- * the idempotency key, the priority and how many runs. A bad argument is a one-line usage error and nothing is
+ * the idempotency key, the priority, the budget and how many runs. A bad argument is a one-line usage error and nothing is
  * enqueued.
  */
 import { ErrandError, MAX_RUN_PRIORITY, preflightSchema } from "@errand/core";
-import { MAX_FIRE_MANY, MAX_IDEMPOTENCY_KEY_LENGTH } from "@errand/engine";
+import { FireBudget, MAX_FIRE_MANY, MAX_IDEMPOTENCY_KEY_LENGTH } from "@errand/engine";
 import { type ParsedArgs, usageError } from "./args.js";
 import { readJsonArgument } from "./files.js";
 import type { CliIO } from "./io.js";
@@ -27,6 +27,8 @@ export interface FireRequest {
   priority?: number;
   /** `--agent-version`, when given: the agent version the runs are pinned to. */
   agentVersion?: string;
+  /** `--budget`, when given: the budget of each run and its tree. */
+  budget?: FireBudget;
   count: number;
 }
 
@@ -81,10 +83,20 @@ function readIdempotencyKey(args: ParsedArgs, count: number): string | undefined
   return key;
 }
 
+/** The budget of `--budget <json|@file>`; a usage error naming what is wrong when it is not one. */
+async function readBudget(io: CliIO, argument: string): Promise<FireBudget> {
+  const parsed = FireBudget.safeParse(await readJsonArgument(io, argument, "--budget"));
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues.map((issue) =>
+    issue.path.length === 0 ? issue.message : `${issue.path.join(".")}: ${issue.message}`,
+  );
+  throw usageError(`fire: --budget is not a budget: ${issues.join("; ")}`);
+}
+
 /**
  * The checked request of `errand fire <agent> --input … [--schema …]
  * [--metadata key=value]… [--deadline <seconds>] [--idempotency-key <key>]
- * [--priority <n>] [--agent-version <v>] [--count N]`.
+ * [--priority <n>] [--agent-version <v>] [--budget <json|@file>] [--count N]`.
  */
 export async function readFireRequest(args: ParsedArgs, io: CliIO): Promise<FireRequest> {
   const agent = args.positional(0, "agent");
@@ -96,6 +108,8 @@ export async function readFireRequest(args: ParsedArgs, io: CliIO): Promise<Fire
   const idempotencyKey = readIdempotencyKey(args, count);
   const priority = args.integer("priority", { min: 1, max: MAX_RUN_PRIORITY }, 0);
   const agentVersion = args.string("agent-version");
+  const budgetArg = args.string("budget");
+  const budget = budgetArg === undefined ? undefined : await readBudget(io, budgetArg);
   const outputSchema = schemaArg === undefined ? undefined : await readSchema(io, schemaArg);
   return {
     agent,
@@ -107,5 +121,6 @@ export async function readFireRequest(args: ParsedArgs, io: CliIO): Promise<Fire
     ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
     ...(priority === 0 ? {} : { priority }),
     ...(agentVersion === undefined ? {} : { agentVersion }),
+    ...(budget === undefined ? {} : { budget }),
   };
 }

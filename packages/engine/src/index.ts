@@ -168,7 +168,7 @@ export type { Logger } from "@errand/runtime";
 export type { Durability } from "@errand/store";
 export { queueOfAgents } from "./agent-queues.js";
 export { type AgentVersionStanding, readAgentVersions } from "./agent-versions.js";
-export type { FireBudget } from "./budgets/fire-budget.js";
+export { FireBudget } from "./budgets/fire-budget.js";
 export {
   costOfUsage,
   DEFAULT_PRICE_TABLE,

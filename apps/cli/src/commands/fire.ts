@@ -41,6 +41,7 @@ async function fireRuns(errand: Errand, request: FireRequest): Promise<Fired> {
     ...(request.idempotencyKey === undefined ? {} : { idempotencyKey: request.idempotencyKey }),
     ...(request.priority === undefined ? {} : { priority: request.priority }),
     ...(request.agentVersion === undefined ? {} : { agentVersion: request.agentVersion }),
+    ...(request.budget === undefined ? {} : { budget: request.budget }),
   };
   if (request.count === 1) {
     const fired = await errand.fire(spec);
@@ -126,7 +127,7 @@ async function fireAndWait(
 /** `fire`. */
 export const fireCommand: CommandSpec = {
   usage:
-    "errand fire <agent> --input <json|@file> [--schema <json|@file>] [--metadata key=value]... [--deadline <seconds>] [--idempotency-key <key>] [--priority <n>] [--agent-version <v>] [--count N] [--wait [--timeout <seconds>]] [--json]",
+    "errand fire <agent> --input <json|@file> [--schema <json|@file>] [--metadata key=value]... [--deadline <seconds>] [--idempotency-key <key>] [--priority <n>] [--agent-version <v>] [--budget <json|@file>] [--count N] [--wait [--timeout <seconds>]] [--json]",
   description: [
     "Fires a run of <agent> with the given input (inline JSON, or @path to read a file)",
     "and prints its runId. --schema gives the structured output the run must record (a",
@@ -138,6 +139,10 @@ export const fireCommand: CommandSpec = {
     "higher number (1 first, 2097151 last; runs without one go before all of them).",
     "--agent-version pins the runs to that version of the agent (default: its newest",
     "live version); a version no worker ever ran is refused.",
+    "--budget sets the budget of each run and its tree of descendants, as JSON: any of",
+    "tokens, costUsd, steps, runs, and onExceeded (finish-in-flight, the default, or",
+    'cancel-tree), e.g. --budget \'{"tokens":200000,"costUsd":1.5}\'. Runs of the tree',
+    "stop with budget_exceeded before their next model request once it is spent.",
     "--count fires that many runs in one batch.",
     "--wait waits until they settle and prints their results (a progress bar on a terminal",
     "when waiting on many); with --json, the RunResult (an array of them with --count).",
@@ -179,6 +184,11 @@ export const fireCommand: CommandSpec = {
       type: "string",
       value: "<v>",
       description: "the agent version to run on (default: the newest live one)",
+    },
+    budget: {
+      type: "string",
+      value: "<json|@file>",
+      description: "the budget of the run's tree: tokens, costUsd, steps, runs, onExceeded",
     },
     count: { type: "string", value: "<N>", description: "fire N runs (default 1)" },
     wait: { type: "boolean", description: "wait for the results" },
