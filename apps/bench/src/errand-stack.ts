@@ -14,6 +14,7 @@ import {
   createWorker,
   type Errand,
   type ErrandWorker,
+  type FireSpec,
   MAX_FIRE_MANY,
 } from "@errand/engine";
 import type { Logger } from "@errand/runtime";
@@ -33,13 +34,15 @@ export interface StackOptions {
 }
 
 /** Where errand's parts run: the bench's Redis URL and the durability of their appends. */
-export type BenchTarget = Pick<BenchRedis, "url" | "durability">;
+export type BenchTarget = Pick<BenchRedis, "url" | "durability" | "budget">;
 
 /** The parts of errand a phase runs. */
 export interface ErrandStack {
   errand: Errand;
   worker?: ErrandWorker;
   collector?: Collector;
+  /** The fire spec of bench run `index`, with the target's budget when it has one. */
+  spec(index: number): FireSpec;
   /** Stops the worker (without grace), the collector and the client. */
   stop(): Promise<void>;
 }
@@ -70,8 +73,10 @@ export async function startErrandStack(options: StackOptions): Promise<ErrandSta
   const worker =
     options.worker === false ? undefined : await startBenchWorker(redis, options.concurrency);
   const errand = createErrand({ connection, logger: SILENT_LOGGER });
+  const { budget } = redis;
   return {
     errand,
+    spec: (index) => ({ ...benchSpec(index), ...(budget === undefined ? {} : { budget }) }),
     ...(worker === undefined ? {} : { worker }),
     ...(collector === undefined ? {} : { collector }),
     async stop() {
@@ -87,12 +92,16 @@ export async function startErrandStack(options: StackOptions): Promise<ErrandSta
  * {@link MAX_FIRE_MANY} at a time, and resolves with their runIds in order.
  * Throws when any spec is refused: the bench measures runs that all go through.
  */
-export async function fireBenchRuns(errand: Errand, count: number, from = 0): Promise<string[]> {
+export async function fireBenchRuns(
+  stack: Pick<ErrandStack, "errand" | "spec">,
+  count: number,
+  from = 0,
+): Promise<string[]> {
   const runIds: string[] = [];
   for (let start = 0; start < count; start += MAX_FIRE_MANY) {
     const size = Math.min(MAX_FIRE_MANY, count - start);
-    const specs = Array.from({ length: size }, (_, i) => benchSpec(from + start + i));
-    const fired = await errand.fireMany(specs);
+    const specs = Array.from({ length: size }, (_, i) => stack.spec(from + start + i));
+    const fired = await stack.errand.fireMany(specs);
     for (const item of fired.results) {
       if (!item.ok || item.runId === undefined) {
         throw new ErrandError("internal", `the bench could not fire a run: ${item.error?.message}`);

@@ -66,6 +66,8 @@ export interface BenchConditions {
   quick: boolean;
   /** `off`: errand's spans were the API's no-ops; `sdk-in-memory`: the SDK recorded them (`--tracing`). */
   tracing: "off" | "sdk-in-memory";
+  /** Whether every errand run was fired with a budget (`--budget`). */
+  budget: "none" | "every-run";
   /** The durability errand's parts appended with (`replicated`: a replica beside the server, `--durability replicated`). */
   durability: Durability;
   /** Spans the SDK exported during the run (0 with tracing off). */

@@ -12,7 +12,8 @@ import { tracingWanted } from "../tracing/start-tracing.js";
 
 /** `bench`. */
 export const benchCommand: CommandSpec = {
-  usage: "errand bench [--quick] [--tracing] [--durability <acknowledged|replicated>] [--json]",
+  usage:
+    "errand bench [--quick] [--tracing] [--durability <acknowledged|replicated>] [--budget] [--json]",
   description: [
     "Measures, in one run on its own fresh redis-server (persistence off, flushed between",
     "phases; never the Redis of REDIS_URL): raw BullMQ no-op jobs and raw XREADGROUP+XACK",
@@ -25,10 +26,13 @@ export const benchCommand: CommandSpec = {
     "run, to measure what traces cost; without it errand's spans are the API's no-ops.",
     "--durability replicated starts a replica beside the server and makes every settling",
     "append wait for it (WAIT), to measure what replicated durability costs.",
+    "--budget fires every run with a budget it never exhausts (each model request admitted",
+    "and each response debited on Redis), to measure what budgets cost.",
   ].join("\n"),
   options: {
     quick: { type: "boolean", description: "smaller sizes: under a minute" },
     tracing: { type: "boolean", description: "record errand's spans with the OpenTelemetry SDK" },
+    budget: { type: "boolean", description: "fire every run with a budget (never exhausted)" },
     ...DURABILITY_OPTION,
     ...JSON_OPTION,
   },
@@ -43,6 +47,7 @@ export const benchCommand: CommandSpec = {
     const result = await runBench({
       quick: args.flag("quick"),
       tracing: args.flag("tracing"),
+      budget: args.flag("budget"),
       ...durabilityOption(args, io),
       onProgress: (line) => io.stderr.write(`${line}\n`),
     });
