@@ -298,8 +298,12 @@ describe("errand fire --budget", () => {
     const shown = await errand(["runs", "show", result.runId]);
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toMatch(/budget\s+tokens 1000000, steps 5 \(finish-in-flight/);
-    expect(shown.stdout).toMatch(new RegExp(`tree spent\\s+tokens ${tokens}, steps ${result.steps}`));
-    expect(shown.stdout).toMatch(new RegExp(`remaining\\s+tokens ${1_000_000 - tokens}, steps ${5 - result.steps}`));
+    expect(shown.stdout).toMatch(
+      new RegExp(`tree spent\\s+tokens ${tokens}, steps ${result.steps}`),
+    );
+    expect(shown.stdout).toMatch(
+      new RegExp(`remaining\\s+tokens ${1_000_000 - tokens}, steps ${5 - result.steps}`),
+    );
   });
 
   it("refuses a budget that limits nothing, or is not JSON, with exit 2", async () => {
