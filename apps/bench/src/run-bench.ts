@@ -26,7 +26,7 @@ function roundCpu(cpu: CpuPerUnit): CpuPerUnit {
 }
 
 /** The budget of `--budget` runs: large enough that no bench run ever exhausts it. */
-export const BENCH_BUDGET = { tokens: 1e12, costUsd: 1e6, steps: 1e9 } as const;
+const BENCH_BUDGET = { tokens: 1e12, costUsd: 1e6, steps: 1e9 } as const;
 
 /** Options of {@link runBench}. */
 export interface BenchOptions {
