@@ -6,7 +6,7 @@
  * version and the persistence settings.
  */
 import { ErrandError } from "@errand/core";
-import type { Durability } from "@errand/engine";
+import type { Durability, FireBudget } from "@errand/engine";
 import { type RedisAddress, sendRedisCommand, startRedis, waitUntil } from "@errand/local-redis";
 import { Redis } from "ioredis";
 
@@ -18,6 +18,11 @@ export interface BenchRedis {
    * server was started with a replica (each settling append waits for it).
    */
   durability: Durability;
+  /**
+   * The budget every errand run of the bench is fired with (`--budget`), to
+   * measure what budgets cost; none by default. Set by `runBench`.
+   */
+  budget?: FireBudget;
   host: string;
   port: number;
   /** A command connection of the bench's own (not errand's, not BullMQ's). */

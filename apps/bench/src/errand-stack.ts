@@ -14,6 +14,7 @@ import {
   createWorker,
   type Errand,
   type ErrandWorker,
+  type FireSpec,
   type FlowControlOptions,
   MAX_FIRE_MANY,
 } from "@errand/engine";
@@ -38,16 +39,21 @@ export interface StackOptions {
 }
 
 /**
- * Where errand's parts run: the bench's Redis URL and the durability of their
- * appends; with `workerMetrics: false` its workers keep no Prometheus metrics.
+ * Where errand's parts run: the bench's Redis URL, the durability of their
+ * appends and the budget runs are fired with; with `workerMetrics: false`
+ * its workers keep no Prometheus metrics.
  */
-export type BenchTarget = Pick<BenchRedis, "url" | "durability"> & { workerMetrics?: boolean };
+export type BenchTarget = Pick<BenchRedis, "url" | "durability" | "budget"> & {
+  workerMetrics?: boolean;
+};
 
 /** The parts of errand a phase runs. */
 export interface ErrandStack {
   errand: Errand;
   worker?: ErrandWorker;
   collector?: Collector;
+  /** The fire spec of bench run `index`, with the target's budget when it has one. */
+  spec(index: number): FireSpec;
   /** Stops the worker (without grace), the collector and the client. */
   stop(): Promise<void>;
 }
@@ -90,8 +96,10 @@ export async function startErrandStack(options: StackOptions): Promise<ErrandSta
     logger: SILENT_LOGGER,
     ...(options.fairQueueing === undefined ? {} : { fairQueueing: options.fairQueueing }),
   });
+  const { budget } = redis;
   return {
     errand,
+    spec: (index) => ({ ...benchSpec(index), ...(budget === undefined ? {} : { budget }) }),
     ...(worker === undefined ? {} : { worker }),
     ...(collector === undefined ? {} : { collector }),
     async stop() {
@@ -108,7 +116,7 @@ export async function startErrandStack(options: StackOptions): Promise<ErrandSta
  * Throws when any spec is refused: the bench measures runs that all go through.
  */
 export async function fireBenchRuns(
-  errand: Errand,
+  stack: Pick<ErrandStack, "errand" | "spec">,
   count: number,
   from = 0,
   concurrencyKeyOf?: (index: number) => string,
@@ -117,12 +125,12 @@ export async function fireBenchRuns(
   for (let start = 0; start < count; start += MAX_FIRE_MANY) {
     const size = Math.min(MAX_FIRE_MANY, count - start);
     const specs = Array.from({ length: size }, (_, i) => {
-      const spec = benchSpec(from + start + i);
+      const spec = stack.spec(from + start + i);
       return concurrencyKeyOf === undefined
         ? spec
         : { ...spec, concurrencyKey: concurrencyKeyOf(from + start + i) };
     });
-    const fired = await errand.fireMany(specs);
+    const fired = await stack.errand.fireMany(specs);
     for (const item of fired.results) {
       if (!item.ok || item.runId === undefined) {
         throw new ErrandError("internal", `the bench could not fire a run: ${item.error?.message}`);

@@ -112,7 +112,7 @@ export function formatBenchTable(result: BenchResult): string {
   const durability =
     conditions.durability === "replicated" ? " --durability replicated (a replica beside it)" : "";
   return [
-    `errand bench${quick}${tracing}${metrics}${durability} — ${conditions.startedAt}, ${conditions.durationSec} s`,
+    `errand bench${quick}${tracing}${metrics}${durability}${conditions.budget === "every-run" ? " --budget" : ""} — ${conditions.startedAt}, ${conditions.durationSec} s`,
     `machine: ${machine.cpus} × ${machine.cpuModel}, ${machine.totalMemGb} GiB, ${machine.platform}, node ${machine.node}`,
     `load average: ${conditions.loadBefore.join(" ")} before, ${conditions.loadAfter.join(" ")} after`,
     `redis: ${redis.version}, persistence ${redis.persistence}, a private server flushed between phases`,

@@ -68,6 +68,8 @@ export interface BenchConditions {
   tracing: "off" | "sdk-in-memory";
   /** `on`: the workers kept their Prometheus metrics (the default); `off`: `prometheus: false` (`--no-metrics`). */
   workerMetrics: "on" | "off";
+  /** Whether every errand run was fired with a budget (`--budget`). */
+  budget: "none" | "every-run";
   /** The durability errand's parts appended with (`replicated`: a replica beside the server, `--durability replicated`). */
   durability: Durability;
   /** Spans the SDK exported during the run (0 with tracing off). */

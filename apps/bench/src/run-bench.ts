@@ -26,6 +26,9 @@ function roundCpu(cpu: CpuPerUnit): CpuPerUnit {
   return { nodeUs: round(cpu.nodeUs), redisUs: round(cpu.redisUs) };
 }
 
+/** The budget of `--budget` runs: large enough that no bench run ever exhausts it. */
+const BENCH_BUDGET = { tokens: 1e12, costUsd: 1e6, steps: 1e9 } as const;
+
 /** Options of {@link runBench}. */
 export interface BenchOptions {
   /** The quick sizes (under a minute) instead of the full ones. */
@@ -49,6 +52,12 @@ export interface BenchOptions {
    * False: workers run with `prometheus: false`, to measure what metrics cost.
    */
   metrics?: boolean;
+  /**
+   * Fire every errand run with a budget ({@link BENCH_BUDGET}, never
+   * exhausted): each model request is admitted and each response debited on
+   * Redis, to measure what budgets cost. Default false.
+   */
+  budget?: boolean;
   /** Told what the bench is doing, one line at a time (e.g. to print on stderr). */
   onProgress?(line: string): void;
 }
@@ -114,7 +123,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchResult>
   const sizes = resolveSizes(quick, options.sizes);
   const startedAt = new Date();
   const loadBefore = loadAverages();
-  const redis = await startBenchRedis(options.durability);
+  const server = await startBenchRedis(options.durability);
+  const redis: BenchRedis = options.budget ? { ...server, budget: BENCH_BUDGET } : server;
   const tracing = options.tracing ? startBenchTracing() : undefined;
   try {
     const workerMetrics = options.metrics ?? true;
@@ -149,6 +159,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchResult>
         sizes,
         tracing: tracing === undefined ? "off" : "sdk-in-memory",
         workerMetrics: options.metrics === false ? "off" : "on",
+        budget: redis.budget === undefined ? "none" : "every-run",
         durability: redis.durability,
         spansExported,
         startedAt: startedAt.toISOString(),

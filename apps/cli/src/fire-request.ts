@@ -2,11 +2,11 @@
  * What `errand fire` is asked to fire, read and checked before anything
  * touches Redis: the agent, the input (JSON or `@file`), the output schema
  * (checked against the supported subset), the metadata labels, the deadline,
- * the idempotency key, the priority and how many runs. A bad argument is a one-line usage error and nothing is
+ * the idempotency key, the priority, the budget and how many runs. A bad argument is a one-line usage error and nothing is
  * enqueued.
  */
 import { ErrandError, MAX_RUN_PRIORITY, preflightSchema } from "@errand/core";
-import { MAX_FIRE_MANY, MAX_IDEMPOTENCY_KEY_LENGTH } from "@errand/engine";
+import { FireBudget, MAX_FIRE_MANY, MAX_IDEMPOTENCY_KEY_LENGTH } from "@errand/engine";
 import { type ParsedArgs, usageError } from "./args.js";
 import { readJsonArgument } from "./files.js";
 import type { CliIO } from "./io.js";
@@ -29,6 +29,8 @@ export interface FireRequest {
   agentVersion?: string;
   /** `--concurrency-key`, when given: the key the runs' fleet-wide concurrency is limited under. */
   concurrencyKey?: string;
+  /** `--budget`, when given: the budget of each run and its tree. */
+  budget?: FireBudget;
   count: number;
 }
 
@@ -83,10 +85,20 @@ function readIdempotencyKey(args: ParsedArgs, count: number): string | undefined
   return key;
 }
 
+/** The budget of `--budget <json|@file>`; a usage error naming what is wrong when it is not one. */
+async function readBudget(io: CliIO, argument: string): Promise<FireBudget> {
+  const parsed = FireBudget.safeParse(await readJsonArgument(io, argument, "--budget"));
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues.map((issue) =>
+    issue.path.length === 0 ? issue.message : `${issue.path.join(".")}: ${issue.message}`,
+  );
+  throw usageError(`fire: --budget is not a budget: ${issues.join("; ")}`);
+}
+
 /**
  * The checked request of `errand fire <agent> --input … [--schema …]
  * [--metadata key=value]… [--deadline <seconds>] [--idempotency-key <key>]
- * [--priority <n>] [--agent-version <v>] [--concurrency-key <key>] [--count N]`.
+ * [--priority <n>] [--agent-version <v>] [--concurrency-key <key>] [--budget <json|@file>] [--count N]`.
  */
 export async function readFireRequest(args: ParsedArgs, io: CliIO): Promise<FireRequest> {
   const agent = args.positional(0, "agent");
@@ -99,6 +111,8 @@ export async function readFireRequest(args: ParsedArgs, io: CliIO): Promise<Fire
   const priority = args.integer("priority", { min: 1, max: MAX_RUN_PRIORITY }, 0);
   const agentVersion = args.string("agent-version");
   const concurrencyKey = args.string("concurrency-key");
+  const budgetArg = args.string("budget");
+  const budget = budgetArg === undefined ? undefined : await readBudget(io, budgetArg);
   const outputSchema = schemaArg === undefined ? undefined : await readSchema(io, schemaArg);
   return {
     agent,
@@ -111,5 +125,6 @@ export async function readFireRequest(args: ParsedArgs, io: CliIO): Promise<Fire
     ...(priority === 0 ? {} : { priority }),
     ...(agentVersion === undefined ? {} : { agentVersion }),
     ...(concurrencyKey === undefined ? {} : { concurrencyKey }),
+    ...(budget === undefined ? {} : { budget }),
   };
 }

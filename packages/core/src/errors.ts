@@ -16,6 +16,7 @@ export const ERROR_CODES = [
   "deadline_exceeded",
   "waitpoint_timeout",
   "agent_version_unavailable",
+  "budget_exceeded",
   "cancelled",
   "internal",
   // refusals before a run starts

@@ -5,6 +5,7 @@
  * its name.
  */
 import { z } from "zod";
+import { RunBudget } from "./budget.js";
 
 /** The version of the event envelope written today. Old versions must keep folding. */
 export const EVENT_VERSION = 1;
@@ -167,6 +168,12 @@ export const EventData = {
      * trace. Optional and additive: absent when the firer traced nothing.
      */
     trace: TraceContext.optional(),
+    /**
+     * The budgets the run counts against, with its descendants
+     * (docs/architecture.md §7, Budgets): its own, fired with it, and its
+     * ancestors'. Optional and additive: absent for a run without a budget.
+     */
+    budget: RunBudget.optional(),
   }),
   /**
    * A worker took the run. `trace` (optional, additive) is the attempt's
@@ -193,6 +200,12 @@ export const EventData = {
     finish: z.string(),
     items: z.array(OutputItem).optional(),
     responseId: z.string().min(1).optional(),
+    /**
+     * What the response cost in US dollars, by the worker's price table,
+     * when the table knows the model. Optional and additive: absent in older
+     * logs and for unpriced models.
+     */
+    costUsd: z.number().nonnegative().optional(),
   }),
   "tool-called": z.object({
     step,

@@ -124,6 +124,7 @@ const evolvers: Evolvers = {
         calls: e.data.calls.map((c) => ({ ...c, called: false })),
         ...(e.data.items === undefined ? {} : { items: e.data.items }),
         ...(e.data.responseId === undefined ? {} : { responseId: e.data.responseId }),
+        ...(e.data.costUsd === undefined ? {} : { costUsd: e.data.costUsd }),
       },
     ],
     usage: addUsage(state.usage, e.data.usage),

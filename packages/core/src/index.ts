@@ -29,6 +29,19 @@ export {
   parseBlobUri,
 } from "./blob-uri.js";
 export {
+  BUDGET_DIMENSIONS,
+  type BudgetDimension,
+  BudgetLimits,
+  BudgetPolicy,
+  BudgetScope,
+  type BudgetSpent,
+  budgetRemaining,
+  DEFAULT_BUDGET_POLICY,
+  innermostScope,
+  RunBudget,
+  roundUsd,
+} from "./budget.js";
+export {
   CURSOR_VERSION,
   decodeCursor,
   encodeCursor,
@@ -155,6 +168,7 @@ export {
   shardOfRunId,
 } from "./run-id.js";
 export {
+  RunBudgetView,
   RunResult,
   type RunSoFar,
   type RunWaiting,

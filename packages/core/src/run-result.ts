@@ -3,9 +3,44 @@
  * the CLI's `--json` and the dashboard.
  */
 import { z } from "zod";
+import {
+  BudgetLimits,
+  BudgetPolicy,
+  type BudgetSpent,
+  innermostScope,
+  roundUsd,
+} from "./budget.js";
 import { RunError, Usage } from "./events.js";
 import type { RunState, SettledStatus } from "./run-state.js";
 import { parkedWaitpoint } from "./waitpoint.js";
+
+const BudgetSpentShape = z.object({
+  tokens: z.number().nonnegative(),
+  costUsd: z.number().nonnegative(),
+  steps: z.number().nonnegative(),
+  runs: z.number().nonnegative(),
+});
+
+/**
+ * A run's budget as results show it: the innermost budget it counts against
+ * (held by `scopeRunId`), what the run itself spent (from its log) and, when
+ * read live from Redis (`result`, `runs show`, the dashboard), what the whole
+ * budget spent and has left (`tree`), and the dimension that exhausted it.
+ */
+export const RunBudgetView = z.object({
+  scopeRunId: z.string(),
+  limits: BudgetLimits,
+  onExceeded: BudgetPolicy,
+  run: BudgetSpentShape,
+  tree: z
+    .object({
+      spent: BudgetSpentShape,
+      remaining: BudgetLimits,
+      exhausted: z.string().optional(),
+    })
+    .optional(),
+});
+export type RunBudgetView = z.infer<typeof RunBudgetView>;
 
 /** The settled result of a run. */
 export const RunResult = z.object({
@@ -20,6 +55,9 @@ export const RunResult = z.object({
   attempts: z.number().int().nonnegative(),
   steps: z.number().int().nonnegative(),
   usage: Usage,
+  /** What the run's model responses cost in US dollars, when its worker priced them. */
+  costUsd: z.number().nonnegative().optional(),
+  budget: RunBudgetView.optional(),
   createdAt: z.string(),
   startedAt: z.string().optional(),
   settledAt: z.string().optional(),
@@ -36,6 +74,35 @@ function settledStatus(state: RunState): SettledStatus | undefined {
 /** The error with exactly its three fields, in one order, whatever the event that carried it held. */
 function canonicalError({ code, message, retryable }: RunError): RunError {
   return { code, message, retryable };
+}
+
+/** What the run's priced responses cost, or `undefined` when none was priced. */
+function costOf(state: RunState): number | undefined {
+  const priced = state.steps.filter((step) => step.costUsd !== undefined);
+  if (priced.length === 0) return undefined;
+  return roundUsd(priced.reduce((sum, step) => sum + (step.costUsd ?? 0), 0));
+}
+
+/** The run's own spend and the limits of its innermost budget, when it has one. */
+function budgetOf(state: RunState): { budget?: RunBudgetView } {
+  const budget = state.queued?.budget;
+  if (budget === undefined) return {};
+  const scope = innermostScope(budget);
+  const run: BudgetSpent = {
+    tokens: state.usage.inputTokens + state.usage.outputTokens,
+    costUsd: costOf(state) ?? 0,
+    steps: state.steps.length,
+    runs: state.steps.length > 0 ? 1 : 0,
+  };
+  return {
+    budget: { scopeRunId: scope.runId, limits: scope.limits, onExceeded: scope.onExceeded, run },
+  };
+}
+
+/** `costUsd` and `budget`, for the results of runs that have them. */
+function spendOf(state: RunState): { costUsd?: number; budget?: RunBudgetView } {
+  const costUsd = costOf(state);
+  return { ...(costUsd === undefined ? {} : { costUsd }), ...budgetOf(state) };
 }
 
 /**
@@ -59,6 +126,7 @@ export function settleRun(state: RunState): RunResult | undefined {
     attempts: state.attempts,
     steps: state.steps.length,
     usage: state.usage,
+    ...spendOf(state),
     createdAt: state.createdAt ?? state.settledAt ?? "",
     ...(state.startedAt === undefined ? {} : { startedAt: state.startedAt }),
     ...(state.settledAt === undefined ? {} : { settledAt: state.settledAt }),
@@ -134,6 +202,7 @@ export function runSoFar(state: RunState): RunSoFar {
     attempts: state.attempts,
     steps: state.steps.length,
     usage: state.usage,
+    ...spendOf(state),
     createdAt: state.createdAt ?? "",
     ...(state.startedAt === undefined ? {} : { startedAt: state.startedAt }),
     ...(parked === undefined ? {} : { waiting: waitingOf(parked, state) }),

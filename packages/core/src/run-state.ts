@@ -50,6 +50,8 @@ export interface StepState {
   items?: OutputItem[];
   /** The provider's id of the response, when its model logs it. */
   responseId?: string;
+  /** What the response cost in US dollars, when its worker priced it. */
+  costUsd?: number;
 }
 
 /** Where a waitpoint is: waiting, answered, or past its timeout without an answer. */

@@ -5,6 +5,7 @@
  * hash tag `{sN}` (docs/architecture.md §6). Everything starts with the same
  * prefix as the store's keys.
  */
+import { shardOfRunId } from "@errand/core";
 import { type StoreKeys, shardTag, storeKeys } from "@errand/store";
 
 /** Every key and name of the engine for one prefix, plus the store's. */
@@ -41,6 +42,11 @@ export interface EngineKeys extends StoreKeys {
    * token against its run's log.
    */
   waitingWaitpoints(shard: number): string;
+  /**
+   * What a run tree spent against its budgets: HASH on the tree root's
+   * shard, fields per budget and per run (see `lua/debit-budget-1.lua`).
+   */
+  budget(treeRunId: string): string;
 }
 
 /** The engine's keys for `prefix` (default `errand`). */
@@ -57,5 +63,6 @@ export function engineKeys(prefix?: string): EngineKeys {
     cancelChannel: `${base}:cancel`,
     deadLetters: (shard) => `${base}:${shardTag(shard)}:dead`,
     waitingWaitpoints: (shard) => `${base}:${shardTag(shard)}:waitpoints`,
+    budget: (treeRunId) => `${base}:${shardTag(shardOfRunId(treeRunId))}:budget:${treeRunId}`,
   };
 }

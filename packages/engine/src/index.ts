@@ -168,6 +168,14 @@ export type { Logger } from "@errand/runtime";
 export type { Durability } from "@errand/store";
 export { queueOfAgents } from "./agent-queues.js";
 export { type AgentVersionStanding, readAgentVersions } from "./agent-versions.js";
+export { FireBudget } from "./budgets/fire-budget.js";
+export {
+  costOfUsage,
+  DEFAULT_PRICE_TABLE,
+  type ModelPrice,
+  type PriceTable,
+  priceOf,
+} from "./budgets/price-table.js";
 export { logBullErrors } from "./bull-errors.js";
 export type { CancelOptions, CancelResult } from "./client/cancel.js";
 export {

@@ -108,6 +108,7 @@ export {
 } from "./agent.js";
 export { agentVersion } from "./agent-version.js";
 export { type BlobStore, blobRef, createMemoryBlobStore, type StoredBlob } from "./blobs.js";
+export type { BudgetGate, PriceResponse } from "./budget-gate.js";
 export {
   FatalToolError,
   type FatalToolErrorOptions,

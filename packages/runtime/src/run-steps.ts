@@ -18,6 +18,7 @@ import {
 import type { Agent } from "./agent.js";
 import type { BlobStore } from "./blobs.js";
 import { createMemoryBlobStore } from "./blobs.js";
+import type { BudgetGate, PriceResponse } from "./budget-gate.js";
 import { errorMessage, isModelError, type ParkRequest } from "./errors.js";
 import { type LiveChannel, liveModel } from "./live-model.js";
 import { type Logger, noopLogger } from "./logger.js";
@@ -68,6 +69,10 @@ export interface RunStepsOptions {
   traceContent?: boolean;
   /** Where a streaming model's deltas are published (architecture §6). Default none. */
   live?: LiveChannel;
+  /** Asked before each model request: a run whose budget is exhausted fails `budget_exceeded`. */
+  budget?: BudgetGate;
+  /** Prices each response (its `model-responded.costUsd`). Default: responses carry no cost. */
+  priceResponse?: PriceResponse;
 }
 
 function resolveModel(agent: Agent, model: Model | undefined): Model {
@@ -234,7 +239,10 @@ class RunLoop {
     if (this.state.steps.length >= maxSteps) {
       return [this.failed("max_steps", `the run reached its limit of ${maxSteps} steps`)];
     }
-    return this.newStep((last?.step ?? 0) + 1);
+    const step = (last?.step ?? 0) + 1;
+    const overBudget = await this.options.budget?.beforeRequest(step);
+    if (overBudget !== undefined) return [this.failed("budget_exceeded", overBudget)];
+    return this.newStep(step);
   }
 
   private async newStep(step: number): Promise<NewEvent[]> {
@@ -256,6 +264,7 @@ class RunLoop {
     }
     const { text, calls, usage, finish, items, responseId } = response;
     this.logger.debug({ step, calls: calls.map((c) => c.name), usage }, "model responded");
+    const costUsd = this.options.priceResponse?.(usage);
     const responded = this.event("model-responded", {
       step,
       ...(text === undefined ? {} : { text }),
@@ -264,6 +273,7 @@ class RunLoop {
       finish,
       ...(items === undefined ? {} : { items }),
       ...(responseId === undefined ? {} : { responseId }),
+      ...(costUsd === undefined ? {} : { costUsd }),
     });
     if (!callsOtherTools(calls)) return this.finishStep([responded], step, calls, text);
     // Logged before the tools run, so the log tells which tools run and since when; a run
@@ -325,6 +335,7 @@ class RunLoop {
  * appended. Writes its terminal event itself: `finished` when a turn ends (no
  * tool calls, or a structured output recorded), `failed` for `max_steps`,
  * `timeout`, `model_error` (after retries), `tool_error` (a `FatalToolError`),
+ * `budget_exceeded` (the `budget` gate refused a request, before it is made),
  * `schema_not_supported` / `settings_not_supported` (the model cannot carry
  * the run's schema or honour the agent's settings: before any request),
  * `cancelled` when `signal` fires or the log holds a `cancel-requested`.

@@ -43,14 +43,9 @@ export async function measureFairness(
   await redis.flush();
   const stack = await startErrandStack({ redis, concurrency: sizes.concurrency, fairQueueing });
   try {
-    const big = await fireBenchRuns(stack.errand, sizes.bigRuns, 0, () => "tenant-big");
+    const big = await fireBenchRuns(stack, sizes.bigRuns, 0, () => "tenant-big");
     const firedAt = Date.now();
-    const small = await fireBenchRuns(
-      stack.errand,
-      sizes.smallRuns,
-      sizes.bigRuns,
-      () => "tenant-small",
-    );
+    const small = await fireBenchRuns(stack, sizes.smallRuns, sizes.bigRuns, () => "tenant-small");
     await waitForResults(stack.errand, [...big, ...small], SETTLE_TIMEOUT_MS);
     const starts = await startTimes(stack.errand, small);
     const bigStarts = await startTimes(stack.errand, big);

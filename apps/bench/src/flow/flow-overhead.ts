@@ -50,7 +50,7 @@ export async function measureFlowOverhead(
     const meter = await startCpuMeter(redis.admin);
     const start = performance.now();
     const keyOf = flowControl ? (index: number) => `tenant-${index % TENANTS}` : undefined;
-    const runIds = await fireBenchRuns(stack.errand, runs, 0, keyOf);
+    const runIds = await fireBenchRuns(stack, runs, 0, keyOf);
     await waitForResults(stack.errand, runIds, SETTLE_TIMEOUT_MS);
     const elapsed = performance.now() - start;
     return {

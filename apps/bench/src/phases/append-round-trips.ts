@@ -59,7 +59,7 @@ export async function measureAppendRoundTrips(
     else counts.other += 1;
   });
   try {
-    const runIds = await fireBenchRuns(stack.errand, runs);
+    const runIds = await fireBenchRuns(stack, runs);
     await waitForResults(stack.errand, runIds, SETTLE_TIMEOUT_MS);
     monitor.disconnect();
     const results = await Promise.all(runIds.map((runId) => settledResult(stack.errand, runId)));

@@ -145,7 +145,7 @@ export async function measureCollectorBacklog(
   try {
     // A worker registers the bench agent and leaves: the runs are fired with none running.
     await (await startBenchWorker(redis, concurrency)).close({ graceMs: 0 });
-    const fire = await metered(redis, runs, () => fireBenchRuns(stack.errand, runs));
+    const fire = await metered(redis, runs, () => fireBenchRuns(stack, runs));
     const runIds = fire.value;
     const worker = await startBenchWorker(redis, concurrency);
     const execute = await metered(redis, runs, () => waitUntilSettledInLog(stack.errand, runIds));

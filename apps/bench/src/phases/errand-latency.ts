@@ -6,7 +6,6 @@
  */
 import { setTimeout as delay } from "node:timers/promises";
 import { ErrandError } from "@errand/core";
-import { benchSpec } from "../bench-agent.js";
 import type { BenchRedis } from "../bench-redis.js";
 import { startErrandStack } from "../errand-stack.js";
 import { percentile } from "../stats.js";
@@ -32,7 +31,7 @@ export async function measureErrandLatency(
   const { errand } = stack;
   const timeOne = async (index: number): Promise<number> => {
     const start = performance.now();
-    const { runId } = await errand.fire(benchSpec(index));
+    const { runId } = await errand.fire(stack.spec(index));
     const result = await errand.result(runId, { waitMs: RESULT_WAIT_MS });
     if (result?.status !== "succeeded") {
       throw new ErrandError(

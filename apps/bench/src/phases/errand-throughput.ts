@@ -40,7 +40,7 @@ export async function measureErrandThroughput(
     const memoryBefore = await usedMemory(redis.admin);
     const meter = await startCpuMeter(redis.admin);
     const start = performance.now();
-    const runIds = await fireBenchRuns(stack.errand, runs);
+    const runIds = await fireBenchRuns(stack, runs);
     await waitForResults(stack.errand, runIds, SETTLE_TIMEOUT_MS);
     const elapsed = performance.now() - start;
     const spent = await meter.read();

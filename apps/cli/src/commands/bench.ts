@@ -13,7 +13,7 @@ import { tracingWanted } from "../tracing/start-tracing.js";
 /** `bench`. */
 export const benchCommand: CommandSpec = {
   usage:
-    "errand bench [--quick] [--tracing] [--no-metrics] [--durability <acknowledged|replicated>] [--json]",
+    "errand bench [--quick] [--tracing] [--no-metrics] [--durability <acknowledged|replicated>] [--budget] [--json]",
   description: [
     "Measures, in one run on its own fresh redis-server (persistence off, flushed between",
     "phases; never the Redis of REDIS_URL): raw BullMQ no-op jobs and raw XREADGROUP+XACK",
@@ -27,11 +27,14 @@ export const benchCommand: CommandSpec = {
     "--no-metrics runs the workers without Prometheus metrics, to measure what they cost.",
     "--durability replicated starts a replica beside the server and makes every settling",
     "append wait for it (WAIT), to measure what replicated durability costs.",
+    "--budget fires every run with a budget it never exhausts (each model request admitted",
+    "and each response debited on Redis), to measure what budgets cost.",
   ].join("\n"),
   options: {
     quick: { type: "boolean", description: "smaller sizes: under a minute" },
     tracing: { type: "boolean", description: "record errand's spans with the OpenTelemetry SDK" },
     "no-metrics": { type: "boolean", description: "workers without Prometheus metrics" },
+    budget: { type: "boolean", description: "fire every run with a budget (never exhausted)" },
     ...DURABILITY_OPTION,
     ...JSON_OPTION,
   },
@@ -47,6 +50,7 @@ export const benchCommand: CommandSpec = {
       quick: args.flag("quick"),
       tracing: args.flag("tracing"),
       metrics: !args.flag("no-metrics"),
+      budget: args.flag("budget"),
       ...durabilityOption(args, io),
       onProgress: (line) => io.stderr.write(`${line}\n`),
     });

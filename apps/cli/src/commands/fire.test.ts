@@ -275,6 +275,53 @@ describe("errand fire --idempotency-key, --priority and --concurrency-key", () =
   });
 });
 
+describe("errand fire --budget", () => {
+  it("fires the run with its budget, and runs show prints what it and its tree spent and have left", async () => {
+    const fired = await errand([
+      "fire",
+      SCRIPTED_CITY,
+      "--input",
+      recordingInput("Riga", 605_000),
+      "--schema",
+      schemaArg,
+      "--budget",
+      '{"tokens":1000000,"steps":5}',
+      "--wait",
+      "--json",
+    ]);
+    expect(fired.code, fired.stderr).toBe(0);
+    const result = RunResult.parse(JSON.parse(fired.stdout));
+    const tokens = result.usage.inputTokens + result.usage.outputTokens;
+    expect(result.budget).toMatchObject({
+      scopeRunId: result.runId,
+      limits: { tokens: 1_000_000, steps: 5 },
+      onExceeded: "finish-in-flight",
+      run: { tokens, steps: result.steps },
+      tree: { spent: { tokens, steps: result.steps }, remaining: { steps: 5 - result.steps } },
+    });
+
+    const shown = await errand(["runs", "show", result.runId]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/budget\s+tokens 1000000, steps 5 \(finish-in-flight/);
+    expect(shown.stdout).toMatch(
+      new RegExp(`tree spent\\s+tokens ${tokens}, steps ${result.steps}`),
+    );
+    expect(shown.stdout).toMatch(
+      new RegExp(`remaining\\s+tokens ${1_000_000 - tokens}, steps ${5 - result.steps}`),
+    );
+  });
+
+  it("refuses a budget that limits nothing, or is not JSON, with exit 2", async () => {
+    const base = ["fire", SCRIPTED_CITY, "--input", "null"];
+    const empty = await errand([...base, "--budget", '{"onExceeded":"cancel-tree"}']);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toMatch(/--budget is not a budget: a budget limits at least one/);
+    const notJson = await errand([...base, "--budget", "tokens=5"]);
+    expect(notJson.code).toBe(2);
+    expect(notJson.stderr).toMatch(/--budget/);
+  });
+});
+
 describe("errand with ERRAND_DASHBOARD_URL", () => {
   const dashboard = "http://127.0.0.1:4040/errand";
   const viewUrlOf = (runId: string) => `${dashboard}/#/runs/${runId}`;

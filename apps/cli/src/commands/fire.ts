@@ -42,6 +42,7 @@ async function fireRuns(errand: Errand, request: FireRequest): Promise<Fired> {
     ...(request.priority === undefined ? {} : { priority: request.priority }),
     ...(request.agentVersion === undefined ? {} : { agentVersion: request.agentVersion }),
     ...(request.concurrencyKey === undefined ? {} : { concurrencyKey: request.concurrencyKey }),
+    ...(request.budget === undefined ? {} : { budget: request.budget }),
   };
   if (request.count === 1) {
     const fired = await errand.fire(spec);
@@ -127,7 +128,7 @@ async function fireAndWait(
 /** `fire`. */
 export const fireCommand: CommandSpec = {
   usage:
-    "errand fire <agent> --input <json|@file> [--schema <json|@file>] [--metadata key=value]... [--deadline <seconds>] [--idempotency-key <key>] [--priority <n>] [--agent-version <v>] [--concurrency-key <key>] [--count N] [--wait [--timeout <seconds>]] [--json]",
+    "errand fire <agent> --input <json|@file> [--schema <json|@file>] [--metadata key=value]... [--deadline <seconds>] [--idempotency-key <key>] [--priority <n>] [--agent-version <v>] [--concurrency-key <key>] [--budget <json|@file>] [--count N] [--wait [--timeout <seconds>]] [--json]",
   description: [
     "Fires a run of <agent> with the given input (inline JSON, or @path to read a file)",
     "and prints its runId. --schema gives the structured output the run must record (a",
@@ -141,6 +142,10 @@ export const fireCommand: CommandSpec = {
     "live version); a version no worker ever ran is refused. --concurrency-key (e.g. a",
     "tenant) puts the runs under the workers' fleet-wide limit for that key, queued fairly",
     "against other keys' runs.",
+    "--budget sets the budget of each run and its tree of descendants, as JSON: any of",
+    "tokens, costUsd, steps, runs, and onExceeded (finish-in-flight, the default, or",
+    'cancel-tree), e.g. --budget \'{"tokens":200000,"costUsd":1.5}\'. Runs of the tree',
+    "stop with budget_exceeded before their next model request once it is spent.",
     "--count fires that many runs in one batch.",
     "--wait waits until they settle and prints their results (a progress bar on a terminal",
     "when waiting on many); with --json, the RunResult (an array of them with --count).",
@@ -187,6 +192,11 @@ export const fireCommand: CommandSpec = {
       type: "string",
       value: "<key>",
       description: "the key (e.g. a tenant) the runs' fleet-wide concurrency is limited under",
+    },
+    budget: {
+      type: "string",
+      value: "<json|@file>",
+      description: "the budget of the run's tree: tokens, costUsd, steps, runs, onExceeded",
     },
     count: { type: "string", value: "<N>", description: "fire N runs (default 1)" },
     wait: { type: "boolean", description: "wait for the results" },

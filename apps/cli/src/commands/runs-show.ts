@@ -21,7 +21,7 @@ async function viewOf(errand: Errand, runId: string, dashboardUrl?: string): Pro
   const log: RunEvent[] = [];
   for await (const event of errand.events(runId)) log.push(event);
   // Settled and not stored by the collector yet, or still going.
-  return { ...runSoFar(foldRun(log, runId)), ...link };
+  return { ...(await errand.withTreeSpend(runSoFar(foldRun(log, runId)))), ...link };
 }
 
 /** `runs show`. */
@@ -30,8 +30,9 @@ export const runsShowCommand: CommandSpec = {
   description: [
     "Prints the run's RunResult once it has settled; before that, the same fields as far",
     "as its log goes, with status queued or running, and while the run is parked what it",
-    "waits for. --json prints it as JSON. With ERRAND_DASHBOARD_URL set, it shows the",
-    "run's viewUrl, the link to its dashboard page.",
+    "waits for. A run priced by its worker shows its cost; a run with a budget shows what",
+    "it spent and what its tree's budget spent and has left. --json prints it as JSON.",
+    "With ERRAND_DASHBOARD_URL set, it shows the run's viewUrl, the link to its dashboard page.",
   ].join("\n"),
   positionals: [{ name: "runId", description: "the run" }],
   options: { ...JSON_OPTION, ...CONNECTION_OPTIONS },

@@ -5,6 +5,15 @@ export function formatCount(value: number): string {
   return value.toLocaleString("en-US");
 }
 
+/**
+ * US dollars for people: cents for a dollar or more (`$1.25`), else four
+ * significant digits (`$0.0002280`), so a cheap run does not read as `$0.00`.
+ */
+export function formatUsd(value: number): string {
+  if (value === 0) return "$0";
+  return value >= 1 ? `$${value.toFixed(2)}` : `$${value.toPrecision(4)}`;
+}
+
 /** `12.5%`, or `—` when there is no rate. */
 export function formatRate(value: number | null): string {
   return value === null ? "—" : `${(value * 100).toFixed(value === 0 || value === 1 ? 0 : 1)}%`;

@@ -71,12 +71,19 @@ function definitionOf(queued: EventDataOf<"run-queued">): RunDefinition {
   };
 }
 
-/** The detail of a folded run whose log starts with `run-queued`. */
-function runDetailOf(events: readonly RunEvent[], runId: string): RunDetail {
+/**
+ * The detail of a folded run whose log starts with `run-queued`, with its
+ * budget's live figures when it has one.
+ */
+async function runDetailOf(
+  context: DashboardContext,
+  events: readonly RunEvent[],
+  runId: string,
+): Promise<RunDetail> {
   const state = foldRun(events, runId);
   if (state.queued === undefined) throw runNotFound(runId);
   return {
-    run: runViewOf(state),
+    run: await context.errand.withTreeSpend(runViewOf(state)),
     definition: definitionOf(state.queued),
     ...(state.cancelRequested === undefined ? {} : { cancelRequested: state.cancelRequested }),
     ...(state.workerId === undefined ? {} : { workerId: state.workerId }),
@@ -88,5 +95,5 @@ function runDetailOf(events: readonly RunEvent[], runId: string): RunDetail {
 export async function readRunDetail(context: DashboardContext, runId: string): Promise<RunDetail> {
   const events = await context.errand.store.readLog(requireRunId(runId));
   if (events.length === 0) throw runNotFound(runId);
-  return runDetailOf(events, runId);
+  return runDetailOf(context, events, runId);
 }

@@ -14,6 +14,7 @@ import {
   type Errand,
   type ErrandWorker,
   redisAclRules,
+  type WorkerOptions,
 } from "@errand/engine";
 import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
 import { Redis } from "ioredis";
@@ -76,11 +77,12 @@ async function connectionFor(
   return `redis://${name}:${password}@${server.host}:${server.port}`;
 }
 
-/** Starts a deployment whose keys start with a prefix made from `label`. */
+/** Starts a deployment whose keys start with a prefix made from `label`; its worker prices models by `workerOptions.prices` when given. */
 export async function startWorkload(
   label: string,
   dashboardOptions: Partial<DashboardOptions> = {},
   access: WorkloadAccess = {},
+  workerOptions: Pick<WorkerOptions, "prices"> = {},
 ): Promise<Workload> {
   const server = await startRedis({ maxmemoryPolicy: "noeviction" });
   const prefix = uniqueKeyPrefix(`dashboard-${label}`);
@@ -93,6 +95,7 @@ export async function startWorkload(
     concurrency: 8,
     logger: silentLogger,
     parkRecheckMs: WORKLOAD_PARK_RECHECK_MS,
+    ...workerOptions,
   });
   const collector = createCollector({ ...common, blockMs: 100, reaper: { intervalMs: 200 } });
   await collector.start();

@@ -4,9 +4,10 @@
  * the reads around connections of its own, derived from the one connection
  * it is given.
  */
-import type { LiveEntry, Page, RunEvent } from "@errand/core";
+import type { LiveEntry, Page, RunEvent, RunSoFar } from "@errand/core";
 import type { EventStore } from "@errand/store";
 import type { JobsOptions } from "bullmq";
+import { withTreeSpend } from "../budgets/tree-view.js";
 import { CLOSE_ALLOWANCE_MS, closeWithin, runEach } from "../closing.js";
 import { closeConnection, openConnection, openSettledWaiter } from "../connection.js";
 import type { EngineKeys } from "../engine-keys.js";
@@ -141,6 +142,13 @@ export interface Errand {
    * `invalid_spec` for a bad `limit` or cursor.
    */
   list(options?: ListOptions): Promise<Page<RunSummary>>;
+  /**
+   * `run` (a result, or a run so far) with its budget's live figures
+   * (`budget.tree`: what the budget it counts against spent and has left,
+   * read from Redis); `run` itself when it has no budget. `result` already
+   * adds them; this is for a run folded from its log.
+   */
+  withTreeSpend<T extends RunSoFar>(run: T): Promise<T>;
   /** Waitpoints: runs waiting for an answer from outside (docs/architecture.md §5). */
   readonly waitpoints: Waitpoints;
   /**
@@ -223,6 +231,7 @@ export function createErrand(options: ErrandOptions): Errand {
     stream: (runId, streamOptions) =>
       runStream({ store, connection: options.connection, logger }, runId, streamOptions),
     ...reads,
+    withTreeSpend: (run) => withTreeSpend(redis, keys, run),
     waitpoints: {
       complete: (token, answer, completeOptions) =>
         completeWaitpoint(context, token, answer, completeOptions),

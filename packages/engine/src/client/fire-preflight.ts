@@ -18,12 +18,15 @@ import {
   formatJsonPath,
   type NewEvent,
   preflightSchema,
+  type RunBudget,
   runNotFound,
   type TraceContext,
   utf8ByteLength,
 } from "@errand/core";
 import { DEFAULT_MAX_STEPS } from "@errand/runtime";
 import type { IdempotencyKey, RunHead } from "@errand/store";
+import { resolveFireBudget } from "../budgets/fire-budget.js";
+import type { ScopeSpend } from "../budgets/tree-budget.js";
 import { type AgentRegistration, chooseRegistration } from "../registry.js";
 import {
   checkMetadata,
@@ -43,6 +46,10 @@ export interface PreflightLookups {
   registeredAgents(): Promise<string[]>;
   /** The head of a run, or `undefined` when it does not exist. */
   head(runId: string): Promise<RunHead | undefined>;
+  /** The budgets a run counts against (its `run-queued.budget`), if any. */
+  budgetOf(runId: string): Promise<RunBudget | undefined>;
+  /** What the budget held by `scopeRunId` in tree `treeRunId` spent so far. */
+  scopeSpend(treeRunId: string, scopeRunId: string): Promise<ScopeSpend>;
 }
 
 /** The limits preflight enforces, and its clock. */
@@ -195,7 +202,7 @@ async function requireParent(
  * a year included), its agent (`unknown_agent`; `agent_version_unavailable`
  * for a pinned version no worker of it ever ran), its schema or the agent's
  * own (`unsupported_schema`, `schema_not_supported`, `invalid_spec` for a
- * schema other than the agent's), its input (`invalid_spec` when not JSON —
+ * schema other than the agent's; a budget that limits nothing), its input (`invalid_spec` when not JSON —
  * a lone surrogate included — or nested over {@link MAX_INPUT_NESTING};
  * `input_too_large`), its metadata (`invalid_spec` past its limits) and its
  * parent (`not_found`). Reads only; throws the first refusal as an {@link ErrandError}.
@@ -220,6 +227,11 @@ export async function preflightFire(
   }
   const parent = await requireParent(lookups, parsed.parentRunId);
   const priority = parsed.priority ?? parent?.priority;
+  const budgetOf = await resolveFireBudget(
+    parsed.budget,
+    parent === undefined ? undefined : await lookups.budgetOf(parent.runId),
+    lookups.scopeSpend,
+  );
   return {
     registration,
     ...(parent === undefined
@@ -256,6 +268,8 @@ export async function preflightFire(
         ...(parsed.concurrencyKey === undefined ? {} : { concurrencyKey: parsed.concurrencyKey }),
         ...(trace === undefined ? {} : { trace }),
       };
+      const budget = budgetOf(runId, data.rootRunId);
+      if (budget !== undefined) data.budget = budget;
       return { type: "run-queued", at: at.toISOString(), data };
     },
   };

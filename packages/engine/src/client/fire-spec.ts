@@ -6,6 +6,7 @@
  */
 import { ErrandError, isRunId, RunPriority, utf8ByteLength } from "@errand/core";
 import { z } from "zod";
+import { FireBudget } from "../budgets/fire-budget.js";
 
 /** The input limit when the client is not told: 256 KiB of UTF-8 JSON. */
 export const DEFAULT_MAX_INPUT_BYTES = 256 * 1024;
@@ -112,6 +113,13 @@ export const FireSpec = z
      * Flow control). Up to {@link MAX_CONCURRENCY_KEY_LENGTH} characters.
      */
     concurrencyKey: z.string().min(1).max(MAX_CONCURRENCY_KEY_LENGTH).optional(),
+    /**
+     * The budget of the run and its whole tree of descendants: `tokens`,
+     * `costUsd`, `steps`, `runs` (at least one) and `onExceeded`
+     * (`finish-in-flight`, the default, or `cancel-tree`). A child's budget
+     * is clamped to what its ancestors' budgets have left (docs/architecture.md §7, Budgets).
+     */
+    budget: FireBudget.optional(),
   })
   .refine((spec) => spec.idempotencyTtlMs === undefined || spec.idempotencyKey !== undefined, {
     message: "idempotencyTtlMs needs an idempotencyKey",

@@ -8,6 +8,7 @@
  */
 import { FatalToolError, type ToolContext } from "@errand/runtime";
 import type { JobsOptions } from "bullmq";
+import type { CancelContext } from "../client/cancel.js";
 import type { FireContext } from "../client/enqueue-runs.js";
 import { DEFAULT_MAX_INPUT_BYTES } from "../client/fire-spec.js";
 import { type ConnectionInput, closeConnection, openConnection } from "../connection.js";
@@ -106,6 +107,8 @@ export interface OpenParentServicesOptions {
 /** A worker's parent services, and how to close the queues they opened. */
 export interface OpenParentServices {
   services: ParentServices;
+  /** What cancels runs with the children's queues (a budget's `cancel-tree`). */
+  cancelContext: CancelContext;
   close(): Promise<void>;
 }
 
@@ -120,6 +123,7 @@ export function openParentServices(options: OpenParentServicesOptions): OpenPare
   const fire: FireContext = { ...reads, queues, maxInputBytes: DEFAULT_MAX_INPUT_BYTES };
   return {
     services: createParentServices(fire, reads, limits, links),
+    cancelContext: fire,
     async close() {
       await queues.close();
       await closeConnection(queueConnection);

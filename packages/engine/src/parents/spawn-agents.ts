@@ -9,6 +9,7 @@
 import { MAX_RUN_PRIORITY, RunPriority } from "@errand/core";
 import { defineTool, type Tool } from "@errand/runtime";
 import { z } from "zod";
+import { FireBudget } from "../budgets/fire-budget.js";
 import { MAX_FIRE_MANY } from "../client/fire-spec.js";
 import { type ParentLimits, resolveParentLimits } from "./limits.js";
 import { parentServicesOf } from "./parent-services.js";
@@ -38,6 +39,9 @@ const SpawnAgentItem = z.object({
     .describe("How long the child may take from now, in ms, before it fails deadline_exceeded."),
   priority: RunPriority.optional().describe(
     `The child's queue priority: 1 runs first, ${MAX_RUN_PRIORITY} last. Default: yours.`,
+  ),
+  budget: FireBudget.optional().describe(
+    "A budget of the child's own (tokens, costUsd, steps, runs; onExceeded: finish-in-flight or cancel-tree), for it and its descendants, clamped to what your budget has left. Default: it spends from yours.",
   ),
 });
 

@@ -18,6 +18,7 @@ import {
   type NextAction,
   runNotFound,
 } from "@errand/core";
+import type { FireBudget } from "../budgets/fire-budget.js";
 import type { FireContext, FireOutcome } from "../client/enqueue-runs.js";
 import { fireChecked, preflightEach } from "../client/fire-many.js";
 import { MAX_IDEMPOTENCY_TTL_MS } from "../client/fire-spec.js";
@@ -36,6 +37,8 @@ export interface SpawnItem {
   deadlineMs?: number;
   /** The child's BullMQ priority; default the parent's. */
   priority?: number;
+  /** A budget of the child's own, clamped to what the parent's has left; default: it spends from the parent's. */
+  budget?: FireBudget;
 }
 
 /**

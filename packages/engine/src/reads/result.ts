@@ -11,6 +11,7 @@ import {
   wholeNumberOption,
 } from "@errand/core";
 import { readStoredResults, readStoredRuns } from "@errand/store";
+import { withTreeSpend } from "../budgets/tree-view.js";
 import type { ReadsContext } from "./context.js";
 
 /** Options of {@link readResult}. */
@@ -38,15 +39,16 @@ export async function readResult(
   const waitMs = wholeNumberOption("waitMs", options.waitMs, 0, 0);
   const { results, standings } = await readStoredRuns(context, [runId]);
   const first = results.get(runId);
-  if (first !== undefined) return first;
+  if (first !== undefined) return withTreeSpend(context.redis, context.keys, first);
   if (standings.get(runId) === "not_found") {
     throw runNotFound(runId);
   }
   if (waitMs === 0) return undefined;
-  return context.waiter.waitUntil(
+  const settled = await context.waiter.waitUntil(
     [runId],
     waitMs,
     () => readOne(context, runId),
     (result) => result !== undefined,
   );
+  return settled && withTreeSpend(context.redis, context.keys, settled);
 }

@@ -12,7 +12,9 @@ import type { Agent, RetryPolicy } from "@errand/runtime";
 import { pendingRunIds } from "@errand/store";
 import { type Job, type JobsOptions, UnrecoverableError } from "bullmq";
 import { queueOfAgents } from "../agent-queues.js";
+import { DEFAULT_PRICE_TABLE, type PriceTable } from "../budgets/price-table.js";
 import { logBullErrors } from "../bull-errors.js";
+import { cancel } from "../client/cancel.js";
 import { CLOSE_ALLOWANCE_MS, closeWithin, runEach, settlesWithin } from "../closing.js";
 import { closeConnection, openConnection, openSettledWaiter } from "../connection.js";
 import { type EngineKeys, engineKeys } from "../engine-keys.js";
@@ -137,6 +139,14 @@ export interface WorkerOptions extends EngineOptions {
    * (for a worker nobody scrapes).
    */
   prometheus?: PrometheusMetrics | false;
+  /**
+   * Prices of models, in US dollars per million tokens, merged over
+   * `DEFAULT_PRICE_TABLE` (common OpenAI models): each response is priced
+   * (`model-responded.costUsd`) by the longest entry its model's name starts
+   * with, and counted against `costUsd` budgets. A model the table does not
+   * know is not priced.
+   */
+  prices?: PriceTable;
 }
 
 /** Options of {@link ErrandWorker.close}. */
@@ -245,6 +255,15 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     pendingOf: (runIds: readonly string[]) => pendingRunIds(reads, runIds),
     ...(prometheus === undefined ? {} : { runMetrics: createRunMetrics(prometheus) }),
     live: redisLiveChannel(store, logger),
+    budgets: {
+      redis,
+      keys,
+      ttlMs: store.retentionSeconds * 1_000,
+      prices: { ...DEFAULT_PRICE_TABLE, ...options.prices },
+      cancelTree: (runId, reason) =>
+        cancel(parent.cancelContext, runId, { cascade: true, reason, by: "budget" }),
+      logger,
+    },
     ...(options.retry === undefined ? {} : { retry: options.retry }),
     ...(options.traceContent === undefined ? {} : { traceContent: options.traceContent }),
   };

@@ -50,6 +50,7 @@ import {
   runSteps,
 } from "@errand/runtime";
 import { type EventStore, isSeqConflict } from "@errand/store";
+import { budgetedSteps, type WorkerBudgets } from "../budgets/worker-budgets.js";
 import type { HeldSlots, RunAdmission } from "../flow-control/run-admission.js";
 import { runLogger } from "../logger.js";
 import type { RunMetrics } from "../metrics/run-metrics.js";
@@ -90,6 +91,8 @@ export interface RunProcessorContext extends EngineResources {
   live?: LiveChannel;
   /** The fleet's concurrency gate: an open run starts only once admitted (docs/architecture.md §7). */
   admission?: RunAdmission;
+  /** Prices responses and keeps runs within their budgets (docs/architecture.md §7, Budgets). */
+  budgets?: WorkerBudgets;
 }
 
 /** How a job of a run ended for this worker. */
@@ -297,11 +300,15 @@ function runAttempt(
       });
     logger.info({ seq: state.seq + 1, resumeFromStep: state.steps.length }, "run started");
     const traceContent = context.traceContent ?? false;
-    const sink = redisEventSink(store);
+    const startedState = started.reduce(applyEvent, state);
+    const { sink, ...budgetOptions } = context.budgets
+      ? await budgetedSteps(context.budgets, startedState, model.name, redisEventSink(store))
+      : { sink: redisEventSink(store) };
     const settled = await runSteps({
       agent,
       model,
-      state: started.reduce(applyEvent, state),
+      state: startedState,
+      ...budgetOptions,
       sink: attemptEventsSink(
         context.runMetrics?.meter(sink, state, agent.name, model.name) ?? sink,
         span,

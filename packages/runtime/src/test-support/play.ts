@@ -7,6 +7,7 @@ import type { NewEvent } from "@errand/core";
 import { type RunEvent, type RunResult, type RunState, settleRun } from "@errand/core";
 import type { Agent } from "../agent.js";
 import type { BlobStore } from "../blobs.js";
+import type { BudgetGate, PriceResponse } from "../budget-gate.js";
 import type { LiveChannel } from "../live-model.js";
 import { createMemorySink, type MemorySink } from "../memory-sink.js";
 import type { Model, ModelRequest } from "../model.js";
@@ -31,6 +32,8 @@ export interface PlayOptions extends StartRunOptions {
   /** Reuse a sink (to run several runs in one). */
   sink?: MemorySink;
   live?: LiveChannel;
+  budget?: BudgetGate;
+  priceResponse?: PriceResponse;
 }
 
 /** Everything a test looks at after a run. */
@@ -63,6 +66,8 @@ export async function play(agent: Agent, options: PlayOptions = {}): Promise<Pla
     ...(options.blobs === undefined ? {} : { blobs: options.blobs }),
     ...(options.now === undefined ? {} : { now: options.now }),
     ...(options.live === undefined ? {} : { live: options.live }),
+    ...(options.budget === undefined ? {} : { budget: options.budget }),
+    ...(options.priceResponse === undefined ? {} : { priceResponse: options.priceResponse }),
   });
   return {
     runId: start.runId,

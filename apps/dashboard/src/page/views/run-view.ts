@@ -31,7 +31,7 @@ import { Timeline } from "../components/timeline.js";
 import { waitingOnText, waterfallChart } from "../components/waterfall.js";
 import { debounced } from "../debounce.js";
 import { h, link, replaceChildren } from "../dom.js";
-import { formatCount, formatDateTime, formatSpan, shortRunId } from "../format.js";
+import { formatCount, formatDateTime, formatSpan, formatUsd, shortRunId } from "../format.js";
 import { listenToOverview } from "../live-overview.js";
 import type { Mounted } from "../router.js";
 import { toast } from "./toast.js";
@@ -59,6 +59,37 @@ function statusFact(run: RunView) {
   );
 }
 
+/** `values` in each dimension they hold, dollars as dollars: `tokens 1,200 · costUsd $0.03`. */
+function amounts(values: Partial<Record<string, number>>): string {
+  return Object.entries(values)
+    .map(([dimension, value = 0]) =>
+      dimension === "costUsd" ? `cost ${formatUsd(value)}` : `${dimension} ${formatCount(value)}`,
+    )
+    .join(" · ");
+}
+
+/** Only the dimensions `limits` bound, of `values`. */
+function bound(values: Record<string, number>, limits: Record<string, number | undefined>) {
+  return Object.fromEntries(Object.entries(values).filter(([dimension]) => dimension in limits));
+}
+
+/** The run's budget: its limits, what the run spent, what its tree spent and has left. */
+function budgetFacts(run: RunView): [string, string | undefined][] {
+  const { budget } = run;
+  if (budget === undefined) return [];
+  const { limits, onExceeded, tree } = budget;
+  return [
+    ["budget", `${amounts(limits)} (${onExceeded})`],
+    ["run spent", amounts(bound(budget.run, limits))],
+    ["tree spent", tree && amounts(bound(tree.spent, limits))],
+    [
+      "tree left",
+      tree &&
+        `${amounts(tree.remaining)}${tree.exhausted ? ` — exhausted (${tree.exhausted})` : ""}`,
+    ],
+  ];
+}
+
 function detailFacts(run: RunView, detail: RunDetail) {
   return facts([
     ["status", statusFact(run)],
@@ -71,6 +102,8 @@ function detailFacts(run: RunView, detail: RunDetail) {
       "tokens",
       `${formatCount(run.usage.inputTokens)} in · ${formatCount(run.usage.outputTokens)} out`,
     ],
+    ["cost", run.costUsd === undefined ? undefined : formatUsd(run.costUsd)],
+    ...budgetFacts(run),
     ["created", formatDateTime(run.createdAt)],
     ["started", run.startedAt === undefined ? undefined : formatDateTime(run.startedAt)],
     ["settled", run.settledAt === undefined ? undefined : formatDateTime(run.settledAt)],

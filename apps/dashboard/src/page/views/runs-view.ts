@@ -1,14 +1,21 @@
 /**
  * The runs: filters by status, agent and parent, a search box (runId or
  * metadata value), newest first, older pages on request, each settled run
- * with its tokens; open runs can be selected and cancelled at once. The first page is
+ * with its tokens and cost; open runs can be selected and cancelled at once. The first page is
  * read again whenever the overview stream says something changed.
  */
 import { type ListPage, listRuns, type RunRow, type RunsQuery } from "../api.js";
 import { RunSelection } from "../components/run-selection.js";
 import { statusBadge } from "../components/status.js";
 import { h, link, replaceChildren } from "../dom.js";
-import { formatAgo, formatCount, formatDateTime, formatSpan, shortRunId } from "../format.js";
+import {
+  formatAgo,
+  formatCount,
+  formatDateTime,
+  formatSpan,
+  formatUsd,
+  shortRunId,
+} from "../format.js";
 import { listenToOverview } from "../live-overview.js";
 import type { Mounted } from "../router.js";
 
@@ -32,7 +39,16 @@ function matchNote(row: RunRow): string | null {
   return row.match.in === "runId" ? "runId" : `${row.match.key}: ${row.match.value}`;
 }
 
-/** The run's tokens in and out once it has settled (no price table: tokens, not cost). */
+/** The run's cost in US dollars once it has settled, when its worker priced its model. */
+function costCell(row: RunRow): HTMLTableCellElement {
+  if (row.costUsd === undefined) {
+    const why = row.usage === undefined ? "the cost so far is on the run's page" : "not priced";
+    return h("td", { class: "num muted", title: why }, "—");
+  }
+  return h("td", { class: "num", testid: "run-cost" }, formatUsd(row.costUsd));
+}
+
+/** The run's tokens in and out once it has settled. */
 function tokensCell(row: RunRow): HTMLTableCellElement {
   if (row.usage === undefined) {
     return h("td", { class: "num muted", title: "tokens so far are on the run's page" }, "—");
@@ -85,6 +101,7 @@ function rowOf(row: RunRow, selection: RunSelection): HTMLTableRowElement {
         : formatSpan(row.createdAt, row.settledAt),
     ),
     tokensCell(row),
+    costCell(row),
     h(
       "td",
       {},
@@ -167,7 +184,7 @@ export function showRuns(main: HTMLElement, params: URLSearchParams): Mounted {
         "tr",
         {},
         selection.headerCell(),
-        ["status", "run", "agent", "parent", "created", "took", "tokens in / out", ""].map(
+        ["status", "run", "agent", "parent", "created", "took", "tokens in / out", "cost", ""].map(
           (label) => h("th", {}, label),
         ),
       ),
