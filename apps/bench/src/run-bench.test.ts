@@ -16,6 +16,10 @@ const FIGURES = {
     "e2eRunsPerSec",
     "latencyP50Ms",
     "latencyP99Ms",
+    "latencyAofP50Ms",
+    "latencyAofP99Ms",
+    "nodeCpuUsPerRun",
+    "redisCpuUsPerRun",
     "collectorEventsPerSec",
     "redisCommandsPerRun",
     "redisRoundTripsPerStep",
@@ -65,6 +69,13 @@ describe("runBench", () => {
     expect(report.errand.redisRoundTripsPerStep).toBe(2);
     expect(conditions.backlogEvents).toBe(BENCH_TINY_SIZES.collectorRuns * 5);
     expect(conditions).toMatchObject({ tracing: "off", spansExported: 0 });
+    // The AOF phase ran with the file on: every run's writes went to it.
+    expect(conditions.aofBytesPerRun).toBeGreaterThan(0);
+    // The commands by name add up to the total, the append script among them.
+    const byName = Object.values(conditions.commandsPerRunByName);
+    const summed = byName.reduce((sum, perRun) => sum + perRun, 0);
+    expect(Math.abs(summed - report.errand.redisCommandsPerRun)).toBeLessThan(0.01 * byName.length);
+    expect(conditions.commandsPerRunByName.evalsha).toBeGreaterThan(0);
     for (const [part, cpu] of Object.entries(conditions.cpu.partsPerRun)) {
       expect(Number.isFinite(cpu.nodeUs) && cpu.nodeUs > 0, `${part}: ${cpu.nodeUs}`).toBe(true);
       expect(Number.isFinite(cpu.redisUs), `${part}: ${cpu.redisUs}`).toBe(true);
@@ -85,6 +96,8 @@ describe("runBench", () => {
       "errand e2e",
       "errand parts",
       "latency p99",
+      "latency AOF p99",
+      "node CPU per run",
       "collector vs XREADGROUP",
     ]) {
       expect(table).toContain(figure);
@@ -98,7 +111,8 @@ describe("runBench", () => {
       sizes: BENCH_TINY_SIZES,
     });
     const { e2eRuns, latencyRuns, collectorRuns, costSampleRuns } = BENCH_TINY_SIZES;
-    const runs = e2eRuns + latencyRuns + collectorRuns + costSampleRuns;
+    // The latency phase runs twice: persistence off, then with the append-only file.
+    const runs = e2eRuns + 2 * latencyRuns + collectorRuns + costSampleRuns;
     // Each one-step run: send, process, invoke_agent and chat.
     expect(conditions).toMatchObject({ tracing: "sdk-in-memory", spansExported: runs * 4 });
     expect(formatBenchTable({ report, conditions })).toContain(

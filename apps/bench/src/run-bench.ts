@@ -14,6 +14,7 @@ import { measureAppendRoundTrips } from "./phases/append-round-trips.js";
 import { measureBullmq } from "./phases/bullmq-baseline.js";
 import { COLLECTOR_BATCH_SIZE, measureCollectorBacklog } from "./phases/collector-backlog.js";
 import { measureErrandLatency } from "./phases/errand-latency.js";
+import { measureErrandLatencyAof } from "./phases/errand-latency-aof.js";
 import { measureErrandThroughput } from "./phases/errand-throughput.js";
 import { measureXreadgroup } from "./phases/xreadgroup-baseline.js";
 import type { BenchResult } from "./report.js";
@@ -23,6 +24,13 @@ import { round } from "./stats.js";
 /** `cpu` in whole microseconds. */
 function roundCpu(cpu: CpuPerUnit): CpuPerUnit {
   return { nodeUs: round(cpu.nodeUs), redisUs: round(cpu.redisUs) };
+}
+
+/** Each value of `figures` rounded to `digits` decimals. */
+function roundEach(figures: Record<string, number>, digits: number): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(figures).map(([name, value]) => [name, round(value, digits)]),
+  );
 }
 
 /** Options of {@link runBench}. */
@@ -71,6 +79,9 @@ async function measureAll(redis: BenchRedis, sizes: BenchSizes, options: BenchOp
   const latency = await phase(options, "errand latency", () =>
     measureErrandLatency(redis, sizes.latencyRuns, sizes.latencyRatePerSec, concurrency),
   );
+  const latencyAof = await phase(options, "errand latency, AOF everysec", () =>
+    measureErrandLatencyAof(redis, sizes.latencyRuns, sizes.latencyRatePerSec, concurrency),
+  );
   const roundTrips = await phase(options, "append round trips (MONITOR)", () =>
     measureAppendRoundTrips(redis, sizes.costSampleRuns, concurrency),
   );
@@ -85,7 +96,7 @@ async function measureAll(redis: BenchRedis, sizes: BenchSizes, options: BenchOp
       sampleFields: collector.sampleFields,
     }),
   );
-  return { bullmq, throughput, latency, roundTrips, collector, xreadgroup };
+  return { bullmq, throughput, latency, latencyAof, roundTrips, collector, xreadgroup };
 }
 
 /**
@@ -112,6 +123,10 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchResult>
       e2eRunsPerSec: round(m.throughput.runsPerSec),
       latencyP50Ms: round(m.latency.p50Ms, 2),
       latencyP99Ms: round(m.latency.p99Ms, 2),
+      latencyAofP50Ms: round(m.latencyAof.p50Ms, 2),
+      latencyAofP99Ms: round(m.latencyAof.p99Ms, 2),
+      nodeCpuUsPerRun: round(m.throughput.cpu.nodeUs),
+      redisCpuUsPerRun: round(m.throughput.cpu.redisUs),
       collectorEventsPerSec: round(m.collector.eventsPerSec),
       redisCommandsPerRun: round(m.throughput.commandsPerRun, 2),
       redisRoundTripsPerStep: round(m.roundTrips.perStep, 2),
@@ -146,6 +161,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchResult>
         backlogStreams: m.collector.shards,
         attemptAppendsPerRun: round(m.roundTrips.attemptAppendsPerRun, 2),
         stepAppendsPerStep: round(m.roundTrips.stepAppendsPerStep, 2),
+        aofBytesPerRun: round(m.latencyAof.aofBytes / sizes.latencyRuns),
+        commandsPerRunByName: roundEach(m.throughput.commandsPerRunByName, 2),
         cpu: {
           bullmqPerJob: roundCpu(m.bullmq.cpu),
           e2ePerRun: roundCpu(m.throughput.cpu),
