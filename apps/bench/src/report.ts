@@ -93,7 +93,7 @@ export interface BenchConditions {
   backlogEvents: number;
   /** Shard streams of the backlog (and streams of the XREADGROUP baseline). */
   backlogStreams: number;
-  /** The worker's `run-started` appends per run in the round-trip sample. */
+  /** The worker's appends of a `run-started` alone per run in the round-trip sample (0 when every first attempt was optimistic). */
   attemptAppendsPerRun: number;
   /** The worker's step appends per step in the round-trip sample. */
   stepAppendsPerStep: number;

@@ -248,7 +248,8 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     }
     activeJobs += 1;
     try {
-      const outcome = await processRun(context, runId, job.name);
+      const first = job.attemptsMade === 0 && job.stalledCounter === 0;
+      const outcome = await processRun(context, runId, job.name, { first });
       if (outcome.kind === "parked") await parked.park(job, token, outcome, worker.scripts);
       if (outcome.kind === "other-version") {
         await handBackJob(job, token, worker.scripts, logger, {

@@ -54,6 +54,7 @@ import { inProcessSpan } from "../tracing/messaging-spans.js";
 import { traceField } from "../tracing/trace-context.js";
 import type { ResolvedAgent } from "./agent-models.js";
 import type { CancelListener } from "./cancel-listener.js";
+import { type DeferredStart, deferStart } from "./optimistic-start.js";
 import { redisBlobStore } from "./redis-blobs.js";
 import { redisEventSink } from "./redis-sink.js";
 
@@ -234,7 +235,9 @@ async function parkedOutcome(
 /**
  * Announces a new attempt and steps the run until it settles, inside the
  * attempt's `invoke_agent` span (stored in its `run-started`, linked to
- * `previous`, the span of the attempt before it).
+ * `previous`, the span of the attempt before it). `optimistic`: the
+ * `run-started` goes to the log with the first step, in one append
+ * (`optimistic-start.ts`), instead of alone before it.
  */
 function runAttempt(
   context: RunProcessorContext,
@@ -243,28 +246,31 @@ function runAttempt(
   previous: TraceContext | undefined,
   signal: AbortSignal,
   logger: Logger,
+  optimistic: boolean,
 ): Promise<ProcessOutcome> {
   const { store } = context;
   const attempt = nextAttempt(state);
   const spanOptions = { agent: agent.name, model, runId: state.runId, attempt, previous };
   return inAttemptSpan(spanOptions, async (span) => {
-    const started = await store.appendEvents(state.runId, state.seq, [
-      ...timedOutWaitpoints(state, context.now()),
-      {
-        type: "run-started",
-        at: context.now().toISOString(),
-        data: { attempt, workerId: context.workerId, ...traceField(span) },
-      },
-    ]);
-    logger.info({ seq: state.seq + 1, resumeFromStep: state.steps.length }, "run started");
+    const started: NewEvent = {
+      type: "run-started",
+      at: context.now().toISOString(),
+      data: { attempt, workerId: context.workerId, ...traceField(span) },
+    };
+    // Logged once Redis acknowledged the run-started (the chaos audit holds the worker to it).
+    const logStarted = () =>
+      logger.info({ seq: state.seq + 1, resumeFromStep: state.steps.length }, "run started");
+    const begun = optimistic
+      ? deferStart(state, started, redisEventSink(store), logStarted)
+      : await announce(store, state, [...timedOutWaitpoints(state, context.now()), started]);
+    if (!optimistic) logStarted();
     const traceContent = context.traceContent ?? false;
-    const sink = redisEventSink(store);
     const settled = await runSteps({
       agent,
       model,
-      state: started.reduce(applyEvent, state),
+      state: begun.state,
       sink: attemptEventsSink(
-        context.runMetrics?.meter(sink, state, agent.name, model.name) ?? sink,
+        context.runMetrics?.meter(begun.sink, state, agent.name, model.name) ?? begun.sink,
         span,
         traceContent,
       ),
@@ -283,6 +289,27 @@ function runAttempt(
   });
 }
 
+/** Appends the attempt's start (`run-started`, after any `waitpoint-timed-out`), fenced, on its own. */
+async function announce(
+  store: EventStore,
+  state: RunState,
+  start: NewEvent[],
+): Promise<DeferredStart> {
+  const written = await store.appendEvents(state.runId, state.seq, start);
+  return { state: written.reduce(applyEvent, state), sink: redisEventSink(store) };
+}
+
+/** How the job reached this worker. */
+export interface JobDelivery {
+  /**
+   * Its first delivery: never retried, never taken back from a stalled
+   * worker. Only then may an attempt start optimistically: a job taken back
+   * announces its attempt alone first, so that the fence stops the attempt
+   * it replaces. Default false.
+   */
+  first?: boolean;
+}
+
 /**
  * Processes the job of run `runId` for agent `agentName`. A run a tool
  * parks comes back as `parked`: the caller takes its job off the worker.
@@ -296,6 +323,7 @@ export async function processRun(
   context: RunProcessorContext,
   runId: string,
   agentName: string,
+  delivery: JobDelivery = {},
 ): Promise<ProcessOutcome> {
   const resolved = context.agents.get(agentName);
   if (!resolved) {
@@ -328,6 +356,7 @@ export async function processRun(
         state,
         lastAttemptTrace(log),
         held.signal,
+        delivery.first ?? false,
       );
       span.setAttribute("errand.process.outcome", outcome.kind);
       return outcome;
@@ -349,6 +378,7 @@ async function decideAndRun(
   first: RunState,
   previous: TraceContext | undefined,
   signal: AbortSignal,
+  firstDelivery: boolean,
 ): Promise<ProcessOutcome> {
   const logger = runLogger(context.logger, {
     runId: first.runId,
@@ -360,12 +390,19 @@ async function decideAndRun(
     const decided =
       (await decideFromLog(context, state, logger)) ?? (await stillParked(context, state));
     if (decided) return decided;
+    const optimistic = firstDelivery && tries === 1 && state.attempts === 0 && !wasParked(state);
     try {
-      return await runAttempt(context, resolved, state, previous, signal, logger);
+      return await runAttempt(context, resolved, state, previous, signal, logger, optimistic);
     } catch (error) {
       if (isParkRequest(error)) return await parkedOutcome(context, state.runId, error);
       if (!isRefusedAppend(error)) throw error;
       const again = await readState(context.store, state.runId);
+      // The optimistic start refused, yet no attempt in the log: start again from it, the usual way.
+      if (optimistic && again.attempts === 0 && !isSettled(again)) {
+        logger.info({ seq: again.seq }, "the optimistic start was refused: starting from the log");
+        state = again;
+        continue;
+      }
       // Still parked: this attempt's run-started never landed.
       if (
         tries < MAX_START_TRIES &&
