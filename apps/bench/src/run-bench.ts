@@ -1,8 +1,8 @@
 /**
  * `runBench`: every phase in one run, on one fresh Redis, emptied between
- * phases: raw BullMQ, errand end to end, errand latency, the worker's append
- * round trips, the collector on a backlog, then raw XREADGROUP on the same
- * backlog's entries.
+ * phases: raw BullMQ, errand end to end, errand latency (persistence off,
+ * then with AOF `everysec`), the worker's append round trips, the collector
+ * on a backlog, then raw XREADGROUP on the same backlog's entries.
  */
 import type { Durability } from "@errand/engine";
 import type { BenchRedis } from "./bench-redis.js";
