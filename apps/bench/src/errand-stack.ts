@@ -47,13 +47,14 @@ export interface ErrandStack {
 /** The logger of every part the bench runs: nothing, so that `--json` prints its report alone. */
 export const SILENT_LOGGER: Logger = createLogger({ level: "silent" });
 
-/** A worker running the bench agent on `redis`, logging nothing. */
+/** A worker running the bench agent on `redis`, logging nothing, its first attempts optimistic. */
 export function startBenchWorker(redis: BenchTarget, concurrency: number): Promise<ErrandWorker> {
   return createWorker({
     connection: redis.url,
     durability: redis.durability,
     agents: [benchAgent()],
     concurrency,
+    optimisticStart: true,
     logger: SILENT_LOGGER,
   });
 }

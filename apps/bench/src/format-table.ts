@@ -95,7 +95,7 @@ function rows({ report, conditions }: BenchResult): Row[] {
     {
       figure: "round trips per step",
       value: fixed(errand.redisRoundTripsPerStep, 2),
-      meaning: `worker appends / steps: ${fixed(conditions.attemptAppendsPerRun, 2)} run-started alone per run + ${fixed(conditions.stepAppendsPerStep, 2)} per step (the first carrying run-started when optimistic)`,
+      meaning: `worker appends / steps: ${fixed(conditions.attemptAppendsPerRun, 2)} run-started alone per run + ${fixed(conditions.stepAppendsPerStep, 2)} per step (optimisticStart: the first carries run-started)`,
     },
     {
       figure: "Redis bytes per run",
