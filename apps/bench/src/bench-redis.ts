@@ -128,17 +128,18 @@ export async function readInfo(redis: Redis, section: string): Promise<Map<strin
 }
 
 /**
- * The calls of every command since the server started (or `CONFIG
- * RESETSTAT`), summed over `INFO commandstats`. Commands a Lua script runs
- * are counted too, each as a call of its own.
+ * The calls of each command since the server started (or `CONFIG
+ * RESETSTAT`), from `INFO commandstats`, by command name (`evalsha`,
+ * `xadd`, `client|setname`). Commands a Lua script runs are counted too,
+ * each as a call of its own.
  */
-export async function totalCommandCalls(redis: Redis): Promise<number> {
-  let total = 0;
-  for (const value of (await readInfo(redis, "commandstats")).values()) {
-    const calls = /(?:^|,)calls=(\d+)/.exec(value);
-    if (calls) total += Number(calls[1]);
+export async function commandCalls(redis: Redis): Promise<Map<string, number>> {
+  const calls = new Map<string, number>();
+  for (const [field, value] of await readInfo(redis, "commandstats")) {
+    const counted = /(?:^|,)calls=(\d+)/.exec(value);
+    if (counted) calls.set(field.replace(/^cmdstat_/, ""), Number(counted[1]));
   }
-  return total;
+  return calls;
 }
 
 /** `used_memory`: the bytes Redis has allocated. */

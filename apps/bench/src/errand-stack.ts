@@ -61,7 +61,10 @@ export interface ErrandStack {
 /** The logger of every part the bench runs: nothing, so that `--json` prints its report alone. */
 export const SILENT_LOGGER: Logger = createLogger({ level: "silent" });
 
-/** A worker running the bench agent on `redis`, logging nothing, with `flowControl` if given. */
+/**
+ * A worker running the bench agent on `redis`, logging nothing, its first
+ * attempts optimistic, with `flowControl` if given.
+ */
 export function startBenchWorker(
   redis: BenchTarget,
   concurrency: number,
@@ -72,6 +75,7 @@ export function startBenchWorker(
     durability: redis.durability,
     agents: [benchAgent()],
     concurrency,
+    optimisticStart: true,
     logger: SILENT_LOGGER,
     ...(flowControl === undefined ? {} : { flowControl }),
     ...(redis.workerMetrics === false ? { prometheus: false } : {}),

@@ -17,6 +17,12 @@ const cpu = ({ nodeUs, redisUs }: { nodeUs: number; redisUs: number }, unit: str
 const fixed = (value: number, digits: number, unit = "") =>
   `${value.toFixed(digits)}${unit === "" ? "" : ` ${unit}`}`;
 
+/** `name count` of each command, most called first. */
+const byName = (commands: Record<string, number>) =>
+  Object.entries(commands)
+    .map(([name, perRun]) => `${name} ${perRun}`)
+    .join(", ");
+
 /** The node CPU of a whole run: its parts' together. */
 function partsNodeUs(parts: BenchResult["conditions"]["cpu"]["partsPerRun"]): number {
   return parts.fire.nodeUs + parts.worker.nodeUs + parts.collector.nodeUs + parts.collect.nodeUs;
@@ -39,7 +45,17 @@ function rows({ report, conditions }: BenchResult): Row[] {
     {
       figure: "errand e2e",
       value: rate(errand.e2eRunsPerSec, "runs/s"),
-      meaning: `${sizes.e2eRuns} one-step runs: fireMany → worker → collector → collect; ${cpu(spent.e2ePerRun, "run")}`,
+      meaning: `${sizes.e2eRuns} one-step runs: fireMany → worker → collector → collect`,
+    },
+    {
+      figure: "node CPU per run",
+      value: rate(errand.nodeCpuUsPerRun, "µs"),
+      meaning: "this process (client, worker, collector), user + system, end to end",
+    },
+    {
+      figure: "redis CPU per run",
+      value: rate(errand.redisCpuUsPerRun, "µs"),
+      meaning: "the Redis server (INFO cpu), user + system, end to end",
     },
     {
       figure: "latency p50",
@@ -49,6 +65,16 @@ function rows({ report, conditions }: BenchResult): Row[] {
     {
       figure: "latency p99",
       value: fixed(errand.latencyP99Ms, 2, "ms"),
+      meaning: "same runs, 99th percentile",
+    },
+    {
+      figure: "latency AOF p50",
+      value: fixed(errand.latencyAofP50Ms, 2, "ms"),
+      meaning: "the same runs with appendonly yes, appendfsync everysec",
+    },
+    {
+      figure: "latency AOF p99",
+      value: fixed(errand.latencyAofP99Ms, 2, "ms"),
       meaning: "same runs, 99th percentile",
     },
     {
@@ -64,12 +90,12 @@ function rows({ report, conditions }: BenchResult): Row[] {
     {
       figure: "commands per run",
       value: fixed(errand.redisCommandsPerRun, 1),
-      meaning: "INFO commandstats calls / runs, end to end (inside scripts too)",
+      meaning: `INFO commandstats calls / runs, end to end (inside scripts too): ${byName(conditions.commandsPerRunByName)}`,
     },
     {
       figure: "round trips per step",
       value: fixed(errand.redisRoundTripsPerStep, 2),
-      meaning: `worker appends / steps: ${fixed(conditions.attemptAppendsPerRun, 2)} run-started per run + ${fixed(conditions.stepAppendsPerStep, 2)} per step`,
+      meaning: `worker appends / steps: ${fixed(conditions.attemptAppendsPerRun, 2)} run-started alone per run + ${fixed(conditions.stepAppendsPerStep, 2)} per step (optimisticStart: the first carries run-started)`,
     },
     {
       figure: "Redis bytes per run",

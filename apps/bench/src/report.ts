@@ -12,7 +12,10 @@ import type { BenchSizes } from "./sizes.js";
 /** The Redis the bench ran on. */
 export interface RedisInfo {
   version: string;
-  /** Always `off`: the bench starts its server without RDB snapshots or an append-only file. */
+  /**
+   * Always `off`: the bench starts its server without RDB snapshots or an
+   * append-only file (the AOF latency phase alone turns the file on).
+   */
   persistence: "off";
 }
 
@@ -32,6 +35,14 @@ export interface ErrandFigures {
   latencyP50Ms: number;
   /** 99th percentile of the same, in ms. */
   latencyP99Ms: number;
+  /** {@link latencyP50Ms} with the server's append-only file on (`appendonly yes`, `appendfsync everysec`). */
+  latencyAofP50Ms: number;
+  /** {@link latencyP99Ms} with the append-only file on, as {@link latencyAofP50Ms}. */
+  latencyAofP99Ms: number;
+  /** CPU (user + system) of this process — client, worker and collector — per run, end to end, in µs. */
+  nodeCpuUsPerRun: number;
+  /** CPU (user + system, from `INFO cpu`) of the Redis server per run, end to end, in µs. */
+  redisCpuUsPerRun: number;
   /** Shard stream entries a collector folds per second on a prepared backlog. */
   collectorEventsPerSec: number;
   /** `INFO commandstats` calls (script-internal ones included) per run, end to end. */
@@ -86,10 +97,14 @@ export interface BenchConditions {
   backlogEvents: number;
   /** Shard streams of the backlog (and streams of the XREADGROUP baseline). */
   backlogStreams: number;
-  /** The worker's `run-started` appends per run in the round-trip sample. */
+  /** The worker's appends of a `run-started` alone per run in the round-trip sample (0 when every first attempt was optimistic). */
   attemptAppendsPerRun: number;
   /** The worker's step appends per step in the round-trip sample. */
   stepAppendsPerStep: number;
+  /** The append-only file's growth per run in the AOF latency phase, in bytes. */
+  aofBytesPerRun: number;
+  /** `redisCommandsPerRun` by command name (`evalsha`, `xadd`, …), most called first. */
+  commandsPerRunByName: Record<string, number>;
   /** CPU microseconds per unit of each measured phase: this process and the Redis server. */
   cpu: {
     bullmqPerJob: CpuPerUnit;

@@ -1,8 +1,8 @@
 /**
  * `runBench`: every phase in one run, on one fresh Redis, emptied between
- * phases: raw BullMQ, errand end to end, errand latency, the worker's append
- * round trips, the collector on a backlog, then raw XREADGROUP on the same
- * backlog's entries.
+ * phases: raw BullMQ, errand end to end, errand latency (persistence off,
+ * then with AOF `everysec`), the worker's append round trips, the collector
+ * on a backlog, then raw XREADGROUP on the same backlog's entries.
  */
 import type { Durability } from "@errand/engine";
 import type { BenchRedis } from "./bench-redis.js";
@@ -15,6 +15,7 @@ import { measureAppendRoundTrips } from "./phases/append-round-trips.js";
 import { measureBullmq } from "./phases/bullmq-baseline.js";
 import { COLLECTOR_BATCH_SIZE, measureCollectorBacklog } from "./phases/collector-backlog.js";
 import { measureErrandLatency } from "./phases/errand-latency.js";
+import { measureErrandLatencyAof } from "./phases/errand-latency-aof.js";
 import { measureErrandThroughput } from "./phases/errand-throughput.js";
 import { measureXreadgroup } from "./phases/xreadgroup-baseline.js";
 import type { BenchResult } from "./report.js";
@@ -28,6 +29,13 @@ function roundCpu(cpu: CpuPerUnit): CpuPerUnit {
 
 /** The budget of `--budget` runs: large enough that no bench run ever exhausts it. */
 const BENCH_BUDGET = { tokens: 1e12, costUsd: 1e6, steps: 1e9 } as const;
+
+/** Each value of `figures` rounded to `digits` decimals. */
+function roundEach(figures: Record<string, number>, digits: number): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(figures).map(([name, value]) => [name, round(value, digits)]),
+  );
+}
 
 /** Options of {@link runBench}. */
 export interface BenchOptions {
@@ -91,6 +99,9 @@ async function measureAll(
   const latency = await phase(options, "errand latency", () =>
     measureErrandLatency(redis, sizes.latencyRuns, sizes.latencyRatePerSec, concurrency),
   );
+  const latencyAof = await phase(options, "errand latency, AOF everysec", () =>
+    measureErrandLatencyAof(redis, sizes.latencyRuns, sizes.latencyRatePerSec, concurrency),
+  );
   const roundTrips = await phase(options, "append round trips (MONITOR)", () =>
     measureAppendRoundTrips(redis, sizes.costSampleRuns, concurrency),
   );
@@ -105,7 +116,7 @@ async function measureAll(
       sampleFields: collector.sampleFields,
     }),
   );
-  return { bullmq, throughput, latency, roundTrips, collector, xreadgroup };
+  return { bullmq, throughput, latency, latencyAof, roundTrips, collector, xreadgroup };
 }
 
 /**
@@ -134,6 +145,10 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchResult>
       e2eRunsPerSec: round(m.throughput.runsPerSec),
       latencyP50Ms: round(m.latency.p50Ms, 2),
       latencyP99Ms: round(m.latency.p99Ms, 2),
+      latencyAofP50Ms: round(m.latencyAof.p50Ms, 2),
+      latencyAofP99Ms: round(m.latencyAof.p99Ms, 2),
+      nodeCpuUsPerRun: round(m.throughput.cpu.nodeUs),
+      redisCpuUsPerRun: round(m.throughput.cpu.redisUs),
       collectorEventsPerSec: round(m.collector.eventsPerSec),
       redisCommandsPerRun: round(m.throughput.commandsPerRun, 2),
       redisRoundTripsPerStep: round(m.roundTrips.perStep, 2),
@@ -170,6 +185,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchResult>
         backlogStreams: m.collector.shards,
         attemptAppendsPerRun: round(m.roundTrips.attemptAppendsPerRun, 2),
         stepAppendsPerStep: round(m.roundTrips.stepAppendsPerStep, 2),
+        aofBytesPerRun: round(m.latencyAof.aofBytes / sizes.latencyRuns),
+        commandsPerRunByName: roundEach(m.throughput.commandsPerRunByName, 2),
         cpu: {
           bullmqPerJob: roundCpu(m.bullmq.cpu),
           e2ePerRun: roundCpu(m.throughput.cpu),

@@ -4,7 +4,9 @@
  * command the server receives; the calls of the store's append script are
  * recognised by their first key (a run's log, `…:run:<runId>:log`). An
  * append whose first event is `run-queued` is the client's (`fire`); every
- * other one is the worker's: one `run-started` per attempt, one per step.
+ * other one is the worker's: a `run-started` alone (an attempt announced on
+ * its own, before its first step), or a step's events (the first step of an
+ * optimistic attempt carries its `run-started` with it).
  * Commands a script runs itself (MONITOR shows them as `lua`) are not round
  * trips and are skipped. MONITOR slows the server, so this phase measures
  * counts only, never time.
@@ -18,7 +20,7 @@ import { fireBenchRuns, settledResult, startErrandStack, waitForResults } from "
 export interface AppendRoundTrips {
   /** The worker's append calls per step of the sampled runs. */
   perStep: number;
-  /** The worker's append calls that announced an attempt (`run-started`), per run. */
+  /** The worker's append calls that announced an attempt on its own (`run-started` alone), per run. */
   attemptAppendsPerRun: number;
   /** The worker's append calls that carried a step's events, per step. */
   stepAppendsPerStep: number;
@@ -27,18 +29,23 @@ export interface AppendRoundTrips {
 const SETTLE_TIMEOUT_MS = 120_000;
 const RUN_LOG_KEY = /:run:[^:]+:log$/;
 
+/** The events an append announcing an attempt on its own carries. */
+const ATTEMPT_EVENTS = new Set(["run-started", "waitpoint-timed-out"]);
+
 /**
- * The first event type of an append call (`EVALSHA sha 5 k1 … k5 runId
- * expected retention idempotencyTtl type …`, or with 6 keys when an
- * idempotency key is given; see `packages/store/lua/append.lua`), if it is one.
+ * The event types of an append call (`EVALSHA sha 5 k1 … k5 runId expected
+ * retention idempotencyTtl, then type at data of each event`, or with 6 keys
+ * when an idempotency key is given; see `packages/store/lua/append.lua`), or
+ * `undefined` for another command.
  */
-function appendedEventType(args: readonly string[]): string | undefined {
+function appendedEventTypes(args: readonly string[]): string[] | undefined {
   const [command, , numberOfKeys, firstKey] = args;
   if (!/^evalsha$|^eval$/i.test(command ?? "")) return undefined;
   if (numberOfKeys !== "5" && numberOfKeys !== "6") return undefined;
   if (!RUN_LOG_KEY.test(firstKey ?? "")) return undefined;
-  // args: command, sha, numkeys, the keys, then ARGV: runId, expected, retention, idempotency TTL, type.
-  return args[3 + Number(numberOfKeys) + 4];
+  // args: command, sha, numkeys, the keys, then ARGV: runId, expected, retention, idempotency TTL, events.
+  const events = args.slice(3 + Number(numberOfKeys) + 4);
+  return events.filter((_, index) => index % 3 === 0);
 }
 
 /** Counts append round trips over `runs` bench runs. */
@@ -53,9 +60,9 @@ export async function measureAppendRoundTrips(
   const counts = { attempts: 0, other: 0 };
   monitor.on("monitor", (_time: string, args: string[], source: string) => {
     if (source === "lua") return;
-    const type = appendedEventType(args);
-    if (type === undefined || type === "run-queued") return;
-    if (type === "run-started") counts.attempts += 1;
+    const types = appendedEventTypes(args);
+    if (types === undefined || types[0] === "run-queued") return;
+    if (types.every((type) => ATTEMPT_EVENTS.has(type))) counts.attempts += 1;
     else counts.other += 1;
   });
   try {

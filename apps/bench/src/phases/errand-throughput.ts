@@ -5,7 +5,7 @@
  * `used_memory` before and after, and this process's RSS at the end.
  */
 import type { BenchRedis } from "../bench-redis.js";
-import { totalCommandCalls, usedMemory } from "../bench-redis.js";
+import { commandCalls, usedMemory } from "../bench-redis.js";
 import { type CpuPerUnit, cpuPerUnit, startCpuMeter } from "../cpu-meter.js";
 import { fireBenchRuns, startErrandStack, waitForResults } from "../errand-stack.js";
 import { perSecond } from "../stats.js";
@@ -16,12 +16,28 @@ export interface ErrandThroughput {
   runsPerSec: number;
   /** Redis commands (`INFO commandstats` calls, script-internal ones included) per run. */
   commandsPerRun: number;
+  /** The same, by command name (`evalsha`, `xadd`, …), most called first. */
+  commandsPerRunByName: Record<string, number>;
   /** Growth of `used_memory` per settled run, in bytes. */
   bytesPerRun: number;
   /** This process's resident set (client, worker and collector) after the phase, in MB. */
   rssMb: number;
   /** CPU per run. */
   cpu: CpuPerUnit;
+}
+
+/** The commands called between `before` and `after`, per run: in all and by name. */
+function commandsPerRun(
+  before: ReadonlyMap<string, number>,
+  after: ReadonlyMap<string, number>,
+  runs: number,
+): Pick<ErrandThroughput, "commandsPerRun" | "commandsPerRunByName"> {
+  const byName = [...after]
+    .map(([name, calls]): [string, number] => [name, (calls - (before.get(name) ?? 0)) / runs])
+    .filter(([, perRun]) => perRun > 0)
+    .sort(([, a], [, b]) => b - a);
+  const total = byName.reduce((sum, [, perRun]) => sum + perRun, 0);
+  return { commandsPerRun: total, commandsPerRunByName: Object.fromEntries(byName) };
 }
 
 /** The longest the phase waits for its runs. */
@@ -36,7 +52,7 @@ export async function measureErrandThroughput(
   await redis.flush();
   const stack = await startErrandStack({ redis, concurrency });
   try {
-    const callsBefore = await totalCommandCalls(redis.admin);
+    const callsBefore = await commandCalls(redis.admin);
     const memoryBefore = await usedMemory(redis.admin);
     const meter = await startCpuMeter(redis.admin);
     const start = performance.now();
@@ -44,11 +60,11 @@ export async function measureErrandThroughput(
     await waitForResults(stack.errand, runIds, SETTLE_TIMEOUT_MS);
     const elapsed = performance.now() - start;
     const spent = await meter.read();
-    const callsAfter = await totalCommandCalls(redis.admin);
+    const callsAfter = await commandCalls(redis.admin);
     const memoryAfter = await usedMemory(redis.admin);
     return {
       runsPerSec: perSecond(runs, elapsed),
-      commandsPerRun: (callsAfter - callsBefore) / runs,
+      ...commandsPerRun(callsBefore, callsAfter, runs),
       bytesPerRun: (memoryAfter - memoryBefore) / runs,
       rssMb: process.memoryUsage().rss / 1024 ** 2,
       cpu: cpuPerUnit(spent, runs),

@@ -113,6 +113,16 @@ export interface WorkerOptions extends EngineOptions {
    */
   parkRecheckMs?: number;
   /**
+   * Start a run's first attempt optimistically (docs/architecture.md §7):
+   * on a job's first delivery, its `run-started` goes to the log with the
+   * first step, in one append, instead of alone before it: one round trip a
+   * run less. The price: while its first step runs the run reads `queued`,
+   * and an attempt that dies or is cancelled before its first append leaves
+   * no `run-started` (a cancel then reads `queued`, and the run's history
+   * and `attempts` lack that attempt). Default false.
+   */
+  optimisticStart?: boolean;
+  /**
    * The URL the dashboard is served at: the children in the answers of
    * `spawn_agents` and `collect_agents` then carry `viewUrl`, the link to
    * their page there. Default none: no `viewUrl`.
@@ -284,7 +294,9 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     }
     activeJobs += 1;
     try {
-      const outcome = await processRun(context, runId, job.name);
+      const first =
+        (options.optimisticStart ?? false) && job.attemptsMade === 0 && job.stalledCounter === 0;
+      const outcome = await processRun(context, runId, job.name, { first });
       if (outcome.kind === "parked") await parked.park(job, token, outcome, worker.scripts);
       if (outcome.kind === "throttled")
         await waitForSlot(job, token, worker.scripts, logger, outcome);

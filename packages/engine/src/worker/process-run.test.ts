@@ -166,6 +166,82 @@ describe("two writers on one run", () => {
   });
 });
 
+/** `context` whose store counts its appends. */
+function countingAppends(context: RunProcessorContext): {
+  context: RunProcessorContext;
+  appends: () => number;
+} {
+  let appends = 0;
+  const store = context.store;
+  const counted = Object.create(store) as typeof store;
+  counted.appendEvents = (...args) => {
+    appends += 1;
+    return store.appendEvents(...args);
+  };
+  return { context: { ...context, store: counted }, appends: () => appends };
+}
+
+describe("the optimistic first attempt (a job's first delivery)", () => {
+  it("logs run-started with the first step, in one append, as the same history", async () => {
+    const { runId } = await fx.errand.fire({ agent: "answerer", input: "question" });
+    const once = answeringModel("at once", false);
+    const { context, appends } = countingAppends(contextFor("worker-a", once.model));
+
+    const outcome = await processRun(context, runId, "answerer", { first: true });
+
+    expect(outcome).toEqual({ kind: "settled", status: "succeeded" });
+    expect(appends()).toBe(1);
+    const log = await fx.errand.store.readLog(runId);
+    expect(types(log)).toEqual(["run-queued", "run-started", "model-responded", "finished"]);
+    expect(log[1]).toMatchObject({ seq: 2, data: { attempt: 1, workerId: "worker-a" } });
+    expect(settleRun(foldRun(log))).toMatchObject({ status: "succeeded", attempts: 1 });
+  });
+
+  it("loses to a job taken back meanwhile, whose attempt was announced on its own", async () => {
+    const { runId } = await fx.errand.fire({ agent: "answerer", input: "question" });
+    const zombie = answeringModel("zombie answer", true);
+    const rescuer = answeringModel("rescued", false);
+
+    const attemptA = processRun(contextFor("worker-a", zombie.model), runId, "answerer", {
+      first: true,
+    });
+    await zombie.inside; // A's run-started waits for its step: nothing logged yet
+    expect(types(await fx.errand.store.readLog(runId))).toEqual(["run-queued"]);
+    const outcomeB = await processRun(contextFor("worker-b", rescuer.model), runId, "answerer");
+    zombie.release();
+
+    expect(outcomeB).toEqual({ kind: "settled", status: "succeeded" });
+    expect(await attemptA).toEqual({ kind: "already-settled", status: "succeeded" });
+    const log = await fx.errand.store.readLog(runId);
+    expect(types(log)).toEqual(["run-queued", "run-started", "model-responded", "finished"]);
+    expect(log[1]).toMatchObject({ data: { attempt: 1, workerId: "worker-b" } });
+    expect(JSON.stringify(log)).not.toContain("zombie answer");
+  });
+
+  it("starts again from the log when its start is refused by another writer but no attempt", async () => {
+    const { runId } = await fx.errand.fire({ agent: "answerer", input: "question" });
+    const gated = answeringModel("after a move", true);
+    const { context, appends } = countingAppends(contextFor("worker-a", gated.model));
+
+    const attempt = processRun(context, runId, "answerer", { first: true });
+    await gated.inside;
+    // The log moves on under the optimistic attempt without another attempt starting.
+    await fx.errand.store.appendEvents(runId, 1, [
+      { type: "cancel-requested", at: new Date().toISOString(), data: { reason: "changed mind" } },
+    ]);
+    gated.release();
+
+    expect(await attempt).toEqual({ kind: "cancelled" });
+    // The refused optimistic append, then the cancel written from the log.
+    expect(appends()).toBe(2);
+    expect(types(await fx.errand.store.readLog(runId))).toEqual([
+      "run-queued",
+      "cancel-requested",
+      "cancelled",
+    ]);
+  });
+});
+
 describe("what the log decides before an attempt starts", () => {
   it("settles cancelled, without starting, a run whose cancel came before the worker", async () => {
     const { runId } = await fx.errand.fire({ agent: "answerer", input: "question" });

@@ -66,6 +66,7 @@ import { inProcessSpan } from "../tracing/messaging-spans.js";
 import { traceField } from "../tracing/trace-context.js";
 import type { ResolvedAgent } from "./agent-models.js";
 import type { CancelListener } from "./cancel-listener.js";
+import { type DeferredStart, deferStart } from "./optimistic-start.js";
 import { redisBlobStore } from "./redis-blobs.js";
 import { redisEventSink } from "./redis-sink.js";
 
@@ -272,7 +273,9 @@ async function parkedOutcome(
 /**
  * Announces a new attempt and steps the run until it settles, inside the
  * attempt's `invoke_agent` span (stored in its `run-started`, linked to
- * `previous`, the span of the attempt before it).
+ * `previous`, the span of the attempt before it). `optimistic`: the
+ * `run-started` goes to the log with the first step, in one append
+ * (`optimistic-start.ts`), instead of alone before it.
  */
 function runAttempt(
   context: RunProcessorContext,
@@ -281,33 +284,32 @@ function runAttempt(
   previous: TraceContext | undefined,
   signal: AbortSignal,
   logger: Logger,
+  optimistic: boolean,
 ): Promise<ProcessOutcome> {
   const { store } = context;
   const attempt = nextAttempt(state);
   const spanOptions = { agent: agent.name, model, runId: state.runId, attempt, previous };
   return inAttemptSpan(spanOptions, async (span) => {
-    const started = await store
-      .appendEvents(state.runId, state.seq, [
-        ...timedOutWaitpoints(state, context.now()),
-        {
-          type: "run-started",
-          at: context.now().toISOString(),
-          data: { attempt, workerId: context.workerId, ...traceField(span) },
-        },
-      ])
-      .catch((error: unknown) => {
-        throw isRefusedAppend(error) ? new StartRefused(error) : error;
-      });
-    logger.info({ seq: state.seq + 1, resumeFromStep: state.steps.length }, "run started");
+    const started: NewEvent = {
+      type: "run-started",
+      at: context.now().toISOString(),
+      data: { attempt, workerId: context.workerId, ...traceField(span) },
+    };
+    // Logged once Redis acknowledged the run-started (the chaos audit holds the worker to it).
+    const logStarted = () =>
+      logger.info({ seq: state.seq + 1, resumeFromStep: state.steps.length }, "run started");
+    const begun = optimistic
+      ? deferStart(state, started, redisEventSink(store), logStarted)
+      : await announce(store, state, [...timedOutWaitpoints(state, context.now()), started]);
+    if (!optimistic) logStarted();
     const traceContent = context.traceContent ?? false;
-    const startedState = started.reduce(applyEvent, state);
     const { sink, ...budgetOptions } = context.budgets
-      ? await budgetedSteps(context.budgets, startedState, model.name, redisEventSink(store))
-      : { sink: redisEventSink(store) };
+      ? await budgetedSteps(context.budgets, begun.state, model.name, begun.sink)
+      : { sink: begun.sink };
     const settled = await runSteps({
       agent,
       model,
-      state: startedState,
+      state: begun.state,
       ...budgetOptions,
       sink: attemptEventsSink(
         context.runMetrics?.meter(sink, state, agent.name, model.name) ?? sink,
@@ -331,6 +333,34 @@ function runAttempt(
 }
 
 /**
+ * Appends the attempt's start (`run-started`, after any `waitpoint-timed-out`),
+ * fenced, on its own; a refusal is thrown as {@link StartRefused}.
+ */
+async function announce(
+  store: EventStore,
+  state: RunState,
+  start: NewEvent[],
+): Promise<DeferredStart> {
+  const written = await store
+    .appendEvents(state.runId, state.seq, start)
+    .catch((error: unknown) => {
+      throw isRefusedAppend(error) ? new StartRefused(error) : error;
+    });
+  return { state: written.reduce(applyEvent, state), sink: redisEventSink(store) };
+}
+
+/** How the job reached this worker. */
+export interface JobDelivery {
+  /**
+   * Its first delivery: never retried, never taken back from a stalled
+   * worker. Only then may an attempt start optimistically: a job taken back
+   * announces its attempt alone first, so that the fence stops the attempt
+   * it replaces. Default false.
+   */
+  first?: boolean;
+}
+
+/**
  * Processes the job of run `runId` for agent `agentName`. A run a tool
  * parks comes back as `parked`: the caller takes its job off the worker.
  * Throws (so that
@@ -343,6 +373,7 @@ export async function processRun(
   context: RunProcessorContext,
   runId: string,
   agentName: string,
+  delivery: JobDelivery = {},
 ): Promise<ProcessOutcome> {
   const resolved = context.agents.get(agentName);
   if (!resolved) {
@@ -383,6 +414,7 @@ export async function processRun(
         state,
         lastAttemptTrace(log),
         held.signal,
+        delivery.first ?? false,
       );
       span.setAttribute("errand.process.outcome", outcome.kind);
       return outcome;
@@ -407,6 +439,7 @@ async function decideAndRun(
   first: RunState,
   previous: TraceContext | undefined,
   signal: AbortSignal,
+  firstDelivery: boolean,
 ): Promise<ProcessOutcome> {
   const logger = runLogger(context.logger, {
     runId: first.runId,
@@ -419,10 +452,25 @@ async function decideAndRun(
     const decided =
       (await decideFromLog(context, state, logger)) ?? (await stillParked(context, state));
     if (decided) return decided;
+    const optimistic = firstDelivery && tries === 1 && state.attempts === 0 && !wasParked(state);
     try {
-      return await runAttempt(context, resolved, state, previousTrace, signal, logger);
+      return await runAttempt(context, resolved, state, previousTrace, signal, logger, optimistic);
     } catch (error) {
       if (isParkRequest(error)) return await parkedOutcome(context, state.runId, error);
+      if (optimistic && isRefusedAppend(error)) {
+        // The optimistic start refused, yet no attempt in the log (a cancel
+        // asked, say): decide again from it and start the usual way. With an
+        // attempt there, another worker owns the run (this job was taken back).
+        const again = await readState(context.store, state.runId);
+        if (again.attempts === 0 && !isSettled(again)) {
+          logger.info(
+            { seq: again.seq },
+            "the optimistic start was refused: starting from the log",
+          );
+          state = again;
+          continue;
+        }
+      }
       if (error instanceof StartRefused && tries < MAX_START_TRIES) {
         const log = await context.store.readLog(state.runId);
         state = foldRun(log, state.runId);
