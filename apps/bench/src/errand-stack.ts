@@ -32,8 +32,20 @@ export interface StackOptions {
   collector?: boolean;
 }
 
-/** Where errand's parts run: the bench's Redis URL and the durability of their appends. */
-export type BenchTarget = Pick<BenchRedis, "url" | "durability">;
+/**
+ * Where errand's parts run: the bench's Redis URL (a cluster's as
+ * `redis+cluster://…`) and the durability of their appends; with `shards`
+ * and `queueShards` when not errand's defaults.
+ */
+export interface BenchTarget extends Pick<BenchRedis, "url" | "durability"> {
+  shards?: number;
+  queueShards?: number;
+}
+
+/** The spread options of `redis`, to spread into an engine part's options. */
+function spreadOf(redis: BenchTarget): { shards?: number } {
+  return redis.shards === undefined ? {} : { shards: redis.shards };
+}
 
 /** The parts of errand a phase runs. */
 export interface ErrandStack {
@@ -52,6 +64,8 @@ export function startBenchWorker(redis: BenchTarget, concurrency: number): Promi
   return createWorker({
     connection: redis.url,
     durability: redis.durability,
+    ...spreadOf(redis),
+    ...(redis.queueShards === undefined ? {} : { queueShards: redis.queueShards }),
     agents: [benchAgent()],
     concurrency,
     logger: SILENT_LOGGER,
@@ -65,11 +79,16 @@ export async function startErrandStack(options: StackOptions): Promise<ErrandSta
   const collector =
     options.collector === false
       ? undefined
-      : createCollector({ connection, durability: redis.durability, logger: SILENT_LOGGER });
+      : createCollector({
+          connection,
+          durability: redis.durability,
+          ...spreadOf(redis),
+          logger: SILENT_LOGGER,
+        });
   await collector?.start();
   const worker =
     options.worker === false ? undefined : await startBenchWorker(redis, options.concurrency);
-  const errand = createErrand({ connection, logger: SILENT_LOGGER });
+  const errand = createErrand({ connection, ...spreadOf(redis), logger: SILENT_LOGGER });
   return {
     errand,
     ...(worker === undefined ? {} : { worker }),

@@ -105,8 +105,3 @@ export function shardOfRun(keys: EngineKeys, queue: string, runId: string): Queu
   const shards = shardCountOf(queue);
   return queueShard(keys, queue, shards === 1 ? 0 : shardOfRunId(runId) % shards);
 }
-
-/** A shard's name for logs and pages: the queue, and `[k/G]` when it has several. */
-export function shardLabel(shard: QueueShard): string {
-  return shard.shards === 1 ? shard.queue : `${shard.queue} [${shard.shard}/${shard.shards}]`;
-}

@@ -68,7 +68,7 @@ export interface RunQueues {
  * with `jobId = runId` (so adding a run's job again adds nothing), its
  * priority when it has one, and `jobOptions`.
  */
-export async function addRunJobs(
+async function addRunJobs(
   queue: Queue<RunJobData>,
   jobs: readonly RunJob[],
   jobOptions: JobsOptions = DEFAULT_JOB_OPTIONS,
