@@ -6,6 +6,7 @@
  */
 import { foldRun, isTerminalEventType, type RunEvent, settleRun } from "@errand/core";
 import { type Agent, askTool, defineAgent, scriptedModel } from "@errand/runtime";
+import { idempotencyShard } from "@errand/store";
 import { uniqueKeyPrefix } from "@errand/testing";
 import { Queue } from "bullmq";
 import type { Cluster } from "ioredis";
@@ -40,6 +41,21 @@ const asker = defineAgent({
 });
 
 const say = (text: string) => ({ script: [{ say: text }] });
+
+/**
+ * `perShard` idempotency keys for each queue shard, in shard order: a run
+ * fired under a key lands on the key's run shard, so the runs of a test
+ * cover every queue shard whatever the random ids.
+ */
+function keysOnEveryShard(label: string, perShard: number): string[] {
+  const byShard: string[][] = Array.from({ length: QUEUE_SHARDS }, () => []);
+  for (let n = 0; byShard.some((keys) => keys.length < perShard); n++) {
+    const key = `${label}-${n}`;
+    const keys = byShard[idempotencyShard(key, SHARDS) % QUEUE_SHARDS]!;
+    if (keys.length < perShard) keys.push(key);
+  }
+  return byShard.flat();
+}
 
 /** The run's events, followed until one matches `until` (default: its terminal event). */
 async function eventsUntil(
@@ -103,19 +119,24 @@ describe("queue shards on a 3-master Redis Cluster", () => {
     const workers: ErrandWorker[] = [];
     try {
       const fired = await errand.fireMany(
-        Array.from({ length: RUNS }, (_, n) => ({ agent: "sayer", input: say(`run ${n}`) })),
+        keysOnEveryShard("spread", RUNS / QUEUE_SHARDS).map((idempotencyKey, n) => ({
+          agent: "sayer",
+          input: say(`run ${n}`),
+          idempotencyKey,
+        })),
       );
       const runIds = fired.results.map((item) => item.runId!);
       expect(runIds).toHaveLength(RUNS);
 
       const waiting = await waitingPerShard(fx.client, keys, queue);
-      expect(waiting.reduce((sum, count) => sum + count, 0)).toBe(RUNS);
-      for (const count of waiting) expect(count).toBeGreaterThan(0);
+      expect(waiting).toEqual(Array(QUEUE_SHARDS).fill(RUNS / QUEUE_SHARDS));
       const master = await masterOfSlot(fx.client);
-      const masters = new Set(
-        shardsOfQueue(keys, queue).map((shard) => master(hashSlot(`${shard.prefix}:x`))),
+      const shardKeys = shardsOfQueue(keys, queue).map(
+        (shard) => `${shard.prefix}:${shard.name}:wait`,
       );
-      expect(masters.size).toBe(3);
+      for (const key of shardKeys)
+        expect(hashSlot(key)).toBe(await fx.client.cluster("KEYSLOT", key));
+      expect(new Set(shardKeys.map((key) => master(hashSlot(key)))).size).toBe(3);
       for (const runId of runIds) {
         const shard = shardOfRun(keys, queue, runId);
         const opened = new Queue(shard.name, { connection: fx.client, prefix: shard.prefix });
@@ -165,16 +186,20 @@ describe("queue shards on a 3-master Redis Cluster", () => {
     const errand = createErrand({ connection: fx.client, prefix, shards: SHARDS });
     let adopter: ErrandWorker | undefined;
     try {
-      const fire = async (agent: string, input: unknown, count: number) =>
+      const fire = async (agent: string, input: unknown, perShard: number) =>
         (
-          await errand.fireMany(Array.from({ length: count }, () => ({ agent, input })))
+          await errand.fireMany(
+            keysOnEveryShard(`${agent}-${JSON.stringify(input)}`, perShard).map(
+              (idempotencyKey) => ({ agent, input, idempotencyKey }),
+            ),
+          )
         ).results.map((item) => item.runId!);
-      const toCancel = await fire("sayer", say("never"), 9);
-      const toAdopt = await fire("sayer", say("adopted"), 9);
+      const toCancel = await fire("sayer", say("never"), 3);
+      const toAdopt = await fire("sayer", say("adopted"), 3);
       const askers = await fire(
         "asker",
         { script: [{ call: [{ tool: "ask", args: { question: "Go?" } }] }, { say: "thanks" }] },
-        6,
+        2,
       );
       const shardsOf = (runIds: string[]) =>
         new Set(runIds.map((runId) => shardOfRun(keys, orphaned, runId).shard));

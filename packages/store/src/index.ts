@@ -60,7 +60,7 @@ export {
 } from "./event-store.js";
 export { DEFAULT_FOLLOW_BLOCK_MS, type FollowLogOptions } from "./follow.js";
 export type { HeadStatus, RunHead } from "./head.js";
-export type { IdempotencyKey } from "./idempotency.js";
+export { type IdempotencyKey, idempotencyShard } from "./idempotency.js";
 export { DEFAULT_KEY_PREFIX, type StoreKeys, shardTag, storeKeys } from "./keys.js";
 export {
   defineLuaCommand,
