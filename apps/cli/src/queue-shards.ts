@@ -10,7 +10,7 @@ import type { OptionSpec } from "./command.js";
 import type { CliIO } from "./io.js";
 
 /** The variable read when `--queue-shards` is not given. */
-const QUEUE_SHARDS_VARIABLE = "ERRAND_QUEUE_SHARDS";
+export const QUEUE_SHARDS_VARIABLE = "ERRAND_QUEUE_SHARDS";
 
 /** `--queue-shards` and `--take-queue-shards`, for the worker. */
 export const QUEUE_SHARDS_OPTIONS: Readonly<Record<string, OptionSpec>> = {
