@@ -4,7 +4,7 @@
  * drains them all, and cancel, parking on a waitpoint, resuming and the
  * adoption of an orphaned queue find a run's job on its shard.
  */
-import { foldRun, isTerminalEventType, type RunEvent, settleRun } from "@errand/core";
+import { foldRun, settleRun } from "@errand/core";
 import { type Agent, askTool, defineAgent, scriptedModel } from "@errand/runtime";
 import { idempotencyShard } from "@errand/store";
 import { uniqueKeyPrefix } from "@errand/testing";
@@ -12,11 +12,12 @@ import { Queue } from "bullmq";
 import type { Cluster } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { queueOfAgents } from "./agent-queues.js";
-import { createErrand, type Errand } from "./client/client.js";
+import { createErrand } from "./client/client.js";
 import { type EngineKeys, engineKeys } from "./engine-keys.js";
 import { hashSlot } from "./hash-slot.js";
 import { shardOfRun, shardsOfQueue } from "./queue-shards.js";
 import { useRedisCluster } from "./test-support/cluster-fixture.js";
+import { eventsUntil } from "./test-support/events-until.js";
 import { createWorker, type ErrandWorker } from "./worker/create-worker.js";
 
 /** Run shards: a multiple of the queue shards, so that each queue shard gets as many. */
@@ -55,20 +56,6 @@ function keysOnEveryShard(label: string, perShard: number): string[] {
     if (keys.length < perShard) keys.push(key);
   }
   return byShard.flat();
-}
-
-/** The run's events, followed until one matches `until` (default: its terminal event). */
-async function eventsUntil(
-  errand: Errand,
-  runId: string,
-  until: (event: RunEvent) => boolean = (event) => isTerminalEventType(event.type),
-): Promise<RunEvent[]> {
-  const events: RunEvent[] = [];
-  for await (const event of errand.events(runId, { follow: true })) {
-    events.push(event);
-    if (until(event)) return events;
-  }
-  throw new Error(`run ${runId} ended first`);
 }
 
 /** `host:port` of the master serving each slot range, from CLUSTER SLOTS. */
@@ -144,26 +131,17 @@ describe("queue shards on a 3-master Redis Cluster", () => {
         await opened.close();
       }
 
-      workers.push(
-        await createWorker({
+      const shardWorker = (takeQueueShards: number[], concurrency: number) =>
+        createWorker({
           connection: fx.client,
           prefix,
           shards: SHARDS,
           agents: [sayer],
           queueShards: QUEUE_SHARDS,
-          takeQueueShards: [0, 1],
-          concurrency: 2,
-        }),
-        await createWorker({
-          connection: fx.client,
-          prefix,
-          shards: SHARDS,
-          agents: [sayer],
-          queueShards: QUEUE_SHARDS,
-          takeQueueShards: [2],
-          concurrency: 1,
-        }),
-      );
+          takeQueueShards,
+          concurrency,
+        });
+      workers.push(await shardWorker([0, 1], 2), await shardWorker([2], 1));
       expect(workers.map((worker) => worker.queueShards.map(({ shard }) => shard))).toEqual([
         [0, 1],
         [2],
