@@ -7,7 +7,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { runCli } from "@errand/cli";
-import { engineKeys, queueOfAgents } from "@errand/engine";
+import { engineKeys, queueOfAgents, shardsOfQueue } from "@errand/engine";
 import type { Agent } from "@errand/runtime";
 import { parseAllDocuments } from "yaml";
 
@@ -92,14 +92,25 @@ export interface BacklogKeys {
   active: string;
 }
 
-/** The keys of the queue of the workers that run `agents` under `prefix`. */
-export function backlogKeys(prefix: string, agents: readonly string[]): BacklogKeys {
-  const queue = `${engineKeys(prefix).bullmqPrefix}:${queueOfAgents(prefix, agents)}`;
-  return {
-    waiting: `${queue}:wait`,
-    prioritized: `${queue}:prioritized`,
-    active: `${queue}:active`,
-  };
+/**
+ * The keys of each shard of the queue of the workers that run `agents` under
+ * `prefix` with `queueShards` shards, in shard order: KEDA needs a trigger
+ * for each, and the formula adds them all up.
+ */
+export function backlogKeys(
+  prefix: string,
+  agents: readonly string[],
+  queueShards = 1,
+): BacklogKeys[] {
+  const keys = engineKeys(prefix);
+  return shardsOfQueue(keys, queueOfAgents(prefix, agents, queueShards)).map((shard) => {
+    const queue = `${shard.prefix}:${shard.name}`;
+    return {
+      waiting: `${queue}:wait`,
+      prioritized: `${queue}:prioritized`,
+      active: `${queue}:active`,
+    };
+  });
 }
 
 /** The value after `flag` in a command's arguments, if it is there. */

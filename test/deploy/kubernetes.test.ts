@@ -174,13 +174,20 @@ describe("the kustomize base", () => {
     const scaler = only("ScaledObject", "errand-worker", (o) => new ScaledObject(o)).spec;
     expect(scaler?.scaleTargetRef.name).toBe("errand-worker");
     expect(scaler?.minReplicaCount).toBeGreaterThanOrEqual(1);
-    const keys = backlogKeys("errand", await exampleAgentNames());
+    // One trio of triggers for each shard of the worker's queue (--queue-shards, default 1).
+    const queueShards = Number(
+      flagValue(containerOf("errand-worker").args ?? [], "--queue-shards") ?? "1",
+    );
+    const shards = backlogKeys("errand", await exampleAgentNames(), queueShards);
     const triggers = scaler?.triggers ?? [];
-    expect(triggers.map((t) => [t.type, t.name, t.metadata.listName])).toEqual([
-      ["redis", "waiting", keys.waiting],
-      ["redis", "prioritized", keys.prioritized],
-      ["redis", "active", keys.active],
-    ]);
+    const named = (name: string, shard: number) => (shards.length === 1 ? name : `${name}${shard}`);
+    expect(triggers.map((t) => [t.type, t.name, t.metadata.listName])).toEqual(
+      shards.flatMap((keys, shard) => [
+        ["redis", named("waiting", shard), keys.waiting],
+        ["redis", named("prioritized", shard), keys.prioritized],
+        ["redis", named("active", shard), keys.active],
+      ]),
+    );
     const modifiers = scaler?.advanced?.scalingModifiers;
     expect(modifiers?.formula?.split("+").map((term) => term.trim())).toEqual(
       triggers.map((t) => t.name),

@@ -142,6 +142,13 @@ export async function commandCalls(redis: Redis): Promise<Map<string, number>> {
   return calls;
 }
 
+/** The calls of every command since the server started (see {@link commandCalls}). */
+export async function totalCommandCalls(redis: Redis): Promise<number> {
+  let total = 0;
+  for (const calls of (await commandCalls(redis)).values()) total += calls;
+  return total;
+}
+
 /** `used_memory`: the bytes Redis has allocated. */
 export async function usedMemory(redis: Redis): Promise<number> {
   return Number((await readInfo(redis, "memory")).get("used_memory") ?? Number.NaN);

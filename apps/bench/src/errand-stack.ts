@@ -39,13 +39,21 @@ export interface StackOptions {
 }
 
 /**
- * Where errand's parts run: the bench's Redis URL, the durability of their
- * appends and the budget runs are fired with; with `workerMetrics: false`
- * its workers keep no Prometheus metrics.
+ * Where errand's parts run: the bench's Redis URL (a cluster's as
+ * `redis+cluster://…`), the durability of their appends and the budget runs
+ * are fired with; with `shards` and `queueShards` when not errand's
+ * defaults; with `workerMetrics: false` its workers keep no Prometheus metrics.
  */
-export type BenchTarget = Pick<BenchRedis, "url" | "durability" | "budget"> & {
+export interface BenchTarget extends Pick<BenchRedis, "url" | "durability" | "budget"> {
+  shards?: number;
+  queueShards?: number;
   workerMetrics?: boolean;
-};
+}
+
+/** The spread options of `redis`, to spread into an engine part's options. */
+function spreadOf(redis: BenchTarget): { shards?: number } {
+  return redis.shards === undefined ? {} : { shards: redis.shards };
+}
 
 /** The parts of errand a phase runs. */
 export interface ErrandStack {
@@ -73,6 +81,8 @@ export function startBenchWorker(
   return createWorker({
     connection: redis.url,
     durability: redis.durability,
+    ...spreadOf(redis),
+    ...(redis.queueShards === undefined ? {} : { queueShards: redis.queueShards }),
     agents: [benchAgent()],
     concurrency,
     optimisticStart: true,
@@ -89,7 +99,12 @@ export async function startErrandStack(options: StackOptions): Promise<ErrandSta
   const collector =
     options.collector === false
       ? undefined
-      : createCollector({ connection, durability: redis.durability, logger: SILENT_LOGGER });
+      : createCollector({
+          connection,
+          durability: redis.durability,
+          ...spreadOf(redis),
+          logger: SILENT_LOGGER,
+        });
   await collector?.start();
   const worker =
     options.worker === false
@@ -97,6 +112,7 @@ export async function startErrandStack(options: StackOptions): Promise<ErrandSta
       : await startBenchWorker(redis, options.concurrency, options.flowControl);
   const errand = createErrand({
     connection,
+    ...spreadOf(redis),
     logger: SILENT_LOGGER,
     ...(options.fairQueueing === undefined ? {} : { fairQueueing: options.fairQueueing }),
   });

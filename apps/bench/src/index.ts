@@ -23,6 +23,13 @@
  * @packageDocumentation
  */
 export { BENCH_AGENT, BENCH_OUTPUT_SCHEMA } from "./bench-agent.js";
+export {
+  type ClusterBenchOptions,
+  type ClusterBenchReport,
+  formatClusterBench,
+  type MasterShare,
+  runClusterBench,
+} from "./cluster-bench.js";
 export { formatBenchTable } from "./format-table.js";
 export type { MachineInfo } from "./machine.js";
 export type {

@@ -5,9 +5,9 @@
  * what `doctor` and the dashboard show.
  */
 import { createEventStore, type EventStore } from "@errand/store";
-import { Queue } from "bullmq";
 import type { RedisConnection } from "./connection.js";
 import type { EngineKeys } from "./engine-keys.js";
+import { readEachShard } from "./queue-backlog.js";
 import {
   type AgentRegistration,
   isLive,
@@ -28,7 +28,7 @@ export interface AgentVersionStanding {
   lastSeenAt: string;
   /** When its last worker closed or stopped beating (ISO-8601), while none is live. */
   unavailableSince?: string;
-  /** Its runs waiting in its queues (waiting or delayed), counted among the first {@link SAMPLED_WAITING_JOBS} of each queue. */
+  /** Its runs waiting in its queues (waiting or delayed), counted among the first {@link SAMPLED_WAITING_JOBS} of each queue shard. */
   waitingRuns: number;
 }
 
@@ -102,8 +102,7 @@ async function countWaitingByVersion(
 ): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
   for (const name of queues) {
-    const queue = new Queue(name, { connection: redis, prefix: keys.bullmqPrefix });
-    try {
+    await readEachShard(redis, keys, name, async (queue) => {
       const jobs = await queue.getJobs(
         ["waiting", "prioritized", "paused", "delayed"],
         0,
@@ -114,9 +113,7 @@ async function countWaitingByVersion(
         const version = (await readRunVersion(store, job.id))?.version;
         if (version !== undefined) counts.set(version, (counts.get(version) ?? 0) + 1);
       }
-    } finally {
-      await queue.close();
-    }
+    });
   }
   return counts;
 }

@@ -255,7 +255,22 @@ export { DEFAULT_PARENT_LIMITS, type ParentLimits } from "./parents/limits.js";
 export { parentTools } from "./parents/parent-tools.js";
 export { SPAWN_TOOL, SpawnAgentsArgs, spawnAgentsTool } from "./parents/spawn-agents.js";
 export type { SpawnedChild, SpawnItem, SpawnResult } from "./parents/spawn-children.js";
-export { type QueueBacklog, readQueueBacklog } from "./queue-backlog.js";
+export {
+  type JobCounts,
+  type QueueBacklog,
+  readEachShard,
+  readJobCounts,
+  readQueueBacklog,
+  sumJobCounts,
+} from "./queue-backlog.js";
+export {
+  DEFAULT_QUEUE_SHARDS,
+  MAX_QUEUE_SHARDS,
+  type QueueShard,
+  shardCountOf,
+  shardOfRun,
+  shardsOfQueue,
+} from "./queue-shards.js";
 export {
   COLLECT_LIMITS,
   COLLECT_TOOL,

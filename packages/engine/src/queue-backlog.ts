@@ -1,11 +1,13 @@
 /**
  * What a queue holds, for `doctor`, dashboards and tests: BullMQ's job counts
- * and, for the runs still to be taken (waiting, prioritized, paused, or
- * delayed — parked parents included), how many there are of each agent.
+ * over its shards (and of each shard) and, for the runs still to be taken
+ * (waiting, prioritized, paused, or delayed — parked parents included), how
+ * many there are of each agent.
  */
 import { Queue } from "bullmq";
 import type { RedisConnection } from "./connection.js";
 import type { EngineKeys } from "./engine-keys.js";
+import { type QueueShard, shardsOfQueue } from "./queue-shards.js";
 
 /** The most waiting jobs read to count them by agent. */
 const SAMPLED_JOBS = 1_000;
@@ -21,9 +23,11 @@ export interface QueueBacklog {
   failed: number;
   /**
    * The runs to be taken (waiting and delayed) by agent, from the first
-   * 1,000 of them: a queue holding more counts only those.
+   * 1,000 of each shard: a shard holding more counts only those.
    */
   byAgent: Record<string, number>;
+  /** The counts of each shard, in order (one for a queue of one shard). */
+  shards: JobCounts[];
 }
 
 /** A queue's job counts: waiting (prioritized and paused included), active, delayed, failed. */
@@ -47,24 +51,55 @@ export async function readJobCounts(queue: Queue): Promise<JobCounts> {
   };
 }
 
-/** Reads the backlog of queue `name` on `connection` (not closed). */
+/**
+ * Runs `read` on a BullMQ queue of each shard of queue `name`, opened on
+ * `connection` (not closed) and closed once read; resolves with the reads in shard order.
+ */
+export async function readEachShard<T>(
+  connection: RedisConnection,
+  keys: EngineKeys,
+  name: string,
+  read: (queue: Queue, shard: QueueShard) => Promise<T>,
+): Promise<T[]> {
+  return Promise.all(
+    shardsOfQueue(keys, name).map(async (shard) => {
+      const queue = new Queue(shard.name, { connection, prefix: shard.prefix });
+      try {
+        return await read(queue, shard);
+      } finally {
+        await queue.close();
+      }
+    }),
+  );
+}
+
+/** `counts` summed, state by state. */
+export function sumJobCounts(counts: readonly JobCounts[]): JobCounts {
+  const sum = (state: keyof JobCounts) => counts.reduce((total, count) => total + count[state], 0);
+  return {
+    waiting: sum("waiting"),
+    active: sum("active"),
+    delayed: sum("delayed"),
+    failed: sum("failed"),
+  };
+}
+
+/** Reads the backlog of queue `name` (every shard) on `connection` (not closed). */
 export async function readQueueBacklog(
   connection: RedisConnection,
   keys: EngineKeys,
   name: string,
 ): Promise<QueueBacklog> {
-  const queue = new Queue(name, { connection, prefix: keys.bullmqPrefix });
-  try {
+  const byAgent: Record<string, number> = {};
+  const shards = await readEachShard(connection, keys, name, async (queue) => {
     const counts = await readJobCounts(queue);
     const jobs = await queue.getJobs(
       ["waiting", "prioritized", "paused", "delayed"],
       0,
       SAMPLED_JOBS - 1,
     );
-    const byAgent: Record<string, number> = {};
     for (const job of jobs) if (job) byAgent[job.name] = (byAgent[job.name] ?? 0) + 1;
-    return { queue: name, ...counts, byAgent };
-  } finally {
-    await queue.close();
-  }
+    return counts;
+  });
+  return { queue: name, ...sumJobCounts(shards), byAgent, shards };
 }

@@ -1,7 +1,7 @@
 /**
  * Finding the BullMQ job of a run. A run's job is in the queue of one of the
- * worker sets that serve its agent (the registry lists them); its job id is
- * its runId. Cancel and the reaper remove the job of a run they settle while
+ * worker sets that serve its agent (the registry lists them), on the shard
+ * of that queue its runId falls in (`queue-shards.ts`); its job id is its runId. Cancel and the reaper remove the job of a run they settle while
  * no worker holds it, so that no worker picks it up afterwards; answering a
  * waitpoint promotes the delayed job of the run parked on it.
  */
@@ -22,8 +22,8 @@ export type UnheldJobRemoval = "removed" | "held" | "gone";
 export interface RunJobLookup {
   redis: RedisConnection;
   keys: EngineKeys;
-  /** The queue `name`, opened (or reused) by the caller. */
-  queue(name: string): Queue;
+  /** The BullMQ queue (shard) of queue `name` that holds run `runId`'s job, opened (or reused) by the caller. */
+  ofRun(name: string, runId: string): Queue;
 }
 
 /**
@@ -39,7 +39,7 @@ export async function removeUnheldJob(
 ): Promise<UnheldJobRemoval> {
   const registrations = await readAgentRegistrations(lookup.redis, lookup.keys, agent);
   for (const { queue: name } of registrations) {
-    const queue = lookup.queue(name);
+    const queue = lookup.ofRun(name, runId);
     const state = await queue.getJobState(runId);
     if (state === "unknown") continue;
     if (DONE_STATES.has(state)) return "gone";
@@ -63,7 +63,7 @@ export async function promoteParkedJob(
   const registrations = await readAgentRegistrations(lookup.redis, lookup.keys, agent);
   let promoted = false;
   for (const { queue: name } of registrations) {
-    const job = await lookup.queue(name).getJob(runId);
+    const job = await lookup.ofRun(name, runId).getJob(runId);
     if (job === undefined || (await job.getState()) !== "delayed") continue;
     try {
       await job.promote();

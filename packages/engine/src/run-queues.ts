@@ -1,7 +1,8 @@
 /**
  * The BullMQ queues a client sends runs to, opened on first use and shared by
- * every call of the client. Each queue lives under the engine's BullMQ prefix
- * (`<prefix>:{queue}`), its jobs named after their agent with `jobId = runId`.
+ * every call of the client. A queue of runs is one BullMQ queue per shard
+ * (`queue-shards.ts`): a run's job goes to its run's shard, named after its
+ * agent with `jobId = runId`.
  */
 import type { Logger } from "@errand/runtime";
 import { type JobsOptions, Queue } from "bullmq";
@@ -9,6 +10,7 @@ import { logBullErrors } from "./bull-errors.js";
 import type { RedisConnection } from "./connection.js";
 import type { EngineKeys } from "./engine-keys.js";
 import type { RunJobData } from "./job-data.js";
+import { type QueueShard, shardOfRun, shardsOfQueue } from "./queue-shards.js";
 
 /**
  * How long, and how many, completed jobs (runs that succeeded or were
@@ -47,11 +49,15 @@ export interface RunJob {
   priority?: number;
 }
 
-/** The queues of one client. */
+/** The queues of one client, by the name of a queue of runs (as the registry names it). */
 export interface RunQueues {
-  /** The queue named `name`, opened on first use. */
-  queue(name: string): Queue<RunJobData>;
-  /** Enqueues `jobs` on queue `name` in one `addBulk`. */
+  /** The BullMQ queue of `shard`, opened on first use. */
+  open(shard: QueueShard): Queue<RunJobData>;
+  /** The BullMQ queue of queue `name` that holds (or would hold) run `runId`'s job. */
+  ofRun(name: string, runId: string): Queue<RunJobData>;
+  /** The BullMQ queues of every shard of queue `name`. */
+  shardsOf(name: string): Queue<RunJobData>[];
+  /** Enqueues `jobs` on queue `name`: one `addBulk` per shard. */
   add(name: string, jobs: readonly RunJob[]): Promise<void>;
   /** Closes every queue opened (not the connection). */
   close(): Promise<void>;
@@ -62,7 +68,7 @@ export interface RunQueues {
  * with `jobId = runId` (so adding a run's job again adds nothing), its
  * priority when it has one, and `jobOptions`.
  */
-export async function addRunJobs(
+async function addRunJobs(
   queue: Queue<RunJobData>,
   jobs: readonly RunJob[],
   jobOptions: JobsOptions = DEFAULT_JOB_OPTIONS,
@@ -78,8 +84,8 @@ export async function addRunJobs(
 }
 
 /**
- * Queues on `connection` (shared by all of them) under `keys.bullmqPrefix`,
- * their errors logged through `logger`.
+ * Queues on `connection` (shared by all of them), their errors logged
+ * through `logger`.
  */
 export function createRunQueues(
   connection: RedisConnection,
@@ -88,18 +94,31 @@ export function createRunQueues(
   jobOptions: JobsOptions = DEFAULT_JOB_OPTIONS,
 ): RunQueues {
   const queues = new Map<string, Queue<RunJobData>>();
-  const queue = (name: string): Queue<RunJobData> => {
-    let opened = queues.get(name);
+  const open = (shard: QueueShard): Queue<RunJobData> => {
+    const key = `${shard.prefix}:${shard.name}`;
+    let opened = queues.get(key);
     if (!opened) {
-      opened = new Queue<RunJobData>(name, { connection, prefix: keys.bullmqPrefix });
-      logBullErrors(opened, logger, `queue ${name}`);
-      queues.set(name, opened);
+      opened = new Queue<RunJobData>(shard.name, { connection, prefix: shard.prefix });
+      logBullErrors(opened, logger, `queue ${shard.name}`);
+      queues.set(key, opened);
     }
     return opened;
   };
+  const ofRun = (name: string, runId: string) => open(shardOfRun(keys, name, runId));
   return {
-    queue,
-    add: (name, jobs) => addRunJobs(queue(name), jobs, jobOptions),
+    open,
+    ofRun,
+    shardsOf: (name) => shardsOfQueue(keys, name).map(open),
+    async add(name, jobs) {
+      const byShard = new Map<Queue<RunJobData>, RunJob[]>();
+      for (const job of jobs) {
+        const queue = ofRun(name, job.runId);
+        byShard.set(queue, [...(byShard.get(queue) ?? []), job]);
+      }
+      await Promise.all(
+        [...byShard].map(([queue, shardJobs]) => addRunJobs(queue, shardJobs, jobOptions)),
+      );
+    },
     async close() {
       await Promise.all([...queues.values()].map((opened) => opened.close()));
       queues.clear();

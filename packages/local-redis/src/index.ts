@@ -17,6 +17,10 @@
  * it throws an `ErrandError` (`redis_unavailable`) saying how to get one.
  * `server.source` tells which one you got.
  *
+ * `startRedisCluster` starts a real Redis Cluster of cluster-enabled
+ * `redis-server`s from PATH (3 masters by default, replicas optional), for
+ * `errand bench --cluster` and for tests.
+ *
  * A local server never outlives the process that started it: one it forgot
  * to stop is killed, and its directory removed, when the process exits; and
  * when the process is killed (SIGKILL, or a signal it does not handle) a
@@ -27,6 +31,7 @@
  *
  * @packageDocumentation
  */
+export type { MasterFailover } from "./cluster-topology.js";
 export { findFreePort } from "./free-port.js";
 export { findOnPath, type LaunchedRedis, launchLocalRedis } from "./launch-local.js";
 export {
@@ -37,5 +42,10 @@ export {
 } from "./redis-server.js";
 export { answersPing, type RedisAddress, sendRedisCommand } from "./resp.js";
 export { runCommand } from "./run-command.js";
+export {
+  type RedisClusterServer,
+  type StartRedisClusterOptions,
+  startRedisCluster,
+} from "./start-cluster.js";
 export { NO_REDIS_MESSAGE, startRedis } from "./start-redis.js";
 export { type WaitUntilOptions, waitUntil } from "./wait-until.js";

@@ -61,7 +61,7 @@ export {
 export { DEFAULT_FOLLOW_BLOCK_MS, type FollowLogOptions } from "./follow.js";
 export type { FollowLiveOptions } from "./follow-live.js";
 export type { HeadStatus, RunHead } from "./head.js";
-export type { IdempotencyKey } from "./idempotency.js";
+export { type IdempotencyKey, idempotencyShard } from "./idempotency.js";
 export { DEFAULT_KEY_PREFIX, type StoreKeys, shardTag, storeKeys } from "./keys.js";
 export {
   decodeLiveEntry,

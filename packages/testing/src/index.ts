@@ -123,11 +123,15 @@
  */
 
 export {
+  type MasterFailover,
   NO_REDIS_MESSAGE,
+  type RedisClusterServer,
   type RedisServer,
   type RedisSource,
+  type StartRedisClusterOptions,
   type StartRedisOptions,
   startRedis,
+  startRedisCluster,
   type WaitUntilOptions,
   waitUntil,
 } from "@errand/local-redis";
@@ -152,11 +156,5 @@ export type {
 } from "./fake-openai/wire-types.js";
 export { uniqueKeyPrefix } from "./key-prefix.js";
 export { type MockLlm, type MockLlmRule, startMockLlm } from "./mock-llm/start-mock-llm.js";
-export type { MasterFailover } from "./redis/cluster-topology.js";
-export {
-  type RedisClusterServer,
-  type StartRedisClusterOptions,
-  startRedisCluster,
-} from "./redis/start-cluster.js";
 export { startTlsRedis, type TlsRedisServer } from "./redis/tls-redis.js";
 export { SECRET_KEY_SAMPLES } from "./secret-keys.js";

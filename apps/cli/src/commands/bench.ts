@@ -13,7 +13,7 @@ import { tracingWanted } from "../tracing/start-tracing.js";
 /** `bench`. */
 export const benchCommand: CommandSpec = {
   usage:
-    "errand bench [--quick] [--tracing] [--no-metrics] [--durability <acknowledged|replicated>] [--budget] [--json]",
+    "errand bench [--quick] [--tracing] [--no-metrics] [--durability <acknowledged|replicated>] [--budget] [--json] | errand bench --cluster [--quick] [--json]",
   description: [
     "Measures, in one run on its own fresh redis-server (persistence off, flushed between",
     "phases; never the Redis of REDIS_URL): raw BullMQ no-op jobs and raw XREADGROUP+XACK",
@@ -31,12 +31,21 @@ export const benchCommand: CommandSpec = {
     "append wait for it (WAIT), to measure what replicated durability costs.",
     "--budget fires every run with a budget it never exhausts (each model request admitted",
     "and each response debited on Redis), to measure what budgets cost.",
+    "--cluster starts a real 3-master Redis Cluster (redis-server and redis-cli on PATH),",
+    "runs an even workload there with the worker's queue in 3 shards, then the same on one",
+    "Redis, and prints each master's share of commands and Redis CPU (target: within ±20 %",
+    "of a third) and both runs/s; --json prints { workload, cluster, single, clusterVsSingle }.",
   ].join("\n"),
   options: {
     quick: { type: "boolean", description: "smaller sizes: under a minute" },
     tracing: { type: "boolean", description: "record errand's spans with the OpenTelemetry SDK" },
     "no-metrics": { type: "boolean", description: "workers without Prometheus metrics" },
     budget: { type: "boolean", description: "fire every run with a budget (never exhausted)" },
+    cluster: {
+      type: "boolean",
+      description:
+        "spread over a 3-master Redis Cluster: each master's share, and runs/s beside one Redis",
+    },
     ...DURABILITY_OPTION,
     ...JSON_OPTION,
   },
@@ -46,6 +55,19 @@ export const benchCommand: CommandSpec = {
       throw usageError(
         "bench: --tracing records spans in memory: unset the OTEL_EXPORTER_OTLP_* endpoint",
       );
+    }
+    if (args.flag("cluster")) {
+      if (args.flag("tracing") || args.string("durability") !== undefined) {
+        throw usageError("bench: --cluster takes --quick and --json only");
+      }
+      const { formatClusterBench, runClusterBench } = await import("@errand/bench");
+      const report = await runClusterBench({
+        quick: args.flag("quick"),
+        onProgress: (line) => io.stderr.write(`${line}\n`),
+      });
+      if (args.flag("json")) writeJson(io, report);
+      else io.stdout.write(formatClusterBench(report));
+      return EXIT.ok;
     }
     const { formatBenchTable, runBench } = await import("@errand/bench");
     const result = await runBench({

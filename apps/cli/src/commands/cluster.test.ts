@@ -1,6 +1,7 @@
 /**
  * The built CLI on a real 3-master Redis Cluster, named by a
- * `redis+cluster://` URL: worker, collector, fire, runs, dashboard and doctor work on it;
+ * `redis+cluster://` URL: worker (its queue in one shard per master), collector, fire,
+ * runs, dashboard and doctor work on it;
  * and a parent spawning its children while a master restarts never succeeds
  * without them. One cluster for the file (slow to start); the restart comes
  * last.
@@ -10,10 +11,12 @@ import { createErrand, type Errand, openRedisUrl } from "@errand/engine";
 import { type RedisClusterServer, startRedisCluster, uniqueKeyPrefix } from "@errand/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recordingInput, SCRIPTED_CITY } from "../test-support/city.js";
-import { spawnErrand, startErrandProcesses } from "../test-support/processes.js";
+import { fixtureQueue, spawnErrand, startErrandProcesses } from "../test-support/processes.js";
 import { runErrand } from "../test-support/run-errand.js";
 
 const SCRIPTED_PARENT = "scripted-parent";
+/** One queue shard per master. */
+const QUEUE_SHARDS = 3;
 const prefix = uniqueKeyPrefix("cli-cluster");
 let cluster: RedisClusterServer;
 let url: string;
@@ -41,7 +44,7 @@ function city(name: string, population: number) {
 beforeAll(async () => {
   cluster = await startRedisCluster({ masters: 3, appendonly: true });
   url = `redis+cluster://${cluster.nodes.map(({ host, port }) => `${host}:${port}`).join(",")}`;
-  processes = await startErrandProcesses(url, prefix);
+  processes = await startErrandProcesses(url, prefix, ["--queue-shards", String(QUEUE_SHARDS)]);
 }, 120_000);
 
 afterAll(async () => {
@@ -108,6 +111,10 @@ describe("the CLI on a Redis Cluster named redis+cluster://", () => {
     expect(doctor.code).toBe(0);
     const names = report.checks.map((check) => check.name);
     expect(names).toContain("cluster state");
+    const coLocation = report.checks.find((check) => check.name === "cluster hash-tag co-location");
+    expect(coLocation?.detail).toContain(
+      `queue ${fixtureQueue(prefix, QUEUE_SHARDS)}: 3 shards over 3 masters`,
+    );
     for (const { host, port } of cluster.nodes) {
       for (const name of ["redis version", "maxmemory-policy", "memory", "writes", "persistence"]) {
         expect(names).toContain(`${name} (${host}:${port})`);

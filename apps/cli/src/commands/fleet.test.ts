@@ -83,6 +83,7 @@ describe("two workers with different agents on one Redis and prefix", () => {
           delayed: 0,
           failed: 0,
           byAgent: {},
+          shards: [{ waiting: 0, active: 0, delayed: 0, failed: 0 }],
         });
       }
     } finally {

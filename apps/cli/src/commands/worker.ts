@@ -10,13 +10,17 @@ import { EXIT } from "../exit-codes.js";
 import { HEALTH_PORT_OPTION, startHealthServer } from "../health-server.js";
 import { nextStopSignal } from "../lifecycle.js";
 import { METRICS_PORT_OPTION, startMetricsServer } from "../metrics-server.js";
+import { QUEUE_SHARDS_OPTIONS, queueShardsOption } from "../queue-shards.js";
 import { connectRedis, keyPrefix, requireRedisUrl } from "../redis.js";
 import { traceContentOption } from "../tracing/trace-content.js";
+
+/** How many runs a CLI worker runs at once when not told. */
+const DEFAULT_CONCURRENCY = 4;
 
 /** `worker`. */
 export const workerCommand: CommandSpec = {
   usage:
-    "errand worker --agents <module> [--concurrency N] [--grace <seconds>] [--health-port N] [--metrics-port N] [--durability <acknowledged|replicated>]",
+    "errand worker --agents <module> [--concurrency N] [--grace <seconds>] [--health-port N] [--metrics-port N] [--durability <acknowledged|replicated>] [--queue-shards N [--take-queue-shards i,j,…]]",
   description: [
     "Runs the agents exported by <module> (what defineAgent returns, or arrays of them),",
     "taking their runs from the queue of that set of agents (<prefix>.<agent names>),",
@@ -32,10 +36,18 @@ export const workerCommand: CommandSpec = {
     "takes runs and Redis answers PING (503 before, while Redis is away, and once stopping).",
     "With --metrics-port, GET /metrics answers its Prometheus metrics (a port of its own);",
     "without it the worker keeps no metrics at all (nothing counted as runs go).",
+    "With --queue-shards N the queue is N BullMQ queues (<queue>~N.0 …), spread over the",
+    "masters of a Redis Cluster; the worker takes from each (one blocking connection and at",
+    "least one of its --concurrency slots each). Producers follow the registry.",
   ].join("\n"),
   options: {
     agents: { type: "string", value: "<module>", description: "the module exporting the agents" },
-    concurrency: { type: "string", value: "<N>", description: "runs at once (default 4)" },
+    concurrency: {
+      type: "string",
+      value: "<N>",
+      description:
+        "runs at once, at least one per queue shard taken (default 4, or one per shard when more)",
+    },
     grace: {
       type: "string",
       value: "<seconds>",
@@ -44,10 +56,17 @@ export const workerCommand: CommandSpec = {
     ...HEALTH_PORT_OPTION,
     ...METRICS_PORT_OPTION,
     ...DURABILITY_OPTION,
+    ...QUEUE_SHARDS_OPTIONS,
     ...CONNECTION_OPTIONS,
   },
   async run(args, io) {
-    const concurrency = args.integer("concurrency", { min: 1, max: 1000 }, 4);
+    const shards = queueShardsOption(args, io);
+    const taken = shards.takeQueueShards?.length ?? shards.queueShards ?? 1;
+    const concurrency = args.integer(
+      "concurrency",
+      { min: 1, max: 1000 },
+      Math.max(DEFAULT_CONCURRENCY, taken),
+    );
     const graceSeconds = args.integer("grace", { min: 0, max: 3600 }, 30);
     const prefix = keyPrefix(args);
     const linked = dashboardUrlOption(io);
@@ -66,6 +85,7 @@ export const workerCommand: CommandSpec = {
       agents,
       prefix,
       concurrency,
+      ...shards,
       prometheus,
       ...linked,
       ...durabilityOption(args, io),

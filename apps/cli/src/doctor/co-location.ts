@@ -5,7 +5,7 @@
  * which slot each key maps to, and how many masters the shards spread over.
  */
 import { newRunId, RUN_ID_RANDOM_BYTES } from "@errand/core";
-import { type EngineKeys, queueOfAgents } from "@errand/engine";
+import { type EngineKeys, queueOfAgents, shardsOfQueue } from "@errand/engine";
 import { DEFAULT_SHARDS } from "@errand/store";
 import type { Redis } from "ioredis";
 import { type DoctorCheck, passed, problem } from "./check.js";
@@ -52,11 +52,12 @@ function shardGroup(keys: EngineKeys, shard: number): KeyGroup {
   };
 }
 
-function queueGroup(keys: EngineKeys, queue: string): KeyGroup {
-  return {
-    name: `queue ${queue}`,
-    keys: QUEUE_KEY_SUFFIXES.map((suffix) => `${keys.bullmqPrefix}:${queue}:${suffix}`),
-  };
+/** The keys of each shard of `queue`: each shard's must share one slot. */
+function queueGroups(keys: EngineKeys, queue: string): KeyGroup[] {
+  return shardsOfQueue(keys, queue).map((shard) => ({
+    name: `queue ${shard.name}`,
+    keys: QUEUE_KEY_SUFFIXES.map((suffix) => `${shard.prefix}:${shard.name}:${suffix}`),
+  }));
 }
 
 /**
@@ -67,7 +68,7 @@ export function keyGroups(keys: EngineKeys, queues: readonly string[]): KeyGroup
   const shards = Array.from({ length: DEFAULT_SHARDS }, (_, shard) => shardGroup(keys, shard));
   const named = queues.length > 0 ? queues : [queueOfAgents(keys.prefix, ["agent"])];
   const queueNames = [...new Set(named)].sort();
-  return [...shards, ...queueNames.map((queue) => queueGroup(keys, queue))];
+  return [...shards, ...queueNames.flatMap((queue) => queueGroups(keys, queue))];
 }
 
 /** The slots the server maps each group's keys to, by group name. */
@@ -95,6 +96,26 @@ async function mastersServing(redis: Redis, slots: Iterable<number>): Promise<nu
     if (master) masters.add(`${master[0]}:${master[1]}`);
   }
   return masters.size;
+}
+
+/** Over how many masters each queue's shards sit, as a clause: `queue a~3: 3 shards over 3 masters`. */
+async function queueSpread(
+  redis: Redis,
+  keys: EngineKeys,
+  queues: readonly string[],
+  slots: Map<string, Set<number>>,
+): Promise<string> {
+  if (queues.length === 0) return "no queue registered yet";
+  const clauses: string[] = [];
+  for (const queue of [...new Set(queues)].sort()) {
+    const shards = shardsOfQueue(keys, queue);
+    const shardSlots = shards.flatMap((shard) => [...(slots.get(`queue ${shard.name}`) ?? [])]);
+    const masters = await mastersServing(redis, shardSlots);
+    clauses.push(
+      `queue ${queue}: ${shards.length} shard${shards.length === 1 ? "" : "s"} over ${masters} master${masters === 1 ? "" : "s"}`,
+    );
+  }
+  return clauses.join(", ");
 }
 
 /** Every run's keys share its shard's slot, and each queue's keys share one slot. */
@@ -133,6 +154,6 @@ export async function checkCoLocation(
   const masters = await mastersServing(redis, shardSlots);
   return passed(
     CHECK_NAME,
-    `cluster: the keys of each shard and queue share one slot; ${DEFAULT_SHARDS} shards over ${masters} master(s)`,
+    `cluster: the keys of each shard and queue share one slot; ${DEFAULT_SHARDS} shards over ${masters} master(s); ${await queueSpread(redis, keys, queues, slots)}`,
   );
 }

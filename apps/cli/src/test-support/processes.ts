@@ -12,9 +12,9 @@ import { ERRAND_BIN } from "./run-errand.js";
 /** The agents module the test workers run. */
 export const FIXTURE_AGENTS = fileURLToPath(new URL("./fixture-agents.mjs", import.meta.url));
 
-/** The queue of the workers that run {@link FIXTURE_AGENTS} under `prefix`. */
-export function fixtureQueue(prefix: string): string {
-  return queueOfAgents(prefix, ["scripted-city", "scripted-parent"]);
+/** The queue of the workers that run {@link FIXTURE_AGENTS} under `prefix` (in `queueShards` shards). */
+export function fixtureQueue(prefix: string, queueShards = 1): string {
+  return queueOfAgents(prefix, ["scripted-city", "scripted-parent"], queueShards);
 }
 
 /** How a spawned process ended: its exit code, or the signal that killed it. */
@@ -92,11 +92,12 @@ export async function spawnErrand(
 export async function startErrandProcesses(
   redisUrl: string,
   prefix: string,
+  workerArgs: readonly string[] = [],
 ): Promise<{ worker: ErrandProcess; collector: ErrandProcess; stop(): Promise<void> }> {
   const env = { REDIS_URL: redisUrl };
   const collector = await spawnErrand(["collector", "--prefix", prefix], env, "collector ready");
   const worker = await spawnErrand(
-    ["worker", "--agents", FIXTURE_AGENTS, "--prefix", prefix],
+    ["worker", "--agents", FIXTURE_AGENTS, "--prefix", prefix, ...workerArgs],
     env,
     "worker ready",
   );

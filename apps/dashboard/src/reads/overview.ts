@@ -23,8 +23,11 @@ import {
   type QueueRegistration,
   readAgentVersions,
   readCollectorMetrics,
+  readJobCounts,
   readQueueRegistrations,
   readWorkerHeartbeats,
+  shardsOfQueue,
+  sumJobCounts,
   type WorkerHeartbeat,
 } from "@errand/engine";
 import { Queue } from "bullmq";
@@ -47,6 +50,8 @@ export interface QueueOverview {
   live: boolean;
   /** When a worker of it last beat; absent for a queue the registry does not know. */
   lastSeenAt?: string;
+  /** How many BullMQ queues (shards) it is spread over: its counts are their sums. */
+  shards: number;
   /** BullMQ's counts: jobs waiting (or prioritized, or paused), running, and delayed (parked runs). */
   waiting: number;
   active: number;
@@ -138,18 +143,21 @@ export function createOverviewReader(context: DashboardContext): OverviewReader 
   const settled = createSettledRuns(context);
   let collectorMetrics: { at: number; value: Promise<CollectorMetrics> } | undefined;
 
-  function queue(name: string): Queue {
-    let opened = queues.get(name);
-    if (!opened) {
-      queueConnection ??= openConnection(options.connection, {
-        logger: options.logger,
-        name: "dashboard queues",
-      });
-      opened = new Queue(name, { connection: queueConnection, prefix: keys.bullmqPrefix });
-      logBullErrors(opened, options.logger, `queue ${name}`);
-      queues.set(name, opened);
-    }
-    return opened;
+  function shardQueues(name: string): Queue[] {
+    return shardsOfQueue(keys, name).map((shard) => {
+      const key = `${shard.prefix}:${shard.name}`;
+      let opened = queues.get(key);
+      if (!opened) {
+        queueConnection ??= openConnection(options.connection, {
+          logger: options.logger,
+          name: "dashboard queues",
+        });
+        opened = new Queue(shard.name, { connection: queueConnection, prefix: shard.prefix });
+        logBullErrors(opened, options.logger, `queue ${shard.name}`);
+        queues.set(key, opened);
+      }
+      return opened;
+    });
   }
 
   function collectorMetricsAt(nowMs: number): Promise<CollectorMetrics> {
@@ -169,21 +177,17 @@ export function createOverviewReader(context: DashboardContext): OverviewReader 
     settledCounts: Record<SettledStatus, number> | undefined,
     now: Date,
   ): Promise<QueueOverview> {
-    const counts = await queue(name).getJobCounts(
-      "waiting",
-      "prioritized",
-      "paused",
-      "active",
-      "delayed",
-    );
+    const shards = shardQueues(name);
+    const counts = sumJobCounts(await Promise.all(shards.map(readJobCounts)));
     return {
       name,
       agents: record?.agents ?? [],
       live: record !== undefined && isLive(record, now),
       ...(record === undefined ? {} : { lastSeenAt: record.lastSeenAt }),
-      waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts.paused ?? 0),
-      active: counts.active ?? 0,
-      delayed: counts.delayed ?? 0,
+      shards: shards.length,
+      waiting: counts.waiting,
+      active: counts.active,
+      delayed: counts.delayed,
       succeeded: settledCounts?.succeeded ?? 0,
       failed: settledCounts?.failed ?? 0,
       cancelled: settledCounts?.cancelled ?? 0,

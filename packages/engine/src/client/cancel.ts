@@ -68,7 +68,7 @@ async function settleUnlessHeld(
   runId: string,
   agent: string,
 ): Promise<HeadStatus | undefined> {
-  const lookup = { redis: context.redis, keys: context.keys, queue: context.queues.queue };
+  const lookup = { redis: context.redis, keys: context.keys, ofRun: context.queues.ofRun };
   if ((await removeUnheldJob(lookup, runId, agent)) === "held") return undefined;
   return (await settleCancelled(context.store, runId, context.now)).status as HeadStatus;
 }

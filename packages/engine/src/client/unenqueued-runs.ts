@@ -96,7 +96,7 @@ async function resolveRun(
   cause: unknown,
 ): Promise<FireOutcome> {
   const { runId } = run;
-  if ((await context.queues.queue(queue).getJobState(runId)) !== "unknown") {
+  if ((await context.queues.ofRun(queue, runId).getJobState(runId)) !== "unknown") {
     return { ok: true, runId };
   }
   if (await withdraw(context, run)) {

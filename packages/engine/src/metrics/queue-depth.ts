@@ -1,6 +1,6 @@
 /**
  * `errand_queue_jobs{queue,state}`: how many jobs each queue in the registry
- * holds, by state: `waiting` (waiting, prioritized or paused), `active`,
+ * holds over all its shards, by state: `waiting` (waiting, prioritized or paused), `active`,
  * `parked` (a parked run's job, delayed until its next re-check) and
  * `delayed` (the other delayed jobs: retries after a backoff). A delayed job
  * is parked when its `errandParkedUntil` field is its delayed time
@@ -8,10 +8,10 @@
  * {@link PARKED_SAMPLE} delayed jobs of a queue are looked at, so a queue
  * holding more counts the rest as delayed.
  */
-import { Queue } from "bullmq";
+import type { Queue } from "bullmq";
 import type { RedisConnection } from "../connection.js";
 import type { EngineKeys } from "../engine-keys.js";
-import { readJobCounts } from "../queue-backlog.js";
+import { readEachShard, readJobCounts } from "../queue-backlog.js";
 import { readQueueRegistrations } from "../registry.js";
 import { PARKED_UNTIL_FIELD } from "../worker/park.js";
 import type { PrometheusMetrics } from "./prometheus-metrics.js";
@@ -41,14 +41,13 @@ async function countParked(redis: RedisConnection, queue: Queue): Promise<number
   ).length;
 }
 
-/** Reads queue `name`'s depth on `redis`. */
+/** Reads queue `name`'s depth on `redis`: the sum over its shards. */
 export async function readQueueDepth(
   redis: RedisConnection,
   keys: EngineKeys,
   name: string,
 ): Promise<QueueDepth> {
-  const queue = new Queue(name, { connection: redis, prefix: keys.bullmqPrefix });
-  try {
+  const shards = await readEachShard(redis, keys, name, async (queue) => {
     const [counts, parked] = await Promise.all([readJobCounts(queue), countParked(redis, queue)]);
     return {
       waiting: counts.waiting,
@@ -56,9 +55,14 @@ export async function readQueueDepth(
       parked,
       delayed: Math.max(0, counts.delayed - parked),
     };
-  } finally {
-    await queue.close();
-  }
+  });
+  const sum = (state: keyof QueueDepth) => shards.reduce((total, depth) => total + depth[state], 0);
+  return {
+    waiting: sum("waiting"),
+    active: sum("active"),
+    parked: sum("parked"),
+    delayed: sum("delayed"),
+  };
 }
 
 /**

@@ -24,7 +24,7 @@ export async function removeWaitingJob(context: ReaperContext, runId: string): P
   const head = await context.store.readHead(runId);
   if (head === undefined) return;
   const { redis, keys, queues } = context;
-  await removeUnheldJob({ redis, keys, queue: queues.queue }, runId, head.agent);
+  await removeUnheldJob({ redis, keys, ofRun: queues.ofRun }, runId, head.agent);
 }
 
 /** What reaping one run did. */

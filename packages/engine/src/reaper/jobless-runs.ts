@@ -14,7 +14,6 @@
  */
 import { runIdOfIndexMember, runIndexMember } from "@errand/store";
 import { chooseRegistration, readAgentRegistrations } from "../registry.js";
-import { addRunJobs } from "../run-queues.js";
 import type { ReaperContext } from "./context.js";
 
 /** Where each shard's look at its active runs has got to: the last index member looked at. */
@@ -23,7 +22,7 @@ export type JoblessCursors = Map<number, string>;
 /** Whether a queue of `agent` holds a job of run `runId` (in any state). */
 async function hasJob(context: ReaperContext, queues: readonly string[], runId: string) {
   for (const name of queues) {
-    if ((await context.queues.queue(name).getJobState(runId)) !== "unknown") return true;
+    if ((await context.queues.ofRun(name, runId).getJobState(runId)) !== "unknown") return true;
   }
   return false;
 }
@@ -38,7 +37,7 @@ async function enqueueIfJobless(context: ReaperContext, runId: string): Promise<
   const registration = chooseRegistration(registrations, context.now());
   if (registration === undefined) return false;
   const { agent, priority } = head;
-  await addRunJobs(context.queues.queue(registration.queue), [
+  await context.queues.add(registration.queue, [
     { runId, agent, ...(priority === undefined ? {} : { priority }) },
   ]);
   context.logger.warn(

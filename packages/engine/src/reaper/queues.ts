@@ -1,27 +1,22 @@
 /**
- * The BullMQ queues a reaper looks at: the ones it was told, or else every
- * queue in the registry, opened on first use under the engine's BullMQ prefix.
+ * The queues a reaper looks at: the ones it was told, or else every queue in
+ * the registry, each shard opened on first use (`queue-shards.ts`).
  */
 import type { Logger } from "@errand/runtime";
-import { Queue } from "bullmq";
-import { logBullErrors } from "../bull-errors.js";
 import type { RedisConnection } from "../connection.js";
 import type { EngineKeys } from "../engine-keys.js";
 import { readQueueRegistrations } from "../registry.js";
+import { createRunQueues, type RunQueues } from "../run-queues.js";
 
 /** The queues of one reaper. */
-export interface ReaperQueues {
+export interface ReaperQueues extends RunQueues {
   /** The names of the queues to look at now. */
   names(): Promise<string[]>;
-  /** The queue `name`, opened on first use. */
-  queue(name: string): Queue;
-  /** Closes the queues (not the connection). */
-  close(): Promise<void>;
 }
 
 /**
- * Queues on `connection` under `keys.bullmqPrefix`, their errors logged
- * through `logger`; `fixed` names them once and for all.
+ * Queues on `connection`, their errors logged through `logger`; `fixed`
+ * names them once and for all.
  */
 export function createReaperQueues(
   connection: RedisConnection,
@@ -29,24 +24,11 @@ export function createReaperQueues(
   logger: Logger,
   fixed?: readonly string[],
 ): ReaperQueues {
-  const opened = new Map<string, Queue>();
   return {
+    ...createRunQueues(connection, keys, logger),
     async names() {
       if (fixed !== undefined) return [...fixed];
       return (await readQueueRegistrations(connection, keys)).map(({ queue }) => queue);
-    },
-    queue(name) {
-      let queue = opened.get(name);
-      if (!queue) {
-        queue = new Queue(name, { connection, prefix: keys.bullmqPrefix });
-        logBullErrors(queue, logger, `queue ${name}`);
-        opened.set(name, queue);
-      }
-      return queue;
-    },
-    async close() {
-      await Promise.all([...opened.values()].map((queue) => queue.close()));
-      opened.clear();
     },
   };
 }

@@ -7,7 +7,7 @@
  * the job's `failedReason` otherwise.
  */
 import { isRunId, type RunError } from "@errand/core";
-import type { Job } from "bullmq";
+import type { Job, Queue } from "bullmq";
 import { appendFailure } from "./append-failure.js";
 import type { ReaperContext } from "./context.js";
 
@@ -82,15 +82,29 @@ async function reapFailedJob(context: ReaperContext, job: Job): Promise<JobOutco
 }
 
 /**
- * Settles the runs of the jobs in queue `name`'s failed set that finished at
- * or after `sinceMs` (all of them when undefined), newest first.
+ * Settles the runs of the jobs in the failed sets of queue `name`'s shards
+ * that finished at or after `sinceMs` (all of them when undefined), newest first.
  */
 export async function reapFailedJobs(
   context: ReaperContext,
   name: string,
   sinceMs: number | undefined,
 ): Promise<FailedJobsReport> {
-  const queue = context.queues.queue(name);
+  const reports = await Promise.all(
+    context.queues.shardsOf(name).map((queue) => reapFailedJobsOf(context, queue, sinceMs)),
+  );
+  return {
+    settled: reports.reduce((sum, report) => sum + report.settled, 0),
+    errors: reports.reduce((sum, report) => sum + report.errors, 0),
+  };
+}
+
+/** {@link reapFailedJobs} of one BullMQ queue. */
+async function reapFailedJobsOf(
+  context: ReaperContext,
+  queue: Queue,
+  sinceMs: number | undefined,
+): Promise<FailedJobsReport> {
   const report: FailedJobsReport = { settled: 0, errors: 0 };
   for (let start = 0; ; start += context.batchSize) {
     const jobs = (await queue.getFailed(start, start + context.batchSize - 1)).filter(

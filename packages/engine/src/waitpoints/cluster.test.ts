@@ -3,32 +3,19 @@
  * `ask`, are listed from each shard's index, and are answered by token alone
  * (the token names the run, so its slot): each resumes and finishes.
  */
-import { foldRun, isTerminalEventType, type RunEvent, settleRun } from "@errand/core";
+import { foldRun, settleRun } from "@errand/core";
 import { askTool, defineAgent, scriptedModel } from "@errand/runtime";
 import { uniqueKeyPrefix } from "@errand/testing";
 import { describe, expect, it } from "vitest";
-import { createErrand, type Errand } from "../client/client.js";
+import { createErrand } from "../client/client.js";
 import { useRedisCluster } from "../test-support/cluster-fixture.js";
+import { eventsUntil } from "../test-support/events-until.js";
 import { createWorker } from "../worker/create-worker.js";
 
 const SHARDS = 8;
 const RUNS = 4;
 
 const fx = useRedisCluster();
-
-/** The run's events, followed until one matches `until` (default: its terminal event). */
-async function eventsUntil(
-  errand: Errand,
-  runId: string,
-  until: (event: RunEvent) => boolean = (event) => isTerminalEventType(event.type),
-): Promise<RunEvent[]> {
-  const events: RunEvent[] = [];
-  for await (const event of errand.events(runId, { follow: true })) {
-    events.push(event);
-    if (until(event)) return events;
-  }
-  throw new Error(`run ${runId} ended first`);
-}
 
 describe("waitpoints on a 3-node Redis Cluster", () => {
   it("list and answer runs of every shard by their tokens", async () => {

@@ -128,7 +128,7 @@ export async function completeWaitpoint(
       throw error;
     }
     await removeWaiting(context, token);
-    const lookup = { redis: context.redis, keys: context.keys, queue: context.queues.queue };
+    const lookup = { redis: context.redis, keys: context.keys, ofRun: context.queues.ofRun };
     await promoteParkedJob(lookup, runId, state.queued.agent);
     context.logger.info({ runId, waitpoint: token }, "waitpoint answered");
     return { token, runId, answeredAt };

@@ -6,7 +6,9 @@
  * such a run moves its job into its own queue instead: waiting, prioritized,
  * paused and delayed (parked) jobs, and active ones whose lock lapsed (their
  * worker died mid-run). A job is added to the adopter's queue under the same
- * id, then removed from the orphaned one. Two workers adopting the same job
+ * id (on the adopter's shard of its run), then removed from the orphaned one,
+ * whose every shard is looked at: a queue left by workers of another shard
+ * count drains into the new one this way. Two workers adopting the same job
  * is harmless: the run's fenced log lets one attempt write and the other stops.
  */
 
@@ -14,6 +16,7 @@ import type { Job, JobsOptions, JobType, Queue } from "bullmq";
 import type { RunJobData } from "../job-data.js";
 import { isLive, readQueueRegistrations } from "../registry.js";
 import type { EngineResources } from "../resources.js";
+import type { RunQueues } from "../run-queues.js";
 
 /** The job states from which a job is adopted as it is. */
 const UNHELD_STATES: JobType[] = ["waiting", "prioritized", "paused", "delayed"];
@@ -23,12 +26,12 @@ const ADOPTION_BATCH = 200;
 
 /** What adopting needs from the worker: its resources, and its queue and agents. */
 export interface AdoptionContext extends EngineResources {
-  /** The adopter's own queue. */
-  queue: Queue<RunJobData>;
+  /** The name of the adopter's own queue. */
+  queue: string;
+  /** Opens (or reuses) the shards of queues. */
+  queues: RunQueues;
   /** The agents the adopter runs. */
   agents: ReadonlySet<string>;
-  /** Opens (or reuses) the queue `name`. */
-  openQueue(name: string): Queue;
   jobOptions: JobsOptions;
 }
 
@@ -41,7 +44,7 @@ async function lockLapsed(context: AdoptionContext, queue: Queue, job: Job): Pro
 async function adoptJob(context: AdoptionContext, from: Queue, job: Job): Promise<boolean> {
   if (job.id === undefined) return false;
   const { priority } = job.opts;
-  await context.queue.add(job.name, job.data as RunJobData, {
+  await context.queues.ofRun(context.queue, job.id).add(job.name, job.data as RunJobData, {
     ...context.jobOptions,
     jobId: job.id,
     ...(priority === undefined || priority === 0 ? {} : { priority }),
@@ -51,7 +54,13 @@ async function adoptJob(context: AdoptionContext, from: Queue, job: Job): Promis
 
 /** Adopts the runs of `agents` waiting in (or lost by) the orphaned queue `name`; resolves with how many. */
 async function adoptFrom(context: AdoptionContext, name: string): Promise<number> {
-  const from = context.openQueue(name);
+  let adopted = 0;
+  for (const from of context.queues.shardsOf(name)) adopted += await adoptFromShard(context, from);
+  return adopted;
+}
+
+/** {@link adoptFrom} for one shard `from` of the orphaned queue. */
+async function adoptFromShard(context: AdoptionContext, from: Queue): Promise<number> {
   const ours = (job: Job | undefined): job is Job =>
     job !== undefined && context.agents.has(job.name);
   const unheld = ((await from.getJobs(UNHELD_STATES, 0, ADOPTION_BATCH - 1)) as Job[]).filter(ours);
@@ -72,7 +81,7 @@ async function adoptOrphans(context: AdoptionContext): Promise<number> {
   const now = context.now();
   const orphaned = (await readQueueRegistrations(context.redis, context.keys)).filter(
     (record) =>
-      record.queue !== context.queue.name &&
+      record.queue !== context.queue &&
       !isLive(record, now) &&
       record.agents.some((agent) => context.agents.has(agent)),
   );

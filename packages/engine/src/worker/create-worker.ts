@@ -29,6 +29,7 @@ import { createRunMetrics } from "../metrics/run-metrics.js";
 import { addWorkerSlotGauges } from "../metrics/worker-slots.js";
 import { type ParentLimits, resolveParentLimits } from "../parents/limits.js";
 import { openParentServices, PARENT_SERVICES } from "../parents/parent-services.js";
+import { DEFAULT_QUEUE_SHARDS, type QueueShard, requireQueueShards } from "../queue-shards.js";
 import { createReadsContext } from "../reads/context.js";
 import { type EngineOptions, openResources } from "../resources.js";
 import { createRunQueues, DEFAULT_JOB_OPTIONS } from "../run-queues.js";
@@ -46,6 +47,7 @@ import { patientStore } from "./patient-store.js";
 import { type ProcessOutcome, processRun, type RunProcessorContext } from "./process-run.js";
 import { redisLiveChannel } from "./redis-live.js";
 import { RunWorker } from "./run-worker.js";
+import { takeShards } from "./shard-slots.js";
 
 /** How long `close` lets active runs finish when not told: 30 s. */
 export const DEFAULT_CLOSE_GRACE_MS = 30_000;
@@ -57,8 +59,26 @@ export interface WorkerOptions extends EngineOptions {
    * same agents share one, so a run only ever reaches a worker that runs its agent.
    */
   agents: readonly Agent[];
-  /** How many runs it works on at once. Default 1. */
+  /**
+   * How many runs it works on at once, split over the queue shards it takes
+   * from: at least one per shard. Default 1, or one per shard taken when
+   * that is more.
+   */
   concurrency?: number;
+  /**
+   * How many shards its queue has (docs/architecture.md §6, "Queue shards"):
+   * 1 … `MAX_QUEUE_SHARDS`, default `DEFAULT_QUEUE_SHARDS` (1). On a Redis
+   * Cluster, as many as it has masters (or a multiple) spreads the queue over
+   * them. Workers of the same agents with different counts have different
+   * queues; producers follow the registry, so they need not be told.
+   */
+  queueShards?: number;
+  /**
+   * Which of its queue's shards it takes jobs from (0 … `queueShards` − 1):
+   * one blocking connection each. Default all of them. Every shard must be
+   * taken by some worker, or its runs wait.
+   */
+  takeQueueShards?: readonly number[];
   /**
    * How long a job's lock lasts without renewal, in ms (BullMQ
    * `lockDuration`); it is renewed every quarter of it. A killed worker's
@@ -175,6 +195,8 @@ export interface ErrandWorker {
   readonly keys: EngineKeys;
   /** The queue it takes jobs from: the one of its set of agents (see `queueOfAgents`). */
   readonly queue: string;
+  /** The shards of its queue it takes jobs from: one BullMQ worker (and blocking connection) each. */
+  readonly queueShards: readonly QueueShard[];
   /** Its Prometheus metrics: serve `prometheus.text()` at `/metrics`; `undefined` with `prometheus: false`. */
   readonly prometheus: PrometheusMetrics | undefined;
   /**
@@ -204,11 +226,16 @@ function defaultWorkerId(): string {
  * ```
  */
 export async function createWorker(options: WorkerOptions): Promise<ErrandWorker> {
-  const concurrency = options.concurrency ?? 1;
   const workerId = options.workerId ?? defaultWorkerId();
   const parentLimits = resolveParentLimits(options.parentLimits);
   const agents = resolveAgentModels(options.agents, options.models);
-  const queue = queueOfAgents(engineKeys(options.prefix).prefix, [...agents.keys()]);
+  const queue = queueOfAgents(
+    engineKeys(options.prefix).prefix,
+    [...agents.keys()],
+    requireQueueShards(options.queueShards ?? DEFAULT_QUEUE_SHARDS),
+  );
+  const taken = takeShards(engineKeys(options.prefix), queue, options);
+  const concurrency = taken.reduce((sum, { slots }) => sum + slots, 0);
   const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
   const links = runLinks(options.dashboardUrl);
   const prometheus =
@@ -284,7 +311,11 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     recheckMs: options.parkRecheckMs ?? DEFAULT_PARK_RECHECK_MS,
   });
   let activeJobs = 0;
-  const processJob = async (job: Job<RunJobData>, token?: string): Promise<ProcessOutcome> => {
+  const processJob = async (
+    worker: RunWorker,
+    job: Job<RunJobData>,
+    token?: string,
+  ): Promise<ProcessOutcome> => {
     let runId: string;
     try {
       runId = parseRunJobData(job.id, job.data).runId;
@@ -312,51 +343,66 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     }
   };
 
+  // Shared by the shards' BullMQ workers for their commands; each blocks on a connection of its own.
   const bullConnection = openConnection(options.connection, { logger, name: "worker jobs" });
-  const worker = new RunWorker(
-    queue,
-    processJob,
-    {
-      connection: bullConnection,
-      prefix: keys.bullmqPrefix,
-      concurrency,
-      name: workerId,
-      ...jobLocks,
-    },
-    redis,
-    logger,
-  );
+  const workers = taken.map(({ shard, slots }) => {
+    const worker: RunWorker = new RunWorker(
+      shard.name,
+      (job, token) => processJob(worker, job, token),
+      {
+        connection: bullConnection,
+        prefix: shard.prefix,
+        concurrency: slots,
+        name: workerId,
+        ...jobLocks,
+      },
+      redis,
+      logger,
+    );
+    logBullErrors(worker, logger, `worker of ${shard.name}`);
+    worker.on("failed", (job, error) => {
+      if (error instanceof RunFailedError) {
+        logger.info({ runId: job?.id, code: error.runError.code }, "run failed: its job is failed");
+      } else {
+        logger.error({ runId: job?.id, error: error.message }, "job failed");
+      }
+    });
+    return worker;
+  });
   if (prometheus !== undefined) {
     countRedisErrors(prometheus, redis, bullConnection);
     addWorkerSlotGauges(prometheus, concurrency, () => activeJobs);
   }
-  logBullErrors(worker, logger, "worker");
-  worker.on("failed", (job, error) => {
-    if (error instanceof RunFailedError) {
-      logger.info({ runId: job?.id, code: error.runError.code }, "run failed: its job is failed");
-    } else {
-      logger.error({ runId: job?.id, error: error.message }, "job failed");
-    }
-  });
-  await worker.waitUntilReady();
+  await Promise.all(workers.map((worker) => worker.waitUntilReady()));
   const adoptionQueues = createRunQueues(bullConnection, keys, logger);
   const adoption = startAdoption(
     {
       ...resources,
-      queue: adoptionQueues.queue(queue),
+      queue,
+      queues: adoptionQueues,
       agents: new Set(agents.keys()),
-      openQueue: adoptionQueues.queue,
       jobOptions: options.jobOptions ?? DEFAULT_JOB_OPTIONS,
     },
     heartbeatMs,
   );
-  logger.info({ queue, agents: [...agents.keys()], concurrency }, "worker ready");
+  logger.info(
+    {
+      queue,
+      shards: taken.map(({ shard }) => shard.shard),
+      agents: [...agents.keys()],
+      concurrency,
+    },
+    "worker ready",
+  );
 
   let closing: Promise<void> | undefined;
   const closeAll = async (graceMs: number) => {
     const deadline = Date.now() + graceMs;
     // Pausing stops taking jobs and resolves once the active ones finished; locks are still renewed meanwhile.
-    const finished = await settlesWithin(worker.pause(), graceMs);
+    const finished = await settlesWithin(
+      Promise.all(workers.map((worker) => worker.pause())),
+      graceMs,
+    );
     if (!finished && activeJobs > 0) {
       logger.warn(
         { graceMs, activeJobs },
@@ -367,7 +413,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     await closeWithin({
       close: () =>
         runEach([
-          () => worker.close(true),
+          () => Promise.all(workers.map((worker) => worker.close(true))),
           () => adoption.stop(),
           () => adoptionQueues.close(),
           () => heartbeat.stop(),
@@ -387,6 +433,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     workerId,
     keys,
     queue,
+    queueShards: taken.map(({ shard }) => shard),
     prometheus,
     close(closeOptions = {}) {
       closing ??= closeAll(closeOptions.graceMs ?? DEFAULT_CLOSE_GRACE_MS);

@@ -7,13 +7,13 @@
  */
 import { MAX_RUN_PRIORITY, type RunEvent } from "@errand/core";
 import { defineAgent, scriptedModel } from "@errand/runtime";
-import { PRIORITY_LIMIT, Queue } from "bullmq";
+import { PRIORITY_LIMIT } from "bullmq";
 import { describe, expect } from "vitest";
 import { eventually } from "../collector/test-support/conditions.js";
 import { closeConnection } from "../connection.js";
 import { createLogger } from "../logger.js";
 import { openResources } from "../resources.js";
-import { DEFAULT_JOB_OPTIONS } from "../run-queues.js";
+import { createRunQueues, DEFAULT_JOB_OPTIONS } from "../run-queues.js";
 import type { EngineFixture } from "../test-support/engine-fixture.js";
 import { engineTest } from "../test-support/engine-test.js";
 import { registerTestQueue } from "../test-support/registered-queue.js";
@@ -100,20 +100,17 @@ describe("priorities", () => {
       { agent: "orphan", input: 2 },
     ]);
     const [prioritized, plain] = fired.results.map((item) => item.runId!);
-    const adopter = new Queue(`${fx.prefix}.orphan,adopter`, {
-      connection: fx.redis.duplicate(),
-      prefix: fx.errand.keys.bullmqPrefix,
-    });
-    const from = new Queue(orphaned, {
-      connection: fx.redis.duplicate(),
-      prefix: fx.errand.keys.bullmqPrefix,
-    });
+    const queues = createRunQueues(fx.redis.duplicate(), fx.errand.keys, logger);
+    const adopterQueue = `${fx.prefix}.orphan,adopter`;
+    const [adopter] = queues.shardsOf(adopterQueue);
+    const [from] = queues.shardsOf(orphaned);
+    if (adopter === undefined || from === undefined) throw new Error("a queue has one shard");
     const adoption = startAdoption(
       {
         ...resources,
-        queue: adopter,
+        queue: adopterQueue,
+        queues,
         agents: new Set(["orphan"]),
-        openQueue: () => from,
         jobOptions: DEFAULT_JOB_OPTIONS,
       },
       60_000,
@@ -128,7 +125,7 @@ describe("priorities", () => {
       expect(await from.count()).toBe(0);
     } finally {
       await adoption.stop();
-      await Promise.all([adopter.close(), from.close()]);
+      await queues.close();
       await closeConnection(resources.redis);
     }
   });

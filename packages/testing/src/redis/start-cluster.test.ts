@@ -1,8 +1,8 @@
 import { isErrandError } from "@errand/core";
 import { Cluster, Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RedisClusterServer, startRedisCluster } from "../index.js";
 import { uniqueKeyPrefix } from "../key-prefix.js";
-import { type RedisClusterServer, startRedisCluster } from "./start-cluster.js";
 
 describe("startRedisCluster", () => {
   let cluster: RedisClusterServer;

@@ -62,6 +62,12 @@ const num = (value: number, testid?: string) =>
     formatCount(value),
   );
 
+/** A queue spread over shards says over how many: its counts are their sums. */
+function shardNote(queue: Overview["queues"][number]): Child {
+  if (queue.shards <= 1) return null;
+  return h("div", { class: "muted small", testid: "queue-shards" }, `${queue.shards} shards`);
+}
+
 /** What a queue without a live worker says: its runs wait, since when nobody took them. */
 function idleNote(queue: Overview["queues"][number]): Child {
   if (queue.live) return null;
@@ -83,7 +89,7 @@ function render(overview: Overview): Child {
     h(
       "tr",
       { testid: "queue-row", attrs: { "data-queue": queue.name } },
-      h("td", { class: "mono" }, queue.name, idleNote(queue)),
+      h("td", { class: "mono" }, queue.name, shardNote(queue), idleNote(queue)),
       h(
         "td",
         {},

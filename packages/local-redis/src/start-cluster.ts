@@ -4,18 +4,13 @@
  * to one hash tag and that a master's failover loses nothing it must not.
  */
 import { ErrandError } from "@errand/core";
-import {
-  findFreePort,
-  findOnPath,
-  type LaunchedRedis,
-  launchLocalRedis,
-  type RedisAddress,
-  redisConfigArgs,
-  runCommand,
-  sendRedisCommand,
-  waitUntil,
-} from "@errand/local-redis";
 import { failOverMaster, type MasterFailover, readTopology } from "./cluster-topology.js";
+import { findFreePort } from "./free-port.js";
+import { findOnPath, type LaunchedRedis, launchLocalRedis } from "./launch-local.js";
+import { redisConfigArgs } from "./redis-server.js";
+import { type RedisAddress, sendRedisCommand } from "./resp.js";
+import { runCommand } from "./run-command.js";
+import { waitUntil } from "./wait-until.js";
 
 const CLUSTER_READY_TIMEOUT_MS = 30_000;
 

@@ -4,7 +4,9 @@
  * master SIGKILLed so that its replica is promoted.
  */
 import { ErrandError } from "@errand/core";
-import { type LaunchedRedis, sendRedisCommand, waitUntil } from "@errand/local-redis";
+import type { LaunchedRedis } from "./launch-local.js";
+import { sendRedisCommand } from "./resp.js";
+import { waitUntil } from "./wait-until.js";
 
 /** One node as a live node of the cluster sees it. */
 export interface ClusterNodeView {

@@ -1,0 +1,203 @@
+/**
+ * `errand bench --cluster`: does the work spread over a Redis Cluster's
+ * masters? The same even workload (one-step runs fired with `fireMany`, a
+ * worker and a collector in this process, clock stopped when every result
+ * is readable) runs on a real 3-master cluster started for it, with the
+ * worker's queue in one shard per master, then on one fresh Redis with one
+ * queue shard. For the cluster it reports each master's share of Redis
+ * commands (`INFO commandstats` calls, after `CONFIG RESETSTAT`) and of Redis
+ * CPU (`INFO cpu` deltas); the target is every master within ±20 % of a
+ * third (docs/architecture.md §6, "Queue shards").
+ */
+import { ErrandError } from "@errand/core";
+import { type RedisClusterServer, startRedisCluster } from "@errand/local-redis";
+import { Redis } from "ioredis";
+import { readInfo, startBenchRedis, totalCommandCalls } from "./bench-redis.js";
+import {
+  type BenchTarget,
+  fireBenchRuns,
+  startErrandStack,
+  waitForResults,
+} from "./errand-stack.js";
+import { perSecond, round } from "./stats.js";
+
+/** How many masters the bench's cluster has. */
+const CLUSTER_BENCH_MASTERS = 3;
+
+/**
+ * Run shards on both sides: a multiple of the queue shards, and a count whose
+ * `{sN}` tags spread evenly over 3 masters owning equal slot ranges (17/15/16
+ * of them; the default 16 splits 6/4/6).
+ */
+const CLUSTER_BENCH_SHARDS = 48;
+
+/** How far from an even share a master may be: ±20 % of it. */
+const EVEN_SHARE_TOLERANCE = 0.2;
+
+/** Runs and worker slots of the workload. */
+const QUICK_WORKLOAD = { runs: 1_500, concurrency: 24 } as const;
+const FULL_WORKLOAD = { runs: 10_000, concurrency: 48 } as const;
+
+/** The longest the bench waits for a side's runs. */
+const SETTLE_TIMEOUT_MS = 600_000;
+
+/** One master's part of the cluster side's work. */
+export interface MasterShare {
+  /** `host:port`. */
+  node: string;
+  /** Redis commands it ran (script-internal ones included). */
+  commands: number;
+  /** Its share of all masters' commands, 0 … 1. */
+  commandShare: number;
+  /** Redis CPU it spent, ms (user + system). */
+  cpuMs: number;
+  /** Its share of all masters' CPU, 0 … 1. */
+  cpuShare: number;
+}
+
+/** What `bench --cluster` measured. */
+export interface ClusterBenchReport {
+  workload: { runs: number; concurrency: number; shards: number };
+  cluster: {
+    masters: number;
+    queueShards: number;
+    runsPerSec: number;
+    perMaster: MasterShare[];
+    /** Whether every master's command and CPU shares lie within ±20 % of an even share. */
+    evenWithinTolerance: boolean;
+  };
+  single: { queueShards: number; runsPerSec: number };
+  /** Cluster runs/s over one Redis' runs/s. */
+  clusterVsSingle: number;
+}
+
+/** Options of {@link runClusterBench}. */
+export interface ClusterBenchOptions {
+  /** The quick workload (about a minute) instead of the full one. */
+  quick?: boolean;
+  /** Told what the bench is doing, one line at a time. */
+  onProgress?(line: string): void;
+}
+
+/** Runs the workload on `target` and resolves with its runs/s. */
+async function measureRunsPerSec(
+  target: BenchTarget,
+  workload: { runs: number; concurrency: number },
+): Promise<number> {
+  const stack = await startErrandStack({ redis: target, concurrency: workload.concurrency });
+  try {
+    const start = performance.now();
+    const runIds = await fireBenchRuns(stack, workload.runs);
+    await waitForResults(stack.errand, runIds, SETTLE_TIMEOUT_MS);
+    return perSecond(workload.runs, performance.now() - start);
+  } finally {
+    await stack.stop();
+  }
+}
+
+async function cpuMsOf(redis: Redis): Promise<number> {
+  const cpu = await readInfo(redis, "cpu");
+  return (Number(cpu.get("used_cpu_user")) + Number(cpu.get("used_cpu_sys"))) * 1000;
+}
+
+/** Runs the workload on `cluster` and reads each master's commands and CPU around it. */
+async function measureCluster(
+  cluster: RedisClusterServer,
+  workload: { runs: number; concurrency: number },
+): Promise<{ runsPerSec: number; perMaster: MasterShare[] }> {
+  const admins = cluster.nodes.map((node) => new Redis({ ...node, maxRetriesPerRequest: null }));
+  try {
+    const url = `redis+cluster://${cluster.nodes.map(({ host, port }) => `${host}:${port}`).join(",")}`;
+    const target: BenchTarget = {
+      url,
+      durability: "acknowledged",
+      shards: CLUSTER_BENCH_SHARDS,
+      queueShards: CLUSTER_BENCH_MASTERS,
+    };
+    await Promise.all(admins.map((admin) => admin.config("RESETSTAT")));
+    const cpuBefore = await Promise.all(admins.map(cpuMsOf));
+    const runsPerSec = await measureRunsPerSec(target, workload);
+    const commands = await Promise.all(admins.map(totalCommandCalls));
+    const cpuMs = (await Promise.all(admins.map(cpuMsOf))).map((ms, i) => ms - cpuBefore[i]!);
+    const allCommands = commands.reduce((sum, count) => sum + count, 0);
+    const allCpu = cpuMs.reduce((sum, ms) => sum + ms, 0);
+    const perMaster = cluster.nodes.map(({ host, port }, i) => ({
+      node: `${host}:${port}`,
+      commands: commands[i]!,
+      commandShare: round(commands[i]! / allCommands, 3),
+      cpuMs: round(cpuMs[i]!),
+      cpuShare: round(cpuMs[i]! / allCpu, 3),
+    }));
+    return { runsPerSec, perMaster };
+  } finally {
+    for (const admin of admins) admin.disconnect();
+  }
+}
+
+/** Whether every share of `perMaster` lies within {@link EVEN_SHARE_TOLERANCE} of an even share. */
+function evenWithinTolerance(perMaster: readonly MasterShare[]): boolean {
+  const even = 1 / perMaster.length;
+  const within = (share: number) => Math.abs(share - even) <= EVEN_SHARE_TOLERANCE * even;
+  return perMaster.every(({ commandShare, cpuShare }) => within(commandShare) && within(cpuShare));
+}
+
+/**
+ * Starts a 3-master cluster (never the Redis of `REDIS_URL`), runs the
+ * workload there, stops it, then runs the same workload on a fresh single
+ * Redis; resolves with both.
+ */
+export async function runClusterBench(
+  options: ClusterBenchOptions = {},
+): Promise<ClusterBenchReport> {
+  const workload = options.quick ? QUICK_WORKLOAD : FULL_WORKLOAD;
+  options.onProgress?.(`bench --cluster: starting a ${CLUSTER_BENCH_MASTERS}-master cluster …`);
+  const cluster = await startRedisCluster({ masters: CLUSTER_BENCH_MASTERS });
+  let measured: Awaited<ReturnType<typeof measureCluster>>;
+  try {
+    options.onProgress?.(`bench --cluster: ${workload.runs} runs on the cluster …`);
+    measured = await measureCluster(cluster, workload);
+  } finally {
+    await cluster.stop();
+  }
+  options.onProgress?.(`bench --cluster: ${workload.runs} runs on one Redis …`);
+  const single = await startBenchRedis();
+  let singleRunsPerSec: number;
+  try {
+    singleRunsPerSec = await measureRunsPerSec(
+      { url: single.url, durability: "acknowledged", shards: CLUSTER_BENCH_SHARDS },
+      workload,
+    );
+  } finally {
+    await single.stop();
+  }
+  if (!(singleRunsPerSec > 0)) throw new ErrandError("internal", "no run settled on one Redis");
+  return {
+    workload: { ...workload, shards: CLUSTER_BENCH_SHARDS },
+    cluster: {
+      masters: CLUSTER_BENCH_MASTERS,
+      queueShards: CLUSTER_BENCH_MASTERS,
+      runsPerSec: round(measured.runsPerSec),
+      perMaster: measured.perMaster,
+      evenWithinTolerance: evenWithinTolerance(measured.perMaster),
+    },
+    single: { queueShards: 1, runsPerSec: round(singleRunsPerSec) },
+    clusterVsSingle: round(measured.runsPerSec / singleRunsPerSec, 3),
+  };
+}
+
+/** The report as a few lines of text. */
+export function formatClusterBench(report: ClusterBenchReport): string {
+  const percent = (share: number) => `${round(share * 100, 1)} %`;
+  const lines = [
+    `workload: ${report.workload.runs} one-step runs, worker concurrency ${report.workload.concurrency}, ${report.workload.shards} run shards`,
+    `cluster (${report.cluster.masters} masters, ${report.cluster.queueShards} queue shards): ${report.cluster.runsPerSec} runs/s`,
+    ...report.cluster.perMaster.map(
+      (master) =>
+        `  ${master.node}: ${percent(master.commandShare)} of commands (${master.commands}), ${percent(master.cpuShare)} of Redis CPU (${master.cpuMs} ms)`,
+    ),
+    `  every master within ±${EVEN_SHARE_TOLERANCE * 100} % of a third: ${report.cluster.evenWithinTolerance ? "yes" : "NO"}`,
+    `one Redis (1 queue shard): ${report.single.runsPerSec} runs/s`,
+    `cluster / one Redis: ${report.clusterVsSingle}`,
+  ];
+  return `${lines.join("\n")}\n`;
+}

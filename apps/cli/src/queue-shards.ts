@@ -1,0 +1,59 @@
+/**
+ * How many shards the CLI worker's queue has, and which it takes from:
+ * `--queue-shards` (else `ERRAND_QUEUE_SHARDS`, else the engine's default, 1)
+ * and `--take-queue-shards` (default all). Producers (`fire`, parents) follow
+ * the registry, so only workers are told (docs/architecture.md §6, "Queue shards").
+ */
+import { MAX_QUEUE_SHARDS } from "@errand/engine";
+import { type ParsedArgs, usageError } from "./args.js";
+import type { OptionSpec } from "./command.js";
+import type { CliIO } from "./io.js";
+
+/** The variable read when `--queue-shards` is not given. */
+export const QUEUE_SHARDS_VARIABLE = "ERRAND_QUEUE_SHARDS";
+
+/** `--queue-shards` and `--take-queue-shards`, for the worker. */
+export const QUEUE_SHARDS_OPTIONS: Readonly<Record<string, OptionSpec>> = {
+  "queue-shards": {
+    type: "string",
+    value: "<N>",
+    description: `how many BullMQ queues (shards) its queue is spread over, 1 … ${MAX_QUEUE_SHARDS}: on a Redis Cluster, its number of masters (default: ${QUEUE_SHARDS_VARIABLE}, else 1)`,
+  },
+  "take-queue-shards": {
+    type: "string",
+    value: "<i,j,…>",
+    description:
+      "the shards it takes runs from, one blocking Redis connection each (default all); every shard needs a worker",
+  },
+};
+
+/** A whole number from `min` to `max` read from `text`, or a usage error naming `what`. */
+function wholeNumber(text: string, what: string, min: number, max: number): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text.trim()) || value < min || value > max) {
+    throw usageError(
+      `${what} must be a whole number from ${min} to ${max}, not ${JSON.stringify(text)}`,
+    );
+  }
+  return value;
+}
+
+/** `{ queueShards, takeQueueShards }` as given, else `{}`: spread it into the worker's options. */
+export function queueShardsOption(
+  args: ParsedArgs,
+  io: CliIO,
+): { queueShards?: number; takeQueueShards?: number[] } {
+  const text = args.string("queue-shards") ?? io.env[QUEUE_SHARDS_VARIABLE];
+  const queueShards =
+    text === undefined || text === ""
+      ? undefined
+      : wholeNumber(text, `--queue-shards (or ${QUEUE_SHARDS_VARIABLE})`, 1, MAX_QUEUE_SHARDS);
+  const take = args.string("take-queue-shards");
+  const takeQueueShards = take
+    ?.split(",")
+    .map((part) => wholeNumber(part, "--take-queue-shards", 0, (queueShards ?? 1) - 1));
+  return {
+    ...(queueShards === undefined ? {} : { queueShards }),
+    ...(takeQueueShards === undefined ? {} : { takeQueueShards }),
+  };
+}
