@@ -129,7 +129,7 @@ describe("runBench", () => {
       sizes: BENCH_TINY_SIZES,
     });
     expect(conditions.workerMetrics).toBe("off");
-    expect(conditions.attemptAppendsPerRun).toBe(1);
+    expect(conditions.attemptAppendsPerRun).toBe(0);
     expect(Number.isFinite(report.errand.e2eRunsPerSec)).toBe(true);
     expect(formatBenchTable({ report, conditions })).toContain("--no-metrics");
   });

@@ -150,12 +150,13 @@ describe("the dashboard page", () => {
       outputSchema: cityAnswerSchema,
       metadata: { city: "Kyoto" },
     });
-    await w.waitForEvent(runId, (event) => event.type === "run-started");
+    // The step's model-responded is logged before its gated tool runs.
+    await w.waitForEvent(runId, (event) => event.type === "model-responded");
     // The link the engine gives runs as their viewUrl opens the run's page.
     await page.goto(runViewUrl(base, runId));
     await page.locator('[data-testid="run-status"]', { hasText: "running" }).waitFor();
     const before = await page.locator('[data-testid="timeline-event"]').count();
-    expect(before).toBe(2);
+    expect(before).toBe(3);
     openGate("browser-live");
     await page.locator('[data-testid="timeline-event"][data-type="tool-result"].arrived').waitFor();
     await page.locator('[data-testid="timeline-event"][data-type="finished"].arrived').waitFor();
