@@ -5,23 +5,16 @@
  * logged response exactly once.
  */
 import type { RunEvent } from "@errand/core";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import {
-  type EngineFixture,
-  FAST_TAKEOVER,
-  startEngineFixture,
-} from "../test-support/engine-fixture.js";
+import { expect } from "vitest";
+import { type EngineFixture, FAST_TAKEOVER } from "../test-support/engine-fixture.js";
+import { engineTest } from "../test-support/engine-test.js";
 import { TEST_AGENTS } from "../test-support/test-agents.js";
 import { readScopeSpend } from "./tree-budget.js";
 
-let fx: EngineFixture;
+const it = engineTest("budget-resume");
 
-beforeAll(async () => {
-  fx = await startEngineFixture("budget-resume");
-});
-afterAll(() => fx?.stop());
-
-const spentBy = (runId: string) => readScopeSpend(fx.redis, fx.errand.keys, runId, runId);
+const spentBy = (fx: EngineFixture, runId: string) =>
+  readScopeSpend(fx.redis, fx.errand.keys, runId, runId);
 
 function loggedTokens(events: readonly RunEvent[]): number {
   return events.reduce(
@@ -33,7 +26,7 @@ function loggedTokens(events: readonly RunEvent[]): number {
   );
 }
 
-it("a run resumed after its worker was SIGKILLed debits no response twice", async () => {
+it("a run resumed after its worker was SIGKILLed debits no response twice", async ({ fx }) => {
   const workerA = await fx.spawn("budget-killed-a", FAST_TAKEOVER);
   const { runId } = await fx.errand.fire({
     agent: TEST_AGENTS.plain,
@@ -51,7 +44,7 @@ it("a run resumed after its worker was SIGKILLed debits no response twice", asyn
     "the model request of step 2",
   );
   const beforeKill = await fx.errand.store.readLog(runId);
-  const debitedBeforeKill = await spentBy(runId);
+  const debitedBeforeKill = await spentBy(fx, runId);
   expect(debitedBeforeKill.spent).toMatchObject({ steps: 1, tokens: loggedTokens(beforeKill) });
 
   workerA.signal("SIGKILL");
@@ -61,7 +54,7 @@ it("a run resumed after its worker was SIGKILLed debits no response twice", asyn
 
   expect(events.at(-1)?.type).toBe("finished");
   expect(events.filter((event) => event.type === "run-started")).toHaveLength(2);
-  const { spent } = await spentBy(runId);
+  const { spent } = await spentBy(fx, runId);
   expect(spent.steps).toBe(3);
   expect(spent.tokens).toBe(loggedTokens(events));
   expect(spent.runs).toBe(1);

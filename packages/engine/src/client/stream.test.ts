@@ -12,16 +12,15 @@ import { foldRun, type LiveEntry, type RunEvent, settleRun } from "@errand/core"
 import { type Agent, defineAgent, defineTool, openaiModel } from "@errand/runtime";
 import { LIVE_TTL_MS } from "@errand/store";
 import { type FakeOpenAI, startFakeOpenAI } from "@errand/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { z } from "zod";
-import {
-  type EngineFixture,
-  FAST_TAKEOVER,
-  startEngineFixture,
-} from "../test-support/engine-fixture.js";
+import { type EngineFixture, FAST_TAKEOVER } from "../test-support/engine-fixture.js";
+import { engineTest } from "../test-support/engine-test.js";
 import { captureLogs } from "../test-support/log-capture.js";
 import { STREAMER } from "../test-support/test-agents.js";
 import { createWorker } from "../worker/create-worker.js";
+
+const it = engineTest("stream");
 
 const story =
   "The worker wrote its answer one word at a time, and every word went to the live channel of the run " +
@@ -31,10 +30,8 @@ const noteArgs = { title: "streamed arguments arrive in pieces" };
 /** The event of the first streamed answer the fake server holds, for the worker to be killed. */
 const HELD_AT = 6;
 
-let fx: EngineFixture;
 let fake: FakeOpenAI;
-beforeAll(async () => {
-  fx = await startEngineFixture("stream");
+it.beforeAll(async () => {
   fake = await startFakeOpenAI({
     scripts: {
       teller: [{ call: [{ tool: "note", args: noteArgs }] }, { say: story }],
@@ -43,9 +40,8 @@ beforeAll(async () => {
     streamDelayMs: 15,
   });
 });
-afterAll(async () => {
+it.afterAll(async () => {
   await fake?.close();
-  await fx?.stop();
 });
 
 const note = defineTool({
@@ -56,7 +52,7 @@ const note = defineTool({
 });
 
 /** An in-process worker of `agent` alone. */
-function workerOf(agent: Agent) {
+function workerOf(fx: EngineFixture, agent: Agent) {
   return createWorker({
     connection: fx.server.url,
     prefix: fx.prefix,
@@ -84,7 +80,9 @@ async function collect(stream: AsyncIterable<LiveEntry>, onEntry?: (entries: Liv
 }
 
 describe.each(["chat", "responses"] as const)("errand.stream on the %s API", (api) => {
-  it("delivers deltas in order, catches a late subscriber up and ends with the logged text", async () => {
+  it("delivers deltas in order, catches a late subscriber up and ends with the logged text", async ({
+    fx,
+  }) => {
     const model = openaiModel({
       apiKey: "test",
       baseURL: fake.baseURL,
@@ -98,7 +96,7 @@ describe.each(["chat", "responses"] as const)("errand.stream on the %s API", (ap
       model,
       tools: [note],
     });
-    const worker = await workerOf(agent);
+    const worker = await workerOf(fx, agent);
     try {
       const { runId } = await fx.errand.fire({ agent: agent.name, input: "Tell me." });
       let late: Promise<LiveEntry[]> | undefined;
@@ -139,7 +137,9 @@ describe.each(["chat", "responses"] as const)("errand.stream on the %s API", (ap
   });
 });
 
-it("shows a subscriber a worker killed mid-stream, then the step again from its start on the next attempt", async () => {
+it("shows a subscriber a worker killed mid-stream, then the step again from its start on the next attempt", async ({
+  fx,
+}) => {
   const killedStory =
     "A worker that dies while it writes loses nothing that the log had, and the next attempt writes the step again.";
   let holdFirst = true;
@@ -184,9 +184,11 @@ it("shows a subscriber a worker killed mid-stream, then the step again from its 
   }
 });
 
-it("writes no live channel for a model that does not stream, and its stream ends at once", async () => {
+it("writes no live channel for a model that does not stream, and its stream ends at once", async ({
+  fx,
+}) => {
   const model = openaiModel({ apiKey: "test", baseURL: fake.baseURL, model: "plain" });
-  const worker = await workerOf(defineAgent({ name: "plain", instructions: "Say.", model }));
+  const worker = await workerOf(fx, defineAgent({ name: "plain", instructions: "Say.", model }));
   try {
     const { runId } = await fx.errand.fire({ agent: "plain", input: "Say." });
     expect(await collect(fx.errand.stream(runId))).toEqual([]);

@@ -7,25 +7,18 @@
  * A worker killed while it holds a slot does not keep it: its lease lapses.
  */
 import { isTerminalEventType, type RunEvent } from "@errand/core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import {
-  type EngineFixture,
-  FAST_TAKEOVER,
-  startEngineFixture,
-} from "../test-support/engine-fixture.js";
+import { describe, expect } from "vitest";
+import { type EngineFixture, FAST_TAKEOVER } from "../test-support/engine-fixture.js";
+import { engineTest } from "../test-support/engine-test.js";
 import { TEST_AGENTS } from "../test-support/test-agents.js";
 import type { FlowControlOptions } from "./flow-options.js";
 
-let fx: EngineFixture;
+const it = engineTest("flow-limits");
 
 /** Three worker processes start one after the other: slow on a busy machine. */
 const WORKER_FLEET_TIMEOUT_MS = 180_000;
 
-beforeAll(async () => {
-  fx = await startEngineFixture("flow-limits");
-});
-afterEach(() => fx.killWorkers());
-afterAll(() => fx?.stop());
+it.afterEach(({ fx }) => fx.killWorkers());
 
 /** When a run ran, by its log: from its `run-started` to its terminal event (ms). */
 interface RanInterval {
@@ -65,13 +58,22 @@ function mostAtOnce(intervals: readonly RanInterval[]): number {
   return most;
 }
 
-async function startWorkers(flowControl: FlowControlOptions, count = 3): Promise<void> {
+async function startWorkers(
+  fx: EngineFixture,
+  flowControl: FlowControlOptions,
+  count = 3,
+): Promise<void> {
   for (let index = 0; index < count; index++) {
     await fx.spawn(`flow-${index}`, { concurrency: 2, flowControl, ...FAST_TAKEOVER });
   }
 }
 
-async function fireSlowRuns(count: number, sleepMs: number, concurrencyKey?: string) {
+async function fireSlowRuns(
+  fx: EngineFixture,
+  count: number,
+  sleepMs: number,
+  concurrencyKey?: string,
+) {
   return Promise.all(
     Array.from({ length: count }, async () => {
       const { runId } = await fx.errand.fire({
@@ -84,7 +86,7 @@ async function fireSlowRuns(count: number, sleepMs: number, concurrencyKey?: str
   );
 }
 
-async function ranIntervals(runIds: readonly string[]): Promise<RanInterval[]> {
+async function ranIntervals(fx: EngineFixture, runIds: readonly string[]): Promise<RanInterval[]> {
   return Promise.all(
     runIds.map(async (runId) => {
       const events = await fx.waitForEvent(runId);
@@ -97,14 +99,14 @@ async function ranIntervals(runIds: readonly string[]): Promise<RanInterval[]> {
 describe("fleet-wide concurrency limits", () => {
   it(
     "runs at most 2 runs of a key at once across 3 workers, and other keys beside them",
-    async () => {
-      await startWorkers({ keyConcurrency: [{ key: "tenant-*", limit: 2 }], recheckMs: 100 });
+    async ({ fx }) => {
+      await startWorkers(fx, { keyConcurrency: [{ key: "tenant-*", limit: 2 }], recheckMs: 100 });
       const [busy, other] = await Promise.all([
-        fireSlowRuns(8, 400, "tenant-a"),
-        fireSlowRuns(2, 400, "tenant-b"),
+        fireSlowRuns(fx, 8, 400, "tenant-a"),
+        fireSlowRuns(fx, 2, 400, "tenant-b"),
       ]);
-      const busyRan = await ranIntervals(busy);
-      const otherRan = await ranIntervals(other);
+      const busyRan = await ranIntervals(fx, busy);
+      const otherRan = await ranIntervals(fx, other);
 
       expect(mostAtOnce(busyRan)).toBe(2);
       expect(mostAtOnce(otherRan)).toBeLessThanOrEqual(2);
@@ -119,22 +121,22 @@ describe("fleet-wide concurrency limits", () => {
 
   it(
     "runs an agent limited to 1 one run at a time across the fleet",
-    async () => {
-      await startWorkers({ agentConcurrency: { [TEST_AGENTS.plain]: 1 }, recheckMs: 100 });
-      const runIds = await fireSlowRuns(4, 200);
-      expect(mostAtOnce(await ranIntervals(runIds))).toBe(1);
+    async ({ fx }) => {
+      await startWorkers(fx, { agentConcurrency: { [TEST_AGENTS.plain]: 1 }, recheckMs: 100 });
+      const runIds = await fireSlowRuns(fx, 4, 200);
+      expect(mostAtOnce(await ranIntervals(fx, runIds))).toBe(1);
     },
     WORKER_FLEET_TIMEOUT_MS,
   );
 
-  it("gives a killed worker's slot back once its lease lapses", async () => {
+  it("gives a killed worker's slot back once its lease lapses", async ({ fx }) => {
     const flowControl = {
       keyConcurrency: [{ key: "solo", limit: 1 }],
       leaseMs: 1_000,
       recheckMs: 100,
     };
     const doomed = await fx.spawn("flow-doomed", { flowControl, ...FAST_TAKEOVER });
-    const [stuck] = await fireSlowRuns(1, 60_000, "solo");
+    const [stuck] = await fireSlowRuns(fx, 1, 60_000, "solo");
     await doomed.waitForLine(
       (line) => line.msg === "model request" && line.runId === stuck,
       "the slow run's model request",
@@ -142,7 +144,7 @@ describe("fleet-wide concurrency limits", () => {
     doomed.signal("SIGKILL");
     await doomed.exited;
     await fx.spawn("flow-survivor", { flowControl, ...FAST_TAKEOVER });
-    const [next] = await fireSlowRuns(1, 10, "solo");
+    const [next] = await fireSlowRuns(fx, 1, 10, "solo");
     const events = await fx.waitForEvent(next!);
     expect(events.at(-1)?.type).toBe("finished");
   });

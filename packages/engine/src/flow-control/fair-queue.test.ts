@@ -5,29 +5,28 @@
  * a run without a key has none; the key is logged in `run-queued`. A client
  * with `fairQueueing: false` enqueues first in, first out.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { createErrand } from "../client/client.js";
-import { type EngineFixture, startEngineFixture } from "../test-support/engine-fixture.js";
+import type { EngineFixture } from "../test-support/engine-fixture.js";
+import { engineTest } from "../test-support/engine-test.js";
 import { registerTestQueue } from "../test-support/registered-queue.js";
 
-let fx: EngineFixture;
+const it = engineTest("fair-queue");
 
-beforeAll(async () => {
-  fx = await startEngineFixture("fair-queue");
+it.beforeAll(async ({ fx }) => {
   await registerTestQueue(fx.redis, fx.errand.keys, [{ name: "tenanted" }], {
     queue: fx.queue.name,
   });
 });
-afterAll(() => fx?.stop());
 
-async function priorityOf(runId: string): Promise<number | undefined> {
+async function priorityOf(fx: EngineFixture, runId: string): Promise<number | undefined> {
   const job = await fx.queue.getJob(runId);
   expect(job).toBeDefined();
   return job?.opts.priority || undefined;
 }
 
 describe("fair queueing", () => {
-  it("gives each run its place in its key's queue as its priority", async () => {
+  it("gives each run its place in its key's queue as its priority", async ({ fx }) => {
     const fired = await fx.errand.fireMany([
       ...Array.from({ length: 3 }, (_, n) => ({
         agent: "tenanted",
@@ -43,13 +42,13 @@ describe("fair queueing", () => {
       .fireMany([{ agent: "tenanted", input: "small 2", concurrencyKey: "small" }])
       .then((again) => again.results.map((result) => result.runId!));
 
-    const priorities = await Promise.all([...runIds, small!].map(priorityOf));
+    const priorities = await Promise.all([...runIds, small!].map((runId) => priorityOf(fx, runId)));
     expect(priorities).toEqual([1, 2, 3, 1, 7, undefined, 2]);
     const [queued] = await fx.waitForEvent(runIds[0]!, () => true);
     expect(queued).toMatchObject({ type: "run-queued", data: { concurrencyKey: "big" } });
   });
 
-  it("enqueues first in, first out when the client is told not to", async () => {
+  it("enqueues first in, first out when the client is told not to", async ({ fx }) => {
     const fifo = createErrand({
       connection: fx.server.url,
       prefix: fx.prefix,
@@ -61,7 +60,7 @@ describe("fair queueing", () => {
         input: "fifo",
         concurrencyKey: "big",
       });
-      expect(await priorityOf(runId)).toBeUndefined();
+      expect(await priorityOf(fx, runId)).toBeUndefined();
     } finally {
       await fifo.close();
     }

@@ -11,27 +11,30 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { RunEvent } from "@errand/core";
 import { startFakeOpenAI } from "@errand/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type EngineFixture, startEngineFixture } from "../test-support/engine-fixture.js";
+import { describe, expect } from "vitest";
+import type { EngineFixture } from "../test-support/engine-fixture.js";
+import { engineTest } from "../test-support/engine-test.js";
 import { flowKeys } from "./flow-keys.js";
 import { flowScripts } from "./flow-scripts.js";
 
-let fx: EngineFixture;
-
-beforeAll(async () => {
-  fx = await startEngineFixture("flow-providers");
-});
-afterAll(() => fx?.stop());
+const it = engineTest("flow-providers");
 
 describe("the provider bucket script", () => {
-  const take = (provider: string, rpm: number, tpm: number) => {
+  const take = (fx: EngineFixture, provider: string, rpm: number, tpm: number) => {
     const keys = flowKeys(fx.prefix);
     return flowScripts(fx.redis).providerRate(
       [keys.providerBucket(provider), keys.providerPause(provider)],
       ["take", rpm, tpm],
     );
   };
-  const call = (provider: string, mode: string, rpm: number, tpm: number, amount: number) => {
+  const call = (
+    fx: EngineFixture,
+    provider: string,
+    mode: string,
+    rpm: number,
+    tpm: number,
+    amount: number,
+  ) => {
     const keys = flowKeys(fx.prefix);
     return flowScripts(fx.redis).providerRate(
       [keys.providerBucket(provider), keys.providerPause(provider)],
@@ -39,27 +42,31 @@ describe("the provider bucket script", () => {
     );
   };
 
-  it("lets rpm requests through, then says how long until the next", async () => {
-    const taken = [await take("rpm", 3, 0), await take("rpm", 3, 0), await take("rpm", 3, 0)];
+  it("lets rpm requests through, then says how long until the next", async ({ fx }) => {
+    const taken = [
+      await take(fx, "rpm", 3, 0),
+      await take(fx, "rpm", 3, 0),
+      await take(fx, "rpm", 3, 0),
+    ];
     expect(taken).toEqual([0, 0, 0]);
-    const waitMs = Number(await take("rpm", 3, 0));
+    const waitMs = Number(await take(fx, "rpm", 3, 0));
     expect(waitMs).toBeGreaterThan(0);
     expect(waitMs).toBeLessThanOrEqual(20_000); // one request of 3 a minute comes back within 20 s
-    expect(await take("another provider", 3, 0)).toBe(0);
+    expect(await take(fx, "another provider", 3, 0)).toBe(0);
   });
 
-  it("holds requests back once the responses used the tokens of the minute", async () => {
-    expect(await take("tpm", 0, 1_000)).toBe(0);
-    await call("tpm", "debit", 0, 1_000, 1_500);
-    const waitMs = Number(await take("tpm", 0, 1_000));
+  it("holds requests back once the responses used the tokens of the minute", async ({ fx }) => {
+    expect(await take(fx, "tpm", 0, 1_000)).toBe(0);
+    await call(fx, "tpm", "debit", 0, 1_000, 1_500);
+    const waitMs = Number(await take(fx, "tpm", 0, 1_000));
     expect(waitMs).toBeGreaterThan(0);
     expect(waitMs).toBeLessThanOrEqual(31_000); // 501 tokens at 1,000 a minute
   });
 
-  it("pauses a provider key, keeping the longer of two pauses", async () => {
-    await call("paused", "pause", 0, 0, 60_000);
-    await call("paused", "pause", 0, 0, 1_000);
-    const waitMs = Number(await take("paused", 0, 0));
+  it("pauses a provider key, keeping the longer of two pauses", async ({ fx }) => {
+    await call(fx, "paused", "pause", 0, 0, 60_000);
+    await call(fx, "paused", "pause", 0, 0, 1_000);
+    const waitMs = Number(await take(fx, "paused", 0, 0));
     expect(waitMs).toBeGreaterThan(1_000);
     expect(waitMs).toBeLessThanOrEqual(60_000);
   });
@@ -88,7 +95,7 @@ async function startStormServer() {
 }
 
 /** The pause keys of providers served from `baseURL`, once there is one. */
-async function pausesOf(baseURL: string): Promise<string[]> {
+async function pausesOf(fx: EngineFixture, baseURL: string): Promise<string[]> {
   for (;;) {
     const paused = await fx.redis.keys(`${fx.prefix}:{flow}:pause:${baseURL}#*`);
     if (paused.length > 0) return paused;
@@ -101,7 +108,7 @@ function startsOf(events: readonly RunEvent[]) {
 }
 
 describe("a 429 storm", () => {
-  it("pauses the provider key for every worker: one 429, not one per run", async () => {
+  it("pauses the provider key for every worker: one 429, not one per run", async ({ fx }) => {
     const { server, storm } = await startStormServer();
     try {
       const openaiAgent = { name: "stormy", model: "storm-model", baseURL: server.baseURL };
@@ -110,7 +117,7 @@ describe("a 429 storm", () => {
       }
       const first = await fx.errand.fire({ agent: "stormy", input: "first" });
       // Its 429 paused the provider key, named by the server's base URL and a digest of the key.
-      expect(await pausesOf(server.baseURL)).toHaveLength(1);
+      expect(await pausesOf(fx, server.baseURL)).toHaveLength(1);
       const during = await Promise.all(
         Array.from({ length: 5 }, (_, index) =>
           fx.errand.fire({ agent: "stormy", input: `during the storm ${index}` }),

@@ -1,8 +1,9 @@
 /**
- * What the engine's tests share: a private Redis, a client on a unique
- * prefix, worker processes started on it (all killed at the end), the queue
- * and key counts preflight tests compare, and waiting on a run's log by
- * following it (blocking reads), never by sleeping. Test-only: not exported.
+ * What the engine's tests share, opened on a private Redis: a client on a
+ * unique prefix, worker processes started on it (all killed at the end),
+ * the queue and key counts preflight tests compare, and waiting on a run's
+ * log by following it (blocking reads), never by sleeping. Test-only: not
+ * exported.
  */
 import { isTerminalEventType, type RunEvent } from "@errand/core";
 import { type RedisServer, uniqueKeyPrefix } from "@errand/testing";
@@ -10,10 +11,7 @@ import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { queueOfAgents } from "../agent-queues.js";
 import { createErrand, type Errand } from "../client/client.js";
-import {
-  type EngineRedisFixture,
-  startEngineRedis,
-} from "../collector/test-support/redis-fixture.js";
+import type { EngineRedisFixture } from "../collector/test-support/redis-fixture.js";
 import { TEST_AGENTS, testCounterKeys } from "./test-agents.js";
 import {
   killWorkers,
@@ -94,24 +92,6 @@ export async function openEngineFixture(
       await killWorkers(workers);
       await queue.close();
       await errand.close();
-    },
-  };
-}
-
-/**
- * A private Redis with the engine opened on it, stopped together by `stop`.
- * @deprecated Kept while branches that still call it are merged; a new test uses
- * `engineTest(label)` from engine-test.ts and takes `fx` from its context.
- * @public
- */
-export async function startEngineFixture(label: string): Promise<EngineFixture> {
-  const engineRedis = await startEngineRedis();
-  const fixture = await openEngineFixture(engineRedis, label);
-  return {
-    ...fixture,
-    async stop() {
-      await fixture.stop();
-      await engineRedis.stop();
     },
   };
 }

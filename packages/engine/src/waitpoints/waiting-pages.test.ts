@@ -5,51 +5,43 @@
  * and a cursor that `list` did not write is refused.
  */
 import { isErrandError } from "@errand/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type EngineFixture, startEngineFixture } from "../test-support/engine-fixture.js";
+import { describe, expect } from "vitest";
+import type { EngineFixture } from "../test-support/engine-fixture.js";
+import { engineTest } from "../test-support/engine-test.js";
 import { writeParkedRun } from "../test-support/parked-run.js";
 import type { WaitingWaitpoint } from "./waiting.js";
 import { addWaiting } from "./waiting-index.js";
 
-let fx: EngineFixture;
+const it = engineTest("waiting-pages");
 
-beforeAll(async () => {
-  fx = await startEngineFixture("waiting-pages");
-});
-afterAll(async () => {
-  await fx?.stop();
-});
-
-const waitingIndex = {
-  get redis() {
-    return fx.redis;
-  },
-  get keys() {
-    return fx.errand.keys;
-  },
-};
+/** The fixture's index of waiting waitpoints. */
+function waitingIndexOf(fx: EngineFixture) {
+  return { redis: fx.redis, keys: fx.errand.keys };
+}
 
 /** Parks a run on `shard`, created at `ms`, and lists its waitpoint; resolves with its token. */
-async function parkedAt(shard: number, ms: number): Promise<string> {
+async function parkedAt(fx: EngineFixture, shard: number, ms: number): Promise<string> {
   const { token } = await writeParkedRun(fx.errand.store, { shard, at: new Date(ms) });
-  await addWaiting(waitingIndex, token, ms);
+  await addWaiting(waitingIndexOf(fx), token, ms);
   return token;
 }
 
 describe("waitpoints.list, a page at a time", () => {
-  it("lists every waiting waitpoint once, oldest first, and drops a closed one from the index", async () => {
+  it("lists every waiting waitpoint once, oldest first, and drops a closed one from the index", async ({
+    fx,
+  }) => {
     const base = Date.now() - 60_000;
     const shards = fx.errand.store.shards;
     const open: { ms: number; token: string }[] = [];
     for (let i = 0; i < 9; i++) {
       // Three of them in one millisecond, on different shards.
       const ms = i < 3 ? base : base + i;
-      open.push({ ms, token: await parkedAt(i % shards, ms) });
+      open.push({ ms, token: await parkedAt(fx, i % shards, ms) });
     }
-    const closed = await parkedAt(3 % shards, base + 4);
+    const closed = await parkedAt(fx, 3 % shards, base + 4);
     await fx.errand.waitpoints.complete(closed, "yes");
     // The answer took it off the index; put it back, as a crash could have left it.
-    await addWaiting(waitingIndex, closed, base + 4);
+    await addWaiting(waitingIndexOf(fx), closed, base + 4);
 
     const listed: WaitingWaitpoint[] = [];
     const pageSizes: number[] = [];
@@ -80,7 +72,9 @@ describe("waitpoints.list, a page at a time", () => {
     expect(indexed.flat().sort()).toEqual([...expected].sort());
   });
 
-  it("refuses a cursor it did not write, and a limit that is not a whole number", async () => {
+  it("refuses a cursor it did not write, and a limit that is not a whole number", async ({
+    fx,
+  }) => {
     for (const options of [{ cursor: "not-a-cursor" }, { limit: 1.5 }]) {
       const refused = await fx.errand.waitpoints.list(options).catch((error: unknown) => error);
       expect(isErrandError(refused) && refused.code).toBe("invalid_spec");

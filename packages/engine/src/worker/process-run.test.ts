@@ -22,20 +22,21 @@ import {
   type ModelResponse,
 } from "@errand/runtime";
 import type { EventStore } from "@errand/store";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { z } from "zod";
 import { createLogger } from "../logger.js";
-import { type EngineFixture, startEngineFixture } from "../test-support/engine-fixture.js";
+import type { EngineFixture } from "../test-support/engine-fixture.js";
+import { engineTest } from "../test-support/engine-test.js";
 import { registerTestQueue } from "../test-support/registered-queue.js";
 import { type CancelListener, startCancelListener } from "./cancel-listener.js";
 import { MAX_START_TRIES, processRun, type RunProcessorContext } from "./process-run.js";
 
-let fx: EngineFixture;
+const it = engineTest("fencing");
+
 let cancels: CancelListener;
 const logger = createLogger({ level: "silent" });
 
-beforeAll(async () => {
-  fx = await startEngineFixture("fencing");
+it.beforeAll(async ({ fx }) => {
   cancels = await startCancelListener(fx.server.url, fx.errand.keys, logger);
   await registerTestQueue(
     fx.redis,
@@ -46,9 +47,8 @@ beforeAll(async () => {
     },
   );
 });
-afterAll(async () => {
+it.afterAll(async () => {
   await cancels?.close();
-  await fx?.stop();
 });
 
 /** A promise, and the function that resolves it. */
@@ -80,7 +80,12 @@ function agentOn(model: Model): Agent {
   return defineAgent({ name: "answerer", instructions: "Answer.", model });
 }
 
-function contextFor(workerId: string, model: Model, agent = agentOn(model)): RunProcessorContext {
+function contextFor(
+  fx: EngineFixture,
+  workerId: string,
+  model: Model,
+  agent = agentOn(model),
+): RunProcessorContext {
   return {
     redis: fx.redis,
     keys: fx.errand.keys,
@@ -115,14 +120,14 @@ function expectTakenOverByB(log: RunEvent[]): void {
 }
 
 describe("two writers on one run", () => {
-  it("refuses the stale attempt, which writes nothing", async () => {
+  it("refuses the stale attempt, which writes nothing", async ({ fx }) => {
     const { runId } = await fx.errand.fire({ agent: "answerer", input: "question" });
     const stale = answeringModel("stale answer", true);
     const fresh = answeringModel("fresh answer", false);
 
-    const attemptA = processRun(contextFor("worker-a", stale.model), runId, "answerer");
+    const attemptA = processRun(contextFor(fx, "worker-a", stale.model), runId, "answerer");
     await stale.inside; // A announced attempt 1 and waits on its model
-    const outcomeB = await processRun(contextFor("worker-b", fresh.model), runId, "answerer");
+    const outcomeB = await processRun(contextFor(fx, "worker-b", fresh.model), runId, "answerer");
     const logAfterB = await fx.errand.store.readLog(runId);
     stale.release();
     const outcomeA = await attemptA;
@@ -141,14 +146,14 @@ describe("two writers on one run", () => {
     expectTakenOverByB(log);
   });
 
-  it("stops writing when another attempt owns a run that is still open", async () => {
+  it("stops writing when another attempt owns a run that is still open", async ({ fx }) => {
     const { runId } = await fx.errand.fire({ agent: "answerer", input: "question" });
     const first = answeringModel("first", true);
     const second = answeringModel("second", true);
 
-    const attemptA = processRun(contextFor("worker-a", first.model), runId, "answerer");
+    const attemptA = processRun(contextFor(fx, "worker-a", first.model), runId, "answerer");
     await first.inside;
-    const attemptB = processRun(contextFor("worker-b", second.model), runId, "answerer");
+    const attemptB = processRun(contextFor(fx, "worker-b", second.model), runId, "answerer");
     await second.inside; // B announced attempt 2: A's seq is stale
     first.release();
     expect(await attemptA).toEqual({ kind: "lost" });
@@ -182,10 +187,10 @@ function countingAppends(context: RunProcessorContext): {
 }
 
 describe("the optimistic first attempt (a job's first delivery)", () => {
-  it("logs run-started with the first step, in one append, as the same history", async () => {
+  it("logs run-started with the first step, in one append, as the same history", async ({ fx }) => {
     const { runId } = await fx.errand.fire({ agent: "answerer", input: "question" });
     const once = answeringModel("at once", false);
-    const { context, appends } = countingAppends(contextFor("worker-a", once.model));
+    const { context, appends } = countingAppends(contextFor(fx, "worker-a", once.model));
 
     const outcome = await processRun(context, runId, "answerer", { first: true });
 
@@ -197,17 +202,19 @@ describe("the optimistic first attempt (a job's first delivery)", () => {
     expect(settleRun(foldRun(log))).toMatchObject({ status: "succeeded", attempts: 1 });
   });
 
-  it("loses to a job taken back meanwhile, whose attempt was announced on its own", async () => {
+  it("loses to a job taken back meanwhile, whose attempt was announced on its own", async ({
+    fx,
+  }) => {
     const { runId } = await fx.errand.fire({ agent: "answerer", input: "question" });
     const zombie = answeringModel("zombie answer", true);
     const rescuer = answeringModel("rescued", false);
 
-    const attemptA = processRun(contextFor("worker-a", zombie.model), runId, "answerer", {
+    const attemptA = processRun(contextFor(fx, "worker-a", zombie.model), runId, "answerer", {
       first: true,
     });
     await zombie.inside; // A's run-started waits for its step: nothing logged yet
     expect(types(await fx.errand.store.readLog(runId))).toEqual(["run-queued"]);
-    const outcomeB = await processRun(contextFor("worker-b", rescuer.model), runId, "answerer");
+    const outcomeB = await processRun(contextFor(fx, "worker-b", rescuer.model), runId, "answerer");
     zombie.release();
 
     expect(outcomeB).toEqual({ kind: "settled", status: "succeeded" });
@@ -218,10 +225,12 @@ describe("the optimistic first attempt (a job's first delivery)", () => {
     expect(JSON.stringify(log)).not.toContain("zombie answer");
   });
 
-  it("starts again from the log when its start is refused by another writer but no attempt", async () => {
+  it("starts again from the log when its start is refused by another writer but no attempt", async ({
+    fx,
+  }) => {
     const { runId } = await fx.errand.fire({ agent: "answerer", input: "question" });
     const gated = answeringModel("after a move", true);
-    const { context, appends } = countingAppends(contextFor("worker-a", gated.model));
+    const { context, appends } = countingAppends(contextFor(fx, "worker-a", gated.model));
 
     const attempt = processRun(context, runId, "answerer", { first: true });
     await gated.inside;
@@ -243,13 +252,19 @@ describe("the optimistic first attempt (a job's first delivery)", () => {
 });
 
 describe("what the log decides before an attempt starts", () => {
-  it("settles cancelled, without starting, a run whose cancel came before the worker", async () => {
+  it("settles cancelled, without starting, a run whose cancel came before the worker", async ({
+    fx,
+  }) => {
     const { runId } = await fx.errand.fire({ agent: "answerer", input: "question" });
     await fx.errand.store.appendEvents(runId, "any", [
       { type: "cancel-requested", at: new Date().toISOString(), data: { reason: "too late" } },
     ]);
     const untouched = answeringModel("never asked", false);
-    const outcome = await processRun(contextFor("worker-a", untouched.model), runId, "answerer");
+    const outcome = await processRun(
+      contextFor(fx, "worker-a", untouched.model),
+      runId,
+      "answerer",
+    );
 
     expect(outcome).toEqual({ kind: "cancelled" });
     const log = await fx.errand.store.readLog(runId);
@@ -257,26 +272,28 @@ describe("what the log decides before an attempt starts", () => {
     expect(log[2]?.data).toEqual({ reason: "too late" });
   });
 
-  it("leaves a settled run alone", async () => {
+  it("leaves a settled run alone", async ({ fx }) => {
     const { runId } = await fx.errand.fire({ agent: "answerer", input: "question" });
     const done = answeringModel("done", false);
-    await processRun(contextFor("worker-a", done.model), runId, "answerer");
+    await processRun(contextFor(fx, "worker-a", done.model), runId, "answerer");
     const settled = await fx.errand.store.readLog(runId);
 
-    const again = await processRun(contextFor("worker-b", done.model), runId, "answerer");
+    const again = await processRun(contextFor(fx, "worker-b", done.model), runId, "answerer");
     expect(again).toEqual({ kind: "already-settled", status: "succeeded" });
     expect(await fx.errand.store.readLog(runId)).toEqual(settled);
   });
 
-  it("refuses a job for an agent it does not run, or naming another agent than the run's", async () => {
+  it("refuses a job for an agent it does not run, or naming another agent than the run's", async ({
+    fx,
+  }) => {
     const { runId } = await fx.errand.fire({ agent: "answerer", input: "question" });
     const model = answeringModel("unused", false).model;
     await expect(
-      processRun(contextFor("worker-a", model), runId, "stranger"),
+      processRun(contextFor(fx, "worker-a", model), runId, "stranger"),
     ).rejects.toMatchObject({ code: "invalid_spec" });
     const other = defineAgent({ name: "other", instructions: "Other.", model });
     const context = {
-      ...contextFor("worker-a", model),
+      ...contextFor(fx, "worker-a", model),
       agents: new Map([[other.name, { agent: other, model, version: agentVersion(other) }]]),
     };
     await expect(processRun(context, runId, "other")).rejects.toMatchObject({
@@ -340,7 +357,7 @@ function staleWorkerModel() {
 }
 
 /** The fixture's store, calling `beforeStart` before each append that holds a `run-started`. */
-function storeWithStartHook(beforeStart: () => Promise<void>): EventStore {
+function storeWithStartHook(fx: EngineFixture, beforeStart: () => Promise<void>): EventStore {
   const store = fx.errand.store;
   return {
     ...store,
@@ -352,11 +369,13 @@ function storeWithStartHook(beforeStart: () => Promise<void>): EventStore {
 }
 
 describe("a rescuer whose run-started is refused", () => {
-  it("takes the run over from the log when a stale worker appended between its read and its start", async () => {
+  it("takes the run over from the log when a stale worker appended between its read and its start", async ({
+    fx,
+  }) => {
     const { runId } = await fx.errand.fire({ agent: "answerer", input: "question" });
     const stale = staleWorkerModel();
     const attemptA = processRun(
-      contextFor("worker-a", stale.model, noteTakerOn(stale.model)),
+      contextFor(fx, "worker-a", stale.model, noteTakerOn(stale.model)),
       runId,
       "answerer",
     );
@@ -365,7 +384,7 @@ describe("a rescuer whose run-started is refused", () => {
       .toContain("run-started");
 
     let starts = 0;
-    const rescuerStore = storeWithStartHook(async () => {
+    const rescuerStore = storeWithStartHook(fx, async () => {
       starts += 1;
       if (starts > 1) return;
       // The rescuer has read the log; the stale worker appends its step 1 now.
@@ -373,7 +392,7 @@ describe("a rescuer whose run-started is refused", () => {
       await stale.inSecondTurn;
     });
     const fresh = answeringModel("fresh answer", false);
-    const rescuer = contextFor("worker-b", fresh.model, noteTakerOn(fresh.model));
+    const rescuer = contextFor(fx, "worker-b", fresh.model, noteTakerOn(fresh.model));
     const outcomeB = await processRun({ ...rescuer, store: rescuerStore }, runId, "answerer");
 
     expect(outcomeB).toEqual({ kind: "settled", status: "succeeded" });
@@ -395,10 +414,12 @@ describe("a rescuer whose run-started is refused", () => {
     expect(settleRun(foldRun(log))).toMatchObject({ steps: 2 });
   });
 
-  it(`gives up, having written nothing, after ${MAX_START_TRIES} refused starts`, async () => {
+  it(`gives up, having written nothing, after ${MAX_START_TRIES} refused starts`, async ({
+    fx,
+  }) => {
     const { runId } = await fx.errand.fire({ agent: "answerer", input: "question" });
     let starts = 0;
-    const busyStore = storeWithStartHook(async () => {
+    const busyStore = storeWithStartHook(fx, async () => {
       starts += 1;
       // Another writer announces an attempt before each of this one's starts.
       await fx.errand.store.appendEvents(runId, "any", [
@@ -410,7 +431,7 @@ describe("a rescuer whose run-started is refused", () => {
       ]);
     });
     const unasked = answeringModel("never asked", false);
-    const context = { ...contextFor("worker-b", unasked.model), store: busyStore };
+    const context = { ...contextFor(fx, "worker-b", unasked.model), store: busyStore };
     const outcome = await processRun(context, runId, "answerer");
 
     expect(outcome).toEqual({ kind: "lost" });

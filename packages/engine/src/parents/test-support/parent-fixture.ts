@@ -8,7 +8,7 @@ import { preflightSchema, type RunEvent } from "@errand/core";
 import { type Agent, defineAgent, scriptedModel } from "@errand/runtime";
 import { z } from "zod";
 import { type Collector, createCollector } from "../../collector/create-collector.js";
-import { type EngineFixture, startEngineFixture } from "../../test-support/engine-fixture.js";
+import type { EngineFixture } from "../../test-support/engine-fixture.js";
 import { captureLogs, type LogCapture } from "../../test-support/log-capture.js";
 import { createWorker, type ErrandWorker, type WorkerOptions } from "../../worker/create-worker.js";
 import { parentTools } from "../parent-tools.js";
@@ -102,24 +102,6 @@ export async function openParentFixture(fx: EngineFixture): Promise<ParentFixtur
     async stop() {
       await Promise.all(workers.map((worker) => worker.close({ graceMs: 1_000 })));
       await collector.stop();
-    },
-  };
-}
-
-/**
- * An engine fixture with the parent fixture opened on it, stopped together by `stop`.
- * @deprecated Kept while branches that still call it are merged; a new test uses
- * `parentTest(label)` from engine-test.ts and takes `pfx` from its context.
- * @public
- */
-export async function startParentFixture(label: string): Promise<ParentFixture> {
-  const fx = await startEngineFixture(label);
-  const fixture = await openParentFixture(fx);
-  return {
-    ...fixture,
-    async stop() {
-      await fixture.stop();
-      await fx.stop();
     },
   };
 }
