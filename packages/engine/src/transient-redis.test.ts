@@ -19,6 +19,7 @@ describe("redisTroubleOf", () => {
     ["Failed to refresh slots cache.", "cluster-moving"],
     ["LOADING Redis is loading the dataset in memory", "loading"],
     ["MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.", "loading"],
+    ["NOSCRIPT No matching script. Please use EVAL.", "loading"],
     ["Connection is closed.", "connection-lost"],
     ["read ECONNRESET", "connection-lost"],
   ])("%s is %s", (message, trouble) => {

@@ -9,8 +9,10 @@
  *   served — `CLUSTERDOWN`, `TRYAGAIN`, and ioredis giving up after its own
  *   redirections ("Too many Cluster redirections") or failing to refresh
  *   its slots — as when a master restarts or fails over;
- * - `loading`: a server loading its data after a restart (`LOADING`), or a
- *   replica without its master (`MASTERDOWN`);
+ * - `loading`: a server loading its data after a restart (`LOADING`), a
+ *   replica without its master (`MASTERDOWN`), or a restarted server that has
+ *   not been sent a script again yet (`NOSCRIPT`: the client sends it again
+ *   with the next try);
  * - `connection-lost`: the connection closed or reset under the command.
  * Every one but `connection-lost` means the command was not run; a command
  * cut off by a lost connection may have run, so what is retried must be safe
@@ -31,7 +33,7 @@ const TROUBLE_MESSAGES: readonly (readonly [RegExp, RedisTrouble])[] = [
     /^(CLUSTERDOWN|TRYAGAIN)\b|Too many Cluster redirections|Failed to refresh slots cache|Cluster isn't ready|None of startup nodes is available/,
     "cluster-moving",
   ],
-  [/^(LOADING|MASTERDOWN)\b/, "loading"],
+  [/^(LOADING|MASTERDOWN|NOSCRIPT)\b/, "loading"],
   [
     /^Connection is closed|Stream isn't writeable|Reached the max retries per request limit|\b(ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT)\b/,
     "connection-lost",

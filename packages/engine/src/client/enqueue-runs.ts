@@ -22,6 +22,8 @@ import type { EngineResources } from "../resources.js";
 import type { RunJob, RunQueues } from "../run-queues.js";
 import { endSendSpan, startSendSpan } from "../tracing/messaging-spans.js";
 import { traceContextOf } from "../tracing/trace-context.js";
+import { retryWhileRedisIsTransient } from "../transient-redis.js";
+import { FIRE_PATIENCE_MS, FIRE_WAITS_OUT } from "./fire-patience.js";
 import type { PreparedRun } from "./fire-preflight.js";
 import type { MetadataLimits } from "./fire-spec.js";
 import { asFireError, type LoggedRun, resolveUnenqueued } from "./unenqueued-runs.js";
@@ -160,7 +162,15 @@ export async function enqueueRuns(
     [...byQueue(written)].map(async ([queue, group]) => {
       const runs = group.map(({ run }) => run);
       try {
-        await enqueueQueue(context, queue, runs);
+        // A job's id is its runId, so enqueuing again is safe: wait a moving cluster out
+        // rather than take back a run whose log is written.
+        await retryWhileRedisIsTransient(() => enqueueQueue(context, queue, runs), {
+          logger: context.logger,
+          write: "enqueue of written runs",
+          fields: { queue },
+          signal: AbortSignal.timeout(FIRE_PATIENCE_MS),
+          troubles: FIRE_WAITS_OUT,
+        });
         for (const { index, run } of group) outcomes[index] = { ok: true, runId: run.runId };
       } catch (error) {
         const resolved = await resolveUnenqueued(context, queue, runs, error);

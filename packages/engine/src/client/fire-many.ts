@@ -7,7 +7,7 @@
 import { type BatchCounts, type BatchOutcome, batch, ErrandError } from "@errand/core";
 import { redisTroubleOf, retryWhileRedisIsTransient } from "../transient-redis.js";
 import { enqueueRuns, type FireContext, type FireOutcome } from "./enqueue-runs.js";
-import { FIRE_PATIENCE_MS, FIRE_WAITS_OUT } from "./fire.js";
+import { FIRE_PATIENCE_MS, FIRE_WAITS_OUT } from "./fire-patience.js";
 import { type PreflightLookups, type PreparedRun, preflightFire } from "./fire-preflight.js";
 import { MAX_FIRE_MANY } from "./fire-spec.js";
 import { createPreflightLookups } from "./preflight-lookups.js";

@@ -2,25 +2,12 @@
  * `fire`: preflight one spec, then write its `run-queued` and enqueue its job,
  * waiting out a Redis Cluster on the move.
  */
-import { type RedisTrouble, retryWhileRedisIsTransient } from "../transient-redis.js";
+import { retryWhileRedisIsTransient } from "../transient-redis.js";
 import { enqueueRuns, type FireContext, type FireOutcome } from "./enqueue-runs.js";
+import { FIRE_PATIENCE_MS, FIRE_WAITS_OUT } from "./fire-patience.js";
 import { preflightFire } from "./fire-preflight.js";
 import type { FireResult } from "./fire-spec.js";
 import { createPreflightLookups } from "./preflight-lookups.js";
-
-/**
- * How long `fire` waits out a Redis Cluster moving, a server loading or a
- * lost connection before it answers, in ms; the run's own `deadlineMs` when
- * shorter.
- */
-export const FIRE_PATIENCE_MS = 30_000;
-
-/** What `fire` and `fireMany` wait out: every transient Redis error but a lack of memory, which an operator must end. */
-export const FIRE_WAITS_OUT: readonly RedisTrouble[] = [
-  "cluster-moving",
-  "loading",
-  "connection-lost",
-];
 
 /**
  * The spec's `deadlineMs` when it is a positive number; anything else is left
