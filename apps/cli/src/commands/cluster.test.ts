@@ -1,7 +1,7 @@
 /**
  * The built CLI on a real 3-master Redis Cluster, named by a
- * `redis+cluster://` URL: worker (its queue in one shard per master), collector, fire,
- * runs, dashboard and doctor work on it;
+ * `redis+cluster://` URL: worker, collector, fire, runs, dashboard and doctor
+ * work on it (queue shards on a cluster: `packages/engine/src/queue-shards.test.ts`);
  * and a parent spawning its children while a master restarts never succeeds
  * without them. One cluster for the file (slow to start); the restart comes
  * last.
@@ -15,8 +15,6 @@ import { fixtureQueue, spawnErrand, startErrandProcesses } from "../test-support
 import { runErrand } from "../test-support/run-errand.js";
 
 const SCRIPTED_PARENT = "scripted-parent";
-/** One queue shard per master. */
-const QUEUE_SHARDS = 3;
 const prefix = uniqueKeyPrefix("cli-cluster");
 let cluster: RedisClusterServer;
 let url: string;
@@ -44,7 +42,7 @@ function city(name: string, population: number) {
 beforeAll(async () => {
   cluster = await startRedisCluster({ masters: 3, appendonly: true });
   url = `redis+cluster://${cluster.nodes.map(({ host, port }) => `${host}:${port}`).join(",")}`;
-  processes = await startErrandProcesses(url, prefix, ["--queue-shards", String(QUEUE_SHARDS)]);
+  processes = await startErrandProcesses(url, prefix);
 }, 120_000);
 
 afterAll(async () => {
@@ -112,9 +110,7 @@ describe("the CLI on a Redis Cluster named redis+cluster://", () => {
     const names = report.checks.map((check) => check.name);
     expect(names).toContain("cluster state");
     const coLocation = report.checks.find((check) => check.name === "cluster hash-tag co-location");
-    expect(coLocation?.detail).toContain(
-      `queue ${fixtureQueue(prefix, QUEUE_SHARDS)}: 3 shards over 3 masters`,
-    );
+    expect(coLocation?.detail).toContain(`queue ${fixtureQueue(prefix)}: 1 shard over 1 master`);
     for (const { host, port } of cluster.nodes) {
       for (const name of ["redis version", "maxmemory-policy", "memory", "writes", "persistence"]) {
         expect(names).toContain(`${name} (${host}:${port})`);
