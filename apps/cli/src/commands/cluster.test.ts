@@ -2,7 +2,7 @@
  * The built CLI on a real 3-master Redis Cluster, named by a
  * `redis+cluster://` URL: worker, collector, fire, runs, dashboard and doctor
  * work on it (queue shards on a cluster: `packages/engine/src/queue-shards.test.ts`);
- * and a parent spawning its children while a master restarts never succeeds
+ * and a parent spawning its children while the queue's master restarts never succeeds
  * without them. One cluster for the file (slow to start); the restart comes
  * last.
  */
@@ -157,11 +157,36 @@ const CHILDREN_PER_PARENT = 3;
 /** How many parents spawn during the restart. */
 const PARENTS = 5;
 
+/** How long each parent thinks before it spawns: the master goes down meanwhile. */
+const PARENT_THINKS_MS = 4_000;
+
 /** How long the master stays down: past the cluster's node timeout (5 s), so the cluster answers CLUSTERDOWN meanwhile. */
 const MASTER_DOWN_MS = 7_000;
 
+/** The index (in `cluster.nodes`) of the master serving `key`'s slot. */
+async function masterOf(redis: ReturnType<typeof openRedisUrl>, key: string): Promise<number> {
+  const slot = Number(await redis.cluster("KEYSLOT", key));
+  const ranges = await redis.cluster("SLOTS");
+  const [, , master] = ranges.find(([low, high]) => slot >= low && slot <= high) ?? [];
+  const index = cluster.nodes.findIndex(
+    ({ host, port }) => host === master?.[0] && port === master?.[1],
+  );
+  if (index === -1) throw new Error(`no master serves slot ${slot}`);
+  return index;
+}
+
+/** Resolves once `runId`'s log holds a `run-started`: its worker has it in hand. */
+async function started(runId: string): Promise<void> {
+  for (;;) {
+    const events = await client.store.readLog(runId);
+    if (events.some((event) => event.type === "run-started")) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+let client: Errand;
+
 describe("a master restarting while parents spawn", () => {
-  let client: Errand;
   beforeAll(() => {
     client = createErrand({ connection: url, prefix });
   });
@@ -170,39 +195,46 @@ describe("a master restarting while parents spawn", () => {
   });
 
   it("never lets a parent succeed without every child it spawned; a run fired meanwhile waits and runs", async () => {
-    const parents = await Promise.all(
-      Array.from({ length: PARENTS }, (_, n) =>
+    const redis = openRedisUrl(url);
+    try {
+      // The master to restart serves the queue: every child's enqueue meets it down.
+      const queueMaster = await masterOf(redis, `${client.keys.bullmqPrefix}:x`);
+      const fireParent = (n: number) =>
         client.fire({
           agent: SCRIPTED_PARENT,
           input: parentOf(
             Array.from({ length: CHILDREN_PER_PARENT }, (_, c) => city(`P${n}C${c}`, c + 1)),
-            2_000,
+            PARENT_THINKS_MS,
           ),
-        }),
-      ),
-    );
-    // The parents are thinking (2 s) when the master goes; they spawn while it is away.
-    await cluster.stopMaster(0);
-    await new Promise((resolve) => setTimeout(resolve, MASTER_DOWN_MS));
-    // Runs fired while the cluster is down, one by one or as a batch, wait for it instead of failing.
-    const firedWhileDown = client.fire(city("Reykjavik", 140_000));
-    const batchFiredWhileDown = client.fireMany(
-      ["Tromsø", "Nuuk", "Longyearbyen", "Ushuaia", "Hobart", "Punta Arenas"].map((name, n) =>
-        city(name, 10_000 + n),
-      ),
-    );
-    await cluster.startMaster(0);
-    const lateRun = await client.result((await firedWhileDown).runId, { waitMs: 120_000 });
-    expect(lateRun?.status).toBe("succeeded");
-    const lateBatch = await batchFiredWhileDown;
-    expect(lateBatch.results.map((item) => item.error)).toEqual(Array(6).fill(undefined));
-    for (const item of lateBatch.results) {
-      const late = await client.result(item.runId!, { waitMs: 120_000 });
-      expect(late?.status).toBe("succeeded");
-    }
+        });
+      const parents = await Promise.all(Array.from({ length: PARENTS }, (_, n) => fireParent(n)));
+      // A parent whose own log is on that master waits to record its answer, not to spawn: one at least must not be.
+      const mastersOfParents = () =>
+        Promise.all(parents.map(({ runId }) => masterOf(redis, client.keys.runHead(runId))));
+      while ((await mastersOfParents()).every((master) => master === queueMaster)) {
+        parents.push(await fireParent(parents.length));
+      }
+      // Every parent is thinking when the master goes; they spawn while it is away.
+      await Promise.all(parents.map(({ runId }) => started(runId)));
+      await cluster.stopMaster(queueMaster);
+      await new Promise((resolve) => setTimeout(resolve, MASTER_DOWN_MS));
+      // Runs fired while the cluster is down, one by one or as a batch, wait for it instead of failing.
+      const firedWhileDown = client.fire(city("Reykjavik", 140_000));
+      const batchFiredWhileDown = client.fireMany(
+        ["Tromsø", "Nuuk", "Longyearbyen", "Ushuaia", "Hobart", "Punta Arenas"].map((name, n) =>
+          city(name, 10_000 + n),
+        ),
+      );
+      await cluster.startMaster(queueMaster);
+      const lateRun = await client.result((await firedWhileDown).runId, { waitMs: 120_000 });
+      expect(lateRun?.status).toBe("succeeded");
+      const lateBatch = await batchFiredWhileDown;
+      expect(lateBatch.results.map((item) => item.error)).toEqual(Array(6).fill(undefined));
+      for (const item of lateBatch.results) {
+        const late = await client.result(item.runId!, { waitMs: 120_000 });
+        expect(late?.status).toBe("succeeded");
+      }
 
-    const redis = openRedisUrl(url);
-    try {
       for (const { runId } of parents) {
         const result = await client.result(runId, { waitMs: 120_000 });
         expect(result?.status === "succeeded" || result?.status === "failed").toBe(true);
