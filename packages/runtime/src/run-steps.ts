@@ -126,7 +126,7 @@ class RunLoop {
     this.tracedModel = chatTracedModel(streamed, traceContent);
     const now = options.now ?? (() => new Date());
     this.deadline = startDeadline(
-      state.startedAt,
+      state,
       this.queued.limits.timeoutMs,
       now,
       options.signal,
