@@ -18,7 +18,9 @@ const queuedKey = (events: readonly RunEvent[]) =>
   events[0]?.type === "run-queued" ? events[0].data.concurrencyKey : undefined;
 
 describe("a parent's concurrency key", () => {
-  it("is its children's, who count against the key's limit, unless a child is fired with its own", async ({ pfx }) => {
+  it("is its children's, who count against the key's limit, unless a child is fired with its own", async ({
+    pfx,
+  }) => {
     const { fx } = pfx;
     await pfx.startWorker({
       concurrency: 4,

@@ -95,7 +95,11 @@ describe("processing a run parked on a waitpoint", () => {
     });
     await fx.errand.waitpoints.complete(worked.token, "yes");
     const timedOut = await processRun(contextWith(fx, fx.errand.store), worked.runId, "asker");
-    expect(timedOut).toMatchObject({ kind: "settled", status: "failed", error: { code: "timeout" } });
+    expect(timedOut).toMatchObject({
+      kind: "settled",
+      status: "failed",
+      error: { code: "timeout" },
+    });
   });
 
   it("resumes with an answer that landed just before its run-started, instead of stopping or timing out", async ({
