@@ -76,6 +76,25 @@ describe("foldRun before a run settles", () => {
     expect(resumed.parked).toBeUndefined();
   });
 
+  it("sums the time a run spent parked, each park up to the run-started that resumed it", () => {
+    const collect = call("call_2", "collect_agents", { wait: true });
+    const log = runLog()
+      .queued()
+      .started()
+      .modelResponded(1, { calls: [collect] })
+      .toolCalled(1, collect)
+      .parked(1, "call_2", ["R-child-1"]);
+    expect(foldRun(log.build()).parkedMs).toBeUndefined();
+    // The log builder puts each event a second after the one before.
+    log.started().toolResult(1, "call_2", { result: { done: true } });
+    log.modelResponded(2, { calls: [collect] }).toolCalled(2, collect);
+    log.parked(2, "call_2", ["R-child-2"]);
+    expect(foldRun(log.build()).parkedMs).toBe(1_000);
+    const resumedTwice = foldRun(log.started().build());
+    expect(resumedTwice.parkedMs).toBe(2_000);
+    expect(resumedTwice.startedAt).toBe(log.timeOf(2));
+  });
+
   it("given a cancel request, the run is not settled yet but remembers the first request", () => {
     const log = runLog()
       .queued()

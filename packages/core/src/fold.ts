@@ -34,6 +34,7 @@ export function initialRunState(runId: string): RunState {
     error: undefined,
     text: undefined,
     parked: undefined,
+    parkedMs: undefined,
     waitpoints: [],
   };
 }
@@ -102,6 +103,16 @@ function addUsage(total: Usage, step: Usage): Usage {
   };
 }
 
+/**
+ * `state.parkedMs` once a `run-started` at `at` ends the park the run is in,
+ * if any: the park's length (from its `run-parked`) added.
+ */
+function resumedParkedMs(state: RunState, at: string): number | undefined {
+  if (state.parked === undefined) return state.parkedMs;
+  const parkMs = Math.max(0, Date.parse(at) - Date.parse(state.parked.since));
+  return (state.parkedMs ?? 0) + parkMs;
+}
+
 const evolvers: Evolvers = {
   "run-queued": (state, e) => ({ ...state, status: "queued", queued: e.data, createdAt: e.at }),
   "run-started": (state, e) => ({
@@ -111,6 +122,7 @@ const evolvers: Evolvers = {
     workerId: e.data.workerId,
     startedAt: state.startedAt ?? e.at,
     parked: undefined,
+    parkedMs: resumedParkedMs(state, e.at),
   }),
   "model-responded": (state, e) => ({
     ...state,

@@ -92,6 +92,11 @@ export interface RunState {
   text?: string;
   /** What the run waits for while it is parked: its last `run-parked`, until a `run-started` resumes it. */
   parked?: EventDataOf<"run-parked"> & { since: string };
+  /**
+   * How long the run was parked in all, ms: each park from its `run-parked`
+   * to the `run-started` that resumed it. Unset until a run resumed from a park.
+   */
+  parkedMs?: number;
   /** Every waitpoint the run created, in order. */
   waitpoints: WaitpointState[];
 }

@@ -237,6 +237,7 @@ export {
   type FlowControlOptions,
   type KeyConcurrencyLimit,
   type ProviderRateLimit,
+  parseFlowControl,
 } from "./flow-control/flow-options.js";
 export { DEFAULT_429_PAUSE_MS } from "./flow-control/provider-limits.js";
 export { type CreateLoggerOptions, createLogger, RUN_DATA_KEYS } from "./logger.js";

@@ -44,7 +44,11 @@ export interface AgentOptions {
   outputSchema?: z.ZodType | Record<string, unknown>;
   /** The most model requests a run may make. Default {@link DEFAULT_MAX_STEPS}. */
   maxSteps?: number;
-  /** How long a run may take, counted from its first start, in milliseconds. */
+  /**
+   * How long a run may work, in milliseconds: counted from its first start,
+   * less the time it spent parked (waiting for its children or on a
+   * waitpoint). A fire's `deadlineMs` bounds the wall-clock time.
+   */
   timeoutMs?: number;
   /** The script the scripted model plays for this agent (docs/architecture.md §9). */
   script?: Script;

@@ -1,8 +1,11 @@
 /**
  * A run's timeout, counted from its first start (so a run resumed after a
- * crash cannot run forever): a signal that fires when the time is up or the
- * caller's signal fires, and a check that also trusts the injected clock.
+ * crash cannot run forever) less the time it spent parked, waiting for its
+ * children or on a waitpoint (docs/architecture.md §7): a signal that fires
+ * when the time is up or the caller's signal fires, and a check that also
+ * trusts the injected clock.
  */
+import type { RunState } from "@errand/core";
 
 /** The longest delay `setTimeout` takes (about 24.8 days); longer waits are re-armed. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -18,14 +21,15 @@ export interface RunDeadline {
 }
 
 /**
- * The deadline of a run started at `startedAt` (ISO-8601; the current time
- * when missing) with `timeoutMs`, for work that `signal` may abort first.
- * Without a timeout it never expires and its signal is `signal` itself.
+ * The deadline of a run with `timeoutMs`, first started at `run.startedAt`
+ * (ISO-8601; the current time when missing) and parked `run.parkedMs` since,
+ * for work that `signal` may abort first. Without a timeout it never expires
+ * and its signal is `signal` itself.
  * (One listener on `signal` rather than `AbortSignal.any`, which costs more
  * than a whole step of a scripted run on Node 20.)
  */
 export function startDeadline(
-  startedAt: string | undefined,
+  run: Pick<RunState, "startedAt" | "parkedMs">,
   timeoutMs: number | undefined,
   now: () => Date,
   signal: AbortSignal,
@@ -35,8 +39,8 @@ export function startDeadline(
   const onAbort = () => controller.abort(signal.reason);
   if (signal.aborted) onAbort();
   else signal.addEventListener("abort", onAbort, { once: true });
-  const start = startedAt === undefined ? now().getTime() : Date.parse(startedAt);
-  const deadlineAt = start + timeoutMs;
+  const start = run.startedAt === undefined ? now().getTime() : Date.parse(run.startedAt);
+  const deadlineAt = start + (run.parkedMs ?? 0) + timeoutMs;
   let timer: NodeJS.Timeout | undefined;
   let timedOut = false;
   let remaining = deadlineAt - now().getTime();

@@ -125,12 +125,7 @@ class RunLoop {
     const streamed = live ? liveModel(this.model, live, state.attempts) : this.model;
     this.tracedModel = chatTracedModel(streamed, traceContent);
     const now = options.now ?? (() => new Date());
-    this.deadline = startDeadline(
-      state.startedAt,
-      this.queued.limits.timeoutMs,
-      now,
-      options.signal,
-    );
+    this.deadline = startDeadline(state, this.queued.limits.timeoutMs, now, options.signal);
     this.signal = this.deadline.signal;
     this.logger = (options.logger ?? noopLogger).child({
       runId: state.runId,

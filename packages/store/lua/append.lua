@@ -47,7 +47,7 @@
     - XADD to the shard stream, id "*", fields: runId, seq, type, at, data
     - HSET on the head: seq, updatedAt, and what the events change, as the fold
       does: run-queued sets runId, agent, rootRunId, parentRunId, depth,
-      priority, hasSchema, createdAt, status=queued; run-started sets status=running,
+      priority, concurrencyKey, hasSchema, createdAt, status=queued; run-started sets status=running,
       attempt (the highest seen), startedAt (the first); output-recorded sets
       hasOutput=1; cancel-requested sets cancelRequested=1; finished sets
       status=succeeded (failed when the run has a schema and no output),
@@ -154,6 +154,9 @@ for i = 1, count do
     end
     if type(data.priority) == "number" then
       updates.priority = tostring(data.priority)
+    end
+    if type(data.concurrencyKey) == "string" then
+      updates.concurrencyKey = data.concurrencyKey
     end
     updates.hasSchema = hasSchema and "1" or "0"
     updates.hasOutput = "0"

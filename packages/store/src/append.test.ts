@@ -112,7 +112,13 @@ describe("appendEvents", () => {
 
   it("keeps a head that agrees with the fold", async () => {
     const runId = store.newRunId();
-    const first = queued({ parentRunId: "parent-1", rootRunId: "root-1", depth: 2 });
+    const first = queued({
+      parentRunId: "parent-1",
+      rootRunId: "root-1",
+      depth: 2,
+      priority: 3,
+      concurrencyKey: "tenant-a",
+    });
     await store.appendEvents(runId, 0, [first]);
     expect(await store.readHead(runId)).toEqual({
       runId,
@@ -126,6 +132,8 @@ describe("appendEvents", () => {
       rootRunId: "root-1",
       parentRunId: "parent-1",
       depth: 2,
+      priority: 3,
+      concurrencyKey: "tenant-a",
       createdAt: first.at,
       updatedAt: first.at,
     });

@@ -36,6 +36,8 @@ export interface RunHead {
   depth: number;
   /** The BullMQ priority the run was fired with (1 = first), when it was given one. */
   priority?: number;
+  /** The key the run's concurrency is limited under (`run-queued.concurrencyKey`), when it has one. */
+  concurrencyKey?: string;
   /** `at` of `run-queued`. */
   createdAt: string;
   /** `at` of the first `run-started`. */
@@ -89,6 +91,7 @@ export function decodeHead(runId: string, fields: Record<string, string>): RunHe
     ...optional("parentRunId"),
     depth: count("depth"),
     ...(fields.priority === undefined ? {} : { priority: count("priority") }),
+    ...optional("concurrencyKey"),
     createdAt: text("createdAt"),
     ...optional("startedAt"),
     updatedAt: text("updatedAt"),

@@ -2,7 +2,8 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { engineKeys } from "@errand/engine";
+import { isTerminalEventType } from "@errand/core";
+import { createErrand, engineKeys } from "@errand/engine";
 import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -60,6 +61,85 @@ describe("errand worker and errand collector", () => {
       expect(missing.stderr).toMatch(/^errand: --agents: cannot load missing\.mjs: /);
     } finally {
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses a bad --flow-control or ERRAND_FLOW_CONTROL with exit 2, naming what is wrong", async () => {
+    const worker = (flowControl: string[], env: Record<string, string> = {}) =>
+      runErrand(["worker", "--agents", FIXTURE_AGENTS, "--prefix", prefix, ...flowControl], {
+        env: { REDIS_URL: server.url, ...env },
+      });
+    const bad = await worker([
+      "--flow-control",
+      JSON.stringify({
+        agentConcurrency: { "scripted-city": 0 },
+        keyConcurrency: [{ key: "tenant-*", limit: 1.5 }],
+        providerLimits: { "*": { requestsPerMinute: -5 } },
+      }),
+    ]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^errand: --flow-control: agentConcurrency\.scripted-city: .*>=1/);
+    expect(bad.stderr).toContain("; keyConcurrency.0.limit: ");
+    expect(bad.stderr).toContain("; providerLimits.*.requestsPerMinute: ");
+    const misspelt = await worker([], { ERRAND_FLOW_CONTROL: '{"agentConcurency":{"a":1}}' });
+    expect(misspelt.code).toBe(2);
+    expect(misspelt.stderr).toMatch(/^errand: ERRAND_FLOW_CONTROL: .*"agentConcurency"/);
+    // The flag wins over the variable.
+    const notJson = await worker(["--flow-control", "{agentConcurrency"], {
+      ERRAND_FLOW_CONTROL: "{}",
+    });
+    expect(notJson.code).toBe(2);
+    expect(notJson.stderr).toMatch(/^errand: --flow-control is not valid JSON: /);
+  });
+
+  it("enforces its flow control (ERRAND_FLOW_CONTROL here): an agent limited to 1 runs one run at a time on 4 slots", async () => {
+    const flowPrefix = uniqueKeyPrefix("cli-worker-flow");
+    const env = { REDIS_URL: server.url };
+    const flowControl = '{"agentConcurrency":{"scripted-city":1},"recheckMs":100}';
+    const worker = await spawnErrand(
+      ["worker", "--agents", FIXTURE_AGENTS, "--prefix", flowPrefix, "--concurrency", "4"],
+      { ...env, ERRAND_FLOW_CONTROL: flowControl },
+      "worker ready",
+    );
+    const collector = await spawnErrand(
+      ["collector", "--prefix", flowPrefix],
+      env,
+      "collector ready",
+    );
+    const errand = createErrand({ connection: server.url, prefix: flowPrefix });
+    try {
+      const fired = await errand.fireMany(
+        [1, 2, 3].map((n) => ({
+          agent: "scripted-city",
+          input: { script: [{ sleepMs: 300, say: `run ${n}` }] },
+        })),
+      );
+      const runIds = fired.results.map((result) => result.runId!);
+      const results = await Promise.all(
+        runIds.map((runId) => errand.result(runId, { waitMs: 60_000 })),
+      );
+      expect(results.map((result) => result?.status)).toEqual([
+        "succeeded",
+        "succeeded",
+        "succeeded",
+      ]);
+      // From the logs: each run started once the one before it had ended.
+      const ran = await Promise.all(
+        runIds.map(async (runId) => {
+          const events = await errand.store.readLog(runId);
+          const started = events.find((event) => event.type === "run-started");
+          const ended = events.find((event) => isTerminalEventType(event.type));
+          return { startedAt: Date.parse(started!.at), endedAt: Date.parse(ended!.at) };
+        }),
+      );
+      ran.sort((a, b) => a.startedAt - b.startedAt);
+      for (let index = 1; index < ran.length; index++) {
+        expect(ran[index]!.startedAt).toBeGreaterThanOrEqual(ran[index - 1]!.endedAt);
+      }
+    } finally {
+      await errand.close();
+      await worker.stop();
+      await collector.stop();
     }
   });
 

@@ -7,6 +7,7 @@ import { CONNECTION_OPTIONS, type CommandSpec } from "../command.js";
 import { dashboardUrlOption } from "../dashboard-url.js";
 import { DURABILITY_OPTION, durabilityOption } from "../durability.js";
 import { EXIT } from "../exit-codes.js";
+import { FLOW_CONTROL_OPTION, FLOW_CONTROL_VARIABLE, flowControlOption } from "../flow-control.js";
 import { HEALTH_PORT_OPTION, startHealthServer } from "../health-server.js";
 import { nextStopSignal } from "../lifecycle.js";
 import { METRICS_PORT_OPTION, startMetricsServer } from "../metrics-server.js";
@@ -20,7 +21,7 @@ const DEFAULT_CONCURRENCY = 4;
 /** `worker`. */
 export const workerCommand: CommandSpec = {
   usage:
-    "errand worker --agents <module> [--concurrency N] [--grace <seconds>] [--health-port N] [--metrics-port N] [--durability <acknowledged|replicated>] [--queue-shards N [--take-queue-shards i,j,…]]",
+    "errand worker --agents <module> [--concurrency N] [--grace <seconds>] [--health-port N] [--metrics-port N] [--durability <acknowledged|replicated>] [--queue-shards N [--take-queue-shards i,j,…]] [--flow-control <json|@file>]",
   description: [
     "Runs the agents exported by <module> (what defineAgent returns, or arrays of them),",
     "taking their runs from the queue of that set of agents (<prefix>.<agent names>),",
@@ -39,6 +40,14 @@ export const workerCommand: CommandSpec = {
     "With --queue-shards N the queue is N BullMQ queues (<queue>~N.0 …), spread over the",
     "masters of a Redis Cluster; the worker takes from each (one blocking connection and at",
     "least one of its --concurrency slots each). Producers follow the registry.",
+    `With --flow-control <json|@file> (else ${FLOW_CONTROL_VARIABLE}) it enforces limits shared`,
+    "by every worker of the fleet (give each the same), as createWorker's flowControl: runs",
+    "at once per agent (agentConcurrency) and per concurrency key (keyConcurrency: the first",
+    "{ key, limit } whose key, or pattern with *, matches), and requests and tokens a minute",
+    'per provider key (providerLimits, "*" for any). Runs over a limit wait in the queue,',
+    "holding no slot. For example:",
+    `  --flow-control '{"agentConcurrency":{"researcher":5},"keyConcurrency":[{"key":"tenant-*","limit":2}]}'`,
+    `  ${FLOW_CONTROL_VARIABLE}='{"providerLimits":{"*":{"requestsPerMinute":500,"tokensPerMinute":200000}}}'`,
   ].join("\n"),
   options: {
     agents: { type: "string", value: "<module>", description: "the module exporting the agents" },
@@ -57,6 +66,7 @@ export const workerCommand: CommandSpec = {
     ...METRICS_PORT_OPTION,
     ...DURABILITY_OPTION,
     ...QUEUE_SHARDS_OPTIONS,
+    ...FLOW_CONTROL_OPTION,
     ...CONNECTION_OPTIONS,
   },
   async run(args, io) {
@@ -70,6 +80,7 @@ export const workerCommand: CommandSpec = {
     const graceSeconds = args.integer("grace", { min: 0, max: 3600 }, 30);
     const prefix = keyPrefix(args);
     const linked = dashboardUrlOption(io);
+    const flowControl = await flowControlOption(args, io);
     const agents = await loadAgents(io, args.requiredString("agents"));
     const url = requireRedisUrl(args, io);
     (await connectRedis(url)).disconnect();
@@ -89,6 +100,7 @@ export const workerCommand: CommandSpec = {
       prometheus,
       ...linked,
       ...durabilityOption(args, io),
+      ...flowControl,
       ...traceContentOption(io.env),
     });
     health.ready();

@@ -8,6 +8,13 @@ describe("the price table", () => {
       DEFAULT_PRICE_TABLE["gpt-4o-mini"],
     );
     expect(priceOf(DEFAULT_PRICE_TABLE, "gpt-4o-2024-08-06")).toBe(DEFAULT_PRICE_TABLE["gpt-4o"]);
+    // A model whose name starts with another's: its own price, not the shorter name's.
+    expect(priceOf(DEFAULT_PRICE_TABLE, "o3-mini-2025-01-31")).toMatchObject({
+      inputPerMillionUsd: 1.1,
+      outputPerMillionUsd: 4.4,
+    });
+    expect(priceOf(DEFAULT_PRICE_TABLE, "gpt-5-pro")).toMatchObject({ outputPerMillionUsd: 120 });
+    expect(priceOf(DEFAULT_PRICE_TABLE, "o3-2025-04-16")).toBe(DEFAULT_PRICE_TABLE.o3);
     expect(priceOf(DEFAULT_PRICE_TABLE, "llama-3")).toBeUndefined();
     expect(responsePricer(DEFAULT_PRICE_TABLE, "llama-3")).toBeUndefined();
   });

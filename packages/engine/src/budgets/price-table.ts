@@ -22,8 +22,11 @@ export interface ModelPrice {
 export type PriceTable = Readonly<Record<string, ModelPrice>>;
 
 /**
- * The default table: common OpenAI models at their published standard
- * prices when this table was written. Prices change: pass your own
+ * The default table: common OpenAI models at their standard prices (not
+ * Batch, Flex or Priority), as published compilations of OpenAI's pricing
+ * page gave them from March to June 2026 (checked in December 2026). A
+ * model whose name starts with another's needs its own entry when its price
+ * differs (`o3-mini`, `o3-pro`, `gpt-5-pro`). Prices change: pass your own
  * (`createWorker({ prices })`, merged over this one) to be exact.
  */
 export const DEFAULT_PRICE_TABLE: PriceTable = {
@@ -45,8 +48,11 @@ export const DEFAULT_PRICE_TABLE: PriceTable = {
     cachedInputPerMillionUsd: 0.025,
   },
   o3: { inputPerMillionUsd: 2, outputPerMillionUsd: 8, cachedInputPerMillionUsd: 0.5 },
+  "o3-mini": { inputPerMillionUsd: 1.1, outputPerMillionUsd: 4.4, cachedInputPerMillionUsd: 0.55 },
+  "o3-pro": { inputPerMillionUsd: 20, outputPerMillionUsd: 80 },
   "o4-mini": { inputPerMillionUsd: 1.1, outputPerMillionUsd: 4.4, cachedInputPerMillionUsd: 0.275 },
   "gpt-5": { inputPerMillionUsd: 1.25, outputPerMillionUsd: 10, cachedInputPerMillionUsd: 0.125 },
+  "gpt-5-pro": { inputPerMillionUsd: 15, outputPerMillionUsd: 120 },
   "gpt-5-mini": {
     inputPerMillionUsd: 0.25,
     outputPerMillionUsd: 2,

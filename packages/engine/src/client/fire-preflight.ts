@@ -4,8 +4,8 @@
  * it, decides the queue, the limits and the agent's own schema), an output
  * schema inside the supported subset, a model that can carry it, an input
  * that is JSON and within the size and nesting limits, metadata within its
- * limits, and a parent that exists (whose priority a child without its own
- * takes). A spec
+ * limits, and a parent that exists (whose priority and concurrency key a
+ * child without its own takes). A spec
  * that fails any of them is refused with an `ErrandError` carrying its code;
  * nothing is enqueued and no key is written (an idempotency key included:
  * a refused fire never uses one up).
@@ -74,7 +74,7 @@ export interface PreparedRun {
   idempotency?: IdempotencyKey;
   /** The BullMQ priority of its job: the spec's, else its parent's, else none. */
   priority?: number;
-  /** The key its concurrency is limited and its queueing made fair under, when the spec gives one. */
+  /** The key its concurrency is limited and its queueing made fair under: the spec's, else its parent's. */
   concurrencyKey?: string;
   /** The run-queued event of the run `runId`, stamped `at`, fired from the span stored as `trace`. */
   queuedEvent(runId: string, at: Date, trace: TraceContext | undefined): NewEvent;
@@ -227,6 +227,7 @@ export async function preflightFire(
   }
   const parent = await requireParent(lookups, parsed.parentRunId);
   const priority = parsed.priority ?? parent?.priority;
+  const concurrencyKey = parsed.concurrencyKey ?? parent?.concurrencyKey;
   const budgetOf = await resolveFireBudget(
     parsed.budget,
     parent === undefined ? undefined : await lookups.budgetOf(parent.runId),
@@ -246,7 +247,7 @@ export async function preflightFire(
           },
         }),
     ...(priority === undefined ? {} : { priority }),
-    ...(parsed.concurrencyKey === undefined ? {} : { concurrencyKey: parsed.concurrencyKey }),
+    ...(concurrencyKey === undefined ? {} : { concurrencyKey }),
     queuedEvent(runId, at, trace) {
       const data: EventDataOf<"run-queued"> = {
         agent: parsed.agent,
@@ -265,7 +266,7 @@ export async function preflightFire(
         metadata: parsed.metadata ?? {},
         ...(priority === undefined ? {} : { priority }),
         ...(registration.version === undefined ? {} : { agentVersion: registration.version }),
-        ...(parsed.concurrencyKey === undefined ? {} : { concurrencyKey: parsed.concurrencyKey }),
+        ...(concurrencyKey === undefined ? {} : { concurrencyKey }),
         ...(trace === undefined ? {} : { trace }),
       };
       const budget = budgetOf(runId, data.rootRunId);

@@ -111,6 +111,7 @@ export const FireSpec = z
      * limit, set by the workers' `flowControl.keyConcurrency`; runs of a key
      * are also queued fairly against other keys' (docs/architecture.md §7,
      * Flow control). Up to {@link MAX_CONCURRENCY_KEY_LENGTH} characters.
+     * A child without one takes its parent's.
      */
     concurrencyKey: z.string().min(1).max(MAX_CONCURRENCY_KEY_LENGTH).optional(),
     /**

@@ -6,10 +6,10 @@
  * beside them; with a limit of 1 on an agent, its runs run one at a time.
  * A worker killed while it holds a slot does not keep it: its lease lapses.
  */
-import { isTerminalEventType, type RunEvent } from "@errand/core";
 import { describe, expect } from "vitest";
 import { type EngineFixture, FAST_TAKEOVER } from "../test-support/engine-fixture.js";
 import { engineTest } from "../test-support/engine-test.js";
+import { intervalOf, mostAtOnce, type RanInterval } from "../test-support/ran-intervals.js";
 import { TEST_AGENTS } from "../test-support/test-agents.js";
 import type { FlowControlOptions } from "./flow-options.js";
 
@@ -19,44 +19,6 @@ const it = engineTest("flow-limits");
 const WORKER_FLEET_TIMEOUT_MS = 180_000;
 
 it.afterEach(({ fx }) => fx.killWorkers());
-
-/** When a run ran, by its log: from its `run-started` to its terminal event (ms). */
-interface RanInterval {
-  runId: string;
-  workerId: string;
-  startedAt: number;
-  endedAt: number;
-}
-
-function intervalOf(runId: string, events: readonly RunEvent[]): RanInterval {
-  const started = events.find((event) => event.type === "run-started");
-  const ended = events.find((event) => isTerminalEventType(event.type));
-  if (started?.type !== "run-started" || ended === undefined) {
-    throw new Error(`run ${runId} has no run-started or no terminal event`);
-  }
-  return {
-    runId,
-    workerId: started.data.workerId,
-    startedAt: Date.parse(started.at),
-    endedAt: Date.parse(ended.at),
-  };
-}
-
-/** The most intervals open at once; one that ends when another starts does not overlap it. */
-function mostAtOnce(intervals: readonly RanInterval[]): number {
-  const edges = intervals.flatMap(({ startedAt, endedAt }) => [
-    { at: startedAt, change: 1 },
-    { at: endedAt, change: -1 },
-  ]);
-  edges.sort((a, b) => a.at - b.at || a.change - b.change);
-  let open = 0;
-  let most = 0;
-  for (const { change } of edges) {
-    open += change;
-    most = Math.max(most, open);
-  }
-  return most;
-}
 
 async function startWorkers(
   fx: EngineFixture,

@@ -4,6 +4,7 @@
  * must be given the same limits: each enforces what it was told.
  */
 import { ErrandError } from "@errand/core";
+import { z } from "zod";
 
 /** A limit on the runs of the concurrency keys matching `key`. */
 export interface KeyConcurrencyLimit {
@@ -33,6 +34,44 @@ export interface FlowControlOptions {
   leaseMs?: number;
   /** How long a run refused a slot waits in the queue before it is tried again, ms (±50%). Default 1,000. */
   recheckMs?: number;
+}
+
+const Limit = z.number().int().min(1);
+const PerMinute = z.number().positive();
+const Milliseconds = z.number().int().min(1);
+
+/** {@link FlowControlOptions} as data (JSON, e.g. `errand worker --flow-control`): anything else is refused. */
+const FlowControlSpec: z.ZodType<FlowControlOptions> = z.strictObject({
+  agentConcurrency: z.record(z.string().min(1), Limit).optional(),
+  keyConcurrency: z.array(z.strictObject({ key: z.string().min(1), limit: Limit })).optional(),
+  providerLimits: z
+    .record(
+      z.string().min(1),
+      z.strictObject({
+        requestsPerMinute: PerMinute.optional(),
+        tokensPerMinute: PerMinute.optional(),
+      }),
+    )
+    .optional(),
+  leaseMs: Milliseconds.optional(),
+  recheckMs: Milliseconds.optional(),
+});
+
+/**
+ * `value` checked as {@link FlowControlOptions}: limits whole numbers ≥ 1,
+ * rates a minute above 0, times whole milliseconds ≥ 1, no other field.
+ * Throws `invalid_spec` naming each problem by its path, after `what`
+ * (`flowControl: agentConcurrency.researcher: …`).
+ */
+export function parseFlowControl(value: unknown, what = "flowControl"): FlowControlOptions {
+  const parsed = FlowControlSpec.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues.map((issue) =>
+    issue.path.length === 0 ? issue.message : `${issue.path.join(".")}: ${issue.message}`,
+  );
+  throw new ErrandError("invalid_spec", `${what}: ${issues.join("; ")}`, {
+    details: { issues },
+  });
 }
 
 /** How long a lease lasts unless told: a crashed worker's slots come back within it. */

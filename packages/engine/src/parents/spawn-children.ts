@@ -4,7 +4,9 @@
  * preflighted on its own; the parent's depth and children limits refuse what
  * goes past them; each child is fired under an idempotency key of the call
  * and the item (see `spawn-keys.ts`), so a call run again after a crash
- * fires nothing twice. A child without a priority takes the parent's.
+ * fires nothing twice. A child takes the parent's priority unless its item
+ * gives one, and always the parent's concurrency key (a tenant's limit the
+ * model cannot step out of).
  * The answer is a batch in item order, a bad item failing alone. A call
  * that a transient Redis error (out of memory, a cluster moving) cut short is
  * made again until it goes through (the idempotency keys make that safe), so

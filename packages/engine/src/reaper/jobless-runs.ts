@@ -8,11 +8,15 @@
  * milliseconds of writing), it is looked at once, in creation order through
  * its shard's index of active runs; a run still queued that no queue of its
  * agent holds a job for gets one, in the queue `fire` would choose, with the
- * priority it was fired with. Adding a
+ * priority it was fired with or, for a run of a concurrency key fired without
+ * one, its place in its key's fair queue (kept while it waits there, so it
+ * is not sent behind the key's later runs; see `flow-control/fair-queue.ts`).
+ * Its concurrency key itself is in its log, where workers read it. Adding a
  * job twice is harmless: its id is the runId, and the log's fence lets one
  * attempt write.
  */
 import { runIdOfIndexMember, runIndexMember } from "@errand/store";
+import { fairPriorities } from "../flow-control/fair-queue.js";
 import { chooseRegistration, readAgentRegistrations } from "../registry.js";
 import type { ReaperContext } from "./context.js";
 
@@ -36,7 +40,9 @@ async function enqueueIfJobless(context: ReaperContext, runId: string): Promise<
   if (await hasJob(context, queues, runId)) return false;
   const registration = chooseRegistration(registrations, context.now());
   if (registration === undefined) return false;
-  const { agent, priority } = head;
+  const { agent } = head;
+  const fair = await fairPriorities(context.redis, context.keys.prefix, [head]);
+  const priority = head.priority ?? fair.get(runId);
   await context.queues.add(registration.queue, [
     { runId, agent, ...(priority === undefined ? {} : { priority }) },
   ]);

@@ -18,6 +18,10 @@ export interface ParkedRunOptions {
   at?: Date;
   /** When its waitpoint times out (default an hour after `at`). */
   timeoutAt?: Date;
+  /** The run's own timeout (`limits.timeoutMs`; default none). */
+  timeoutMs?: number;
+  /** How long it ran before it parked: its `run-queued` and `run-started` so long before `at` (default 0). */
+  workedMs?: number;
 }
 
 /** Writes the log of an `asker` run parked on its `ask` call; resolves with its runId and token. */
@@ -33,22 +37,26 @@ export async function writeParkedRun(
   });
   const token = waitpointToken({ runId, step: 1, callId: ASK_CALL.callId });
   const at = parkedAt.toISOString();
+  const startedAt = new Date(parkedAt.getTime() - (options.workedMs ?? 0)).toISOString();
   const timeoutAt = options.timeoutAt ?? new Date(parkedAt.getTime() + 3_600_000);
   const usage = { inputTokens: 1, outputTokens: 1 };
   await store.appendEvents(runId, 0, [
     {
       type: "run-queued",
-      at,
+      at: startedAt,
       data: {
         agent: "asker",
         input: "go",
         rootRunId: runId,
         depth: 0,
-        limits: { maxSteps: 4 },
+        limits: {
+          maxSteps: 4,
+          ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+        },
         metadata: {},
       },
     },
-    { type: "run-started", at, data: { attempt: 1, workerId: "worker-a" } },
+    { type: "run-started", at: startedAt, data: { attempt: 1, workerId: "worker-a" } },
     {
       type: "model-responded",
       at,

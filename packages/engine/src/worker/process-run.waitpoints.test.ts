@@ -5,7 +5,8 @@
  * (a worker whose clock says the waitpoint timed out, an answerer whose clock
  * says not yet: the worker's `waitpoint-timed-out` + `run-started` is then
  * refused) is not taken for another attempt owning the run: the log is read
- * again and the run resumes with the answer.
+ * again and the run resumes with the answer. The time parked does not count
+ * against the run's `timeoutMs`; the time it worked does.
  */
 import { foldRun, settleRun } from "@errand/core";
 import { agentVersion, askTool, defineAgent, scriptedModel } from "@errand/runtime";
@@ -68,6 +69,37 @@ describe("processing a run parked on a waitpoint", () => {
     const outcome = await processRun(contextWith(fx, fx.errand.store), runId, "asker");
     expect(outcome).toMatchObject({ kind: "parked", waitFor: [], waitpoint: { token } });
     expect(await fx.errand.store.readLog(runId)).toEqual(before);
+  });
+
+  it("does not count the time parked on the waitpoint against the run's timeout, only the time it worked", async ({
+    fx,
+  }) => {
+    const now = Date.now();
+    const answerBy = new Date(now + HOUR_MS);
+    // Parked two hours ago, right after it started, with a timeout of an hour: an hour of work left.
+    const waited = await writeParkedRun(fx.errand.store, {
+      at: new Date(now - 2 * HOUR_MS),
+      timeoutAt: answerBy,
+      timeoutMs: HOUR_MS,
+    });
+    await fx.errand.waitpoints.complete(waited.token, "yes");
+    const resumed = await processRun(contextWith(fx, fx.errand.store), waited.runId, "asker");
+    expect(resumed).toEqual({ kind: "settled", status: "succeeded" });
+
+    // Worked two hours before it parked a minute ago: past its hour.
+    const worked = await writeParkedRun(fx.errand.store, {
+      at: new Date(now - 60_000),
+      timeoutAt: answerBy,
+      timeoutMs: HOUR_MS,
+      workedMs: 2 * HOUR_MS,
+    });
+    await fx.errand.waitpoints.complete(worked.token, "yes");
+    const timedOut = await processRun(contextWith(fx, fx.errand.store), worked.runId, "asker");
+    expect(timedOut).toMatchObject({
+      kind: "settled",
+      status: "failed",
+      error: { code: "timeout" },
+    });
   });
 
   it("resumes with an answer that landed just before its run-started, instead of stopping or timing out", async ({
