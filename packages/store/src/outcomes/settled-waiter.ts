@@ -40,7 +40,7 @@ export interface SettledWaiter {
 }
 
 /** How long a channel stays subscribed after its last waiter is done, in ms. */
-export const SUBSCRIPTION_LINGER_MS = 10_000;
+const SUBSCRIPTION_LINGER_MS = 10_000;
 
 interface Watcher {
   /** `runId` (one it waits for) was announced; undefined: look at every run (on close, or after a reconnection). */
