@@ -2,6 +2,7 @@
  * The bench for people: what ran where, then one line per figure with its
  * value and what it means.
  */
+import { LATENCY_STAGES, type LatencyProfile, type StageFigures } from "./latency-profile.js";
 import type { BenchResult } from "./report.js";
 
 interface Row {
@@ -22,6 +23,18 @@ const byName = (commands: Record<string, number>) =>
   Object.entries(commands)
     .map(([name, perRun]) => `${name} ${perRun}`)
     .join(", ");
+
+/** `stage value` of each stage, in ms. */
+const stageList = (stages: StageFigures) =>
+  LATENCY_STAGES.map((stage) => `${stage} ${stages[stage].toFixed(2)}`).join(", ");
+
+/** What the process and the server did during a latency phase. */
+const watched = (profile: LatencyProfile) => {
+  const redisEvents = Object.entries(profile.redisLatencyMaxMs)
+    .map(([event, maxMs]) => `${event} ${maxMs}`)
+    .join(", ");
+  return `event-loop delay p99 ${profile.eventLoopDelayP99Ms} ms, max ${profile.eventLoopDelayMaxMs} ms; ${profile.gcPauses} GC pauses, ${profile.gcPauseTotalMs} ms in all, longest ${profile.gcPauseMaxMs} ms; Redis latency events (max ms): ${redisEvents === "" ? "none" : redisEvents}`;
+};
 
 /** The node CPU of a whole run: its parts' together. */
 function partsNodeUs(parts: BenchResult["conditions"]["cpu"]["partsPerRun"]): number {
@@ -68,6 +81,16 @@ function rows({ report, conditions }: BenchResult): Row[] {
       meaning: "same runs, 99th percentile",
     },
     {
+      figure: "latency stages p99",
+      value: "ms",
+      meaning: `${stageList(errand.latencyStagesP99Ms)}; tail (mean over the slowest 1 %): ${stageList(conditions.latencyProfile.off.tailStagesMeanMs)}`,
+    },
+    {
+      figure: "latency profile",
+      value: "",
+      meaning: watched(conditions.latencyProfile.off),
+    },
+    {
       figure: "latency AOF p50",
       value: fixed(errand.latencyAofP50Ms, 2, "ms"),
       meaning: "the same runs with appendonly yes, appendfsync everysec",
@@ -76,6 +99,16 @@ function rows({ report, conditions }: BenchResult): Row[] {
       figure: "latency AOF p99",
       value: fixed(errand.latencyAofP99Ms, 2, "ms"),
       meaning: "same runs, 99th percentile",
+    },
+    {
+      figure: "latency AOF stages p99",
+      value: "ms",
+      meaning: `${stageList(errand.latencyAofStagesP99Ms)}; tail (mean over the slowest 1 %): ${stageList(conditions.latencyProfile.aof.tailStagesMeanMs)}`,
+    },
+    {
+      figure: "latency AOF profile",
+      value: "",
+      meaning: watched(conditions.latencyProfile.aof),
     },
     {
       figure: "collector",

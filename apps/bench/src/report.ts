@@ -5,6 +5,7 @@
  */
 import type { Durability } from "@errand/engine";
 import type { CpuPerUnit } from "./cpu-meter.js";
+import type { LatencyProfile, StageFigures } from "./latency-profile.js";
 import type { MachineInfo } from "./machine.js";
 import type { PartsCpu } from "./phases/collector-backlog.js";
 import type { BenchSizes } from "./sizes.js";
@@ -39,6 +40,14 @@ export interface ErrandFigures {
   latencyAofP50Ms: number;
   /** {@link latencyP99Ms} with the append-only file on, as {@link latencyAofP50Ms}. */
   latencyAofP99Ms: number;
+  /**
+   * The 99th percentile of each stage of the latency runs' way from `fire`
+   * to `result`, in ms: `pickup`, `step`, `stream`, `index` and `wake` one
+   * after the other, `fire` beside them (see `latency-profile.ts`).
+   */
+  latencyStagesP99Ms: StageFigures;
+  /** {@link latencyStagesP99Ms} with the append-only file on. */
+  latencyAofStagesP99Ms: StageFigures;
   /** CPU (user + system) of this process — client, worker and collector — per run, end to end, in µs. */
   nodeCpuUsPerRun: number;
   /** CPU (user + system, from `INFO cpu`) of the Redis server per run, end to end, in µs. */
@@ -101,6 +110,8 @@ export interface BenchConditions {
   attemptAppendsPerRun: number;
   /** The worker's step appends per step in the round-trip sample. */
   stepAppendsPerStep: number;
+  /** The latency phases' profiles, persistence off and with the append-only file (figures rounded). */
+  latencyProfile: { off: LatencyProfile; aof: LatencyProfile };
   /** The append-only file's growth per run in the AOF latency phase, in bytes. */
   aofBytesPerRun: number;
   /** `redisCommandsPerRun` by command name (`evalsha`, `xadd`, …), most called first. */

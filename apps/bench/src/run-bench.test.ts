@@ -7,6 +7,7 @@
 import { trace } from "@opentelemetry/api";
 import { describe, expect, it } from "vitest";
 import { formatBenchTable } from "./format-table.js";
+import { LATENCY_STAGES } from "./latency-profile.js";
 import { runBench } from "./run-bench.js";
 import { BENCH_TINY_SIZES } from "./test-support/tiny-sizes.js";
 
@@ -18,6 +19,8 @@ const FIGURES = {
     "latencyP99Ms",
     "latencyAofP50Ms",
     "latencyAofP99Ms",
+    "latencyStagesP99Ms",
+    "latencyAofStagesP99Ms",
     "nodeCpuUsPerRun",
     "redisCpuUsPerRun",
     "collectorEventsPerSec",
@@ -28,6 +31,18 @@ const FIGURES = {
   ],
   ratios: ["e2eVsBullmq", "collectorVsXreadgroup"],
 } as const;
+
+/** The figures that are one number per latency stage. */
+const STAGE_FIGURES = new Set<string>(["latencyStagesP99Ms", "latencyAofStagesP99Ms"]);
+
+/** Asserts that `figures` holds exactly one finite number per latency stage. */
+function expectStageFigures(figures: unknown, name: string): void {
+  const stages = figures as Record<string, unknown>;
+  expect(Object.keys(stages).sort(), name).toEqual([...LATENCY_STAGES].sort());
+  for (const stage of LATENCY_STAGES) {
+    expect(Number.isFinite(stages[stage]), `${name}.${stage} = ${stages[stage]}`).toBe(true);
+  }
+}
 
 describe("runBench", () => {
   it("reports { machine, redis, baseline, errand, ratios } with every figure a finite number", async () => {
@@ -49,7 +64,9 @@ describe("runBench", () => {
       const figures = report[group as keyof typeof FIGURES] as unknown as Record<string, unknown>;
       expect(Object.keys(figures).sort()).toEqual([...names].sort());
       for (const name of names) {
-        expect(Number.isFinite(figures[name]), `${group}.${name} = ${figures[name]}`).toBe(true);
+        if (STAGE_FIGURES.has(name)) expectStageFigures(figures[name], `${group}.${name}`);
+        else
+          expect(Number.isFinite(figures[name]), `${group}.${name} = ${figures[name]}`).toBe(true);
       }
     }
     expect(Object.keys(report.machine).sort()).toEqual([
@@ -70,6 +87,22 @@ describe("runBench", () => {
     expect(report.errand.redisRoundTripsPerStep).toBe(1);
     expect(conditions.backlogEvents).toBe(BENCH_TINY_SIZES.collectorRuns * 5);
     expect(conditions).toMatchObject({ tracing: "off", spansExported: 0, workerMetrics: "on" });
+    // Both latency phases were profiled: every stage, the event loop, GC and the server's latency monitor.
+    for (const [phase, profile] of Object.entries(conditions.latencyProfile)) {
+      for (const stages of ["stagesP50Ms", "stagesP99Ms", "tailStagesMeanMs"] as const) {
+        expectStageFigures(profile[stages], `${phase}.${stages}`);
+      }
+      for (const figure of [
+        profile.eventLoopDelayP99Ms,
+        profile.eventLoopDelayMaxMs,
+        profile.gcPauses,
+        profile.gcPauseTotalMs,
+        profile.gcPauseMaxMs,
+        ...Object.values(profile.redisLatencyMaxMs),
+      ]) {
+        expect(Number.isFinite(figure), `${phase}: ${figure}`).toBe(true);
+      }
+    }
     // The AOF phase ran with the file on: every run's writes went to it.
     expect(conditions.aofBytesPerRun).toBeGreaterThan(0);
     // The commands by name add up to the total, the append script among them.
@@ -98,6 +131,9 @@ describe("runBench", () => {
       "errand parts",
       "latency p99",
       "latency AOF p99",
+      "latency stages p99",
+      "latency AOF stages p99",
+      "event-loop delay p99",
       "node CPU per run",
       "collector vs XREADGROUP",
     ]) {

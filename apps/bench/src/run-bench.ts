@@ -10,6 +10,7 @@ import { startBenchRedis } from "./bench-redis.js";
 import { startBenchTracing } from "./bench-tracing.js";
 import type { CpuPerUnit } from "./cpu-meter.js";
 import type { BenchTarget } from "./errand-stack.js";
+import type { LatencyProfile, StageFigures } from "./latency-profile.js";
 import { loadAverages, machineInfo } from "./machine.js";
 import { measureAppendRoundTrips } from "./phases/append-round-trips.js";
 import { measureBullmq } from "./phases/bullmq-baseline.js";
@@ -35,6 +36,26 @@ function roundEach(figures: Record<string, number>, digits: number): Record<stri
   return Object.fromEntries(
     Object.entries(figures).map(([name, value]) => [name, round(value, digits)]),
   );
+}
+
+/** Each stage's figure to two decimals. */
+function roundStages(stages: StageFigures): StageFigures {
+  return roundEach(stages, 2) as StageFigures;
+}
+
+/** `profile` with every figure to two decimals. */
+function roundProfile(profile: LatencyProfile): LatencyProfile {
+  return {
+    stagesP50Ms: roundStages(profile.stagesP50Ms),
+    stagesP99Ms: roundStages(profile.stagesP99Ms),
+    tailStagesMeanMs: roundStages(profile.tailStagesMeanMs),
+    eventLoopDelayP99Ms: round(profile.eventLoopDelayP99Ms, 2),
+    eventLoopDelayMaxMs: round(profile.eventLoopDelayMaxMs, 2),
+    gcPauses: profile.gcPauses,
+    gcPauseTotalMs: round(profile.gcPauseTotalMs, 2),
+    gcPauseMaxMs: round(profile.gcPauseMaxMs, 2),
+    redisLatencyMaxMs: profile.redisLatencyMaxMs,
+  };
 }
 
 /** Options of {@link runBench}. */
@@ -147,6 +168,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchResult>
       latencyP99Ms: round(m.latency.p99Ms, 2),
       latencyAofP50Ms: round(m.latencyAof.p50Ms, 2),
       latencyAofP99Ms: round(m.latencyAof.p99Ms, 2),
+      latencyStagesP99Ms: roundStages(m.latency.profile.stagesP99Ms),
+      latencyAofStagesP99Ms: roundStages(m.latencyAof.profile.stagesP99Ms),
       nodeCpuUsPerRun: round(m.throughput.cpu.nodeUs),
       redisCpuUsPerRun: round(m.throughput.cpu.redisUs),
       collectorEventsPerSec: round(m.collector.eventsPerSec),
@@ -185,6 +208,10 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchResult>
         backlogStreams: m.collector.shards,
         attemptAppendsPerRun: round(m.roundTrips.attemptAppendsPerRun, 2),
         stepAppendsPerStep: round(m.roundTrips.stepAppendsPerStep, 2),
+        latencyProfile: {
+          off: roundProfile(m.latency.profile),
+          aof: roundProfile(m.latencyAof.profile),
+        },
         aofBytesPerRun: round(m.latencyAof.aofBytes / sizes.latencyRuns),
         commandsPerRunByName: roundEach(m.throughput.commandsPerRunByName, 2),
         cpu: {

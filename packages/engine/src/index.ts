@@ -165,7 +165,7 @@
  */
 
 export type { Logger } from "@errand/runtime";
-export type { Durability } from "@errand/store";
+export { DEFAULT_SHARDS, type Durability } from "@errand/store";
 export { queueOfAgents } from "./agent-queues.js";
 export { type AgentVersionStanding, readAgentVersions } from "./agent-versions.js";
 export { FireBudget } from "./budgets/fire-budget.js";
@@ -220,6 +220,10 @@ export {
   readCollectorMetrics,
   type ShardMetrics,
 } from "./collector/metrics.js";
+export {
+  COLLECTOR_BATCH_CHANNEL,
+  type CollectorBatchRead,
+} from "./collector/shard-loop.js";
 export {
   type ConnectionInput,
   type ConnectionLog,

@@ -8,8 +8,10 @@
  * and the loop goes on after a pause; a batch whose writes Redis refuses for
  * lack of memory waits until it has room (see `apply-batch.ts`), so a shortage
  * never counts against an entry's deliveries. The loop ends once
- * `isStopping()` says so.
+ * `isStopping()` says so. Each batch read is told on the diagnostics channel
+ * {@link COLLECTOR_BATCH_CHANNEL} (for profiling: nothing is built without a subscriber).
  */
+import { channel } from "node:diagnostics_channel";
 import { setTimeout as delay } from "node:timers/promises";
 import { decodeShardEntry, type ShardEntry } from "@errand/store";
 import type { RedisConnection } from "../connection.js";
@@ -39,6 +41,23 @@ export interface ShardLoopTiming {
   /** How often the stream is trimmed behind the group. */
   trimIntervalMs: number;
 }
+
+/**
+ * The `node:diagnostics_channel` name on which each shard loop announces a
+ * batch it read, as a {@link CollectorBatchRead}, before applying it.
+ */
+export const COLLECTOR_BATCH_CHANNEL = "errand:collector:batch-read";
+
+/** What {@link COLLECTOR_BATCH_CHANNEL} carries: one batch a shard loop read. */
+export interface CollectorBatchRead {
+  shard: number;
+  /** When its read returned, in ms since the epoch, with sub-millisecond precision. */
+  readAt: number;
+  /** The run of each readable entry, in stream order. */
+  runIds: string[];
+}
+
+const batchReads = channel(COLLECTOR_BATCH_CHANNEL);
 
 /** The pause after an error before the loop tries again. */
 const ERROR_PAUSE_MS = 250;
@@ -96,10 +115,14 @@ export async function runShardLoop(
     return readNewEntries(blocking, reader, timing.batchSize, untilClaim);
   }
 
-  async function collect(delivered: readonly DeliveredEntry[]): Promise<void> {
+  async function collect(delivered: readonly DeliveredEntry[], readAt: number): Promise<void> {
     const deleted = delivered.filter(([, fields]) => fields === null).map(([id]) => id);
     if (deleted.length > 0) await redis.xack(reader.stream, group, ...deleted);
     const entries = delivered.map(decodeDelivered).filter((entry) => entry !== undefined);
+    if (batchReads.hasSubscribers) {
+      const read: CollectorBatchRead = { shard, readAt, runIds: entries.map(({ runId }) => runId) };
+      batchReads.publish(read);
+    }
     const outcome = await applyBatch(context, shard, entries);
     // Stopping ends the waits for a Redis out of memory: what failed then stays pending for the others.
     if (context.stopping.aborted) return;
@@ -119,7 +142,8 @@ export async function runShardLoop(
   while (!isStopping()) {
     try {
       const delivered = await nextEntries();
-      if (delivered.length > 0) await collect(delivered);
+      if (delivered.length > 0)
+        await collect(delivered, performance.timeOrigin + performance.now());
       if (Date.now() >= state.nextTrimAt) {
         await trimAcknowledged(redis, reader.stream);
         state.nextTrimAt = Date.now() + timing.trimIntervalMs;

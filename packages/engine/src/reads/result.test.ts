@@ -1,4 +1,4 @@
-import { foldRun, isErrandError, settleRun } from "@errand/core";
+import { foldRun, isErrandError, settleRun, shardOfRunId } from "@errand/core";
 import { afterAll, describe, expect } from "vitest";
 import { indexPlanned, startTestCollector } from "../collector/test-support/index-planned.js";
 import { planRuns } from "../collector/test-support/planned-runs.js";
@@ -7,6 +7,7 @@ import {
   type PrefixedStore,
   TEST_SHARDS,
 } from "../collector/test-support/redis-fixture.js";
+import { engineKeys } from "../engine-keys.js";
 import { redisTest } from "../test-support/engine-test.js";
 import { createRunReads, type RunReads } from "./create-run-reads.js";
 
@@ -87,5 +88,26 @@ describe("result", () => {
     } finally {
       await collector.stop();
     }
+  });
+
+  it("keeps the run's shard channel subscribed after a wait, for the next, and refuses an unknown run at once even when waiting", async ({
+    engineRedis: fx,
+  }) => {
+    const [pending] = planRuns({
+      count: 1,
+      shards: TEST_SHARDS,
+      seed: "result-linger",
+      endings: ["unsettled"],
+    });
+    await indexPlanned(fx, scope, [pending!]);
+    const channel = engineKeys(scope.prefix).settledChannel(shardOfRunId(pending!.runId));
+    expect(await reads.result(pending!.runId, { waitMs: 50 })).toBeUndefined();
+    // No wait is running, yet the channel is still subscribed: the next wait on the shard needs no SUBSCRIBE.
+    expect((await fx.redis.pubsub("NUMSUB", channel))[1]).toBe(1);
+
+    // The one read a wait makes tells that the run does not exist: no wait of ten minutes.
+    const [never] = planRuns({ count: 1, shards: TEST_SHARDS, seed: "result-linger-never" });
+    const unknown = await reads.result(never!.runId, { waitMs: 600_000 }).catch((error) => error);
+    expect(isErrandError(unknown, "not_found")).toBe(true);
   });
 });

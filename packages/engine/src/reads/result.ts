@@ -1,7 +1,8 @@
 /**
  * `result(runId, { waitMs })`: a run's settled `RunResult`, as the collector
  * stored it, optionally waiting for it (blocking on the settled channel, no
- * polling loop).
+ * polling loop): with `waitMs` it listens first, then reads once, then again
+ * only when the run is announced.
  */
 import {
   ErrandError,
@@ -20,6 +21,14 @@ export interface ResultOptions {
   waitMs?: number;
 }
 
+/** The run's stored result; throws `not_found` for a run that does not exist (or expired). */
+async function readStanding(context: ReadsContext, runId: string): Promise<RunResult | undefined> {
+  const { results, standings } = await readStoredRuns(context, [runId]);
+  if (standings.get(runId) === "not_found") throw runNotFound(runId);
+  return results.get(runId);
+}
+
+/** The run's stored result, for a run known to exist. */
 async function readOne(context: ReadsContext, runId: string): Promise<RunResult | undefined> {
   const [stored] = await readStoredResults(context, [runId]);
   return stored;
@@ -37,17 +46,12 @@ export async function readResult(
 ): Promise<RunResult | undefined> {
   shardOfRunId(runId);
   const waitMs = wholeNumberOption("waitMs", options.waitMs, 0, 0);
-  const { results, standings } = await readStoredRuns(context, [runId]);
-  const first = results.get(runId);
-  if (first !== undefined) return withTreeSpend(context.redis, context.keys, first);
-  if (standings.get(runId) === "not_found") {
-    throw runNotFound(runId);
-  }
-  if (waitMs === 0) return undefined;
+  // A read no announcement caused (the first, once the waiter listens) also tells a run that does not exist.
   const settled = await context.waiter.waitUntil(
     [runId],
     waitMs,
-    () => readOne(context, runId),
+    (announced) =>
+      announced === undefined ? readStanding(context, runId) : readOne(context, runId),
     (result) => result !== undefined,
   );
   return settled && withTreeSpend(context.redis, context.keys, settled);

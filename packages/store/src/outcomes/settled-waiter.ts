@@ -5,7 +5,9 @@
  * then reads again each time one of its runs is announced, until the read
  * says it is done or the time is up: a result written between the read and
  * the wait is never missed. One subscriber connection serves every waiter of
- * a client; a channel stays subscribed while some waiter needs it. An
+ * a client; a channel stays subscribed while some waiter needs it, and for
+ * {@link SUBSCRIPTION_LINGER_MS} after the last, so that a client waiting on
+ * run after run subscribes once, not once a wait. An
  * announcement published while that connection was down (Redis restarting,
  * the network gone) is lost, so once it is back and subscribed again every
  * waiter reads again whatever it still waits for.
@@ -37,15 +39,19 @@ export interface SettledWaiter {
   close(): Promise<void>;
 }
 
+/** How long a channel stays subscribed after its last waiter is done, in ms. */
+const SUBSCRIPTION_LINGER_MS = 10_000;
+
 interface Watcher {
-  runIds: ReadonlySet<string>;
-  /** `runId` (one of `runIds`) was announced; undefined: look at every run (on close, or after a reconnection). */
+  /** `runId` (one it waits for) was announced; undefined: look at every run (on close, or after a reconnection). */
   notify(runId?: string): void;
 }
 
 interface Subscription {
   count: number;
   ready: Promise<unknown>;
+  /** The UNSUBSCRIBE due once the channel has lingered unused. */
+  linger?: NodeJS.Timeout;
 }
 
 /**
@@ -56,7 +62,8 @@ export function createSettledWaiter(
   openSubscriber: () => RedisClient,
   keys: StoreKeys,
 ): SettledWaiter {
-  const watchers = new Set<Watcher>();
+  /** The watchers of each run waited for. */
+  const watchers = new Map<string, Set<Watcher>>();
   const subscriptions = new Map<string, Subscription>();
   let subscriber: { connection: RedisClient; ready: Promise<void> } | undefined;
   let closed = false;
@@ -69,7 +76,28 @@ export function createSettledWaiter(
   async function resubscribed(opened: RedisClient): Promise<void> {
     const channels = [...subscriptions.keys()];
     if (channels.length > 0) await opened.subscribe(...channels).catch(() => undefined);
-    for (const watcher of watchers) watcher.notify();
+    notifyEvery();
+  }
+
+  /** Tells every waiter to look at every run it waits for. */
+  function notifyEvery(): void {
+    for (const ofRun of watchers.values()) for (const watcher of ofRun) watcher.notify();
+  }
+
+  function watch(runIds: readonly string[], watcher: Watcher): void {
+    for (const runId of runIds) {
+      const ofRun = watchers.get(runId) ?? new Set();
+      ofRun.add(watcher);
+      watchers.set(runId, ofRun);
+    }
+  }
+
+  function unwatch(runIds: readonly string[], watcher: Watcher): void {
+    for (const runId of runIds) {
+      const ofRun = watchers.get(runId);
+      ofRun?.delete(watcher);
+      if (ofRun?.size === 0) watchers.delete(runId);
+    }
   }
 
   /** The subscriber connection and the promise of its handshake, made once. */
@@ -77,7 +105,7 @@ export function createSettledWaiter(
     if (!subscriber) {
       const opened = openSubscriber();
       opened.on("message", (_channel: string, runId: string) => {
-        for (const watcher of watchers) if (watcher.runIds.has(runId)) watcher.notify(runId);
+        for (const watcher of watchers.get(runId) ?? []) watcher.notify(runId);
       });
       let connectedBefore = false;
       opened.on("ready", () => {
@@ -98,6 +126,7 @@ export function createSettledWaiter(
       subscriptions.set(channel, subscription);
       ready.catch(() => subscriptions.delete(channel));
     }
+    clearTimeout(subscription.linger);
     subscription.count += 1;
     await subscription.ready;
   }
@@ -107,6 +136,12 @@ export function createSettledWaiter(
     if (!subscription) return;
     subscription.count -= 1;
     if (subscription.count > 0) return;
+    subscription.linger = setTimeout(() => unsubscribe(channel), SUBSCRIPTION_LINGER_MS);
+    subscription.linger.unref();
+  }
+
+  /** Drops the subscription of `channel`, unused since it lingered. */
+  function unsubscribe(channel: string): void {
     subscriptions.delete(channel);
     // Once closing, the connection is quitting: an UNSUBSCRIBE on it would fail.
     if (!closed) subscriber?.connection.unsubscribe(channel).catch(() => undefined);
@@ -124,7 +159,6 @@ export function createSettledWaiter(
     let announcedIds = new Set<string>();
     let wake: (() => void) | undefined;
     const watcher: Watcher = {
-      runIds: new Set(runIds),
       notify(runId) {
         announced = true;
         if (runId !== undefined) announcedIds.add(runId);
@@ -133,7 +167,7 @@ export function createSettledWaiter(
     };
     const channels = [...new Set(runIds.map((runId) => keys.settledChannel(shardOfRunId(runId))))];
     const acquired: string[] = [];
-    watchers.add(watcher);
+    watch(runIds, watcher);
     try {
       for (const channel of channels) {
         acquired.push(channel);
@@ -161,7 +195,7 @@ export function createSettledWaiter(
         }
       }
     } finally {
-      watchers.delete(watcher);
+      unwatch(runIds, watcher);
       for (const channel of acquired) release(channel);
     }
   }
@@ -170,7 +204,8 @@ export function createSettledWaiter(
     waitUntil,
     async close() {
       closed = true;
-      for (const watcher of watchers) watcher.notify();
+      notifyEvery();
+      for (const { linger } of subscriptions.values()) clearTimeout(linger);
       if (subscriber) await closeConnection(subscriber.connection);
       subscriber = undefined;
       subscriptions.clear();

@@ -1,0 +1,217 @@
+/**
+ * Where the time of a latency phase's runs goes. Each run is timed through
+ * the milestones of its way from `fire` to `result`, one after the other:
+ *
+ * - `pickup`: `fire` called → the worker started the run (its `run-started`:
+ *   the job enqueued, BullMQ's worker woken, the job moved to active, the
+ *   run's log read);
+ * - `step`: → the run's terminal event (the agent loop, one step);
+ * - `stream`: → a collector's read returned it (the worker's append, the
+ *   shard stream's delivery to the collector's blocking read);
+ * - `index`: → its settled announcement reached a client (the fold, the
+ *   batch's index call storing the result, its PUBLISH);
+ * - `wake`: → `result({ waitMs })` returned (the waiter woken, the result read).
+ *
+ * They add up to the run's latency. Beside them, `fire`: `fire` called →
+ * it resolved (overlapping `pickup`: the worker may start the run first).
+ * The worker's milestones are the events' `at` (whole milliseconds), the
+ * others this process's clock. Meanwhile the profile watches this process's
+ * event-loop delay and garbage-collection pauses, and the server's latency
+ * monitor (`LATENCY LATEST`, events of 1 ms or more).
+ */
+import { subscribe, unsubscribe } from "node:diagnostics_channel";
+import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
+import { isTerminalEventType } from "@errand/core";
+import {
+  COLLECTOR_BATCH_CHANNEL,
+  type CollectorBatchRead,
+  DEFAULT_SHARDS,
+  type Errand,
+  engineKeys,
+} from "@errand/engine";
+import { Redis } from "ioredis";
+import type { BenchRedis } from "./bench-redis.js";
+import { percentile } from "./stats.js";
+
+/** The stages of a run's latency, in order (see the file's comment). */
+export const LATENCY_STAGES = ["fire", "pickup", "step", "stream", "index", "wake"] as const;
+
+/** One figure per stage. */
+export type StageFigures = Record<(typeof LATENCY_STAGES)[number], number>;
+
+/** What a latency phase's profile found. */
+export interface LatencyProfile {
+  /** Each stage's median, in ms. */
+  stagesP50Ms: StageFigures;
+  /** Each stage's 99th percentile, in ms. */
+  stagesP99Ms: StageFigures;
+  /** Each stage's mean over the slowest 1 % of runs (latency at or above its p99), in ms: where the tail went. */
+  tailStagesMeanMs: StageFigures;
+  /** This process's event-loop delay (`monitorEventLoopDelay`), 99th percentile and maximum, in ms. */
+  eventLoopDelayP99Ms: number;
+  eventLoopDelayMaxMs: number;
+  /** Garbage-collection pauses of this process: how many, their total and the longest, in ms. */
+  gcPauses: number;
+  gcPauseTotalMs: number;
+  gcPauseMaxMs: number;
+  /** The server's latency monitor: the longest of each kind of event (`command`, `aof-write`, …), in ms. */
+  redisLatencyMaxMs: Record<string, number>;
+}
+
+/** A run's milestones, in ms since the epoch. */
+interface Milestones {
+  called: number;
+  fired: number;
+  returned: number;
+}
+
+/** The ticks of the event-loop delay monitor, in ms. */
+const EVENT_LOOP_RESOLUTION_MS = 5;
+/** Runs whose logs are read at once when the phase is over. */
+const LOG_READS_AT_ONCE = 100;
+
+/** Now, in ms since the epoch, with sub-millisecond precision. */
+export function epochNow(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+/** A profile being recorded: the phase tells it each run's milestones, then works the profile out. */
+export interface LatencyRecorder {
+  /** Run `runId` was fired at `called`, `fire` resolved at `fired`, `result` at `returned` (epoch ms). */
+  record(runId: string, milestones: Milestones): void;
+  /** Stops watching (once) and works the profile out, reading each run's log with `errand`. */
+  profile(errand: Errand): Promise<LatencyProfile>;
+  /** Stops watching, if not yet: the watchers, the subscriber, the server's latency monitor. */
+  stop(): Promise<void>;
+}
+
+/** The worker's milestones of a run, from its log: `run-started` and the terminal event. */
+async function workerMilestones(
+  errand: Errand,
+  runId: string,
+): Promise<{ started: number; finished: number }> {
+  let started = Number.NaN;
+  let finished = Number.NaN;
+  for await (const event of errand.events(runId)) {
+    if (event.type === "run-started") started = Date.parse(event.at);
+    if (isTerminalEventType(event.type)) finished = Date.parse(event.at);
+  }
+  return { started, finished };
+}
+
+/** The longest of each event the server's latency monitor saw, in ms. */
+async function redisLatencies(admin: Redis): Promise<Record<string, number>> {
+  const latest = (await admin.call("LATENCY", "LATEST")) as [string, number, number, number][];
+  return Object.fromEntries(latest.map(([event, , , maxMs]) => [event, maxMs]));
+}
+
+/** Each stage's figure over `runs` by `figure` (a percentile, a mean). */
+function perStage(
+  runs: readonly StageFigures[],
+  figure: (values: number[]) => number,
+): StageFigures {
+  const entries = LATENCY_STAGES.map((stage) => [stage, figure(runs.map((run) => run[stage]))]);
+  return Object.fromEntries(entries) as StageFigures;
+}
+
+const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+
+/**
+ * Starts recording: the event-loop and GC watchers, the server's latency
+ * monitor (reset), a subscriber to every shard's settled channel and the
+ * collectors' batch reads.
+ */
+export async function startLatencyProfile(redis: BenchRedis): Promise<LatencyRecorder> {
+  const eventLoop = monitorEventLoopDelay({ resolution: EVENT_LOOP_RESOLUTION_MS });
+  const gcPauses: number[] = [];
+  const gc = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) gcPauses.push(entry.duration);
+  });
+  const readAt = new Map<string, number>();
+  const onBatch = (message: unknown) => {
+    const { readAt: at, runIds } = message as CollectorBatchRead;
+    for (const runId of runIds) readAt.set(runId, at);
+  };
+  const announcedAt = new Map<string, number>();
+  const subscriber = new Redis(redis.url, { maxRetriesPerRequest: null });
+  subscriber.on("message", (_channel: string, runId: string) => {
+    announcedAt.set(runId, epochNow());
+  });
+  const keys = engineKeys();
+  await subscriber.subscribe(
+    ...Array.from({ length: DEFAULT_SHARDS }, (_, shard) => keys.settledChannel(shard)),
+  );
+  await redis.admin.config("SET", "latency-monitor-threshold", "1");
+  await redis.admin.call("LATENCY", "RESET");
+  subscribe(COLLECTOR_BATCH_CHANNEL, onBatch);
+  gc.observe({ entryTypes: ["gc"] });
+  eventLoop.enable();
+  const runs = new Map<string, Milestones>();
+
+  let stopped: Promise<Record<string, number>> | undefined;
+  /** Stops every watcher once; resolves with the server's latency events. */
+  function stop(): Promise<Record<string, number>> {
+    stopped ??= (async () => {
+      eventLoop.disable();
+      gc.disconnect();
+      unsubscribe(COLLECTOR_BATCH_CHANNEL, onBatch);
+      subscriber.disconnect();
+      const latest = await redisLatencies(redis.admin);
+      await redis.admin.config("SET", "latency-monitor-threshold", "0");
+      return latest;
+    })();
+    return stopped;
+  }
+
+  async function profile(errand: Errand): Promise<LatencyProfile> {
+    const redisLatencyMaxMs = await stop();
+    const stages: (StageFigures & { total: number })[] = [];
+    const runIds = [...runs.keys()];
+    for (let start = 0; start < runIds.length; start += LOG_READS_AT_ONCE) {
+      const chunk = runIds.slice(start, start + LOG_READS_AT_ONCE);
+      const workers = await Promise.all(chunk.map((runId) => workerMilestones(errand, runId)));
+      chunk.forEach((runId, position) => {
+        const { called, fired, returned } = runs.get(runId)!;
+        const { started, finished } = workers[position]!;
+        const read = readAt.get(runId) ?? Number.NaN;
+        const announced = announcedAt.get(runId) ?? Number.NaN;
+        stages.push({
+          fire: fired - called,
+          pickup: started - called,
+          step: finished - started,
+          stream: read - finished,
+          index: announced - read,
+          wake: returned - announced,
+          total: returned - called,
+        });
+      });
+    }
+    const totalP99 = percentile(
+      stages.map(({ total }) => total),
+      99,
+    );
+    const ms = (nanoseconds: number) => nanoseconds / 1e6;
+    return {
+      stagesP50Ms: perStage(stages, (values) => percentile(values, 50)),
+      stagesP99Ms: perStage(stages, (values) => percentile(values, 99)),
+      tailStagesMeanMs: perStage(
+        stages.filter(({ total }) => total >= totalP99),
+        mean,
+      ),
+      eventLoopDelayP99Ms: ms(eventLoop.percentile(99)),
+      eventLoopDelayMaxMs: ms(eventLoop.max),
+      gcPauses: gcPauses.length,
+      gcPauseTotalMs: gcPauses.reduce((sum, pause) => sum + pause, 0),
+      gcPauseMaxMs: Math.max(0, ...gcPauses),
+      redisLatencyMaxMs,
+    };
+  }
+
+  return {
+    record: (runId, milestones) => runs.set(runId, milestones),
+    profile,
+    async stop() {
+      await stop();
+    },
+  };
+}
