@@ -12,7 +12,8 @@
 import { ErrandError } from "@errand/core";
 import { type RedisClusterServer, startRedisCluster } from "@errand/local-redis";
 import { Redis } from "ioredis";
-import { readInfo, startBenchRedis, totalCommandCalls } from "./bench-redis.js";
+import { startBenchRedis, totalCommandCalls } from "./bench-redis.js";
+import { redisCpuMs } from "./cpu-meter.js";
 import {
   type BenchTarget,
   fireBenchRuns,
@@ -95,11 +96,6 @@ async function measureRunsPerSec(
   }
 }
 
-async function cpuMsOf(redis: Redis): Promise<number> {
-  const cpu = await readInfo(redis, "cpu");
-  return (Number(cpu.get("used_cpu_user")) + Number(cpu.get("used_cpu_sys"))) * 1000;
-}
-
 /** Runs the workload on `cluster` and reads each master's commands and CPU around it. */
 async function measureCluster(
   cluster: RedisClusterServer,
@@ -115,10 +111,10 @@ async function measureCluster(
       queueShards: CLUSTER_BENCH_MASTERS,
     };
     await Promise.all(admins.map((admin) => admin.config("RESETSTAT")));
-    const cpuBefore = await Promise.all(admins.map(cpuMsOf));
+    const cpuBefore = await Promise.all(admins.map(redisCpuMs));
     const runsPerSec = await measureRunsPerSec(target, workload);
     const commands = await Promise.all(admins.map(totalCommandCalls));
-    const cpuMs = (await Promise.all(admins.map(cpuMsOf))).map((ms, i) => ms - cpuBefore[i]!);
+    const cpuMs = (await Promise.all(admins.map(redisCpuMs))).map((ms, i) => ms - cpuBefore[i]!);
     const allCommands = commands.reduce((sum, count) => sum + count, 0);
     const allCpu = cpuMs.reduce((sum, ms) => sum + ms, 0);
     const perMaster = cluster.nodes.map(({ host, port }, i) => ({

@@ -42,4 +42,13 @@ export type {
   RedisInfo,
 } from "./report.js";
 export { type BenchOptions, runBench } from "./run-bench.js";
+export {
+  type BusyCores,
+  formatScalingBench,
+  runScalingBench,
+  type ScalingBenchOptions,
+  type ScalingPoint,
+  type ScalingReport,
+  type ScalingSide,
+} from "./scaling/scaling-bench.js";
 export { type BenchSizes, FULL_SIZES, QUICK_SIZES } from "./sizes.js";

@@ -3,17 +3,39 @@
  * raw Redis streams, on a fresh private Redis. The work is `@errand/bench`'s;
  * this command only prints it.
  */
-import { usageError } from "../args.js";
+import { type ParsedArgs, usageError } from "../args.js";
 import { type CommandSpec, JSON_OPTION } from "../command.js";
 import { DURABILITY_OPTION, durabilityOption } from "../durability.js";
-import { EXIT } from "../exit-codes.js";
+import { EXIT, type ExitCode } from "../exit-codes.js";
+import type { CliIO } from "../io.js";
 import { writeJson } from "../output.js";
 import { tracingWanted } from "../tracing/start-tracing.js";
+
+/** `bench --scaling`: takes `--quick` and `--json` only. */
+async function runScaling(args: ParsedArgs, io: CliIO): Promise<ExitCode> {
+  if (
+    args.flag("cluster") ||
+    args.flag("tracing") ||
+    args.flag("budget") ||
+    args.flag("no-metrics") ||
+    args.string("durability") !== undefined
+  ) {
+    throw usageError("bench: --scaling takes --quick and --json only");
+  }
+  const { formatScalingBench, runScalingBench } = await import("@errand/bench");
+  const report = await runScalingBench({
+    quick: args.flag("quick"),
+    onProgress: (line) => io.stderr.write(`${line}\n`),
+  });
+  if (args.flag("json")) writeJson(io, report);
+  else io.stdout.write(formatScalingBench(report));
+  return EXIT.ok;
+}
 
 /** `bench`. */
 export const benchCommand: CommandSpec = {
   usage:
-    "errand bench [--quick] [--tracing] [--no-metrics] [--durability <acknowledged|replicated>] [--budget] [--json] | errand bench --cluster [--quick] [--json]",
+    "errand bench [--quick] [--tracing] [--no-metrics] [--durability <acknowledged|replicated>] [--budget] [--json] | errand bench --cluster [--quick] [--json] | errand bench --scaling [--quick] [--json]",
   description: [
     "Measures, in one run on its own fresh redis-server (persistence off, flushed between",
     "phases; never the Redis of REDIS_URL): raw BullMQ no-op jobs and raw XREADGROUP+XACK",
@@ -35,6 +57,11 @@ export const benchCommand: CommandSpec = {
     "runs an even workload there with the worker's queue in 3 shards, then the same on one",
     "Redis, and prints each master's share of commands and Redis CPU (target: within ±20 %",
     "of a third) and both runs/s; --json prints { workload, cluster, single, clusterVsSingle }.",
+    "--scaling (slow: minutes, --quick one or two) runs the same workload with 1, 2 and 4",
+    "worker processes (real child processes) on one fresh Redis, then on a 3-master cluster",
+    "it starts, and prints runs/s and the cores each part kept busy; on a machine with few",
+    "cores those show that the machine, not the worker count, is the limit. --json prints",
+    "{ machine, workload, loadBefore, loadAfter, single, cluster }.",
   ].join("\n"),
   options: {
     quick: { type: "boolean", description: "smaller sizes: under a minute" },
@@ -46,6 +73,10 @@ export const benchCommand: CommandSpec = {
       description:
         "spread over a 3-master Redis Cluster: each master's share, and runs/s beside one Redis",
     },
+    scaling: {
+      type: "boolean",
+      description: "runs/s with 1, 2 and 4 worker processes, on one Redis and on a cluster (slow)",
+    },
     ...DURABILITY_OPTION,
     ...JSON_OPTION,
   },
@@ -56,6 +87,7 @@ export const benchCommand: CommandSpec = {
         "bench: --tracing records spans in memory: unset the OTEL_EXPORTER_OTLP_* endpoint",
       );
     }
+    if (args.flag("scaling")) return runScaling(args, io);
     if (args.flag("cluster")) {
       if (args.flag("tracing") || args.string("durability") !== undefined) {
         throw usageError("bench: --cluster takes --quick and --json only");
