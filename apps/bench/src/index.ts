@@ -26,6 +26,7 @@ export { BENCH_AGENT, BENCH_OUTPUT_SCHEMA } from "./bench-agent.js";
 export {
   type ClusterBenchOptions,
   type ClusterBenchReport,
+  type ClusterSide,
   formatClusterBench,
   type MasterShare,
   runClusterBench,
