@@ -27,14 +27,14 @@ import {
 import { perSecond, round } from "./stats.js";
 
 /** How many masters the bench's cluster has. */
-const CLUSTER_BENCH_MASTERS = 3;
+export const CLUSTER_BENCH_MASTERS = 3;
 
 /**
  * Run shards on both sides: a multiple of the queue shards, and a count whose
  * `{sN}` tags spread evenly over 3 masters owning equal slot ranges (17/15/16
  * of them; the default 16 splits 6/4/6).
  */
-const CLUSTER_BENCH_SHARDS = 48;
+export const CLUSTER_BENCH_SHARDS = 48;
 
 /** How far from an even share a master may be: ±20 % of it. */
 const EVEN_SHARE_TOLERANCE = 0.2;
@@ -43,8 +43,8 @@ const EVEN_SHARE_TOLERANCE = 0.2;
 const QUICK_WORKLOAD = { runs: 1_500, concurrency: 24 } as const;
 const FULL_WORKLOAD = { runs: 10_000, concurrency: 48 } as const;
 
-/** The longest the bench waits for a side's runs. */
-const SETTLE_TIMEOUT_MS = 600_000;
+/** The longest the bench waits for a side's (or a point's) runs. */
+export const SETTLE_TIMEOUT_MS = 600_000;
 
 /** One master's part of the cluster side's work. */
 export interface MasterShare {
@@ -94,6 +94,11 @@ export interface ClusterBenchOptions {
   onProgress?(line: string): void;
 }
 
+/** The `redis+cluster://` URL of `cluster`'s masters. */
+export function clusterUrl(cluster: RedisClusterServer): string {
+  return `redis+cluster://${cluster.nodes.map(({ host, port }) => `${host}:${port}`).join(",")}`;
+}
+
 /** Runs the workload on `target` and resolves with its runs/s. */
 async function measureRunsPerSec(
   target: BenchTarget,
@@ -139,9 +144,8 @@ async function measureCluster(
 ): Promise<ClusterSide> {
   const admins = cluster.nodes.map((node) => new Redis({ ...node, maxRetriesPerRequest: null }));
   try {
-    const url = `redis+cluster://${cluster.nodes.map(({ host, port }) => `${host}:${port}`).join(",")}`;
     const target: BenchTarget = {
-      url,
+      url: clusterUrl(cluster),
       durability: "acknowledged",
       shards: CLUSTER_BENCH_SHARDS,
       queueShards,

@@ -12,6 +12,12 @@
 import { startRedisCluster } from "@errand/local-redis";
 import { Redis } from "ioredis";
 import { startBenchRedis } from "../bench-redis.js";
+import {
+  CLUSTER_BENCH_MASTERS,
+  CLUSTER_BENCH_SHARDS,
+  clusterUrl,
+  SETTLE_TIMEOUT_MS,
+} from "../cluster-bench.js";
 import { nodeCpuMs, redisCpuMs } from "../cpu-meter.js";
 import {
   type BenchTarget,
@@ -26,18 +32,9 @@ import { startWorkerProcesses } from "./worker-processes.js";
 /** The worker process counts measured, in order. */
 const WORKER_COUNTS = [1, 2, 4] as const;
 
-/** How many masters the cluster side has (and so its queue shards). */
-const CLUSTER_MASTERS = 3;
-
-/** Run shards on both sides, as `bench --cluster` (an even spread of `{sN}` tags over 3 masters). */
-const RUN_SHARDS = 48;
-
 /** Runs per point, and runs each worker process takes at once. */
 const QUICK_WORKLOAD = { runs: 1_000, concurrencyPerWorker: 16 } as const;
 const FULL_WORKLOAD = { runs: 5_000, concurrencyPerWorker: 16 } as const;
-
-/** The longest the bench waits for one point's runs. */
-const SETTLE_TIMEOUT_MS = 600_000;
 
 /** Cores a part kept busy during a point: its CPU time over the wall time. */
 export interface BusyCores {
@@ -197,7 +194,11 @@ export async function runScalingBench(options: ScalingBenchOptions = {}): Promis
   const server = await startBenchRedis();
   let single: ScalingSide;
   try {
-    const target = { url: server.url, durability: "acknowledged", shards: RUN_SHARDS } as const;
+    const target = {
+      url: server.url,
+      durability: "acknowledged",
+      shards: CLUSTER_BENCH_SHARDS,
+    } as const;
     single = await measureSide(
       { name: "one Redis", target, masters: [server.admin] },
       counts,
@@ -207,20 +208,19 @@ export async function runScalingBench(options: ScalingBenchOptions = {}): Promis
   } finally {
     await server.stop();
   }
-  options.onProgress?.(`bench --scaling: starting a ${CLUSTER_MASTERS}-master cluster …`);
-  const cluster = await startRedisCluster({ masters: CLUSTER_MASTERS });
+  options.onProgress?.(`bench --scaling: starting a ${CLUSTER_BENCH_MASTERS}-master cluster …`);
+  const cluster = await startRedisCluster({ masters: CLUSTER_BENCH_MASTERS });
   const masters = cluster.nodes.map((node) => new Redis({ ...node, maxRetriesPerRequest: null }));
   let clustered: ScalingSide;
   try {
-    const url = `redis+cluster://${cluster.nodes.map(({ host, port }) => `${host}:${port}`).join(",")}`;
     const target = {
-      url,
+      url: clusterUrl(cluster),
       durability: "acknowledged",
-      shards: RUN_SHARDS,
-      queueShards: CLUSTER_MASTERS,
+      shards: CLUSTER_BENCH_SHARDS,
+      queueShards: CLUSTER_BENCH_MASTERS,
     } as const;
     clustered = await measureSide(
-      { name: `${CLUSTER_MASTERS}-master cluster`, target, masters },
+      { name: `${CLUSTER_BENCH_MASTERS}-master cluster`, target, masters },
       counts,
       workload,
       options.onProgress,
@@ -231,7 +231,7 @@ export async function runScalingBench(options: ScalingBenchOptions = {}): Promis
   }
   return {
     machine: machineInfo(),
-    workload: { ...workload, shards: RUN_SHARDS },
+    workload: { ...workload, shards: CLUSTER_BENCH_SHARDS },
     loadBefore,
     loadAfter: loadAverages(),
     single,

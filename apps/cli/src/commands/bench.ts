@@ -11,24 +11,32 @@ import type { CliIO } from "../io.js";
 import { writeJson } from "../output.js";
 import { tracingWanted } from "../tracing/start-tracing.js";
 
-/** `bench --scaling`: takes `--quick` and `--json` only. */
-async function runScaling(args: ParsedArgs, io: CliIO): Promise<ExitCode> {
-  if (
-    args.flag("cluster") ||
-    args.flag("tracing") ||
-    args.flag("budget") ||
-    args.flag("no-metrics") ||
-    args.string("durability") !== undefined
-  ) {
-    throw usageError("bench: --scaling takes --quick and --json only");
+/** A bench of its own (`--cluster`, `--scaling`): how it runs and how its report reads. */
+interface OwnBench<R> {
+  run(options: { quick: boolean; onProgress(line: string): void }): Promise<R>;
+  format(report: R): string;
+}
+
+/** The flags `bench` takes besides `--quick` and `--json`. */
+const BENCH_FLAGS = ["cluster", "scaling", "tracing", "budget", "no-metrics"] as const;
+
+/** Runs `bench --<flag>`, which takes `--quick` and `--json` only, and prints its report. */
+async function runOwnBench<R>(
+  flag: (typeof BENCH_FLAGS)[number],
+  args: ParsedArgs,
+  io: CliIO,
+  bench: OwnBench<R>,
+): Promise<ExitCode> {
+  const others = BENCH_FLAGS.filter((other) => other !== flag && args.flag(other));
+  if (others.length > 0 || args.string("durability") !== undefined) {
+    throw usageError(`bench: --${flag} takes --quick and --json only`);
   }
-  const { formatScalingBench, runScalingBench } = await import("@errand/bench");
-  const report = await runScalingBench({
+  const report = await bench.run({
     quick: args.flag("quick"),
     onProgress: (line) => io.stderr.write(`${line}\n`),
   });
   if (args.flag("json")) writeJson(io, report);
-  else io.stdout.write(formatScalingBench(report));
+  else io.stdout.write(bench.format(report));
   return EXIT.ok;
 }
 
@@ -89,19 +97,13 @@ export const benchCommand: CommandSpec = {
         "bench: --tracing records spans in memory: unset the OTEL_EXPORTER_OTLP_* endpoint",
       );
     }
-    if (args.flag("scaling")) return runScaling(args, io);
+    if (args.flag("scaling")) {
+      const { formatScalingBench, runScalingBench } = await import("@errand/bench");
+      return runOwnBench("scaling", args, io, { run: runScalingBench, format: formatScalingBench });
+    }
     if (args.flag("cluster")) {
-      if (args.flag("tracing") || args.string("durability") !== undefined) {
-        throw usageError("bench: --cluster takes --quick and --json only");
-      }
       const { formatClusterBench, runClusterBench } = await import("@errand/bench");
-      const report = await runClusterBench({
-        quick: args.flag("quick"),
-        onProgress: (line) => io.stderr.write(`${line}\n`),
-      });
-      if (args.flag("json")) writeJson(io, report);
-      else io.stdout.write(formatClusterBench(report));
-      return EXIT.ok;
+      return runOwnBench("cluster", args, io, { run: runClusterBench, format: formatClusterBench });
     }
     const { formatBenchTable, runBench } = await import("@errand/bench");
     const result = await runBench({
