@@ -3,16 +3,21 @@
  * masters? The same even workload (one-step runs fired with `fireMany`, a
  * worker and a collector in this process, clock stopped when every result
  * is readable) runs on a real 3-master cluster started for it, with the
- * worker's queue in one shard per master, then on one fresh Redis with one
- * queue shard. For the cluster it reports each master's share of Redis
+ * worker's queue in one shard per master, then on the same cluster with the
+ * queue in one shard (to show what sharding the queue buys), then on one
+ * fresh Redis with one queue shard. For the cluster it reports each master's
+ * share of Redis
  * commands (`INFO commandstats` calls, after `CONFIG RESETSTAT`) and of Redis
  * CPU (`INFO cpu` deltas); the target is every master within ±20 % of a
  * third (docs/architecture.md §6, "Queue shards").
  */
 import { ErrandError } from "@errand/core";
+import { engineKeys, queueOfAgents, shardsOfQueue } from "@errand/engine";
 import { type RedisClusterServer, startRedisCluster } from "@errand/local-redis";
 import { Redis } from "ioredis";
-import { readInfo, startBenchRedis, totalCommandCalls } from "./bench-redis.js";
+import { BENCH_AGENT } from "./bench-agent.js";
+import { startBenchRedis, totalCommandCalls } from "./bench-redis.js";
+import { redisCpuMs } from "./cpu-meter.js";
 import {
   type BenchTarget,
   fireBenchRuns,
@@ -22,14 +27,14 @@ import {
 import { perSecond, round } from "./stats.js";
 
 /** How many masters the bench's cluster has. */
-const CLUSTER_BENCH_MASTERS = 3;
+export const CLUSTER_BENCH_MASTERS = 3;
 
 /**
  * Run shards on both sides: a multiple of the queue shards, and a count whose
  * `{sN}` tags spread evenly over 3 masters owning equal slot ranges (17/15/16
  * of them; the default 16 splits 6/4/6).
  */
-const CLUSTER_BENCH_SHARDS = 48;
+export const CLUSTER_BENCH_SHARDS = 48;
 
 /** How far from an even share a master may be: ±20 % of it. */
 const EVEN_SHARE_TOLERANCE = 0.2;
@@ -38,8 +43,8 @@ const EVEN_SHARE_TOLERANCE = 0.2;
 const QUICK_WORKLOAD = { runs: 1_500, concurrency: 24 } as const;
 const FULL_WORKLOAD = { runs: 10_000, concurrency: 48 } as const;
 
-/** The longest the bench waits for a side's runs. */
-const SETTLE_TIMEOUT_MS = 600_000;
+/** The longest the bench waits for a side's (or a point's) runs. */
+export const SETTLE_TIMEOUT_MS = 600_000;
 
 /** One master's part of the cluster side's work. */
 export interface MasterShare {
@@ -53,19 +58,27 @@ export interface MasterShare {
   cpuMs: number;
   /** Its share of all masters' CPU, 0 … 1. */
   cpuShare: number;
+  /** How many of the queue's shards it holds. */
+  queueShards: number;
+}
+
+/** The cluster side with the worker's queue in some number of shards. */
+export interface ClusterSide {
+  masters: number;
+  queueShards: number;
+  runsPerSec: number;
+  perMaster: MasterShare[];
+  /** Whether every master's command and CPU shares lie within ±20 % of an even share. */
+  evenWithinTolerance: boolean;
 }
 
 /** What `bench --cluster` measured. */
 export interface ClusterBenchReport {
   workload: { runs: number; concurrency: number; shards: number };
-  cluster: {
-    masters: number;
-    queueShards: number;
-    runsPerSec: number;
-    perMaster: MasterShare[];
-    /** Whether every master's command and CPU shares lie within ±20 % of an even share. */
-    evenWithinTolerance: boolean;
-  };
+  /** The queue in one shard per master. */
+  cluster: ClusterSide;
+  /** The same cluster and workload with the queue in one shard: one master holds every job. */
+  clusterOneQueueShard: ClusterSide;
   single: { queueShards: number; runsPerSec: number };
   /** Cluster runs/s over one Redis' runs/s. */
   clusterVsSingle: number;
@@ -75,8 +88,15 @@ export interface ClusterBenchReport {
 export interface ClusterBenchOptions {
   /** The quick workload (about a minute) instead of the full one. */
   quick?: boolean;
+  /** Runs per side, replacing the quick or full workload's (tests). */
+  runs?: number;
   /** Told what the bench is doing, one line at a time. */
   onProgress?(line: string): void;
+}
+
+/** The `redis+cluster://` URL of `cluster`'s masters. */
+export function clusterUrl(cluster: RedisClusterServer): string {
+  return `redis+cluster://${cluster.nodes.map(({ host, port }) => `${host}:${port}`).join(",")}`;
 }
 
 /** Runs the workload on `target` and resolves with its runs/s. */
@@ -95,30 +115,48 @@ async function measureRunsPerSec(
   }
 }
 
-async function cpuMsOf(redis: Redis): Promise<number> {
-  const cpu = await readInfo(redis, "cpu");
-  return (Number(cpu.get("used_cpu_user")) + Number(cpu.get("used_cpu_sys"))) * 1000;
+/** How many of the shards of the bench worker's queue (in `queueShards` shards) each master of `cluster` holds. */
+async function queueShardsPerMaster(
+  admin: Redis,
+  cluster: RedisClusterServer,
+  queueShards: number,
+): Promise<number[]> {
+  const keys = engineKeys();
+  const ranges = await admin.cluster("SLOTS");
+  const counts = cluster.nodes.map(() => 0);
+  for (const shard of shardsOfQueue(keys, queueOfAgents(keys.prefix, [BENCH_AGENT], queueShards))) {
+    const slot = (await admin.cluster("KEYSLOT", `${shard.prefix}:${shard.name}`)) as number;
+    const owner = ranges.find(([low, high]) => slot >= low && slot <= high)?.[2];
+    const index = cluster.nodes.findIndex(({ port }) => port === owner?.[1]);
+    if (index >= 0) counts[index]! += 1;
+  }
+  return counts;
 }
 
-/** Runs the workload on `cluster` and reads each master's commands and CPU around it. */
+/**
+ * Empties `cluster`, runs the workload there with the worker's queue in
+ * `queueShards` shards and reads each master's commands and CPU around it.
+ */
 async function measureCluster(
   cluster: RedisClusterServer,
   workload: { runs: number; concurrency: number },
-): Promise<{ runsPerSec: number; perMaster: MasterShare[] }> {
+  queueShards: number,
+): Promise<ClusterSide> {
   const admins = cluster.nodes.map((node) => new Redis({ ...node, maxRetriesPerRequest: null }));
   try {
-    const url = `redis+cluster://${cluster.nodes.map(({ host, port }) => `${host}:${port}`).join(",")}`;
     const target: BenchTarget = {
-      url,
+      url: clusterUrl(cluster),
       durability: "acknowledged",
       shards: CLUSTER_BENCH_SHARDS,
-      queueShards: CLUSTER_BENCH_MASTERS,
+      queueShards,
     };
+    await Promise.all(admins.map((admin) => admin.flushall()));
     await Promise.all(admins.map((admin) => admin.config("RESETSTAT")));
-    const cpuBefore = await Promise.all(admins.map(cpuMsOf));
+    const cpuBefore = await Promise.all(admins.map(redisCpuMs));
     const runsPerSec = await measureRunsPerSec(target, workload);
     const commands = await Promise.all(admins.map(totalCommandCalls));
-    const cpuMs = (await Promise.all(admins.map(cpuMsOf))).map((ms, i) => ms - cpuBefore[i]!);
+    const cpuMs = (await Promise.all(admins.map(redisCpuMs))).map((ms, i) => ms - cpuBefore[i]!);
+    const held = await queueShardsPerMaster(admins[0]!, cluster, queueShards);
     const allCommands = commands.reduce((sum, count) => sum + count, 0);
     const allCpu = cpuMs.reduce((sum, ms) => sum + ms, 0);
     const perMaster = cluster.nodes.map(({ host, port }, i) => ({
@@ -127,8 +165,15 @@ async function measureCluster(
       commandShare: round(commands[i]! / allCommands, 3),
       cpuMs: round(cpuMs[i]!),
       cpuShare: round(cpuMs[i]! / allCpu, 3),
+      queueShards: held[i]!,
     }));
-    return { runsPerSec, perMaster };
+    return {
+      masters: CLUSTER_BENCH_MASTERS,
+      queueShards,
+      runsPerSec: round(runsPerSec),
+      perMaster,
+      evenWithinTolerance: evenWithinTolerance(perMaster),
+    };
   } finally {
     for (const admin of admins) admin.disconnect();
   }
@@ -149,13 +194,19 @@ function evenWithinTolerance(perMaster: readonly MasterShare[]): boolean {
 export async function runClusterBench(
   options: ClusterBenchOptions = {},
 ): Promise<ClusterBenchReport> {
-  const workload = options.quick ? QUICK_WORKLOAD : FULL_WORKLOAD;
+  const base = options.quick ? QUICK_WORKLOAD : FULL_WORKLOAD;
+  const workload = { ...base, runs: options.runs ?? base.runs };
   options.onProgress?.(`bench --cluster: starting a ${CLUSTER_BENCH_MASTERS}-master cluster …`);
   const cluster = await startRedisCluster({ masters: CLUSTER_BENCH_MASTERS });
-  let measured: Awaited<ReturnType<typeof measureCluster>>;
+  let sharded: ClusterSide;
+  let oneShard: ClusterSide;
   try {
     options.onProgress?.(`bench --cluster: ${workload.runs} runs on the cluster …`);
-    measured = await measureCluster(cluster, workload);
+    sharded = await measureCluster(cluster, workload, CLUSTER_BENCH_MASTERS);
+    options.onProgress?.(
+      `bench --cluster: ${workload.runs} runs on the cluster, one queue shard …`,
+    );
+    oneShard = await measureCluster(cluster, workload, 1);
   } finally {
     await cluster.stop();
   }
@@ -173,29 +224,28 @@ export async function runClusterBench(
   if (!(singleRunsPerSec > 0)) throw new ErrandError("internal", "no run settled on one Redis");
   return {
     workload: { ...workload, shards: CLUSTER_BENCH_SHARDS },
-    cluster: {
-      masters: CLUSTER_BENCH_MASTERS,
-      queueShards: CLUSTER_BENCH_MASTERS,
-      runsPerSec: round(measured.runsPerSec),
-      perMaster: measured.perMaster,
-      evenWithinTolerance: evenWithinTolerance(measured.perMaster),
-    },
+    cluster: sharded,
+    clusterOneQueueShard: oneShard,
     single: { queueShards: 1, runsPerSec: round(singleRunsPerSec) },
-    clusterVsSingle: round(measured.runsPerSec / singleRunsPerSec, 3),
+    clusterVsSingle: round(sharded.runsPerSec / singleRunsPerSec, 3),
   };
 }
 
 /** The report as a few lines of text. */
 export function formatClusterBench(report: ClusterBenchReport): string {
   const percent = (share: number) => `${round(share * 100, 1)} %`;
+  const side = (figures: ClusterSide) => [
+    `cluster (${figures.masters} masters, ${figures.queueShards} queue shard${figures.queueShards === 1 ? "" : "s"}): ${figures.runsPerSec} runs/s`,
+    ...figures.perMaster.map(
+      (master) =>
+        `  ${master.node}: ${percent(master.commandShare)} of commands (${master.commands}), ${percent(master.cpuShare)} of Redis CPU (${master.cpuMs} ms), ${master.queueShards} queue shard${master.queueShards === 1 ? "" : "s"}`,
+    ),
+    `  every master within ±${EVEN_SHARE_TOLERANCE * 100} % of a third: ${figures.evenWithinTolerance ? "yes" : "NO"}`,
+  ];
   const lines = [
     `workload: ${report.workload.runs} one-step runs, worker concurrency ${report.workload.concurrency}, ${report.workload.shards} run shards`,
-    `cluster (${report.cluster.masters} masters, ${report.cluster.queueShards} queue shards): ${report.cluster.runsPerSec} runs/s`,
-    ...report.cluster.perMaster.map(
-      (master) =>
-        `  ${master.node}: ${percent(master.commandShare)} of commands (${master.commands}), ${percent(master.cpuShare)} of Redis CPU (${master.cpuMs} ms)`,
-    ),
-    `  every master within ±${EVEN_SHARE_TOLERANCE * 100} % of a third: ${report.cluster.evenWithinTolerance ? "yes" : "NO"}`,
+    ...side(report.cluster),
+    ...side(report.clusterOneQueueShard),
     `one Redis (1 queue shard): ${report.single.runsPerSec} runs/s`,
     `cluster / one Redis: ${report.clusterVsSingle}`,
   ];

@@ -20,12 +20,14 @@ export interface CpuMeter {
   read(): Promise<CpuSpent>;
 }
 
-async function redisCpuMs(redis: Redis): Promise<number> {
+/** The CPU the server spent since it started, ms (`INFO cpu`, user + system). */
+export async function redisCpuMs(redis: Redis): Promise<number> {
   const cpu = await readInfo(redis, "cpu");
   return (Number(cpu.get("used_cpu_user")) + Number(cpu.get("used_cpu_sys"))) * 1000;
 }
 
-function nodeCpuMs(): number {
+/** The CPU this process spent since it started, ms (user + system). */
+export function nodeCpuMs(): number {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1000;
 }

@@ -26,6 +26,7 @@ export { BENCH_AGENT, BENCH_OUTPUT_SCHEMA } from "./bench-agent.js";
 export {
   type ClusterBenchOptions,
   type ClusterBenchReport,
+  type ClusterSide,
   formatClusterBench,
   type MasterShare,
   runClusterBench,
@@ -42,4 +43,13 @@ export type {
   RedisInfo,
 } from "./report.js";
 export { type BenchOptions, runBench } from "./run-bench.js";
+export {
+  type BusyCores,
+  formatScalingBench,
+  runScalingBench,
+  type ScalingBenchOptions,
+  type ScalingPoint,
+  type ScalingReport,
+  type ScalingSide,
+} from "./scaling/scaling-bench.js";
 export { type BenchSizes, FULL_SIZES, QUICK_SIZES } from "./sizes.js";

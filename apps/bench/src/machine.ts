@@ -30,3 +30,11 @@ export function loadAverages(): [number, number, number] {
   const [one = 0, five = 0, fifteen = 0] = loadavg().map((value) => Math.round(value * 100) / 100);
   return [one, five, fifteen];
 }
+
+/** The CPU every process on the machine spent since boot, ms (every core's non-idle time). */
+export function machineCpuMs(): number {
+  return cpus().reduce(
+    (sum, { times }) => sum + times.user + times.nice + times.sys + times.irq,
+    0,
+  );
+}

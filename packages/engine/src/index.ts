@@ -314,6 +314,7 @@ export {
   DEFAULT_KEEP_COMPLETED_JOBS,
   DEFAULT_KEEP_FAILED_JOBS,
 } from "./run-queues.js";
+export { type UntakenQueueShard, untakenQueueShards } from "./untaken-queue-shards.js";
 export { checkDashboardUrl, type LinkedRunResult, runViewUrl } from "./view-url.js";
 export type {
   CompletedWaitpoint,

@@ -3,17 +3,47 @@
  * raw Redis streams, on a fresh private Redis. The work is `@errand/bench`'s;
  * this command only prints it.
  */
-import { usageError } from "../args.js";
+import { type ParsedArgs, usageError } from "../args.js";
 import { type CommandSpec, JSON_OPTION } from "../command.js";
 import { DURABILITY_OPTION, durabilityOption } from "../durability.js";
-import { EXIT } from "../exit-codes.js";
+import { EXIT, type ExitCode } from "../exit-codes.js";
+import type { CliIO } from "../io.js";
 import { writeJson } from "../output.js";
 import { tracingWanted } from "../tracing/start-tracing.js";
+
+/** A bench of its own (`--cluster`, `--scaling`): how it runs and how its report reads. */
+interface OwnBench<R> {
+  run(options: { quick: boolean; onProgress(line: string): void }): Promise<R>;
+  format(report: R): string;
+}
+
+/** The flags `bench` takes besides `--quick` and `--json`. */
+const BENCH_FLAGS = ["cluster", "scaling", "tracing", "budget", "no-metrics"] as const;
+
+/** Runs `bench --<flag>`, which takes `--quick` and `--json` only, and prints its report. */
+async function runOwnBench<R>(
+  flag: (typeof BENCH_FLAGS)[number],
+  args: ParsedArgs,
+  io: CliIO,
+  bench: OwnBench<R>,
+): Promise<ExitCode> {
+  const others = BENCH_FLAGS.filter((other) => other !== flag && args.flag(other));
+  if (others.length > 0 || args.string("durability") !== undefined) {
+    throw usageError(`bench: --${flag} takes --quick and --json only`);
+  }
+  const report = await bench.run({
+    quick: args.flag("quick"),
+    onProgress: (line) => io.stderr.write(`${line}\n`),
+  });
+  if (args.flag("json")) writeJson(io, report);
+  else io.stdout.write(bench.format(report));
+  return EXIT.ok;
+}
 
 /** `bench`. */
 export const benchCommand: CommandSpec = {
   usage:
-    "errand bench [--quick] [--tracing] [--no-metrics] [--durability <acknowledged|replicated>] [--budget] [--json] | errand bench --cluster [--quick] [--json]",
+    "errand bench [--quick] [--tracing] [--no-metrics] [--durability <acknowledged|replicated>] [--budget] [--json] | errand bench --cluster [--quick] [--json] | errand bench --scaling [--quick] [--json]",
   description: [
     "Measures, in one run on its own fresh redis-server (persistence off, flushed between",
     "phases; never the Redis of REDIS_URL): raw BullMQ no-op jobs and raw XREADGROUP+XACK",
@@ -32,9 +62,16 @@ export const benchCommand: CommandSpec = {
     "--budget fires every run with a budget it never exhausts (each model request admitted",
     "and each response debited on Redis), to measure what budgets cost.",
     "--cluster starts a real 3-master Redis Cluster (redis-server and redis-cli on PATH),",
-    "runs an even workload there with the worker's queue in 3 shards, then the same on one",
-    "Redis, and prints each master's share of commands and Redis CPU (target: within ±20 %",
-    "of a third) and both runs/s; --json prints { workload, cluster, single, clusterVsSingle }.",
+    "runs an even workload there with the worker's queue in 3 shards, then in 1 shard (what",
+    "sharding the queue buys), then on one Redis, and prints each master's share of commands",
+    "and Redis CPU (target with 3 shards: within ±20 % of a third), the queue shards it holds",
+    "and each runs/s; --json prints { workload, cluster, clusterOneQueueShard, single,",
+    "clusterVsSingle }.",
+    "--scaling (slow: minutes, --quick one or two) runs the same workload with 1, 2 and 4",
+    "worker processes (real child processes) on one fresh Redis, then on a 3-master cluster",
+    "it starts, and prints runs/s and the cores each part kept busy; on a machine with few",
+    "cores those show that the machine, not the worker count, is the limit. --json prints",
+    "{ machine, workload, loadBefore, loadAfter, single, cluster }.",
   ].join("\n"),
   options: {
     quick: { type: "boolean", description: "smaller sizes: under a minute" },
@@ -46,6 +83,10 @@ export const benchCommand: CommandSpec = {
       description:
         "spread over a 3-master Redis Cluster: each master's share, and runs/s beside one Redis",
     },
+    scaling: {
+      type: "boolean",
+      description: "runs/s with 1, 2 and 4 worker processes, on one Redis and on a cluster (slow)",
+    },
     ...DURABILITY_OPTION,
     ...JSON_OPTION,
   },
@@ -56,18 +97,13 @@ export const benchCommand: CommandSpec = {
         "bench: --tracing records spans in memory: unset the OTEL_EXPORTER_OTLP_* endpoint",
       );
     }
+    if (args.flag("scaling")) {
+      const { formatScalingBench, runScalingBench } = await import("@errand/bench");
+      return runOwnBench("scaling", args, io, { run: runScalingBench, format: formatScalingBench });
+    }
     if (args.flag("cluster")) {
-      if (args.flag("tracing") || args.string("durability") !== undefined) {
-        throw usageError("bench: --cluster takes --quick and --json only");
-      }
       const { formatClusterBench, runClusterBench } = await import("@errand/bench");
-      const report = await runClusterBench({
-        quick: args.flag("quick"),
-        onProgress: (line) => io.stderr.write(`${line}\n`),
-      });
-      if (args.flag("json")) writeJson(io, report);
-      else io.stdout.write(formatClusterBench(report));
-      return EXIT.ok;
+      return runOwnBench("cluster", args, io, { run: runClusterBench, format: formatClusterBench });
     }
     const { formatBenchTable, runBench } = await import("@errand/bench");
     const result = await runBench({

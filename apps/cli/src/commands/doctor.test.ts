@@ -151,6 +151,7 @@ describe("errand doctor on a deployment that is fit", () => {
       "cluster hash-tag co-location",
       "worker heartbeats",
       "runs waiting for a worker",
+      "queue shards taken",
       "agent versions",
       "collectors",
     ]);

@@ -22,6 +22,7 @@ import { checkCollectors, checkWorkers } from "./deployment-checks.js";
 import { checkMemory, checkWrites } from "./memory-checks.js";
 import { checkWaitingRuns } from "./queue-checks.js";
 import { checkEvictionPolicy, checkPersistence, checkVersion } from "./server-checks.js";
+import { checkQueueShardsTaken } from "./shard-checks.js";
 import { checkAgentVersions } from "./version-checks.js";
 
 /** One named check, to run against a reachable Redis. */
@@ -76,6 +77,7 @@ function deploymentChecks(redis: RedisConnection, server: Redis, keys: EngineKey
     },
     { name: "worker heartbeats", run: () => checkWorkers(redis, keys, now) },
     { name: "runs waiting for a worker", run: () => checkWaitingRuns(redis, keys, now) },
+    { name: "queue shards taken", run: () => checkQueueShardsTaken(redis, keys) },
     { name: "agent versions", run: () => checkAgentVersions(redis, keys, now) },
     { name: "collectors", run: () => checkCollectors(redis, keys) },
   ];

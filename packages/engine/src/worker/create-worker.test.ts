@@ -68,6 +68,7 @@ describe("createWorker", () => {
         agents: ["plain", "structured", "text-only"],
         queues: [worker.queue],
         concurrency: 3,
+        queueShards: [0],
         pid: process.pid,
       }),
     ]);

@@ -272,6 +272,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
         workerId,
         records: queueRecords(agents, queue, heartbeatMs, now()),
         concurrency,
+        queueShards: taken.map(({ shard }) => shard.shard),
         intervalMs: heartbeatMs,
         onError: (error) => logger.warn({ error: String(error) }, "heartbeat failed"),
       }),

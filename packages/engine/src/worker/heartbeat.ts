@@ -24,6 +24,11 @@ export const WorkerHeartbeat = z.object({
   /** The version of each of its agents, by name (empty for workers older than versions). */
   versions: z.record(z.string(), z.string()).default({}),
   concurrency: z.number().int().positive(),
+  /**
+   * The shards of its queue it takes runs from (`takeQueueShards`). Absent in
+   * heartbeats of workers older than queue shards, which take every shard.
+   */
+  queueShards: z.array(z.number().int().nonnegative()).optional(),
   pid: z.number().int(),
   host: z.string(),
   startedAt: z.string(),
@@ -39,6 +44,8 @@ export interface HeartbeatOptions {
   /** Its queue's records; `lastSeenAt` is set at each beat. */
   records: Required<QueueRecords>;
   concurrency: number;
+  /** The shards of its queue it takes runs from. */
+  queueShards: readonly number[];
   /** How often it beats, in ms: the `heartbeatMs` of its records. */
   intervalMs: number;
   /** Told about a beat that failed (the next one tries again). */
@@ -86,6 +93,7 @@ export async function startHeartbeat(options: HeartbeatOptions): Promise<Heartbe
       queues: [options.records.queue.queue],
       versions,
       concurrency: options.concurrency,
+      queueShards: [...options.queueShards],
       pid: process.pid,
       host: hostname(),
       startedAt,
