@@ -57,13 +57,19 @@ interface RunGroup {
   projection: RunState | undefined;
 }
 
-/** A settled run, before its indexes and result are written: its result is worked out. */
+/**
+ * A settled run, before its indexes and result are written: its result is
+ * worked out. Its deadline is known when it was folded from its `run-queued`.
+ */
 async function prepareSettledRun(
   context: CollectorContext,
   { runId, projection }: RunGroup,
 ): Promise<RunToIndex> {
   const result = await settledResult(context, runId, projection);
   const run: IndexedRun = { runId, agent: result.agent, createdAt: result.createdAt };
+  const queued = projection?.queued;
+  if (queued === undefined) run.deadlineUnknown = true;
+  else if (queued.limits.deadlineAt !== undefined) run.deadlineAt = queued.limits.deadlineAt;
   return { run, result };
 }
 

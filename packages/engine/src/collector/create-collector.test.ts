@@ -134,6 +134,47 @@ describe("createCollector", () => {
     }
   });
 
+  it("keeps a run with a deadline in the deadlines until it settles, whether it followed the run or folded it from its log", async ({
+    engineRedis: fx,
+  }) => {
+    const deadlinesOf = async (label: string, extra: Partial<CollectorOptions>) => {
+      const { prefix, keys, store } = fx.prefixed(label);
+      const deadlineAt = "2099-01-01T00:00:00.000Z";
+      const runs = planRuns({ count: 12, shards: TEST_SHARDS, parents: 2, seed: label, deadlineAt });
+      const deadlines = async () => {
+        const members = await Promise.all(
+          Array.from({ length: TEST_SHARDS }, (_, shard) =>
+            fx.redis.zrange(keys.deadlines(shard), 0, -1),
+          ),
+        );
+        return members.flat().sort();
+      };
+      const collector = createCollector(collectorOptions(fx, prefix, extra));
+      await collector.start();
+      try {
+        await writeRuns(store, runs, { upTo: 1 });
+        await waitUntilIndexed(fx.redis, keys, [], TEST_SHARDS);
+        const queued = await deadlines();
+        await writeRuns(store, runs, { from: 1 });
+        await waitUntilIndexed(fx.redis, keys, settlingRunIds(runs), TEST_SHARDS);
+        const withDeadline = runs.filter((run) => {
+          const [first] = run.events;
+          return first?.type === "run-queued" && first.data.limits.deadlineAt === deadlineAt;
+        });
+        expect(queued).toEqual(withDeadline.map((run) => run.runId).sort());
+        const settling = new Set(settlingRunIds(runs));
+        const open = withDeadline.filter((run) => !settling.has(run.runId));
+        expect(await deadlines()).toEqual(open.map((run) => run.runId).sort());
+        return withDeadline.length - open.length;
+      } finally {
+        await collector.stop();
+      }
+    };
+    expect(await deadlinesOf("deadlines-followed", {})).toBeGreaterThan(0);
+    // No budget: every run is folded from its log, without its run-queued at hand.
+    expect(await deadlinesOf("deadlines-from-logs", { projectionBytes: 0 })).toBeGreaterThan(0);
+  });
+
   it("collects a run's later events as they are appended, and settles it when its terminal event arrives", async ({
     engineRedis: fx,
   }) => {
