@@ -49,7 +49,12 @@ export interface ErrandFigures {
   redisCommandsPerRun: number;
   /** The worker's append script calls per step (its `run-started` included). */
   redisRoundTripsPerStep: number;
-  /** `used_memory` growth per settled run, in bytes. */
+  /**
+   * `used_memory` growth per settled run, in bytes: what a settled run keeps
+   * (log, head, result, index entries, BullMQ's share). The shard streams'
+   * growth is left out: their entries are trimmed behind the collectors
+   * within `trimIntervalMs` (see `BenchConditions.shardStreamBytesPerRun`).
+   */
   redisBytesPerRun: number;
   /** RSS of the process running client, worker and collector, in MB. */
   workerRssMb: number;
@@ -101,6 +106,8 @@ export interface BenchConditions {
   attemptAppendsPerRun: number;
   /** The worker's step appends per step in the round-trip sample. */
   stepAppendsPerStep: number;
+  /** The shard streams' growth per run at the end of the end-to-end phase (`MEMORY USAGE`): entries not yet trimmed, left out of `redisBytesPerRun`. */
+  shardStreamBytesPerRun: number;
   /** The append-only file's growth per run in the AOF latency phase, in bytes. */
   aofBytesPerRun: number;
   /** `redisCommandsPerRun` by command name (`evalsha`, `xadd`, …), most called first. */

@@ -185,6 +185,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchResult>
         backlogStreams: m.collector.shards,
         attemptAppendsPerRun: round(m.roundTrips.attemptAppendsPerRun, 2),
         stepAppendsPerStep: round(m.roundTrips.stepAppendsPerStep, 2),
+        shardStreamBytesPerRun: round(m.throughput.shardStreamBytesPerRun),
         aofBytesPerRun: round(m.latencyAof.aofBytes / sizes.latencyRuns),
         commandsPerRunByName: roundEach(m.throughput.commandsPerRunByName, 2),
         cpu: {
