@@ -77,7 +77,11 @@ function parseFields(runId: string, fields: Map<string, string>): Parsed {
 }
 
 /** The events of a shard entry of one append: `events` as `[type, at, data]`, numbered from `seq`. */
-function parseAppendFields(runId: string, fields: Map<string, string>, eventsJson: string): ParsedAll {
+function parseAppendFields(
+  runId: string,
+  fields: Map<string, string>,
+  eventsJson: string,
+): ParsedAll {
   let listed: unknown;
   try {
     listed = JSON.parse(eventsJson);

@@ -140,7 +140,13 @@ describe("createCollector", () => {
     const deadlinesOf = async (label: string, extra: Partial<CollectorOptions>) => {
       const { prefix, keys, store } = fx.prefixed(label);
       const deadlineAt = "2099-01-01T00:00:00.000Z";
-      const runs = planRuns({ count: 12, shards: TEST_SHARDS, parents: 2, seed: label, deadlineAt });
+      const runs = planRuns({
+        count: 12,
+        shards: TEST_SHARDS,
+        parents: 2,
+        seed: label,
+        deadlineAt,
+      });
       const deadlines = async () => {
         const members = await Promise.all(
           Array.from({ length: TEST_SHARDS }, (_, shard) =>
