@@ -60,9 +60,9 @@ export async function measureErrandThroughput(
     store.keys.shardEvents(shard),
   );
   try {
+    const streamsBefore = await keysMemoryUsage(redis.admin, shardStreams);
     const callsBefore = await commandCalls(redis.admin);
     const memoryBefore = await usedMemory(redis.admin);
-    const streamsBefore = await keysMemoryUsage(redis.admin, shardStreams);
     const meter = await startCpuMeter(redis.admin);
     const start = performance.now();
     const runIds = await fireBenchRuns(stack, runs);
