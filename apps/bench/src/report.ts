@@ -43,7 +43,7 @@ export interface ErrandFigures {
   nodeCpuUsPerRun: number;
   /** CPU (user + system, from `INFO cpu`) of the Redis server per run, end to end, in µs. */
   redisCpuUsPerRun: number;
-  /** Shard stream entries a collector folds per second on a prepared backlog. */
+  /** Shard stream entries (one per append: two a one-step run) a collector folds per second on a prepared backlog. */
   collectorEventsPerSec: number;
   /** `INFO commandstats` calls (script-internal ones included) per run, end to end. */
   redisCommandsPerRun: number;
