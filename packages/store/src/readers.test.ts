@@ -99,18 +99,10 @@ describe("readShard", () => {
     const key = store.keys.shardEvents(shard);
     const runId = store.newRunId();
     const appended = await store.appendEvents(runId, 0, [queued(), started(), finished()]);
-    const perEvent = appended.map((event) => [
-      "runId",
-      runId,
-      "seq",
-      String(event.seq),
-      "type",
-      event.type,
-      "at",
-      event.at,
-      "data",
-      JSON.stringify(event.data),
-    ]);
+    // The fields of the older format, in its order.
+    const perEvent = appended.map(({ seq, type, at, data }) =>
+      Object.entries({ runId, seq: String(seq), type, at, data: JSON.stringify(data) }).flat(),
+    );
     const ids: string[] = [];
     for (const fields of perEvent) ids.push((await fx.redis.xadd(key, "*", ...fields))!);
 
