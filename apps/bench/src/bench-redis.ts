@@ -153,3 +153,11 @@ export async function totalCommandCalls(redis: Redis): Promise<number> {
 export async function usedMemory(redis: Redis): Promise<number> {
   return Number((await readInfo(redis, "memory")).get("used_memory") ?? Number.NaN);
 }
+
+/** The bytes `MEMORY USAGE … SAMPLES 0` counts for `keys` together (every element; 0 for a missing key). */
+export async function keysMemoryUsage(redis: Redis, keys: readonly string[]): Promise<number> {
+  const usages = await Promise.all(
+    keys.map((key) => redis.memory("USAGE", key, "SAMPLES", 0) as Promise<number | null>),
+  );
+  return usages.reduce<number>((total, usage) => total + (usage ?? 0), 0);
+}

@@ -52,13 +52,18 @@ export interface ErrandFigures {
   nodeCpuUsPerRun: number;
   /** CPU (user + system, from `INFO cpu`) of the Redis server per run, end to end, in µs. */
   redisCpuUsPerRun: number;
-  /** Shard stream entries a collector folds per second on a prepared backlog. */
+  /** Shard stream entries (one per append: two a one-step run) a collector folds per second on a prepared backlog. */
   collectorEventsPerSec: number;
   /** `INFO commandstats` calls (script-internal ones included) per run, end to end. */
   redisCommandsPerRun: number;
   /** The worker's append script calls per step (its `run-started` included). */
   redisRoundTripsPerStep: number;
-  /** `used_memory` growth per settled run, in bytes. */
+  /**
+   * `used_memory` growth per settled run, in bytes: what a settled run keeps
+   * (log, head, result, index entries, BullMQ's share). The shard streams'
+   * growth is left out: their entries are trimmed behind the collectors
+   * within `trimIntervalMs` (see `BenchConditions.shardStreamBytesPerRun`).
+   */
   redisBytesPerRun: number;
   /** RSS of the process running client, worker and collector, in MB. */
   workerRssMb: number;
@@ -112,6 +117,8 @@ export interface BenchConditions {
   stepAppendsPerStep: number;
   /** The latency phases' profiles, persistence off and with the append-only file (figures rounded). */
   latencyProfile: { off: LatencyProfile; aof: LatencyProfile };
+  /** The shard streams' growth per run at the end of the end-to-end phase (`MEMORY USAGE`): entries not yet trimmed, left out of `redisBytesPerRun`. */
+  shardStreamBytesPerRun: number;
   /** The append-only file's growth per run in the AOF latency phase, in bytes. */
   aofBytesPerRun: number;
   /** `redisCommandsPerRun` by command name (`evalsha`, `xadd`, …), most called first. */

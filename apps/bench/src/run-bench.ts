@@ -212,6 +212,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchResult>
           off: roundProfile(m.latency.profile),
           aof: roundProfile(m.latencyAof.profile),
         },
+        shardStreamBytesPerRun: round(m.throughput.shardStreamBytesPerRun),
         aofBytesPerRun: round(m.latencyAof.aofBytes / sizes.latencyRuns),
         commandsPerRunByName: roundEach(m.throughput.commandsPerRunByName, 2),
         cpu: {

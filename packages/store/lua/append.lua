@@ -44,7 +44,9 @@
 
   Effects (code 0 only):
     - XADD to the run log, entry id "0-<seq>", fields: seq, type, at, data
-    - XADD to the shard stream, id "*", fields: runId, seq, type, at, data
+    - one XADD to the shard stream for the whole batch, id "*", fields: runId,
+      seq (of the batch's first event), events (a JSON array with one
+      [type, at, data] per event, data as given)
     - HSET on the head: seq, updatedAt, and what the events change, as the fold
       does: run-queued sets runId, agent, rootRunId, parentRunId, depth,
       priority, concurrencyKey, hasSchema, createdAt, status=queued; run-started sets status=running,
@@ -204,12 +206,15 @@ for i = 1, count do
 end
 
 -- Write.
+local listed = {}
 for i = 1, count do
   local eventType, at, data = eventAt(i, 1), eventAt(i, 2), eventAt(i, 3)
   local eventSeq = tostring(seq + i)
   redis.call("XADD", logKey, "0-" .. eventSeq, "seq", eventSeq, "type", eventType, "at", at, "data", data)
-  redis.call("XADD", shardKey, "*", "runId", runId, "seq", eventSeq, "type", eventType, "at", at, "data", data)
+  listed[i] = "[" .. cjson.encode(eventType) .. "," .. cjson.encode(at) .. "," .. data .. "]"
 end
+redis.call("XADD", shardKey, "*", "runId", runId, "seq", tostring(seq + 1),
+  "events", "[" .. table.concat(listed, ",") .. "]")
 
 local newSeq = seq + count
 local fields = { "seq", tostring(newSeq), "status", status }

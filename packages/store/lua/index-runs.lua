@@ -26,7 +26,8 @@
     ARGV[a+1] runId
     ARGV[a+2] its index member: "<createdAt ms, 15 digits>:<runId>" (every
               index ZSET has score 0, so lexicographic order is creation order)
-    ARGV[a+3] its deadline in ms since the epoch, or "" for none
+    ARGV[a+3] its deadline in ms since the epoch, "" for none, or "?" when
+              not known (a settled run whose run-queued the caller did not read)
     ARGV[a+4] its result as JSON when it settled, or "" otherwise
 
   Output: an array of n integers, one per run:
@@ -36,8 +37,9 @@
 
   Effects, per run:
     - head present: ZADD member to runs and the agent's runs; a settled run
-      moves from active to its status's set and leaves the deadlines; a run
-      not settled is in active and, with a deadline, in the deadlines
+      moves from active to its status's set and, unless it has no deadline
+      (""), leaves the deadlines; a run not settled is in active and, with a
+      deadline, in the deadlines
     - head settled and a result given: the run's children (a settled run
       spawns no more) and its result get the head's expiry time
       (PEXPIRETIME, absolute: a relative PTTL could land a millisecond past
@@ -66,7 +68,9 @@ local function indexRun(headKey, agentKey, resultKey, childrenKey, runId, member
   if settledKey then
     redis.call("ZREM", activeKey, member)
     redis.call("ZADD", settledKey, 0, member)
-    redis.call("ZREM", deadlinesKey, runId)
+    if deadline ~= "" then
+      redis.call("ZREM", deadlinesKey, runId)
+    end
     if result ~= "" then
       local expiresAt = redis.call("PEXPIRETIME", headKey)
       if expiresAt > 0 then
@@ -79,7 +83,7 @@ local function indexRun(headKey, agentKey, resultKey, childrenKey, runId, member
     end
   else
     redis.call("ZADD", activeKey, 0, member)
-    if deadline ~= "" then
+    if deadline ~= "" and deadline ~= "?" then
       redis.call("ZADD", deadlinesKey, deadline, runId)
     end
   end

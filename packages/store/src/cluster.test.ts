@@ -78,7 +78,7 @@ describe("the event store on a 3-node Redis Cluster", () => {
       const shardEntries = (await store.readShard(shard, { count: 1_000 })).filter(
         (entry) => entry.runId === runId,
       );
-      expect(shardEntries.map((entry) => entry.event)).toEqual(log);
+      expect(shardEntries.flatMap((entry) => entry.events)).toEqual(log);
       expect(await store.getBlob(ref)).toEqual({ value: `blob of ${runId}`, ref });
       expect(await client.ttl(runHead(runId))).toBeGreaterThan(0);
     }

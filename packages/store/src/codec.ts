@@ -1,8 +1,11 @@
 /**
  * The one place where events meet Redis: a new event becomes the append
  * script's arguments (type, at, data as JSON), and a stream entry's fields
- * (seq, type, at, data, plus runId on the shard stream) become an event again.
- * The append script writes the fields under exactly these names.
+ * become events again. A run-log entry is one event (seq, type, at, data).
+ * A shard-stream entry is one append: runId, seq (its first event's) and
+ * events, a JSON array of `[type, at, data]`; an entry written by a worker
+ * before that format (one entry per event: runId, seq, type, at, data) is
+ * read too. The append script writes the fields under exactly these names.
  */
 import { ErrandError, EVENT_VERSION, type NewEvent, RunEvent } from "@errand/core";
 
@@ -12,7 +15,7 @@ export type StreamFields = readonly string[];
 /** A stream entry as Redis returns it: `[id, fields]`. */
 export type StreamEntry = [id: string, fields: string[]];
 
-/** One entry of a shard stream: its event, or why it could not be read. */
+/** One entry of a shard stream: the events of one append, or why it could not be read. */
 export interface ShardEntry {
   /** The stream entry id. */
   id: string;
@@ -20,13 +23,14 @@ export interface ShardEntry {
   runId: string;
   /** The entry's size: the length of its field names and values together. */
   size: number;
-  /** The event, when the entry is a valid event. */
-  event?: RunEvent;
-  /** Why the entry is not a valid event, otherwise. */
+  /** The events, in seq order, when every one is valid (one, in an entry of the per-event format). */
+  events?: RunEvent[];
+  /** Why the entry is not valid events, otherwise. */
   error?: string;
 }
 
 type Parsed = { ok: true; event: RunEvent } | { ok: false; error: string };
+type ParsedAll = { ok: true; events: RunEvent[] } | { ok: false; error: string };
 
 /** The `[type, at, data]` arguments of one event for the append script. */
 export function encodeEventArgs(event: NewEvent): [string, string, string] {
@@ -72,6 +76,40 @@ function parseFields(runId: string, fields: Map<string, string>): Parsed {
   });
 }
 
+/** The events of a shard entry of one append: `events` as `[type, at, data]`, numbered from `seq`. */
+function parseAppendFields(
+  runId: string,
+  fields: Map<string, string>,
+  eventsJson: string,
+): ParsedAll {
+  let listed: unknown;
+  try {
+    listed = JSON.parse(eventsJson);
+  } catch {
+    return { ok: false, error: "events: not JSON" };
+  }
+  if (!Array.isArray(listed) || listed.length === 0) {
+    return { ok: false, error: "events: not a list of events" };
+  }
+  const firstSeq = Number(fields.get("seq"));
+  const events: RunEvent[] = [];
+  for (const [index, item] of listed.entries()) {
+    const [type, at, data] = Array.isArray(item) ? item : [];
+    const parsed = parseEvent({ v: EVENT_VERSION, runId, seq: firstSeq + index, type, at, data });
+    if (!parsed.ok) return { ok: false, error: `event ${index + 1}: ${parsed.error}` };
+    events.push(parsed.event);
+  }
+  return { ok: true, events };
+}
+
+/** The events of a shard entry, in either format. */
+function parseShardFields(runId: string, fields: Map<string, string>): ParsedAll {
+  const eventsJson = fields.get("events");
+  if (eventsJson !== undefined) return parseAppendFields(runId, fields, eventsJson);
+  const parsed = parseFields(runId, fields);
+  return parsed.ok ? { ok: true, events: [parsed.event] } : parsed;
+}
+
 /**
  * The event of one run-log entry. Throws an {@link ErrandError} `invalid_event`
  * when the entry is not a valid event: the log is the truth, so a broken
@@ -88,16 +126,16 @@ export function decodeLogEntry(runId: string, [id, fields]: StreamEntry): RunEve
 }
 
 /**
- * One shard-stream entry, decoded. Never throws: an entry that is not a valid
- * event comes back with `error` (a collector dead-letters it).
+ * One shard-stream entry, decoded, in either format. Never throws: an entry
+ * that is not valid events comes back with `error` (a collector dead-letters it).
  */
 export function decodeShardEntry([id, fields]: StreamEntry): ShardEntry {
   const map = fieldMap(fields);
   const runId = map.get("runId") ?? "";
   const size = fields.reduce((total, field) => total + field.length, 0);
   if (runId === "") return { id, runId, size, error: "runId: missing" };
-  const parsed = parseFields(runId, map);
+  const parsed = parseShardFields(runId, map);
   return parsed.ok
-    ? { id, runId, size, event: parsed.event }
+    ? { id, runId, size, events: parsed.events }
     : { id, runId, size, error: parsed.error };
 }

@@ -61,11 +61,19 @@ describe("readShard", () => {
 
     const all = await store.readShard(shard);
     const ours = all.filter((entry) => entry.runId === first || entry.runId === second);
-    expect(ours.map((entry) => [entry.runId, entry.event?.seq, entry.event?.type])).toEqual([
-      [first, 1, "run-queued"],
-      [first, 2, "run-started"],
-      [second, 1, "run-queued"],
-      [first, 3, "finished"],
+    // One entry per append, with its events.
+    expect(
+      ours.map((entry) => [entry.runId, entry.events?.map((event) => [event.seq, event.type])]),
+    ).toEqual([
+      [
+        first,
+        [
+          [1, "run-queued"],
+          [2, "run-started"],
+        ],
+      ],
+      [second, [[1, "run-queued"]]],
+      [first, [[3, "finished"]]],
     ]);
     expect(ours.every((entry) => entry.error === undefined)).toBe(true);
     // Each entry's size: its field names and values together, as stored.
@@ -86,6 +94,27 @@ describe("readShard", () => {
     );
   });
 
+  it("reads entries of one event each, as a worker wrote them before one entry per append", async () => {
+    const shard = 0;
+    const key = store.keys.shardEvents(shard);
+    const runId = store.newRunId();
+    const appended = await store.appendEvents(runId, 0, [queued(), started(), finished()]);
+    // The fields of the older format, in its order.
+    const perEvent = appended.map(({ seq, type, at, data }) =>
+      Object.entries({ runId, seq: String(seq), type, at, data: JSON.stringify(data) }).flat(),
+    );
+    const ids: string[] = [];
+    for (const fields of perEvent) ids.push((await fx.redis.xadd(key, "*", ...fields))!);
+
+    const entries = (await store.readShard(shard, { count: 1_000 })).filter((entry) =>
+      ids.includes(entry.id),
+    );
+    expect(entries.map((entry) => entry.events)).toEqual(appended.map((event) => [event]));
+    expect(entries.map((entry) => entry.size)).toEqual(
+      perEvent.map((fields) => fields.join("").length),
+    );
+  });
+
   it("returns entries that are not valid events with an error instead of throwing", async () => {
     const shard = 0;
     const key = store.keys.shardEvents(shard);
@@ -99,6 +128,10 @@ describe("readShard", () => {
       ["runId", runId, "seq", "two", "type", "finished", "at", at, "data", "{}"],
       ["runId", runId, "seq", "2", "type", "finished", "at", "tomorrow", "data", "{}"],
       ["hello", "world"],
+      ["runId", runId, "seq", "2", "events", `[["run-started", "${at}", {}]`],
+      ["runId", runId, "seq", "2", "events", "[]"],
+      ["runId", runId, "seq", "2", "events", `[["finished", "${at}", {}], "x"]`],
+      ["runId", runId, "seq", "2", "events", `[["run-exploded", "${at}", {}]]`],
     ];
     const garbageIds: string[] = [];
     for (const fields of garbage) garbageIds.push((await fx.redis.xadd(key, "*", ...fields))!);
@@ -108,16 +141,22 @@ describe("readShard", () => {
       (entry) => entry.runId === runId || garbageIds.includes(entry.id),
     );
     expect(entries).toHaveLength(garbage.length + 2);
-    expect(entries[0]?.event).toEqual(goodBefore[0]);
-    expect(entries.at(-1)?.event).toEqual(goodAfter[0]);
+    expect(entries[0]?.events).toEqual(goodBefore);
+    expect(entries.at(-1)?.events).toEqual(goodAfter);
     const broken = entries.slice(1, -1);
     expect(broken.map((entry) => entry.id)).toEqual(garbageIds);
     for (const entry of broken) {
-      expect(entry.event).toBeUndefined();
+      expect(entry.events).toBeUndefined();
       expect(entry.error).toEqual(expect.any(String));
       expect(entry.error).not.toBe("");
     }
     expect(broken[0]?.error).toMatch(/runId/);
     expect(broken[1]?.error).toMatch(/JSON/);
+    expect(broken.slice(-4).map((entry) => entry.error)).toEqual([
+      "events: not JSON",
+      "events: not a list of events",
+      expect.stringMatching(/^event 2: /),
+      expect.stringMatching(/^event 1: /),
+    ]);
   });
 });

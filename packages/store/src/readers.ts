@@ -71,8 +71,8 @@ export async function readHead(
 
 /**
  * Up to `count` entries of the shard's stream after `afterId`, each with its
- * event or, for an entry that is not a valid event, an `error`. Never throws
- * for a broken entry.
+ * events (an append's) or, for an entry that is not valid events, an
+ * `error`. Never throws for a broken entry.
  */
 export async function readShard(
   redis: RedisClient,

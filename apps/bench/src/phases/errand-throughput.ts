@@ -2,10 +2,12 @@
  * errand end to end: a worker and a collector running, N one-step runs fired
  * with `fireMany`, the clock stopped when every `RunResult` is readable
  * (`collect`). Around it, the cost: `INFO commandstats` calls and
- * `used_memory` before and after, and this process's RSS at the end.
+ * `used_memory` before and after (the shard streams' part apart: their
+ * entries are trimmed behind the collectors within `trimIntervalMs`, so they
+ * are not what a settled run keeps), and this process's RSS at the end.
  */
 import type { BenchRedis } from "../bench-redis.js";
-import { commandCalls, usedMemory } from "../bench-redis.js";
+import { commandCalls, keysMemoryUsage, usedMemory } from "../bench-redis.js";
 import { type CpuPerUnit, cpuPerUnit, startCpuMeter } from "../cpu-meter.js";
 import { fireBenchRuns, startErrandStack, waitForResults } from "../errand-stack.js";
 import { perSecond } from "../stats.js";
@@ -18,8 +20,10 @@ export interface ErrandThroughput {
   commandsPerRun: number;
   /** The same, by command name (`evalsha`, `xadd`, …), most called first. */
   commandsPerRunByName: Record<string, number>;
-  /** Growth of `used_memory` per settled run, in bytes. */
+  /** Growth of `used_memory` per settled run, in bytes, the shard streams' growth left out. */
   bytesPerRun: number;
+  /** Growth of the shard streams (`MEMORY USAGE`) per run: entries not yet trimmed behind the collectors. */
+  shardStreamBytesPerRun: number;
   /** This process's resident set (client, worker and collector) after the phase, in MB. */
   rssMb: number;
   /** CPU per run. */
@@ -51,7 +55,12 @@ export async function measureErrandThroughput(
 ): Promise<ErrandThroughput> {
   await redis.flush();
   const stack = await startErrandStack({ redis, concurrency });
+  const { store } = stack.errand;
+  const shardStreams = Array.from({ length: store.shards }, (_, shard) =>
+    store.keys.shardEvents(shard),
+  );
   try {
+    const streamsBefore = await keysMemoryUsage(redis.admin, shardStreams);
     const callsBefore = await commandCalls(redis.admin);
     const memoryBefore = await usedMemory(redis.admin);
     const meter = await startCpuMeter(redis.admin);
@@ -62,10 +71,12 @@ export async function measureErrandThroughput(
     const spent = await meter.read();
     const callsAfter = await commandCalls(redis.admin);
     const memoryAfter = await usedMemory(redis.admin);
+    const streamsGrowth = (await keysMemoryUsage(redis.admin, shardStreams)) - streamsBefore;
     return {
       runsPerSec: perSecond(runs, elapsed),
       ...commandsPerRun(callsBefore, callsAfter, runs),
-      bytesPerRun: (memoryAfter - memoryBefore) / runs,
+      bytesPerRun: (memoryAfter - memoryBefore - streamsGrowth) / runs,
+      shardStreamBytesPerRun: streamsGrowth / runs,
       rssMb: process.memoryUsage().rss / 1024 ** 2,
       cpu: cpuPerUnit(spent, runs),
     };

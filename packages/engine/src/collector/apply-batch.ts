@@ -1,6 +1,7 @@
 /**
- * One batch of shard stream entries, applied: the entries are grouped by run
- * and folded into the runs' projections, in stream order. A run whose
+ * One batch of shard stream entries, applied: the entries (each the events of
+ * one append) are grouped by run and their events folded into the runs'
+ * projections, in stream order. A run whose
  * terminal event is in the batch is settled: its result is worked out. Then
  * one script call brings every run settled or queued in the batch up to
  * date in the shard's indexes and stores each settled run's result with a wake-up on the shard's
@@ -56,13 +57,19 @@ interface RunGroup {
   projection: RunState | undefined;
 }
 
-/** A settled run, before its indexes and result are written: its result is worked out. */
+/**
+ * A settled run, before its indexes and result are written: its result is
+ * worked out. Its deadline is known when it was folded from its `run-queued`.
+ */
 async function prepareSettledRun(
   context: CollectorContext,
   { runId, projection }: RunGroup,
 ): Promise<RunToIndex> {
   const result = await settledResult(context, runId, projection);
   const run: IndexedRun = { runId, agent: result.agent, createdAt: result.createdAt };
+  const queued = projection?.queued;
+  if (queued === undefined) run.deadlineUnknown = true;
+  else if (queued.limits.deadlineAt !== undefined) run.deadlineAt = queued.limits.deadlineAt;
   return { run, result };
 }
 
@@ -99,7 +106,10 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Groups the entries by run, folding each event into its run's projection; unreadable ones fail. */
+/**
+ * Groups the entries by run, folding each of their events into its run's
+ * projection (an entry's size shared evenly among its events); unreadable ones fail.
+ */
 function groupByRun(
   context: CollectorContext,
   entries: readonly ShardEntry[],
@@ -107,7 +117,7 @@ function groupByRun(
 ): RunGroup[] {
   const byRun = new Map<string, RunGroup>();
   for (const entry of entries) {
-    if (entry.event === undefined) {
+    if (entry.events === undefined) {
       failures.push({ id: entry.id, runId: entry.runId, error: entry.error ?? "not an event" });
       continue;
     }
@@ -118,8 +128,11 @@ function groupByRun(
       projection: undefined,
     };
     group.ids.push(entry.id);
-    group.events.push(entry.event);
-    group.projection = context.projections.apply(entry.event, entry.size);
+    const eventSize = entry.size / entry.events.length;
+    for (const event of entry.events) {
+      group.events.push(event);
+      group.projection = context.projections.apply(event, eventSize);
+    }
     byRun.set(entry.runId, group);
   }
   return [...byRun.values()];

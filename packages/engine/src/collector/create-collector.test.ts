@@ -1,4 +1,5 @@
 import { shardOfRunId } from "@errand/core";
+import { decodeShardEntry } from "@errand/store";
 import { describe, expect } from "vitest";
 import { redisTest } from "../test-support/engine-test.js";
 import { DEFAULT_COLLECTOR_GROUP, ensureGroup } from "./consumer-group.js";
@@ -83,6 +84,101 @@ describe("createCollector", () => {
     expect(followed.logsRead).toBe(0);
     expect(fromLogs.logsRead).toBe(followed.results.filter((result) => result !== null).length);
     expect(fromLogs.results).toEqual(followed.results);
+  });
+
+  it("collects entries of several events (one per append) and entries of one event each (written by a worker before that format) alike", async ({
+    engineRedis: fx,
+  }) => {
+    const { prefix, keys, store } = fx.prefixed("collect-formats");
+    const runs = planRuns({ count: 40, shards: TEST_SHARDS, parents: 4, seed: "collect-formats" });
+    await Promise.all(
+      runs.map(async ({ runId, events }) => {
+        for (let seq = 0; seq < events.length; seq += 2) {
+          await store.appendEvents(runId, seq, events.slice(seq, seq + 2));
+        }
+      }),
+    );
+    // Every other run's entries rewritten in the older format, in stream order.
+    const older = new Set(runs.filter((_, index) => index % 2 === 0).map((run) => run.runId));
+    const formats = { append: 0, event: 0 };
+    for (let shard = 0; shard < TEST_SHARDS; shard += 1) {
+      const stream = keys.shardEvents(shard);
+      const entries = (await fx.redis.xrange(stream, "-", "+")) as [string, string[]][];
+      await fx.redis.del(stream);
+      for (const [id, fields] of entries) {
+        const { runId, events = [] } = decodeShardEntry([id, fields]);
+        if (!older.has(runId)) {
+          formats.append += 1;
+          await fx.redis.xadd(stream, "*", ...fields);
+          continue;
+        }
+        for (const { seq, type, at, data } of events) {
+          formats.event += 1;
+          const perEvent = ["runId", runId, "seq", String(seq), "type", type, "at", at];
+          await fx.redis.xadd(stream, "*", ...perEvent, "data", JSON.stringify(data));
+        }
+      }
+    }
+    expect(formats.append).toBeGreaterThan(0);
+    expect(formats.event).toBeGreaterThan(0);
+
+    const collector = createCollector(collectorOptions(fx, prefix));
+    await collector.start();
+    try {
+      await waitUntilIndexed(fx.redis, keys, settlingRunIds(runs), TEST_SHARDS);
+      const state = await readIndexedState(fx.redis, keys, runs, TEST_SHARDS);
+      expect(state).toEqual(await expectedIndexedState(store, runs));
+      expect(Object.values(state.results).some((result) => result !== null)).toBe(true);
+    } finally {
+      await collector.stop();
+    }
+  });
+
+  it("keeps a run with a deadline in the deadlines until it settles, whether it followed the run or folded it from its log", async ({
+    engineRedis: fx,
+  }) => {
+    const deadlinesOf = async (label: string, extra: Partial<CollectorOptions>) => {
+      const { prefix, keys, store } = fx.prefixed(label);
+      const deadlineAt = "2099-01-01T00:00:00.000Z";
+      const runs = planRuns({
+        count: 12,
+        shards: TEST_SHARDS,
+        parents: 2,
+        seed: label,
+        deadlineAt,
+      });
+      const deadlines = async () => {
+        const members = await Promise.all(
+          Array.from({ length: TEST_SHARDS }, (_, shard) =>
+            fx.redis.zrange(keys.deadlines(shard), 0, -1),
+          ),
+        );
+        return members.flat().sort();
+      };
+      const collector = createCollector(collectorOptions(fx, prefix, extra));
+      await collector.start();
+      try {
+        await writeRuns(store, runs, { upTo: 1 });
+        await waitUntilIndexed(fx.redis, keys, [], TEST_SHARDS);
+        const queued = await deadlines();
+        await writeRuns(store, runs, { from: 1 });
+        await waitUntilIndexed(fx.redis, keys, settlingRunIds(runs), TEST_SHARDS);
+        const withDeadline = runs.filter((run) => {
+          const [first] = run.events;
+          return first?.type === "run-queued" && first.data.limits.deadlineAt === deadlineAt;
+        });
+        expect(queued).toEqual(withDeadline.map((run) => run.runId).sort());
+        const settling = new Set(settlingRunIds(runs));
+        const open = withDeadline.filter((run) => !settling.has(run.runId));
+        expect(await deadlines()).toEqual(open.map((run) => run.runId).sort());
+        return withDeadline.length - open.length;
+      } finally {
+        await collector.stop();
+      }
+    };
+    expect(await deadlinesOf("deadlines-followed", {})).toBeGreaterThan(0);
+    // No budget: every run is folded from its log, without its run-queued at hand.
+    expect(await deadlinesOf("deadlines-from-logs", { projectionBytes: 0 })).toBeGreaterThan(0);
   });
 
   it("collects a run's later events as they are appended, and settles it when its terminal event arrives", async ({

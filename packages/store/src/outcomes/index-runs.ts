@@ -57,8 +57,14 @@ export interface IndexedRun {
   agent: string;
   /** `at` of its `run-queued`. */
   createdAt: string;
-  /** `limits.deadlineAt` of its `run-queued` (ISO-8601). */
+  /** `limits.deadlineAt` of its `run-queued` (ISO-8601); undefined for none. */
   deadlineAt?: string;
+  /**
+   * True when its `run-queued` was not read (a settled run whose result did
+   * not come from its fold in the stream), so that it may have a deadline to
+   * drop although `deadlineAt` is undefined.
+   */
+  deadlineUnknown?: boolean;
 }
 
 /** A run to index, and its result when it settled. */
@@ -91,7 +97,7 @@ export function indexSegment(keys: StoreKeys, { run, result }: RunToIndex): Inde
     args: [
       run.runId,
       runIndexMember(run.createdAt, run.runId),
-      Number.isNaN(deadline) ? "" : String(deadline),
+      run.deadlineUnknown ? "?" : Number.isNaN(deadline) ? "" : String(deadline),
       result === undefined ? "" : JSON.stringify(result),
     ],
   };
