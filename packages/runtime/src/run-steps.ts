@@ -21,7 +21,7 @@ import { createMemoryBlobStore } from "./blobs.js";
 import type { BudgetGate, PriceResponse } from "./budget-gate.js";
 import { errorMessage, isModelError, type ParkRequest } from "./errors.js";
 import { type LiveChannel, liveModel } from "./live-model.js";
-import { type Logger, noopLogger } from "./logger.js";
+import { type Logger, lazyChild, noopLogger } from "./logger.js";
 import type { Model, ModelRequest, ModelResponse } from "./model.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, respondWithRetries } from "./model-retries.js";
 import { settingsRefusal } from "./model-settings.js";
@@ -132,7 +132,7 @@ class RunLoop {
       options.signal,
     );
     this.signal = this.deadline.signal;
-    this.logger = (options.logger ?? noopLogger).child({
+    this.logger = lazyChild(options.logger ?? noopLogger, {
       runId: state.runId,
       agent: agent.name,
       attempt: state.attempts,
