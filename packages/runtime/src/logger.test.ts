@@ -40,7 +40,7 @@ describe("lazyChild", () => {
     run.info({ seq: 1 }, "run started");
     run.warn({ seq: 2 }, "slow");
     run.child({ step: 1 }).error({ code: "x" }, "failed");
-    expect(children).toEqual([{ runId: "run-1" }, { runId: "run-1", step: 1 }]);
+    expect(children).toEqual([{ runId: "run-1" }, { step: 1 }]);
     expect(lines).toEqual([
       { level: "info", bindings: { runId: "run-1" }, fields: { seq: 1 } },
       { level: "warn", bindings: { runId: "run-1" }, fields: { seq: 2 } },

@@ -40,20 +40,28 @@ export const noopLogger: Logger = {
  * lazily.
  */
 export function lazyChild(logger: Logger, bindings: Record<string, unknown>): Logger {
-  let child: Logger | undefined;
+  return lazyLogger(logger, () => logger.child(bindings));
+}
+
+/** A logger whose lines go to `make()`'s, made on the first line `levels` writes. */
+function lazyLogger(levels: Logger, make: () => Logger): Logger {
+  let made: Logger | undefined;
+  const real = () => {
+    made ??= make();
+    return made;
+  };
   const method =
     (level: LogLevel): LogMethod =>
     (...line) => {
-      if (logger.isLevelEnabled?.(level) === false) return;
-      child ??= logger.child(bindings);
-      child[level](...line);
+      if (levels.isLevelEnabled?.(level) === false) return;
+      real()[level](...line);
     };
   return {
     debug: method("debug"),
     info: method("info"),
     warn: method("warn"),
     error: method("error"),
-    child: (more) => lazyChild(logger, { ...bindings, ...more }),
-    isLevelEnabled: (level) => logger.isLevelEnabled?.(level) ?? true,
+    child: (more) => lazyLogger(levels, () => real().child(more)),
+    isLevelEnabled: (level) => levels.isLevelEnabled?.(level) ?? true,
   };
 }

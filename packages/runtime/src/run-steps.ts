@@ -265,12 +265,13 @@ class RunLoop {
     const { text, calls, usage, finish, items, responseId } = response;
     this.logger.debug({ step, calls: calls.map((c) => c.name), usage }, "model responded");
     const costUsd = this.options.priceResponse?.(usage);
+    // Optional keys spread last: on Node 20 a spread followed by new keys costs microseconds.
     const responded = this.event("model-responded", {
       step,
-      ...(text === undefined ? {} : { text }),
       calls,
       usage,
       finish,
+      ...(text === undefined ? {} : { text }),
       ...(items === undefined ? {} : { items }),
       ...(responseId === undefined ? {} : { responseId }),
       ...(costUsd === undefined ? {} : { costUsd }),
@@ -288,7 +289,6 @@ class RunLoop {
     return {
       runId: this.state.runId,
       step,
-      ...(typeof agent.model === "string" ? { model: agent.model } : {}),
       messages: buildTranscript(agent, this.state),
       tools: [
         ...agent.tools.map((tool) => tool.spec),
@@ -297,6 +297,7 @@ class RunLoop {
       settings: agent.modelSettings,
       agent,
       input: this.queued.input,
+      ...(typeof agent.model === "string" ? { model: agent.model } : {}),
     };
   }
 
