@@ -315,13 +315,16 @@ export function isTerminalEventType(type: string): type is TerminalEventType {
   return (TERMINAL_EVENT_TYPES as readonly string[]).includes(type);
 }
 
+/** When an event happened: ISO-8601 with an offset, as every envelope's `at`. */
+export const EventAt = z.iso.datetime({ offset: true });
+
 function envelope<T extends EventType>(type: T) {
   return z.object({
     v: z.literal(EVENT_VERSION),
     runId: z.string().min(1),
     seq: z.number().int().positive(),
     type: z.literal(type),
-    at: z.iso.datetime({ offset: true }),
+    at: EventAt,
     data: EventData[type],
   });
 }

@@ -59,6 +59,7 @@ export {
   CancelRequested,
   EVENT_TYPES,
   EVENT_VERSION,
+  EventAt,
   EventData,
   type EventDataOf,
   type EventType,
@@ -193,6 +194,11 @@ export {
   ScriptFailTurn,
   ScriptTurn,
 } from "./script.js";
+export {
+  decodeStoredEvent,
+  type StoredEventDecoding,
+  type StoredEventFields,
+} from "./stored-event.js";
 export {
   INLINE_VALUE_LIMIT_BYTES,
   TOOL_TEXT_LIMIT_CHARS,

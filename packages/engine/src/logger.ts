@@ -10,7 +10,7 @@
  * key or `password=…` is logged with the secret hidden.
  */
 import { redactSecrets, redactSecretText } from "@errand/core";
-import type { Logger } from "@errand/runtime";
+import { type Logger, lazyChild } from "@errand/runtime";
 import {
   type DestinationStream,
   type LevelWithSilent,
@@ -53,7 +53,7 @@ export interface RunLogBindings {
   attempt: number;
 }
 
-/** The child logger of one run attempt. */
+/** The child logger of one run attempt, made once it logs a line its level writes (runtime's `lazyChild`). */
 export function runLogger(logger: Logger, bindings: RunLogBindings): Logger {
-  return logger.child({ ...bindings });
+  return lazyChild(logger, { ...bindings });
 }

@@ -78,7 +78,13 @@ async function addRunJobs(
     jobs.map(({ runId, agent, priority }) => ({
       name: agent,
       data: { runId },
-      opts: { ...jobOptions, jobId: runId, ...(priority === undefined ? {} : { priority }) },
+      // Not `{ ...jobOptions, jobId, … }`: on Node 20 a spread followed by new keys costs microseconds.
+      opts: Object.assign(
+        {},
+        jobOptions,
+        { jobId: runId },
+        priority === undefined ? {} : { priority },
+      ),
     })),
   );
 }

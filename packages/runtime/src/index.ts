@@ -121,7 +121,13 @@ export {
   type WaitpointRequest,
 } from "./errors.js";
 export { type LiveChannel, liveModel } from "./live-model.js";
-export { type Logger, type LogMethod, noopLogger } from "./logger.js";
+export {
+  type Logger,
+  type LogLevel,
+  type LogMethod,
+  lazyChild,
+  noopLogger,
+} from "./logger.js";
 export { createMemorySink, type MemorySink } from "./memory-sink.js";
 export {
   decodeToolArguments,

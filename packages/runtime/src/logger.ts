@@ -6,6 +6,9 @@
 /** One log method: structured fields first, then an optional message (pino's order). */
 export type LogMethod = (fields: Record<string, unknown>, message?: string) => void;
 
+/** The levels the runtime logs at. */
+export type LogLevel = "debug" | "info" | "warn" | "error";
+
 /** A pino-compatible logger. */
 export interface Logger {
   debug: LogMethod;
@@ -14,6 +17,8 @@ export interface Logger {
   error: LogMethod;
   /** A logger that adds `bindings` to every line. */
   child(bindings: Record<string, unknown>): Logger;
+  /** Whether lines at `level` are written (pino's); a logger without it is taken to write every level. */
+  isLevelEnabled?(level: LogLevel): boolean;
 }
 
 const ignore: LogMethod = () => {};
@@ -26,3 +31,37 @@ export const noopLogger: Logger = {
   error: ignore,
   child: () => noopLogger,
 };
+
+/**
+ * `logger.child(bindings)`, made only when a line is logged at a level
+ * `logger` writes (and then once): a run's or a call's logger costs nothing
+ * while its lines are dropped (a pino child costs microseconds to make, more
+ * than a scripted step). Its own children add their bindings to these, as
+ * lazily.
+ */
+export function lazyChild(logger: Logger, bindings: Record<string, unknown>): Logger {
+  return lazyLogger(logger, () => logger.child(bindings));
+}
+
+/** A logger whose lines go to `make()`'s, made on the first line `levels` writes. */
+function lazyLogger(levels: Logger, make: () => Logger): Logger {
+  let made: Logger | undefined;
+  const real = () => {
+    made ??= make();
+    return made;
+  };
+  const method =
+    (level: LogLevel): LogMethod =>
+    (...line) => {
+      if (levels.isLevelEnabled?.(level) === false) return;
+      real()[level](...line);
+    };
+  return {
+    debug: method("debug"),
+    info: method("info"),
+    warn: method("warn"),
+    error: method("error"),
+    child: (more) => lazyLogger(levels, () => real().child(more)),
+    isLevelEnabled: (level) => levels.isLevelEnabled?.(level) ?? true,
+  };
+}

@@ -7,7 +7,13 @@
  * before that format (one entry per event: runId, seq, type, at, data) is
  * read too. The append script writes the fields under exactly these names.
  */
-import { ErrandError, EVENT_VERSION, type NewEvent, RunEvent } from "@errand/core";
+import {
+  decodeStoredEvent,
+  ErrandError,
+  EVENT_VERSION,
+  type NewEvent,
+  RunEvent,
+} from "@errand/core";
 
 /** A stream entry's fields as Redis returns them: `[name, value, name, value, …]`. */
 export type StreamFields = readonly string[];
@@ -43,14 +49,21 @@ function fieldMap(fields: StreamFields): Map<string, string> {
   return map;
 }
 
-function describeIssues(issues: readonly { path: PropertyKey[]; message: string }[]): string {
+/** zod's `issues` as one line: `path: message; …`, each path under `under` when given. */
+export function describeIssues(
+  issues: readonly { path: PropertyKey[]; message: string }[],
+  under?: string,
+): string {
   return issues
-    .map((issue) => `${issue.path.map(String).join(".") || "(root)"}: ${issue.message}`)
+    .map((issue) => {
+      const path = [...(under === undefined ? [] : [under]), ...issue.path.map(String)];
+      return `${path.join(".") || "(root)"}: ${issue.message}`;
+    })
     .join("; ");
 }
 
 /** Validates an event envelope; the error says what is wrong with it. */
-export function parseEvent(candidate: unknown): Parsed {
+function parseEvent(candidate: unknown): Parsed {
   const result = RunEvent.safeParse(candidate);
   return result.success
     ? { ok: true, event: result.data }
@@ -111,12 +124,20 @@ function parseShardFields(runId: string, fields: Map<string, string>): ParsedAll
 }
 
 /**
- * The event of one run-log entry. Throws an {@link ErrandError} `invalid_event`
- * when the entry is not a valid event: the log is the truth, so a broken
- * entry is an error, not something to skip.
+ * The event of one run-log entry, decoded without validating its data again:
+ * the append validated it before the fenced script wrote it (core's
+ * `decodeStoredEvent`). Throws an {@link ErrandError} `invalid_event` when the
+ * entry is not an event: the log is the truth, so a broken entry is an
+ * error, not something to skip.
  */
 export function decodeLogEntry(runId: string, [id, fields]: StreamEntry): RunEvent {
-  const parsed = parseFields(runId, fieldMap(fields));
+  const map = fieldMap(fields);
+  const parsed = decodeStoredEvent(runId, {
+    seq: map.get("seq"),
+    type: map.get("type"),
+    at: map.get("at"),
+    data: map.get("data"),
+  });
   if (parsed.ok) return parsed.event;
   throw new ErrandError(
     "invalid_event",

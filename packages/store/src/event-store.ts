@@ -2,7 +2,7 @@
  * `createEventStore`: the run log on Redis, composed from its parts — keys,
  * the fenced append script, readers, the follower and blobs — around one client.
  */
-import { randomBytes, randomInt } from "node:crypto";
+import { randomInt } from "node:crypto";
 import {
   ErrandError,
   isTerminalEventType,
@@ -32,6 +32,7 @@ import {
 import { type StoreKeys, storeKeys } from "./keys.js";
 import { appendLive, readLive } from "./live.js";
 import { placeEvents, validateNewEvents } from "./new-events.js";
+import { randomPool } from "./random-pool.js";
 import {
   type ReadLogOptions,
   type ReadShardOptions,
@@ -191,6 +192,7 @@ export function createEventStore(options: EventStoreOptions): EventStore {
   requireWholeNumber("replicationTimeoutMs", replicationTimeoutMs, 1);
   const keys = storeKeys(options.prefix);
   const scripts = defineStoreScripts(redis);
+  const runIdRandom = randomPool(RUN_ID_RANDOM_BYTES);
 
   /** One append call; resolves with the appended events, or with the run a duplicate key names. */
   async function append(
@@ -256,7 +258,7 @@ export function createEventStore(options: EventStoreOptions): EventStore {
             ? randomInt(shards)
             : idempotencyShard(idempotencyKey, shards),
         nowMs: Date.now(),
-        random: randomBytes(RUN_ID_RANDOM_BYTES),
+        random: runIdRandom(),
       }),
     appendEvents,
     createRun: (runId, queued, idempotency) => append(runId, 0, [queued], idempotency),

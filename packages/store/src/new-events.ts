@@ -5,12 +5,15 @@
 import {
   ErrandError,
   EVENT_VERSION,
+  EventAt,
+  EventData,
+  type EventType,
   findLosslessJsonProblem,
   formatJsonPath,
   type NewEvent,
   type RunEvent,
 } from "@errand/core";
-import { parseEvent } from "./codec.js";
+import { describeIssues } from "./codec.js";
 
 /**
  * The events whose data the append script decodes with Redis' JSON reader
@@ -32,10 +35,27 @@ function scriptReadProblem(event: NewEvent): string | undefined {
 }
 
 /**
+ * `event` validated and cleaned by core's schema of its type (unknown keys
+ * dropped): its data against `EventData[type]` and its `at`, without the
+ * envelope (`v`, `runId`, `seq`), which the store sets itself. The error
+ * names the fields as the envelope does (`data.…`, `at`, `type`).
+ */
+function validEvent(event: NewEvent): { ok: true; event: NewEvent } | { ok: false; error: string } {
+  const { type } = event as { type: unknown };
+  if (typeof type !== "string" || !Object.hasOwn(EventData, type)) {
+    return { ok: false, error: `type: not an event type (${String(type)})` };
+  }
+  const at = EventAt.safeParse(event.at);
+  if (!at.success) return { ok: false, error: describeIssues(at.error.issues, "at") };
+  const data = EventData[type as EventType].safeParse(event.data);
+  if (!data.success) return { ok: false, error: describeIssues(data.error.issues, "data") };
+  return { ok: true, event: { type, at: at.data, data: data.data } as NewEvent };
+}
+
+/**
  * The events, validated and cleaned by core's schemas (unknown keys dropped),
  * or an {@link ErrandError} `invalid_event` naming the first invalid one and why
  * (data the append script reads must be within what Redis' JSON reader takes).
- * The store assigns `seq`; validation places each event at its position in the batch.
  */
 export function validateNewEvents(runId: string, events: readonly NewEvent[]): NewEvent[] {
   return events.map((event, index) => {
@@ -47,27 +67,16 @@ export function validateNewEvents(runId: string, events: readonly NewEvent[]): N
         { details: { runId, eventIndex: index } },
       );
     }
-    const parsed = parseEvent({
-      type: event.type,
-      at: event.at,
-      data: event.data,
-      v: EVENT_VERSION,
-      runId,
-      seq: index + 1,
-    });
-    if (!parsed.ok) {
+    const valid = validEvent(event);
+    if (!valid.ok) {
       throw new ErrandError(
         "invalid_event",
-        `run ${runId}: event #${index + 1} of the batch (${String(event.type)}) is invalid: ${parsed.error}`,
-        { details: { runId, eventIndex: index, issues: parsed.error } },
+        `run ${runId}: event #${index + 1} of the batch (${String(event.type)}) is invalid: ${valid.error}`,
+        { details: { runId, eventIndex: index, issues: valid.error } },
       );
     }
-    return withoutPlace(parsed.event);
+    return valid.event;
   });
-}
-
-function withoutPlace({ v: _v, runId: _runId, seq: _seq, ...event }: RunEvent): NewEvent {
-  return event;
 }
 
 /** The new events as the log will hold them, once the store gave them seqs from `firstSeq`. */

@@ -310,7 +310,6 @@ function runAttempt(
       agent,
       model,
       state: begun.state,
-      ...budgetOptions,
       sink: attemptEventsSink(
         context.runMetrics?.meter(sink, state, agent.name, model.name) ?? sink,
         span,
@@ -324,6 +323,8 @@ function runAttempt(
       ...(context.services === undefined ? {} : { services: context.services }),
       ...(context.retry === undefined ? {} : { retry: context.retry }),
       ...(context.live === undefined ? {} : { live: context.live }),
+      // Spreads last: on Node 20 a spread followed by new keys costs microseconds.
+      ...budgetOptions,
     });
     recordAttemptEnd(span, settled);
     logger.info({ status: settled.status, seq: settled.seq }, "run ended");
