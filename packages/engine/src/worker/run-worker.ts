@@ -15,6 +15,7 @@ import { type Processor, Worker, type WorkerOptions } from "bullmq";
 import type { RedisConnection } from "../connection.js";
 import type { RunJobData } from "../job-data.js";
 import { isRedisOutOfMemory } from "../out-of-memory.js";
+import { endReconnectsOnceReady, type ReconnectingConnection } from "./blocking-reconnect.js";
 import type { ProcessOutcome } from "./process-run.js";
 
 const KEEP_LOCKS_SCRIPT = {
@@ -44,6 +45,10 @@ export class RunWorker extends Worker<RunJobData, ProcessOutcome> {
     private readonly logger: Logger,
   ) {
     super(queue, processor, options);
+    // BullMQ keeps its blocking connection private; `blocking-reconnect.ts` says why it is reached here.
+    endReconnectsOnceReady(
+      (this as unknown as { blockingConnection: ReconnectingConnection }).blockingConnection,
+    );
     this.keepLocks = defineLuaCommand(scripts, KEEP_LOCKS_SCRIPT);
   }
 
