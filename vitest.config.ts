@@ -1,22 +1,25 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join, sep } from "node:path";
+import { fileURLToPath } from "node:url";
 import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
+
+/** The repository's root, which every path below is relative to. */
+const ROOT = fileURLToPath(new URL(".", import.meta.url));
 
 /** The folders of the projects: each holds a `vitest.config.ts` and a `package.json`. */
 const PROJECT_DIRS = ["packages", "apps"]
-  .flatMap((parent) => readdirSync(parent).map((name) => `${parent}/${name}`))
+  .flatMap((parent) => readdirSync(join(ROOT, parent)).map((name) => `${parent}/${name}`))
   .concat("test");
 
 /**
  * Test files that run alone, after every other file, one at a time: those
  * that start a Redis cluster (its failovers wait on node timeouts), restart or
- * kill Redis mid-test, drive the headless browser, or measure (the bench).
+ * kill Redis mid-test, or drive the headless browser.
  * Under the load of a second test file beside them, a cluster restart test
- * stalled. Paths are relative to the repository's root.
+ * stalled.
  */
 const RUN_ALONE = new Set([
-  "apps/bench/src/run-bench.test.ts",
   "apps/cli/src/commands/cluster.test.ts",
   "apps/cli/src/commands/health.test.ts",
   "apps/cli/src/commands/shutdown-without-redis.test.ts",
@@ -41,6 +44,11 @@ const RUN_ALONE = new Set([
   "packages/testing/src/redis/start-cluster.test.ts",
 ]);
 
+const missingAloneFiles = [...RUN_ALONE].filter((path) => !existsSync(join(ROOT, path)));
+if (missingAloneFiles.length > 0) {
+  throw new Error(`RUN_ALONE names test files that do not exist: ${missingAloneFiles.join(", ")}`);
+}
+
 /**
  * How many of the other test files run at once: as many as the cores. Most
  * of them wait (on Redis, child processes, lock and stall timers) more than
@@ -51,7 +59,7 @@ const TEST_FILES_AT_ONCE = availableParallelism();
 
 /** The test files under a project's folder, relative to it. */
 function testFiles(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: "utf8" })
+  return readdirSync(join(ROOT, dir), { recursive: true, encoding: "utf8" })
     .filter((file) => file.endsWith(".test.ts") && !file.split(sep).includes("node_modules"))
     .map((file) => file.split(sep).join("/"));
 }
@@ -63,18 +71,14 @@ function testFiles(dir: string): string[] {
  * project's `include` adds to its base's rather than replacing it.
  */
 function splitProject(dir: string): TestProjectInlineConfiguration[] {
-  const name: string = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).name;
+  const name: string = JSON.parse(readFileSync(join(ROOT, dir, "package.json"), "utf8")).name;
   const files = testFiles(dir);
   const alone = files.filter((file) => RUN_ALONE.has(`${dir}/${file}`));
   const together = files.filter((file) => !alone.includes(file));
   const base = { extends: `./${dir}/vitest.config.ts`, root: dir };
-  const projects: TestProjectInlineConfiguration[] = [
-    { ...base, test: { name, exclude: alone } },
-  ];
-  if (alone.length > 0) {
-    projects.push({ ...base, test: { name: `${name} (alone)`, exclude: together, maxWorkers: 1 } });
-  }
-  return projects;
+  const others = { ...base, test: { name, exclude: alone } };
+  if (alone.length === 0) return [others];
+  return [others, { ...base, test: { name: `${name} (alone)`, exclude: together, maxWorkers: 1 } }];
 }
 
 /**
