@@ -57,6 +57,9 @@ if (missingAloneFiles.length > 0) {
  */
 const TEST_FILES_AT_ONCE = availableParallelism();
 
+/** The group order of the projects of {@link RUN_ALONE}: vitest runs the default group (0) first. */
+const AFTER_THE_OTHERS = 1;
+
 /** The test files under a project's folder, relative to it. */
 function testFiles(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { recursive: true, encoding: "utf8" })
@@ -78,7 +81,18 @@ function splitProject(dir: string): TestProjectInlineConfiguration[] {
   const base = { extends: `./${dir}/vitest.config.ts`, root: dir };
   const others = { ...base, test: { name, exclude: alone } };
   if (alone.length === 0) return [others];
-  return [others, { ...base, test: { name: `${name} (alone)`, exclude: together, maxWorkers: 1 } }];
+  return [
+    others,
+    {
+      ...base,
+      test: {
+        name: `${name} (alone)`,
+        exclude: together,
+        maxWorkers: 1,
+        sequence: { groupOrder: AFTER_THE_OTHERS },
+      },
+    },
+  ];
 }
 
 /**
@@ -86,8 +100,7 @@ function splitProject(dir: string): TestProjectInlineConfiguration[] {
  * prints one summary. Workspace packages resolve to their TypeScript sources
  * through the `@errand/source` export condition: tests need no build step.
  * Files run {@link TEST_FILES_AT_ONCE} at a time, then those of
- * {@link RUN_ALONE} one at a time (vitest runs a project with one worker after
- * the others).
+ * {@link RUN_ALONE} one at a time.
  */
 export default defineConfig({
   resolve: { conditions: ["@errand/source"] },
