@@ -1,15 +1,113 @@
-import { defineConfig } from "vitest/config";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { join, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
+
+/** The repository's root, which every path below is relative to. */
+const ROOT = fileURLToPath(new URL(".", import.meta.url));
+
+/** The folders of the projects: each holds a `vitest.config.ts` and a `package.json`. */
+const PROJECT_DIRS = ["packages", "apps"]
+  .flatMap((parent) => readdirSync(join(ROOT, parent)).map((name) => `${parent}/${name}`))
+  .concat("test");
+
+/**
+ * Test files that run alone, after every other file, one at a time: those
+ * that start a Redis cluster (its failovers wait on node timeouts), restart or
+ * kill Redis mid-test, or drive the headless browser.
+ * Under the load of a second test file beside them, a cluster restart test
+ * stalled.
+ */
+const RUN_ALONE = new Set([
+  "apps/cli/src/commands/cluster.test.ts",
+  "apps/cli/src/commands/health.test.ts",
+  "apps/cli/src/commands/shutdown-without-redis.test.ts",
+  "apps/cli/src/commands/up-redis-restart.test.ts",
+  "apps/cli/src/tracing/trace-content.test.ts",
+  "apps/dashboard/src/budget.browser.test.ts",
+  "apps/dashboard/src/health.test.ts",
+  "apps/dashboard/src/live/run-log-follower.test.ts",
+  "apps/dashboard/src/page.browser.test.ts",
+  "apps/dashboard/src/stream.browser.test.ts",
+  "apps/dashboard/src/test-support/browser.test.ts",
+  "apps/dashboard/src/time.browser.test.ts",
+  "packages/engine/src/client/fire-idempotency.test.ts",
+  "packages/engine/src/collector/cluster.test.ts",
+  "packages/engine/src/connection-states.test.ts",
+  "packages/engine/src/failover.test.ts",
+  "packages/engine/src/queue-shards.test.ts",
+  "packages/engine/src/reads/settled-waiter.test.ts",
+  "packages/engine/src/waitpoints/cluster.test.ts",
+  "packages/local-redis/src/start-redis.test.ts",
+  "packages/store/src/cluster.test.ts",
+  "packages/testing/src/redis/start-cluster.test.ts",
+]);
+
+const missingAloneFiles = [...RUN_ALONE].filter((path) => !existsSync(join(ROOT, path)));
+if (missingAloneFiles.length > 0) {
+  throw new Error(`RUN_ALONE names test files that do not exist: ${missingAloneFiles.join(", ")}`);
+}
+
+/**
+ * How many of the other test files run at once: as many as the cores. Most
+ * of them wait (on Redis, child processes, lock and stall timers) more than
+ * they compute, and vitest's default (one fewer than the cores) ran one at a
+ * time on a 2-core CI machine.
+ */
+const TEST_FILES_AT_ONCE = availableParallelism();
+
+/** The group order of the projects of {@link RUN_ALONE}: vitest runs the default group (0) first. */
+const AFTER_THE_OTHERS = 1;
+
+/** The test files under a project's folder, relative to it. */
+function testFiles(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { recursive: true, encoding: "utf8" })
+    .filter((file) => file.endsWith(".test.ts") && !file.split(sep).includes("node_modules"))
+    .map((file) => file.split(sep).join("/"));
+}
+
+/**
+ * A project's folder as two projects extending its `vitest.config.ts`: its
+ * files in {@link RUN_ALONE} (named `<package> (alone)`, one worker) and the
+ * others. Each leaves out the other's files by `exclude`, since an extending
+ * project's `include` adds to its base's rather than replacing it.
+ */
+function splitProject(dir: string): TestProjectInlineConfiguration[] {
+  const name: string = JSON.parse(readFileSync(join(ROOT, dir, "package.json"), "utf8")).name;
+  const files = testFiles(dir);
+  const alone = files.filter((file) => RUN_ALONE.has(`${dir}/${file}`));
+  const together = files.filter((file) => !alone.includes(file));
+  const base = { extends: `./${dir}/vitest.config.ts`, root: dir };
+  const others = { ...base, test: { name, exclude: alone } };
+  if (alone.length === 0) return [others];
+  return [
+    others,
+    {
+      ...base,
+      test: {
+        name: `${name} (alone)`,
+        exclude: together,
+        maxWorkers: 1,
+        sequence: { groupOrder: AFTER_THE_OTHERS },
+      },
+    },
+  ];
+}
 
 /**
  * One vitest run over every package and the cross-package suite, so `npm test`
  * prints one summary. Workspace packages resolve to their TypeScript sources
  * through the `@errand/source` export condition: tests need no build step.
+ * Files run {@link TEST_FILES_AT_ONCE} at a time, then those of
+ * {@link RUN_ALONE} one at a time.
  */
 export default defineConfig({
   resolve: { conditions: ["@errand/source"] },
   ssr: { resolve: { conditions: ["@errand/source"] } },
   test: {
-    projects: ["packages/*", "apps/*", "test"],
+    projects: PROJECT_DIRS.flatMap(splitProject),
+    maxWorkers: TEST_FILES_AT_ONCE,
     reporters: ["default", "./test/summary-reporter.ts"],
   },
 });
