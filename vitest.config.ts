@@ -15,11 +15,14 @@ const PROJECT_DIRS = ["packages", "apps"]
 /**
  * Test files that run alone, after every other file, one at a time: those
  * that start a Redis cluster (its failovers wait on node timeouts), restart or
- * kill Redis mid-test, or drive the headless browser.
+ * kill Redis mid-test, drive the headless browser, or kill a worker and wait
+ * for its lock to lapse within a bound.
  * Under the load of a second test file beside them, a cluster restart test
  * stalled.
  */
 const RUN_ALONE = new Set([
+  "apps/bench/src/cluster-bench.test.ts",
+  "apps/bench/src/scaling/scaling-bench.test.ts",
   "apps/cli/src/commands/cluster.test.ts",
   "apps/cli/src/commands/health.test.ts",
   "apps/cli/src/commands/shutdown-without-redis.test.ts",
@@ -32,6 +35,7 @@ const RUN_ALONE = new Set([
   "apps/dashboard/src/stream.browser.test.ts",
   "apps/dashboard/src/test-support/browser.test.ts",
   "apps/dashboard/src/time.browser.test.ts",
+  "packages/engine/src/budgets/budget-resume.test.ts",
   "packages/engine/src/client/fire-idempotency.test.ts",
   "packages/engine/src/collector/cluster.test.ts",
   "packages/engine/src/connection-states.test.ts",
@@ -39,8 +43,10 @@ const RUN_ALONE = new Set([
   "packages/engine/src/queue-shards.test.ts",
   "packages/engine/src/reads/settled-waiter.test.ts",
   "packages/engine/src/waitpoints/cluster.test.ts",
+  "packages/engine/src/worker/worker-takeover.test.ts",
   "packages/local-redis/src/start-redis.test.ts",
   "packages/store/src/cluster.test.ts",
+  "packages/store/src/replica-lag.test.ts",
   "packages/testing/src/redis/start-cluster.test.ts",
 ]);
 

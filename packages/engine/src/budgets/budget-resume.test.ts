@@ -49,8 +49,13 @@ it("a run resumed after its worker was SIGKILLed debits no response twice", asyn
 
   workerA.signal("SIGKILL");
   expect(await workerA.exited).toMatchObject({ signal: "SIGKILL" });
-  await fx.spawn("budget-rescuer-b", FAST_TAKEOVER);
+  const workerB = await fx.spawn("budget-rescuer-b", FAST_TAKEOVER);
   const events = await fx.waitForEvent(runId);
+  // A response is debited right after its append: the run's end is logged once the last debit is done.
+  await workerB.waitForLine(
+    (line) => line.msg === "run ended" && line.runId === runId,
+    "the end of the resumed run",
+  );
 
   expect(events.at(-1)?.type).toBe("finished");
   expect(events.filter((event) => event.type === "run-started")).toHaveLength(2);
