@@ -42,7 +42,8 @@ function city(name: string, population: number) {
 beforeAll(async () => {
   cluster = await startRedisCluster({ masters: 3, appendonly: true });
   url = `redis+cluster://${cluster.nodes.map(({ host, port }) => `${host}:${port}`).join(",")}`;
-  processes = await startErrandProcesses(url, prefix);
+  // Slots for every parent at once: the restart test's parents must all be thinking when the master goes.
+  processes = await startErrandProcesses(url, prefix, ["--concurrency", "16"]);
 }, 120_000);
 
 afterAll(async () => {

@@ -326,9 +326,18 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     }
     activeJobs += 1;
     try {
-      const first =
+      let first =
         (options.optimisticStart ?? false) && job.attemptsMade === 0 && job.stalledCounter === 0;
-      const outcome = await processRun(context, runId, job.name, { first });
+      // A run cut short by Redis being briefly away resumes from its log once Redis is back, in
+      // this job: no BullMQ attempt is spent on it (one would fail the run for good after three).
+      const outcome = await retryWhileRedisIsTransient(
+        () => {
+          const firstTry = first;
+          first = false;
+          return processRun(context, runId, job.name, { first: firstTry });
+        },
+        { logger, write: "run of the job's steps", fields: { runId } },
+      );
       if (outcome.kind === "parked") await parked.park(job, token, outcome, worker.scripts);
       if (outcome.kind === "throttled")
         await waitForSlot(job, token, worker.scripts, logger, outcome);
