@@ -252,9 +252,12 @@ describe("the dashboard page", () => {
     expect(await asked.textContent()).toContain("Refund 80 EUR?");
     await browser.screenshot("10-answered");
     const log = await w.errand.store.readLog(runId);
-    expect(log.filter((e) => e.type === "waitpoint-completed").map((e) => e.data)).toEqual([
+    const completed = log.filter((e) => e.type === "waitpoint-completed");
+    expect(completed.map((e) => e.data)).toEqual([
       expect.objectContaining({ answer: { approve: true, note: "fine" }, answeredBy: "ada" }),
     ]);
+    // When it was answered: the time of its waitpoint-completed.
+    expect(await answered.textContent()).toContain(`Answered by ada at ${completed[0]?.at}`);
   });
 
   it("loaded nothing from anywhere but the dashboard, and logged no error", () => {

@@ -2,7 +2,8 @@
  * Waitpoints end to end, on real worker processes: a run parked on a
  * waitpoint whose worker is SIGKILLed is answered from another process and
  * resumes on another worker, the answer handed to its call exactly once; a
- * second answer is refused; a wrong answer is refused with its issues while
+ * second answer is refused; while it waits, its worker's one slot runs
+ * another run; a wrong answer is refused with its issues while
  * the run keeps waiting; timeouts answer the call or fail the run; a cancel
  * while waiting settles `cancelled`.
  */
@@ -109,6 +110,31 @@ describe("a run waiting on a waitpoint", () => {
     const fromProcess = await answerElsewhere(fx, token, { approved: false }, "bob");
     expect(fromProcess).toMatchObject({ ok: false, error: { code: "waitpoint_answered" } });
     expect(ofType(await fx.errand.store.readLog(runId), "waitpoint-completed")).toHaveLength(1);
+  });
+
+  it("frees its worker's one slot while it waits: another run starts and finishes there, then the answer resumes it", async ({
+    fx,
+  }) => {
+    const worker = await fx.spawn("waitpoint-slot", { concurrency: 1 });
+    const waitingRunId = await fireCalling(fx, "approve");
+    const token = await parkedOnWaitpoint(worker, waitingRunId);
+
+    const { runId: otherRunId } = await fx.errand.fire({
+      agent: TEST_AGENTS.plain,
+      input: { script: [{ say: "meanwhile" }] },
+    });
+    const other = await fx.waitForEvent(otherRunId);
+    expect(settleRun(foldRun(other))).toMatchObject({ status: "succeeded", text: "meanwhile" });
+    expect(ofType(other, "run-started").map((e) => e.data)).toEqual([
+      { attempt: 1, workerId: "waitpoint-slot" },
+    ]);
+    const stillWaiting = foldRun(await fx.errand.store.readLog(waitingRunId));
+    expect(settleRun(stillWaiting)).toBeUndefined();
+    expect(openWaitpoints(stillWaiting).map((w) => w.token)).toEqual([token]);
+
+    await fx.errand.waitpoints.complete(token, { approved: true });
+    const events = await fx.waitForEvent(waitingRunId);
+    expect(settleRun(foldRun(events))).toMatchObject({ status: "succeeded", text: "done" });
   });
 
   it("refuses an answer that does not match the schema with its issues, keeps waiting, and takes a right one; the list shows it while it waits", async ({
