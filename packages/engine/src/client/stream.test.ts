@@ -4,7 +4,8 @@
  * the fake server streaming over HTTP (both APIs); subscribers read the run's
  * live channel from Redis. Deltas arrive in order, a late subscriber catches
  * up on the step so far, a subscriber resumes from an offset, the text equals
- * the logged one, and the channel expires on its own. A worker process
+ * the logged one, the log holds the steps and none of the deltas, and the
+ * channel expires on its own. A worker process
  * SIGKILLed mid-stream: the subscriber sees a new `start` of the next attempt
  * and the step from its beginning, and the log has it once.
  */
@@ -107,6 +108,16 @@ describe.each(["chat", "responses"] as const)("errand.stream on the %s API", (ap
       const events: RunEvent[] = await fx.waitForEvent(runId);
       const result = settleRun(foldRun(events));
       expect(result).toMatchObject({ status: "succeeded", text: story });
+      // The log stays the truth: the deltas are not in it, each step's one model-responded is.
+      expect(events.map((event) => event.type)).toEqual([
+        "run-queued",
+        "run-started",
+        "model-responded",
+        "tool-called",
+        "tool-result",
+        "model-responded",
+        "finished",
+      ]);
 
       const offsets = first.map((e) => e.offset);
       expect(offsets).toEqual([...offsets].sort(compareOffsets));

@@ -4,7 +4,9 @@
  * than 2 runs of a key run at once (read from the runs' logs: each run's
  * `run-started` to its terminal event), while the runs of another key run
  * beside them; with a limit of 1 on an agent, its runs run one at a time.
- * A worker killed while it holds a slot does not keep it: its lease lapses.
+ * A run refused a slot waits in the queue, not on a worker: another key's run
+ * takes the worker's free slot while the refused runs wait. A worker killed
+ * while it holds a slot does not keep it: its lease lapses.
  */
 import { describe, expect } from "vitest";
 import { type EngineFixture, FAST_TAKEOVER } from "../test-support/engine-fixture.js";
@@ -87,6 +89,29 @@ describe("fleet-wide concurrency limits", () => {
       await startWorkers(fx, { agentConcurrency: { [TEST_AGENTS.plain]: 1 }, recheckMs: 100 });
       const runIds = await fireSlowRuns(fx, 4, 200);
       expect(mostAtOnce(await ranIntervals(fx, runIds))).toBe(1);
+    },
+    WORKER_FLEET_TIMEOUT_MS,
+  );
+
+  it(
+    "keeps a refused run in the queue, not on a worker: another key's run takes the free slot at once",
+    async ({ fx }) => {
+      // One worker of two slots, a limit of 1 on each key: one run of the busy key runs, and its
+      // other runs are refused. Were they holding the second slot while they waited, the other
+      // key's run would start only once the busy key's first run ended.
+      await startWorkers(
+        fx,
+        { keyConcurrency: [{ key: "tenant-*", limit: 1 }], recheckMs: 100 },
+        1,
+      );
+      const [first, ...waiting] = await fireSlowRuns(fx, 4, 3_000, "tenant-busy");
+      await fx.waitForEvent(first!, (event) => event.type === "run-started");
+      const [other] = await fireSlowRuns(fx, 1, 10, "tenant-quiet");
+      const otherRan = (await ranIntervals(fx, [other!]))[0]!;
+      const busyRan = await ranIntervals(fx, [first!, ...waiting]);
+
+      expect(mostAtOnce(busyRan)).toBe(1);
+      expect(otherRan.endedAt).toBeLessThan(busyRan[0]!.endedAt);
     },
     WORKER_FLEET_TIMEOUT_MS,
   );

@@ -139,3 +139,49 @@ describe("a 429 storm", () => {
     }
   }, 180_000);
 });
+
+/** The provider key's requests a minute in the shared-bucket test: its bucket holds 6, then one comes back every 10 s. */
+const SHARED_RPM = 6;
+
+describe("requests a minute", () => {
+  it("are shared by every worker: the fleet's requests past the bucket wait for its refill", async ({
+    fx,
+  }) => {
+    const requestedAt: number[] = [];
+    const server = await startFakeOpenAI({
+      scripts: { "metered-model": [{ say: "metered" }] },
+      intercept() {
+        requestedAt.push(Date.now());
+        return undefined;
+      },
+    });
+    try {
+      const openaiAgent = { name: "metered", model: "metered-model", baseURL: server.baseURL };
+      const flowControl = { providerLimits: { "*": { requestsPerMinute: SHARED_RPM } } };
+      for (const workerId of ["metered-a", "metered-b"]) {
+        await fx.spawn(workerId, { concurrency: 4, flowControl, openaiAgent });
+      }
+      const runs = await Promise.all(
+        Array.from({ length: SHARED_RPM + 2 }, (_, index) =>
+          fx.errand.fire({ agent: "metered", input: `metered ${index}` }),
+        ),
+      );
+      const logs = await Promise.all(runs.map(({ runId }) => fx.waitForEvent(runId)));
+
+      for (const events of logs) expect(events.at(-1)?.type).toBe("finished");
+      // Both workers ran some: with a bucket each, all 8 requests would have gone at once...
+      const workers = new Set(logs.flatMap(startsOf).map((start) => start.data.workerId));
+      expect(workers.size).toBe(2);
+      // ...but the key's one bucket let 6 through, then one more per 10 s, whichever worker asked.
+      expect(requestedAt).toHaveLength(SHARED_RPM + 2);
+      const first = requestedAt[0]!;
+      const sinceFirst = requestedAt.map((at) => at - first);
+      expect(sinceFirst[SHARED_RPM - 1]).toBeLessThan(5_000);
+      expect(sinceFirst[SHARED_RPM]).toBeGreaterThanOrEqual(8_000);
+      expect(sinceFirst[SHARED_RPM + 1]).toBeGreaterThanOrEqual(18_000);
+    } finally {
+      await fx.killWorkers();
+      await server.close();
+    }
+  }, 180_000);
+});
