@@ -31,6 +31,13 @@ export {
   type MasterShare,
   runClusterBench,
 } from "./cluster-bench.js";
+export {
+  type FlowBenchReport,
+  type FlowBenchSizes,
+  type FlowOverheadSide,
+  formatFlowBench,
+  runFlowBench,
+} from "./flow/flow-bench.js";
 export { formatBenchTable } from "./format-table.js";
 export type { MachineInfo } from "./machine.js";
 export type {

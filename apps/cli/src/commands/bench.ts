@@ -11,14 +11,14 @@ import type { CliIO } from "../io.js";
 import { writeJson } from "../output.js";
 import { tracingWanted } from "../tracing/start-tracing.js";
 
-/** A bench of its own (`--cluster`, `--scaling`): how it runs and how its report reads. */
+/** A bench of its own (`--cluster`, `--scaling`, `--flow`): how it runs and how its report reads. */
 interface OwnBench<R> {
   run(options: { quick: boolean; onProgress(line: string): void }): Promise<R>;
   format(report: R): string;
 }
 
 /** The flags `bench` takes besides `--quick` and `--json`. */
-const BENCH_FLAGS = ["cluster", "scaling", "tracing", "budget", "no-metrics"] as const;
+const BENCH_FLAGS = ["cluster", "scaling", "flow", "tracing", "budget", "no-metrics"] as const;
 
 /** Runs `bench --<flag>`, which takes `--quick` and `--json` only, and prints its report. */
 async function runOwnBench<R>(
@@ -43,7 +43,7 @@ async function runOwnBench<R>(
 /** `bench`. */
 export const benchCommand: CommandSpec = {
   usage:
-    "errand bench [--quick] [--tracing] [--no-metrics] [--durability <acknowledged|replicated>] [--budget] [--json] | errand bench --cluster [--quick] [--json] | errand bench --scaling [--quick] [--json]",
+    "errand bench [--quick] [--tracing] [--no-metrics] [--durability <acknowledged|replicated>] [--budget] [--json] | errand bench --cluster [--quick] [--json] | errand bench --scaling [--quick] [--json] | errand bench --flow [--quick] [--json]",
   description: [
     "Measures, in one run on its own fresh redis-server (persistence off, flushed between",
     "phases; never the Redis of REDIS_URL): raw BullMQ no-op jobs and raw XREADGROUP+XACK",
@@ -72,6 +72,11 @@ export const benchCommand: CommandSpec = {
     "it starts, and prints runs/s and the cores each part kept busy; on a machine with few",
     "cores those show that the machine, not the worker count, is the limit. --json prints",
     "{ machine, workload, loadBefore, loadAfter, single, cluster }.",
+    "--flow (minutes) measures what flow control costs a run (end-to-end runs without it, then",
+    "with a concurrency key, a per-agent and a per-key limit on every run) and what fair",
+    "queueing buys (a small tenant's first start behind a big tenant's backlog, first in first",
+    "out, then fair), rounds alternating; --json prints { machine, sizes, loadBefore,",
+    "loadAfter, overhead, fairness }.",
   ].join("\n"),
   options: {
     quick: { type: "boolean", description: "smaller sizes: under a minute" },
@@ -86,6 +91,10 @@ export const benchCommand: CommandSpec = {
     scaling: {
       type: "boolean",
       description: "runs/s with 1, 2 and 4 worker processes, on one Redis and on a cluster (slow)",
+    },
+    flow: {
+      type: "boolean",
+      description: "what flow control costs a run and what fair queueing buys (minutes)",
     },
     ...DURABILITY_OPTION,
     ...JSON_OPTION,
@@ -104,6 +113,10 @@ export const benchCommand: CommandSpec = {
     if (args.flag("cluster")) {
       const { formatClusterBench, runClusterBench } = await import("@errand/bench");
       return runOwnBench("cluster", args, io, { run: runClusterBench, format: formatClusterBench });
+    }
+    if (args.flag("flow")) {
+      const { formatFlowBench, runFlowBench } = await import("@errand/bench");
+      return runOwnBench("flow", args, io, { run: runFlowBench, format: formatFlowBench });
     }
     const { formatBenchTable, runBench } = await import("@errand/bench");
     const result = await runBench({
