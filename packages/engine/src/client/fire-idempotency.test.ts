@@ -175,14 +175,16 @@ describe("fire with an idempotency key on a 3-node Redis Cluster", () => {
     const clients = Array.from({ length: 4 }, () => createErrand({ connection: client, prefix }));
     const queueName = queueOfAgents(prefix, [TEST_AGENTS.plain]);
     await registerOn(client, clients[0]!.keys, queueName);
+    const queueConnection = client.duplicate();
     const queue = new Queue(queueName, {
-      connection: client.duplicate(),
+      connection: queueConnection,
       prefix: clients[0]!.keys.bullmqPrefix,
     });
     try {
       await expectOneRunFromConcurrentFires(clients, queue);
     } finally {
       await queue.close();
+      queueConnection.disconnect();
       await Promise.all(clients.map((opened) => opened.close()));
     }
   });

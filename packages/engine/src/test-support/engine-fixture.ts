@@ -56,8 +56,11 @@ export async function openEngineFixture(
   const { server, redis } = engineRedis;
   const prefix = uniqueKeyPrefix(`engine-${label}`);
   const errand = createErrand({ connection: server.url, prefix });
+  // BullMQ leaves open a connection it is given: closed here, else it would retry
+  // the stopped Redis without an error listener ("[ioredis] Unhandled error event").
+  const queueConnection = redis.duplicate();
   const queue = new Queue(queueOfAgents(prefix, Object.values(TEST_AGENTS)), {
-    connection: redis.duplicate(),
+    connection: queueConnection,
     prefix: errand.keys.bullmqPrefix,
   });
   const workers: WorkerProcess[] = [];
@@ -91,6 +94,7 @@ export async function openEngineFixture(
     async stop() {
       await killWorkers(workers);
       await queue.close();
+      queueConnection.disconnect();
       await errand.close();
     },
   };

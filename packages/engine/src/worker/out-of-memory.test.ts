@@ -64,8 +64,9 @@ describe("a worker whose append Redis refuses for lack of memory", () => {
       lockDuration: FAST_TAKEOVER.lockDurationMs,
       stalledInterval: FAST_TAKEOVER.stalledIntervalMs,
     });
+    const queueConnection = fx.redis.duplicate();
     const queue = new Queue(queueOfAgents(fx.prefix, [agent.name]), {
-      connection: fx.redis.duplicate(),
+      connection: queueConnection,
       prefix: fx.errand.keys.bullmqPrefix,
     });
     let giveBack: (() => Promise<void>) | undefined;
@@ -111,6 +112,7 @@ describe("a worker whose append Redis refuses for lack of memory", () => {
       await giveBack?.();
       await worker.close();
       await queue.close();
+      queueConnection.disconnect();
     }
   });
 });
