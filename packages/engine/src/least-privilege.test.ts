@@ -6,7 +6,7 @@
  * they settle, a run past its deadline, a run under a concurrency key's
  * fleet-wide limit (queued fairly). Nothing is refused (the server's ACL
  * LOG stays empty) and every settled run gets its retention: its log, head,
- * blobs, result, children and spawn claims all expire.
+ * blobs, result and children all expire.
  */
 import { randomBytes } from "node:crypto";
 import { defineAgent, defineTool, scriptedModel } from "@errand/runtime";
@@ -154,7 +154,7 @@ describe("errand as the least-privilege ACL user", () => {
     expect(await admin.acl("LOG")).toEqual([]);
 
     // Every settled run's keys expire: log, head and result; the reader's blobs; the lead's
-    // children and spawn claims.
+    // children.
     const { keys } = errand;
     const runKeys = (runId: string) => [
       keys.runLog(runId),
