@@ -1,5 +1,6 @@
 /**
- * The design lives in the repository: every `docs/architecture.md §N` (or
+ * The design lives in the repository: every citation of the document —
+ * `docs/architecture.md §N`, `architecture §N`, a link to it then `§N` (or
  * `§N.M`, item M of a numbered list in section N) cited in code and docs
  * names a section the document has.
  */
@@ -29,23 +30,32 @@ function sectionsOf(markdown: string): Map<string, Set<string>> {
   return sections;
 }
 
-/** Every citation `docs/architecture.md §N[.M]` in the files git tracks, with where it is. */
+/**
+ * A citation of the document: `docs/architecture.md §N[.M]`, the short
+ * `architecture §N`, a Markdown link to it followed by `§N`, each also when a
+ * line break (and a comment's `*` or `//`) falls before the `§`.
+ */
+const CITATION = /\barchitecture(?:\.md)?(?:\]\([^)\s]*\))?(?:\s|\*|\/\/)*§(\d+)(?:\.(\d+))?/g;
+
+/** The citations in `text`: the section, and the item when one is named. */
+function citationsIn(text: string): { section: string; item?: string }[] {
+  return [...text.matchAll(CITATION)].map((match) => ({
+    section: match[1]!,
+    ...(match[2] === undefined ? {} : { item: match[2] }),
+  }));
+}
+
+/** Every citation of the document in the files git tracks, with where it is. */
 function citations(): { where: string; section: string; item?: string }[] {
   const files = execFileSync("git", ["ls-files"], { cwd: REPO_ROOT, encoding: "utf8" })
     .split("\n")
     .filter((file) => /\.(ts|mjs|lua|md)$/.test(file));
-  const found: { where: string; section: string; item?: string }[] = [];
-  for (const file of files) {
-    const text = readFileSync(join(REPO_ROOT, file), "utf8");
-    for (const match of text.matchAll(/docs\/architecture\.md §(\d+)(?:\.(\d+))?/g)) {
-      found.push({
-        where: file,
-        section: match[1]!,
-        ...(match[2] === undefined ? {} : { item: match[2] }),
-      });
-    }
-  }
-  return found;
+  return files.flatMap((file) =>
+    citationsIn(readFileSync(join(REPO_ROOT, file), "utf8")).map((cited) => ({
+      where: file,
+      ...cited,
+    })),
+  );
 }
 
 describe(DOC, () => {
@@ -63,6 +73,23 @@ describe(DOC, () => {
         !sections.has(section) || (item !== undefined && !sections.get(section)!.has(item)),
     );
     expect(unresolved).toEqual([]);
+  });
+
+  it("reads a citation in each form the code and docs write it", () => {
+    const text = [
+      "see docs/architecture.md §6 and docs/architecture.md §4.2;",
+      "the live channel (architecture §7), [architecture §8](docs/architecture.md#8-collector),",
+      "[docs/architecture.md](docs/architecture.md) §9, and a comment's docs/architecture.md",
+      " * §10, Budgets; RFC 4648 §5 is another document's.",
+    ].join("\n");
+    expect(citationsIn(text)).toEqual([
+      { section: "6" },
+      { section: "4", item: "2" },
+      { section: "7" },
+      { section: "8" },
+      { section: "9" },
+      { section: "10" },
+    ]);
   });
 
   it("finds a citation of a section it does not have", () => {

@@ -1,3 +1,4 @@
+import { isErrandError } from "@errand/core";
 import { describe, expect, it } from "vitest";
 import { isLoopbackHost, resolveOptions, TOKEN_ENV } from "./options.js";
 
@@ -25,6 +26,23 @@ describe("resolveOptions", () => {
   it("refuses a short token and a bad port", () => {
     expect(() => resolveOptions({ connection, token: "short" }, {})).toThrow(/at least 16/);
     expect(() => resolveOptions({ connection, port: 70_000 }, {})).toThrow(/port/);
+  });
+
+  it("refuses counts that are not whole numbers ≥ 1 with core's option check, naming the option", () => {
+    for (const name of ["shards", "maxLiveClients", "maxConcurrentSearches"] as const) {
+      for (const value of [0, -1, 1.5, Number.NaN]) {
+        const refused = (() => {
+          try {
+            return resolveOptions({ connection, [name]: value }, {});
+          } catch (error) {
+            return error;
+          }
+        })();
+        expect(isErrandError(refused, "invalid_spec"), `${name} ${value}`).toBe(true);
+        expect((refused as Error).message).toBe(`${name} must be a whole number ≥ 1, not ${value}`);
+      }
+      expect(resolveOptions({ connection, [name]: 3 }, {})[name]).toBe(3);
+    }
   });
 });
 

@@ -5,7 +5,7 @@
  * or being served beyond loopback by a proxy, requires a token.
  */
 import { isIP } from "node:net";
-import { ErrandError } from "@errand/core";
+import { ErrandError, wholeNumberOption } from "@errand/core";
 import { type ConnectionInput, createLogger, type Logger } from "@errand/engine";
 import { DEFAULT_SHARDS } from "@errand/store";
 
@@ -118,13 +118,6 @@ export function isLoopbackHost(host: string): boolean {
   return bare === "::1" || bare === "::ffff:127.0.0.1";
 }
 
-/** `value`, or `fallback` when absent; throws `invalid_spec` unless it is a whole number ≥ 1. */
-function atLeastOne(name: string, value: number | undefined, fallback: number): number {
-  const chosen = value ?? fallback;
-  if (!Number.isInteger(chosen) || chosen < 1) invalid(`${name} must be a whole number ≥ 1`);
-  return chosen;
-}
-
 /** `value` as a public URL: absolute http(s), at the root of its origin, without credentials. */
 function parsePublicUrl(value: string): URL {
   const url = URL.canParse(value) ? new URL(value) : undefined;
@@ -152,16 +145,18 @@ export function resolveOptions(
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     invalid(`port must be a whole number from 0 to 65535, not ${port}`);
   }
-  const shards = atLeastOne("shards", options.shards, DEFAULT_SHARDS);
-  const maxLiveClients = atLeastOne(
+  const shards = wholeNumberOption("shards", options.shards, DEFAULT_SHARDS, 1);
+  const maxLiveClients = wholeNumberOption(
     "maxLiveClients",
     options.maxLiveClients,
     DEFAULT_MAX_LIVE_CLIENTS,
+    1,
   );
-  const maxConcurrentSearches = atLeastOne(
+  const maxConcurrentSearches = wholeNumberOption(
     "maxConcurrentSearches",
     options.maxConcurrentSearches,
     DEFAULT_MAX_CONCURRENT_SEARCHES,
+    1,
   );
   const given = options.token ?? env[TOKEN_ENV];
   const token = given === undefined || given === "" ? undefined : given;

@@ -4,28 +4,20 @@
  * check (without it, ioredis writes the SUBSCRIBE during the handshake and
  * its own ready check is refused in subscriber mode).
  */
-import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
+import { uniqueKeyPrefix } from "@errand/testing";
 import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { whenReady } from "./connection.js";
+import { redisTest as it } from "./test-support/engine-test.js";
 
-let server: RedisServer;
-let publisher: Redis;
 const channel = `${uniqueKeyPrefix("connection")}:channel`;
 
-beforeAll(async () => {
-  server = await startRedis();
-  publisher = new Redis(server.url);
-});
-
-afterAll(async () => {
-  publisher.disconnect();
-  await server.stop();
-});
-
 describe("whenReady", () => {
-  it("lets a subscription started during the handshake wait for the ready check", async () => {
-    const subscriber = new Redis(server.url, { maxRetriesPerRequest: null });
+  it("lets a subscription started during the handshake wait for the ready check", async ({
+    engineRedis,
+  }) => {
+    const publisher = engineRedis.redis;
+    const subscriber = new Redis(engineRedis.url, { maxRetriesPerRequest: null });
     const firstError = new Promise<string>((resolve) => {
       subscriber.once("error", (error: Error) => resolve(`error: ${error.message}`));
     });
@@ -49,9 +41,11 @@ describe("whenReady", () => {
     }
   });
 
-  it("resolves at once on a ready connection, and once a connection that never got ready has ended", async () => {
-    await whenReady(publisher);
-    const closed = new Redis(server.url, { lazyConnect: true });
+  it("resolves at once on a ready connection, and once a connection that never got ready has ended", async ({
+    engineRedis,
+  }) => {
+    await whenReady(engineRedis.redis);
+    const closed = new Redis(engineRedis.url, { lazyConnect: true });
     const ended = whenReady(closed);
     closed.disconnect();
     await ended;

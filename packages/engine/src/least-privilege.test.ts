@@ -6,18 +6,19 @@
  * they settle, a run past its deadline, a run under a concurrency key's
  * fleet-wide limit (queued fairly). Nothing is refused (the server's ACL
  * LOG stays empty) and every settled run gets its retention: its log, head,
- * blobs, result, children and spawn claims all expire.
+ * blobs, result and children all expire.
  */
 import { randomBytes } from "node:crypto";
 import { defineAgent, defineTool, scriptedModel } from "@errand/runtime";
-import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
+import { type RedisServer, uniqueKeyPrefix } from "@errand/testing";
 import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect } from "vitest";
 import { z } from "zod";
 import { createErrand, type Errand } from "./client/client.js";
 import { type Collector, createCollector } from "./collector/create-collector.js";
 import { parentTools } from "./parents/parent-tools.js";
 import { redisAclRules } from "./redis-acl.js";
+import { redisTest as it } from "./test-support/engine-test.js";
 import { captureLogs } from "./test-support/log-capture.js";
 import { createWorker, type ErrandWorker } from "./worker/create-worker.js";
 
@@ -53,9 +54,9 @@ let errand: Errand;
 let worker: ErrandWorker | undefined;
 let collector: Collector | undefined;
 
-beforeAll(async () => {
-  server = await startRedis({ maxmemoryPolicy: "noeviction" });
-  admin = new Redis(server.url);
+it.beforeAll(async ({ engineRedis }) => {
+  server = engineRedis.server;
+  admin = engineRedis.connect();
   prefix = uniqueKeyPrefix("engine-acl");
   await admin.acl("SETUSER", USER, ...redisAclRules(prefix), `>${PASSWORD}`);
   await admin.acl("LOG", "RESET");
@@ -77,8 +78,6 @@ afterAll(async () => {
   await worker?.close({ graceMs: 0 });
   await collector?.stop();
   await errand?.close();
-  admin?.disconnect();
-  await server?.stop();
 });
 
 /** Resolves once the run's log holds `type`, following it. */
@@ -154,7 +153,7 @@ describe("errand as the least-privilege ACL user", () => {
     expect(await admin.acl("LOG")).toEqual([]);
 
     // Every settled run's keys expire: log, head and result; the reader's blobs; the lead's
-    // children and spawn claims.
+    // children.
     const { keys } = errand;
     const runKeys = (runId: string) => [
       keys.runLog(runId),

@@ -10,10 +10,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type RedisServer, startRedis } from "@errand/testing";
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { ACL_COMMANDS, redisAclConfig, redisAclRules } from "./redis-acl.js";
+import { redisTest as it } from "./test-support/engine-test.js";
 
 const PACKAGES_DIR = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -42,20 +41,12 @@ function bullmqScripts(): string[] {
     .map((file) => readFileSync(join(dir, file), "utf8"));
 }
 
-let server: RedisServer;
-let redis: Redis;
 let known: Set<string>;
 let dangerous: Set<string>;
 
-beforeAll(async () => {
-  server = await startRedis();
-  redis = new Redis(server.url);
+it.beforeAll(async ({ engineRedis: { redis } }) => {
   known = new Set(((await redis.command("LIST")) as string[]).map((name) => name.toLowerCase()));
   dangerous = new Set((await redis.acl("CAT", "dangerous")) as string[]);
-});
-afterAll(async () => {
-  redis?.disconnect();
-  await server?.stop();
 });
 
 /** The commands a script's text names: quoted upper-case words the server knows. */

@@ -30,13 +30,13 @@ export interface EngineOptions {
   prefix?: string;
   /**
    * How many shards new runs are spread over, and the shards read and
-   * collected: 0 … `shards` − 1. Default 16; give every process the same.
+   * indexed: 0 … `shards` − 1. Default 16; give every process the same.
    */
   shards?: number;
   /**
    * How long a settled run is kept, in seconds: the TTL its log, head and
-   * blobs get from the writer that settles it, which its result, children
-   * and spawn claims then follow. Default 7 days. Give every process of a
+   * blobs get from the writer that settles it, which its result and
+   * children then follow. Default 7 days. Give every process of a
    * deployment the same (docs/architecture.md §6).
    */
   retentionSeconds?: number;

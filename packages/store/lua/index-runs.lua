@@ -19,7 +19,7 @@
     KEYS[k+1] its head      <p>:{sN}:run:<runId>                 HASH (read only)
     KEYS[k+2] agent's runs  <p>:{sN}:index:agent:<agent>         ZSET
     KEYS[k+3] its result    <p>:{sN}:result:<runId>              STRING (JSON)
-    KEYS[k+4] its children  <p>:{sN}:children:<runId>            SET (only given a TTL here)
+    KEYS[k+4] its children  <p>:{sN}:children:<runId>            ZSET (only given a TTL here)
 
     ARGV[1] the channel announcing the shard's settled runs
     for run i = 1 … n, at a = 1 + 4(i-1):

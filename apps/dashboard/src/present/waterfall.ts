@@ -147,7 +147,7 @@ function phaseBar(scan: Scan, at: string, outcome: WaterfallOutcome): Bar | unde
   return { kind: "step", label, step, startAt: phase.since, endAt: at, outcome };
 }
 
-function settleCall(scan: Scan, callId: string | undefined, at: string): void {
+function endCall(scan: Scan, callId: string | undefined, at: string): void {
   if (callId !== undefined) scan.pending.delete(callId);
   if (scan.phase.kind === "working") scan.phase = { kind: "working", since: at };
 }
@@ -205,7 +205,7 @@ function apply(scan: Scan, event: RunEvent): void {
       scan.step = step;
       scan.pending = new Map(calls.map((call) => [call.callId, call.name]));
       scan.finishing = calls.length === 0;
-      settleCall(scan, undefined, event.at);
+      endCall(scan, undefined, event.at);
       return;
     }
     case "tool-called":
@@ -220,15 +220,15 @@ function apply(scan: Scan, event: RunEvent): void {
       scan.called.delete(event.data.callId);
       if (call !== undefined)
         scan.bars.push(toolBar(call, event.at, event.data.ok ? "ok" : "error"));
-      settleCall(scan, event.data.callId, event.at);
+      endCall(scan, event.data.callId, event.at);
       return;
     }
     case "output-recorded":
       scan.finishing = true;
-      settleCall(scan, event.data.callId, event.at);
+      endCall(scan, event.data.callId, event.at);
       return;
     case "refused":
-      if (event.data.callId !== undefined) settleCall(scan, event.data.callId, event.at);
+      if (event.data.callId !== undefined) endCall(scan, event.data.callId, event.at);
       return;
     case "run-parked": {
       const call = scan.called.get(event.data.callId);

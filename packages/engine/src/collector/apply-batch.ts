@@ -221,7 +221,7 @@ export async function applyBatch(
     else if (settles && outcome !== true) {
       fail(
         group,
-        `run ${group.runId}: settled, but its head is gone (expired before it was collected)`,
+        `run ${group.runId}: settled, but its head is gone (expired before it was indexed)`,
       );
     } else {
       acknowledged.push(...group.ids);

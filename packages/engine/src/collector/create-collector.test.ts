@@ -285,7 +285,7 @@ describe("createCollector", () => {
         logger.records
           .filter(
             (record) =>
-              record.message === "shard batch collected" && record.fields.consumer === consumer,
+              record.message === "shard batch indexed" && record.fields.consumer === consumer,
           )
           .reduce((sum, record) => sum + Number(record.fields.settled), 0);
       expect(settledBy("left")).toBeGreaterThan(0);

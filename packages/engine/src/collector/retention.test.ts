@@ -1,9 +1,12 @@
 /**
  * Retention has one source: the writer that settles a run gives its log,
  * head and blobs their TTL, and the result the collector stores (with the
- * run's children and spawn claims) expires with them. A run settled with a
- * short retention is never left reading `pending` with its result gone
- * while its head lives: once the head expires, the run is `not_found`.
+ * run's children) expires with them. The collector here is given a
+ * retention as short as the short-lived client's, so its own setting cannot
+ * cut a result short either: a run settled with the default retention keeps
+ * its result as long as its head. A run settled with a short retention is
+ * never left reading `pending` with its result gone while its head lives:
+ * once the head expires, the run is `not_found`.
  */
 import { isErrandError } from "@errand/core";
 import { waitUntil } from "@errand/testing";
@@ -29,7 +32,13 @@ it.beforeAll(async ({ fx }) => {
     prefix: fx.prefix,
     retentionSeconds: SHORT_RETENTION_SECONDS,
   });
-  collector = createCollector({ connection: fx.server.url, prefix: fx.prefix, blockMs: 100 });
+  // A collector keeping runs as briefly as `shortLived`: what it stores must still follow each run's log.
+  collector = createCollector({
+    connection: fx.server.url,
+    prefix: fx.prefix,
+    blockMs: 100,
+    retentionSeconds: SHORT_RETENTION_SECONDS,
+  });
   await collector.start();
 });
 afterAll(async () => {
@@ -56,7 +65,9 @@ describe("a settled run's outcome", () => {
       pttl(fx, keys.runHead(long)),
       pttl(fx, keys.result(long)),
     ]);
+    // Not the collector's 2 s: the 7 days of the client that settled it, as its head.
     expect(longResult).toBeGreaterThan(SHORT_RETENTION_SECONDS * 1_000);
+    expect(longHead - longResult).toBeLessThan(60_000);
     expect(longResult).toBeLessThanOrEqual(longHead);
     const [shortHead, shortResult] = await Promise.all([
       pttl(fx, keys.runHead(short)),

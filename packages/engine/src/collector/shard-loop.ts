@@ -134,7 +134,7 @@ export async function runShardLoop(
         settled: outcome.settled.length,
         failed: outcome.failures.length,
       },
-      "shard batch collected",
+      "shard batch indexed",
     );
   }
 

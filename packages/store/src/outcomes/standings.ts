@@ -12,7 +12,7 @@ import { defineLuaCommand, type LuaCall, type RedisClient, readLuaFile } from ".
 /**
  * Where a run stands for `collect`: settled as its stored result says,
  * `pending` while it exists without a stored result (it may have settled
- * and not been collected yet), `not_found` when it was never fired, has
+ * and not been indexed yet), `not_found` when it was never fired, has
  * expired, or is not a run id at all.
  */
 export type RunStanding = "succeeded" | "failed" | "cancelled" | "pending" | "not_found";

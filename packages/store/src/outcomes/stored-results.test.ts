@@ -1,0 +1,79 @@
+/**
+ * The one reader of a stored `RunResult`: what the collector writes is read
+ * back through its schema, and anything else under a result's key is an
+ * `internal` error naming the run, never a value cast into a result.
+ */
+import { foldRun, isErrandError, type RunResult, settleRun } from "@errand/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { EventStore } from "../event-store.js";
+import { finished, modelResponded, queued, started } from "../test-support/events.js";
+import { type RedisFixture, startRedisFixture } from "../test-support/redis.js";
+import { parseStoredResult, readStoredResults } from "./stored-results.js";
+
+let fx: RedisFixture;
+let store: EventStore;
+
+beforeAll(async () => {
+  fx = await startRedisFixture();
+  store = fx.store("stored-results");
+});
+afterAll(async () => {
+  await fx?.stop();
+});
+
+/** A settled run's result as the collector folds it from the run's log. */
+async function settledResult(): Promise<RunResult> {
+  const runId = store.newRunId();
+  await store.appendEvents(runId, 0, [queued(), started(), modelResponded(1, "done"), finished()]);
+  const result = settleRun(foldRun(await store.readLog(runId)));
+  if (result === undefined) throw new Error(`run ${runId} did not settle`);
+  return result;
+}
+
+describe("parseStoredResult", () => {
+  it("reads back the JSON of a settled run's result as that result", async () => {
+    const result = await settledResult();
+    expect(parseStoredResult(result.runId, JSON.stringify(result))).toEqual(result);
+  });
+
+  it("refuses text that is not JSON, and JSON that is not a RunResult, as internal", async () => {
+    const result = await settledResult();
+    const unreadable = [
+      "{ not json",
+      JSON.stringify({ runId: result.runId }),
+      JSON.stringify({ ...result, status: "settled-somehow" }),
+      JSON.stringify([result]),
+    ];
+    for (const text of unreadable) {
+      const refused = (() => {
+        try {
+          return parseStoredResult(result.runId, text);
+        } catch (error) {
+          return error;
+        }
+      })();
+      expect(isErrandError(refused, "internal"), text).toBe(true);
+      expect((refused as Error).message).toContain(result.runId);
+    }
+  });
+});
+
+describe("readStoredResults", () => {
+  it("gives each run's stored result in order, undefined where none is stored", async () => {
+    const result = await settledResult();
+    const unsettled = store.newRunId();
+    await fx.redis.set(store.keys.result(result.runId), JSON.stringify(result));
+    expect(
+      await readStoredResults({ redis: fx.redis, keys: store.keys }, [unsettled, result.runId]),
+    ).toEqual([undefined, result]);
+  });
+
+  it("throws internal for a value under a result's key that the collector could not have written", async () => {
+    const runId = store.newRunId();
+    await fx.redis.set(store.keys.result(runId), JSON.stringify({ status: "succeeded" }));
+    const refused = await readStoredResults({ redis: fx.redis, keys: store.keys }, [runId]).catch(
+      (error: unknown) => error,
+    );
+    expect(isErrandError(refused, "internal")).toBe(true);
+  });
+});
