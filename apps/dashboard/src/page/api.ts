@@ -5,7 +5,6 @@
 import type {
   ApiErrorBody,
   BlobView,
-  BulkCancelItem,
   BulkCancelResult,
   LiveEntry,
   Overview,
@@ -25,7 +24,6 @@ import type {
 /** The API's shapes, as the server declares them. */
 export type {
   BlobView,
-  BulkCancelItem,
   BulkCancelResult,
   LiveEntry,
   Overview,
