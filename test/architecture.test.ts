@@ -61,6 +61,23 @@ const ERRAND_RULES: DependencyRule[] = [
   },
 ];
 
+/**
+ * The OpenTelemetry packages a library may use: the API alone, whose spans
+ * are no-ops until the application installs an SDK (README "Traces").
+ */
+const OTEL_API = "@opentelemetry/api";
+
+/** Every use of an OpenTelemetry package other than the API by a library, in any scope. */
+function findOpenTelemetrySdkUses(packages: readonly WorkspacePackage[]): string[] {
+  return packages
+    .filter((p) => p.kind === "package")
+    .flatMap((p) =>
+      p.uses
+        .filter((use) => use.target.startsWith("@opentelemetry/") && use.target !== OTEL_API)
+        .map((use) => `${p.name} ${use.site}: ${use.target}`),
+    );
+}
+
 describe("the workspace", () => {
   const workspace = readWorkspace(REPO_ROOT);
 
@@ -83,6 +100,12 @@ describe("the workspace", () => {
 
   it("has no cycle among the workspace packages, declared or imported", () => {
     expect(findCycles(workspaceGraph(workspace))).toEqual([]);
+  });
+
+  it("keeps libraries on the OpenTelemetry API alone: no SDK, exporter or resources", () => {
+    expect(findOpenTelemetrySdkUses(workspace)).toEqual([]);
+    const engine = workspace.find((p) => p.name === "@errand/engine");
+    expect(engine?.uses.map((use) => use.target)).toContain(OTEL_API);
   });
 
   it("keeps the test kit out of production code and runtime dependencies", () => {
@@ -195,6 +218,18 @@ function pkg(name: string, uses: UseSpec[], kind: "package" | "app" = "package")
     }),
   };
 }
+
+describe("findOpenTelemetrySdkUses", () => {
+  it("fails a library on an SDK package in any scope, never an app or the API", () => {
+    const engine = pkg("@errand/engine", [OTEL_API, ["@opentelemetry/sdk-trace-node", "test"]]);
+    const runtime = pkg("@errand/runtime", [OTEL_API]);
+    const cli = pkg("@errand/cli", ["@opentelemetry/sdk-trace-node"], "app");
+
+    expect(findOpenTelemetrySdkUses([engine, runtime, cli])).toEqual([
+      "@errand/engine src/index.ts: @opentelemetry/sdk-trace-node",
+    ]);
+  });
+});
 
 describe("findViolations", () => {
   it("fails core on a runtime dependency or import other than zod and re2js, node built-ins included", () => {

@@ -1,7 +1,8 @@
 /**
  * Where time goes, in a real browser (Debian's Chromium through
  * playwright-core) on a real workload: a run's waterfall, what a parked run
- * waits on, each settled run's tokens and bulk cancel in the runs list, and
+ * waits on, each settled run's tokens and bulk cancel in the runs list (of a
+ * selection, and of every open run a filter matches), and
  * the overview's cards opening the runs they count. Screenshots are saved under
  * `test-artifacts/` (`time-*.png`).
  */
@@ -172,6 +173,44 @@ describe("where time goes, on the page", () => {
     }
     expect(await page.locator('[data-testid="select-run"]').count()).toBe(0);
     await browser.screenshot("time-04-bulk-cancelled");
+  });
+
+  it("cancels every open run the list's filters match, from a filtered list only", async () => {
+    const runIds = [
+      await fireRunningRun(w, { batch: "filter-ui" }),
+      await fireRunningRun(w, { batch: "filter-ui" }),
+      await fireRunningRun(w, { batch: "filter-ui" }),
+    ];
+    const { page } = browser;
+    const button = page.locator('[data-testid="filter-cancel-button"]');
+    for (const unfiltered of ["#/runs", "#/runs?status=failed"]) {
+      await page.goto(`${w.dashboard.url}/${unfiltered}`);
+      await page.locator('[data-testid="runs-table"]').waitFor();
+      expect(await button.isHidden(), unfiltered).toBe(true);
+    }
+    await page.goto(`${w.dashboard.url}/#/runs?q=filter-ui&status=running`);
+    for (const runId of runIds) {
+      await page
+        .locator(`[data-testid="run-row"][data-run-id="${runId}"][data-status="running"]`)
+        .waitFor();
+    }
+    await button.click();
+    const dialog = page.locator('[data-testid="confirm-dialog"]');
+    await dialog.waitFor();
+    expect(await dialog.locator("h2").textContent()).toBe(
+      'Cancel every open run matching q "filter-ui", status "running"?',
+    );
+    await browser.screenshot("time-05-filter-cancel-confirm");
+    await page.click('[data-testid="confirm-ok"]');
+    await page
+      .locator('[data-testid="toast"]', { hasText: "Cancel requested for 3 runs" })
+      .waitFor();
+    for (const runId of runIds) {
+      expect((await w.errand.result(runId, { waitMs: 10_000 }))?.status).toBe("cancelled");
+    }
+    // The list (running runs only) empties as they settle.
+    await page.locator('[data-testid="runs-table"] td.empty').waitFor();
+    await browser.screenshot("time-06-filter-cancelled");
   });
 
   it("opens the runs a headline card counts from the overview", async () => {

@@ -1,7 +1,7 @@
 /**
  * The dashboard's routes on Hono: the JSON API under `/api`, two
- * server-sent-event streams, the actions (cancel one run or a selection,
- * replay), the page, and the probes
+ * server-sent-event streams, the actions (cancel one run, a selection or
+ * the open runs a filter matches, replay), the page, and the probes
  * `/livez` and `/readyz` (`health-routes.ts`: the only routes that need no
  * token), and `/metrics` for Prometheus (`metrics-route.ts`). A request body over 16 KiB is refused before it is read
  * (`body-limit.ts`); searches and live streams beyond their caps are refused
@@ -128,13 +128,8 @@ export function createApp(parts: AppParts): Hono {
 
   app.get("/api/live", (c) => live.open(c, (stream) => parts.hub.serve(stream)));
 
-  app.get("/api/runs", async (c) => {
-    const query = c.req.query();
-    const options = listOptionsOf(query);
-    const q = query.q?.trim();
-    if (q === undefined || q === "") {
-      return c.json(await withUsage(context, await context.errand.list(options)));
-    }
+  /** Answers `search()` in one of the searches' places, or 503 `busy` when all are taken. */
+  async function inSearchPlace(c: Context, search: () => Promise<unknown>): Promise<Response> {
     const release = parts.searches.tryEnter();
     if (release === undefined) {
       return refuseBusy(
@@ -144,11 +139,22 @@ export function createApp(parts: AppParts): Hono {
       );
     }
     try {
-      const found = await searchRuns(context, parts.searchMetadata, { ...options, q });
-      return c.json(await withUsage(context, found));
+      return c.json(await search());
     } finally {
       release();
     }
+  }
+
+  app.get("/api/runs", async (c) => {
+    const query = c.req.query();
+    const options = listOptionsOf(query);
+    const q = query.q?.trim();
+    if (q === undefined || q === "") {
+      return c.json(await withUsage(context, await context.errand.list(options)));
+    }
+    return inSearchPlace(c, async () =>
+      withUsage(context, await searchRuns(context, parts.searchMetadata, { ...options, q })),
+    );
   });
 
   app.get("/api/runs/:runId", async (c) =>
@@ -204,9 +210,15 @@ export function createApp(parts: AppParts): Hono {
   });
 
   app.post("/api/runs/cancel", security.guardAction, async (c) => {
-    const body = await actionBody(c, BulkCancelBody, "{ runIds, cascade?, reason? }");
+    const body = await actionBody(
+      c,
+      BulkCancelBody,
+      "{ runIds, cascade?, reason? } or { filter: { q?, status?, agent?, parent? }, cascade?, reason? }",
+    );
     if (body instanceof Response) return body;
-    return c.json(await cancelRuns(context, body));
+    const cancel = () => cancelRuns(context, parts.searchMetadata, body);
+    // A filter with a search reads like one, in one of the searches' places.
+    return body.filter?.q === undefined ? c.json(await cancel()) : inSearchPlace(c, cancel);
   });
 
   app.post("/api/runs/:runId/cancel", security.guardAction, async (c) => {

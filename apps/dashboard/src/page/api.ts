@@ -5,7 +5,6 @@
 import type {
   ApiErrorBody,
   BlobView,
-  BulkCancelItem,
   BulkCancelResult,
   LiveEntry,
   Overview,
@@ -25,7 +24,7 @@ import type {
 /** The API's shapes, as the server declares them. */
 export type {
   BlobView,
-  BulkCancelItem,
+  BulkCancelResult,
   LiveEntry,
   Overview,
   OverviewMessage,
@@ -172,6 +171,11 @@ export const answerWaitpoint = (
 /** Cancels each of `runIds` (with `cascade`, their descendants too), answered run by run. */
 export const cancelRuns = (runIds: readonly string[], cascade: boolean) =>
   postAction<BulkCancelResult>("/api/runs/cancel", { runIds, cascade });
+/** The runs list's filters a bulk cancel by filter sends: those set. */
+export type RunsFilter = Pick<RunsQuery, "q" | "status" | "agent" | "parent">;
+/** Cancels the open runs `filter` matches (up to 100; `more` says when more match), answered run by run. */
+export const cancelMatching = (filter: RunsFilter, cascade: boolean) =>
+  postAction<BulkCancelResult>("/api/runs/cancel", { filter, cascade });
 /** Fires the run again with the same input; answers the new runId. */
 export const replayRun = (runId: string) =>
   postAction<{ runId: string }>(`${runPath(runId)}/replay`, {});

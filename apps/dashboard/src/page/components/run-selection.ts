@@ -1,10 +1,19 @@
 /**
  * Choosing runs in a list to cancel them at once: a checkbox on each open
  * run (queued or running), one in the header for every open run shown, and
- * a bar that cancels the selection — confirmed in a dialog, optionally
- * cascading — and says what became of each run.
+ * a bar that cancels the selection — or, when the list is filtered, every
+ * open run the filter matches, shown or not — confirmed in a dialog,
+ * optionally cascading, and says what became of each run.
  */
-import { ApiError, type BulkCancelItem, cancelRuns, loadSession, type RunRow } from "../api.js";
+import {
+  ApiError,
+  type BulkCancelResult,
+  cancelMatching,
+  cancelRuns,
+  loadSession,
+  type RunRow,
+  type RunsFilter,
+} from "../api.js";
 import { h } from "../dom.js";
 import { toast } from "../views/toast.js";
 import { confirmAction } from "./confirm.js";
@@ -12,7 +21,7 @@ import { confirmAction } from "./confirm.js";
 const isOpen = (row: RunRow) => row.status === "queued" || row.status === "running";
 
 /** What a bulk cancel did, in one sentence: `Cancel requested for 3 runs · 1 already settled`. */
-function summaryOf(results: readonly BulkCancelItem[]): string {
+function summaryOf({ results, more }: BulkCancelResult): string {
   const requested = results.filter((item) => item.ok && item.requested).length;
   const settled = results.filter((item) => item.ok && !item.requested).length;
   const refused = results.flatMap((item) => (item.ok ? [] : [`${item.runId}: ${item.error.code}`]));
@@ -20,6 +29,7 @@ function summaryOf(results: readonly BulkCancelItem[]): string {
     `Cancel requested for ${requested} run${requested === 1 ? "" : "s"}`,
     settled > 0 ? `${settled} already settled` : "",
     refused.length > 0 ? `refused: ${refused.join(", ")}` : "",
+    more === true ? "more match: cancel them again" : "",
   ]
     .filter(Boolean)
     .join(" · ");
@@ -37,15 +47,33 @@ export class RunSelection {
     { class: "button danger", testid: "bulk-cancel-button" },
     "Cancel selected",
   );
+  private readonly cancelFiltered = h(
+    "button",
+    {
+      class: "button danger",
+      testid: "filter-cancel-button",
+      title: "Cancel every open run these filters match, shown or not",
+    },
+    "Cancel all matching",
+  );
   private readonly all = h("input", {
     testid: "select-all",
     title: "Select every open run shown",
     attrs: { type: "checkbox" },
   });
 
-  constructor(private readonly afterCancel: () => void) {
-    this.bar = h("div", { class: "selection-bar" }, this.count, this.cancel);
+  /**
+   * `filter`: the list's filters when it is filtered to runs that may be
+   * open, which "Cancel all matching" cancels; without one the button is hidden.
+   */
+  constructor(
+    private readonly afterCancel: () => void,
+    private readonly filter?: RunsFilter,
+  ) {
+    this.bar = h("div", { class: "selection-bar" }, this.count, this.cancel, this.cancelFiltered);
+    this.cancelFiltered.hidden = filter === undefined;
     this.cancel.addEventListener("click", () => void this.cancelSelected());
+    this.cancelFiltered.addEventListener("click", () => void this.cancelMatching());
     this.all.addEventListener("change", () => {
       for (const [runId, box] of this.boxes) {
         box.checked = this.all.checked;
@@ -77,7 +105,16 @@ export class RunSelection {
   /** Forgets the rows shown (the table is drawn again), keeping what is still selected. */
   forgetRows(): void {
     this.boxes.clear();
-    this.all.checked = false;
+  }
+
+  /**
+   * Once the rows are drawn: the header's box is checked when every open run
+   * shown is selected. (A list drawn again while runs change keeps a
+   * "select all" made before it, instead of unchecking it under the cursor.)
+   */
+  rowsShown(): void {
+    const boxes = [...this.boxes.values()];
+    this.all.checked = boxes.length > 0 && boxes.every((box) => box.checked);
   }
 
   private toggle(runId: string, on: boolean): void {
@@ -90,26 +127,48 @@ export class RunSelection {
     this.count.textContent = `${this.selected.size} selected`;
     void loadSession().then((session) => {
       this.cancel.disabled = session.readOnly || this.selected.size === 0;
-      if (session.readOnly) this.cancel.title = "This dashboard is read-only.";
+      this.cancelFiltered.disabled = session.readOnly;
+      if (session.readOnly) {
+        this.cancel.title = "This dashboard is read-only.";
+        this.cancelFiltered.title = "This dashboard is read-only.";
+      }
     });
   }
 
-  private async cancelSelected(): Promise<void> {
-    const runIds = [...this.selected];
-    const answer = await confirmAction({
-      title: `Cancel ${runIds.length} run${runIds.length === 1 ? "" : "s"}?`,
+  /** Asks `title` before a bulk cancel: `undefined` when dismissed, else whether to cascade. */
+  private ask(title: string): Promise<{ checked: boolean } | undefined> {
+    return confirmAction({
+      title,
       message:
         "The workers holding them abort them and they settle as cancelled. This cannot be undone.",
       confirmLabel: "Cancel runs",
       checkbox: "Also cancel every run they started (cascade)",
       danger: true,
     });
+  }
+
+  private async cancelSelected(): Promise<void> {
+    const runIds = [...this.selected];
+    const answer = await this.ask(`Cancel ${runIds.length} run${runIds.length === 1 ? "" : "s"}?`);
     if (answer === undefined) return;
+    await this.report(cancelRuns(runIds, answer.checked));
+  }
+
+  private async cancelMatching(): Promise<void> {
+    if (this.filter === undefined) return;
+    const named = Object.entries(this.filter).map(([key, value]) => `${key} "${value}"`);
+    const answer = await this.ask(`Cancel every open run matching ${named.join(", ")}?`);
+    if (answer === undefined) return;
+    await this.report(cancelMatching(this.filter, answer.checked));
+  }
+
+  /** Says what the bulk cancel `cancelling` did, clears the selection and reloads the list. */
+  private async report(cancelling: Promise<BulkCancelResult>): Promise<void> {
     try {
-      const { results } = await cancelRuns(runIds, answer.checked);
+      const answer = await cancelling;
       toast(
-        summaryOf(results),
-        results.some((item) => !item.ok),
+        summaryOf(answer),
+        answer.results.some((item) => !item.ok),
       );
       this.selected.clear();
       for (const box of this.boxes.values()) box.checked = false;

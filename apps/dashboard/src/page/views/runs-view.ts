@@ -1,10 +1,11 @@
 /**
  * The runs: filters by status, agent and parent, a search box (runId or
  * metadata value), newest first, older pages on request, each settled run
- * with its tokens and cost; open runs can be selected and cancelled at once. The first page is
+ * with its tokens and cost; open runs can be selected and cancelled at once,
+ * or, in a filtered list, every open run the filters match. The first page is
  * read again whenever the overview stream says something changed.
  */
-import { type ListPage, listRuns, type RunRow, type RunsQuery } from "../api.js";
+import { type ListPage, listRuns, type RunRow, type RunsFilter, type RunsQuery } from "../api.js";
 import { RunSelection } from "../components/run-selection.js";
 import { statusBadge } from "../components/status.js";
 import { h, link, replaceChildren } from "../dom.js";
@@ -32,6 +33,20 @@ function routeOf(query: RunsQuery): string {
   for (const [key, value] of Object.entries(query)) if (value) params.set(key, value);
   const search = params.toString();
   return `/runs${search ? `?${search}` : ""}`;
+}
+
+/**
+ * The filters "Cancel all matching" sends: those set, when one is and the
+ * status filter leaves room for open runs; `undefined` otherwise.
+ */
+function cancellableFilter(query: RunsQuery): RunsFilter | undefined {
+  if (query.status && query.status !== "queued" && query.status !== "running") return undefined;
+  const filter: RunsFilter = {};
+  for (const key of ["q", "status", "agent", "parent"] as const) {
+    const value = query[key]?.trim();
+    if (value) filter[key] = value;
+  }
+  return Object.keys(filter).length === 0 ? undefined : filter;
 }
 
 function matchNote(row: RunRow): string | null {
@@ -171,7 +186,7 @@ export function showRuns(main: HTMLElement, params: URLSearchParams): Mounted {
     ),
   );
   const rows = h("tbody", {});
-  const selection = new RunSelection(() => void load(false));
+  const selection = new RunSelection(() => void load(false), cancellableFilter(query));
   const summary = h("p", { class: "muted small", testid: "runs-summary" });
   const more = h("button", { class: "button", testid: "load-more" }, "Older runs");
   const table = h(
@@ -220,6 +235,7 @@ export function showRuns(main: HTMLElement, params: URLSearchParams): Mounted {
       }
       pages += 1;
       rows.append(...page.items.map((row) => rowOf(row, selection)));
+      selection.rowsShown();
       if (rows.children.length === 0) {
         rows.append(
           h(
