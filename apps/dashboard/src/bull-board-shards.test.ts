@@ -2,7 +2,8 @@
  * A queue of several shards on a queue UI and on the dashboard: bull-board,
  * mounted as the README says (every shard of every registered queue), lists
  * one queue per shard, each holding the runs of its shard; the dashboard's
- * overview shows the queue once, with the shards' counts summed.
+ * overview shows the queue once, with the shards' counts summed, and names
+ * the shards no live worker takes.
  */
 import type { AddressInfo } from "node:net";
 import { createBullBoard } from "@bull-board/api";
@@ -103,7 +104,26 @@ it("bull-board lists each shard of a queue with its runs; the overview sums them
       shards: QUEUE_SHARDS,
       waiting: RUNS,
       live: false,
+      untakenShards: [],
     });
+
+    // A live worker that takes shards 0 and 2 leaves shard 1's runs waiting: the overview names it.
+    const partial = await createWorker({
+      ...common,
+      agents: [sayer],
+      queueShards: QUEUE_SHARDS,
+      takeQueueShards: [0, 2],
+    });
+    try {
+      const taken = await requestJson<Overview>(dashboard.url, "/api/overview");
+      expect(taken.body.queues[0]).toMatchObject({
+        name: idle.queue,
+        live: true,
+        untakenShards: [1],
+      });
+    } finally {
+      await partial.close({ graceMs: 0 });
+    }
   } finally {
     await close();
     await dashboard.close();

@@ -28,6 +28,7 @@ import {
   readWorkerHeartbeats,
   shardsOfQueue,
   sumJobCounts,
+  untakenQueueShards,
   type WorkerHeartbeat,
 } from "@errand/engine";
 import { Queue } from "bullmq";
@@ -52,6 +53,12 @@ export interface QueueOverview {
   lastSeenAt?: string;
   /** How many BullMQ queues (shards) it is spread over: its counts are their sums. */
   shards: number;
+  /**
+   * Its shards that none of its live workers takes (`takeQueueShards`): their
+   * runs wait until a worker takes them. Empty when every shard is taken or
+   * no worker is live (then `live` says so).
+   */
+  untakenShards: number[];
   /** BullMQ's counts: jobs waiting (or prioritized, or paused), running, and delayed (parked runs). */
   waiting: number;
   active: number;
@@ -175,6 +182,7 @@ export function createOverviewReader(context: DashboardContext): OverviewReader 
     name: string,
     record: QueueRegistration | undefined,
     settledCounts: Record<SettledStatus, number> | undefined,
+    untakenShards: number[],
     now: Date,
   ): Promise<QueueOverview> {
     const shards = shardQueues(name);
@@ -185,6 +193,7 @@ export function createOverviewReader(context: DashboardContext): OverviewReader 
       live: record !== undefined && isLive(record, now),
       ...(record === undefined ? {} : { lastSeenAt: record.lastSeenAt }),
       shards: shards.length,
+      untakenShards,
       waiting: counts.waiting,
       active: counts.active,
       delayed: counts.delayed,
@@ -224,9 +233,16 @@ export function createOverviewReader(context: DashboardContext): OverviewReader 
       const windowStart = Date.parse(throughput.minutes[0]?.minute ?? now.toISOString());
       const byQueue = settledByQueue(settledRuns, registered, windowStart);
       const records = new Map(registered.map((record) => [record.queue, record]));
+      const untaken = untakenQueueShards(heartbeats);
       const queueOverviews = await Promise.all(
         queueNames(registered, heartbeats).map((name) =>
-          readQueue(name, records.get(name), byQueue.get(name), now),
+          readQueue(
+            name,
+            records.get(name),
+            byQueue.get(name),
+            untaken.filter(({ queue }) => queue === name).map(({ shard }) => shard),
+            now,
+          ),
         ),
       );
       const workers = heartbeats

@@ -62,10 +62,22 @@ const num = (value: number, testid?: string) =>
     formatCount(value),
   );
 
-/** A queue spread over shards says over how many: its counts are their sums. */
+/**
+ * A queue spread over shards says over how many (its counts are their sums),
+ * and names the shards no live worker of it takes: their runs wait.
+ */
 function shardNote(queue: Overview["queues"][number]): Child {
   if (queue.shards <= 1) return null;
-  return h("div", { class: "muted small", testid: "queue-shards" }, `${queue.shards} shards`);
+  const untaken = queue.untakenShards;
+  if (untaken.length === 0) {
+    return h("div", { class: "muted small", testid: "queue-shards" }, `${queue.shards} shards`);
+  }
+  const named = `shard${untaken.length === 1 ? "" : "s"} ${untaken.join(", ")}`;
+  return h(
+    "div",
+    { class: "small warning-text", testid: "queue-shards" },
+    `${queue.shards} shards; no live worker takes ${named}: ${untaken.length === 1 ? "its" : "their"} runs wait`,
+  );
 }
 
 /** What a queue without a live worker says: its runs wait, since when nobody took them. */
