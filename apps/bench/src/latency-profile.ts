@@ -4,7 +4,10 @@
  *
  * - `pickup`: `fire` called → the worker started the run (its `run-started`:
  *   the job enqueued, BullMQ's worker woken, the job moved to active, the
- *   run's log read);
+ *   run's log read), in two parts: `take`, `fire` called → the worker's
+ *   processor took the job (`fire`'s writes, BullMQ's hand-over), and
+ *   `start`, → its `run-started` (the log read and folded, the attempt
+ *   decided);
  * - `step`: → the run's terminal event (the agent loop, one step);
  * - `stream`: → a collector's read returned it (the worker's append, the
  *   shard stream's delivery to the collector's blocking read);
@@ -14,8 +17,9 @@
  *
  * They add up to the run's latency. Beside them, `fire`: `fire` called →
  * it resolved (overlapping `pickup`: the worker may start the run first).
- * The worker's milestones are the events' `at` (whole milliseconds), the
- * others this process's clock. Meanwhile the profile watches this process's
+ * The worker's `run-started` and terminal event are the events' `at` (whole
+ * milliseconds), the job taken comes from the diagnostics channel
+ * `errand:worker:job-taken`, the others are this process's clock. Meanwhile the profile watches this process's
  * event-loop delay and garbage-collection pauses, and the server's latency
  * monitor (`LATENCY LATEST`, events of 1 ms or more).
  */
@@ -28,13 +32,24 @@ import {
   DEFAULT_SHARDS,
   type Errand,
   engineKeys,
+  WORKER_JOB_TAKEN_CHANNEL,
+  type WorkerJobTaken,
 } from "@errand/engine";
 import { Redis } from "ioredis";
 import type { BenchRedis } from "./bench-redis.js";
 import { percentile } from "./stats.js";
 
 /** The stages of a run's latency, in order (see the file's comment). */
-export const LATENCY_STAGES = ["fire", "pickup", "step", "stream", "index", "wake"] as const;
+export const LATENCY_STAGES = [
+  "fire",
+  "pickup",
+  "take",
+  "start",
+  "step",
+  "stream",
+  "index",
+  "wake",
+] as const;
 
 /** One figure per stage. */
 export type StageFigures = Record<(typeof LATENCY_STAGES)[number], number>;
@@ -132,6 +147,11 @@ export async function startLatencyProfile(redis: BenchRedis): Promise<LatencyRec
     const { readAt: at, runIds } = message as CollectorBatchRead;
     for (const runId of runIds) readAt.set(runId, at);
   };
+  const takenAt = new Map<string, number>();
+  const onTaken = (message: unknown) => {
+    const { runId, takenAt: at } = message as WorkerJobTaken;
+    takenAt.set(runId, at);
+  };
   const announcedAt = new Map<string, number>();
   const subscriber = new Redis(redis.url, { maxRetriesPerRequest: null });
   subscriber.on("message", (_channel: string, runId: string) => {
@@ -144,6 +164,7 @@ export async function startLatencyProfile(redis: BenchRedis): Promise<LatencyRec
   await redis.admin.config("SET", "latency-monitor-threshold", "1");
   await redis.admin.call("LATENCY", "RESET");
   subscribe(COLLECTOR_BATCH_CHANNEL, onBatch);
+  subscribe(WORKER_JOB_TAKEN_CHANNEL, onTaken);
   gc.observe({ entryTypes: ["gc"] });
   eventLoop.enable();
   const runs = new Map<string, Milestones>();
@@ -155,6 +176,7 @@ export async function startLatencyProfile(redis: BenchRedis): Promise<LatencyRec
       eventLoop.disable();
       gc.disconnect();
       unsubscribe(COLLECTOR_BATCH_CHANNEL, onBatch);
+      unsubscribe(WORKER_JOB_TAKEN_CHANNEL, onTaken);
       subscriber.disconnect();
       const latest = await redisLatencies(redis.admin);
       await redis.admin.config("SET", "latency-monitor-threshold", "0");
@@ -174,10 +196,13 @@ export async function startLatencyProfile(redis: BenchRedis): Promise<LatencyRec
         const { called, fired, returned } = runs.get(runId)!;
         const { started, finished } = workers[position]!;
         const read = readAt.get(runId) ?? Number.NaN;
+        const taken = takenAt.get(runId) ?? Number.NaN;
         const announced = announcedAt.get(runId) ?? Number.NaN;
         stages.push({
           fire: fired - called,
           pickup: started - called,
+          take: taken - called,
+          start: started - taken,
           step: finished - started,
           stream: read - finished,
           index: announced - read,

@@ -343,3 +343,7 @@ export {
 } from "./worker/job-locks.js";
 export { OTHER_VERSION_RECHECK_MS } from "./worker/other-versions.js";
 export { DEFAULT_PARK_RECHECK_MS } from "./worker/park.js";
+export {
+  WORKER_JOB_TAKEN_CHANNEL,
+  type WorkerJobTaken,
+} from "./worker/taken-jobs.js";

@@ -4,12 +4,20 @@
  * does not drift), each timed from the call of `fire` until `result` returns
  * its `RunResult` (waiting on the collector's announcement, no polling),
  * with the profile of where that time went (see `latency-profile.ts`).
+ * The clock starts after {@link WARMUP_RUNS} runs offered the same way: a
+ * fresh stack's first runs open its connections and subscribe the client's
+ * settled channels, which a running application did long before.
  */
 import { setTimeout as delay } from "node:timers/promises";
 import { ErrandError } from "@errand/core";
 import type { BenchRedis } from "../bench-redis.js";
 import { startErrandStack } from "../errand-stack.js";
-import { epochNow, type LatencyProfile, startLatencyProfile } from "../latency-profile.js";
+import {
+  epochNow,
+  type LatencyProfile,
+  type LatencyRecorder,
+  startLatencyProfile,
+} from "../latency-profile.js";
 import { percentile } from "../stats.js";
 
 /** What the latency phase measured. */
@@ -23,6 +31,43 @@ export interface ErrandLatency {
 /** The longest one run may take before the phase fails. */
 const RESULT_WAIT_MS = 60_000;
 
+/**
+ * Runs offered before the clock starts, not timed: enough that most of the
+ * client's shard channels are subscribed (16 shards, runs spread at random).
+ */
+export const WARMUP_RUNS = 50;
+
+/**
+ * Offers runs `from` … `from + count - 1` to `timeOne`, one by one on a
+ * schedule of `ratePerSec` (late timers catch up, the schedule does not
+ * drift), and resolves with each one's outcome once all are done.
+ */
+async function offerRuns<T>(
+  from: number,
+  count: number,
+  ratePerSec: number,
+  timeOne: (index: number) => Promise<T>,
+): Promise<(T | { error: unknown })[]> {
+  const started = performance.now();
+  const outcomes: Promise<T | { error: unknown }>[] = [];
+  for (let offset = 0; offset < count; offset += 1) {
+    const due = started + (offset * 1000) / ratePerSec - performance.now();
+    if (due > 0) await delay(due);
+    // Handled at once, so a failure is reported after the schedule, never as an unhandled rejection.
+    outcomes.push(timeOne(from + offset).catch((error: unknown) => ({ error })));
+  }
+  return Promise.all(outcomes);
+}
+
+/** Throws the first failure among `outcomes`, if any. */
+function throwFirstFailure(outcomes: readonly unknown[]): void {
+  const failure = outcomes.find(
+    (outcome): outcome is { error: unknown } =>
+      typeof outcome === "object" && outcome !== null && "error" in outcome,
+  );
+  if (failure !== undefined) throw failure.error;
+}
+
 /** Fires `runs` runs at `ratePerSec` and measures fire → result visible. */
 export async function measureErrandLatency(
   redis: BenchRedis,
@@ -33,8 +78,8 @@ export async function measureErrandLatency(
   await redis.flush();
   const stack = await startErrandStack({ redis, concurrency });
   const { errand } = stack;
-  const recorder = await startLatencyProfile(redis);
-  const timeOne = async (index: number): Promise<number> => {
+  /** Fires run `index`, waits for its result, and resolves with its milestones. */
+  const timeOne = async (index: number) => {
     const called = epochNow();
     const { runId } = await errand.fire(stack.spec(index));
     const fired = epochNow();
@@ -46,26 +91,24 @@ export async function measureErrandLatency(
         `bench run ${runId} ended ${result?.status ?? "unsettled"}`,
       );
     }
-    recorder.record(runId, { called, fired, returned });
-    return returned - called;
+    return { runId, milestones: { called, fired, returned } };
   };
+  let recorder: LatencyRecorder | undefined;
   try {
-    const started = performance.now();
-    const timings: Promise<number | { error: unknown }>[] = [];
-    for (let index = 0; index < runs; index += 1) {
-      const due = started + (index * 1000) / ratePerSec - performance.now();
-      if (due > 0) await delay(due);
-      // Handled at once, so a failure is reported after the schedule, never as an unhandled rejection.
-      timings.push(timeOne(index).catch((error: unknown) => ({ error })));
-    }
-    const outcomes = await Promise.all(timings);
+    throwFirstFailure(await offerRuns(runs, WARMUP_RUNS, ratePerSec, timeOne));
+    const recording = await startLatencyProfile(redis);
+    recorder = recording;
+    const outcomes = await offerRuns(0, runs, ratePerSec, async (index) => {
+      const { runId, milestones } = await timeOne(index);
+      recording.record(runId, milestones);
+      return milestones.returned - milestones.called;
+    });
+    throwFirstFailure(outcomes);
     const latencies = outcomes.filter((outcome) => typeof outcome === "number");
-    const failure = outcomes.find((outcome) => typeof outcome !== "number");
-    if (failure !== undefined) throw failure.error;
-    const profile = await recorder.profile(errand);
+    const profile = await recording.profile(errand);
     return { p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), profile };
   } finally {
-    await recorder.stop();
+    await recorder?.stop();
     await stack.stop();
   }
 }
