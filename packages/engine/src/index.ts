@@ -165,7 +165,12 @@
  */
 
 export type { Logger } from "@errand/runtime";
-export { DEFAULT_SHARDS, type Durability } from "@errand/store";
+export {
+  DEFAULT_SHARDS,
+  type Durability,
+  SETTLED_HEARD_CHANNEL,
+  type SettledHeard,
+} from "@errand/store";
 export { queueOfAgents } from "./agent-queues.js";
 export { type AgentVersionStanding, readAgentVersions } from "./agent-versions.js";
 export { FireBudget } from "./budgets/fire-budget.js";

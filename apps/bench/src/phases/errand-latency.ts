@@ -4,12 +4,15 @@
  * does not drift), each timed from the call of `fire` until `result` returns
  * its `RunResult` (waiting on the collector's announcement, no polling),
  * with the profile of where that time went (see `latency-profile.ts`).
- * The clock starts after {@link WARMUP_RUNS} runs offered the same way: a
- * fresh stack's first runs open its connections and subscribe the client's
- * settled channels, which a running application did long before.
+ * The clock starts after {@link WARMUP_RUNS} runs offered the same way, and
+ * then as many more as it takes to have run one on every shard: a fresh
+ * stack's first runs open its connections and subscribe the client's
+ * settled channels, which a running application did long before (and the
+ * profile hears each run's announcement on the client's own subscriber).
  */
 import { setTimeout as delay } from "node:timers/promises";
-import { ErrandError } from "@errand/core";
+import { ErrandError, shardOfRunId } from "@errand/core";
+import { DEFAULT_SHARDS } from "@errand/engine";
 import type { BenchRedis } from "../bench-redis.js";
 import { startErrandStack } from "../errand-stack.js";
 import {
@@ -26,16 +29,18 @@ export interface ErrandLatency {
   p99Ms: number;
   /** Where the runs' time went, stage by stage, and what the process and the server did meanwhile. */
   profile: LatencyProfile;
+  /** The runs offered before the clock started, not timed. */
+  warmupRuns: number;
 }
 
 /** The longest one run may take before the phase fails. */
 const RESULT_WAIT_MS = 60_000;
 
-/**
- * Runs offered before the clock starts, not timed: enough that most of the
- * client's shard channels are subscribed (16 shards, runs spread at random).
- */
+/** Runs offered before the clock starts, not timed (more follow until every shard had one). */
 export const WARMUP_RUNS = 50;
+
+/** The most warm-up runs fired one by one after {@link WARMUP_RUNS} to reach every shard. */
+const MAX_SHARD_WARMUP_RUNS = 1_000;
 
 /**
  * Offers runs `from` … `from + count - 1` to `timeOne`, one by one on a
@@ -95,7 +100,17 @@ export async function measureErrandLatency(
   };
   let recorder: LatencyRecorder | undefined;
   try {
-    throwFirstFailure(await offerRuns(runs, WARMUP_RUNS, ratePerSec, timeOne));
+    const warmup = await offerRuns(runs, WARMUP_RUNS, ratePerSec, timeOne);
+    throwFirstFailure(warmup);
+    const shardsRun = new Set<number>();
+    for (const outcome of warmup)
+      if ("runId" in outcome) shardsRun.add(shardOfRunId(outcome.runId));
+    let warmupRuns = WARMUP_RUNS;
+    while (shardsRun.size < DEFAULT_SHARDS && warmupRuns < WARMUP_RUNS + MAX_SHARD_WARMUP_RUNS) {
+      const { runId } = await timeOne(runs + warmupRuns);
+      shardsRun.add(shardOfRunId(runId));
+      warmupRuns += 1;
+    }
     const recording = await startLatencyProfile(redis);
     recorder = recording;
     const outcomes = await offerRuns(0, runs, ratePerSec, async (index) => {
@@ -106,7 +121,12 @@ export async function measureErrandLatency(
     throwFirstFailure(outcomes);
     const latencies = outcomes.filter((outcome) => typeof outcome === "number");
     const profile = await recording.profile(errand);
-    return { p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), profile };
+    return {
+      p50Ms: percentile(latencies, 50),
+      p99Ms: percentile(latencies, 99),
+      profile,
+      warmupRuns,
+    };
   } finally {
     await recorder?.stop();
     await stack.stop();
