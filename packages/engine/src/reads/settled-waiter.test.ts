@@ -33,18 +33,21 @@ async function withAdmin<T>(use: (redis: Redis) => Promise<T>): Promise<T> {
   }
 }
 
+/** A planned run (on 4 shards) whose `run-queued` alone is in the log, under a fresh prefix, and its settled channel. */
+async function queuedRun(seed: string) {
+  const prefix = uniqueKeyPrefix(seed);
+  const keys = engineKeys(prefix);
+  const [run] = planRuns({ count: 1, shards: 4, seed, endings: ["text"] });
+  const runId = run!.runId;
+  await withAdmin(async (redis) => {
+    await createEventStore({ redis, prefix, shards: 4 }).appendEvents(runId, 0, [run!.events[0]!]);
+  });
+  return { prefix, keys, run: run!, runId, channel: keys.settledChannel(shardOfRunId(runId)) };
+}
+
 describe("the settled waiter", () => {
   it("reads again once its subscriber is back after a Redis restart, so a lost announcement does not leave it waiting", async () => {
-    const prefix = uniqueKeyPrefix("waiter-restart");
-    const keys = engineKeys(prefix);
-    const [run] = planRuns({ count: 1, shards: 4, seed: "waiter-restart", endings: ["text"] });
-    const runId = run!.runId;
-    const channel = keys.settledChannel(shardOfRunId(runId));
-    await withAdmin(async (redis) => {
-      await createEventStore({ redis, prefix, shards: 4 }).appendEvents(runId, 0, [
-        run!.events[0]!,
-      ]);
-    });
+    const { prefix, keys, run, runId, channel } = await queuedRun("waiter-restart");
     const reads = createRunReads({ connection: server.url, prefix, shards: 4 });
     try {
       // Far longer than the test may take: only a wake-up ends this wait in time.
@@ -76,16 +79,7 @@ describe("the settled waiter", () => {
   });
 
   it("tells each announcement its subscriber hears on the settled-heard diagnostics channel", async () => {
-    const prefix = uniqueKeyPrefix("waiter-heard");
-    const keys = engineKeys(prefix);
-    const [run] = planRuns({ count: 1, shards: 4, seed: "waiter-heard", endings: ["text"] });
-    const runId = run!.runId;
-    const channel = keys.settledChannel(shardOfRunId(runId));
-    await withAdmin(async (redis) => {
-      await createEventStore({ redis, prefix, shards: 4 }).appendEvents(runId, 0, [
-        run!.events[0]!,
-      ]);
-    });
+    const { prefix, runId, channel } = await queuedRun("waiter-heard");
     const heard: SettledHeard[] = [];
     const onHeard = (message: unknown) => heard.push(message as SettledHeard);
     subscribe(SETTLED_HEARD_CHANNEL, onHeard);
