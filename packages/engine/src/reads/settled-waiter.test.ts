@@ -33,6 +33,11 @@ async function withAdmin<T>(use: (redis: Redis) => Promise<T>): Promise<T> {
   }
 }
 
+/** How many connections are subscribed to `channel`. */
+function subscribersOf(channel: string): Promise<unknown> {
+  return withAdmin(async (redis) => (await redis.pubsub("NUMSUB", channel))[1]);
+}
+
 /** A planned run (on 4 shards) whose `run-queued` alone is in the log, under a fresh prefix, and its settled channel. */
 async function queuedRun(seed: string) {
   const prefix = uniqueKeyPrefix(seed);
@@ -52,9 +57,7 @@ describe("the settled waiter", () => {
     try {
       // Far longer than the test may take: only a wake-up ends this wait in time.
       const waiting = reads.result(runId, { waitMs: 600_000 });
-      await expect
-        .poll(() => withAdmin(async (redis) => (await redis.pubsub("NUMSUB", channel))[1]))
-        .toBe(1);
+      await expect.poll(() => subscribersOf(channel)).toBe(1);
 
       // The run's result is stored, but its announcement is lost: nobody publishes it.
       const result: RunResult = {
@@ -86,9 +89,7 @@ describe("the settled waiter", () => {
     const reads = createRunReads({ connection: server.url, prefix, shards: 4 });
     try {
       const waiting = reads.result(runId, { waitMs: 300 });
-      await expect
-        .poll(() => withAdmin(async (redis) => (await redis.pubsub("NUMSUB", channel))[1]))
-        .toBe(1);
+      await expect.poll(() => subscribersOf(channel)).toBe(1);
       const publishedAt = performance.timeOrigin + performance.now();
       await withAdmin((redis) => redis.publish(channel, runId));
       await expect.poll(() => heard.map((message) => message.runId)).toEqual([runId]);
