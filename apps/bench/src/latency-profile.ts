@@ -4,18 +4,25 @@
  *
  * - `pickup`: `fire` called → the worker started the run (its `run-started`:
  *   the job enqueued, BullMQ's worker woken, the job moved to active, the
- *   run's log read);
+ *   run's log read), in two parts: `take`, `fire` called → the worker's
+ *   processor took the job (`fire`'s writes, BullMQ's hand-over), and
+ *   `start`, → its `run-started` (the log read and folded, the attempt
+ *   decided);
  * - `step`: → the run's terminal event (the agent loop, one step);
  * - `stream`: → a collector's read returned it (the worker's append, the
  *   shard stream's delivery to the collector's blocking read);
- * - `index`: → its settled announcement reached a client (the fold, the
- *   batch's index call storing the result, its PUBLISH);
+ * - `index`: → its settled announcement reached the client's subscriber (the
+ *   fold, the batch's index call storing the result, its PUBLISH);
  * - `wake`: → `result({ waitMs })` returned (the waiter woken, the result read).
  *
  * They add up to the run's latency. Beside them, `fire`: `fire` called →
  * it resolved (overlapping `pickup`: the worker may start the run first).
- * The worker's milestones are the events' `at` (whole milliseconds), the
- * others this process's clock. Meanwhile the profile watches this process's
+ * The worker's `run-started` and terminal event are the events' `at` (whole
+ * milliseconds); the job taken, the collector's read and the announcement
+ * heard come from errand's diagnostics channels (`errand:worker:job-taken`,
+ * `errand:collector:batch-read`, `errand:waiter:settled-heard`: the bench
+ * opens no connection of its own in the measured process); the others are
+ * this process's clock. Meanwhile the profile watches this process's
  * event-loop delay and garbage-collection pauses, and the server's latency
  * monitor (`LATENCY LATEST`, events of 1 ms or more).
  */
@@ -25,16 +32,26 @@ import { isTerminalEventType } from "@errand/core";
 import {
   COLLECTOR_BATCH_CHANNEL,
   type CollectorBatchRead,
-  DEFAULT_SHARDS,
   type Errand,
-  engineKeys,
+  SETTLED_HEARD_CHANNEL,
+  type SettledHeard,
+  WORKER_JOB_TAKEN_CHANNEL,
+  type WorkerJobTaken,
 } from "@errand/engine";
-import { Redis } from "ioredis";
 import type { BenchRedis } from "./bench-redis.js";
 import { percentile } from "./stats.js";
 
 /** The stages of a run's latency, in order (see the file's comment). */
-export const LATENCY_STAGES = ["fire", "pickup", "step", "stream", "index", "wake"] as const;
+export const LATENCY_STAGES = [
+  "fire",
+  "pickup",
+  "take",
+  "start",
+  "step",
+  "stream",
+  "index",
+  "wake",
+] as const;
 
 /** One figure per stage. */
 export type StageFigures = Record<(typeof LATENCY_STAGES)[number], number>;
@@ -81,7 +98,7 @@ export interface LatencyRecorder {
   record(runId: string, milestones: Milestones): void;
   /** Stops watching (once) and works the profile out, reading each run's log with `errand`. */
   profile(errand: Errand): Promise<LatencyProfile>;
-  /** Stops watching, if not yet: the watchers, the subscriber, the server's latency monitor. */
+  /** Stops watching, if not yet: the watchers, the channels, the server's latency monitor. */
   stop(): Promise<void>;
 }
 
@@ -100,7 +117,7 @@ async function workerMilestones(
 }
 
 /** The longest of each event the server's latency monitor saw, in ms. */
-async function redisLatencies(admin: Redis): Promise<Record<string, number>> {
+async function redisLatencies(admin: BenchRedis["admin"]): Promise<Record<string, number>> {
   const latest = (await admin.call("LATENCY", "LATEST")) as [string, number, number, number][];
   return Object.fromEntries(latest.map(([event, , , maxMs]) => [event, maxMs]));
 }
@@ -118,8 +135,8 @@ const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0)
 
 /**
  * Starts recording: the event-loop and GC watchers, the server's latency
- * monitor (reset), a subscriber to every shard's settled channel and the
- * collectors' batch reads.
+ * monitor (reset), and errand's diagnostics channels (jobs taken, the
+ * collectors' batch reads, the announcements the client's subscriber heard).
  */
 export async function startLatencyProfile(redis: BenchRedis): Promise<LatencyRecorder> {
   const eventLoop = monitorEventLoopDelay({ resolution: EVENT_LOOP_RESOLUTION_MS });
@@ -132,18 +149,22 @@ export async function startLatencyProfile(redis: BenchRedis): Promise<LatencyRec
     const { readAt: at, runIds } = message as CollectorBatchRead;
     for (const runId of runIds) readAt.set(runId, at);
   };
+  const takenAt = new Map<string, number>();
+  const onTaken = (message: unknown) => {
+    const { runId, takenAt: at } = message as WorkerJobTaken;
+    takenAt.set(runId, at);
+  };
+  // Heard by the client's own subscriber (not one of the bench's: that would add to what is measured).
   const announcedAt = new Map<string, number>();
-  const subscriber = new Redis(redis.url, { maxRetriesPerRequest: null });
-  subscriber.on("message", (_channel: string, runId: string) => {
-    announcedAt.set(runId, epochNow());
-  });
-  const keys = engineKeys();
-  await subscriber.subscribe(
-    ...Array.from({ length: DEFAULT_SHARDS }, (_, shard) => keys.settledChannel(shard)),
-  );
+  const onHeard = (message: unknown) => {
+    const { runId, heardAt } = message as SettledHeard;
+    if (!announcedAt.has(runId)) announcedAt.set(runId, heardAt);
+  };
   await redis.admin.config("SET", "latency-monitor-threshold", "1");
   await redis.admin.call("LATENCY", "RESET");
   subscribe(COLLECTOR_BATCH_CHANNEL, onBatch);
+  subscribe(WORKER_JOB_TAKEN_CHANNEL, onTaken);
+  subscribe(SETTLED_HEARD_CHANNEL, onHeard);
   gc.observe({ entryTypes: ["gc"] });
   eventLoop.enable();
   const runs = new Map<string, Milestones>();
@@ -155,7 +176,8 @@ export async function startLatencyProfile(redis: BenchRedis): Promise<LatencyRec
       eventLoop.disable();
       gc.disconnect();
       unsubscribe(COLLECTOR_BATCH_CHANNEL, onBatch);
-      subscriber.disconnect();
+      unsubscribe(WORKER_JOB_TAKEN_CHANNEL, onTaken);
+      unsubscribe(SETTLED_HEARD_CHANNEL, onHeard);
       const latest = await redisLatencies(redis.admin);
       await redis.admin.config("SET", "latency-monitor-threshold", "0");
       return latest;
@@ -174,10 +196,13 @@ export async function startLatencyProfile(redis: BenchRedis): Promise<LatencyRec
         const { called, fired, returned } = runs.get(runId)!;
         const { started, finished } = workers[position]!;
         const read = readAt.get(runId) ?? Number.NaN;
+        const taken = takenAt.get(runId) ?? Number.NaN;
         const announced = announcedAt.get(runId) ?? Number.NaN;
         stages.push({
           fire: fired - called,
           pickup: started - called,
+          take: taken - called,
+          start: started - taken,
           step: finished - started,
           stream: read - finished,
           index: announced - read,

@@ -117,9 +117,14 @@ export interface BenchConditions {
   stepAppendsPerStep: number;
   /** The latency phases' profiles, persistence off and with the append-only file (figures rounded). */
   latencyProfile: { off: LatencyProfile; aof: LatencyProfile };
+  /**
+   * The runs both latency phases offered before their clocks started, not
+   * timed: 50 each, and more until every shard had one.
+   */
+  latencyWarmupRuns: number;
   /** The shard streams' growth per run at the end of the end-to-end phase (`MEMORY USAGE`): entries not yet trimmed, left out of `redisBytesPerRun`. */
   shardStreamBytesPerRun: number;
-  /** The append-only file's growth per run in the AOF latency phase, in bytes. */
+  /** The append-only file's growth per run in the AOF latency phase (its warm-up runs counted), in bytes. */
   aofBytesPerRun: number;
   /** `redisCommandsPerRun` by command name (`evalsha`, `xadd`, …), most called first. */
   commandsPerRunByName: Record<string, number>;

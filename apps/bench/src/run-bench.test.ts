@@ -150,8 +150,9 @@ describe("runBench", () => {
       sizes: BENCH_TINY_SIZES,
     });
     const { e2eRuns, latencyRuns, collectorRuns, costSampleRuns } = BENCH_TINY_SIZES;
-    // The latency phase runs twice: persistence off, then with the append-only file.
-    const runs = e2eRuns + 2 * latencyRuns + collectorRuns + costSampleRuns;
+    // The latency phase runs twice: persistence off, then with the append-only file, each after its warm-up runs.
+    const latencyPhaseRuns = 2 * latencyRuns + conditions.latencyWarmupRuns;
+    const runs = e2eRuns + latencyPhaseRuns + collectorRuns + costSampleRuns;
     // Each one-step run: send, process, invoke_agent and chat.
     expect(conditions).toMatchObject({ tracing: "sdk-in-memory", spansExported: runs * 4 });
     expect(formatBenchTable({ report, conditions })).toContain(

@@ -212,8 +212,12 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchResult>
           off: roundProfile(m.latency.profile),
           aof: roundProfile(m.latencyAof.profile),
         },
+        latencyWarmupRuns: m.latency.warmupRuns + m.latencyAof.warmupRuns,
         shardStreamBytesPerRun: round(m.throughput.shardStreamBytesPerRun),
-        aofBytesPerRun: round(m.latencyAof.aofBytes / sizes.latencyRuns),
+        // Its warm-up runs wrote to the file too.
+        aofBytesPerRun: round(
+          m.latencyAof.aofBytes / (sizes.latencyRuns + m.latencyAof.warmupRuns),
+        ),
         commandsPerRunByName: roundEach(m.throughput.commandsPerRunByName, 2),
         cpu: {
           bullmqPerJob: roundCpu(m.bullmq.cpu),

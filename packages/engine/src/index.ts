@@ -165,7 +165,12 @@
  */
 
 export type { Logger } from "@errand/runtime";
-export { DEFAULT_SHARDS, type Durability } from "@errand/store";
+export {
+  DEFAULT_SHARDS,
+  type Durability,
+  SETTLED_HEARD_CHANNEL,
+  type SettledHeard,
+} from "@errand/store";
 export { queueOfAgents } from "./agent-queues.js";
 export { type AgentVersionStanding, readAgentVersions } from "./agent-versions.js";
 export { FireBudget } from "./budgets/fire-budget.js";
@@ -343,3 +348,7 @@ export {
 } from "./worker/job-locks.js";
 export { OTHER_VERSION_RECHECK_MS } from "./worker/other-versions.js";
 export { DEFAULT_PARK_RECHECK_MS } from "./worker/park.js";
+export {
+  WORKER_JOB_TAKEN_CHANNEL,
+  type WorkerJobTaken,
+} from "./worker/taken-jobs.js";

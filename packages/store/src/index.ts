@@ -89,7 +89,12 @@ export {
   runIdOfIndexMember,
   runIndexMember,
 } from "./outcomes/index-runs.js";
-export { createSettledWaiter, type SettledWaiter } from "./outcomes/settled-waiter.js";
+export {
+  createSettledWaiter,
+  SETTLED_HEARD_CHANNEL,
+  type SettledHeard,
+  type SettledWaiter,
+} from "./outcomes/settled-waiter.js";
 export {
   defineStandingsScript,
   type OutcomeReads,

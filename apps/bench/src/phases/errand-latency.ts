@@ -4,12 +4,23 @@
  * does not drift), each timed from the call of `fire` until `result` returns
  * its `RunResult` (waiting on the collector's announcement, no polling),
  * with the profile of where that time went (see `latency-profile.ts`).
+ * The clock starts after {@link WARMUP_RUNS} runs offered the same way, and
+ * then as many more as it takes to have run one on every shard: a fresh
+ * stack's first runs open its connections and subscribe the client's
+ * settled channels, which a running application did long before (and the
+ * profile hears each run's announcement on the client's own subscriber).
  */
 import { setTimeout as delay } from "node:timers/promises";
-import { ErrandError } from "@errand/core";
+import { ErrandError, shardOfRunId } from "@errand/core";
+import { DEFAULT_SHARDS } from "@errand/engine";
 import type { BenchRedis } from "../bench-redis.js";
 import { startErrandStack } from "../errand-stack.js";
-import { epochNow, type LatencyProfile, startLatencyProfile } from "../latency-profile.js";
+import {
+  epochNow,
+  type LatencyProfile,
+  type LatencyRecorder,
+  startLatencyProfile,
+} from "../latency-profile.js";
 import { percentile } from "../stats.js";
 
 /** What the latency phase measured. */
@@ -18,10 +29,49 @@ export interface ErrandLatency {
   p99Ms: number;
   /** Where the runs' time went, stage by stage, and what the process and the server did meanwhile. */
   profile: LatencyProfile;
+  /** The runs offered before the clock started, not timed. */
+  warmupRuns: number;
 }
 
 /** The longest one run may take before the phase fails. */
 const RESULT_WAIT_MS = 60_000;
+
+/** Runs offered before the clock starts, not timed (more follow until every shard had one). */
+export const WARMUP_RUNS = 50;
+
+/** The most warm-up runs fired one by one after {@link WARMUP_RUNS} to reach every shard. */
+const MAX_SHARD_WARMUP_RUNS = 1_000;
+
+/**
+ * Offers runs `from` … `from + count - 1` to `timeOne`, one by one on a
+ * schedule of `ratePerSec` (late timers catch up, the schedule does not
+ * drift), and resolves with each one's outcome once all are done.
+ */
+async function offerRuns<T>(
+  from: number,
+  count: number,
+  ratePerSec: number,
+  timeOne: (index: number) => Promise<T>,
+): Promise<(T | { error: unknown })[]> {
+  const started = performance.now();
+  const outcomes: Promise<T | { error: unknown }>[] = [];
+  for (let offset = 0; offset < count; offset += 1) {
+    const due = started + (offset * 1000) / ratePerSec - performance.now();
+    if (due > 0) await delay(due);
+    // Handled at once, so a failure is reported after the schedule, never as an unhandled rejection.
+    outcomes.push(timeOne(from + offset).catch((error: unknown) => ({ error })));
+  }
+  return Promise.all(outcomes);
+}
+
+/** Throws the first failure among `outcomes`, if any. */
+function throwFirstFailure(outcomes: readonly unknown[]): void {
+  const failure = outcomes.find(
+    (outcome): outcome is { error: unknown } =>
+      typeof outcome === "object" && outcome !== null && "error" in outcome,
+  );
+  if (failure !== undefined) throw failure.error;
+}
 
 /** Fires `runs` runs at `ratePerSec` and measures fire → result visible. */
 export async function measureErrandLatency(
@@ -33,8 +83,8 @@ export async function measureErrandLatency(
   await redis.flush();
   const stack = await startErrandStack({ redis, concurrency });
   const { errand } = stack;
-  const recorder = await startLatencyProfile(redis);
-  const timeOne = async (index: number): Promise<number> => {
+  /** Fires run `index`, waits for its result, and resolves with its milestones. */
+  const timeOne = async (index: number) => {
     const called = epochNow();
     const { runId } = await errand.fire(stack.spec(index));
     const fired = epochNow();
@@ -46,26 +96,39 @@ export async function measureErrandLatency(
         `bench run ${runId} ended ${result?.status ?? "unsettled"}`,
       );
     }
-    recorder.record(runId, { called, fired, returned });
-    return returned - called;
+    return { runId, milestones: { called, fired, returned } };
   };
+  let recorder: LatencyRecorder | undefined;
   try {
-    const started = performance.now();
-    const timings: Promise<number | { error: unknown }>[] = [];
-    for (let index = 0; index < runs; index += 1) {
-      const due = started + (index * 1000) / ratePerSec - performance.now();
-      if (due > 0) await delay(due);
-      // Handled at once, so a failure is reported after the schedule, never as an unhandled rejection.
-      timings.push(timeOne(index).catch((error: unknown) => ({ error })));
+    const warmup = await offerRuns(runs, WARMUP_RUNS, ratePerSec, timeOne);
+    throwFirstFailure(warmup);
+    const shardsRun = new Set<number>();
+    for (const outcome of warmup)
+      if ("runId" in outcome) shardsRun.add(shardOfRunId(outcome.runId));
+    let warmupRuns = WARMUP_RUNS;
+    while (shardsRun.size < DEFAULT_SHARDS && warmupRuns < WARMUP_RUNS + MAX_SHARD_WARMUP_RUNS) {
+      const { runId } = await timeOne(runs + warmupRuns);
+      shardsRun.add(shardOfRunId(runId));
+      warmupRuns += 1;
     }
-    const outcomes = await Promise.all(timings);
+    const recording = await startLatencyProfile(redis);
+    recorder = recording;
+    const outcomes = await offerRuns(0, runs, ratePerSec, async (index) => {
+      const { runId, milestones } = await timeOne(index);
+      recording.record(runId, milestones);
+      return milestones.returned - milestones.called;
+    });
+    throwFirstFailure(outcomes);
     const latencies = outcomes.filter((outcome) => typeof outcome === "number");
-    const failure = outcomes.find((outcome) => typeof outcome !== "number");
-    if (failure !== undefined) throw failure.error;
-    const profile = await recorder.profile(errand);
-    return { p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), profile };
+    const profile = await recording.profile(errand);
+    return {
+      p50Ms: percentile(latencies, 50),
+      p99Ms: percentile(latencies, 99),
+      profile,
+      warmupRuns,
+    };
   } finally {
-    await recorder.stop();
+    await recorder?.stop();
     await stack.stop();
   }
 }

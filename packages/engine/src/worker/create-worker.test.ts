@@ -3,8 +3,10 @@
  * fails a job with malformed data without crashing; it runs an agent that
  * names its model on the server of `OPENAI_BASE_URL` alone; on SIGTERM it lets its
  * active run finish and exits, or, past the grace period, leaves the run to
- * its lock, and another worker resumes it from its log.
+ * its lock, and another worker resumes it from its log. It tells each job it
+ * takes on the job-taken diagnostics channel.
  */
+import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { foldRun, settleRun } from "@errand/core";
 import { defineAgent, PLACEHOLDER_API_KEY } from "@errand/runtime";
 import { startFakeOpenAI } from "@errand/testing";
@@ -17,6 +19,7 @@ import { captureLogs, type LogCapture } from "../test-support/log-capture.js";
 import { TEST_AGENTS, testAgents } from "../test-support/test-agents.js";
 import { createWorker, type WorkerOptions } from "./create-worker.js";
 import { readWorkerHeartbeats } from "./heartbeat.js";
+import { WORKER_JOB_TAKEN_CHANNEL, type WorkerJobTaken } from "./taken-jobs.js";
 
 const it = engineTest("worker-life");
 
@@ -114,6 +117,28 @@ describe("createWorker", () => {
       const events = await fx.waitForEvent(runId);
       expect(settleRun(foldRun(events))).toMatchObject({ status: "succeeded" });
     } finally {
+      await worker.close();
+    }
+  });
+
+  it("tells each job it takes on the job-taken diagnostics channel, once", async ({ fx }) => {
+    const taken: WorkerJobTaken[] = [];
+    const onTaken = (message: unknown) => taken.push(message as WorkerJobTaken);
+    const worker = await inProcessWorker(fx, captureLogs());
+    subscribe(WORKER_JOB_TAKEN_CHANNEL, onTaken);
+    try {
+      const firedAt = performance.timeOrigin + performance.now();
+      const { runId } = await fx.errand.fire({
+        agent: TEST_AGENTS.plain,
+        input: { script: [{ say: "taken" }] },
+      });
+      await fx.waitForEvent(runId);
+      const settledSeenAt = performance.timeOrigin + performance.now();
+      expect(taken.map((message) => message.runId)).toEqual([runId]);
+      expect(taken[0]?.takenAt).toBeGreaterThanOrEqual(firedAt);
+      expect(taken[0]?.takenAt).toBeLessThanOrEqual(settledSeenAt);
+    } finally {
+      unsubscribe(WORKER_JOB_TAKEN_CHANNEL, onTaken);
       await worker.close();
     }
   });

@@ -48,6 +48,7 @@ import { type ProcessOutcome, processRun, type RunProcessorContext } from "./pro
 import { redisLiveChannel } from "./redis-live.js";
 import { RunWorker } from "./run-worker.js";
 import { takeShards } from "./shard-slots.js";
+import { announceJobTaken } from "./taken-jobs.js";
 
 /** How long `close` lets active runs finish when not told: 30 s. */
 export const DEFAULT_CLOSE_GRACE_MS = 30_000;
@@ -324,6 +325,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
       if (isErrandError(error)) throw new UnrecoverableError(error.message);
       throw error;
     }
+    announceJobTaken(runId);
     activeJobs += 1;
     try {
       let first =

@@ -10,8 +10,11 @@
  * run after run subscribes once, not once a wait. An
  * announcement published while that connection was down (Redis restarting,
  * the network gone) is lost, so once it is back and subscribed again every
- * waiter reads again whatever it still waits for.
+ * waiter reads again whatever it still waits for. Each announcement heard
+ * is told on the diagnostics channel {@link SETTLED_HEARD_CHANNEL} (for
+ * profiling: nothing is built without a subscriber).
  */
+import { channel as diagnosticsChannel } from "node:diagnostics_channel";
 import { shardOfRunId } from "@errand/core";
 import { closeConnection, whenReady } from "../client-lifecycle.js";
 import type { StoreKeys } from "../keys.js";
@@ -38,6 +41,21 @@ export interface SettledWaiter {
   /** Closes the subscriber connection; waits in progress read once more and end. */
   close(): Promise<void>;
 }
+
+/**
+ * The `node:diagnostics_channel` name on which a waiter's subscriber tells
+ * each settled announcement it heard, as a {@link SettledHeard}.
+ */
+export const SETTLED_HEARD_CHANNEL = "errand:waiter:settled-heard";
+
+/** What {@link SETTLED_HEARD_CHANNEL} carries: one announcement a waiter's subscriber heard. */
+export interface SettledHeard {
+  runId: string;
+  /** When it was heard, in ms since the epoch, with sub-millisecond precision. */
+  heardAt: number;
+}
+
+const settledHeard = diagnosticsChannel(SETTLED_HEARD_CHANNEL);
 
 /** How long a channel stays subscribed after its last waiter is done, in ms. */
 const SUBSCRIPTION_LINGER_MS = 10_000;
@@ -105,6 +123,13 @@ export function createSettledWaiter(
     if (!subscriber) {
       const opened = openSubscriber();
       opened.on("message", (_channel: string, runId: string) => {
+        if (settledHeard.hasSubscribers) {
+          const heard: SettledHeard = {
+            runId,
+            heardAt: performance.timeOrigin + performance.now(),
+          };
+          settledHeard.publish(heard);
+        }
         for (const watcher of watchers.get(runId) ?? []) watcher.notify(runId);
       });
       let connectedBefore = false;
