@@ -50,7 +50,7 @@ import { RunWorker } from "./run-worker.js";
 import { takeShards } from "./shard-slots.js";
 
 /** How long `close` lets active runs finish when not told: 30 s. */
-export const DEFAULT_CLOSE_GRACE_MS = 30_000;
+const DEFAULT_CLOSE_GRACE_MS = 30_000;
 
 /** Options of {@link createWorker}: the shared {@link EngineOptions}, and the worker's own. */
 export interface WorkerOptions extends EngineOptions {
