@@ -5,7 +5,7 @@
  */
 
 /** Every stable error code errand uses, in one place. */
-export const ERROR_CODES = [
+const ERROR_CODES = [
   // run outcomes (also the `code` of a `failed` event)
   "no_structured_output",
   "max_steps",

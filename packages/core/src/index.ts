@@ -15,19 +15,8 @@
  *
  * @packageDocumentation
  */
-export {
-  Batch,
-  BatchCounts,
-  BatchError,
-  BatchOutcome,
-  BatchResult,
-  batch,
-} from "./batch.js";
-export {
-  type BlobAddress,
-  blobUri,
-  parseBlobUri,
-} from "./blob-uri.js";
+export { Batch, BatchCounts, BatchError, BatchOutcome, BatchResult, batch } from "./batch.js";
+export { blobUri, parseBlobUri } from "./blob-uri.js";
 export {
   BUDGET_DIMENSIONS,
   type BudgetDimension,
@@ -37,17 +26,11 @@ export {
   type BudgetSpent,
   budgetRemaining,
   DEFAULT_BUDGET_POLICY,
-  innermostScope,
   RunBudget,
   roundUsd,
 } from "./budget.js";
+export { decodeCursor, encodeCursor } from "./cursor.js";
 export {
-  CURSOR_VERSION,
-  decodeCursor,
-  encodeCursor,
-} from "./cursor.js";
-export {
-  ERROR_CODES,
   ErrandError,
   type ErrandErrorOptions,
   type ErrorCode,
@@ -101,70 +84,28 @@ export {
   isSettled,
   NO_STRUCTURED_OUTPUT_MESSAGE,
 } from "./fold.js";
-export {
-  formatJsonPath,
-  type JsonPath,
-} from "./json-path.js";
+export { formatJsonPath, type JsonPath } from "./json-path.js";
 export { resolveLocalRef } from "./json-pointer.js";
-export {
-  SCHEMA_LARGE_ENUM_VALUES,
-  SCHEMA_MAX_ENUM_VALUES,
-  SCHEMA_MAX_JSON_CHARS,
-  SCHEMA_MAX_JSON_NESTING,
-  SCHEMA_MAX_LARGE_ENUM_CHARS,
-  SCHEMA_MAX_OBJECT_DEPTH,
-  SCHEMA_MAX_PROPERTIES,
-  SCHEMA_MAX_SCHEMA_DEPTH,
-  SCHEMA_MAX_TOTAL_CHARS,
-  SCHEMA_STRING_FORMATS,
-} from "./json-schema-limits.js";
-export {
-  compileLinearPattern,
-  type LinearPattern,
-  type LinearPatternCompilation,
-} from "./linear-pattern.js";
+export { SCHEMA_STRING_FORMATS } from "./json-schema-limits.js";
+export { compileLinearPattern, type LinearPattern } from "./linear-pattern.js";
 export type { LiveDelta, LiveEntry, ModelDelta } from "./live-delta.js";
-export {
-  findLosslessJsonProblem,
-  type LosslessJsonOptions,
-  type LosslessJsonProblem,
-} from "./lossless-json.js";
+export { findLosslessJsonProblem } from "./lossless-json.js";
 export { NextAction } from "./next-action.js";
-export {
-  requireWholeNumber,
-  wholeNumberOption,
-} from "./options.js";
-export {
-  type LimitBounds,
-  Page,
-  PageInfo,
-  type PageOptions,
-  page,
-  resolveLimit,
-} from "./page.js";
-export {
-  type JsonSchemaObject,
-  type PreflightResult,
-  preflightSchema,
-  UNSUPPORTED_SCHEMA_PREFIX,
-} from "./preflight.js";
+export { requireWholeNumber, wholeNumberOption } from "./options.js";
+export { type LimitBounds, Page, PageInfo, page, resolveLimit } from "./page.js";
+export { type JsonSchemaObject, type PreflightResult, preflightSchema } from "./preflight.js";
 export {
   isSecretKey,
   REDACTED,
   type RedactOptions,
   redactSecrets,
   redactSecretText,
-  SECRET_KEY_ENDINGS,
-  SECRET_KEY_WORDS,
 } from "./redaction.js";
 export {
   createdAtOfRunId,
   isRunId,
-  MAX_RUN_ID_TIME_MS,
   MAX_SHARDS,
-  type NewRunIdInput,
   newRunId,
-  RUN_ID_LENGTH,
   RUN_ID_RANDOM_BYTES,
   shardOfRunId,
 } from "./run-id.js";
@@ -187,32 +128,19 @@ export type {
   WaitpointState,
   WaitpointStatus,
 } from "./run-state.js";
-export {
-  Script,
-  ScriptAnswerTurn,
-  ScriptCall,
-  ScriptFailTurn,
-  ScriptTurn,
-} from "./script.js";
-export {
-  decodeStoredEvent,
-  type StoredEventDecoding,
-  type StoredEventFields,
-} from "./stored-event.js";
+export { Script, ScriptAnswerTurn, ScriptCall, ScriptFailTurn, ScriptTurn } from "./script.js";
+export { decodeStoredEvent } from "./stored-event.js";
 export {
   INLINE_VALUE_LIMIT_BYTES,
   TOOL_TEXT_LIMIT_CHARS,
-  type TruncatedText,
   truncateText,
   utf8ByteLength,
 } from "./text-limits.js";
 export {
   isWaitpointOverdue,
-  isWaitpointToken,
   openWaitpoints,
   parkedWaitpoint,
   parseWaitpointToken,
-  type WaitpointAddress,
   waitpointOf,
   waitpointToken,
 } from "./waitpoint.js";

@@ -23,7 +23,7 @@
 export const REDACTED = "[redacted]";
 
 /** A key containing one of these (normalised) names a secret. */
-export const SECRET_KEY_WORDS: readonly string[] = [
+const SECRET_KEY_WORDS: readonly string[] = [
   "secret",
   "password",
   "passwd",
@@ -42,7 +42,7 @@ export const SECRET_KEY_WORDS: readonly string[] = [
  * `accessToken`, `x-auth-token`, `basicAuth`, `db_pwd` — but not
  * `inputTokens` or `author`.
  */
-export const SECRET_KEY_ENDINGS: readonly string[] = ["token", "auth", "pwd"];
+const SECRET_KEY_ENDINGS: readonly string[] = ["token", "auth", "pwd"];
 
 /** `key` lower-cased, with everything but ASCII letters and digits removed. */
 function normaliseKey(key: string): string {

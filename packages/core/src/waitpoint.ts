@@ -49,17 +49,6 @@ export function parseWaitpointToken(token: string): WaitpointAddress {
   return { runId, step: stepNumber, callId: decoded };
 }
 
-/** True when `value` is a well-formed waitpoint token. */
-export function isWaitpointToken(value: unknown): value is string {
-  if (typeof value !== "string") return false;
-  try {
-    parseWaitpointToken(value);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** The waitpoint `token` of a folded run, if it has one. */
 export function waitpointOf(state: RunState, token: string): WaitpointState | undefined {
   return state.waitpoints.find((waitpoint) => waitpoint.token === token);

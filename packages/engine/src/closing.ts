@@ -18,7 +18,7 @@ import type { Logger } from "@errand/runtime";
 export const CLOSE_ALLOWANCE_MS = 5_000;
 
 /** The line a part logs when it closed without waiting for Redis. */
-export const CLOSED_WITHOUT_REDIS = "Redis unreachable; closed without waiting for it";
+const CLOSED_WITHOUT_REDIS = "Redis unreachable; closed without waiting for it";
 
 /** Resolves `true` once `promise` settles (rejecting if it rejects), or `false` after `ms`. */
 export async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {

@@ -36,7 +36,7 @@ export interface ConnectionLog {
 }
 
 /** What a connection may change from the `input` it is opened like. */
-export interface ConnectionOverrides {
+interface ConnectionOverrides {
   /**
    * Send the commands issued in one tick of the event loop as one pipeline
    * (ioredis auto-pipelining). Never for a connection handed to BullMQ.

@@ -174,21 +174,10 @@ export {
 export { queueOfAgents } from "./agent-queues.js";
 export { type AgentVersionStanding, readAgentVersions } from "./agent-versions.js";
 export { FireBudget } from "./budgets/fire-budget.js";
-export {
-  costOfUsage,
-  DEFAULT_PRICE_TABLE,
-  type ModelPrice,
-  type PriceTable,
-  priceOf,
-} from "./budgets/price-table.js";
+export { DEFAULT_PRICE_TABLE, type PriceTable } from "./budgets/price-table.js";
 export { logBullErrors } from "./bull-errors.js";
 export type { CancelOptions, CancelResult } from "./client/cancel.js";
-export {
-  createErrand,
-  type Errand,
-  type ErrandOptions,
-  type Waitpoints,
-} from "./client/client.js";
+export { createErrand, type Errand, type ErrandOptions, type Waitpoints } from "./client/client.js";
 export type { FireManyItem, FireManyResult } from "./client/fire-many.js";
 export {
   DEFAULT_IDEMPOTENCY_TTL_MS,
@@ -205,13 +194,7 @@ export {
 } from "./client/fire-spec.js";
 export type { RunEventsOptions } from "./client/run-events.js";
 export type { RunStreamOptions } from "./client/run-stream.js";
-export {
-  CLOSE_ALLOWANCE_MS,
-  CLOSED_WITHOUT_REDIS,
-  type CloseWithinOptions,
-  closeWithin,
-  runEach,
-} from "./closing.js";
+export { CLOSE_ALLOWANCE_MS, closeWithin, runEach } from "./closing.js";
 export { DEFAULT_COLLECTOR_GROUP } from "./collector/consumer-group.js";
 export {
   type Collector,
@@ -219,75 +202,33 @@ export {
   type CollectorReaperOptions,
   createCollector,
 } from "./collector/create-collector.js";
-export {
-  type CollectorMetrics,
-  type CollectorMetricsOptions,
-  readCollectorMetrics,
-  type ShardMetrics,
-} from "./collector/metrics.js";
-export {
-  COLLECTOR_BATCH_CHANNEL,
-  type CollectorBatchRead,
-} from "./collector/shard-loop.js";
+export { type CollectorMetrics, readCollectorMetrics } from "./collector/metrics.js";
+export { COLLECTOR_BATCH_CHANNEL, type CollectorBatchRead } from "./collector/shard-loop.js";
 export {
   type ConnectionInput,
-  type ConnectionLog,
   type ConnectionOptions,
-  type ConnectionOverrides,
   closeConnection,
   openConnection,
   type RedisConnection,
 } from "./connection.js";
 export { type EngineKeys, engineKeys } from "./engine-keys.js";
-export { FAIR_QUEUE_HORIZON_MS } from "./flow-control/fair-queue.js";
 export {
   DEFAULT_FLOW_RECHECK_MS,
   DEFAULT_LEASE_MS,
   type FlowControlOptions,
-  type KeyConcurrencyLimit,
-  type ProviderRateLimit,
   parseFlowControl,
 } from "./flow-control/flow-options.js";
-export { DEFAULT_429_PAUSE_MS } from "./flow-control/provider-limits.js";
-export { type CreateLoggerOptions, createLogger, RUN_DATA_KEYS } from "./logger.js";
+export { createLogger, RUN_DATA_KEYS } from "./logger.js";
 export { addCollectorGauges } from "./metrics/collector-gauges.js";
-export {
-  createPrometheusMetrics,
-  METRIC_PREFIX,
-  type PrometheusMetrics,
-  RUN_DURATION_BUCKETS,
-  STEP_DURATION_BUCKETS,
-} from "./metrics/prometheus-metrics.js";
-export { addQueueDepthGauge, type QueueDepth, readQueueDepth } from "./metrics/queue-depth.js";
+export { createPrometheusMetrics, type PrometheusMetrics } from "./metrics/prometheus-metrics.js";
+export { addQueueDepthGauge } from "./metrics/queue-depth.js";
 export { countRedisErrors } from "./metrics/redis-errors.js";
-export { CollectAgentsArgs, collectAgentsTool } from "./parents/collect-agents.js";
-export { DEFAULT_PARENT_LIMITS, type ParentLimits } from "./parents/limits.js";
+export type { ParentLimits } from "./parents/limits.js";
 export { parentTools } from "./parents/parent-tools.js";
-export { SPAWN_TOOL, SpawnAgentsArgs, spawnAgentsTool } from "./parents/spawn-agents.js";
-export type { SpawnedChild, SpawnItem, SpawnResult } from "./parents/spawn-children.js";
-export {
-  type JobCounts,
-  type QueueBacklog,
-  readEachShard,
-  readJobCounts,
-  readQueueBacklog,
-  sumJobCounts,
-} from "./queue-backlog.js";
-export {
-  DEFAULT_QUEUE_SHARDS,
-  MAX_QUEUE_SHARDS,
-  type QueueShard,
-  shardCountOf,
-  shardOfRun,
-  shardsOfQueue,
-} from "./queue-shards.js";
-export {
-  COLLECT_LIMITS,
-  COLLECT_TOOL,
-  type CollectOptions,
-  type CollectResult,
-} from "./reads/collect.js";
-export type { CollectedRun, CollectedStatus } from "./reads/collected-run.js";
+export { readJobCounts, readQueueBacklog, sumJobCounts } from "./queue-backlog.js";
+export { MAX_QUEUE_SHARDS, type QueueShard, shardOfRun, shardsOfQueue } from "./queue-shards.js";
+export type { CollectOptions, CollectResult } from "./reads/collect.js";
+export type { CollectedRun } from "./reads/collected-run.js";
 export { createRunReads, type RunReads, type RunReadsOptions } from "./reads/create-run-reads.js";
 export { LIST_LIMITS, type ListOptions, type RunSummary, runSummaryOf } from "./reads/list.js";
 export type { ResultOptions } from "./reads/result.js";
@@ -299,44 +240,22 @@ export {
 } from "./reaper/create-reaper.js";
 export { DEFAULT_VERSION_GRACE_MS } from "./reaper/unavailable-versions.js";
 export { type RedisAclConfigOptions, redisAclConfig, redisAclRules } from "./redis-acl.js";
-export {
-  type ClusterNode,
-  type ClusterTarget,
-  isClusterUrl,
-  openRedisUrl,
-  parseClusterUrl,
-  type RedisUrlOptions,
-} from "./redis-url.js";
-export {
-  AgentRegistration,
-  isLive,
-  LIVE_HEARTBEATS,
-  QueueRegistration,
-  readQueueRegistrations,
-} from "./registry.js";
+export { openRedisUrl } from "./redis-url.js";
+export { isLive, QueueRegistration, readQueueRegistrations } from "./registry.js";
 export {
   DEFAULT_JOB_OPTIONS,
   DEFAULT_KEEP_COMPLETED_JOBS,
   DEFAULT_KEEP_FAILED_JOBS,
 } from "./run-queues.js";
-export { type UntakenQueueShard, untakenQueueShards } from "./untaken-queue-shards.js";
+export { untakenQueueShards } from "./untaken-queue-shards.js";
 export { checkDashboardUrl, type LinkedRunResult, runViewUrl } from "./view-url.js";
-export type {
-  CompletedWaitpoint,
-  CompleteOptions,
-} from "./waitpoints/complete.js";
-export {
-  WAITING_LIMITS,
-  type WaitingOptions,
-  type WaitingWaitpoint,
-  type WaitingWaitpoints,
-} from "./waitpoints/waiting.js";
+export type { CompletedWaitpoint, CompleteOptions } from "./waitpoints/complete.js";
+export type { WaitingOptions, WaitingWaitpoint, WaitingWaitpoints } from "./waitpoints/waiting.js";
 export type { ModelResolver } from "./worker/agent-models.js";
 export { type CloseOnSignalsOptions, closeOnSignals } from "./worker/close-on-signals.js";
 export {
   type CloseWorkerOptions,
   createWorker,
-  DEFAULT_CLOSE_GRACE_MS,
   type ErrandWorker,
   type WorkerOptions,
 } from "./worker/create-worker.js";
@@ -347,7 +266,6 @@ export {
   DEFAULT_STALLED_INTERVAL_MS,
 } from "./worker/job-locks.js";
 export { OTHER_VERSION_RECHECK_MS } from "./worker/other-versions.js";
-export { DEFAULT_PARK_RECHECK_MS } from "./worker/park.js";
 export {
   WORKER_JOB_TAKEN_CHANNEL,
   type WorkerJobTaken,

@@ -25,7 +25,7 @@ const TLS_CLUSTER_SCHEME = "rediss+cluster:";
 const DEFAULT_REDIS_PORT = 6379;
 
 /** One node of a cluster URL. */
-export interface ClusterNode {
+interface ClusterNode {
   host: string;
   port: number;
 }

@@ -13,7 +13,7 @@ import type { Tool } from "./tool.js";
 export const DEFAULT_MAX_STEPS = 20;
 
 /** The pattern an agent name must match. */
-export const AGENT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+const AGENT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 
 /** The pattern an agent's given version must match. */
 const AGENT_VERSION_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;

@@ -22,7 +22,7 @@ export interface BlobStore {
 }
 
 /** The reference of `value` stored at `uri`: its content type, UTF-8 size and SHA-256. */
-export function blobRef(uri: string, value: string, contentType: string): ResourceRef {
+function blobRef(uri: string, value: string, contentType: string): ResourceRef {
   return {
     ref: uri,
     contentType,

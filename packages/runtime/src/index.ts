@@ -98,7 +98,6 @@
  * @packageDocumentation
  */
 export {
-  AGENT_NAME_PATTERN,
   type Agent,
   type AgentOptions,
   assertAgentCanCarrySchema,
@@ -107,13 +106,12 @@ export {
   defineAgent,
 } from "./agent.js";
 export { agentVersion } from "./agent-version.js";
-export { type BlobStore, blobRef, createMemoryBlobStore, type StoredBlob } from "./blobs.js";
+export { type BlobStore, createMemoryBlobStore, type StoredBlob } from "./blobs.js";
 export type { BudgetGate, PriceResponse } from "./budget-gate.js";
 export {
   FatalToolError,
   type FatalToolErrorOptions,
   isFatalToolError,
-  isModelError,
   isParkRequest,
   ModelError,
   type ModelErrorOptions,
@@ -121,70 +119,28 @@ export {
   type WaitpointRequest,
 } from "./errors.js";
 export { type LiveChannel, liveModel } from "./live-model.js";
-export {
-  type Logger,
-  type LogLevel,
-  type LogMethod,
-  lazyChild,
-  noopLogger,
-} from "./logger.js";
+export { type Logger, lazyChild, noopLogger } from "./logger.js";
 export { createMemorySink, type MemorySink } from "./memory-sink.js";
-export {
-  decodeToolArguments,
-  type Model,
-  type ModelRequest,
-  type ModelResponse,
-  type ToolSpec,
-  type TranscriptMessage,
-} from "./model.js";
-export {
-  DEFAULT_RETRY_POLICY,
-  type RetryPolicy,
-  respondWithRetries,
-  retryDelayMs,
-} from "./model-retries.js";
-export { ModelSettings, REASONING_EFFORTS } from "./model-settings.js";
-export {
-  classifyOpenAIError,
-  type OpenAIEnv,
-  PLACEHOLDER_API_KEY,
-  providerKeyOf,
-  readOpenAIEnv,
-  retryAfterMs,
-} from "./openai-client.js";
+export type { Model, ModelRequest, ModelResponse, ToolSpec, TranscriptMessage } from "./model.js";
+export type { RetryPolicy } from "./model-retries.js";
+export { ModelSettings } from "./model-settings.js";
+export { PLACEHOLDER_API_KEY, readOpenAIEnv } from "./openai-client.js";
 export { type OpenAIModelOptions, openaiModel } from "./openai-model.js";
 export type { ResponsesHistory } from "./openai-responses.js";
 export { type RunStepsOptions, runSteps } from "./run-steps.js";
-export { type ScriptedModelOptions, scriptedModel, scriptFor } from "./scripted-model.js";
+export { type ScriptedModelOptions, scriptedModel } from "./scripted-model.js";
 export type { EventSink } from "./sink.js";
-export {
-  invalidOutputMessage,
-  isStructuredOutputTool,
-  OUTPUT_RECORDED_MESSAGE,
-  outputAlreadyRecordedMessage,
-  STRUCTURED_OUTPUT_INSTRUCTION,
-  STRUCTURED_OUTPUT_TOOL,
-  STRUCTURED_OUTPUT_TOOL_NAMES,
-} from "./structured-output.js";
-export {
-  defineTool,
-  TOOL_NAME_PATTERN,
-  type Tool,
-  type ToolContext,
-  type ToolOptions,
-} from "./tool.js";
+export { invalidOutputMessage, STRUCTURED_OUTPUT_TOOL } from "./structured-output.js";
+export { defineTool, type Tool, type ToolContext, type ToolOptions } from "./tool.js";
 export { setContentAttribute } from "./tracing/content.js";
-export { GEN_AI, type ModelIdentity, modelIdentity } from "./tracing/gen-ai.js";
+export { GEN_AI, modelIdentity } from "./tracing/gen-ai.js";
 export { ERROR_TYPE, inSpan, markSpanFailed } from "./tracing/spans.js";
 export { buildTranscript } from "./transcript.js";
 export {
-  type AnswerCheck,
-  ASK_TOOL,
   type AskToolOptions,
   askTool,
   checkAnswer,
   type WaitpointAnswer,
   type WaitpointOptions,
   waitForAnswer,
-  waitpointRequest,
 } from "./waitpoint.js";

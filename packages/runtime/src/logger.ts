@@ -4,7 +4,7 @@
  */
 
 /** One log method: structured fields first, then an optional message (pino's order). */
-export type LogMethod = (fields: Record<string, unknown>, message?: string) => void;
+type LogMethod = (fields: Record<string, unknown>, message?: string) => void;
 
 /** The levels the runtime logs at. */
 export type LogLevel = "debug" | "info" | "warn" | "error";

@@ -12,15 +12,7 @@ import type { Model } from "./model.js";
 import { STRUCTURED_OUTPUT_TOOL_NAMES } from "./structured-output.js";
 
 /** The reasoning efforts the `openai` client knows; not every model takes every one. */
-export const REASONING_EFFORTS = [
-  "none",
-  "minimal",
-  "low",
-  "medium",
-  "high",
-  "xhigh",
-  "max",
-] as const;
+const REASONING_EFFORTS = ["none", "minimal", "low", "medium", "high", "xhigh", "max"] as const;
 
 /**
  * The settings an agent may give its model. Every field is optional; a

@@ -63,7 +63,7 @@ export interface Tool<P extends z.ZodType = z.ZodType> extends ToolOptions<P> {
 }
 
 /** The pattern a tool name must match (what OpenAI-compatible APIs accept). */
-export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
 function invalidTool(name: string, why: string): ErrandError {
   return new ErrandError("invalid_spec", `tool ${JSON.stringify(name)}: ${why}`);

@@ -21,7 +21,7 @@ import { defineTool, type Tool, type ToolContext } from "./tool.js";
 import { formatIssues } from "./validation-issues.js";
 
 /** The name of the built-in tool that asks a person a question. */
-export const ASK_TOOL = "ask";
+const ASK_TOOL = "ask";
 
 /** What a waitpoint asks and how long it waits. */
 export interface WaitpointOptions {
@@ -52,7 +52,7 @@ export type WaitpointAnswer =
  * `invalid_spec` for an empty question or a timeout that is not a whole
  * positive number of ms.
  */
-export function waitpointRequest(options: WaitpointOptions): WaitpointRequest {
+function waitpointRequest(options: WaitpointOptions): WaitpointRequest {
   const { question, answerSchema, timeoutMs, onTimeout = "result" } = options;
   if (question.trim() === "") {
     throw new ErrandError("invalid_spec", "a waitpoint needs a question");

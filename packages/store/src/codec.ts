@@ -16,7 +16,7 @@ import {
 } from "@errand/core";
 
 /** A stream entry's fields as Redis returns them: `[name, value, name, value, …]`. */
-export type StreamFields = readonly string[];
+type StreamFields = readonly string[];
 
 /** A stream entry as Redis returns it: `[id, fields]`. */
 export type StreamEntry = [id: string, fields: string[]];

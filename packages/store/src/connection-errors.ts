@@ -9,7 +9,7 @@
 import { ErrandError } from "@errand/core";
 
 /** Why Redis could not be used, in `details.reason` of {@link redisConnectionError}'s error. */
-export type RedisFailureReason = "credentials" | "permission" | "tls" | "unreachable";
+type RedisFailureReason = "credentials" | "permission" | "tls" | "unreachable";
 
 /** The `code` of a Node or OpenSSL error, if it has one. */
 function codeOf(error: unknown): string | undefined {

@@ -48,7 +48,7 @@ import { defineWithdraw, type RunToWithdraw, type Withdrawal } from "./withdraw.
 export const DEFAULT_SHARDS = 16;
 
 /** How long a settled run's log, head and blobs are kept when not told: 7 days. */
-export const DEFAULT_RETENTION_SECONDS = 7 * 24 * 60 * 60;
+const DEFAULT_RETENTION_SECONDS = 7 * 24 * 60 * 60;
 
 /** Options of {@link createEventStore}. */
 export interface EventStoreOptions {

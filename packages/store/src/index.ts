@@ -41,36 +41,22 @@
  */
 export type { BlobContent } from "./blobs.js";
 export { closeConnection, whenReady } from "./client-lifecycle.js";
-export {
-  decodeLogEntry,
-  decodeShardEntry,
-  type ShardEntry,
-  type StreamEntry,
-  type StreamFields,
-} from "./codec.js";
-export { type RedisFailureReason, redisConnectionError } from "./connection-errors.js";
+export { decodeLogEntry, decodeShardEntry, type ShardEntry, type StreamEntry } from "./codec.js";
+export { redisConnectionError } from "./connection-errors.js";
 export { isSeqConflict, SeqConflictError } from "./errors.js";
 export {
   type CreatedRun,
   createEventStore,
-  DEFAULT_RETENTION_SECONDS,
   DEFAULT_SHARDS,
   type EventStore,
   type EventStoreOptions,
 } from "./event-store.js";
-export { DEFAULT_FOLLOW_BLOCK_MS, type FollowLogOptions } from "./follow.js";
+export type { FollowLogOptions } from "./follow.js";
 export type { FollowLiveOptions } from "./follow-live.js";
 export type { HeadStatus, RunHead } from "./head.js";
 export { type IdempotencyKey, idempotencyShard } from "./idempotency.js";
 export { DEFAULT_KEY_PREFIX, type StoreKeys, shardTag, storeKeys } from "./keys.js";
-export {
-  decodeLiveEntry,
-  isLiveOffset,
-  LIVE_MAX_ENTRIES,
-  LIVE_READ_COUNT,
-  LIVE_START,
-  LIVE_TTL_MS,
-} from "./live.js";
+export { decodeLiveEntry, isLiveOffset, LIVE_START, LIVE_TTL_MS } from "./live.js";
 export {
   defineLuaCommand,
   type LuaCall,
@@ -99,7 +85,6 @@ export {
   defineStandingsScript,
   type OutcomeReads,
   type RunStanding,
-  readStandings,
 } from "./outcomes/standings.js";
 export {
   parseStoredResult,
@@ -108,21 +93,7 @@ export {
   readStoredRuns,
   type StoredRuns,
 } from "./outcomes/stored-results.js";
-export {
-  DEFAULT_SHARD_READ_COUNT,
-  logEntryId,
-  type ReadLogOptions,
-  type ReadShardOptions,
-} from "./readers.js";
-export { DEFAULT_REPLICATION_TIMEOUT_MS, type Durability } from "./replication.js";
-export {
-  CLUSTER_POLL_MS,
-  LOG_READ_COUNT,
-  type LogEntries,
-  type LogPositions,
-  readWatchedLogs,
-  readWatchedStreams,
-  type StreamEntries,
-  type StreamPositions,
-} from "./watched-logs.js";
+export { logEntryId, type ReadLogOptions, type ReadShardOptions } from "./readers.js";
+export type { Durability } from "./replication.js";
+export { readWatchedStreams } from "./watched-logs.js";
 export type { RunToWithdraw, Withdrawal } from "./withdraw.js";

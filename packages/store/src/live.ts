@@ -14,7 +14,7 @@ import type { StoreKeys } from "./keys.js";
 import type { RedisClient } from "./lua-command.js";
 
 /** The most entries a live channel keeps (approximately: trimmed with `~`). */
-export const LIVE_MAX_ENTRIES = 10_000;
+const LIVE_MAX_ENTRIES = 10_000;
 
 /** How long a live channel outlives its last write. */
 export const LIVE_TTL_MS = 5 * 60_000;

@@ -27,7 +27,7 @@ export interface ReadShardOptions {
 }
 
 /** How many shard entries {@link readShard} returns when not told. */
-export const DEFAULT_SHARD_READ_COUNT = 100;
+const DEFAULT_SHARD_READ_COUNT = 100;
 
 /** The log entry id of the event with `seq`: the run log's ids are `0-<seq>`. */
 export function logEntryId(seq: number): string {

@@ -18,21 +18,13 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { Cluster } from "ioredis";
 import type { StreamEntry } from "./codec.js";
-import type { StoreKeys } from "./keys.js";
 import type { RedisClient } from "./lua-command.js";
-import { logEntryId } from "./readers.js";
 
 /** The entries one read takes of one stream, at most. */
-export const LOG_READ_COUNT = 100;
+const LOG_READ_COUNT = 100;
 
 /** How long a read on a Redis Cluster that found nothing waits before it answers. */
-export const CLUSTER_POLL_MS = 250;
-
-/** Where to read: each run's log after the seq given. */
-export type LogPositions = ReadonlyMap<string, number>;
-
-/** What a read found: each run's new entries (runs without any are left out). */
-export type LogEntries = Map<string, StreamEntry[]>;
+const CLUSTER_POLL_MS = 250;
 
 type XReadReply = [key: string, entries: StreamEntry[]][] | null;
 
@@ -91,22 +83,4 @@ export async function readWatchedStreams(
   const found: StreamEntries = new Map(reads.flatMap((read) => [...read]));
   if (found.size === 0) await delay(CLUSTER_POLL_MS, undefined, { signal }).catch(() => {});
   return found;
-}
-
-/** Reads the logs at `positions` as {@link readWatchedStreams} reads streams, by runId. */
-export async function readWatchedLogs(
-  connection: RedisClient,
-  keys: StoreKeys,
-  positions: LogPositions,
-  blockMs: number,
-  signal: AbortSignal,
-): Promise<LogEntries> {
-  const runOfKey = new Map([...positions.keys()].map((runId) => [keys.runLog(runId), runId]));
-  const streams = new Map(
-    [...positions].map(([runId, seq]) => [keys.runLog(runId), logEntryId(seq)]),
-  );
-  const found = await readWatchedStreams(connection, streams, blockMs, signal);
-  const logs: LogEntries = new Map();
-  for (const [key, entries] of found) logs.set(runOfKey.get(key) ?? key, entries);
-  return logs;
 }

@@ -6,7 +6,7 @@ import { DEFAULT_COLLECTOR_GROUP } from "./consumer-group.js";
 import { readGroups } from "./trim.js";
 
 /** One shard stream as the collectors' group sees it. */
-export interface ShardMetrics {
+interface ShardMetrics {
   shard: number;
   /** Entries not yet delivered to any collector; null when Redis cannot tell. */
   lag: number | null;

@@ -17,7 +17,7 @@ import { flowScripts } from "./flow-scripts.js";
  * which a run cancelled or lost while queued no longer pushes its key's later
  * runs back.
  */
-export const FAIR_QUEUE_HORIZON_MS = 24 * 60 * 60 * 1_000;
+const FAIR_QUEUE_HORIZON_MS = 24 * 60 * 60 * 1_000;
 
 /** A run about to be enqueued. */
 export interface FairRun {

@@ -7,7 +7,7 @@ import { ErrandError } from "@errand/core";
 import { z } from "zod";
 
 /** A limit on the runs of the concurrency keys matching `key`. */
-export interface KeyConcurrencyLimit {
+interface KeyConcurrencyLimit {
   /** A key, or a pattern where `*` stands for any characters (`tenant-*`, `*`). */
   key: string;
   /** How many runs of one matching key may run at once across the fleet (each key its own). */

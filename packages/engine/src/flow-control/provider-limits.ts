@@ -19,7 +19,7 @@ import type { FlowControlOptions, ProviderRateLimit } from "./flow-options.js";
 import type { FlowScripts } from "./flow-scripts.js";
 
 /** How long a 429 without `retry-after` pauses its provider key: 1 s. */
-export const DEFAULT_429_PAUSE_MS = 1_000;
+const DEFAULT_429_PAUSE_MS = 1_000;
 
 /** The longest single wait before Redis is asked again (a pause may be lifted by its TTL only). */
 const MAX_WAIT_MS = 5_000;

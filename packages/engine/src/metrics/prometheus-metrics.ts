@@ -17,13 +17,13 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 
 /** The prefix of every metric's name. */
-export const METRIC_PREFIX = "errand_";
+const METRIC_PREFIX = "errand_";
 
 /** Buckets of a run's duration, in seconds: 0.1 s to an hour. */
-export const RUN_DURATION_BUCKETS = [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1_800, 3_600];
+const RUN_DURATION_BUCKETS = [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1_800, 3_600];
 
 /** Buckets of a step's duration (one model request and its tool calls), in seconds. */
-export const STEP_DURATION_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+const STEP_DURATION_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 
 /** The metrics of one process part, on their registry. */
 export interface PrometheusMetrics {

@@ -20,7 +20,7 @@ import type { PrometheusMetrics } from "./prometheus-metrics.js";
 const PARKED_SAMPLE = 1_000;
 
 /** One queue's jobs by state. */
-export interface QueueDepth {
+interface QueueDepth {
   waiting: number;
   active: number;
   parked: number;
@@ -42,7 +42,7 @@ async function countParked(redis: RedisConnection, queue: Queue): Promise<number
 }
 
 /** Reads queue `name`'s depth on `redis`: the sum over its shards. */
-export async function readQueueDepth(
+async function readQueueDepth(
   redis: RedisConnection,
   keys: EngineKeys,
   name: string,

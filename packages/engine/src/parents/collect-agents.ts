@@ -14,7 +14,7 @@ import { COLLECT_LIMITS, COLLECT_TOOL } from "../reads/collect.js";
 import { parentServicesOf } from "./parent-services.js";
 
 /** The arguments of `collect_agents`. */
-export const CollectAgentsArgs = z.object({
+const CollectAgentsArgs = z.object({
   runIds: z
     .array(z.string())
     .min(1)

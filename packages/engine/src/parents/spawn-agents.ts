@@ -15,7 +15,7 @@ import { type ParentLimits, resolveParentLimits } from "./limits.js";
 import { parentServicesOf } from "./parent-services.js";
 
 /** The name of the tool that spawns children. */
-export const SPAWN_TOOL = "spawn_agents";
+const SPAWN_TOOL = "spawn_agents";
 
 /** One child to spawn, as the model writes it. */
 const SpawnAgentItem = z.object({
@@ -46,7 +46,7 @@ const SpawnAgentItem = z.object({
 });
 
 /** The arguments of `spawn_agents`. */
-export const SpawnAgentsArgs = z.object({
+const SpawnAgentsArgs = z.object({
   agents: z
     .array(SpawnAgentItem)
     .min(1)

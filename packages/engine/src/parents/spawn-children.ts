@@ -47,7 +47,7 @@ export interface SpawnItem {
  * One item's outcome: its runId once fired, the agent it names, and the
  * child's page on the dashboard when the worker was given a dashboard URL.
  */
-export type SpawnedChild = BatchOutcome & { runId?: string; agent: string; viewUrl?: string };
+type SpawnedChild = BatchOutcome & { runId?: string; agent: string; viewUrl?: string };
 
 /** The answer of `spawn_agents`: a batch in item order and, when children were fired, how to collect them. */
 export type SpawnResult = BatchCounts & { results: SpawnedChild[]; nextAction?: NextAction };

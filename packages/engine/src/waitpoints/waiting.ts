@@ -26,7 +26,7 @@ import type { EngineResources } from "../resources.js";
 import { removeWaiting } from "./waiting-index.js";
 
 /** The default and maximum `limit` of `waitpoints.list`. */
-export const WAITING_LIMITS: LimitBounds = { default: 100, max: 500 };
+const WAITING_LIMITS: LimitBounds = { default: 100, max: 500 };
 
 /** A waitpoint waiting for an answer. */
 export interface WaitingWaitpoint {

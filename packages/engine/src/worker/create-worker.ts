@@ -51,7 +51,7 @@ import { takeShards } from "./shard-slots.js";
 import { announceJobTaken } from "./taken-jobs.js";
 
 /** How long `close` lets active runs finish when not told: 30 s. */
-export const DEFAULT_CLOSE_GRACE_MS = 30_000;
+const DEFAULT_CLOSE_GRACE_MS = 30_000;
 
 /** Options of {@link createWorker}: the shared {@link EngineOptions}, and the worker's own. */
 export interface WorkerOptions extends EngineOptions {
