@@ -94,6 +94,8 @@ function splitProject(dir: string): TestProjectInlineConfiguration[] {
       test: {
         name: `${name} (alone)`,
         exclude: together,
+        // Each alone file in a fresh module graph, whatever its package shares.
+        isolate: true,
         maxWorkers: 1,
         sequence: { groupOrder: AFTER_THE_OTHERS },
       },
