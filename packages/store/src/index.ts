@@ -78,6 +78,7 @@ export {
   type RedisClient,
   readLuaFile,
 } from "./lua-command.js";
+export { markChecked } from "./new-events.js";
 export {
   defineIndexRunsScript,
   type IndexedRun,
