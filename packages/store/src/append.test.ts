@@ -314,7 +314,11 @@ describe("appendEvents", () => {
 
   it("appends an event marked checked as it is, unvalidated, and still fenced", async () => {
     // Validation would drop the unknown key; a checked event is its writer's word, taken as it is.
-    const extra = () => ({ ...queued(), data: { ...queued().data, note: "kept" } }) as NewEvent;
+    const extra = () => {
+      const event = queued();
+      const data: Record<string, unknown> = { ...event.data, note: "kept" };
+      return { ...event, data } as NewEvent;
+    };
     const checkedRun = store.newRunId();
     const [checkedQueued] = await store.appendEvents(checkedRun, 0, [markChecked(extra())]);
     expect(checkedQueued?.data).toHaveProperty("note", "kept");

@@ -81,7 +81,7 @@ describe("the run-queued preflight builds", () => {
         agent: "writer",
         input: { question: "why?", nested: [[{ deep: true }], "ünïcode 😀"] },
         outputSchema: z.object({ answer: z.string(), score: z.number().nullable() }),
-        metadata: { team: "a", "clé": "välue" },
+        metadata: { team: "a", clé: "välue" },
         deadlineMs: 60_000,
         priority: 9,
         concurrencyKey: "tenant-b",
@@ -89,7 +89,10 @@ describe("the run-queued preflight builds", () => {
         budget: { tokens: 500, steps: 3, onExceeded: "finish-in-flight" },
       },
     ],
-    ["a child taking its parent's priority, key and budget", { agent: "writer", input: 1, parentRunId: PARENT }],
+    [
+      "a child taking its parent's priority, key and budget",
+      { agent: "writer", input: 1, parentRunId: PARENT },
+    ],
     [
       "a child with its own budget, clamped by its parent's",
       { agent: "writer", input: "x", parentRunId: PARENT, budget: { tokens: 5_000, runs: 1 } },

@@ -239,7 +239,8 @@ export async function preflightFire(
     checkLosslessJson("metadata", parsed.metadata);
     checkMetadata(parsed.metadata, limits.metadataLimits ?? DEFAULT_METADATA_LIMITS);
   }
-  if (parsed.concurrencyKey !== undefined) checkLosslessJson("concurrencyKey", parsed.concurrencyKey);
+  if (parsed.concurrencyKey !== undefined)
+    checkLosslessJson("concurrencyKey", parsed.concurrencyKey);
   const parent = await requireParent(lookups, parsed.parentRunId);
   const priority = parsed.priority ?? parent?.priority;
   const concurrencyKey = parsed.concurrencyKey ?? parent?.concurrencyKey;

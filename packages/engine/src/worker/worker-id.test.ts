@@ -19,15 +19,18 @@ describe("createWorker's workerId", () => {
   it.for([
     ["empty", "", "workerId is empty"],
     ["holding a lone surrogate", "w\ud800", "workerId contains a lone surrogate"],
-  ] as const)("is refused when %s, before connecting (invalid_spec)", async ([_label, workerId, why]) => {
-    await expect(
-      createWorker({
-        // Nothing listens here: a worker that connected first would fail otherwise.
-        connection: "redis://127.0.0.1:1",
-        agents: [agent],
-        workerId,
-        logger: createLogger({ level: "silent" }),
-      }),
-    ).rejects.toMatchObject({ code: "invalid_spec", message: expect.stringContaining(why) });
-  });
+  ] as const)(
+    "is refused when %s, before connecting (invalid_spec)",
+    async ([_label, workerId, why]) => {
+      await expect(
+        createWorker({
+          // Nothing listens here: a worker that connected first would fail otherwise.
+          connection: "redis://127.0.0.1:1",
+          agents: [agent],
+          workerId,
+          logger: createLogger({ level: "silent" }),
+        }),
+      ).rejects.toMatchObject({ code: "invalid_spec", message: expect.stringContaining(why) });
+    },
+  );
 });
