@@ -52,6 +52,16 @@ describe("preflightSchema: accepted JSON Schemas", () => {
     );
   });
 
+  it("keeps the verdict on a schema's text, yet checks each object's JSON and answers a fresh copy each time", () => {
+    const schema = () => object({ a: text, n: { type: "number" } }, { $schema: "x" });
+    const first = accepted(schema());
+    (first.properties as Record<string, unknown>).a = "changed by the caller";
+    const second = accepted(schema());
+    expect(second).toEqual(object({ a: text, n: { type: "number" } }));
+    // The same JSON text, but a value JSON would drop: refused, not taken from the kept verdict.
+    expect(reasonFor({ ...schema(), extra: undefined })).toContain("extra is undefined");
+  });
+
   it("accepts $defs with local references, and recursion through $defs and through #", () => {
     const viaDefs = object(
       { tree: { $ref: "#/$defs/node", description: "the root node" } },

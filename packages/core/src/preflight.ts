@@ -52,11 +52,37 @@ type KeptVerdict = { ok: true; json: string } | { ok: false; reason: string };
 const zodVerdicts = new WeakMap<object, KeptVerdict>();
 
 /**
+ * The JSON Schema objects already accepted, by their JSON text, each to the
+ * JSON text of what was accepted: runs fired alike carry the same schema,
+ * each as a new object, so the subset check runs once per schema text (the
+ * lossless check, which the text cannot stand for, runs every time). Bounded
+ * by {@link ACCEPTED_TEXTS_MAX_CHARS}: emptied when full.
+ */
+const acceptedTexts = new Map<string, string>();
+let acceptedTextsChars = 0;
+
+/** The most characters {@link acceptedTexts} holds, keys and values together. */
+const ACCEPTED_TEXTS_MAX_CHARS = 1_048_576;
+
+/** Keeps `accepted` as the verdict on `text`. */
+function keepAccepted(text: string, accepted: string): void {
+  const chars = text.length + accepted.length;
+  if (chars > ACCEPTED_TEXTS_MAX_CHARS) return;
+  if (acceptedTextsChars + chars > ACCEPTED_TEXTS_MAX_CHARS) {
+    acceptedTexts.clear();
+    acceptedTextsChars = 0;
+  }
+  acceptedTexts.set(text, accepted);
+  acceptedTextsChars += chars;
+}
+
+/**
  * Checks a run's output schema against the subset strict structured outputs
  * accept. A zod 4 schema is converted with `z.toJSONSchema` first (once per
  * schema object: the verdict is kept); anything else is read as a JSON
- * Schema object. Pure and total: every bad input is a refusal, never an
- * exception.
+ * Schema object (whose check is kept by its JSON text: the same schema
+ * again, as any object, is accepted without checking the subset again).
+ * Pure and total: every bad input is a refusal, never an exception.
  */
 export function preflightSchema(schema: unknown): PreflightResult {
   return isZodSchema(schema) ? preflightZodSchema(schema) : checkSchema(schema);
@@ -108,7 +134,10 @@ function acceptedJsonSchema(schema: unknown): JsonSchemaObject {
       `is ${formatCount(text.length)} characters of JSON, above the limit of ${formatCount(SCHEMA_MAX_JSON_CHARS)}; shorten its descriptions or split the answer`,
     );
   }
+  const known = acceptedTexts.get(text);
+  if (known !== undefined) return JSON.parse(known) as JsonSchemaObject;
   const { $schema: _dialect, ...jsonSchema } = JSON.parse(text) as JsonSchemaObject;
   checkStrictJsonSchema(jsonSchema);
+  keepAccepted(text, JSON.stringify(jsonSchema));
   return jsonSchema;
 }

@@ -12,6 +12,7 @@ import {
   isLive,
   readAgentRegistrations,
   readQueueRegistrations,
+  registerQueue,
 } from "./registry.js";
 import type { EngineFixture } from "./test-support/engine-fixture.js";
 import { engineTest } from "./test-support/engine-test.js";
@@ -109,6 +110,19 @@ describe("fire with versions", () => {
     const [queued] = await fx.errand.store.readLog(runId);
     return queued?.type === "run-queued" ? queued.data.agentVersion : undefined;
   }
+
+  it("leaves out a record whose version is longer than a run's log takes (128 characters)", async ({
+    fx,
+  }) => {
+    const at = NOW.toISOString();
+    const agents = [129, 128].map((length) => ({
+      ...registration("v".repeat(length), at, at),
+      name: "long-version",
+    }));
+    await registerQueue(fx.redis, fx.errand.keys, { agents });
+    const read = await readAgentRegistrations(fx.redis, fx.errand.keys, "long-version");
+    expect(read.map((record) => record.version?.length)).toEqual([128]);
+  });
 
   it("records the newest live version in run-queued, or the pinned one", async ({ fx }) => {
     const newest = await fx.errand.fire({ agent: "writer", input: {} });

@@ -38,7 +38,7 @@ export const AgentRegistration = z.object({
    * The agent's version (`agentVersion`) on these workers: each version of an
    * agent on a queue has its own record. Absent in records of workers older than versions.
    */
-  version: z.string().min(1).optional(),
+  version: z.string().min(1).max(128).optional(),
   /** When the worker that wrote the record started: the version started last is the newest. */
   startedAt: z.string().optional(),
   /** How often the queue's workers beat, in ms: its liveness window is {@link LIVE_HEARTBEATS} of them. */

@@ -6,6 +6,7 @@
  */
 import type { Logger } from "@errand/runtime";
 import { type JobsOptions, Queue } from "bullmq";
+import { addToGroup } from "./add-to-group.js";
 import { logBullErrors } from "./bull-errors.js";
 import type { RedisConnection } from "./connection.js";
 import type { EngineKeys } from "./engine-keys.js";
@@ -118,8 +119,7 @@ export function createRunQueues(
     async add(name, jobs) {
       const byShard = new Map<Queue<RunJobData>, RunJob[]>();
       for (const job of jobs) {
-        const queue = ofRun(name, job.runId);
-        byShard.set(queue, [...(byShard.get(queue) ?? []), job]);
+        addToGroup(byShard, ofRun(name, job.runId), job);
       }
       await Promise.all(
         [...byShard].map(([queue, shardJobs]) => addRunJobs(queue, shardJobs, jobOptions)),

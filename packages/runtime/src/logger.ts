@@ -40,28 +40,55 @@ export const noopLogger: Logger = {
  * lazily.
  */
 export function lazyChild(logger: Logger, bindings: Record<string, unknown>): Logger {
-  return lazyLogger(logger, () => logger.child(bindings));
+  return new LazyLogger(logger, () => logger.child(bindings));
 }
 
-/** A logger whose lines go to `make()`'s, made on the first line `levels` writes. */
-function lazyLogger(levels: Logger, make: () => Logger): Logger {
-  let made: Logger | undefined;
-  const real = () => {
-    made ??= make();
-    return made;
-  };
-  const method =
-    (level: LogLevel): LogMethod =>
-    (...line) => {
-      if (levels.isLevelEnabled?.(level) === false) return;
-      real()[level](...line);
-    };
-  return {
-    debug: method("debug"),
-    info: method("info"),
-    warn: method("warn"),
-    error: method("error"),
-    child: (more) => lazyLogger(levels, () => real().child(more)),
-    isLevelEnabled: (level) => levels.isLevelEnabled?.(level) ?? true,
-  };
+/**
+ * A logger whose lines go to `make()`'s, made on the first line `levels`
+ * writes. A class, so that one made per run costs one object and its
+ * closure, not a closure per method.
+ */
+class LazyLogger implements Logger {
+  private made: Logger | undefined;
+
+  constructor(
+    private readonly levels: Logger,
+    private readonly make: () => Logger,
+  ) {}
+
+  debug(fields: Record<string, unknown>, message?: string): void {
+    this.write("debug", fields, message);
+  }
+
+  info(fields: Record<string, unknown>, message?: string): void {
+    this.write("info", fields, message);
+  }
+
+  warn(fields: Record<string, unknown>, message?: string): void {
+    this.write("warn", fields, message);
+  }
+
+  error(fields: Record<string, unknown>, message?: string): void {
+    this.write("error", fields, message);
+  }
+
+  child(bindings: Record<string, unknown>): Logger {
+    return new LazyLogger(this.levels, () => this.real().child(bindings));
+  }
+
+  isLevelEnabled(level: LogLevel): boolean {
+    return this.levels.isLevelEnabled?.(level) ?? true;
+  }
+
+  private write(level: LogLevel, fields: Record<string, unknown>, message?: string): void {
+    if (this.levels.isLevelEnabled?.(level) === false) return;
+    const real = this.real();
+    if (message === undefined) real[level](fields);
+    else real[level](fields, message);
+  }
+
+  private real(): Logger {
+    this.made ??= this.make();
+    return this.made;
+  }
 }

@@ -1,7 +1,8 @@
-import { foldRun, isErrandError, shardOfRunId } from "@errand/core";
+import { foldRun, isErrandError, type NewEvent, shardOfRunId } from "@errand/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isSeqConflict, SeqConflictError } from "./errors.js";
 import type { EventStore } from "./event-store.js";
+import { markChecked } from "./new-events.js";
 import {
   cancelled,
   cancelRequested,
@@ -309,6 +310,26 @@ describe("appendEvents", () => {
     }
     expect((await scriptCalls()) - callsBefore).toBe(0);
     expect(await snapshot(runId)).toEqual(before);
+  });
+
+  it("appends an event marked checked as it is, unvalidated, and still fenced", async () => {
+    // Validation would drop the unknown key; a checked event is its writer's word, taken as it is.
+    const extra = () => {
+      const event = queued();
+      const data: Record<string, unknown> = { ...event.data, note: "kept" };
+      return { ...event, data } as NewEvent;
+    };
+    const checkedRun = store.newRunId();
+    const [checkedQueued] = await store.appendEvents(checkedRun, 0, [markChecked(extra())]);
+    expect(checkedQueued?.data).toHaveProperty("note", "kept");
+    expect((await store.readLog(checkedRun))[0]?.data).toHaveProperty("note", "kept");
+    const plainRun = store.newRunId();
+    const [plainQueued] = await store.appendEvents(plainRun, 0, [extra()]);
+    expect(plainQueued?.data).not.toHaveProperty("note");
+
+    const stale = await refusal(store.appendEvents(checkedRun, 0, [markChecked(started())]));
+    expect(isSeqConflict(stale)).toBe(true);
+    expect((await store.readHead(checkedRun))?.seq).toBe(1);
   });
 
   it("refuses run-queued data Redis' JSON reader cannot read, naming why: nothing written", async () => {

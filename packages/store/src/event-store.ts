@@ -101,7 +101,8 @@ export interface EventStore {
    * (0 for a new run); `"any"` appends unfenced (a client's `cancel-requested`,
    * the reaper). An empty batch returns `[]` without a call. Nothing is
    * written when the call throws:
-   * - `invalid_event`: an event's data does not match its schema (checked before sending);
+   * - `invalid_event`: an event's data does not match its schema (checked before sending,
+   *   except for events marked by `markChecked`: their writer checked them);
    * - `seq_conflict` ({@link SeqConflictError}, with `currentSeq`): another writer appended first;
    * - `run_settled`: an event after a terminal event (in the log or the batch);
    * - `output_already_recorded`: a second `output-recorded`;

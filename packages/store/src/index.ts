@@ -64,6 +64,7 @@ export {
   type RedisClient,
   readLuaFile,
 } from "./lua-command.js";
+export { markChecked } from "./new-events.js";
 export {
   defineIndexRunsScript,
   type IndexedRun,

@@ -52,13 +52,33 @@ function validEvent(event: NewEvent): { ok: true; event: NewEvent } | { ok: fals
   return { ok: true, event: { type, at: at.data, data: data.data } as NewEvent };
 }
 
+/** The events marked by {@link markChecked}: appended as they are. */
+const checkedEvents = new WeakSet<NewEvent>();
+
+/**
+ * Marks `event` as checked and returns it: errand built it itself, from data
+ * validated where that data entered (a fire spec by `fire`'s preflight), so
+ * an append writes it without validating it again — each datum is validated
+ * once, at its boundary (docs/architecture.md §3). Only for events whose every
+ * field was checked, or made by errand, exactly as core's schema of its type
+ * says and as the append script reads it (no lone surrogate, nesting within
+ * Redis' JSON reader): a marked event is written as it is. An event that is
+ * not marked is validated as always.
+ */
+export function markChecked<E extends NewEvent>(event: E): E {
+  checkedEvents.add(event);
+  return event;
+}
+
 /**
  * The events, validated and cleaned by core's schemas (unknown keys dropped),
  * or an {@link ErrandError} `invalid_event` naming the first invalid one and why
  * (data the append script reads must be within what Redis' JSON reader takes).
+ * An event marked by {@link markChecked} is taken as it is.
  */
 export function validateNewEvents(runId: string, events: readonly NewEvent[]): NewEvent[] {
   return events.map((event, index) => {
+    if (checkedEvents.has(event)) return event;
     const unreadable = scriptReadProblem(event);
     if (unreadable !== undefined) {
       throw new ErrandError(

@@ -17,6 +17,7 @@
  */
 import type { ErrandError } from "@errand/core";
 import type { Span } from "@opentelemetry/api";
+import { addToGroup } from "../add-to-group.js";
 import { fairPriorities } from "../flow-control/fair-queue.js";
 import type { EngineResources } from "../resources.js";
 import type { RunJob, RunQueues } from "../run-queues.js";
@@ -121,8 +122,7 @@ interface WrittenRun {
 function byQueue(written: readonly WrittenRun[]): Map<string, WrittenRun[]> {
   const groups = new Map<string, WrittenRun[]>();
   for (const entry of written) {
-    const queue = entry.run.prepared.registration.queue;
-    groups.set(queue, [...(groups.get(queue) ?? []), entry]);
+    addToGroup(groups, entry.run.prepared.registration.queue, entry);
   }
   return groups;
 }

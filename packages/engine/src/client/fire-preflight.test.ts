@@ -222,6 +222,11 @@ describe("fire preflight", () => {
       { input: 1, metadata: { team: "a\ud800" } },
       "metadata.team contains a lone surrogate (\\ud800 at index 1)",
     ],
+    [
+      "a concurrency key",
+      { input: 1, concurrencyKey: "tenant\udc00" },
+      "concurrencyKey contains a lone surrogate (\\udc00 at index 6)",
+    ],
   ] as const)(
     "refuses a lone surrogate in %s, which Redis cannot read",
     async ([_label, spec, message], { fx }) => {

@@ -9,6 +9,16 @@
  * that fails any of them is refused with an `ErrandError` carrying its code;
  * nothing is enqueued and no key is written (an idempotency key included:
  * a refused fire never uses one up).
+ *
+ * Preflight is where a fire's data enters, so it is validated here, once:
+ * the `run-queued` built from a spec that passed is marked checked (the
+ * store's `markChecked`) and appended without being validated again. Each of
+ * its fields is the spec's, checked here (agent, input, metadata, the schema
+ * as `preflightSchema` accepted it, priority, concurrency key, deadline,
+ * budget), or errand's own: the registration a worker wrote (its limits and
+ * version, parsed by the registry's schema), the parent's head (its root,
+ * depth, priority and key, written by the append script from a valid
+ * `run-queued`), the span's trace context, the run's id and the clock.
  */
 import { isDeepStrictEqual } from "node:util";
 import {
@@ -24,7 +34,7 @@ import {
   utf8ByteLength,
 } from "@errand/core";
 import { DEFAULT_MAX_STEPS } from "@errand/runtime";
-import type { IdempotencyKey, RunHead } from "@errand/store";
+import { type IdempotencyKey, markChecked, type RunHead } from "@errand/store";
 import { resolveFireBudget } from "../budgets/fire-budget.js";
 import type { ScopeSpend } from "../budgets/tree-budget.js";
 import { type AgentRegistration, chooseRegistration } from "../registry.js";
@@ -164,7 +174,11 @@ function acceptedSchema(
 }
 
 /** Throws `invalid_spec` at the first place where `value`, found at `field` of the spec, is not lossless JSON. */
-function checkLosslessJson(field: "input" | "metadata", value: unknown, maxDepth?: number): void {
+function checkLosslessJson(
+  field: "input" | "metadata" | "concurrencyKey",
+  value: unknown,
+  maxDepth?: number,
+): void {
   const problem = findLosslessJsonProblem(value, maxDepth === undefined ? {} : { maxDepth });
   if (problem !== undefined) {
     throw new ErrandError(
@@ -225,6 +239,8 @@ export async function preflightFire(
     checkLosslessJson("metadata", parsed.metadata);
     checkMetadata(parsed.metadata, limits.metadataLimits ?? DEFAULT_METADATA_LIMITS);
   }
+  if (parsed.concurrencyKey !== undefined)
+    checkLosslessJson("concurrencyKey", parsed.concurrencyKey);
   const parent = await requireParent(lookups, parsed.parentRunId);
   const priority = parsed.priority ?? parent?.priority;
   const concurrencyKey = parsed.concurrencyKey ?? parent?.concurrencyKey;
@@ -271,7 +287,9 @@ export async function preflightFire(
       };
       const budget = budgetOf(runId, data.rootRunId);
       if (budget !== undefined) data.budget = budget;
-      return { type: "run-queued", at: at.toISOString(), data };
+      // Every field was checked above or is errand's own (see the module's TSDoc): the append
+      // writes it without validating it again.
+      return markChecked({ type: "run-queued", at: at.toISOString(), data });
     },
   };
 }

@@ -9,6 +9,7 @@
 
 import { MAX_RUN_PRIORITY } from "@errand/core";
 import type { RedisClient } from "@errand/store";
+import { addToGroup } from "../add-to-group.js";
 import { flowKeys } from "./flow-keys.js";
 import { flowScripts } from "./flow-scripts.js";
 
@@ -39,7 +40,7 @@ export async function fairPriorities(
   const byKey = new Map<string, string[]>();
   for (const { runId, concurrencyKey, priority } of runs) {
     if (concurrencyKey === undefined || priority !== undefined) continue;
-    byKey.set(concurrencyKey, [...(byKey.get(concurrencyKey) ?? []), runId]);
+    addToGroup(byKey, concurrencyKey, runId);
   }
   const priorities = new Map<string, number>();
   if (byKey.size === 0) return priorities;

@@ -35,6 +35,12 @@ describe("a span's stored trace context", () => {
     expect(spanContextFrom(stored!).traceState?.serialize()).toBe("vendor=opaque");
   });
 
+  it("keeps its flags to the one byte the format has, so a log's run-queued and run-started stay valid", () => {
+    const stored = traceContextOf(trace.wrapSpanContext({ ...SPAN_CONTEXT, traceFlags: 0x101 }));
+    expect(stored?.traceparent).toBe("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+    expect(TraceContext.safeParse(stored).success).toBe(true);
+  });
+
   it("starts a new trace when the run stored none", () => {
     expect(trace.getSpanContext(contextFrom(undefined))).toBeUndefined();
   });

@@ -21,7 +21,8 @@ const TRACEPARENT_VERSION = "00";
 export function traceContextOf(span: Span): TraceContext | undefined {
   const { traceId, spanId, traceFlags, traceState } = span.spanContext();
   if (!isSpanContextValid(span.spanContext())) return undefined;
-  const flags = traceFlags.toString(16).padStart(2, "0");
+  // One byte, as the format has it: what a run's log stores must match `TraceContext`.
+  const flags = (traceFlags & 0xff).toString(16).padStart(2, "0");
   const state = traceState?.serialize();
   return {
     traceparent: `${TRACEPARENT_VERSION}-${traceId}-${spanId}-${flags}`,

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import { isErrandError } from "@errand/core";
+import { ErrandError, findLosslessJsonProblem, isErrandError } from "@errand/core";
 import type { Agent, RetryPolicy } from "@errand/runtime";
 import { pendingRunIds } from "@errand/store";
 import { type Job, type JobsOptions, UnrecoverableError } from "bullmq";
@@ -102,7 +102,10 @@ export interface WorkerOptions extends EngineOptions {
   maxStalledCount?: number;
   /** Models for agents that name theirs. Default: `openaiModel` when `OPENAI_API_KEY`/`OPENAI_BASE_URL` is set. */
   models?: ModelResolver;
-  /** Default: `<host>-<pid>-<random>`. */
+  /**
+   * Default: `<host>-<pid>-<random>`. A non-empty string of Unicode text (no
+   * lone surrogate): it goes into every `run-started` this worker writes.
+   */
   workerId?: string;
   /**
    * How often its queue's records in the registry and its heartbeat are
@@ -214,11 +217,28 @@ function defaultWorkerId(): string {
 }
 
 /**
+ * `workerId` when it can go into a `run-started` as it is (`invalid_spec`
+ * otherwise): the worker's `run-started` is marked checked, not validated
+ * when appended, so its id is checked here, where it enters.
+ */
+function requireWorkerId(workerId: string): string {
+  const unreadable =
+    typeof workerId === "string" ? findLosslessJsonProblem(workerId)?.problem : "is not a string";
+  if (workerId !== "" && unreadable === undefined) return workerId;
+  throw new ErrandError(
+    "invalid_spec",
+    `workerId ${unreadable ?? "is empty"}; give a non-empty string, or none for the default`,
+    { details: { workerId: String(workerId) } },
+  );
+}
+
+/**
  * Starts a worker and resolves once it is ready: its agents registered, its
  * cancel subscription active and its BullMQ worker connected (while Redis is
  * out of memory, it waits for room to register). Throws an
  * `ErrandError` (`invalid_spec`, `schema_not_supported`, `settings_not_supported`)
- * for agents it cannot run, and `invalid_spec` for a `dashboardUrl` that is not an absolute http(s) URL
+ * for agents it cannot run, and `invalid_spec` for an empty `workerId` (or one holding a lone
+ * surrogate), a `dashboardUrl` that is not an absolute http(s) URL
  * or a job-lock setting that is not a whole number (a duration ≥ 1 ms, a count ≥ 0).
  *
  * ```ts
@@ -227,7 +247,7 @@ function defaultWorkerId(): string {
  * ```
  */
 export async function createWorker(options: WorkerOptions): Promise<ErrandWorker> {
-  const workerId = options.workerId ?? defaultWorkerId();
+  const workerId = requireWorkerId(options.workerId ?? defaultWorkerId());
   const parentLimits = resolveParentLimits(options.parentLimits);
   const agents = resolveAgentModels(options.agents, options.models);
   const queue = queueOfAgents(

@@ -49,7 +49,7 @@ import {
   type RetryPolicy,
   runSteps,
 } from "@errand/runtime";
-import { type EventStore, isSeqConflict } from "@errand/store";
+import { type EventStore, isSeqConflict, markChecked } from "@errand/store";
 import { budgetedSteps, type WorkerBudgets } from "../budgets/worker-budgets.js";
 import type { HeldSlots, RunAdmission } from "../flow-control/run-admission.js";
 import { runLogger } from "../logger.js";
@@ -290,11 +290,12 @@ function runAttempt(
   const attempt = nextAttempt(state);
   const spanOptions = { agent: agent.name, model, runId: state.runId, attempt, previous };
   return inAttemptSpan(spanOptions, async (span) => {
-    const started: NewEvent = {
+    // errand's own data (the worker's id was checked when the worker started): appended unvalidated.
+    const started: NewEvent = markChecked({
       type: "run-started",
       at: context.now().toISOString(),
       data: { attempt, workerId: context.workerId, ...traceField(span) },
-    };
+    });
     // Logged once Redis acknowledged the run-started (the chaos audit holds the worker to it).
     const logStarted = () =>
       logger.info({ seq: state.seq + 1, resumeFromStep: state.steps.length }, "run started");
