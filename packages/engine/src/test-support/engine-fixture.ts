@@ -1,7 +1,7 @@
 /**
  * What the engine's tests share, opened on a private Redis: a client on a
  * unique prefix, worker processes started on it (all killed at the end),
- * the queue and key counts preflight tests compare, and waiting on a run's
+ * the queue's jobs and Redis' keys that preflight tests compare, and waiting on a run's
  * log by following it (blocking reads), never by sleeping. Test-only: not
  * exported.
  */
@@ -9,6 +9,7 @@ import { isTerminalEventType, type RunEvent } from "@errand/core";
 import { type RedisServer, uniqueKeyPrefix } from "@errand/testing";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
+import { expect } from "vitest";
 import { queueOfAgents } from "../agent-queues.js";
 import { createErrand, type Errand } from "../client/client.js";
 import type { EngineRedisFixture } from "../collector/test-support/redis-fixture.js";
@@ -22,6 +23,12 @@ import {
 
 /** Fast takeover settings for worker processes: a lapsed lock is noticed within about a second. */
 export const FAST_TAKEOVER = { lockDurationMs: 1_000, stalledIntervalMs: 500, maxStalledCount: 5 };
+
+/** The queue's job counts and every key in Redis, each with whether it expires. */
+export interface Footprint {
+  keys: Record<string, { expires: boolean }>;
+  jobs: Record<string, number>;
+}
 
 /** A Redis, a client and helpers for one test file. */
 export interface EngineFixture {
@@ -37,8 +44,14 @@ export interface EngineFixture {
   spawn(workerId: string, options?: Partial<SpawnWorkerOptions>): Promise<WorkerProcess>;
   /** The run's events, following its log until `until` matches an event (default: the terminal event). */
   waitForEvent(runId: string, until?: (event: RunEvent) => boolean): Promise<RunEvent[]>;
-  /** The job counts of the queue and the number of keys in Redis. */
-  footprint(): Promise<{ keys: number; jobs: Record<string, number> }>;
+  /** The job counts of the queue and the keys in Redis. */
+  footprint(): Promise<Footprint>;
+  /**
+   * Asserts that nothing was written since `before`: the same job counts, no
+   * key that was not there, and none gone but those that expire (an earlier
+   * test's keys may lapse meanwhile: the Redis is the file's).
+   */
+  expectNothingWrittenSince(before: Footprint): Promise<void>;
   /** Kills every worker process started so far (SIGKILL), so the next test starts with none. */
   killWorkers(): Promise<void>;
   /** Kills the worker processes and closes the clients it opened (not the Redis it was opened on). */
@@ -64,6 +77,12 @@ export async function openEngineFixture(
     prefix: errand.keys.bullmqPrefix,
   });
   const workers: WorkerProcess[] = [];
+  async function footprint(): Promise<Footprint> {
+    const [names, jobs] = await Promise.all([redis.keys("*"), queue.getJobCounts()]);
+    const ttls = await Promise.all(names.map((name) => redis.pttl(name)));
+    const keys = Object.fromEntries(names.map((name, i) => [name, { expires: ttls[i]! >= 0 }]));
+    return { keys, jobs };
+  }
   return {
     server,
     redis,
@@ -84,9 +103,13 @@ export async function openEngineFixture(
       }
       throw new Error(`run ${runId} ended without the awaited event: ${JSON.stringify(events)}`);
     },
-    async footprint() {
-      const [keys, jobs] = await Promise.all([redis.dbsize(), queue.getJobCounts()]);
-      return { keys, jobs };
+    footprint,
+    async expectNothingWrittenSince(before) {
+      const after = await footprint();
+      expect(after.jobs).toEqual(before.jobs);
+      expect(Object.keys(after.keys).filter((key) => !(key in before.keys))).toEqual([]);
+      const gone = Object.keys(before.keys).filter((key) => !(key in after.keys));
+      expect(gone.filter((key) => !before.keys[key]!.expires)).toEqual([]);
     },
     async killWorkers() {
       await killWorkers(workers.splice(0));
