@@ -155,6 +155,52 @@ describe("appendEvents", () => {
     expect(head?.startedAt).not.toBe(attempt2.at);
   });
 
+  it("leaves out of the head what its key says (runId, a root run's own root, false flags) and reads it whole", async () => {
+    const root = store.newRunId();
+    const first = queued({ rootRunId: root });
+    await store.appendEvents(root, 0, [first]);
+    const written = await fx.redis.hgetall(store.keys.runHead(root));
+    expect(Object.keys(written).sort()).toEqual(
+      ["agent", "attempt", "createdAt", "depth", "seq", "status", "updatedAt"].sort(),
+    );
+    expect(await store.readHead(root)).toEqual({
+      runId: root,
+      seq: 1,
+      status: "queued",
+      attempt: 0,
+      hasOutput: false,
+      hasSchema: false,
+      cancelRequested: false,
+      agent: "researcher",
+      rootRunId: root,
+      depth: 0,
+      createdAt: first.at,
+      updatedAt: first.at,
+    });
+
+    // A child's root is another run's: it stays in the head.
+    const child = store.newRunId();
+    await store.appendEvents(child, 0, [queued({ rootRunId: root, parentRunId: root, depth: 1 })]);
+    expect(await fx.redis.hget(store.keys.runHead(child), "rootRunId")).toBe(root);
+    expect((await store.readHead(child))?.rootRunId).toBe(root);
+  });
+
+  it("reads a head written with every field, as the append script wrote them before", async () => {
+    const runId = store.newRunId();
+    const first = queued({ rootRunId: runId });
+    await store.appendEvents(runId, 0, [first, started(1), finished()]);
+    const slim = await store.readHead(runId);
+    await fx.redis.hset(store.keys.runHead(runId), {
+      runId,
+      rootRunId: runId,
+      hasSchema: "0",
+      hasOutput: "0",
+      cancelRequested: "0",
+    });
+    expect(await store.readHead(runId)).toEqual(slim);
+    expect(slim).toMatchObject({ runId, rootRunId: runId, status: "succeeded", attempt: 1 });
+  });
+
   it("settles a schema'd run as the fold does: failed without an output, succeeded with one", async () => {
     const outputSchema = { type: "object", properties: {}, additionalProperties: false };
     const withoutOutput = store.newRunId();

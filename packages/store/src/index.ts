@@ -102,6 +102,7 @@ export {
   readStoredResults,
   readStoredRuns,
   type StoredRuns,
+  storedResultJson,
 } from "./outcomes/stored-results.js";
 export {
   DEFAULT_SHARD_READ_COUNT,

@@ -10,6 +10,7 @@
 import { createdAtOfRunId, ErrandError, type RunResult, shardOfRunId } from "@errand/core";
 import type { StoreKeys } from "../keys.js";
 import { defineLuaCommand, type LuaCall, type RedisClient, readLuaFile } from "../lua-command.js";
+import { storedResultJson } from "./stored-results.js";
 
 const INDEX_RUNS_SCRIPT = {
   command: "errandIndexRuns",
@@ -98,7 +99,7 @@ export function indexSegment(keys: StoreKeys, { run, result }: RunToIndex): Inde
       run.runId,
       runIndexMember(run.createdAt, run.runId),
       run.deadlineUnknown ? "?" : Number.isNaN(deadline) ? "" : String(deadline),
-      result === undefined ? "" : JSON.stringify(result),
+      result === undefined ? "" : storedResultJson(result),
     ],
   };
 }

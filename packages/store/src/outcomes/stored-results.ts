@@ -7,13 +7,31 @@ import { ErrandError, isRunId, RunResult } from "@errand/core";
 import { type OutcomeReads, type RunStanding, readStandings } from "./standings.js";
 
 /**
+ * The text a result is stored as: its JSON without what the result's key
+ * already says — the `runId`, and the `rootRunId` of a run that is its own
+ * root — which {@link parseStoredResult} fills in again.
+ */
+export function storedResultJson(result: RunResult): string {
+  const { runId, rootRunId, ...rest } = result;
+  return JSON.stringify(rootRunId === runId ? rest : { rootRunId, ...rest });
+}
+
+/**
  * A stored result, parsed and checked against the `RunResult` schema: the
- * one way a result written by the collector is read. Throws an
- * `ErrandError` `internal` for text the collector could not have written.
+ * one way a result written by the collector is read. The `runId` and the
+ * root of a run that is its own root are filled in when the text leaves them
+ * out ({@link storedResultJson}; results stored before it hold them and read
+ * alike). Throws an `ErrandError` `internal` for text the collector could not
+ * have written.
  */
 export function parseStoredResult(runId: string, json: string): RunResult {
   try {
-    return RunResult.parse(JSON.parse(json));
+    const stored: unknown = JSON.parse(json);
+    const filled =
+      typeof stored === "object" && stored !== null && !Array.isArray(stored)
+        ? { runId, rootRunId: runId, ...stored }
+        : stored;
+    return RunResult.parse(filled);
   } catch (error) {
     throw new ErrandError("internal", `run ${runId}: its stored result is not a RunResult`, {
       cause: error,

@@ -1,5 +1,6 @@
 /**
- * What the collector leaves in Redis for a set of planned runs — results and
+ * What the collector leaves in Redis for a set of planned runs — results (as
+ * stored: `storedResultJson`) and
  * run indexes — read in a prefix-free shape, and what
  * it must be, derived from the runs' logs by core's fold. Two collections of
  * the same runs (one disturbed, one not) compare equal through it.
@@ -7,7 +8,7 @@
  */
 import { foldRun, settleRun } from "@errand/core";
 import type { EventStore } from "@errand/store";
-import { runIndexMember } from "@errand/store";
+import { runIndexMember, storedResultJson } from "@errand/store";
 import type { Cluster, Redis } from "ioredis";
 import type { EngineKeys } from "../../engine-keys.js";
 import { readCollectorMetrics } from "../metrics.js";
@@ -55,7 +56,7 @@ export async function expectedIndexedState(
   for (const run of runs) {
     const state = foldRun(await store.readLog(run.runId), run.runId);
     const result = settleRun(state);
-    results[run.runId] = result === undefined ? null : JSON.stringify(result);
+    results[run.runId] = result === undefined ? null : storedResultJson(result);
     const member = runIndexMember(run.events[0]!.at, run.runId);
     index.runs!.push(member);
     index[result?.status ?? "active"]!.push(member);
