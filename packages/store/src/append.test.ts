@@ -2,6 +2,7 @@ import { foldRun, isErrandError, shardOfRunId } from "@errand/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isSeqConflict, SeqConflictError } from "./errors.js";
 import type { EventStore } from "./event-store.js";
+import type { RunHead } from "./head.js";
 import {
   cancelled,
   cancelRequested,
@@ -56,6 +57,25 @@ async function refusal(promise: Promise<unknown>): Promise<unknown> {
 
 async function scriptCalls(): Promise<number> {
   return (await commandCalls(fx.redis, "evalsha")) + (await commandCalls(fx.redis, "eval"));
+}
+
+/** The head of a run of the `queued()` test event, just queued at `at`: the fields `overrides` gives beside the defaults. */
+function queuedHead(runId: string, at: string, overrides: Partial<RunHead>): RunHead {
+  return {
+    runId,
+    seq: 1,
+    status: "queued",
+    attempt: 0,
+    hasOutput: false,
+    hasSchema: false,
+    cancelRequested: false,
+    agent: "researcher",
+    rootRunId: runId,
+    depth: 0,
+    createdAt: at,
+    updatedAt: at,
+    ...overrides,
+  };
 }
 
 describe("appendEvents", () => {
@@ -117,23 +137,15 @@ describe("appendEvents", () => {
       concurrencyKey: "tenant-a",
     });
     await store.appendEvents(runId, 0, [first]);
-    expect(await store.readHead(runId)).toEqual({
-      runId,
-      seq: 1,
-      status: "queued",
-      attempt: 0,
-      hasOutput: false,
-      hasSchema: false,
-      cancelRequested: false,
-      agent: "researcher",
-      rootRunId: "root-1",
-      parentRunId: "parent-1",
-      depth: 2,
-      priority: 3,
-      concurrencyKey: "tenant-a",
-      createdAt: first.at,
-      updatedAt: first.at,
-    });
+    expect(await store.readHead(runId)).toEqual(
+      queuedHead(runId, first.at, {
+        rootRunId: "root-1",
+        parentRunId: "parent-1",
+        depth: 2,
+        priority: 3,
+        concurrencyKey: "tenant-a",
+      }),
+    );
 
     const attempt2 = started(2);
     await store.appendEvents(runId, 1, [started(1), attempt2, modelResponded(1)]);
@@ -163,20 +175,7 @@ describe("appendEvents", () => {
     expect(Object.keys(written).sort()).toEqual(
       ["agent", "attempt", "createdAt", "depth", "seq", "status", "updatedAt"].sort(),
     );
-    expect(await store.readHead(root)).toEqual({
-      runId: root,
-      seq: 1,
-      status: "queued",
-      attempt: 0,
-      hasOutput: false,
-      hasSchema: false,
-      cancelRequested: false,
-      agent: "researcher",
-      rootRunId: root,
-      depth: 0,
-      createdAt: first.at,
-      updatedAt: first.at,
-    });
+    expect(await store.readHead(root)).toEqual(queuedHead(root, first.at, { rootRunId: root }));
 
     // A child's root is another run's: it stays in the head.
     const child = store.newRunId();
