@@ -133,7 +133,7 @@ function rows({ report, conditions }: BenchResult): Row[] {
     {
       figure: "Redis bytes per run",
       value: rate(errand.redisBytesPerRun, "B"),
-      meaning: `used_memory growth / settled runs (logs, results, indexes kept), without the shard streams' ${rate(conditions.shardStreamBytesPerRun, "B")} a run until trimmed`,
+      meaning: `used_memory growth / settled runs (logs, results, indexes kept), without the shard streams' ${rate(conditions.shardStreamBytesPerRun, "B")} a run until trimmed; by key kind (MEMORY USAGE): ${byName(errand.redisBytesPerRunByKind)}`,
     },
     {
       figure: "worker RSS",

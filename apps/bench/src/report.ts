@@ -65,6 +65,14 @@ export interface ErrandFigures {
    * within `trimIntervalMs` (see `BenchConditions.shardStreamBytesPerRun`).
    */
   redisBytesPerRun: number;
+  /**
+   * The end-to-end phase's `used_memory` growth per run by kind of key, from
+   * `MEMORY USAGE` of every key before and after (`runLog`, `runHead`,
+   * `result`, `runIndexes`, `shardStreams`, `bullmqJobs`, `bullmqEvents`, …;
+   * kinds that did not grow left out), with `unattributed`: what no key
+   * counts (keyspace and expiry-table entries and buckets, allocator slack).
+   */
+  redisBytesPerRunByKind: Record<string, number>;
   /** RSS of the process running client, worker and collector, in MB. */
   workerRssMb: number;
 }

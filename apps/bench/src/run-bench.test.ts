@@ -27,6 +27,7 @@ const FIGURES = {
     "redisCommandsPerRun",
     "redisRoundTripsPerStep",
     "redisBytesPerRun",
+    "redisBytesPerRunByKind",
     "workerRssMb",
   ],
   ratios: ["e2eVsBullmq", "collectorVsXreadgroup"],
@@ -42,6 +43,18 @@ function expectStageFigures(figures: unknown, name: string): void {
   for (const stage of LATENCY_STAGES) {
     expect(Number.isFinite(stages[stage]), `${name}.${stage} = ${stages[stage]}`).toBe(true);
   }
+}
+
+/** Asserts that the bytes by kind of key are finite numbers, every settled run's log, head and result among them. */
+function expectByKind(figures: unknown): void {
+  const byKind = figures as Record<string, number>;
+  for (const [kind, bytes] of Object.entries(byKind)) {
+    expect(Number.isFinite(bytes), `redisBytesPerRunByKind.${kind} = ${bytes}`).toBe(true);
+  }
+  for (const kind of ["runLog", "runHead", "result", "runIndexes"]) {
+    expect(byKind[kind], kind).toBeGreaterThan(0);
+  }
+  expect(byKind).toHaveProperty("unattributed");
 }
 
 describe("runBench", () => {
@@ -65,6 +78,7 @@ describe("runBench", () => {
       expect(Object.keys(figures).sort()).toEqual([...names].sort());
       for (const name of names) {
         if (STAGE_FIGURES.has(name)) expectStageFigures(figures[name], `${group}.${name}`);
+        else if (name === "redisBytesPerRunByKind") expectByKind(figures[name]);
         else
           expect(Number.isFinite(figures[name]), `${group}.${name} = ${figures[name]}`).toBe(true);
       }

@@ -176,6 +176,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchResult>
       redisCommandsPerRun: round(m.throughput.commandsPerRun, 2),
       redisRoundTripsPerStep: round(m.roundTrips.perStep, 2),
       redisBytesPerRun: round(m.throughput.bytesPerRun),
+      redisBytesPerRunByKind: roundEach(m.throughput.bytesPerRunByKind, 0),
       workerRssMb: round(m.throughput.rssMb, 1),
     };
     return {

@@ -2,6 +2,7 @@ import { foldRun, isErrandError, type NewEvent, shardOfRunId } from "@errand/cor
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isSeqConflict, SeqConflictError } from "./errors.js";
 import type { EventStore } from "./event-store.js";
+import type { RunHead } from "./head.js";
 import { markChecked } from "./new-events.js";
 import {
   cancelled,
@@ -57,6 +58,25 @@ async function refusal(promise: Promise<unknown>): Promise<unknown> {
 
 async function scriptCalls(): Promise<number> {
   return (await commandCalls(fx.redis, "evalsha")) + (await commandCalls(fx.redis, "eval"));
+}
+
+/** The head of a run of the `queued()` test event, just queued at `at`: the fields `overrides` gives beside the defaults. */
+function queuedHead(runId: string, at: string, overrides: Partial<RunHead>): RunHead {
+  return {
+    runId,
+    seq: 1,
+    status: "queued",
+    attempt: 0,
+    hasOutput: false,
+    hasSchema: false,
+    cancelRequested: false,
+    agent: "researcher",
+    rootRunId: runId,
+    depth: 0,
+    createdAt: at,
+    updatedAt: at,
+    ...overrides,
+  };
 }
 
 describe("appendEvents", () => {
@@ -118,23 +138,15 @@ describe("appendEvents", () => {
       concurrencyKey: "tenant-a",
     });
     await store.appendEvents(runId, 0, [first]);
-    expect(await store.readHead(runId)).toEqual({
-      runId,
-      seq: 1,
-      status: "queued",
-      attempt: 0,
-      hasOutput: false,
-      hasSchema: false,
-      cancelRequested: false,
-      agent: "researcher",
-      rootRunId: "root-1",
-      parentRunId: "parent-1",
-      depth: 2,
-      priority: 3,
-      concurrencyKey: "tenant-a",
-      createdAt: first.at,
-      updatedAt: first.at,
-    });
+    expect(await store.readHead(runId)).toEqual(
+      queuedHead(runId, first.at, {
+        rootRunId: "root-1",
+        parentRunId: "parent-1",
+        depth: 2,
+        priority: 3,
+        concurrencyKey: "tenant-a",
+      }),
+    );
 
     const attempt2 = started(2);
     await store.appendEvents(runId, 1, [started(1), attempt2, modelResponded(1)]);
@@ -154,6 +166,29 @@ describe("appendEvents", () => {
     });
     expect(head?.status).toBe("cancelled");
     expect(head?.startedAt).not.toBe(attempt2.at);
+  });
+
+  it("reads a head without what its key says (runId, a run's own root, false flags), as a later version writes it", async () => {
+    const root = store.newRunId();
+    const first = queued({ rootRunId: root });
+    await store.appendEvents(root, 0, [first]);
+    const whole = await store.readHead(root);
+    expect(whole).toEqual(queuedHead(root, first.at, { rootRunId: root }));
+    await fx.redis.hdel(
+      store.keys.runHead(root),
+      "runId",
+      "rootRunId",
+      "hasSchema",
+      "hasOutput",
+      "cancelRequested",
+    );
+    expect(await store.readHead(root)).toEqual(whole);
+
+    // A child's root is another run's: a slim head keeps it, and it reads as written.
+    const child = store.newRunId();
+    await store.appendEvents(child, 0, [queued({ rootRunId: root, parentRunId: root, depth: 1 })]);
+    await fx.redis.hdel(store.keys.runHead(child), "runId", "hasSchema");
+    expect(await store.readHead(child)).toMatchObject({ runId: child, rootRunId: root });
   });
 
   it("settles a schema'd run as the fold does: failed without an output, succeeded with one", async () => {

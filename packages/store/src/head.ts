@@ -59,7 +59,10 @@ function malformed(runId: string, field: string, value: string | undefined): Err
 /**
  * Parses the fields of a head HASH (as HGETALL returns them); `undefined` for
  * a run without a head. Throws an {@link ErrandError} `internal` for a head the
- * append script could not have written.
+ * append script could not have written. What a later version's append will
+ * leave out because the key already says it is filled in: the runId, the
+ * root of a run that is its own root, and the flags while false
+ * (docs/architecture.md §8, "Slim heads and results"); whole heads read alike.
  */
 export function decodeHead(runId: string, fields: Record<string, string>): RunHead | undefined {
   if (Object.keys(fields).length === 0) return undefined;
@@ -73,13 +76,13 @@ export function decodeHead(runId: string, fields: Record<string, string>): RunHe
     if (!Number.isInteger(value) || value < 0) throw malformed(runId, field, fields[field]);
     return value;
   };
-  const flag = (field: string): boolean => text(field) === "1";
+  const flag = (field: string): boolean => fields[field] !== undefined && text(field) === "1";
   const status = text("status") as HeadStatus;
   if (!HEAD_STATUSES.includes(status)) throw malformed(runId, "status", status);
   const optional = (field: string) =>
     fields[field] === undefined ? {} : { [field]: fields[field] };
   return {
-    runId: text("runId"),
+    runId: fields.runId === undefined ? runId : text("runId"),
     seq: count("seq"),
     status,
     attempt: count("attempt"),
@@ -87,7 +90,7 @@ export function decodeHead(runId: string, fields: Record<string, string>): RunHe
     hasSchema: flag("hasSchema"),
     cancelRequested: flag("cancelRequested"),
     agent: text("agent"),
-    rootRunId: text("rootRunId"),
+    rootRunId: fields.rootRunId === undefined ? runId : text("rootRunId"),
     ...optional("parentRunId"),
     depth: count("depth"),
     ...(fields.priority === undefined ? {} : { priority: count("priority") }),

@@ -4,12 +4,15 @@
  * (`collect`). Around it, the cost: `INFO commandstats` calls and
  * `used_memory` before and after (the shard streams' part apart: their
  * entries are trimmed behind the collectors within `trimIntervalMs`, so they
- * are not what a settled run keeps), and this process's RSS at the end.
+ * are not what a settled run keeps), the same growth by kind of key
+ * (`MEMORY USAGE` of every key: logs, heads, results, indexes, BullMQ's
+ * share), and this process's RSS at the end.
  */
 import type { BenchRedis } from "../bench-redis.js";
 import { commandCalls, keysMemoryUsage, usedMemory } from "../bench-redis.js";
 import { type CpuPerUnit, cpuPerUnit, startCpuMeter } from "../cpu-meter.js";
 import { fireBenchRuns, startErrandStack, waitForResults } from "../errand-stack.js";
+import { bytesByKeyKind, bytesPerRunByKind } from "../key-kinds.js";
 import { perSecond } from "../stats.js";
 
 /** What the end-to-end phase measured. */
@@ -24,6 +27,12 @@ export interface ErrandThroughput {
   bytesPerRun: number;
   /** Growth of the shard streams (`MEMORY USAGE`) per run: entries not yet trimmed behind the collectors. */
   shardStreamBytesPerRun: number;
+  /**
+   * The growth of `used_memory` per run by kind of key (`runLog`, `runHead`,
+   * `result`, `runIndexes`, `bullmqJobs`, …: `MEMORY USAGE` of every key),
+   * with `unattributed` the part no key's `MEMORY USAGE` counts.
+   */
+  bytesPerRunByKind: Record<string, number>;
   /** This process's resident set (client, worker and collector) after the phase, in MB. */
   rssMb: number;
   /** CPU per run. */
@@ -60,6 +69,7 @@ export async function measureErrandThroughput(
     store.keys.shardEvents(shard),
   );
   try {
+    const kindsBefore = await bytesByKeyKind(redis.admin);
     const streamsBefore = await keysMemoryUsage(redis.admin, shardStreams);
     const callsBefore = await commandCalls(redis.admin);
     const memoryBefore = await usedMemory(redis.admin);
@@ -72,11 +82,18 @@ export async function measureErrandThroughput(
     const callsAfter = await commandCalls(redis.admin);
     const memoryAfter = await usedMemory(redis.admin);
     const streamsGrowth = (await keysMemoryUsage(redis.admin, shardStreams)) - streamsBefore;
+    const kindsAfter = await bytesByKeyKind(redis.admin);
     return {
       runsPerSec: perSecond(runs, elapsed),
       ...commandsPerRun(callsBefore, callsAfter, runs),
       bytesPerRun: (memoryAfter - memoryBefore - streamsGrowth) / runs,
       shardStreamBytesPerRun: streamsGrowth / runs,
+      bytesPerRunByKind: bytesPerRunByKind(
+        kindsBefore,
+        kindsAfter,
+        memoryAfter - memoryBefore,
+        runs,
+      ),
       rssMb: process.memoryUsage().rss / 1024 ** 2,
       cpu: cpuPerUnit(spent, runs),
     };

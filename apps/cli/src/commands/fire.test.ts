@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RunEvent, RunResult } from "@errand/core";
 import { engineKeys } from "@errand/engine";
+import { parseStoredResult } from "@errand/store";
 import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -406,6 +407,6 @@ describe("errand runs events --json, then runs fold --from-file", () => {
     expect(folded.code).toBe(0);
     const stored = await redis.get(keys.result(runId));
     expect(stored).not.toBeNull();
-    expect(folded.stdout).toBe(`${stored}\n`);
+    expect(JSON.parse(folded.stdout)).toEqual(parseStoredResult(runId, stored ?? ""));
   });
 });

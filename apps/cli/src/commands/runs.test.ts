@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RunEvent, RunResult } from "@errand/core";
 import { createErrand, type Errand, engineKeys } from "@errand/engine";
+import { parseStoredResult } from "@errand/store";
 import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -108,7 +109,9 @@ describe("errand runs show", () => {
   it("prints the stored RunResult with --json", async () => {
     const outcome = await errand(["runs", "show", succeeded.runId, "--json"]);
     expect(outcome.code).toBe(0);
-    expect(outcome.stdout).toBe(`${await redis.get(keys.result(succeeded.runId))}\n`);
+    const stored = await redis.get(keys.result(succeeded.runId));
+    expect(stored).not.toBeNull();
+    expect(JSON.parse(outcome.stdout)).toEqual(parseStoredResult(succeeded.runId, stored ?? ""));
   });
 
   it("prints the fields for people", async () => {

@@ -36,6 +36,18 @@ describe("parseStoredResult", () => {
     expect(parseStoredResult(result.runId, JSON.stringify(result))).toEqual(result);
   });
 
+  it("reads a result stored without its runId and a root run's own root, as a later version stores it", async () => {
+    const result = await settledResult();
+    const { runId, rootRunId, ...slim } = result;
+    expect(rootRunId).toBe(runId);
+    expect(parseStoredResult(runId, JSON.stringify(slim))).toEqual(result);
+    const childOf = { ...slim, rootRunId: "another-root" };
+    expect(parseStoredResult(runId, JSON.stringify(childOf))).toEqual({
+      ...result,
+      rootRunId: "another-root",
+    });
+  });
+
   it("refuses text that is not JSON, and JSON that is not a RunResult, as internal", async () => {
     const result = await settledResult();
     const unreadable = [

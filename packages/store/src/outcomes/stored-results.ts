@@ -8,12 +8,20 @@ import { type OutcomeReads, type RunStanding, readStandings } from "./standings.
 
 /**
  * A stored result, parsed and checked against the `RunResult` schema: the
- * one way a result written by the collector is read. Throws an
- * `ErrandError` `internal` for text the collector could not have written.
+ * one way a result written by the collector is read. The `runId` and the
+ * root of a run that is its own root are filled in when the text leaves them
+ * out, as a later version will store results (docs/architecture.md §8,
+ * "Slim heads and results"); results stored whole read alike. Throws an `ErrandError` `internal` for text the collector could not
+ * have written.
  */
 export function parseStoredResult(runId: string, json: string): RunResult {
   try {
-    return RunResult.parse(JSON.parse(json));
+    const stored: unknown = JSON.parse(json);
+    const filled =
+      typeof stored === "object" && stored !== null && !Array.isArray(stored)
+        ? { runId, rootRunId: runId, ...stored }
+        : stored;
+    return RunResult.parse(filled);
   } catch (error) {
     throw new ErrandError("internal", `run ${runId}: its stored result is not a RunResult`, {
       cause: error,
