@@ -25,7 +25,7 @@ import {
 export const FAST_TAKEOVER = { lockDurationMs: 1_000, stalledIntervalMs: 500, maxStalledCount: 5 };
 
 /** The queue's job counts and every key in Redis, each with whether it expires. */
-export interface Footprint {
+interface Footprint {
   keys: Record<string, { expires: boolean }>;
   jobs: Record<string, number>;
 }
