@@ -195,9 +195,11 @@ export {
   ScriptTurn,
 } from "./script.js";
 export {
+  checkStoredEvent,
   decodeStoredEvent,
   type StoredEventDecoding,
   type StoredEventFields,
+  type StoredEventParts,
 } from "./stored-event.js";
 export {
   INLINE_VALUE_LIMIT_BYTES,

@@ -80,6 +80,7 @@ export {
 } from "./lua-command.js";
 export {
   defineIndexRunsScript,
+  type IndexAcknowledgement,
   type IndexedRun,
   type IndexSegment,
   indexRuns,
