@@ -1,12 +1,15 @@
 --[[
   Brings runs of one shard in the shard's indexes up to date with their heads
   and, for each settled run given with its result, stores the result and
-  announces it. Each run is handled on its own, as if alone: one call does
-  the work of a whole batch of the shard's stream. Atomic with the read of
-  each head, whose status only moves forward (queued, running, then one
-  settled status), so running it again, late, or out of order never moves a
-  run backwards: it is idempotent. A run's result is written after its
-  indexes, so whoever reads a result finds the run indexed.
+  announces it; then acknowledges, in the shard stream's consumer group, the
+  entries whose effects are written. Each run is handled on its own, as if
+  alone: one call does the work of a whole batch of the shard's stream.
+  Atomic with the read of each head, whose status only moves forward (queued,
+  running, then one settled status), so running it again, late, or out of
+  order never moves a run backwards: it is idempotent. A run's result is
+  written after its indexes, so whoever reads a result finds the run indexed;
+  the XACK comes last, so an entry is acknowledged only once what it needs is
+  written (a call that fails part way acknowledges nothing).
 
   Input (n runs, n >= 1; every key in the shard's hash tag {sN}):
     KEYS[1] runs            <p>:{sN}:index:runs                  ZSET
@@ -15,20 +18,28 @@
     KEYS[4] failed runs     <p>:{sN}:index:status:failed         ZSET
     KEYS[5] cancelled runs  <p>:{sN}:index:status:cancelled      ZSET
     KEYS[6] deadlines       <p>:{sN}:deadlines                   ZSET (score ms, member runId)
-    for run i = 1 … n, at k = 6 + 4(i-1):
+    KEYS[7] shard stream    <p>:{sN}:events                      STREAM (only XACK)
+    for run i = 1 … n, at k = 7 + 4(i-1):
     KEYS[k+1] its head      <p>:{sN}:run:<runId>                 HASH (read only)
     KEYS[k+2] agent's runs  <p>:{sN}:index:agent:<agent>         ZSET
     KEYS[k+3] its result    <p>:{sN}:result:<runId>              STRING (JSON)
     KEYS[k+4] its children  <p>:{sN}:children:<runId>            ZSET (only given a TTL here)
 
     ARGV[1] the channel announcing the shard's settled runs
-    for run i = 1 … n, at a = 1 + 4(i-1):
-    ARGV[a+1] runId
-    ARGV[a+2] its index member: "<createdAt ms, 15 digits>:<runId>" (every
-              index ZSET has score 0, so lexicographic order is creation order)
-    ARGV[a+3] its deadline in ms since the epoch, "" for none, or "?" when
-              not known (a settled run whose run-queued the caller did not read)
-    ARGV[a+4] its result as JSON when it settled, or "" otherwise
+    ARGV[2] the consumer group the entries are acknowledged in ("" for none:
+            then every run's and the call's entry ids below are ignored)
+    then, for each run i = 1 … n, in order:
+      runId
+      its index member: "<createdAt ms, 15 digits>:<runId>" (every index
+        ZSET has score 0, so lexicographic order is creation order)
+      its deadline in ms since the epoch, "" for none, or "?" when not known
+        (a settled run whose run-queued the caller did not read)
+      its result as JSON when it settled, or "" otherwise
+      m, the number of its entry ids that follow, then those m ids: the
+        shard entries applied for it, acknowledged when its reply is 1, or
+        when it has no head and no result was given (nothing to write)
+    then the rest: entry ids acknowledged whatever the runs' replies (entries
+      the caller applied that needed nothing written)
 
   Output: an array of n integers, one per run:
      1  indexed under the head's status
@@ -47,11 +58,14 @@
       retention its settling writer used; SET result NX (a result, once
       stored, never changes); then PUBLISH runId on the channel
     - head absent: ZREM member from every index above and runId from the deadlines
+  Then, once for the call: XACK of the entry ids acknowledged (none: no XACK;
+  one per 1,000 ids beyond).
 ]]
-local runsKey, activeKey, deadlinesKey = KEYS[1], KEYS[2], KEYS[6]
+local runsKey, activeKey, deadlinesKey, streamKey = KEYS[1], KEYS[2], KEYS[6], KEYS[7]
 local settledKeys = { succeeded = KEYS[3], failed = KEYS[4], cancelled = KEYS[5] }
-local channel = ARGV[1]
-local count = (#ARGV - 1) / 4
+local channel, group = ARGV[1], ARGV[2]
+local count = (#KEYS - 7) / 4
+local ACK_SLICE = 1000
 
 local function indexRun(headKey, agentKey, resultKey, childrenKey, runId, member, deadline, result)
   local status = redis.call("HGET", headKey, "status")
@@ -91,9 +105,29 @@ local function indexRun(headKey, agentKey, resultKey, childrenKey, runId, member
 end
 
 local replies = {}
+local acknowledged = {}
+local a = 3
 for i = 1, count do
-  local k, a = 6 + 4 * (i - 1), 1 + 4 * (i - 1)
-  replies[i] = indexRun(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4],
-    ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4])
+  local k = 7 + 4 * (i - 1)
+  local result = ARGV[a + 3]
+  local indexed = indexRun(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4],
+    ARGV[a], ARGV[a + 1], ARGV[a + 2], result)
+  replies[i] = indexed
+  local ids = tonumber(ARGV[a + 4])
+  if indexed == 1 or result == "" then
+    for j = a + 5, a + 4 + ids do
+      acknowledged[#acknowledged + 1] = ARGV[j]
+    end
+  end
+  a = a + 5 + ids
+end
+for j = a, #ARGV do
+  acknowledged[#acknowledged + 1] = ARGV[j]
+end
+if group ~= "" then
+  -- In slices: unpack's arguments live on Lua's C stack, which holds a few thousand.
+  for first = 1, #acknowledged, ACK_SLICE do
+    redis.call("XACK", streamKey, group, unpack(acknowledged, first, math.min(first + ACK_SLICE - 1, #acknowledged)))
+  end
 end
 return replies

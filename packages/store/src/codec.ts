@@ -6,13 +6,19 @@
  * events, a JSON array of `[type, at, data]`; an entry written by a worker
  * before that format (one entry per event: runId, seq, type, at, data) is
  * read too. The append script writes the fields under exactly these names.
+ * Both are decoded without validating their events' data again (core's
+ * `decodeStoredEvent`): the append validated it before the fenced script
+ * wrote the log and the shard stream alike.
  */
 import {
+  checkStoredEvent,
   decodeStoredEvent,
   ErrandError,
-  EVENT_VERSION,
+  isRunId,
   type NewEvent,
-  RunEvent,
+  type RunEvent,
+  type StoredEventDecoding,
+  shardOfRunId,
 } from "@errand/core";
 
 /** A stream entry's fields as Redis returns them: `[name, value, name, value, …]`. */
@@ -29,24 +35,23 @@ export interface ShardEntry {
   runId: string;
   /** The entry's size: the length of its field names and values together. */
   size: number;
-  /** The events, in seq order, when every one is valid (one, in an entry of the per-event format). */
+  /** The events, in seq order, when every one is an event (one, in an entry of the per-event format). */
   events?: RunEvent[];
-  /** Why the entry is not valid events, otherwise. */
+  /** Why the entry is not events of a run of its stream's shard, otherwise. */
   error?: string;
 }
 
-type Parsed = { ok: true; event: RunEvent } | { ok: false; error: string };
-type ParsedAll = { ok: true; events: RunEvent[] } | { ok: false; error: string };
+type DecodedAll = { ok: true; events: RunEvent[] } | { ok: false; error: string };
 
 /** The `[type, at, data]` arguments of one event for the append script. */
 export function encodeEventArgs(event: NewEvent): [string, string, string] {
   return [event.type, event.at, JSON.stringify(event.data)];
 }
 
-function fieldMap(fields: StreamFields): Map<string, string> {
-  const map = new Map<string, string>();
-  for (let i = 0; i + 1 < fields.length; i += 2) map.set(fields[i]!, fields[i + 1]!);
-  return map;
+/** The value of the field `name` (its first occurrence), or undefined. Entries have a handful of fields. */
+function fieldOf(fields: StreamFields, name: string): string | undefined {
+  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === name) return fields[i + 1];
+  return undefined;
 }
 
 /** zod's `issues` as one line: `path: message; …`, each path under `under` when given. */
@@ -62,39 +67,18 @@ export function describeIssues(
     .join("; ");
 }
 
-/** Validates an event envelope; the error says what is wrong with it. */
-function parseEvent(candidate: unknown): Parsed {
-  const result = RunEvent.safeParse(candidate);
-  return result.success
-    ? { ok: true, event: result.data }
-    : { ok: false, error: describeIssues(result.error.issues) };
-}
-
-function parseFields(runId: string, fields: Map<string, string>): Parsed {
-  const dataJson = fields.get("data");
-  let data: unknown;
-  try {
-    data = dataJson === undefined ? undefined : JSON.parse(dataJson);
-  } catch {
-    return { ok: false, error: "data: not JSON" };
-  }
-  const seq = fields.get("seq");
-  return parseEvent({
-    v: EVENT_VERSION,
-    runId,
-    seq: seq === undefined ? undefined : Number(seq),
-    type: fields.get("type"),
-    at: fields.get("at"),
-    data,
+/** The fields of a stored event in `fields` (a log entry, or a shard entry of one event). */
+function decodeEventFields(runId: string, fields: StreamFields): StoredEventDecoding {
+  return decodeStoredEvent(runId, {
+    seq: fieldOf(fields, "seq"),
+    type: fieldOf(fields, "type"),
+    at: fieldOf(fields, "at"),
+    data: fieldOf(fields, "data"),
   });
 }
 
 /** The events of a shard entry of one append: `events` as `[type, at, data]`, numbered from `seq`. */
-function parseAppendFields(
-  runId: string,
-  fields: Map<string, string>,
-  eventsJson: string,
-): ParsedAll {
+function decodeAppendEvents(runId: string, firstSeq: number, eventsJson: string): DecodedAll {
   let listed: unknown;
   try {
     listed = JSON.parse(eventsJson);
@@ -104,23 +88,35 @@ function parseAppendFields(
   if (!Array.isArray(listed) || listed.length === 0) {
     return { ok: false, error: "events: not a list of events" };
   }
-  const firstSeq = Number(fields.get("seq"));
   const events: RunEvent[] = [];
-  for (const [index, item] of listed.entries()) {
-    const [type, at, data] = Array.isArray(item) ? item : [];
-    const parsed = parseEvent({ v: EVENT_VERSION, runId, seq: firstSeq + index, type, at, data });
-    if (!parsed.ok) return { ok: false, error: `event ${index + 1}: ${parsed.error}` };
-    events.push(parsed.event);
+  for (let index = 0; index < listed.length; index++) {
+    const item: unknown = listed[index];
+    const [type, at, data]: unknown[] = Array.isArray(item) ? item : [];
+    const checked = checkStoredEvent(runId, { seq: firstSeq + index, type, at, data });
+    if (!checked.ok) return { ok: false, error: `event ${index + 1}: ${checked.error}` };
+    events.push(checked.event);
   }
   return { ok: true, events };
 }
 
 /** The events of a shard entry, in either format. */
-function parseShardFields(runId: string, fields: Map<string, string>): ParsedAll {
-  const eventsJson = fields.get("events");
-  if (eventsJson !== undefined) return parseAppendFields(runId, fields, eventsJson);
-  const parsed = parseFields(runId, fields);
-  return parsed.ok ? { ok: true, events: [parsed.event] } : parsed;
+function decodeShardEvents(runId: string, fields: StreamFields): DecodedAll {
+  const eventsJson = fieldOf(fields, "events");
+  if (eventsJson !== undefined) {
+    return decodeAppendEvents(runId, Number(fieldOf(fields, "seq")), eventsJson);
+  }
+  const decoded = decodeEventFields(runId, fields);
+  return decoded.ok ? { ok: true, events: [decoded.event] } : decoded;
+}
+
+/** Why `runId` cannot be the run of an entry of `shard`'s stream; undefined when it can. */
+function foreignRun(runId: string, shard: number): string | undefined {
+  if (runId === "") return "runId: missing";
+  if (!isRunId(runId)) return `runId: not a run id (${JSON.stringify(runId)})`;
+  const itsShard = shardOfRunId(runId);
+  return itsShard === shard
+    ? undefined
+    : `runId: a run of shard ${itsShard}, foreign to the stream of shard ${shard}`;
 }
 
 /**
@@ -131,32 +127,32 @@ function parseShardFields(runId: string, fields: Map<string, string>): ParsedAll
  * error, not something to skip.
  */
 export function decodeLogEntry(runId: string, [id, fields]: StreamEntry): RunEvent {
-  const map = fieldMap(fields);
-  const parsed = decodeStoredEvent(runId, {
-    seq: map.get("seq"),
-    type: map.get("type"),
-    at: map.get("at"),
-    data: map.get("data"),
-  });
-  if (parsed.ok) return parsed.event;
+  const decoded = decodeEventFields(runId, fields);
+  if (decoded.ok) return decoded.event;
   throw new ErrandError(
     "invalid_event",
-    `run ${runId}: log entry ${id} is not a valid event: ${parsed.error}`,
+    `run ${runId}: log entry ${id} is not a valid event: ${decoded.error}`,
     { details: { runId, entryId: id } },
   );
 }
 
 /**
- * One shard-stream entry, decoded, in either format. Never throws: an entry
- * that is not valid events comes back with `error` (a collector dead-letters it).
+ * One entry of `shard`'s stream, decoded, in either format, without
+ * validating its events' data again (the append did, before the fenced script
+ * wrote the entry). Never throws: an entry that is malformed (no run id, not
+ * events: an unknown type, a seq that is not a positive whole number, no
+ * `at`, data that is not an object) or foreign (the run id of another
+ * shard, or no run id at all) comes back with `error` (a collector
+ * dead-letters it).
  */
-export function decodeShardEntry([id, fields]: StreamEntry): ShardEntry {
-  const map = fieldMap(fields);
-  const runId = map.get("runId") ?? "";
-  const size = fields.reduce((total, field) => total + field.length, 0);
-  if (runId === "") return { id, runId, size, error: "runId: missing" };
-  const parsed = parseShardFields(runId, map);
-  return parsed.ok
-    ? { id, runId, size, events: parsed.events }
-    : { id, runId, size, error: parsed.error };
+export function decodeShardEntry(shard: number, [id, fields]: StreamEntry): ShardEntry {
+  const runId = fieldOf(fields, "runId") ?? "";
+  let size = 0;
+  for (const field of fields) size += field.length;
+  const foreign = foreignRun(runId, shard);
+  if (foreign !== undefined) return { id, runId, size, error: foreign };
+  const decoded = decodeShardEvents(runId, fields);
+  return decoded.ok
+    ? { id, runId, size, events: decoded.events }
+    : { id, runId, size, error: decoded.error };
 }

@@ -67,6 +67,7 @@ export {
 export { markChecked } from "./new-events.js";
 export {
   defineIndexRunsScript,
+  type IndexAcknowledgement,
   type IndexedRun,
   type IndexSegment,
   indexRuns,

@@ -1,4 +1,4 @@
-import { isErrandError, shardOfRunId } from "@errand/core";
+import { isErrandError, newRunId, shardOfRunId } from "@errand/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EventStore } from "./event-store.js";
 import { finished, modelResponded, queued, started } from "./test-support/events.js";
@@ -157,6 +157,45 @@ describe("readShard", () => {
       "events: not a list of events",
       expect.stringMatching(/^event 2: /),
       expect.stringMatching(/^event 1: /),
+    ]);
+  });
+
+  it("returns entries of a foreign run (another shard's, or no run id) with an error, and reads data without validating it again", async () => {
+    const shard = 0;
+    const key = store.keys.shardEvents(shard);
+    const runId = store.newRunId();
+    const at = new Date(0).toISOString();
+    const random = new Uint8Array(16).fill(7);
+    const otherShards = newRunId({ shard: 3, nowMs: Date.parse(at), random });
+    const foreign = [
+      ["runId", otherShards, "seq", "1", "events", `[["run-started", "${at}", {"attempt": 1}]]`],
+      ["runId", "not-a-run", "seq", "1", "events", `[["run-started", "${at}", {"attempt": 1}]]`],
+    ];
+    const ids: string[] = [];
+    for (const fields of foreign) ids.push((await fx.redis.xadd(key, "*", ...fields))!);
+    // Data its type's schema refuses (a wrong attempt): not this reader's to refuse.
+    const unchecked = { attempt: "first" };
+    const uncheckedId = (await fx.redis.xadd(
+      key,
+      "*",
+      ...["runId", runId, "seq", "7", "events", JSON.stringify([["run-started", at, unchecked]])],
+    ))!;
+
+    const entries = (await store.readShard(shard, { count: 1_000 })).filter(
+      (entry) => ids.includes(entry.id) || entry.id === uncheckedId,
+    );
+    expect(entries.map(({ id, events, error }) => ({ id, events, error }))).toEqual([
+      {
+        id: ids[0],
+        events: undefined,
+        error: `runId: a run of shard 3, foreign to the stream of shard ${shard}`,
+      },
+      { id: ids[1], events: undefined, error: 'runId: not a run id ("not-a-run")' },
+      {
+        id: uncheckedId,
+        events: [{ v: 1, runId, seq: 7, type: "run-started", at, data: unchecked }],
+        error: undefined,
+      },
     ]);
   });
 });

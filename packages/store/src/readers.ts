@@ -71,8 +71,8 @@ export async function readHead(
 
 /**
  * Up to `count` entries of the shard's stream after `afterId`, each with its
- * events (an append's) or, for an entry that is not valid events, an
- * `error`. Never throws for a broken entry.
+ * events (an append's) or, for an entry that is not events of a run of
+ * this shard, an `error`. Never throws for a broken entry.
  */
 export async function readShard(
   redis: RedisClient,
@@ -89,5 +89,5 @@ export async function readShard(
     "COUNT",
     count,
   )) as StreamEntry[];
-  return entries.map(decodeShardEntry);
+  return entries.map((entry) => decodeShardEntry(shard, entry));
 }

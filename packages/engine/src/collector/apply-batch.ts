@@ -5,11 +5,16 @@
  * terminal event is in the batch is settled: its result is worked out. Then
  * one script call brings every run settled or queued in the batch up to
  * date in the shard's indexes and stores each settled run's result with a wake-up on the shard's
- * settled channel (should that call fail, each run is tried in a call of its
- * own, so that one bad run fails alone); every other event needs nothing
- * more. Then the entries that were applied are acknowledged, in one XACK. An
- * entry that could not be read, or whose run failed to apply, stays pending
- * for a later delivery (see `dead-letter.ts`). A Redis out of memory refuses
+ * settled channel, then acknowledges the entries whose effects it wrote (the
+ * XACK is the call's last command: every key of the call, the shard stream
+ * included, carries the shard's hash tag, and every run of an entry
+ * the collector applies is a run of that shard). Should that call fail, each
+ * run is tried in a call of its own, acknowledging its own entries, so that
+ * one bad run fails alone; every other event needs nothing more (its entries
+ * ride on the call, or on one XACK when the batch indexes nothing). An
+ * entry that could not be read, whose events the fold refused, or whose run
+ * failed to apply, stays pending for a later delivery (see `dead-letter.ts`).
+ * A Redis out of memory refuses
  * the index call: it is made again, with backoff, until Redis has room (or
  * the collector stops), so a shortage never fails an entry, never counts
  * against its deliveries and never sends it to the dead letters.
@@ -22,6 +27,7 @@
 import { isTerminalEventType, type RunEvent, type RunEventOf, type RunState } from "@errand/core";
 import type { ShardEntry } from "@errand/store";
 import {
+  type IndexAcknowledgement,
   type IndexedRun,
   type IndexSegment,
   indexRuns,
@@ -108,7 +114,10 @@ function describe(error: unknown): string {
 
 /**
  * Groups the entries by run, folding each of their events into its run's
- * projection (an entry's size shared evenly among its events); unreadable ones fail.
+ * projection (an entry's size shared evenly among its events). An entry that
+ * could not be read fails, and so does one whose events the fold refuses
+ * (their data is not validated again when read: an event the fold cannot
+ * take fails here, alone, and its run is no longer followed).
  */
 function groupByRun(
   context: CollectorContext,
@@ -117,23 +126,29 @@ function groupByRun(
 ): RunGroup[] {
   const byRun = new Map<string, RunGroup>();
   for (const entry of entries) {
-    if (entry.events === undefined) {
-      failures.push({ id: entry.id, runId: entry.runId, error: entry.error ?? "not an event" });
+    const { id, runId, events } = entry;
+    if (events === undefined) {
+      failures.push({ id, runId, error: entry.error ?? "not an event" });
       continue;
     }
-    const group = byRun.get(entry.runId) ?? {
-      runId: entry.runId,
-      ids: [],
-      events: [],
-      projection: undefined,
-    };
-    group.ids.push(entry.id);
-    const eventSize = entry.size / entry.events.length;
-    for (const event of entry.events) {
-      group.events.push(event);
-      group.projection = context.projections.apply(event, eventSize);
+    let group = byRun.get(runId);
+    const eventSize = entry.size / events.length;
+    let projection = group?.projection;
+    try {
+      for (const event of events) projection = context.projections.apply(event, eventSize);
+    } catch (error) {
+      context.projections.forget(runId);
+      if (group !== undefined) group.projection = undefined;
+      failures.push({ id, runId, error: `not folded: ${describe(error)}` });
+      continue;
     }
-    byRun.set(entry.runId, group);
+    if (group === undefined) {
+      group = { runId, ids: [], events: [], projection: undefined };
+      byRun.set(runId, group);
+    }
+    group.ids.push(id);
+    for (const event of events) group.events.push(event);
+    group.projection = projection;
   }
   return [...byRun.values()];
 }
@@ -150,8 +165,9 @@ function indexWhenRoom(
   context: CollectorContext,
   shard: number,
   segments: readonly IndexSegment[],
+  acknowledge: IndexAcknowledgement,
 ): Promise<boolean[]> {
-  return retryWhileRedisIsTransient(() => indexRuns(context, shard, segments), {
+  return retryWhileRedisIsTransient(() => indexRuns(context, shard, segments, acknowledge), {
     logger: context.logger,
     write: "indexes and results of a batch",
     fields: { shard, runs: segments.length },
@@ -159,34 +175,62 @@ function indexWhenRoom(
   });
 }
 
+/** Whether a run's entries are acknowledged after its index call said `indexed` (index-runs.lua's rule). */
+function isAcknowledged({ settles }: GroupToIndex, indexed: boolean): boolean {
+  return indexed || !settles;
+}
+
 /**
- * Indexes the prepared runs in one call; when that call fails, each run in a
- * call of its own. Resolves with, per run, true, false (no head) or the error.
+ * Indexes the prepared runs in one call that also acknowledges their entries
+ * and `others` (entries that need nothing written); when that call fails,
+ * each run in a call of its own, acknowledging its own entries, then
+ * `others` in one XACK. Resolves with, per run, true, false (no head) or the error.
  */
 async function indexPrepared(
   context: CollectorContext,
   shard: number,
   prepared: readonly GroupToIndex[],
+  others: readonly string[],
 ): Promise<(boolean | Error)[]> {
+  const { group } = context;
   try {
     return await indexWhenRoom(
       context,
       shard,
       prepared.map(({ segment }) => segment),
+      { group, ofRuns: prepared.map((run) => run.group.ids), others },
     );
   } catch {
-    return Promise.all(
-      prepared.map(({ segment }) =>
-        indexWhenRoom(context, shard, [segment]).then(
+    const outcomes = await Promise.all(
+      prepared.map((run) =>
+        indexWhenRoom(context, shard, [run.segment], {
+          group,
+          ofRuns: [run.group.ids],
+          others: [],
+        }).then(
           ([indexed]) => indexed ?? false,
           (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
         ),
       ),
     );
+    if (others.length > 0) await acknowledge(context, shard, others);
+    return outcomes;
   }
 }
 
-/** Applies `entries` of `shard`'s stream, then acknowledges those applied. */
+function acknowledge(
+  context: CollectorContext,
+  shard: number,
+  ids: readonly string[],
+): Promise<number> {
+  return context.redis.xack(context.keys.shardEvents(shard), context.group, ...ids);
+}
+
+/**
+ * Applies `entries` of `shard`'s stream and acknowledges those applied, each
+ * once what it needs is written: with the batch's index call when it has
+ * runs to index, else in one XACK.
+ */
 export async function applyBatch(
   context: CollectorContext,
   shard: number,
@@ -197,14 +241,14 @@ export async function applyBatch(
     for (const id of group.ids) failures.push({ id, runId: group.runId, error: describe(error) });
   };
   const groups = groupByRun(context, entries, failures);
-  const acknowledged: string[] = [];
+  const needNothing: string[] = [];
   const settled: string[] = [];
   const prepared: GroupToIndex[] = [];
   await Promise.all(
     groups.map(async (group) => {
       try {
         const index = await prepareRun(context, group);
-        if (index === undefined) acknowledged.push(...group.ids);
+        if (index === undefined) needNothing.push(...group.ids);
         else {
           const settles = index.result !== undefined;
           prepared.push({ group, segment: indexSegment(context.keys, index), settles });
@@ -214,25 +258,27 @@ export async function applyBatch(
       }
     }),
   );
-  const indexed = await indexPrepared(context, shard, prepared);
-  prepared.forEach(({ group, settles }, position) => {
-    const outcome = indexed[position];
-    if (outcome instanceof Error) fail(group, outcome);
-    else if (settles && outcome !== true) {
-      fail(
-        group,
-        `run ${group.runId}: settled, but its head is gone (expired before it was indexed)`,
-      );
-    } else {
-      acknowledged.push(...group.ids);
-      if (settles) settled.push(group.runId);
-    }
-  });
+  const acknowledged = [...needNothing];
+  if (prepared.length === 0) {
+    if (needNothing.length > 0) await acknowledge(context, shard, needNothing);
+  } else {
+    const indexed = await indexPrepared(context, shard, prepared, needNothing);
+    prepared.forEach((run, position) => {
+      const outcome = indexed[position];
+      if (outcome instanceof Error) fail(run.group, outcome);
+      else if (!isAcknowledged(run, outcome === true)) {
+        fail(
+          run.group,
+          `run ${run.group.runId}: settled, but its head is gone (expired before it was indexed)`,
+        );
+      } else {
+        acknowledged.push(...run.group.ids);
+        if (run.settles) settled.push(run.group.runId);
+      }
+    });
+  }
   for (const group of groups) {
     if (settlesIn(group)) context.projections.forget(group.runId);
-  }
-  if (acknowledged.length > 0) {
-    await context.redis.xack(context.keys.shardEvents(shard), context.group, ...acknowledged);
   }
   return { acknowledged, failures, settled };
 }

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, describe, expect } from "vitest";
 import { redisTest } from "../test-support/engine-test.js";
 import { DEFAULT_COLLECTOR_GROUP } from "./consumer-group.js";
@@ -60,6 +61,32 @@ async function pendingByConsumer(
   return held;
 }
 
+/**
+ * Kills `doomed` while it holds delivered entries it has not acknowledged.
+ * A batch's entries are acknowledged by the same script call that writes what
+ * they need, so the window is the batch's own work: with the server's writes
+ * paused (CLIENT PAUSE WRITE: reads go on) the collector can neither finish
+ * nor acknowledge a batch, so what it holds then stays pending until it dies.
+ */
+async function killMidBatch(
+  fx: EngineRedisFixture,
+  doomed: TestProcess,
+  streams: readonly string[],
+): Promise<void> {
+  for (;;) {
+    await fx.redis.client("PAUSE", 10_000, "WRITE");
+    try {
+      if (((await pendingByConsumer(fx, streams)).get("doomed") ?? 0) > 0) {
+        await doomed.kill("SIGKILL");
+        return;
+      }
+    } finally {
+      await fx.redis.client("UNPAUSE");
+    }
+    await delay(1);
+  }
+}
+
 describe("a collector killed with SIGKILL", () => {
   it("is replaced by one that finishes its work: every result and index is what an undisturbed collector writes, nothing skipped, nothing twice", async ({
     engineRedis: fx,
@@ -94,7 +121,7 @@ describe("a collector killed with SIGKILL", () => {
     );
     const doomed = startCollectorProcess(fx, disturbed.prefix, "doomed");
     await fortySettled;
-    await doomed.kill("SIGKILL");
+    await killMidBatch(fx, doomed, streams);
 
     // It died mid-batch: holding delivered, unacknowledged entries, with runs left to settle.
     expect((await pendingByConsumer(fx, streams)).get("doomed") ?? 0).toBeGreaterThan(0);

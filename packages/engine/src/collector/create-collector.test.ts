@@ -106,7 +106,7 @@ describe("createCollector", () => {
       const entries = (await fx.redis.xrange(stream, "-", "+")) as [string, string[]][];
       await fx.redis.del(stream);
       for (const [id, fields] of entries) {
-        const { runId, events = [] } = decodeShardEntry([id, fields]);
+        const { runId, events = [] } = decodeShardEntry(shard, [id, fields]);
         if (!older.has(runId)) {
           formats.append += 1;
           await fx.redis.xadd(stream, "*", ...fields);

@@ -1,4 +1,4 @@
-import { shardOfRunId } from "@errand/core";
+import { newRunId, shardOfRunId } from "@errand/core";
 import { describe, expect } from "vitest";
 import { redisTest } from "../test-support/engine-test.js";
 import { type CollectorOptions, createCollector } from "./create-collector.js";
@@ -43,6 +43,9 @@ describe("poison entries", () => {
 
     await writeRuns(store, early);
     const validRunId = early[0]!.runId;
+    const at = "2026-03-01T00:00:00.000Z";
+    const runOf = (onShard: number, seed: number) =>
+      newRunId({ shard: onShard, nowMs: Date.parse(at), random: new Uint8Array(16).fill(seed) });
     const poison: [string, string[]][] = [
       [
         "no runId",
@@ -78,7 +81,7 @@ describe("poison entries", () => {
           "{}",
         ],
       ],
-      // A well-formed event of a run id that names no shard: it fails when applied, not when read.
+      // A well-formed event of a run id that names no shard.
       [
         "bad run id",
         [
@@ -93,6 +96,35 @@ describe("poison entries", () => {
           "data",
           "{}",
         ],
+      ],
+      // Well-formed events of a run of another shard: foreign to this stream.
+      [
+        "foreign run",
+        [
+          "runId",
+          runOf((shard + 1) % TEST_SHARDS, 1),
+          "seq",
+          "1",
+          "events",
+          JSON.stringify([["run-queued", at, { agent: "a" }]]),
+        ],
+      ],
+      // Events are not validated again when read: data the fold cannot take fails when folded…
+      [
+        "fold refuses",
+        [
+          "runId",
+          runOf(shard, 2),
+          "seq",
+          "1",
+          "events",
+          JSON.stringify([["model-responded", at, {}]]),
+        ],
+      ],
+      // … and data the collector's indexing cannot take, when applied.
+      [
+        "run-queued without limits",
+        ["runId", runOf(shard, 3), "seq", "1", "events", JSON.stringify([["run-queued", at, {}]])],
       ],
     ];
     const poisonIds: string[] = [];
@@ -126,9 +158,20 @@ describe("poison entries", () => {
         const original = poison[poisonIds.indexOf(fields.get("entryId")!)]![1];
         expect(JSON.parse(fields.get("fields")!)).toEqual(original);
       }
-      expect(
-        deadFields.find((fields) => fields.get("entryId") === poisonIds[0])?.get("error"),
-      ).toMatch(/runId/);
+      const errorOf = (label: string) =>
+        deadFields
+          .find(
+            (fields) =>
+              fields.get("entryId") === poisonIds[poison.findIndex(([name]) => name === label)],
+          )
+          ?.get("error");
+      expect(errorOf("no runId")).toMatch(/^runId: missing/);
+      expect(errorOf("bad run id")).toMatch(/^runId: not a run id/);
+      expect(errorOf("foreign run")).toMatch(
+        /^runId: a run of shard \d+, foreign to the stream of shard/,
+      );
+      expect(errorOf("fold refuses")).toMatch(/^not folded: /);
+      expect(errorOf("run-queued without limits")).not.toMatch(/^not folded/);
 
       // Everything else, before and after the poison, was collected as usual.
       const state = await readIndexedState(fx.redis, keys, runs, TEST_SHARDS);

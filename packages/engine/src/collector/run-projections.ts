@@ -75,8 +75,16 @@ export class RunProjections {
     this.#size -= followed.size;
   }
 
-  /** Forgets the runs followed longest (the least recently folded) until the rest fit the budget. */
+  /**
+   * Forgets the runs followed longest (the least recently folded) until the
+   * rest fit the budget. The size is checked before the map's iterator is
+   * made: runs are deleted from the map's front (each fold moves its run to
+   * the end, a settled run leaves), and an iterator steps over every deleted
+   * slot before the first run: up to 10 µs a fold with 20,000 runs followed,
+   * measured alone, until the map compacts itself.
+   */
   #keepWithinBudget(): void {
+    if (this.#size <= this.budget) return;
     for (const runId of this.#runs.keys()) {
       if (this.#size <= this.budget) return;
       this.forget(runId);

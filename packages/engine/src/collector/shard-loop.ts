@@ -71,11 +71,6 @@ interface LoopState {
   nextTrimAt: number;
 }
 
-/** An entry deleted while it was pending has nothing to apply: it is acknowledged like an applied one. */
-function decodeDelivered([id, fields]: DeliveredEntry): ShardEntry | undefined {
-  return fields === null ? undefined : decodeShardEntry([id, fields]);
-}
-
 /** Runs the loop of `shard` until `isStopping()`; `blocking` is dedicated to its blocking reads. */
 export async function runShardLoop(
   context: CollectorContext,
@@ -118,7 +113,11 @@ export async function runShardLoop(
   async function collect(delivered: readonly DeliveredEntry[], readAt: number): Promise<void> {
     const deleted = delivered.filter(([, fields]) => fields === null).map(([id]) => id);
     if (deleted.length > 0) await redis.xack(reader.stream, group, ...deleted);
-    const entries = delivered.map(decodeDelivered).filter((entry) => entry !== undefined);
+    // An entry deleted while it was pending has nothing to apply: it is acknowledged like an applied one.
+    const entries: ShardEntry[] = [];
+    for (const [id, fields] of delivered) {
+      if (fields !== null) entries.push(decodeShardEntry(shard, [id, fields]));
+    }
     if (batchReads.hasSubscribers) {
       const read: CollectorBatchRead = { shard, readAt, runIds: entries.map(({ runId }) => runId) };
       batchReads.publish(read);

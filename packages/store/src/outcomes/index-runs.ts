@@ -104,11 +104,31 @@ export function indexSegment(keys: StoreKeys, { run, result }: RunToIndex): Inde
 }
 
 /**
+ * Entries of the shard's stream that an {@link indexRuns} call acknowledges
+ * in its consumer group, after what they need is written (the stream carries
+ * the shard's hash tag, as every key of the call does).
+ */
+export interface IndexAcknowledgement {
+  /** The consumer group. */
+  group: string;
+  /**
+   * Per segment, in order, the entry ids applied for its run: acknowledged
+   * when the run is indexed, or when it has no head and its segment carries
+   * no result (there is nothing to write); left pending otherwise.
+   */
+  ofRuns: readonly (readonly string[])[];
+  /** Entry ids acknowledged whatever the runs' flags (entries that needed nothing written). */
+  others: readonly string[];
+}
+
+/**
  * Brings runs of `shard` in the shard's indexes up to date with their heads,
  * in one script call (`lua/index-runs.lua`); a run whose segment carries its
  * result then gets its result stored (once) and announced on the shard's
  * settled channel by the same call, its result and children
- * expiring with its log (the head's TTL). Resolves with one flag per run, in order: false for a run
+ * expiring with its log (the head's TTL). With `acknowledge`, the same call
+ * then acknowledges the entries it names (only if every run was handled:
+ * a call that fails acknowledges nothing). Resolves with one flag per run, in order: false for a run
  * without a head (it expired, or never was), whose index entries were
  * removed and whose result was not stored.
  */
@@ -116,21 +136,27 @@ export async function indexRuns(
   writer: OutcomeWriter,
   shard: number,
   segments: readonly IndexSegment[],
+  acknowledge?: IndexAcknowledgement,
 ): Promise<boolean[]> {
   if (segments.length === 0) return [];
   const { keys, indexRunsScript } = writer;
-  const replies = await indexRunsScript(
-    [
-      keys.runIndex(shard),
-      keys.runIndexByStatus(shard, "active"),
-      keys.runIndexByStatus(shard, "succeeded"),
-      keys.runIndexByStatus(shard, "failed"),
-      keys.runIndexByStatus(shard, "cancelled"),
-      keys.deadlines(shard),
-      ...segments.flatMap((segment) => segment.keys),
-    ],
-    [keys.settledChannel(shard), ...segments.flatMap((segment) => segment.args)],
-  );
+  const callKeys = [
+    keys.runIndex(shard),
+    keys.runIndexByStatus(shard, "active"),
+    keys.runIndexByStatus(shard, "succeeded"),
+    keys.runIndexByStatus(shard, "failed"),
+    keys.runIndexByStatus(shard, "cancelled"),
+    keys.deadlines(shard),
+    keys.shardEvents(shard),
+  ];
+  const args = [keys.settledChannel(shard), acknowledge?.group ?? ""];
+  segments.forEach((segment, position) => {
+    callKeys.push(...segment.keys);
+    const ids = acknowledge?.ofRuns[position] ?? [];
+    args.push(...segment.args, String(ids.length), ...ids);
+  });
+  if (acknowledge !== undefined) args.push(...acknowledge.others);
+  const replies = await indexRunsScript(callKeys, args);
   if (!Array.isArray(replies) || replies.length !== segments.length) {
     throw new ErrandError("internal", `index-runs.lua answered ${JSON.stringify(replies)}`);
   }

@@ -1,0 +1,64 @@
+import { describe, expect } from "vitest";
+import { redisTest } from "../test-support/engine-test.js";
+import { DEFAULT_COLLECTOR_GROUP } from "./consumer-group.js";
+import { createCollector } from "./create-collector.js";
+import {
+  expectedIndexedState,
+  readIndexedState,
+  waitUntilIndexed,
+} from "./test-support/indexed-state.js";
+import { planRuns, settlingRunIds } from "./test-support/planned-runs.js";
+import { TEST_SHARDS } from "./test-support/redis-fixture.js";
+
+const it = redisTest;
+
+describe("a batch's acknowledgement", () => {
+  it("rides on the batch's index call: a batch of runs queued and settling is one script call, with no XACK of its own", async ({
+    engineRedis: fx,
+  }) => {
+    const { prefix, keys, store } = fx.prefixed("ack-in-call");
+    // One-step runs appended as a worker does: `run-queued`, then the rest in one append.
+    const runs = planRuns({
+      count: 40,
+      shards: TEST_SHARDS,
+      steps: 1,
+      endings: ["text", "output", "failed"],
+      seed: "ack-in-call",
+    });
+    for (const run of runs) await store.appendEvents(run.runId, 0, run.events.slice(0, 1));
+    for (const run of runs) await store.appendEvents(run.runId, 1, run.events.slice(1));
+
+    const monitor = await fx.connect().monitor();
+    const commands: { name: string; inScript: boolean }[] = [];
+    monitor.on("monitor", (_time: string, args: string[], source: string) => {
+      commands.push({ name: String(args[0]).toLowerCase(), inScript: source === "lua" });
+    });
+    const collector = createCollector({
+      connection: fx.url,
+      prefix,
+      shards: TEST_SHARDS,
+      batchSize: 7,
+      blockMs: 100,
+      reaper: false,
+    });
+    await collector.start();
+    try {
+      await waitUntilIndexed(fx.redis, keys, settlingRunIds(runs), TEST_SHARDS);
+      expect(await readIndexedState(fx.redis, keys, runs, TEST_SHARDS)).toEqual(
+        await expectedIndexedState(store, runs),
+      );
+      await expect.poll(async () => (await collector.metrics()).pending).toBe(0);
+    } finally {
+      await collector.stop();
+      monitor.disconnect();
+    }
+    const count = (name: string, inScript: boolean) =>
+      commands.filter((command) => command.name === name && command.inScript === inScript).length;
+    expect(count("xack", false)).toBe(0);
+    // One XACK per index call, each inside it.
+    expect(count("xack", true)).toBe(count("evalsha", false) + count("eval", false));
+    expect(count("xack", true)).toBeGreaterThanOrEqual(Math.ceil((runs.length * 2) / 7));
+    const pending = await fx.redis.xpending(keys.shardEvents(0), DEFAULT_COLLECTOR_GROUP);
+    expect(pending[0]).toBe(0);
+  });
+});
