@@ -129,7 +129,12 @@ export type {
   WaitpointStatus,
 } from "./run-state.js";
 export { Script, ScriptAnswerTurn, ScriptCall, ScriptFailTurn, ScriptTurn } from "./script.js";
-export { checkStoredEvent, decodeStoredEvent, type StoredEventParts } from "./stored-event.js";
+export {
+  checkStoredEvent,
+  decodeStoredEvent,
+  type StoredEventDecoding,
+  type StoredEventParts,
+} from "./stored-event.js";
 export {
   INLINE_VALUE_LIMIT_BYTES,
   TOOL_TEXT_LIMIT_CHARS,
