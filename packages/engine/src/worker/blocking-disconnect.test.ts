@@ -1,16 +1,30 @@
 /**
- * `endDisconnectsWhileReconnecting` on BullMQ's own connection over a real
- * Redis, restarted: a blocking read in flight when Redis went away fails once
- * the connection is disconnected, whatever state its client is in.
+ * `endDisconnectsWhileReconnecting` over a real Redis, restarted: a worker
+ * with no active run, closed just after the restart, closes at once (its
+ * pause used to wait for an `end` that never came, until the grace period
+ * ended); and on BullMQ's own connection, a blocking read in flight when
+ * Redis went away fails once the connection is disconnected, also while its
+ * client is connected again but not yet ready.
  */
-import { type RedisServer, startRedis, waitUntil } from "@errand/testing";
+import { defineAgent, scriptedModel } from "@errand/runtime";
+import { type RedisServer, startRedis, uniqueKeyPrefix, waitUntil } from "@errand/testing";
 import { RedisConnection } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createLogger } from "../logger.js";
 import { endDisconnectsWhileReconnecting } from "./blocking-disconnect.js";
+import { createWorker } from "./create-worker.js";
 
 /** How long Redis holds its clients' commands after the restart: the client sits in `connect`. */
 const PAUSE_MS = 2_000;
+
+/** Restarts, each under a new worker: a close used to wait out its grace after every one of them. */
+const ROUNDS = 3;
+/** How long Redis stays down: the worker's connections lose it and wait to retry. */
+const DOWN_MS = 300;
+const GRACE_MS = 10_000;
+/** How long a close may take: a small part of the grace period it used to wait out. */
+const CLOSE_BOUND_MS = 3_000;
 
 let server: RedisServer;
 
@@ -20,6 +34,30 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.stop();
+});
+
+/** Kills Redis under an idle worker, starts it again, and resolves with how long the worker's close took, in ms. */
+async function closeAfterRestart(): Promise<number> {
+  const worker = await createWorker({
+    connection: server.url,
+    prefix: uniqueKeyPrefix("close-after-restart"),
+    agents: [defineAgent({ name: "idle", instructions: "Say nothing.", model: scriptedModel() })],
+    logger: createLogger({ level: "silent" }),
+  });
+  await server.kill();
+  await new Promise((resolve) => setTimeout(resolve, DOWN_MS));
+  await server.restart();
+  const closing = Date.now();
+  await worker.close({ graceMs: GRACE_MS });
+  return Date.now() - closing;
+}
+
+describe("closing a worker just after a Redis restart", () => {
+  it("does not wait out the grace period when no run is active", async () => {
+    const tookMs: number[] = [];
+    for (let round = 0; round < ROUNDS; round += 1) tookMs.push(await closeAfterRestart());
+    expect(tookMs.filter((ms) => ms >= CLOSE_BOUND_MS)).toEqual([]);
+  }, 60_000);
 });
 
 describe("endDisconnectsWhileReconnecting", () => {
