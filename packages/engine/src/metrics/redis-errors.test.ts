@@ -28,9 +28,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  // No run is active: a short grace. Just after a Redis restart, pausing the
-  // BullMQ worker sometimes waits out the whole grace (30 s by default).
-  await worker?.close({ graceMs: 2_000 });
+  await worker?.close();
   await server?.stop();
 });
 

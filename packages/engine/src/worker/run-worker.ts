@@ -15,6 +15,10 @@ import { type Processor, Worker, type WorkerOptions } from "bullmq";
 import type { RedisConnection } from "../connection.js";
 import type { RunJobData } from "../job-data.js";
 import { isRedisOutOfMemory } from "../out-of-memory.js";
+import {
+  type DisconnectingConnection,
+  endDisconnectsWhileReconnecting,
+} from "./blocking-disconnect.js";
 import { endReconnectsOnceReady, type ReconnectingConnection } from "./blocking-reconnect.js";
 import type { ProcessOutcome } from "./process-run.js";
 
@@ -45,10 +49,13 @@ export class RunWorker extends Worker<RunJobData, ProcessOutcome> {
     private readonly logger: Logger,
   ) {
     super(queue, processor, options);
-    // BullMQ keeps its blocking connection private; `blocking-reconnect.ts` says why it is reached here.
-    endReconnectsOnceReady(
-      (this as unknown as { blockingConnection: ReconnectingConnection }).blockingConnection,
-    );
+    // BullMQ keeps its blocking connection private; `blocking-reconnect.ts` and
+    // `blocking-disconnect.ts` say why it is reached here.
+    const { blockingConnection } = this as unknown as {
+      blockingConnection: ReconnectingConnection & DisconnectingConnection;
+    };
+    endReconnectsOnceReady(blockingConnection);
+    endDisconnectsWhileReconnecting(blockingConnection);
     this.keepLocks = defineLuaCommand(scripts, KEEP_LOCKS_SCRIPT);
   }
 
