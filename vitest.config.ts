@@ -43,6 +43,7 @@ const RUN_ALONE = new Set([
   "packages/engine/src/queue-shards.test.ts",
   "packages/engine/src/reads/settled-waiter.test.ts",
   "packages/engine/src/waitpoints/cluster.test.ts",
+  "packages/engine/src/worker/blocking-disconnect.test.ts",
   "packages/engine/src/worker/worker-takeover.test.ts",
   "packages/local-redis/src/start-redis.test.ts",
   "packages/store/src/cluster.test.ts",
