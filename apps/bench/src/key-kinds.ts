@@ -8,6 +8,7 @@
  * counts (the keyspace's and the expiry table's buckets, an entry per key
  * with a TTL, allocator slack): the difference is reported as `unattributed`.
  */
+import { isRunId } from "@errand/core";
 import type { Redis } from "ioredis";
 
 /** The kinds of key a bench phase leaves, as reported. */
@@ -29,8 +30,8 @@ export type KeyKind =
 export function keyKindOf(key: string): KeyKind {
   if (key.includes(":{queue")) {
     if (key.endsWith(":events")) return "bullmqEvents";
-    // A run's job is named by its runId (`R` + 28 Crockford base32 characters).
-    if (/:R[0-9A-Z]{28}$/.test(key)) return "bullmqJobs";
+    // A run's job is named by its runId.
+    if (isRunId(key.slice(key.lastIndexOf(":") + 1))) return "bullmqJobs";
     return "bullmqOther";
   }
   const shardKey = /^[^{]*:\{s\d+\}:(.*)$/.exec(key)?.[1];
