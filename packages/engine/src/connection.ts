@@ -39,7 +39,8 @@ export interface ConnectionLog {
 interface ConnectionOverrides {
   /**
    * Send the commands issued in one tick of the event loop as one pipeline
-   * (ioredis auto-pipelining). Never for a connection handed to BullMQ.
+   * (ioredis auto-pipelining). For a connection handed to BullMQ, only
+   * through {@link openJobsConnection}, whose duplicates are not.
    * Ignored for a Cluster: ioredis' auto-pipelining groups a tick's commands
    * by node, so a command sent before the slots are known (or after they
    * moved) comes back `MOVED` instead of being redirected.
@@ -80,6 +81,22 @@ export function openConnection(
 ): RedisConnection {
   const connection = newClient(input, options);
   watchConnectionStates(connection, options.logger, options.name);
+  return connection;
+}
+
+/**
+ * Opens the connection a worker hands its BullMQ workers, auto-pipelined:
+ * the jobs that end in one tick (each `moveToFinished`, which also takes the
+ * next job) leave in one write instead of one each. Its duplicates are not
+ * auto-pipelined: BullMQ duplicates it for each worker's blocking connection,
+ * whose `BZPOPMIN` keeps the connection to itself as before.
+ */
+export function openJobsConnection(input: ConnectionInput, log: ConnectionLog): RedisConnection {
+  const connection = openConnection(input, { ...log, autoPipelining: true });
+  if (connection instanceof Redis) {
+    const duplicate = connection.duplicate.bind(connection);
+    connection.duplicate = (override) => duplicate({ ...override, enableAutoPipelining: false });
+  }
   return connection;
 }
 

@@ -16,7 +16,7 @@ import { DEFAULT_PRICE_TABLE, type PriceTable } from "../budgets/price-table.js"
 import { logBullErrors } from "../bull-errors.js";
 import { cancel } from "../client/cancel.js";
 import { CLOSE_ALLOWANCE_MS, closeWithin, runEach, settlesWithin } from "../closing.js";
-import { closeConnection, openConnection, openSettledWaiter } from "../connection.js";
+import { closeConnection, openJobsConnection, openSettledWaiter } from "../connection.js";
 import { type EngineKeys, engineKeys } from "../engine-keys.js";
 import type { FlowControlOptions } from "../flow-control/flow-options.js";
 import { waitForSlot } from "../flow-control/wait-for-slot.js";
@@ -375,8 +375,8 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     }
   };
 
-  // Shared by the shards' BullMQ workers for their commands; each blocks on a connection of its own.
-  const bullConnection = openConnection(options.connection, { logger, name: "worker jobs" });
+  // Shared by the shards' BullMQ workers for their commands (auto-pipelined); each blocks on a connection of its own.
+  const bullConnection = openJobsConnection(options.connection, { logger, name: "worker jobs" });
   const workers = taken.map(({ shard, slots }) => {
     const worker: RunWorker = new RunWorker(
       shard.name,
