@@ -30,11 +30,25 @@ export function markSpanFailed(span: Span, error: unknown): void {
   span.setAttribute(ERROR_TYPE, errorType(error));
 }
 
+/** Runs `work` with `span`, then ends `span`, marking it failed on a rejection other than a `ParkRequest`. */
+async function endWhenSettled<T>(span: Span, work: (span: Span) => Promise<T>): Promise<T> {
+  try {
+    return await work(span);
+  } catch (error) {
+    if (!isParkRequest(error)) markSpanFailed(span, error);
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
 /**
  * Runs `work` inside a new span named `name`, active for everything `work`
  * starts, and ends the span when `work` settles. A rejection marks the span
  * failed and is passed on, except a `ParkRequest` (parking is waiting, not
- * failing). The span's parent is `parent`, default the active context.
+ * failing). The span's parent is `parent`, default the active context. A
+ * span that records nothing (no SDK installed, or one that sampled it out)
+ * has nothing to mark or end: `work` runs without the wrapper's promises.
  */
 export function inSpan<T>(
   tracer: Tracer,
@@ -43,14 +57,12 @@ export function inSpan<T>(
   work: (span: Span) => Promise<T>,
   parent: Context = context.active(),
 ): Promise<T> {
-  return tracer.startActiveSpan(name, options, parent, async (span) => {
+  return tracer.startActiveSpan(name, options, parent, (span) => {
+    if (span.isRecording()) return endWhenSettled(span, work);
     try {
-      return await work(span);
+      return work(span);
     } catch (error) {
-      if (!isParkRequest(error)) markSpanFailed(span, error);
-      throw error;
-    } finally {
-      span.end();
+      return Promise.reject(error);
     }
   });
 }
