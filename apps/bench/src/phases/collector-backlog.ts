@@ -2,7 +2,9 @@
  * The collector on a prepared backlog, and the CPU of each part of a run
  * alone: the runs are fired with no worker running (`fireMany`), then
  * executed by a worker with no collector running, so their events pile up in
- * the shard streams; the worker stops; then a collector starts and the clock
+ * the shard streams (while it works, the bench only reads the streams'
+ * lengths, so that the worker's figure holds little of the bench's own
+ * work); the worker stops; then a collector starts and the clock
  * runs until its metrics show every shard drained (nothing undelivered,
  * nothing pending); then `collect` reads every result and checks it. The
  * backlog's entries are sampled for the XREADGROUP baseline, which reads the
@@ -55,7 +57,10 @@ export const COLLECTOR_BATCH_SIZE = 100;
 
 const SAMPLE_ENTRIES = 1_000;
 const TIMEOUT_MS = 600_000;
-/** How often the collector's metrics are read while it drains (each read is 2 commands per shard). */
+/**
+ * How often the bench looks while a part works: the shard streams' lengths while the worker
+ * runs (1 command per shard), the collector's metrics while it drains (2 per shard).
+ */
 const POLL_MS = 20;
 
 /** Heads read per check while waiting for the backlog's runs. */
@@ -80,15 +85,39 @@ async function waitUntilSettledInLog(errand: Errand, runIds: readonly string[]):
   }
 }
 
+/** The entries of every shard stream together. */
+async function shardEntries(redis: BenchRedis, errand: Errand): Promise<number> {
+  const shards = Array.from({ length: errand.store.shards }, (_, shard) => shard);
+  const lengths = await Promise.all(
+    shards.map((shard) => redis.admin.xlen(errand.store.keys.shardEvents(shard))),
+  );
+  return lengths.reduce((sum, length) => sum + length, 0);
+}
+
+/**
+ * Resolves once the shard streams hold `entries` entries or more, reading
+ * only their lengths (one XLEN per shard every {@link POLL_MS}): reading the
+ * runs' heads all the while the worker works cost the bench's process about
+ * as much as a third of the worker's own CPU.
+ */
+async function waitForShardEntries(
+  redis: BenchRedis,
+  errand: Errand,
+  entries: number,
+): Promise<void> {
+  const deadline = Date.now() + TIMEOUT_MS;
+  while ((await shardEntries(redis, errand)) < entries) {
+    if (Date.now() > deadline)
+      throw new ErrandError("internal", "the backlog's runs did not settle");
+    await delay(POLL_MS);
+  }
+}
+
 /** The entries of every shard stream, and a sample of their fields. */
 async function backlogOf(
   redis: BenchRedis,
   errand: Errand,
 ): Promise<{ events: number; sampleFields: string[][] }> {
-  const shards = Array.from({ length: errand.store.shards }, (_, shard) => shard);
-  const lengths = await Promise.all(
-    shards.map((shard) => redis.admin.xlen(errand.store.keys.shardEvents(shard))),
-  );
   const sample = (await redis.admin.xrange(
     errand.store.keys.shardEvents(0),
     "-",
@@ -97,7 +126,7 @@ async function backlogOf(
     SAMPLE_ENTRIES,
   )) as [string, string[]][];
   return {
-    events: lengths.reduce((sum, length) => sum + length, 0),
+    events: await shardEntries(redis, errand),
     sampleFields: sample.map(([, fields]) => fields),
   };
 }
@@ -147,8 +176,13 @@ export async function measureCollectorBacklog(
     await (await startBenchWorker(redis, concurrency)).close({ graceMs: 0 });
     const fire = await metered(redis, runs, () => fireBenchRuns(stack, runs));
     const runIds = fire.value;
+    const fired = await shardEntries(redis, stack.errand);
     const worker = await startBenchWorker(redis, concurrency);
-    const execute = await metered(redis, runs, () => waitUntilSettledInLog(stack.errand, runIds));
+    const execute = await metered(redis, runs, async () => {
+      // The worker appends each run's step to its shard stream: one entry a run at least.
+      await waitForShardEntries(redis, stack.errand, fired + runs);
+      await waitUntilSettledInLog(stack.errand, runIds);
+    });
     await worker.close({ graceMs: 0 });
     const { events, sampleFields } = await backlogOf(redis, stack.errand);
     const collector = createCollector({
