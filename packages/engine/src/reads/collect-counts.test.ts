@@ -1,4 +1,4 @@
-import { isRunId, type NewEvent } from "@errand/core";
+import type { NewEvent } from "@errand/core";
 import { afterAll, describe, expect } from "vitest";
 import { indexPlanned, startTestCollector } from "../collector/test-support/index-planned.js";
 import { waitUntilIndexed } from "../collector/test-support/indexed-state.js";
