@@ -25,7 +25,7 @@ const STANDINGS_SCRIPT = {
 } as const;
 
 /** What the script answers for a run; `unexplained`: a stored result whose head is gone, to read in full. */
-export type ScriptStanding = RunStanding | "unexplained";
+type ScriptStanding = RunStanding | "unexplained";
 
 const STANDING_OF_CHARACTER: Readonly<Record<string, ScriptStanding>> = {
   s: "succeeded",
