@@ -78,11 +78,13 @@ async function readCall(context: OutcomeReads, call: ShardCall, into: Standings)
   const reply = await context.standingsScript(keys, [inFull]);
   const [characters = "", ...texts] = isStringList(reply) ? reply : [];
   const read = [...characters];
-  const storedCount = read.filter((character, index) => character === "r" && index < inFull);
+  // "r" (a result read, its text among `texts`) only for a run read in full.
   const wellFormed =
     read.length === runIds.length &&
-    storedCount.length === texts.length &&
-    read.every((character) => character === "r" || STANDING_OF_CHARACTER[character] !== undefined);
+    read.filter((character) => character === "r").length === texts.length &&
+    read.every((character, index) =>
+      character === "r" ? index < inFull : STANDING_OF_CHARACTER[character] !== undefined,
+    );
   if (!wellFormed) {
     throw new ErrandError(
       "internal",
