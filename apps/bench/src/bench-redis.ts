@@ -142,6 +142,28 @@ export async function commandCalls(redis: Redis): Promise<Map<string, number>> {
   return calls;
 }
 
+/** The commands called between two readings of {@link commandCalls}, per unit of work (a run, a job). */
+export interface CommandsPerUnit {
+  /** Every command, in all. */
+  total: number;
+  /** By command name (`evalsha`, `xadd`, …), most called first; names not called left out. */
+  byName: Record<string, number>;
+}
+
+/** The commands called between the readings `before` and `after`, divided by `units`. */
+export function commandsPerUnit(
+  before: ReadonlyMap<string, number>,
+  after: ReadonlyMap<string, number>,
+  units: number,
+): CommandsPerUnit {
+  const byName = [...after]
+    .map(([name, calls]): [string, number] => [name, (calls - (before.get(name) ?? 0)) / units])
+    .filter(([, perUnit]) => perUnit > 0)
+    .sort(([, a], [, b]) => b - a);
+  const total = byName.reduce((sum, [, perUnit]) => sum + perUnit, 0);
+  return { total, byName: Object.fromEntries(byName) };
+}
+
 /** The calls of every command since the server started (see {@link commandCalls}). */
 export async function totalCommandCalls(redis: Redis): Promise<number> {
   let total = 0;

@@ -126,6 +126,16 @@ function rows({ report, conditions }: BenchResult): Row[] {
       meaning: `INFO commandstats calls / runs, end to end (inside scripts too): ${byName(conditions.commandsPerRunByName)}`,
     },
     {
+      figure: "BullMQ commands per job",
+      value: fixed(baseline.bullmqCommandsPerJob, 1),
+      meaning: `the BullMQ baseline's job, configured as errand's (job options, job id, return value, locks); redis CPU ${baseline.bullmqRedisCpuUsPerJob} µs a job: ${byName(baseline.bullmqCommandsPerJobByName)}`,
+    },
+    {
+      figure: "errand's own commands",
+      value: fixed(errand.ownRedisCommandsPerRun, 1),
+      meaning: `commands per run less BullMQ's per job, by name: ${byName(errand.ownRedisCommandsPerRunByName)}`,
+    },
+    {
       figure: "round trips per step",
       value: fixed(errand.redisRoundTripsPerStep, 2),
       meaning: `worker appends / steps: ${fixed(conditions.attemptAppendsPerRun, 2)} run-started alone per run + ${fixed(conditions.stepAppendsPerStep, 2)} per step (optimisticStart: the first carries run-started)`,

@@ -26,6 +26,18 @@ export interface BaselineFigures {
   bullmqE2eJobsPerSec: number;
   /** Stream entries read with XREADGROUP and acknowledged with XACK, per second. */
   xreadgroupEventsPerSec: number;
+  /**
+   * Redis commands per BullMQ job of the same phase (`INFO commandstats`
+   * calls, those inside BullMQ's scripts included), each job configured as
+   * errand configures a run's job: errand's job options, a job id of its
+   * own, a return value kept, errand's job locks. BullMQ's share of
+   * `errand.redisCommandsPerRun`.
+   */
+  bullmqCommandsPerJob: number;
+  /** {@link bullmqCommandsPerJob} by command name (`evalsha`, `xadd`, …), most called first. */
+  bullmqCommandsPerJobByName: Record<string, number>;
+  /** CPU (user + system, `INFO cpu`) of the Redis server per BullMQ job of the same phase, in µs. */
+  bullmqRedisCpuUsPerJob: number;
 }
 
 /** errand's figures. */
@@ -56,6 +68,19 @@ export interface ErrandFigures {
   collectorEventsPerSec: number;
   /** `INFO commandstats` calls (script-internal ones included) per run, end to end. */
   redisCommandsPerRun: number;
+  /**
+   * errand's own share of {@link redisCommandsPerRun}: the commands per run
+   * less BullMQ's per job (`baseline.bullmqCommandsPerJob`).
+   */
+  ownRedisCommandsPerRun: number;
+  /**
+   * {@link ownRedisCommandsPerRun} by command name: each name's calls per
+   * run (`BenchConditions.commandsPerRunByName`) less BullMQ's per job
+   * (`baseline.bullmqCommandsPerJobByName`), most first; names whose
+   * difference rounds to 0 left out. A negative figure is a command the
+   * bare BullMQ job called more often than a run's job did.
+   */
+  ownRedisCommandsPerRunByName: Record<string, number>;
   /** The worker's append script calls per step (its `run-started` included). */
   redisRoundTripsPerStep: number;
   /**

@@ -12,7 +12,13 @@ import { runBench } from "./run-bench.js";
 import { BENCH_TINY_SIZES } from "./test-support/tiny-sizes.js";
 
 const FIGURES = {
-  baseline: ["bullmqE2eJobsPerSec", "xreadgroupEventsPerSec"],
+  baseline: [
+    "bullmqE2eJobsPerSec",
+    "xreadgroupEventsPerSec",
+    "bullmqCommandsPerJob",
+    "bullmqCommandsPerJobByName",
+    "bullmqRedisCpuUsPerJob",
+  ],
   errand: [
     "e2eRunsPerSec",
     "latencyP50Ms",
@@ -25,6 +31,8 @@ const FIGURES = {
     "redisCpuUsPerRun",
     "collectorEventsPerSec",
     "redisCommandsPerRun",
+    "ownRedisCommandsPerRun",
+    "ownRedisCommandsPerRunByName",
     "redisRoundTripsPerStep",
     "redisBytesPerRun",
     "redisBytesPerRunByKind",
@@ -32,6 +40,19 @@ const FIGURES = {
   ],
   ratios: ["e2eVsBullmq", "collectorVsXreadgroup"],
 } as const;
+
+/** The figures that are one number per command name. */
+const BY_NAME_FIGURES = new Set<string>([
+  "bullmqCommandsPerJobByName",
+  "ownRedisCommandsPerRunByName",
+]);
+
+/** Asserts that `figures` holds a finite number per command name. */
+function expectByName(figures: unknown, name: string): void {
+  for (const [command, perUnit] of Object.entries(figures as Record<string, unknown>)) {
+    expect(Number.isFinite(perUnit), `${name}.${command} = ${perUnit}`).toBe(true);
+  }
+}
 
 /** The figures that are one number per latency stage. */
 const STAGE_FIGURES = new Set<string>(["latencyStagesP99Ms", "latencyAofStagesP99Ms"]);
@@ -79,6 +100,7 @@ describe("runBench", () => {
       for (const name of names) {
         if (STAGE_FIGURES.has(name)) expectStageFigures(figures[name], `${group}.${name}`);
         else if (name === "redisBytesPerRunByKind") expectByKind(figures[name]);
+        else if (BY_NAME_FIGURES.has(name)) expectByName(figures[name], `${group}.${name}`);
         else
           expect(Number.isFinite(figures[name]), `${group}.${name} = ${figures[name]}`).toBe(true);
       }
@@ -126,6 +148,24 @@ describe("runBench", () => {
     const summed = byName.reduce((sum, perRun) => sum + perRun, 0);
     expect(Math.abs(summed - report.errand.redisCommandsPerRun)).toBeLessThan(0.01 * byName.length);
     expect(conditions.commandsPerRunByName.evalsha).toBeGreaterThan(0);
+    // errand's own commands are the total less BullMQ's job, name by name: the append script's
+    // XADDs (a run's log and shard stream) are errand's, BullMQ's job calls its own scripts too.
+    const bullmq = report.baseline.bullmqCommandsPerJobByName;
+    const own = report.errand.ownRedisCommandsPerRunByName;
+    expect(bullmq.evalsha).toBeGreaterThan(0);
+    expect(
+      Math.abs(
+        report.errand.ownRedisCommandsPerRun +
+          report.baseline.bullmqCommandsPerJob -
+          report.errand.redisCommandsPerRun,
+      ),
+    ).toBeLessThan(0.02);
+    for (const [name, perRun] of Object.entries(own)) {
+      const expected = (conditions.commandsPerRunByName[name] ?? 0) - (bullmq[name] ?? 0);
+      expect(Math.abs(perRun - expected), name).toBeLessThan(0.02);
+    }
+    expect(own.xadd).toBeGreaterThan(0);
+    expect(own.xrange).toBeGreaterThan(0);
     for (const [part, cpu] of Object.entries(conditions.cpu.partsPerRun)) {
       expect(Number.isFinite(cpu.nodeUs) && cpu.nodeUs > 0, `${part}: ${cpu.nodeUs}`).toBe(true);
       expect(Number.isFinite(cpu.redisUs), `${part}: ${cpu.redisUs}`).toBe(true);
@@ -151,6 +191,8 @@ describe("runBench", () => {
       "latency AOF stages p99",
       "event-loop delay p99",
       "node CPU per run",
+      "BullMQ commands per job",
+      "errand's own commands",
       "collector vs XREADGROUP",
     ]) {
       expect(table).toContain(figure);

@@ -28,6 +28,23 @@ function roundCpu(cpu: CpuPerUnit): CpuPerUnit {
   return { nodeUs: round(cpu.nodeUs), redisUs: round(cpu.redisUs) };
 }
 
+/**
+ * `total` less `bullmq`, name by name, to two decimals: errand's own
+ * commands per run. Names whose difference rounds to 0 are left out; the
+ * largest first.
+ */
+function ownCommandsByName(
+  total: Record<string, number>,
+  bullmq: Record<string, number>,
+): Record<string, number> {
+  const names = new Set([...Object.keys(total), ...Object.keys(bullmq)]);
+  const own = [...names]
+    .map((name): [string, number] => [name, round((total[name] ?? 0) - (bullmq[name] ?? 0), 2)])
+    .filter(([, perRun]) => perRun !== 0)
+    .sort(([, a], [, b]) => b - a);
+  return Object.fromEntries(own);
+}
+
 /** The budget of `--budget` runs: large enough that no bench run ever exhausts it. */
 const BENCH_BUDGET = { tokens: 1e12, costUsd: 1e6, steps: 1e9 } as const;
 
@@ -174,6 +191,11 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchResult>
       redisCpuUsPerRun: round(m.throughput.cpu.redisUs),
       collectorEventsPerSec: round(m.collector.eventsPerSec),
       redisCommandsPerRun: round(m.throughput.commandsPerRun, 2),
+      ownRedisCommandsPerRun: round(m.throughput.commandsPerRun - m.bullmq.commands.total, 2),
+      ownRedisCommandsPerRunByName: ownCommandsByName(
+        m.throughput.commandsPerRunByName,
+        m.bullmq.commands.byName,
+      ),
       redisRoundTripsPerStep: round(m.roundTrips.perStep, 2),
       redisBytesPerRun: round(m.throughput.bytesPerRun),
       redisBytesPerRunByKind: roundEach(m.throughput.bytesPerRunByKind, 0),
@@ -186,6 +208,9 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchResult>
         baseline: {
           bullmqE2eJobsPerSec: round(m.bullmq.jobsPerSec),
           xreadgroupEventsPerSec: round(m.xreadgroup.eventsPerSec),
+          bullmqCommandsPerJob: round(m.bullmq.commands.total, 2),
+          bullmqCommandsPerJobByName: roundEach(m.bullmq.commands.byName, 2),
+          bullmqRedisCpuUsPerJob: round(m.bullmq.cpu.redisUs),
         },
         errand: errandFigures,
         ratios: {

@@ -140,7 +140,7 @@
  * `collect`'s counts (`total`, `succeeded`, `failed`, `cancelled`, `pending`)
  * are of every runId given, on every page; its `results` are the page's
  * `count` runs. One round trip a page: a Lua call per shard reads where every
- * run stands, beside a GET of each result on the page.
+ * run stands, and the result of each run on the page.
  *
  * The same reads without a client that fires: `createRunReads({ connection })`.
  *

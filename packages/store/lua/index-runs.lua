@@ -35,6 +35,9 @@
       its deadline in ms since the epoch, "" for none, or "?" when not known
         (a settled run whose run-queued the caller did not read)
       its result as JSON when it settled, or "" otherwise
+      "1" when the caller's own earlier call indexed the run (answered 1 for
+        it) in the runs and the agent's runs, so that this one leaves those
+        two ZADDs out, or "" (then they are made: idempotent)
       m, the number of its entry ids that follow, then those m ids: the
         shard entries applied for it, acknowledged when its reply is 1, or
         when it has no head and no result was given (nothing to write)
@@ -47,7 +50,8 @@
         no result was stored
 
   Effects, per run:
-    - head present: ZADD member to runs and the agent's runs; a settled run
+    - head present: ZADD member to runs and the agent's runs (unless the
+      caller said it indexed the run there already); a settled run
       moves from active to its status's set and, unless it has no deadline
       (""), leaves the deadlines; a run not settled is in active and, with a
       deadline, in the deadlines
@@ -67,7 +71,7 @@ local channel, group = ARGV[1], ARGV[2]
 local count = (#KEYS - 7) / 4
 local ACK_SLICE = 1000
 
-local function indexRun(headKey, agentKey, resultKey, childrenKey, runId, member, deadline, result)
+local function indexRun(headKey, agentKey, resultKey, childrenKey, runId, member, deadline, result, listed)
   local status = redis.call("HGET", headKey, "status")
   if not status then
     for _, key in ipairs({ runsKey, activeKey, KEYS[3], KEYS[4], KEYS[5], agentKey }) do
@@ -76,8 +80,10 @@ local function indexRun(headKey, agentKey, resultKey, childrenKey, runId, member
     redis.call("ZREM", deadlinesKey, runId)
     return 0
   end
-  redis.call("ZADD", runsKey, 0, member)
-  redis.call("ZADD", agentKey, 0, member)
+  if listed ~= "1" then
+    redis.call("ZADD", runsKey, 0, member)
+    redis.call("ZADD", agentKey, 0, member)
+  end
   local settledKey = settledKeys[status]
   if settledKey then
     redis.call("ZREM", activeKey, member)
@@ -111,15 +117,15 @@ for i = 1, count do
   local k = 7 + 4 * (i - 1)
   local result = ARGV[a + 3]
   local indexed = indexRun(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4],
-    ARGV[a], ARGV[a + 1], ARGV[a + 2], result)
+    ARGV[a], ARGV[a + 1], ARGV[a + 2], result, ARGV[a + 4])
   replies[i] = indexed
-  local ids = tonumber(ARGV[a + 4])
+  local ids = tonumber(ARGV[a + 5])
   if indexed == 1 or result == "" then
-    for j = a + 5, a + 4 + ids do
+    for j = a + 6, a + 5 + ids do
       acknowledged[#acknowledged + 1] = ARGV[j]
     end
   end
-  a = a + 5 + ids
+  a = a + 6 + ids
 end
 for j = a, #ARGV do
   acknowledged[#acknowledged + 1] = ARGV[j]

@@ -9,7 +9,7 @@
  * share), and this process's RSS at the end.
  */
 import type { BenchRedis } from "../bench-redis.js";
-import { commandCalls, keysMemoryUsage, usedMemory } from "../bench-redis.js";
+import { commandCalls, commandsPerUnit, keysMemoryUsage, usedMemory } from "../bench-redis.js";
 import { type CpuPerUnit, cpuPerUnit, startCpuMeter } from "../cpu-meter.js";
 import { fireBenchRuns, startErrandStack, waitForResults } from "../errand-stack.js";
 import { bytesByKeyKind, bytesPerRunByKind } from "../key-kinds.js";
@@ -39,20 +39,6 @@ export interface ErrandThroughput {
   cpu: CpuPerUnit;
 }
 
-/** The commands called between `before` and `after`, per run: in all and by name. */
-function commandsPerRun(
-  before: ReadonlyMap<string, number>,
-  after: ReadonlyMap<string, number>,
-  runs: number,
-): Pick<ErrandThroughput, "commandsPerRun" | "commandsPerRunByName"> {
-  const byName = [...after]
-    .map(([name, calls]): [string, number] => [name, (calls - (before.get(name) ?? 0)) / runs])
-    .filter(([, perRun]) => perRun > 0)
-    .sort(([, a], [, b]) => b - a);
-  const total = byName.reduce((sum, [, perRun]) => sum + perRun, 0);
-  return { commandsPerRun: total, commandsPerRunByName: Object.fromEntries(byName) };
-}
-
 /** The longest the phase waits for its runs. */
 const SETTLE_TIMEOUT_MS = 600_000;
 
@@ -79,13 +65,14 @@ export async function measureErrandThroughput(
     await waitForResults(stack.errand, runIds, SETTLE_TIMEOUT_MS);
     const elapsed = performance.now() - start;
     const spent = await meter.read();
-    const callsAfter = await commandCalls(redis.admin);
+    const commands = commandsPerUnit(callsBefore, await commandCalls(redis.admin), runs);
     const memoryAfter = await usedMemory(redis.admin);
     const streamsGrowth = (await keysMemoryUsage(redis.admin, shardStreams)) - streamsBefore;
     const kindsAfter = await bytesByKeyKind(redis.admin);
     return {
       runsPerSec: perSecond(runs, elapsed),
-      ...commandsPerRun(callsBefore, callsAfter, runs),
+      commandsPerRun: commands.total,
+      commandsPerRunByName: commands.byName,
       bytesPerRun: (memoryAfter - memoryBefore - streamsGrowth) / runs,
       shardStreamBytesPerRun: streamsGrowth / runs,
       bytesPerRunByKind: bytesPerRunByKind(

@@ -4,7 +4,9 @@
  * projections, in stream order. A run whose
  * terminal event is in the batch is settled: its result is worked out. Then
  * one script call brings every run settled or queued in the batch up to
- * date in the shard's indexes and stores each settled run's result with a wake-up on the shard's
+ * date in the shard's indexes (a run this collector listed when queued, in a
+ * call that answered for it, is not written in the runs and its agent's
+ * runs again when it settles) and stores each settled run's result with a wake-up on the shard's
  * settled channel, then acknowledges the entries whose effects it wrote (the
  * XACK is the call's last command: every key of the call, the shard stream
  * included, carries the shard's hash tag, and every run of an entry
@@ -73,6 +75,8 @@ async function prepareSettledRun(
 ): Promise<RunToIndex> {
   const result = await settledResult(context, runId, projection);
   const run: IndexedRun = { runId, agent: result.agent, createdAt: result.createdAt };
+  // Listed by this collector's call for its run-queued: the settling call leaves the runs and the agent's runs be.
+  if (context.projections.isListed(runId)) run.listed = true;
   const queued = projection?.queued;
   if (queued === undefined) run.deadlineUnknown = true;
   else if (queued.limits.deadlineAt !== undefined) run.deadlineAt = queued.limits.deadlineAt;
@@ -274,6 +278,7 @@ export async function applyBatch(
       } else {
         acknowledged.push(...run.group.ids);
         if (run.settles) settled.push(run.group.runId);
+        else if (outcome === true) context.projections.markListed(run.group.runId);
       }
     });
   }

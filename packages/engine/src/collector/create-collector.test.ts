@@ -204,6 +204,32 @@ describe("createCollector", () => {
     }
   });
 
+  it("writes the runs index of a run it indexed when queued only then, not again when it settles", async ({
+    engineRedis: fx,
+  }) => {
+    const { prefix, keys, store } = fx.prefixed("collect-listed");
+    const runs = planRuns({ count: 8, shards: TEST_SHARDS, seed: "collect-listed" });
+    const collector = createCollector(collectorOptions(fx, prefix));
+    await collector.start();
+    try {
+      await writeRuns(store, runs, { upTo: 1 });
+      await waitUntilIndexed(fx.redis, keys, [], TEST_SHARDS);
+      expect((await readIndexedState(fx.redis, keys, runs, TEST_SHARDS)).index.runs).toHaveLength(
+        runs.length,
+      );
+      // Emptied by hand: a settling call that wrote the runs index again would fill it again.
+      for (let shard = 0; shard < TEST_SHARDS; shard += 1) await fx.redis.del(keys.runIndex(shard));
+
+      await writeRuns(store, runs, { from: 1 });
+      await waitUntilIndexed(fx.redis, keys, settlingRunIds(runs), TEST_SHARDS);
+      const after = await readIndexedState(fx.redis, keys, runs, TEST_SHARDS);
+      const expected = await expectedIndexedState(store, runs);
+      expect(after).toEqual({ ...expected, index: { ...expected.index, runs: [] } });
+    } finally {
+      await collector.stop();
+    }
+  });
+
   it("changes nothing when every entry is delivered again: results and indexes stay as they were", async ({
     engineRedis: fx,
   }) => {

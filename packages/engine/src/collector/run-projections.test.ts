@@ -96,4 +96,19 @@ describe("RunProjections", () => {
     expect(projections.runs).toBe(0);
     expect(projections.size).toBe(0);
   });
+
+  it("keeps a run marked listed through its later folds, until it is forgotten", () => {
+    const projections = new RunProjections();
+    const [log] = runs.slice(0, 1).map(logOf);
+    const runId = log![0]!.runId;
+    projections.markListed(runId);
+    expect(projections.isListed(runId)).toBe(false);
+    projections.apply(log![0]!, SIZE);
+    expect(projections.isListed(runId)).toBe(false);
+    projections.markListed(runId);
+    projections.apply(log![1]!, SIZE);
+    expect(projections.isListed(runId)).toBe(true);
+    projections.forget(runId);
+    expect(projections.isListed(runId)).toBe(false);
+  });
 });

@@ -21,6 +21,8 @@ interface Followed {
   state: RunState;
   /** The size of the entries folded into `state`. */
   size: number;
+  /** Whether this collector's index call answered that it indexed the run (see {@link RunProjections.markListed}). */
+  listed: boolean;
 }
 
 /** In-memory projections of the runs a collector follows, within a size budget. */
@@ -53,18 +55,39 @@ export class RunProjections {
   apply(event: RunEvent, size: number): RunState | undefined {
     const followed =
       this.#runs.get(event.runId) ??
-      (event.seq === 1 ? { state: initialRunState(event.runId), size: 0 } : undefined);
+      (event.seq === 1
+        ? { state: initialRunState(event.runId), size: 0, listed: false }
+        : undefined);
     if (followed === undefined || event.seq <= followed.state.seq) return followed?.state;
     if (event.seq !== followed.state.seq + 1) {
       this.forget(event.runId);
       return undefined;
     }
     this.forget(event.runId);
-    const next = { state: applyEvent(followed.state, event), size: followed.size + size };
+    const next = {
+      state: applyEvent(followed.state, event),
+      size: followed.size + size,
+      listed: followed.listed,
+    };
     this.#runs.set(event.runId, next);
     this.#size += next.size;
     this.#keepWithinBudget();
     return this.#runs.has(event.runId) ? next.state : undefined;
+  }
+
+  /**
+   * Notes that this collector's index call answered that it indexed `runId`
+   * (in the runs and its agent's runs), so that its settling call need not
+   * write those again. Nothing for a run not followed.
+   */
+  markListed(runId: string): void {
+    const followed = this.#runs.get(runId);
+    if (followed !== undefined) followed.listed = true;
+  }
+
+  /** Whether {@link markListed} was called for `runId` since it has been followed. */
+  isListed(runId: string): boolean {
+    return this.#runs.get(runId)?.listed ?? false;
   }
 
   /** Stops following `runId` (once it settled, or when its entries could not be applied). */

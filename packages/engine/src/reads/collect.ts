@@ -9,10 +9,11 @@
  * (`failed` includes runs that do not exist), so a parent with 200 children
  * learns from any page how many are done and how many still run.
  *
- * Cost: one round trip a page (see `readStoredRuns`): a GET of each result
- * on the page, and one `read-standings.lua` call per shard (and 1,000 runs)
- * that looks up every run's result and head in Redis and answers one
- * character a run. Measured on a shared 2-core machine under heavy load
+ * Cost: one round trip a page (see `readStoredRuns`): one
+ * `read-standings.lua` call per shard (and 1,000 runs) that reads the result
+ * of each run on the page (and the head of each without one), looks up every
+ * other run's result and head in Redis, and answers one character a run
+ * beside the results read. Measured on a shared 2-core machine under heavy load
  * (load average 14, so read them as upper bounds), 40 pages each: a page of
  * 50 over 500 runIds took 6 ms at best, 14–21 ms as a median; over 5,000
  * runIds 67–74 ms at best, 111–163 ms as a median. Each run beyond the page

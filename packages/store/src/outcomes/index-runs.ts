@@ -65,6 +65,13 @@ export interface IndexedRun {
    * drop although `deadlineAt` is undefined.
    */
   deadlineUnknown?: boolean;
+  /**
+   * True when the writer's own earlier call indexed the run in the runs and
+   * its agent's runs (it answered true for the run's `run-queued`), so that
+   * the settling call leaves those two writes out. Only a writer that saw
+   * that answer may say so; unset, they are written again (idempotent).
+   */
+  listed?: boolean;
 }
 
 /** A run to index, and its result when it settled. */
@@ -77,7 +84,7 @@ export interface RunToIndex {
 /** One run's part of an `index-runs.lua` call: its keys and its arguments. */
 export interface IndexSegment {
   keys: [head: string, agentRuns: string, result: string, children: string];
-  args: [runId: string, member: string, deadline: string, result: string];
+  args: [runId: string, member: string, deadline: string, result: string, listed: string];
 }
 
 /**
@@ -99,6 +106,7 @@ export function indexSegment(keys: StoreKeys, { run, result }: RunToIndex): Inde
       runIndexMember(run.createdAt, run.runId),
       run.deadlineUnknown ? "?" : Number.isNaN(deadline) ? "" : String(deadline),
       result === undefined ? "" : JSON.stringify(result),
+      run.listed ? "1" : "",
     ],
   };
 }

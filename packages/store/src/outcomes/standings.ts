@@ -1,9 +1,10 @@
 /**
- * `read-standings.lua` as a read: where each run of a list stands, one
- * script call per shard and 1,000 runs (a shard's keys share one hash tag,
- * so each call runs on one node of a Redis Cluster too), the calls sent
- * together — one round trip, two key lookups a run on the server and one
- * character a run in the reply.
+ * `read-standings.lua` as a read: where each run of a list stands, and the
+ * stored results of the runs read in full, one script call per shard and
+ * 1,000 runs (a shard's keys share one hash tag, so each call runs on one
+ * node of a Redis Cluster too), the calls sent together — one round trip,
+ * one or two key lookups a run on the server and one character a run in the
+ * reply, beside the text of each result read.
  */
 import { ErrandError, shardOfRunId } from "@errand/core";
 import type { StoreKeys } from "../keys.js";
@@ -24,7 +25,7 @@ const STANDINGS_SCRIPT = {
 } as const;
 
 /** What the script answers for a run; `unexplained`: a stored result whose head is gone, to read in full. */
-export type ScriptStanding = RunStanding | "unexplained";
+type ScriptStanding = RunStanding | "unexplained";
 
 const STANDING_OF_CHARACTER: Readonly<Record<string, ScriptStanding>> = {
   s: "succeeded",
@@ -52,24 +53,54 @@ export interface OutcomeReads {
   standingsScript: LuaCall;
 }
 
-/** The standings of runs of one shard, in order. */
-async function readCall(
-  context: OutcomeReads,
-  runIds: readonly string[],
-): Promise<ScriptStanding[]> {
+/** Where runs stand, and the stored result (its text) of each run read in full that has one. */
+export interface Standings {
+  /** Every run asked about but those of {@link stored}. */
+  standings: Map<string, ScriptStanding>;
+  /** The text of the stored result of each run read in full that has one. */
+  stored: Map<string, string>;
+}
+
+/** The runs of one shard in one script call: those read in full first. */
+interface ShardCall {
+  runIds: string[];
+  inFull: number;
+}
+
+function isStringList(reply: unknown): reply is string[] {
+  return Array.isArray(reply) && reply.every((item) => typeof item === "string");
+}
+
+/** The standings of the runs of one call, and the results of those read in full, into `into`. */
+async function readCall(context: OutcomeReads, call: ShardCall, into: Standings): Promise<void> {
+  const { runIds, inFull } = call;
   const keys = runIds.flatMap((runId) => [context.keys.result(runId), context.keys.runHead(runId)]);
-  const reply = await context.standingsScript(keys, []);
-  const standings =
-    typeof reply === "string" && reply.length === runIds.length
-      ? [...reply].map((character) => STANDING_OF_CHARACTER[character])
-      : [];
-  if (standings.length !== runIds.length || standings.includes(undefined)) {
+  const reply = await context.standingsScript(keys, [inFull]);
+  const [characters = "", ...texts] = isStringList(reply) ? reply : [];
+  const read = [...characters];
+  // "r" (a result read, its text among `texts`) only for a run read in full.
+  const wellFormed =
+    read.length === runIds.length &&
+    read.filter((character) => character === "r").length === texts.length &&
+    read.every((character, index) =>
+      character === "r" ? index < inFull : STANDING_OF_CHARACTER[character] !== undefined,
+    );
+  if (!wellFormed) {
     throw new ErrandError(
       "internal",
       `read-standings.lua answered ${JSON.stringify(reply)} for ${runIds.length} runs`,
     );
   }
-  return standings as ScriptStanding[];
+  let text = 0;
+  read.forEach((character, index) => {
+    const runId = runIds[index]!;
+    if (character === "r") {
+      into.stored.set(runId, texts[text]!);
+      text += 1;
+    } else {
+      into.standings.set(runId, STANDING_OF_CHARACTER[character]!);
+    }
+  });
 }
 
 /**
@@ -78,40 +109,55 @@ async function readCall(
  */
 const STANDINGS_PER_CALL = 1_000;
 
-/** `runIds` grouped by shard, in calls of at most {@link STANDINGS_PER_CALL} runs. */
-function scriptCalls(runIds: readonly string[]): string[][] {
-  const byShard = new Map<number, string[]>();
-  for (const runId of runIds) {
+/** Runs grouped by shard, those read in full first. */
+interface ShardRuns {
+  inFull: string[];
+  counted: string[];
+}
+
+/**
+ * The runs of `inFull` and `counted` grouped by shard, in calls of at most
+ * {@link STANDINGS_PER_CALL} runs, each call's runs read in full first.
+ */
+function scriptCalls(inFull: readonly string[], counted: readonly string[]): ShardCall[] {
+  const byShard = new Map<number, ShardRuns>();
+  const add = (runId: string, list: keyof ShardRuns) => {
     const shard = shardOfRunId(runId);
-    const shardRuns = byShard.get(shard);
-    if (shardRuns === undefined) byShard.set(shard, [runId]);
-    else shardRuns.push(runId);
-  }
+    let shardRuns = byShard.get(shard);
+    if (shardRuns === undefined) {
+      shardRuns = { inFull: [], counted: [] };
+      byShard.set(shard, shardRuns);
+    }
+    shardRuns[list].push(runId);
+  };
+  for (const runId of inFull) add(runId, "inFull");
+  for (const runId of counted) add(runId, "counted");
   return [...byShard.values()].flatMap((shardRuns) => {
-    const calls: string[][] = [];
-    for (let start = 0; start < shardRuns.length; start += STANDINGS_PER_CALL) {
-      calls.push(shardRuns.slice(start, start + STANDINGS_PER_CALL));
+    const runIds = [...shardRuns.inFull, ...shardRuns.counted];
+    const calls: ShardCall[] = [];
+    for (let start = 0; start < runIds.length; start += STANDINGS_PER_CALL) {
+      calls.push({
+        runIds: runIds.slice(start, start + STANDINGS_PER_CALL),
+        inFull: Math.min(Math.max(shardRuns.inFull.length - start, 0), STANDINGS_PER_CALL),
+      });
     }
     return calls;
   });
 }
 
 /**
- * Where each run of `runIds` (well-formed run ids, each once) stands. The
+ * Where each run of `inFull` and `counted` (well-formed run ids, each once in
+ * either list) stands, with the text of the stored result of each run of
+ * `inFull` that has one (such a run is in `stored`, not in `standings`). The
  * script calls are sent before this returns its promise, so commands issued
  * right after it go in the same round trip, and run after it on the server.
  */
 export async function readStandings(
   context: OutcomeReads,
-  runIds: readonly string[],
-): Promise<Map<string, ScriptStanding>> {
-  const calls = scriptCalls(runIds);
-  const replies = await Promise.all(calls.map((callRuns) => readCall(context, callRuns)));
-  const standings = new Map<string, ScriptStanding>();
-  calls.forEach((callRuns, index) => {
-    for (const [position, runId] of callRuns.entries()) {
-      standings.set(runId, replies[index]![position]!);
-    }
-  });
-  return standings;
+  inFull: readonly string[],
+  counted: readonly string[] = [],
+): Promise<Standings> {
+  const read: Standings = { standings: new Map(), stored: new Map() };
+  await Promise.all(scriptCalls(inFull, counted).map((call) => readCall(context, call, read)));
+  return read;
 }

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EventStore } from "../event-store.js";
 import { finished, modelResponded, queued, started } from "../test-support/events.js";
 import { type RedisFixture, startRedisFixture } from "../test-support/redis.js";
-import { parseStoredResult, readStoredResults } from "./stored-results.js";
+import { defineStandingsScript } from "./standings.js";
+import { parseStoredResult, readStoredResults, readStoredRuns } from "./stored-results.js";
 
 let fx: RedisFixture;
 let store: EventStore;
@@ -87,5 +88,58 @@ describe("readStoredResults", () => {
       (error: unknown) => error,
     );
     expect(isErrandError(refused, "internal")).toBe(true);
+  });
+});
+
+/** The calls of each command the server has served so far (`INFO commandstats`). */
+async function commandCalls(): Promise<Map<string, number>> {
+  const calls = new Map<string, number>();
+  for (const [, name, count] of (await fx.redis.info("commandstats")).matchAll(
+    /^cmdstat_([^:]+):calls=(\d+)/gm,
+  )) {
+    calls.set(name!, Number(count));
+  }
+  return calls;
+}
+
+describe("readStoredRuns", () => {
+  it("reads the results of the runs read in full with the standings: a settled run costs its GET alone, a pending one its GET and its head's EXISTS", async () => {
+    const context = {
+      redis: fx.redis,
+      keys: store.keys,
+      standingsScript: defineStandingsScript(fx.redis),
+    };
+    const settled = await settledResult();
+    await fx.redis.set(store.keys.result(settled.runId), JSON.stringify(settled));
+    const pending = store.newRunId();
+    await store.appendEvents(pending, 0, [queued()]);
+    const unknown = store.newRunId();
+    const counted = await settledResult();
+    await fx.redis.set(store.keys.result(counted.runId), JSON.stringify(counted));
+
+    const before = await commandCalls();
+    const read = await readStoredRuns(
+      context,
+      [settled.runId, pending, unknown, "not-a-run"],
+      [counted.runId, settled.runId],
+    );
+    const after = await commandCalls();
+    const called = (name: string) => (after.get(name) ?? 0) - (before.get(name) ?? 0);
+
+    expect(read.results).toEqual(new Map([[settled.runId, settled]]));
+    expect(read.standings).toEqual(
+      new Map([
+        [settled.runId, "succeeded"],
+        [pending, "pending"],
+        [unknown, "not_found"],
+        ["not-a-run", "not_found"],
+        [counted.runId, "succeeded"],
+      ]),
+    );
+    // Read in full: the settled run's GET alone, the pending and unknown runs' GETs and their
+    // heads' EXISTS. Counted: its result's EXISTS and its head's status. No GET outside the scripts.
+    expect(called("get")).toBe(3);
+    expect(called("exists")).toBe(3);
+    expect(called("hget")).toBe(1);
   });
 });

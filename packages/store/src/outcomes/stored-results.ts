@@ -54,12 +54,13 @@ export interface StoredRuns {
 /**
  * Where the runs of `full` and `counted` stand, with the stored results of
  * the runs of `full`, in one round trip: the `read-standings.lua` call of
- * each shard (two key lookups a run, one character a run in the reply),
- * then a GET of each result of `full`, sent together; a result found by its
- * GET wins over a `pending` the script saw a moment before. A run only
- * counted whose result outlived its head (it expired a moment before) is
- * read once more, in full: only then is there a second round trip. A run
- * given twice is read once; a string that is not a run id is `not_found`.
+ * each shard, which reads the result of each run of `full` (its GET) and
+ * looks up the result of each other run, and the head of each run without a
+ * result (one character a run in the reply, beside the results read). A run
+ * only counted whose result outlived its head (it expired a moment before)
+ * is read once more, in full: only then is there a second round trip. A run
+ * given twice is read once (in full, if it is in `full`); a string that is
+ * not a run id is `not_found`.
  */
 export async function readStoredRuns(
   context: OutcomeReads,
@@ -67,31 +68,27 @@ export async function readStoredRuns(
   counted: readonly string[] = [],
 ): Promise<StoredRuns> {
   const fullIds = [...new Set(full.filter(isRunId))];
-  const everyId = [...new Set([...fullIds, ...counted.filter(isRunId)])];
-  const [read, stored] = await Promise.all([
-    readStandings(context, everyId),
-    readStoredResults(context, fullIds),
-  ]);
+  const inFull = new Set(fullIds);
+  const countedIds = [...new Set(counted.filter((runId) => isRunId(runId) && !inFull.has(runId)))];
+  const read = await readStandings(context, fullIds, countedIds);
   const results = new Map<string, RunResult>();
-  fullIds.forEach((runId, index) => {
-    const result = stored[index];
-    if (result !== undefined) results.set(runId, result);
-  });
   const standings = new Map<string, RunStanding>();
   for (const runId of [...full, ...counted]) standings.set(runId, "not_found");
+  for (const [runId, json] of read.stored) {
+    const result = parseStoredResult(runId, json);
+    results.set(runId, result);
+    standings.set(runId, result.status);
+  }
   const unexplained: string[] = [];
-  for (const [runId, standing] of read) {
-    const result = results.get(runId);
-    if (result !== undefined) standings.set(runId, result.status);
-    else if (standing === "unexplained") unexplained.push(runId);
+  for (const [runId, standing] of read.standings) {
+    if (standing === "unexplained") unexplained.push(runId);
     else standings.set(runId, standing);
   }
+  // Only a run counted can be unexplained: a run read in full had its result read.
   const late = await readStoredResults(context, unexplained);
   unexplained.forEach((runId, index) => {
     const result = late[index];
-    if (result === undefined) return;
-    if (fullIds.includes(runId)) results.set(runId, result);
-    standings.set(runId, result.status);
+    if (result !== undefined) standings.set(runId, result.status);
   });
   return { results, standings };
 }
