@@ -11,20 +11,16 @@ import type { PartsReport } from "./latency-parts-process.js";
 
 const ENTRY = benchEntry("latency-parts-process", import.meta.url);
 
-/** What the parts' process saw while it was watched. */
-export interface PartsWatched {
-  /** Its event-loop delay and GC pauses. */
-  process: ProcessFigures;
-  /** When its worker took each run's job and its collector read each run's events. */
-  milestones: PartMilestones;
-}
-
 /** The running process of the parts. */
 export interface LatencyParts {
   /** Starts watching it (the clock of the phase starts). */
   watch(): void;
-  /** Stops it (its worker without grace) and resolves with what it saw since {@link watch}. */
-  stop(): Promise<PartsWatched>;
+  /**
+   * Stops it (its worker without grace) and resolves with what it saw since
+   * {@link watch}: its event-loop delay and GC pauses, and when its worker
+   * took each run's job and its collector read each run's events.
+   */
+  stop(): Promise<{ process: ProcessFigures; milestones: PartMilestones }>;
 }
 
 /** Starts the parts' process on `target` and resolves once its worker and collector run. */
