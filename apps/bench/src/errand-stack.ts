@@ -92,20 +92,23 @@ export function startBenchWorker(
   });
 }
 
+/** A started collector (with its reaper) on `redis`, logging nothing. */
+export async function startBenchCollector(redis: BenchTarget): Promise<Collector> {
+  const collector = createCollector({
+    connection: redis.url,
+    durability: redis.durability,
+    ...spreadOf(redis),
+    logger: SILENT_LOGGER,
+  });
+  await collector.start();
+  return collector;
+}
+
 /** Starts the collector first (so no settlement waits for it), then the worker, then the client. */
 export async function startErrandStack(options: StackOptions): Promise<ErrandStack> {
   const { redis } = options;
   const connection = redis.url;
-  const collector =
-    options.collector === false
-      ? undefined
-      : createCollector({
-          connection,
-          durability: redis.durability,
-          ...spreadOf(redis),
-          logger: SILENT_LOGGER,
-        });
-  await collector?.start();
+  const collector = options.collector === false ? undefined : await startBenchCollector(redis);
   const worker =
     options.worker === false
       ? undefined

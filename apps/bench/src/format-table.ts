@@ -3,6 +3,7 @@
  * value and what it means.
  */
 import { LATENCY_STAGES, type LatencyProfile, type StageFigures } from "./latency-profile.js";
+import type { ProcessFigures } from "./process-watch.js";
 import type { BenchResult } from "./report.js";
 
 interface Row {
@@ -28,12 +29,16 @@ const byName = (commands: Record<string, number>) =>
 const stageList = (stages: StageFigures) =>
   LATENCY_STAGES.map((stage) => `${stage} ${stages[stage].toFixed(2)}`).join(", ");
 
+/** What a process did during a latency phase besides the runs. */
+const processWatched = (figures: ProcessFigures) =>
+  `event-loop delay p99 ${figures.eventLoopDelayP99Ms} ms, max ${figures.eventLoopDelayMaxMs} ms; ${figures.gcPauses} GC pauses, ${figures.gcPauseTotalMs} ms in all, longest ${figures.gcPauseMaxMs} ms`;
+
 /** What the process and the server did during a latency phase. */
 const watched = (profile: LatencyProfile) => {
   const redisEvents = Object.entries(profile.redisLatencyMaxMs)
     .map(([event, maxMs]) => `${event} ${maxMs}`)
     .join(", ");
-  return `event-loop delay p99 ${profile.eventLoopDelayP99Ms} ms, max ${profile.eventLoopDelayMaxMs} ms; ${profile.gcPauses} GC pauses, ${profile.gcPauseTotalMs} ms in all, longest ${profile.gcPauseMaxMs} ms; Redis latency events (max ms): ${redisEvents === "" ? "none" : redisEvents}`;
+  return `${processWatched(profile)}; Redis latency events (max ms): ${redisEvents === "" ? "none" : redisEvents}`;
 };
 
 /** The node CPU of a whole run: its parts' together. */
@@ -111,6 +116,27 @@ function rows({ report, conditions }: BenchResult): Row[] {
       meaning: watched(conditions.latencyProfile.aof),
     },
     {
+      figure: "latency AOF split p50",
+      value: fixed(errand.latencyAofSplitP50Ms, 2, "ms"),
+      meaning:
+        "the AOF runs with the worker and the collector in a child process, the client alone in this one",
+    },
+    {
+      figure: "latency AOF split p99",
+      value: fixed(errand.latencyAofSplitP99Ms, 2, "ms"),
+      meaning: "same runs, 99th percentile",
+    },
+    {
+      figure: "latency AOF split stages p99",
+      value: "ms",
+      meaning: `${stageList(errand.latencyAofSplitStagesP99Ms)}; tail (mean over the slowest 1 %): ${stageList(conditions.latencyProfile.aofSplit.tailStagesMeanMs)}`,
+    },
+    {
+      figure: "latency AOF split profile",
+      value: "",
+      meaning: `client process: ${watched(conditions.latencyProfile.aofSplit)}; worker and collector process: ${processWatched(conditions.latencyAofSplitPartsProcess)}`,
+    },
+    {
       figure: "collector",
       value: rate(errand.collectorEventsPerSec, "events/s"),
       meaning: `folding a backlog of ${conditions.backlogEvents} events (${sizes.collectorRuns} runs); ${cpu(spent.collectorPerEvent, "event")}`,
@@ -185,7 +211,7 @@ export function formatBenchTable(result: BenchResult): string {
     `machine: ${machine.cpus} × ${machine.cpuModel}, ${machine.totalMemGb} GiB, ${machine.platform}, node ${machine.node}`,
     `load average: ${conditions.loadBefore.join(" ")} before, ${conditions.loadAfter.join(" ")} after`,
     `redis: ${redis.version}, persistence ${redis.persistence}, a private server flushed between phases`,
-    "everything (BullMQ's worker, errand's client, worker and collector) ran in this one process",
+    "everything (BullMQ's worker, errand's client, worker and collector) ran in this one process, but the split latency phase's worker and collector",
     "",
     line("figure", "value", "what it measures"),
     line("-".repeat(figureWidth), "-".repeat(valueWidth), "-".repeat(16)),

@@ -15,10 +15,11 @@
  * errand end to end (`fireMany` → worker → collector → `collect`), with the
  * Redis commands (by name), CPU and memory it cost; errand latency at a
  * fixed offered rate (`fire` → `result`, profiled stage by stage), then
- * again with the server's append-only file on (`everysec`); the worker's append round trips per
+ * again with the server's append-only file on (`everysec`), then again with
+ * the file on and the worker and the collector in a child process; the worker's append round trips per
  * step (counted under MONITOR); a collector folding a prepared backlog; raw
  * `XREADGROUP`+`XACK` over the same backlog's entries. Everything runs in the
- * calling process, driven through errand's public API.
+ * calling process (but that child), driven through errand's public API.
  *
  * @packageDocumentation
  */

@@ -24,21 +24,20 @@
  * opens no connection of its own in the measured process); the others are
  * this process's clock. Meanwhile the profile watches this process's
  * event-loop delay and garbage-collection pauses, and the server's latency
- * monitor (`LATENCY LATEST`, events of 1 ms or more).
+ * monitor (`LATENCY LATEST`, events of 1 ms or more). When the worker and
+ * the collector run in another process, that process records the job taken
+ * and the read (`process-watch.ts`) and the profile is given them at the end.
  */
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
-import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 import { isTerminalEventType } from "@errand/core";
-import {
-  COLLECTOR_BATCH_CHANNEL,
-  type CollectorBatchRead,
-  type Errand,
-  SETTLED_HEARD_CHANNEL,
-  type SettledHeard,
-  WORKER_JOB_TAKEN_CHANNEL,
-  type WorkerJobTaken,
-} from "@errand/engine";
+import { type Errand, SETTLED_HEARD_CHANNEL, type SettledHeard } from "@errand/engine";
 import type { BenchRedis } from "./bench-redis.js";
+import {
+  type PartMilestones,
+  type ProcessFigures,
+  recordPartMilestones,
+  watchProcess,
+} from "./process-watch.js";
 import { percentile } from "./stats.js";
 
 /** The stages of a run's latency, in order (see the file's comment). */
@@ -56,21 +55,18 @@ export const LATENCY_STAGES = [
 /** One figure per stage. */
 export type StageFigures = Record<(typeof LATENCY_STAGES)[number], number>;
 
-/** What a latency phase's profile found. */
-export interface LatencyProfile {
+/**
+ * What a latency phase's profile found. The event-loop delay and the GC
+ * pauses ({@link ProcessFigures}) are the bench process's: the client's, and
+ * the worker's and the collector's when they run in it.
+ */
+export interface LatencyProfile extends ProcessFigures {
   /** Each stage's median, in ms. */
   stagesP50Ms: StageFigures;
   /** Each stage's 99th percentile, in ms. */
   stagesP99Ms: StageFigures;
   /** Each stage's mean over the slowest 1 % of runs (latency at or above its p99), in ms: where the tail went. */
   tailStagesMeanMs: StageFigures;
-  /** This process's event-loop delay (`monitorEventLoopDelay`), 99th percentile and maximum, in ms. */
-  eventLoopDelayP99Ms: number;
-  eventLoopDelayMaxMs: number;
-  /** Garbage-collection pauses of this process: how many, their total and the longest, in ms. */
-  gcPauses: number;
-  gcPauseTotalMs: number;
-  gcPauseMaxMs: number;
   /** The server's latency monitor: the longest of each kind of event (`command`, `aof-write`, …), in ms. */
   redisLatencyMaxMs: Record<string, number>;
 }
@@ -82,8 +78,6 @@ interface Milestones {
   returned: number;
 }
 
-/** The ticks of the event-loop delay monitor, in ms. */
-const EVENT_LOOP_RESOLUTION_MS = 5;
 /** Runs whose logs are read at once when the phase is over. */
 const LOG_READS_AT_ONCE = 100;
 
@@ -96,8 +90,12 @@ export function epochNow(): number {
 export interface LatencyRecorder {
   /** Run `runId` was fired at `called`, `fire` resolved at `fired`, `result` at `returned` (epoch ms). */
   record(runId: string, milestones: Milestones): void;
-  /** Stops watching (once) and works the profile out, reading each run's log with `errand`. */
-  profile(errand: Errand): Promise<LatencyProfile>;
+  /**
+   * Stops watching (once) and works the profile out, reading each run's log
+   * with `errand`; with `parts`, the milestones of a worker and a collector
+   * that ran in another process (this process's are recorded otherwise).
+   */
+  profile(errand: Errand, parts?: PartMilestones): Promise<LatencyProfile>;
   /** Stops watching, if not yet: the watchers, the channels, the server's latency monitor. */
   stop(): Promise<void>;
 }
@@ -139,21 +137,7 @@ const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0)
  * collectors' batch reads, the announcements the client's subscriber heard).
  */
 export async function startLatencyProfile(redis: BenchRedis): Promise<LatencyRecorder> {
-  const eventLoop = monitorEventLoopDelay({ resolution: EVENT_LOOP_RESOLUTION_MS });
-  const gcPauses: number[] = [];
-  const gc = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) gcPauses.push(entry.duration);
-  });
-  const readAt = new Map<string, number>();
-  const onBatch = (message: unknown) => {
-    const { readAt: at, runIds } = message as CollectorBatchRead;
-    for (const runId of runIds) readAt.set(runId, at);
-  };
-  const takenAt = new Map<string, number>();
-  const onTaken = (message: unknown) => {
-    const { runId, takenAt: at } = message as WorkerJobTaken;
-    takenAt.set(runId, at);
-  };
+  const here = recordPartMilestones();
   // Heard by the client's own subscriber (not one of the bench's: that would add to what is measured).
   const announcedAt = new Map<string, number>();
   const onHeard = (message: unknown) => {
@@ -162,21 +146,16 @@ export async function startLatencyProfile(redis: BenchRedis): Promise<LatencyRec
   };
   await redis.admin.config("SET", "latency-monitor-threshold", "1");
   await redis.admin.call("LATENCY", "RESET");
-  subscribe(COLLECTOR_BATCH_CHANNEL, onBatch);
-  subscribe(WORKER_JOB_TAKEN_CHANNEL, onTaken);
   subscribe(SETTLED_HEARD_CHANNEL, onHeard);
-  gc.observe({ entryTypes: ["gc"] });
-  eventLoop.enable();
+  const watch = watchProcess();
   const runs = new Map<string, Milestones>();
 
   let stopped: Promise<Record<string, number>> | undefined;
   /** Stops every watcher once; resolves with the server's latency events. */
   function stop(): Promise<Record<string, number>> {
     stopped ??= (async () => {
-      eventLoop.disable();
-      gc.disconnect();
-      unsubscribe(COLLECTOR_BATCH_CHANNEL, onBatch);
-      unsubscribe(WORKER_JOB_TAKEN_CHANNEL, onTaken);
+      watch.stop();
+      here.stop();
       unsubscribe(SETTLED_HEARD_CHANNEL, onHeard);
       const latest = await redisLatencies(redis.admin);
       await redis.admin.config("SET", "latency-monitor-threshold", "0");
@@ -185,8 +164,12 @@ export async function startLatencyProfile(redis: BenchRedis): Promise<LatencyRec
     return stopped;
   }
 
-  async function profile(errand: Errand): Promise<LatencyProfile> {
+  async function profile(
+    errand: Errand,
+    parts: PartMilestones = here.milestones,
+  ): Promise<LatencyProfile> {
     const redisLatencyMaxMs = await stop();
+    const { readAt, takenAt } = parts;
     const stages: (StageFigures & { total: number })[] = [];
     const runIds = [...runs.keys()];
     for (let start = 0; start < runIds.length; start += LOG_READS_AT_ONCE) {
@@ -215,19 +198,14 @@ export async function startLatencyProfile(redis: BenchRedis): Promise<LatencyRec
       stages.map(({ total }) => total),
       99,
     );
-    const ms = (nanoseconds: number) => nanoseconds / 1e6;
     return {
+      ...watch.stop(),
       stagesP50Ms: perStage(stages, (values) => percentile(values, 50)),
       stagesP99Ms: perStage(stages, (values) => percentile(values, 99)),
       tailStagesMeanMs: perStage(
         stages.filter(({ total }) => total >= totalP99),
         mean,
       ),
-      eventLoopDelayP99Ms: ms(eventLoop.percentile(99)),
-      eventLoopDelayMaxMs: ms(eventLoop.max),
-      gcPauses: gcPauses.length,
-      gcPauseTotalMs: gcPauses.reduce((sum, pause) => sum + pause, 0),
-      gcPauseMaxMs: Math.max(0, ...gcPauses),
       redisLatencyMaxMs,
     };
   }

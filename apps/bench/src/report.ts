@@ -8,6 +8,7 @@ import type { CpuPerUnit } from "./cpu-meter.js";
 import type { LatencyProfile, StageFigures } from "./latency-profile.js";
 import type { MachineInfo } from "./machine.js";
 import type { PartsCpu } from "./phases/collector-backlog.js";
+import type { ProcessFigures } from "./process-watch.js";
 import type { BenchSizes } from "./sizes.js";
 
 /** The Redis the bench ran on. */
@@ -60,6 +61,17 @@ export interface ErrandFigures {
   latencyStagesP99Ms: StageFigures;
   /** {@link latencyStagesP99Ms} with the append-only file on. */
   latencyAofStagesP99Ms: StageFigures;
+  /**
+   * {@link latencyAofP50Ms} laid out as a deployment runs errand: the worker
+   * and the collector in a child process of their own, the client (`fire`,
+   * `result`) alone in the bench's process. The other latency figures run
+   * all three in the bench's process.
+   */
+  latencyAofSplitP50Ms: number;
+  /** {@link latencyAofP99Ms} laid out as {@link latencyAofSplitP50Ms}. */
+  latencyAofSplitP99Ms: number;
+  /** {@link latencyAofStagesP99Ms} laid out as {@link latencyAofSplitP50Ms}. */
+  latencyAofSplitStagesP99Ms: StageFigures;
   /** CPU (user + system) of this process — client, worker and collector — per run, end to end, in µs. */
   nodeCpuUsPerRun: number;
   /** CPU (user + system, from `INFO cpu`) of the Redis server per run, end to end, in µs. */
@@ -148,13 +160,22 @@ export interface BenchConditions {
   attemptAppendsPerRun: number;
   /** The worker's step appends per step in the round-trip sample. */
   stepAppendsPerStep: number;
-  /** The latency phases' profiles, persistence off and with the append-only file (figures rounded). */
-  latencyProfile: { off: LatencyProfile; aof: LatencyProfile };
   /**
-   * The runs both latency phases offered before their clocks started, not
-   * timed: 50 each, and more until every shard had one.
+   * The latency phases' profiles, persistence off, with the append-only
+   * file, and with the file and the worker and the collector in a child
+   * process (`aofSplit`: its event-loop delay and GC pauses are the client's
+   * process alone; see {@link latencyAofSplitPartsProcess}). Figures rounded.
+   */
+  latencyProfile: { off: LatencyProfile; aof: LatencyProfile; aofSplit: LatencyProfile };
+  /** The event-loop delay and GC pauses of the split phase's child process (worker and collector). */
+  latencyAofSplitPartsProcess: ProcessFigures;
+  /**
+   * The runs the two one-process latency phases offered before their clocks
+   * started, not timed: 50 each, and more until every shard had one.
    */
   latencyWarmupRuns: number;
+  /** The same for the split phase. */
+  latencyAofSplitWarmupRuns: number;
   /** The shard streams' growth per run at the end of the end-to-end phase (`MEMORY USAGE`): entries not yet trimmed, left out of `redisBytesPerRun`. */
   shardStreamBytesPerRun: number;
   /** The append-only file's growth per run in the AOF latency phase (its warm-up runs counted), in bytes. */

@@ -27,6 +27,9 @@ const FIGURES = {
     "latencyAofP99Ms",
     "latencyStagesP99Ms",
     "latencyAofStagesP99Ms",
+    "latencyAofSplitP50Ms",
+    "latencyAofSplitP99Ms",
+    "latencyAofSplitStagesP99Ms",
     "nodeCpuUsPerRun",
     "redisCpuUsPerRun",
     "collectorEventsPerSec",
@@ -55,7 +58,11 @@ function expectByName(figures: unknown, name: string): void {
 }
 
 /** The figures that are one number per latency stage. */
-const STAGE_FIGURES = new Set<string>(["latencyStagesP99Ms", "latencyAofStagesP99Ms"]);
+const STAGE_FIGURES = new Set<string>([
+  "latencyStagesP99Ms",
+  "latencyAofStagesP99Ms",
+  "latencyAofSplitStagesP99Ms",
+]);
 
 /** Asserts that `figures` holds exactly one finite number per latency stage. */
 function expectStageFigures(figures: unknown, name: string): void {
@@ -125,7 +132,8 @@ describe("runBench", () => {
     expect(conditions.backlogEvents).toBe(BENCH_TINY_SIZES.collectorRuns * 2);
     expect(conditions.shardStreamBytesPerRun).toBeGreaterThanOrEqual(0);
     expect(conditions).toMatchObject({ tracing: "off", spansExported: 0, workerMetrics: "on" });
-    // Both latency phases were profiled: every stage, the event loop, GC and the server's latency monitor.
+    // Every latency phase was profiled: every stage, the event loop, GC and the server's latency monitor.
+    expect(Object.keys(conditions.latencyProfile).sort()).toEqual(["aof", "aofSplit", "off"]);
     for (const [phase, profile] of Object.entries(conditions.latencyProfile)) {
       for (const stages of ["stagesP50Ms", "stagesP99Ms", "tailStagesMeanMs"] as const) {
         expectStageFigures(profile[stages], `${phase}.${stages}`);
@@ -141,6 +149,11 @@ describe("runBench", () => {
         expect(Number.isFinite(figure), `${phase}: ${figure}`).toBe(true);
       }
     }
+    // The split phase's worker and collector watched their own process.
+    for (const figure of Object.values(conditions.latencyAofSplitPartsProcess)) {
+      expect(Number.isFinite(figure), `parts process: ${figure}`).toBe(true);
+    }
+    expect(conditions.latencyAofSplitWarmupRuns).toBeGreaterThanOrEqual(50);
     // The AOF phase ran with the file on: every run's writes went to it.
     expect(conditions.aofBytesPerRun).toBeGreaterThan(0);
     // The commands by name add up to the total, the append script among them.
@@ -189,6 +202,8 @@ describe("runBench", () => {
       "latency AOF p99",
       "latency stages p99",
       "latency AOF stages p99",
+      "latency AOF split p99",
+      "latency AOF split stages p99",
       "event-loop delay p99",
       "node CPU per run",
       "BullMQ commands per job",
@@ -209,8 +224,13 @@ describe("runBench", () => {
     // The latency phase runs twice: persistence off, then with the append-only file, each after its warm-up runs.
     const latencyPhaseRuns = 2 * latencyRuns + conditions.latencyWarmupRuns;
     const runs = e2eRuns + latencyPhaseRuns + collectorRuns + costSampleRuns;
+    // The split phase's worker runs in a child process without the SDK: only each run's send span is here.
+    const splitRuns = latencyRuns + conditions.latencyAofSplitWarmupRuns;
     // Each one-step run: send, process, invoke_agent and chat.
-    expect(conditions).toMatchObject({ tracing: "sdk-in-memory", spansExported: runs * 4 });
+    expect(conditions).toMatchObject({
+      tracing: "sdk-in-memory",
+      spansExported: runs * 4 + splitRuns,
+    });
     expect(formatBenchTable({ report, conditions })).toContain(
       `--tracing (${conditions.spansExported} spans)`,
     );

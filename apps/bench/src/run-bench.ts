@@ -1,8 +1,9 @@
 /**
  * `runBench`: every phase in one run, on one fresh Redis, emptied between
  * phases: raw BullMQ, errand end to end, errand latency (persistence off,
- * then with AOF `everysec`), the worker's append round trips, the collector
- * on a backlog, then raw XREADGROUP on the same backlog's entries.
+ * then with AOF `everysec`, then with AOF and the worker and the collector
+ * in a child process), the worker's append round trips, the collector on a
+ * backlog, then raw XREADGROUP on the same backlog's entries.
  */
 import type { Durability } from "@errand/engine";
 import type { BenchRedis } from "./bench-redis.js";
@@ -19,6 +20,7 @@ import { measureErrandLatency } from "./phases/errand-latency.js";
 import { measureErrandLatencyAof } from "./phases/errand-latency-aof.js";
 import { measureErrandThroughput } from "./phases/errand-throughput.js";
 import { measureXreadgroup } from "./phases/xreadgroup-baseline.js";
+import type { ProcessFigures } from "./process-watch.js";
 import type { BenchResult } from "./report.js";
 import { type BenchSizes, resolveSizes } from "./sizes.js";
 import { round } from "./stats.js";
@@ -60,17 +62,24 @@ function roundStages(stages: StageFigures): StageFigures {
   return roundEach(stages, 2) as StageFigures;
 }
 
+/** `figures` with every duration to two decimals. */
+function roundProcess(figures: ProcessFigures): ProcessFigures {
+  return {
+    eventLoopDelayP99Ms: round(figures.eventLoopDelayP99Ms, 2),
+    eventLoopDelayMaxMs: round(figures.eventLoopDelayMaxMs, 2),
+    gcPauses: figures.gcPauses,
+    gcPauseTotalMs: round(figures.gcPauseTotalMs, 2),
+    gcPauseMaxMs: round(figures.gcPauseMaxMs, 2),
+  };
+}
+
 /** `profile` with every figure to two decimals. */
 function roundProfile(profile: LatencyProfile): LatencyProfile {
   return {
     stagesP50Ms: roundStages(profile.stagesP50Ms),
     stagesP99Ms: roundStages(profile.stagesP99Ms),
     tailStagesMeanMs: roundStages(profile.tailStagesMeanMs),
-    eventLoopDelayP99Ms: round(profile.eventLoopDelayP99Ms, 2),
-    eventLoopDelayMaxMs: round(profile.eventLoopDelayMaxMs, 2),
-    gcPauses: profile.gcPauses,
-    gcPauseTotalMs: round(profile.gcPauseTotalMs, 2),
-    gcPauseMaxMs: round(profile.gcPauseMaxMs, 2),
+    ...roundProcess(profile),
     redisLatencyMaxMs: profile.redisLatencyMaxMs,
   };
 }
@@ -140,6 +149,18 @@ async function measureAll(
   const latencyAof = await phase(options, "errand latency, AOF everysec", () =>
     measureErrandLatencyAof(redis, sizes.latencyRuns, sizes.latencyRatePerSec, concurrency),
   );
+  const latencyAofSplit = await phase(
+    options,
+    "errand latency, AOF everysec, worker and collector in a child process",
+    () =>
+      measureErrandLatencyAof(
+        redis,
+        sizes.latencyRuns,
+        sizes.latencyRatePerSec,
+        concurrency,
+        "split",
+      ),
+  );
   const roundTrips = await phase(options, "append round trips (MONITOR)", () =>
     measureAppendRoundTrips(redis, sizes.costSampleRuns, concurrency),
   );
@@ -154,7 +175,16 @@ async function measureAll(
       sampleFields: collector.sampleFields,
     }),
   );
-  return { bullmq, throughput, latency, latencyAof, roundTrips, collector, xreadgroup };
+  return {
+    bullmq,
+    throughput,
+    latency,
+    latencyAof,
+    latencyAofSplit,
+    roundTrips,
+    collector,
+    xreadgroup,
+  };
 }
 
 /**
@@ -187,6 +217,9 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchResult>
       latencyAofP99Ms: round(m.latencyAof.p99Ms, 2),
       latencyStagesP99Ms: roundStages(m.latency.profile.stagesP99Ms),
       latencyAofStagesP99Ms: roundStages(m.latencyAof.profile.stagesP99Ms),
+      latencyAofSplitP50Ms: round(m.latencyAofSplit.p50Ms, 2),
+      latencyAofSplitP99Ms: round(m.latencyAofSplit.p99Ms, 2),
+      latencyAofSplitStagesP99Ms: roundStages(m.latencyAofSplit.profile.stagesP99Ms),
       nodeCpuUsPerRun: round(m.throughput.cpu.nodeUs),
       redisCpuUsPerRun: round(m.throughput.cpu.redisUs),
       collectorEventsPerSec: round(m.collector.eventsPerSec),
@@ -237,8 +270,12 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchResult>
         latencyProfile: {
           off: roundProfile(m.latency.profile),
           aof: roundProfile(m.latencyAof.profile),
+          aofSplit: roundProfile(m.latencyAofSplit.profile),
         },
+        // A split phase always reports its parts' process.
+        latencyAofSplitPartsProcess: roundProcess(m.latencyAofSplit.partsProcess!),
         latencyWarmupRuns: m.latency.warmupRuns + m.latencyAof.warmupRuns,
+        latencyAofSplitWarmupRuns: m.latencyAofSplit.warmupRuns,
         shardStreamBytesPerRun: round(m.throughput.shardStreamBytesPerRun),
         // Its warm-up runs wrote to the file too.
         aofBytesPerRun: round(

@@ -58,36 +58,39 @@ export interface RunQueues {
   ofRun(name: string, runId: string): Queue<RunJobData>;
   /** The BullMQ queues of every shard of queue `name`. */
   shardsOf(name: string): Queue<RunJobData>[];
-  /** Enqueues `jobs` on queue `name`: one `addBulk` per shard. */
+  /** Enqueues `jobs` on queue `name`: one `addBulk` per shard (`add` for a lone job). */
   add(name: string, jobs: readonly RunJob[]): Promise<void>;
   /** Closes every queue opened (not the connection). */
   close(): Promise<void>;
 }
 
 /**
- * Enqueues `jobs` on `queue` in one `addBulk`: each named after its agent,
- * with `jobId = runId` (so adding a run's job again adds nothing), its
- * priority when it has one, and `jobOptions`.
+ * Enqueues `jobs` on `queue`: each named after its agent, with `jobId =
+ * runId` (so adding a run's job again adds nothing), its priority when it
+ * has one, and `jobOptions`. Several go in one `addBulk`; a lone job (every
+ * `fire`) goes with `add`, the same one script call without the ioredis
+ * pipeline `addBulk` builds, which copies each of the about 50 scripts
+ * BullMQ defines on its connection (about 100 µs of CPU a call, measured).
  */
 async function addRunJobs(
   queue: Queue<RunJobData>,
   jobs: readonly RunJob[],
   jobOptions: JobsOptions = DEFAULT_JOB_OPTIONS,
 ): Promise<void> {
-  if (jobs.length === 0) return;
-  await queue.addBulk(
-    jobs.map(({ runId, agent, priority }) => ({
-      name: agent,
-      data: { runId },
-      // Not `{ ...jobOptions, jobId, … }`: on Node 20 a spread followed by new keys costs microseconds.
-      opts: Object.assign(
-        {},
-        jobOptions,
-        { jobId: runId },
-        priority === undefined ? {} : { priority },
-      ),
-    })),
-  );
+  const bullJobs = jobs.map(({ runId, agent, priority }) => ({
+    name: agent,
+    data: { runId },
+    // Not `{ ...jobOptions, jobId, … }`: on Node 20 a spread followed by new keys costs microseconds.
+    opts: Object.assign(
+      {},
+      jobOptions,
+      { jobId: runId },
+      priority === undefined ? {} : { priority },
+    ),
+  }));
+  const [lone] = bullJobs;
+  if (bullJobs.length > 1) await queue.addBulk(bullJobs);
+  else if (lone !== undefined) await queue.add(lone.name, lone.data, lone.opts);
 }
 
 /**

@@ -1,6 +1,12 @@
+import { setTimeout as delay } from "node:timers/promises";
 import { ErrandError } from "@errand/core";
-import { describe, expect, it } from "vitest";
-import { redisTroubleOf, transientRedisError } from "./transient-redis.js";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { createLogger } from "./logger.js";
+import {
+  redisTroubleOf,
+  retryWhileRedisIsTransient,
+  transientRedisError,
+} from "./transient-redis.js";
 
 /** An error as ioredis rejects a command with it. */
 function replyError(message: string): Error {
@@ -61,5 +67,58 @@ describe("transientRedisError", () => {
       replyError("OOM command not allowed"),
     );
     expect(full.code).toBe("redis_out_of_memory");
+  });
+});
+
+describe("retryWhileRedisIsTransient with patienceMs", () => {
+  const logger = createLogger({ level: "silent" });
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it("gives up once patienceMs passed since the call, counting the first try's own time", async () => {
+    let tries = 0;
+    const startedAt = Date.now();
+    const retried = retryWhileRedisIsTransient(
+      async () => {
+        tries += 1;
+        // The first try alone takes most of the patience.
+        if (tries === 1) await delay(200);
+        throw replyError("Connection is closed.");
+      },
+      { logger, write: "probe write", patienceMs: 300 },
+    );
+    await expect(retried).rejects.toMatchObject({ code: "redis_unavailable", retryable: true });
+    const waitedMs = Date.now() - startedAt;
+    expect(waitedMs).toBeGreaterThanOrEqual(295);
+    // Not the first try's 200 ms plus a whole patience after it.
+    expect(waitedMs).toBeLessThan(480);
+    expect(tries).toBeGreaterThanOrEqual(2);
+  });
+
+  it("makes no timer for a write that goes through, and waits a passing trouble out", async () => {
+    const timeouts = vi.spyOn(AbortSignal, "timeout");
+    await expect(
+      retryWhileRedisIsTransient(async () => "written", {
+        logger,
+        write: "probe write",
+        patienceMs: 30_000,
+      }),
+    ).resolves.toBe("written");
+    expect(timeouts).not.toHaveBeenCalled();
+    let tries = 0;
+    const written = await retryWhileRedisIsTransient(
+      async () => {
+        tries += 1;
+        if (tries < 3) throw replyError("read ECONNRESET");
+        return "written";
+      },
+      { logger, write: "probe write", patienceMs: 30_000 },
+    );
+    expect(written).toBe("written");
+    expect(tries).toBe(3);
+    // One signal, made at the first trouble, for the rest of the patience.
+    expect(timeouts).toHaveBeenCalledTimes(1);
+    expect(timeouts.mock.calls[0]![0]).toBeGreaterThan(29_000);
   });
 });

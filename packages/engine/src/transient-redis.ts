@@ -122,6 +122,14 @@ export interface TransientRetryOptions {
   fields?: Record<string, unknown>;
   /** Ends the retries: the last error is then thrown as {@link transientRedisError}. */
   signal?: AbortSignal;
+  /**
+   * Ends the retries this many ms after the call, as a `signal` of
+   * `AbortSignal.timeout` made at the call would, but made only when the
+   * first transient error comes: a write that goes through leaves no timer
+   * behind (each such signal keeps a timer, a weak reference and a
+   * finalization entry alive until a full garbage collection).
+   */
+  patienceMs?: number;
   /** The troubles to wait out (default: every one); an error of another is thrown at once. */
   troubles?: readonly RedisTrouble[];
 }
@@ -135,7 +143,7 @@ function retryDelayMs(tries: number): number {
 /**
  * Runs `write`, and runs it again while it fails with a transient Redis
  * error, pausing 100 ms, then twice as long each time, up to 2 s, until
- * `signal` (if any) aborts (only the `troubles` given, when given). Logs one line when the first such error comes
+ * `signal` (if any) aborts or `patienceMs` (if any) passed (only the `troubles` given, when given). Logs one line when the first such error comes
  * and one when the write goes through. Any other error is thrown at once.
  * `write` must be safe to repeat (see the module).
  */
@@ -143,7 +151,8 @@ export async function retryWhileRedisIsTransient<T>(
   write: () => Promise<T>,
   options: TransientRetryOptions,
 ): Promise<T> {
-  const { logger, fields = {}, signal } = options;
+  const { logger, fields = {}, patienceMs } = options;
+  let { signal } = options;
   const startedAt = Date.now();
   let first: RedisTrouble | undefined;
   for (let tries = 1; ; tries++) {
@@ -161,6 +170,9 @@ export async function retryWhileRedisIsTransient<T>(
       if (trouble === undefined || !(options.troubles?.includes(trouble) ?? true)) throw error;
       if (first === undefined) {
         first = trouble;
+        if (signal === undefined && patienceMs !== undefined) {
+          signal = AbortSignal.timeout(Math.max(0, startedAt + patienceMs - Date.now()));
+        }
         logger.warn(
           { ...fields, write: options.write, trouble, err: error },
           `${TROUBLE_TEXT[trouble]}: retrying the write until ${WAITING_FOR[trouble].until}`,

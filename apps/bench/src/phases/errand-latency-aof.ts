@@ -7,7 +7,7 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { ErrandError } from "@errand/core";
 import { type BenchRedis, readInfo } from "../bench-redis.js";
-import { type ErrandLatency, measureErrandLatency } from "./errand-latency.js";
+import { type ErrandLatency, type LatencyLayout, measureErrandLatency } from "./errand-latency.js";
 
 /** How often the phase checks whether the append-only file's first rewrite is done. */
 const REWRITE_POLL_MS = 20;
@@ -42,13 +42,15 @@ async function aofSize(redis: BenchRedis): Promise<number> {
 
 /**
  * {@link measureErrandLatency} with `appendonly yes` and `appendfsync
- * everysec` on the bench's server; persistence is off again afterwards.
+ * everysec` on the bench's server, errand's parts laid out as `layout`;
+ * persistence is off again afterwards.
  */
 export async function measureErrandLatencyAof(
   redis: BenchRedis,
   runs: number,
   ratePerSec: number,
   concurrency: number,
+  layout: LatencyLayout = "one-process",
 ): Promise<ErrandLatencyAof> {
   await redis.flush();
   await redis.admin.config("SET", "appendfsync", "everysec");
@@ -56,7 +58,7 @@ export async function measureErrandLatencyAof(
   try {
     await aofReady(redis);
     const sizeBefore = await aofSize(redis);
-    const latency = await measureErrandLatency(redis, runs, ratePerSec, concurrency);
+    const latency = await measureErrandLatency(redis, runs, ratePerSec, concurrency, layout);
     return { ...latency, aofBytes: (await aofSize(redis)) - sizeBefore };
   } finally {
     await redis.admin.config("SET", "appendonly", "no");

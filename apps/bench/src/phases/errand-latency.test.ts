@@ -2,6 +2,8 @@
  * The latency phase times only the runs it was asked for: the runs it
  * offers first, to open the stack's connections and subscribe the client's
  * settled channel of every shard, go through the whole stack but are not timed.
+ * Split, the worker and the collector run in a child process, and the
+ * profile still finds every stage of every run.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BenchRedis, startBenchRedis } from "../bench-redis.js";
@@ -40,5 +42,19 @@ describe("measureErrandLatency", () => {
     for (const stage of LATENCY_STAGES) {
       expect(Number.isFinite(latency.profile.stagesP99Ms[stage]), stage).toBe(true);
     }
+    expect(latency.partsProcess).toBeUndefined();
+  });
+
+  it("split, runs the worker and the collector in a child process and still times every stage", async () => {
+    const runs = 7;
+    const latency = await measureErrandLatency(redis, runs, 200, 5, "split");
+    expect(await runLogs(redis)).toBe(latency.warmupRuns + runs);
+    // The job taken and the collector's read came from the child, the rest from this process.
+    for (const stage of LATENCY_STAGES) {
+      expect(Number.isFinite(latency.profile.stagesP99Ms[stage]), stage).toBe(true);
+    }
+    // No worker ran here: the child's figures are its own.
+    expect(latency.partsProcess?.eventLoopDelayP99Ms).toBeGreaterThan(0);
+    expect(Number.isFinite(latency.partsProcess?.gcPauseTotalMs)).toBe(true);
   });
 });

@@ -9,6 +9,12 @@
  * stack's first runs open its connections and subscribe the client's
  * settled channels, which a running application did long before (and the
  * profile hears each run's announcement on the client's own subscriber).
+ *
+ * Laid out `"one-process"`, the client, the worker and the collector all run
+ * in the bench's process; `"split"`, the worker and the collector run in a
+ * child process of their own (`latency-parts.ts`) and the bench's process
+ * only fires runs and waits for their results, as a producer of a
+ * deployment does.
  */
 import { setTimeout as delay } from "node:timers/promises";
 import { ErrandError, shardOfRunId } from "@errand/core";
@@ -21,7 +27,9 @@ import {
   type LatencyRecorder,
   startLatencyProfile,
 } from "../latency-profile.js";
+import type { ProcessFigures } from "../process-watch.js";
 import { percentile } from "../stats.js";
+import { type LatencyParts, startLatencyParts } from "./latency-parts.js";
 
 /** What the latency phase measured. */
 export interface ErrandLatency {
@@ -31,7 +39,12 @@ export interface ErrandLatency {
   profile: LatencyProfile;
   /** The runs offered before the clock started, not timed. */
   warmupRuns: number;
+  /** Laid out `"split"`: the event-loop delay and GC pauses of the worker's and the collector's process. */
+  partsProcess?: ProcessFigures;
 }
+
+/** Where the phase runs errand's parts: all in the bench's process, or the worker and the collector apart. */
+export type LatencyLayout = "one-process" | "split";
 
 /** The longest one run may take before the phase fails. */
 const RESULT_WAIT_MS = 60_000;
@@ -73,15 +86,22 @@ function throwFirstFailure(outcomes: readonly unknown[]): void {
   if (failure !== undefined) throw failure.error;
 }
 
-/** Fires `runs` runs at `ratePerSec` and measures fire → result visible. */
+/** Fires `runs` runs at `ratePerSec` and measures fire → result visible, with errand's parts laid out as `layout`. */
 export async function measureErrandLatency(
   redis: BenchRedis,
   runs: number,
   ratePerSec: number,
   concurrency: number,
+  layout: LatencyLayout = "one-process",
 ): Promise<ErrandLatency> {
   await redis.flush();
-  const stack = await startErrandStack({ redis, concurrency });
+  const split = layout === "split";
+  const stack = await startErrandStack({
+    redis,
+    concurrency,
+    worker: !split,
+    collector: !split,
+  });
   const { errand } = stack;
   /** Fires run `index`, waits for its result, and resolves with its milestones. */
   const timeOne = async (index: number) => {
@@ -99,7 +119,9 @@ export async function measureErrandLatency(
     return { runId, milestones: { called, fired, returned } };
   };
   let recorder: LatencyRecorder | undefined;
+  let parts: LatencyParts | undefined;
   try {
+    if (split) parts = await startLatencyParts(redis, concurrency);
     const warmup = await offerRuns(runs, WARMUP_RUNS, ratePerSec, timeOne);
     throwFirstFailure(warmup);
     const shardsRun = new Set<number>();
@@ -113,6 +135,7 @@ export async function measureErrandLatency(
     }
     const recording = await startLatencyProfile(redis);
     recorder = recording;
+    parts?.watch();
     const outcomes = await offerRuns(0, runs, ratePerSec, async (index) => {
       const { runId, milestones } = await timeOne(index);
       recording.record(runId, milestones);
@@ -120,15 +143,20 @@ export async function measureErrandLatency(
     });
     throwFirstFailure(outcomes);
     const latencies = outcomes.filter((outcome) => typeof outcome === "number");
-    const profile = await recording.profile(errand);
+    await recording.stop();
+    const watched = await parts?.stop();
+    parts = undefined;
+    const profile = await recording.profile(errand, watched?.milestones);
     return {
       p50Ms: percentile(latencies, 50),
       p99Ms: percentile(latencies, 99),
       profile,
       warmupRuns,
+      ...(watched === undefined ? {} : { partsProcess: watched.process }),
     };
   } finally {
     await recorder?.stop();
+    await parts?.stop();
     await stack.stop();
   }
 }

@@ -4,10 +4,7 @@
  * connections, as a deployment runs them. From the built package they run
  * the built entry; from the sources (tests) the TypeScript one through tsx.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
-import { ErrandError } from "@errand/core";
+import { type BenchChild, benchEntry, lineAfter, spawnBenchChild } from "../bench-child.js";
 import type { BenchTarget } from "../errand-stack.js";
 
 /** What each worker process is told, as JSON in its first argument. */
@@ -25,53 +22,11 @@ export interface WorkerProcesses {
   stop(): Promise<number>;
 }
 
-const FROM_SOURCE = import.meta.url.endsWith(".ts");
-const ENTRY = fileURLToPath(
-  new URL(`./worker-process.${FROM_SOURCE ? "ts" : "js"}`, import.meta.url),
-);
-const NODE_ARGS = FROM_SOURCE ? ["--import", "tsx", "--conditions=@errand/source"] : [];
-const PACKAGE_DIR = fileURLToPath(new URL("../..", import.meta.url));
+const ENTRY = benchEntry("worker-process", import.meta.url);
 
-/** The longest a worker process may take to say `ready`, or to stop. */
-const PROCESS_TIMEOUT_MS = 60_000;
-
-/** One child, and the lines it printed so far. */
-interface Child {
-  process: ChildProcess;
-  lines: string[];
-  exited: Promise<number | null>;
-}
-
-function spawnChild(orders: WorkerOrders): Child {
-  const child = spawn(process.execPath, [...NODE_ARGS, ENTRY, JSON.stringify(orders)], {
-    cwd: PACKAGE_DIR,
-    env: { ...process.env, REDIS_URL: orders.target.url },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const lines: string[] = [];
-  createInterface({ input: child.stdout! }).on("line", (line) => lines.push(line));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
-  return { process: child, lines, exited };
-}
-
-/**
- * Resolves with the number after `word` in the first line of `child` that
- * starts with it; rejects when the child exits first or after the timeout.
- */
-async function numberAfter(child: Child, word: string, what: string): Promise<number> {
-  const deadline = Date.now() + PROCESS_TIMEOUT_MS;
-  let ended = false;
-  void child.exited.then(() => {
-    ended = true;
-  });
-  for (;;) {
-    const line = child.lines.find((printed) => printed.startsWith(`${word} `));
-    if (line !== undefined) return Number(line.slice(word.length + 1));
-    if (ended || Date.now() > deadline) {
-      throw new ErrandError("internal", `a bench worker process did not ${what}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+/** The number after `word` in `child`'s first line starting with it (see {@link lineAfter}). */
+async function numberAfter(child: BenchChild, word: string, what: string): Promise<number> {
+  return Number(await lineAfter(child, word, what));
 }
 
 /** Starts `count` worker processes with `orders` and resolves once each takes runs. */
@@ -79,7 +34,9 @@ export async function startWorkerProcesses(
   count: number,
   orders: WorkerOrders,
 ): Promise<WorkerProcesses> {
-  const children = Array.from({ length: count }, () => spawnChild(orders));
+  const children = Array.from({ length: count }, () =>
+    spawnBenchChild(ENTRY, orders, orders.target.url),
+  );
   const killAll = () => {
     for (const child of children) child.process.kill("SIGKILL");
   };

@@ -168,7 +168,7 @@ export async function enqueueRuns(
           logger: context.logger,
           write: "enqueue of written runs",
           fields: { queue },
-          signal: AbortSignal.timeout(FIRE_PATIENCE_MS),
+          patienceMs: FIRE_PATIENCE_MS,
           troubles: FIRE_WAITS_OUT,
         });
         for (const { index, run } of group) outcomes[index] = { ok: true, runId: run.runId };

@@ -132,7 +132,7 @@ export async function fireMany(context: FireContext, specs: unknown): Promise<Fi
     {
       logger: context.logger,
       write: "fire of a batch of runs",
-      signal: AbortSignal.timeout(FIRE_PATIENCE_MS),
+      patienceMs: FIRE_PATIENCE_MS,
       troubles: FIRE_WAITS_OUT,
     },
   ).catch((error: unknown) => {

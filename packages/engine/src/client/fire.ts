@@ -55,7 +55,7 @@ export async function fire(context: FireContext, spec: unknown): Promise<FireRes
     {
       logger: context.logger,
       write: "fire of a run",
-      signal: AbortSignal.timeout(patienceMs),
+      patienceMs,
       troubles: FIRE_WAITS_OUT,
     },
   );
