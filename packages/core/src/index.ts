@@ -86,7 +86,7 @@ export {
 } from "./fold.js";
 export { formatJsonPath, type JsonPath } from "./json-path.js";
 export { resolveLocalRef } from "./json-pointer.js";
-export { SCHEMA_STRING_FORMATS } from "./json-schema-limits.js";
+export { SCHEMA_STRING_FORMATS } from "./json-schema/limits.js";
 export { compileLinearPattern, type LinearPattern } from "./linear-pattern.js";
 export type { LiveDelta, LiveEntry, ModelDelta } from "./live-delta.js";
 export { findLosslessJsonProblem } from "./lossless-json.js";

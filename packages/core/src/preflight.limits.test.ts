@@ -6,7 +6,7 @@ import {
   SCHEMA_MAX_PROPERTIES,
   SCHEMA_MAX_SCHEMA_DEPTH,
   SCHEMA_MAX_TOTAL_CHARS,
-} from "./json-schema-limits.js";
+} from "./json-schema/limits.js";
 import { UNSUPPORTED_SCHEMA_PREFIX } from "./preflight.js";
 import { accepted, nested, object, reasonFor, text } from "./test-support/preflight-fixtures.js";
 

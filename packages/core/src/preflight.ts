@@ -12,10 +12,10 @@
  * ```
  */
 import { isErrandError } from "./errors.js";
-import { SCHEMA_MAX_JSON_CHARS, SCHEMA_MAX_JSON_NESTING } from "./json-schema-limits.js";
-import { describeKind, isSchemaNode } from "./json-schema-node.js";
-import { checkStrictJsonSchema } from "./json-schema-subset.js";
-import { formatCount } from "./json-schema-totals.js";
+import { SCHEMA_MAX_JSON_CHARS, SCHEMA_MAX_JSON_NESTING } from "./json-schema/limits.js";
+import { describeKind, isSchemaNode } from "./json-schema/node.js";
+import { checkStrictJsonSchema } from "./json-schema/subset.js";
+import { formatCount } from "./json-schema/totals.js";
 import { findLosslessJsonProblem } from "./lossless-json.js";
 import { refuseSchema } from "./schema-refusal.js";
 import { isZod3Schema, isZodSchema, zodToJsonSchema } from "./zod-json-schema.js";

@@ -11,7 +11,7 @@
  * outputs accept only `anyOf`.
  */
 import { z } from "zod";
-import type { SchemaNode } from "./json-schema-node.js";
+import type { SchemaNode } from "./json-schema/node.js";
 import { refuseSchema } from "./schema-refusal.js";
 
 /** True for a zod 4 schema (classic or mini). */

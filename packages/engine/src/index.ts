@@ -171,11 +171,8 @@ export {
   SETTLED_HEARD_CHANNEL,
   type SettledHeard,
 } from "@errand/store";
-export { queueOfAgents } from "./agent-queues.js";
-export { type AgentVersionStanding, readAgentVersions } from "./agent-versions.js";
 export { FireBudget } from "./budgets/fire-budget.js";
 export { DEFAULT_PRICE_TABLE, type PriceTable } from "./budgets/price-table.js";
-export { logBullErrors } from "./bull-errors.js";
 export type { CancelOptions, CancelResult } from "./client/cancel.js";
 export { createErrand, type Errand, type ErrandOptions, type Waitpoints } from "./client/client.js";
 export type { FireManyItem, FireManyResult } from "./client/fire-many.js";
@@ -194,7 +191,6 @@ export {
 } from "./client/fire-spec.js";
 export type { RunEventsOptions } from "./client/run-events.js";
 export type { RunStreamOptions } from "./client/run-stream.js";
-export { CLOSE_ALLOWANCE_MS, closeWithin, runEach } from "./closing.js";
 export { DEFAULT_COLLECTOR_GROUP } from "./collector/consumer-group.js";
 export {
   type Collector,
@@ -204,13 +200,6 @@ export {
 } from "./collector/create-collector.js";
 export { type CollectorMetrics, readCollectorMetrics } from "./collector/metrics.js";
 export { COLLECTOR_BATCH_CHANNEL, type CollectorBatchRead } from "./collector/shard-loop.js";
-export {
-  type ConnectionInput,
-  type ConnectionOptions,
-  closeConnection,
-  openConnection,
-  type RedisConnection,
-} from "./connection.js";
 export { type EngineKeys, engineKeys } from "./engine-keys.js";
 export {
   DEFAULT_FLOW_RECHECK_MS,
@@ -225,13 +214,28 @@ export { addQueueDepthGauge } from "./metrics/queue-depth.js";
 export { countRedisErrors } from "./metrics/redis-errors.js";
 export type { ParentLimits } from "./parents/limits.js";
 export { parentTools } from "./parents/parent-tools.js";
-export { readJobCounts, readQueueBacklog, sumJobCounts } from "./queue-backlog.js";
-export { MAX_QUEUE_SHARDS, type QueueShard, shardOfRun, shardsOfQueue } from "./queue-shards.js";
+export { queueOfAgents } from "./queues/agent-queues.js";
+export { type AgentVersionStanding, readAgentVersions } from "./queues/agent-versions.js";
+export { logBullErrors } from "./queues/bull-errors.js";
+export { readJobCounts, readQueueBacklog, sumJobCounts } from "./queues/queue-backlog.js";
+export {
+  MAX_QUEUE_SHARDS,
+  type QueueShard,
+  shardOfRun,
+  shardsOfQueue,
+} from "./queues/queue-shards.js";
+export { isLive, QueueRegistration, readQueueRegistrations } from "./queues/registry.js";
+export {
+  DEFAULT_JOB_OPTIONS,
+  DEFAULT_KEEP_COMPLETED_JOBS,
+  DEFAULT_KEEP_FAILED_JOBS,
+} from "./queues/run-queues.js";
 export type { CollectOptions, CollectResult } from "./reads/collect.js";
 export type { CollectedRun } from "./reads/collected-run.js";
 export { createRunReads, type RunReads, type RunReadsOptions } from "./reads/create-run-reads.js";
 export { LIST_LIMITS, type ListOptions, type RunSummary, runSummaryOf } from "./reads/list.js";
 export type { ResultOptions } from "./reads/result.js";
+export { checkDashboardUrl, type LinkedRunResult, runViewUrl } from "./reads/view-url.js";
 export {
   createReaper,
   type Reaper,
@@ -239,16 +243,16 @@ export {
   type ReapReport,
 } from "./reaper/create-reaper.js";
 export { DEFAULT_VERSION_GRACE_MS } from "./reaper/unavailable-versions.js";
-export { type RedisAclConfigOptions, redisAclConfig, redisAclRules } from "./redis-acl.js";
-export { openRedisUrl } from "./redis-url.js";
-export { isLive, QueueRegistration, readQueueRegistrations } from "./registry.js";
+export { CLOSE_ALLOWANCE_MS, closeWithin, runEach } from "./redis/closing.js";
 export {
-  DEFAULT_JOB_OPTIONS,
-  DEFAULT_KEEP_COMPLETED_JOBS,
-  DEFAULT_KEEP_FAILED_JOBS,
-} from "./run-queues.js";
-export { untakenQueueShards } from "./untaken-queue-shards.js";
-export { checkDashboardUrl, type LinkedRunResult, runViewUrl } from "./view-url.js";
+  type ConnectionInput,
+  type ConnectionOptions,
+  closeConnection,
+  openConnection,
+  type RedisConnection,
+} from "./redis/connection.js";
+export { type RedisAclConfigOptions, redisAclConfig, redisAclRules } from "./redis/redis-acl.js";
+export { openRedisUrl } from "./redis/redis-url.js";
 export type { CompletedWaitpoint, CompleteOptions } from "./waitpoints/complete.js";
 export type { WaitingOptions, WaitingWaitpoint, WaitingWaitpoints } from "./waitpoints/waiting.js";
 export type { ModelResolver } from "./worker/agent-models.js";
@@ -270,3 +274,4 @@ export {
   WORKER_JOB_TAKEN_CHANNEL,
   type WorkerJobTaken,
 } from "./worker/taken-jobs.js";
+export { untakenQueueShards } from "./worker/untaken-queue-shards.js";

@@ -7,14 +7,14 @@
  */
 import type { Logger } from "@errand/runtime";
 import { createEventStore, type Durability, type EventStore } from "@errand/store";
+import { type EngineKeys, engineKeys } from "./engine-keys.js";
+import { createLogger } from "./logger.js";
 import {
   type ConnectionInput,
   type ConnectionOptions,
   openConnection,
   type RedisConnection,
-} from "./connection.js";
-import { type EngineKeys, engineKeys } from "./engine-keys.js";
-import { createLogger } from "./logger.js";
+} from "./redis/connection.js";
 
 /** The clock of events, deadlines and heartbeats. */
 export type Clock = () => Date;

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { type AgentOptions, assertModelTakesSettings, defineAgent } from "./agent.js";
 import type { Model } from "./model.js";
 import { type ModelSettings, settingNames } from "./model-settings.js";
-import { openaiModel } from "./openai-model.js";
+import { openaiModel } from "./openai/model.js";
 import { scriptedModel } from "./scripted-model.js";
 import { addTool } from "./test-support/agents.js";
 import { play } from "./test-support/play.js";

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineAgent } from "./agent.js";
 import type { Model } from "./model.js";
-import { openaiModel } from "./openai-model.js";
+import { openaiModel } from "./openai/model.js";
 import { STRUCTURED_OUTPUT_TOOL } from "./structured-output.js";
 import { play } from "./test-support/play.js";
 import { typesOf } from "./test-support/runs.js";

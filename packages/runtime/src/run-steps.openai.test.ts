@@ -11,7 +11,7 @@ import { abortableSleep } from "./abort.js";
 import { defineAgent } from "./agent.js";
 import { createMemorySink } from "./memory-sink.js";
 import type { Model } from "./model.js";
-import { openaiModel } from "./openai-model.js";
+import { openaiModel } from "./openai/model.js";
 import { runSteps } from "./run-steps.js";
 import {
   invalidOutputMessage,

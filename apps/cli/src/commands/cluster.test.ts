@@ -1,7 +1,7 @@
 /**
  * The built CLI on a real 3-master Redis Cluster, named by a
  * `redis+cluster://` URL: worker, collector, fire, runs, dashboard and doctor
- * work on it (queue shards on a cluster: `packages/engine/src/queue-shards.test.ts`);
+ * work on it (queue shards on a cluster: `packages/engine/src/queues/queue-shards.test.ts`);
  * and a parent spawning its children while the queue's master restarts never succeeds
  * without them. One cluster for the file (slow to start); the restart comes
  * last.

@@ -16,8 +16,8 @@ import {
   type Usage,
 } from "@errand/core";
 import { defineLuaCommand, type LuaCall, type LuaScript, readLuaFile } from "@errand/store";
-import type { RedisConnection } from "../connection.js";
 import type { EngineKeys } from "../engine-keys.js";
+import type { RedisConnection } from "../redis/connection.js";
 
 const NANO_PER_USD = 1e9;
 

@@ -5,8 +5,8 @@
  * run's tree may still be spending.
  */
 import { budgetRemaining, type RunBudgetView } from "@errand/core";
-import type { RedisConnection } from "../connection.js";
 import type { EngineKeys } from "../engine-keys.js";
+import type { RedisConnection } from "../redis/connection.js";
 import { readScopeSpend } from "./tree-budget.js";
 
 /** A run as readers return it: its tree root, and its budget when it counts against one. */

@@ -7,10 +7,10 @@
  */
 import { ErrandError, isErrandError, isRunId, runNotFound } from "@errand/core";
 import type { HeadStatus } from "@errand/store";
+import { removeUnheldJob } from "../queues/run-jobs.js";
+import type { RunQueues } from "../queues/run-queues.js";
 import type { EngineResources } from "../resources.js";
-import { removeUnheldJob } from "../run-jobs.js";
-import type { RunQueues } from "../run-queues.js";
-import { settleCancelled } from "../settle-cancelled.js";
+import { settleCancelled } from "./settle-cancelled.js";
 
 /** Options of `cancel`. */
 export interface CancelOptions {

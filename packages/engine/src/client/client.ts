@@ -8,17 +8,17 @@ import type { LiveEntry, Page, RunEvent, RunSoFar } from "@errand/core";
 import type { EventStore } from "@errand/store";
 import type { JobsOptions } from "bullmq";
 import { withTreeSpend } from "../budgets/tree-view.js";
-import { CLOSE_ALLOWANCE_MS, closeWithin, runEach } from "../closing.js";
-import { closeConnection, openConnection, openSettledWaiter } from "../connection.js";
 import type { EngineKeys } from "../engine-keys.js";
+import { createRunQueues, DEFAULT_JOB_OPTIONS } from "../queues/run-queues.js";
 import type { CollectOptions, CollectResult } from "../reads/collect.js";
 import { createReadsContext } from "../reads/context.js";
 import { readsOn } from "../reads/create-run-reads.js";
 import type { ListOptions, RunSummary } from "../reads/list.js";
 import type { ResultOptions } from "../reads/result.js";
+import { type LinkedRunResult, runLinks } from "../reads/view-url.js";
+import { CLOSE_ALLOWANCE_MS, closeWithin, runEach } from "../redis/closing.js";
+import { closeConnection, openConnection, openSettledWaiter } from "../redis/connection.js";
 import { type EngineOptions, openResources } from "../resources.js";
-import { createRunQueues, DEFAULT_JOB_OPTIONS } from "../run-queues.js";
-import { type LinkedRunResult, runLinks } from "../view-url.js";
 import {
   type CompletedWaitpoint,
   type CompleteOptions,

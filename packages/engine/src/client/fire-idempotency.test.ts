@@ -8,9 +8,9 @@ import { type RedisClusterServer, startRedisCluster, uniqueKeyPrefix } from "@er
 import { Queue } from "bullmq";
 import { Cluster } from "ioredis";
 import { afterAll, beforeAll, describe, expect } from "vitest";
-import { queueOfAgents } from "../agent-queues.js";
-import type { RedisConnection } from "../connection.js";
 import type { EngineKeys } from "../engine-keys.js";
+import { queueOfAgents } from "../queues/agent-queues.js";
+import type { RedisConnection } from "../redis/connection.js";
 import { engineTest } from "../test-support/engine-test.js";
 import { registerTestQueue } from "../test-support/registered-queue.js";
 import { TEST_AGENTS } from "../test-support/test-agents.js";

@@ -5,7 +5,7 @@
  * so one bad spec never throws away the others.
  */
 import { type BatchCounts, type BatchOutcome, batch, ErrandError } from "@errand/core";
-import { redisTroubleOf, retryWhileRedisIsTransient } from "../transient-redis.js";
+import { redisTroubleOf, retryWhileRedisIsTransient } from "../redis/transient-redis.js";
 import { enqueueRuns, type FireContext, type FireOutcome } from "./enqueue-runs.js";
 import { FIRE_PATIENCE_MS, FIRE_WAITS_OUT } from "./fire-patience.js";
 import { type PreflightLookups, type PreparedRun, preflightFire } from "./fire-preflight.js";

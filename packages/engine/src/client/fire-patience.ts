@@ -2,7 +2,7 @@
  * How long firing waits out a Redis that cannot answer now (see
  * `transient-redis.ts`) before it answers with the error.
  */
-import type { RedisTrouble } from "../transient-redis.js";
+import type { RedisTrouble } from "../redis/transient-redis.js";
 
 /**
  * How long `fire` and `fireMany` wait out a Redis Cluster moving, a server

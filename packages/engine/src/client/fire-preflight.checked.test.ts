@@ -16,7 +16,7 @@ import {
 import type { RunHead } from "@errand/store";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { AgentRegistration } from "../registry.js";
+import type { AgentRegistration } from "../queues/registry.js";
 import { type PreflightLookups, preflightFire } from "./fire-preflight.js";
 
 const NOW = new Date("2026-12-02T05:00:00.000Z");

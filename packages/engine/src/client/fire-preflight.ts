@@ -37,7 +37,7 @@ import { DEFAULT_MAX_STEPS } from "@errand/runtime";
 import { type IdempotencyKey, markChecked, type RunHead } from "@errand/store";
 import { resolveFireBudget } from "../budgets/fire-budget.js";
 import type { ScopeSpend } from "../budgets/tree-budget.js";
-import { type AgentRegistration, chooseRegistration } from "../registry.js";
+import { type AgentRegistration, chooseRegistration } from "../queues/registry.js";
 import {
   checkMetadata,
   DEFAULT_IDEMPOTENCY_TTL_MS,

@@ -2,7 +2,7 @@
  * `fire`: preflight one spec, then write its `run-queued` and enqueue its job,
  * waiting out a Redis Cluster on the move.
  */
-import { retryWhileRedisIsTransient } from "../transient-redis.js";
+import { retryWhileRedisIsTransient } from "../redis/transient-redis.js";
 import { enqueueRuns, type FireContext, type FireOutcome } from "./enqueue-runs.js";
 import { FIRE_PATIENCE_MS, FIRE_WAITS_OUT } from "./fire-patience.js";
 import { preflightFire } from "./fire-preflight.js";

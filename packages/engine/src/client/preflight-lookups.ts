@@ -6,9 +6,9 @@
 import type { RunBudget } from "@errand/core";
 import type { EventStore } from "@errand/store";
 import { readScopeSpend, type ScopeSpend } from "../budgets/tree-budget.js";
-import type { RedisConnection } from "../connection.js";
 import type { EngineKeys } from "../engine-keys.js";
-import { readAgentRegistrations, readRegisteredAgents } from "../registry.js";
+import { readAgentRegistrations, readRegisteredAgents } from "../queues/registry.js";
+import type { RedisConnection } from "../redis/connection.js";
 import type { PreflightLookups } from "./fire-preflight.js";
 
 function memoize<T>(load: (key: string) => Promise<T>): (key: string) => Promise<T> {

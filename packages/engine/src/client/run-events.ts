@@ -7,7 +7,7 @@
 import { ErrandError, isRunId, type RunEvent, runNotFound } from "@errand/core";
 import type { Logger } from "@errand/runtime";
 import type { EventStore } from "@errand/store";
-import { type ConnectionInput, openConnection } from "../connection.js";
+import { type ConnectionInput, openConnection } from "../redis/connection.js";
 
 /** Options of `events`. */
 export interface RunEventsOptions {

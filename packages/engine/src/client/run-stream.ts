@@ -7,7 +7,7 @@
  */
 import { ErrandError, isRunId, type LiveEntry, runNotFound } from "@errand/core";
 import { isLiveOffset } from "@errand/store";
-import { openConnection } from "../connection.js";
+import { openConnection } from "../redis/connection.js";
 import type { RunEventsContext } from "./run-events.js";
 
 /** Options of `stream`. */

@@ -14,7 +14,7 @@
  * `reaper/jobless-runs.ts`).
  */
 import { ErrandError } from "@errand/core";
-import { isTransientRedisError, transientRedisError } from "../transient-redis.js";
+import { isTransientRedisError, transientRedisError } from "../redis/transient-redis.js";
 import type { FireContext, FireOutcome } from "./enqueue-runs.js";
 import type { PreparedRun } from "./fire-preflight.js";
 

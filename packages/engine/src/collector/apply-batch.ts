@@ -36,7 +36,7 @@ import {
   indexSegment,
   type RunToIndex,
 } from "@errand/store";
-import { retryWhileRedisIsTransient } from "../transient-redis.js";
+import { retryWhileRedisIsTransient } from "../redis/transient-redis.js";
 import type { CollectorContext } from "./context.js";
 import { settledResult } from "./project-result.js";
 

@@ -4,9 +4,9 @@
  * restart, claiming entries other consumers left idle (XAUTOCLAIM),
  * acknowledging, and a pending entry's delivery count.
  */
-import type { RedisConnection } from "../connection.js";
-import { isRedisOutOfMemory } from "../out-of-memory.js";
-import { retryWhileRedisIsTransient } from "../transient-redis.js";
+import type { RedisConnection } from "../redis/connection.js";
+import { isRedisOutOfMemory } from "../redis/out-of-memory.js";
+import { retryWhileRedisIsTransient } from "../redis/transient-redis.js";
 import type { CollectorContext } from "./context.js";
 
 /** The consumer group collectors share when not told otherwise. */

@@ -23,8 +23,6 @@ import { setMaxListeners } from "node:events";
 import { hostname } from "node:os";
 import { ErrandError, wholeNumberOption } from "@errand/core";
 import { DEFAULT_SHARDS, defineIndexRunsScript } from "@errand/store";
-import { CLOSE_ALLOWANCE_MS, closeWithin, runEach } from "../closing.js";
-import { closeConnection, openConnection, type RedisConnection } from "../connection.js";
 import { engineKeys } from "../engine-keys.js";
 import { createLogger } from "../logger.js";
 import { addCollectorGauges } from "../metrics/collector-gauges.js";
@@ -32,6 +30,8 @@ import { createPrometheusMetrics, type PrometheusMetrics } from "../metrics/prom
 import { addQueueDepthGauge } from "../metrics/queue-depth.js";
 import { countRedisErrors } from "../metrics/redis-errors.js";
 import { createReaper, type Reaper, type ReaperOptions } from "../reaper/create-reaper.js";
+import { CLOSE_ALLOWANCE_MS, closeWithin, runEach } from "../redis/closing.js";
+import { closeConnection, openConnection, type RedisConnection } from "../redis/connection.js";
 import { type EngineOptions, openResources } from "../resources.js";
 import { DEFAULT_COLLECTOR_GROUP, ensureGroupWhenRoom } from "./consumer-group.js";
 import type { CollectorContext } from "./context.js";

@@ -1,7 +1,7 @@
 /** The collectors' metrics: per shard, its lag, pending entries and dead letters. */
 import { DEFAULT_SHARDS } from "@errand/store";
-import type { RedisConnection } from "../connection.js";
 import type { EngineKeys } from "../engine-keys.js";
+import type { RedisConnection } from "../redis/connection.js";
 import { DEFAULT_COLLECTOR_GROUP } from "./consumer-group.js";
 import { readGroups } from "./trim.js";
 

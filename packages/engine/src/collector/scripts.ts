@@ -8,7 +8,7 @@
  */
 import { ErrandError } from "@errand/core";
 import { defineLuaCommand, type LuaScript, readLuaFile } from "@errand/store";
-import type { RedisConnection } from "../connection.js";
+import type { RedisConnection } from "../redis/connection.js";
 
 function readScript(file: string): string {
   return readLuaFile(new URL(`../../lua/${file}`, import.meta.url));

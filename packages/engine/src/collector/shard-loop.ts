@@ -14,7 +14,7 @@
 import { channel } from "node:diagnostics_channel";
 import { setTimeout as delay } from "node:timers/promises";
 import { decodeShardEntry, type ShardEntry } from "@errand/store";
-import type { RedisConnection } from "../connection.js";
+import type { RedisConnection } from "../redis/connection.js";
 import { applyBatch } from "./apply-batch.js";
 import {
   claimIdleEntries,

@@ -3,7 +3,7 @@
  * entry is removed only when every group has been delivered it and none
  * still holds it pending, so nothing a collector still owes is ever lost.
  */
-import type { RedisConnection } from "../connection.js";
+import type { RedisConnection } from "../redis/connection.js";
 import { compareStreamIds, earlierStreamId } from "./stream-ids.js";
 
 /** One group as XINFO GROUPS describes it (the fields trimming and metrics use). */

@@ -9,10 +9,10 @@
  * holding more counts the rest as delayed.
  */
 import type { Queue } from "bullmq";
-import type { RedisConnection } from "../connection.js";
 import type { EngineKeys } from "../engine-keys.js";
-import { readEachShard, readJobCounts } from "../queue-backlog.js";
-import { readQueueRegistrations } from "../registry.js";
+import { readEachShard, readJobCounts } from "../queues/queue-backlog.js";
+import { readQueueRegistrations } from "../queues/registry.js";
+import type { RedisConnection } from "../redis/connection.js";
 import { PARKED_UNTIL_FIELD } from "../worker/park.js";
 import type { PrometheusMetrics } from "./prometheus-metrics.js";
 

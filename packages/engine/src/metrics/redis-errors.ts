@@ -6,7 +6,7 @@
  * Redis refuses (an out-of-memory refusal, waited out and logged) are not
  * connection errors and are not counted here.
  */
-import type { RedisConnection } from "../connection.js";
+import type { RedisConnection } from "../redis/connection.js";
 import type { PrometheusMetrics } from "./prometheus-metrics.js";
 
 /** The kind label of a Redis connection's `error`. */

@@ -11,11 +11,11 @@ import type { JobsOptions } from "bullmq";
 import type { CancelContext } from "../client/cancel.js";
 import type { FireContext } from "../client/enqueue-runs.js";
 import { DEFAULT_MAX_INPUT_BYTES } from "../client/fire-spec.js";
-import { type ConnectionInput, closeConnection, openConnection } from "../connection.js";
+import { createRunQueues } from "../queues/run-queues.js";
 import type { ReadsContext } from "../reads/context.js";
-import { createRunQueues } from "../run-queues.js";
-import { retryWhileRedisIsTransient } from "../transient-redis.js";
-import type { RunLinks } from "../view-url.js";
+import type { RunLinks } from "../reads/view-url.js";
+import { type ConnectionInput, closeConnection, openConnection } from "../redis/connection.js";
+import { retryWhileRedisIsTransient } from "../redis/transient-redis.js";
 import {
   type CollectChildrenOutcome,
   type CollectChildrenRequest,

@@ -26,7 +26,7 @@ import { fireChecked, preflightEach } from "../client/fire-many.js";
 import { MAX_IDEMPOTENCY_TTL_MS } from "../client/fire-spec.js";
 import { createPreflightLookups } from "../client/preflight-lookups.js";
 import { COLLECT_TOOL } from "../reads/collect.js";
-import { isTransientRedisError, retryWhileRedisIsTransient } from "../transient-redis.js";
+import { isTransientRedisError, retryWhileRedisIsTransient } from "../redis/transient-redis.js";
 import { admitChildren, admitDepth, type ChildCount, type ParentLimits } from "./limits.js";
 import { type SpawnCall, spawnIdempotencyKeys } from "./spawn-keys.js";
 

@@ -13,13 +13,13 @@
  * ```
  */
 import type { Page } from "@errand/core";
-import { closeConnection, openSettledWaiter } from "../connection.js";
+import { closeConnection, openSettledWaiter } from "../redis/connection.js";
 import { type EngineOptions, openResources } from "../resources.js";
-import { type LinkedRunResult, type RunLinks, runLinks } from "../view-url.js";
 import { type CollectOptions, type CollectResult, collectRuns } from "./collect.js";
 import { createReadsContext, type ReadsContext } from "./context.js";
 import { type ListOptions, listRuns, type RunSummary } from "./list.js";
 import { type ResultOptions, readResult } from "./result.js";
+import { type LinkedRunResult, type RunLinks, runLinks } from "./view-url.js";
 
 /** Options of {@link createRunReads}: the shared {@link EngineOptions}, and a dashboard to link to. */
 export interface RunReadsOptions extends EngineOptions {

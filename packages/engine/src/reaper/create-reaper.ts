@@ -17,9 +17,9 @@
  */
 
 import { wholeNumberOption } from "@errand/core";
-import { CLOSE_ALLOWANCE_MS, closeWithin, runEach } from "../closing.js";
-import { closeConnection } from "../connection.js";
 import { createLogger } from "../logger.js";
+import { CLOSE_ALLOWANCE_MS, closeWithin, runEach } from "../redis/closing.js";
+import { closeConnection } from "../redis/connection.js";
 import { type EngineOptions, openResources } from "../resources.js";
 import type { ReaperContext } from "./context.js";
 import { earliestDeadline, reapDeadlines } from "./deadlines.js";

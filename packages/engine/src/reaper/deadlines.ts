@@ -7,7 +7,7 @@
  * its job if it is still waiting, and drops it from the deadlines.
  */
 import { type RunError, shardOfRunId } from "@errand/core";
-import { removeUnheldJob } from "../run-jobs.js";
+import { removeUnheldJob } from "../queues/run-jobs.js";
 import { appendFailure } from "./append-failure.js";
 import type { ReaperContext } from "./context.js";
 

@@ -17,7 +17,7 @@
  */
 import { runIdOfIndexMember, runIndexMember } from "@errand/store";
 import { fairPriorities } from "../flow-control/fair-queue.js";
-import { chooseRegistration, readAgentRegistrations } from "../registry.js";
+import { chooseRegistration, readAgentRegistrations } from "../queues/registry.js";
 import type { ReaperContext } from "./context.js";
 
 /** Where each shard's look at its active runs has got to: the last index member looked at. */

@@ -3,10 +3,10 @@
  * the registry, each shard opened on first use (`queue-shards.ts`).
  */
 import type { Logger } from "@errand/runtime";
-import type { RedisConnection } from "../connection.js";
 import type { EngineKeys } from "../engine-keys.js";
-import { readQueueRegistrations } from "../registry.js";
-import { createRunQueues, type RunQueues } from "../run-queues.js";
+import { readQueueRegistrations } from "../queues/registry.js";
+import { createRunQueues, type RunQueues } from "../queues/run-queues.js";
+import type { RedisConnection } from "../redis/connection.js";
 
 /** The queues of one reaper. */
 export interface ReaperQueues extends RunQueues {

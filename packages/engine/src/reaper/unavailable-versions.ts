@@ -10,8 +10,8 @@
  */
 import type { RunError } from "@errand/core";
 import { runIdOfIndexMember } from "@errand/store";
-import { readRunVersion, versionStandings } from "../agent-versions.js";
-import { readAgentRegistrations, readRegisteredAgents } from "../registry.js";
+import { readRunVersion, versionStandings } from "../queues/agent-versions.js";
+import { readAgentRegistrations, readRegisteredAgents } from "../queues/registry.js";
 import { appendFailure } from "./append-failure.js";
 import type { ReaperContext } from "./context.js";
 import { removeWaitingJob } from "./deadlines.js";

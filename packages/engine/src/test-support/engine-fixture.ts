@@ -10,9 +10,9 @@ import { type RedisServer, uniqueKeyPrefix } from "@errand/testing";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { expect } from "vitest";
-import { queueOfAgents } from "../agent-queues.js";
 import { createErrand, type Errand } from "../client/client.js";
 import type { EngineRedisFixture } from "../collector/test-support/redis-fixture.js";
+import { queueOfAgents } from "../queues/agent-queues.js";
 import { TEST_AGENTS, testCounterKeys } from "./test-agents.js";
 import {
   killWorkers,

@@ -3,10 +3,11 @@
  * for tests whose runs must be accepted by `fire` (and maybe never taken).
  * Test-only: not exported.
  */
-import { queueOfAgents } from "../agent-queues.js";
-import type { RedisConnection } from "../connection.js";
+
 import type { EngineKeys } from "../engine-keys.js";
-import { type AgentRegistration, registerQueue } from "../registry.js";
+import { queueOfAgents } from "../queues/agent-queues.js";
+import { type AgentRegistration, registerQueue } from "../queues/registry.js";
+import type { RedisConnection } from "../redis/connection.js";
 import { DEFAULT_HEARTBEAT_MS } from "../worker/heartbeat.js";
 
 /** An agent to register: its name, and whatever differs from a scripted agent that can carry a schema. */

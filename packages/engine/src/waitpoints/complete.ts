@@ -20,9 +20,9 @@ import {
 } from "@errand/core";
 import { checkAnswer } from "@errand/runtime";
 import { isSeqConflict } from "@errand/store";
+import { promoteParkedJob } from "../queues/run-jobs.js";
+import type { RunQueues } from "../queues/run-queues.js";
 import type { EngineResources } from "../resources.js";
-import { promoteParkedJob } from "../run-jobs.js";
-import type { RunQueues } from "../run-queues.js";
 import { removeWaiting } from "./waiting-index.js";
 
 /** Options of `complete`. */

@@ -7,8 +7,8 @@
  * it; readers drop entries whose waitpoint closed (timed out, run settled or expired).
  */
 import { parseWaitpointToken, shardOfRunId } from "@errand/core";
-import type { RedisConnection } from "../connection.js";
 import type { EngineKeys } from "../engine-keys.js";
+import type { RedisConnection } from "../redis/connection.js";
 
 /** Where the index lives. */
 export interface WaitingIndex {

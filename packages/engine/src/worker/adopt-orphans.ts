@@ -13,10 +13,10 @@
  */
 
 import type { Job, JobsOptions, JobType, Queue } from "bullmq";
-import type { RunJobData } from "../job-data.js";
-import { isLive, readQueueRegistrations } from "../registry.js";
+import type { RunJobData } from "../queues/job-data.js";
+import { isLive, readQueueRegistrations } from "../queues/registry.js";
+import type { RunQueues } from "../queues/run-queues.js";
 import type { EngineResources } from "../resources.js";
-import type { RunQueues } from "../run-queues.js";
 
 /** The job states from which a job is adopted as it is. */
 const UNHELD_STATES: JobType[] = ["waiting", "prioritized", "paused", "delayed"];

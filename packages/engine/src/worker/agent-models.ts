@@ -16,7 +16,7 @@ import {
   openaiModel,
   readOpenAIEnv,
 } from "@errand/runtime";
-import type { AgentRegistration, QueueRecords } from "../registry.js";
+import type { AgentRegistration, QueueRecords } from "../queues/registry.js";
 
 /** Picks the model of an agent that names one; `undefined` leaves it to the default. */
 export type ModelResolver = (agent: Agent) => Model | undefined;

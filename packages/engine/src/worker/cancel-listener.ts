@@ -5,8 +5,8 @@
  * id, which aborts the in-flight model request or tool.
  */
 import type { Logger } from "@errand/runtime";
-import { type ConnectionInput, closeConnection, openConnection } from "../connection.js";
 import type { EngineKeys } from "../engine-keys.js";
+import { type ConnectionInput, closeConnection, openConnection } from "../redis/connection.js";
 
 /** A run held by this worker: its cancel signal, until released. */
 interface HeldRun {

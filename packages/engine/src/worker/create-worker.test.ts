@@ -12,7 +12,7 @@ import { defineAgent, PLACEHOLDER_API_KEY } from "@errand/runtime";
 import { startFakeOpenAI } from "@errand/testing";
 import { describe, expect, vi } from "vitest";
 import { eventually } from "../collector/test-support/conditions.js";
-import { readAgentRegistrations, readQueueRegistrations } from "../registry.js";
+import { readAgentRegistrations, readQueueRegistrations } from "../queues/registry.js";
 import { type EngineFixture, FAST_TAKEOVER } from "../test-support/engine-fixture.js";
 import { engineTest } from "../test-support/engine-test.js";
 import { captureLogs, type LogCapture } from "../test-support/log-capture.js";

@@ -11,17 +11,12 @@ import { ErrandError, findLosslessJsonProblem, isErrandError } from "@errand/cor
 import type { Agent, RetryPolicy } from "@errand/runtime";
 import { pendingRunIds } from "@errand/store";
 import { type Job, type JobsOptions, UnrecoverableError } from "bullmq";
-import { queueOfAgents } from "../agent-queues.js";
 import { DEFAULT_PRICE_TABLE, type PriceTable } from "../budgets/price-table.js";
-import { logBullErrors } from "../bull-errors.js";
 import { cancel } from "../client/cancel.js";
-import { CLOSE_ALLOWANCE_MS, closeWithin, runEach, settlesWithin } from "../closing.js";
-import { closeConnection, openJobsConnection, openSettledWaiter } from "../connection.js";
 import { type EngineKeys, engineKeys } from "../engine-keys.js";
 import type { FlowControlOptions } from "../flow-control/flow-options.js";
 import { waitForSlot } from "../flow-control/wait-for-slot.js";
 import { workerFlowControl } from "../flow-control/worker-flow-control.js";
-import { parseRunJobData, type RunJobData } from "../job-data.js";
 import { createLogger } from "../logger.js";
 import { createPrometheusMetrics, type PrometheusMetrics } from "../metrics/prometheus-metrics.js";
 import { countRedisErrors } from "../metrics/redis-errors.js";
@@ -29,12 +24,21 @@ import { createRunMetrics } from "../metrics/run-metrics.js";
 import { addWorkerSlotGauges } from "../metrics/worker-slots.js";
 import { type ParentLimits, resolveParentLimits } from "../parents/limits.js";
 import { openParentServices, PARENT_SERVICES } from "../parents/parent-services.js";
-import { DEFAULT_QUEUE_SHARDS, type QueueShard, requireQueueShards } from "../queue-shards.js";
+import { queueOfAgents } from "../queues/agent-queues.js";
+import { logBullErrors } from "../queues/bull-errors.js";
+import { parseRunJobData, type RunJobData } from "../queues/job-data.js";
+import {
+  DEFAULT_QUEUE_SHARDS,
+  type QueueShard,
+  requireQueueShards,
+} from "../queues/queue-shards.js";
+import { createRunQueues, DEFAULT_JOB_OPTIONS } from "../queues/run-queues.js";
 import { createReadsContext } from "../reads/context.js";
+import { runLinks } from "../reads/view-url.js";
+import { CLOSE_ALLOWANCE_MS, closeWithin, runEach, settlesWithin } from "../redis/closing.js";
+import { closeConnection, openJobsConnection, openSettledWaiter } from "../redis/connection.js";
+import { retryWhileRedisIsTransient } from "../redis/transient-redis.js";
 import { type EngineOptions, openResources } from "../resources.js";
-import { createRunQueues, DEFAULT_JOB_OPTIONS } from "../run-queues.js";
-import { retryWhileRedisIsTransient } from "../transient-redis.js";
-import { runLinks } from "../view-url.js";
 import { startAdoption } from "./adopt-orphans.js";
 import { type ModelResolver, queueRecords, resolveAgentModels } from "./agent-models.js";
 import { startCancelListener } from "./cancel-listener.js";

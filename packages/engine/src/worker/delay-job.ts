@@ -6,7 +6,7 @@
  */
 import type { Logger } from "@errand/runtime";
 import type { Job, Scripts } from "bullmq";
-import { retryWhileRedisIsTransient } from "../transient-redis.js";
+import { retryWhileRedisIsTransient } from "../redis/transient-redis.js";
 
 /** A move of a held job to the delayed set. */
 export interface DelayedJobMove {

@@ -9,9 +9,9 @@
  */
 import { hostname } from "node:os";
 import { z } from "zod";
-import type { RedisConnection } from "../connection.js";
 import type { EngineKeys } from "../engine-keys.js";
-import { LIVE_HEARTBEATS, type QueueRecords, registerQueue } from "../registry.js";
+import { LIVE_HEARTBEATS, type QueueRecords, registerQueue } from "../queues/registry.js";
+import type { RedisConnection } from "../redis/connection.js";
 
 /** How often a worker beats when not told: every 10 s. */
 export const DEFAULT_HEARTBEAT_MS = 10_000;

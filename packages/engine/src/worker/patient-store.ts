@@ -15,7 +15,7 @@
  */
 import type { Logger } from "@errand/runtime";
 import type { EventStore } from "@errand/store";
-import { retryWhileRedisIsTransient } from "../transient-redis.js";
+import { retryWhileRedisIsTransient } from "../redis/transient-redis.js";
 
 /** `store`, whose appends and blob writes wait out transient Redis errors; `logger` hears of the waits. */
 export function patientStore(store: EventStore, logger: Logger): EventStore {

@@ -51,11 +51,11 @@ import {
 } from "@errand/runtime";
 import { type EventStore, isSeqConflict, markChecked } from "@errand/store";
 import { budgetedSteps, type WorkerBudgets } from "../budgets/worker-budgets.js";
+import { settleCancelled } from "../client/settle-cancelled.js";
 import type { HeldSlots, RunAdmission } from "../flow-control/run-admission.js";
 import { runLogger } from "../logger.js";
 import type { RunMetrics } from "../metrics/run-metrics.js";
 import type { EngineResources } from "../resources.js";
-import { settleCancelled } from "../settle-cancelled.js";
 import {
   attemptEventsSink,
   inAttemptSpan,

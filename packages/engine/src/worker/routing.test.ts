@@ -8,10 +8,10 @@
 import { foldRun, type RunEvent, settleRun } from "@errand/core";
 import { type Agent, defineAgent, scriptedModel } from "@errand/runtime";
 import { afterAll, describe, expect } from "vitest";
-import { queueOfAgents } from "../agent-queues.js";
 import { createLogger } from "../logger.js";
-import { readQueueBacklog } from "../queue-backlog.js";
-import { readQueueRegistrations } from "../registry.js";
+import { queueOfAgents } from "../queues/agent-queues.js";
+import { readQueueBacklog } from "../queues/queue-backlog.js";
+import { readQueueRegistrations } from "../queues/registry.js";
 import type { EngineFixture } from "../test-support/engine-fixture.js";
 import { engineTest } from "../test-support/engine-test.js";
 import { testAgents } from "../test-support/test-agents.js";

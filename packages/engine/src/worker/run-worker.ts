@@ -12,9 +12,9 @@ import { ErrandError } from "@errand/core";
 import type { Logger } from "@errand/runtime";
 import { defineLuaCommand, type LuaCall, readLuaFile } from "@errand/store";
 import { type Processor, Worker, type WorkerOptions } from "bullmq";
-import type { RedisConnection } from "../connection.js";
-import type { RunJobData } from "../job-data.js";
-import { isRedisOutOfMemory } from "../out-of-memory.js";
+import type { RunJobData } from "../queues/job-data.js";
+import type { RedisConnection } from "../redis/connection.js";
+import { isRedisOutOfMemory } from "../redis/out-of-memory.js";
 import {
   type DisconnectingConnection,
   endDisconnectsWhileReconnecting,

@@ -1,7 +1,7 @@
 import { isErrandError } from "@errand/core";
 import { describe, expect, it } from "vitest";
-import { queueOfAgents } from "../agent-queues.js";
 import { engineKeys } from "../engine-keys.js";
+import { queueOfAgents } from "../queues/agent-queues.js";
 import { takeShards } from "./shard-slots.js";
 
 const keys = engineKeys("slots");

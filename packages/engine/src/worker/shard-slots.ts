@@ -8,7 +8,7 @@
  */
 import { ErrandError } from "@errand/core";
 import type { EngineKeys } from "../engine-keys.js";
-import { type QueueShard, shardsOfQueue } from "../queue-shards.js";
+import { type QueueShard, shardsOfQueue } from "../queues/queue-shards.js";
 
 /** A shard a worker takes from, and how many of its runs at once. */
 export interface ShardSlots {

@@ -12,7 +12,7 @@ import {
   startFakeOpenAI,
 } from "@errand/testing";
 import type { AgentOptions } from "../agent.js";
-import { openaiModel } from "../openai-model.js";
+import { openaiModel } from "../openai/model.js";
 import { scriptedModel } from "../scripted-model.js";
 
 /** The way a lane plays scripts. */

@@ -5,11 +5,11 @@
  */
 import { waitpointToken } from "@errand/core";
 import { noopLogger, type Tool, type ToolContext } from "@errand/runtime";
-import { openSettledWaiter } from "../../connection.js";
 import { createReadsContext } from "../../reads/context.js";
+import { runLinks } from "../../reads/view-url.js";
+import { openSettledWaiter } from "../../redis/connection.js";
 import { systemClock } from "../../resources.js";
 import type { EngineFixture } from "../../test-support/engine-fixture.js";
-import { runLinks } from "../../view-url.js";
 import { DEFAULT_PARENT_LIMITS, type ParentLimits } from "../limits.js";
 import { openParentServices, PARENT_SERVICES, type ParentServices } from "../parent-services.js";
 

@@ -12,11 +12,11 @@ import type {
   PrefixedStore,
 } from "../../collector/test-support/redis-fixture.js";
 import { TEST_SHARDS } from "../../collector/test-support/redis-fixture.js";
-import { openSettledWaiter } from "../../connection.js";
+import { openSettledWaiter } from "../../redis/connection.js";
 import { systemClock } from "../../resources.js";
-import { runLinks } from "../../view-url.js";
 import { createReadsContext } from "../context.js";
 import { type RunReads, readsOn } from "../create-run-reads.js";
+import { runLinks } from "../view-url.js";
 
 /** What the counter has seen since it started (or was last reset). */
 interface TrafficCount {

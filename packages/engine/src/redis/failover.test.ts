@@ -1,0 +1,103 @@
+/**
+ * Failover with replicas: on a real Redis Cluster of 3 masters and 3
+ * replicas, a master is SIGKILLed while runs go and its replica promoted.
+ * Every run settles as designed, none with two terminal events or two
+ * outputs; with `durability: "replicated"` every settling append waited for
+ * a replica on its slot's master (WAIT runs there: a replica refuses it).
+ */
+import { foldRun, isTerminalEventType, type RunEvent, settleRun } from "@errand/core";
+import { defineAgent, scriptedModel } from "@errand/runtime";
+import { type RedisClusterServer, startRedisCluster, uniqueKeyPrefix } from "@errand/testing";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createErrand } from "../client/client.js";
+import { createCollector } from "../collector/create-collector.js";
+import { captureLogs } from "../test-support/log-capture.js";
+import { createWorker } from "../worker/create-worker.js";
+
+/** An agent that plays its script and touches no Redis of its own: only the engine meets the failover. */
+const scripted = defineAgent({
+  name: "failover-scripted",
+  instructions: "Follow your script.",
+  model: scriptedModel(),
+  scriptFromInput: true,
+});
+
+/** Runs fired before the failover, and as many while it goes on. */
+const RUNS_EACH_SIDE = 12;
+
+let cluster: RedisClusterServer;
+let url: string;
+
+beforeAll(async () => {
+  cluster = await startRedisCluster({ masters: 3, replicasPerMaster: 1, nodeTimeoutMs: 2_000 });
+  const nodes = [...cluster.nodes, ...cluster.replicas];
+  url = `redis+cluster://${nodes.map((node) => `${node.host}:${node.port}`).join(",")}`;
+}, 90_000);
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+/** How many WAITs every node answered so far (a restarted node counts from 0). */
+async function waitCalls(): Promise<number> {
+  let calls = 0;
+  for (const node of [...cluster.nodes, ...cluster.replicas]) {
+    const redis = new Redis(node.port, node.host, { lazyConnect: true });
+    try {
+      const info = await redis.info("commandstats");
+      calls += Number(/^cmdstat_wait:calls=(\d+)/m.exec(info)?.[1] ?? 0);
+    } finally {
+      redis.disconnect();
+    }
+  }
+  return calls;
+}
+
+describe("a master SIGKILLed under load, its replica promoted", () => {
+  it('settles every run once, durability "replicated" waiting on the slot\'s master', async () => {
+    const prefix = uniqueKeyPrefix("failover");
+    const logs = captureLogs();
+    const options = { connection: url, prefix, durability: "replicated" as const };
+    const errand = createErrand({ ...options, logger: logs.logger });
+    const worker = await createWorker({
+      ...options,
+      agents: [scripted],
+      logger: logs.logger,
+      concurrency: 8,
+      retry: { baseDelayMs: 50, maxDelayMs: 500 },
+    });
+    const collector = createCollector({ ...options, logger: logs.logger });
+    await collector.start();
+    try {
+      const fire = (i: number) =>
+        errand.fire({
+          agent: scripted.name,
+          input: { script: [{ sleepMs: 300, say: `run ${i} done` }] },
+        });
+      const before = await Promise.all(Array.from({ length: RUNS_EACH_SIDE }, (_, i) => fire(i)));
+      const failingOver = cluster.failOver(0);
+      const during: string[] = [];
+      for (let i = 0; i < RUNS_EACH_SIDE; i++) {
+        during.push((await fire(RUNS_EACH_SIDE + i)).runId);
+      }
+      const failover = await failingOver;
+      expect(failover.promotedPort).not.toBe(failover.killedPort);
+
+      const runIds = [...before.map((run) => run.runId), ...during];
+      for (const runId of runIds) {
+        const result = await errand.result(runId, { waitMs: 120_000 });
+        expect(result?.status, `${runId}: ${JSON.stringify(result?.error)}`).toBe("succeeded");
+        const events: RunEvent[] = [];
+        for await (const event of errand.events(runId)) events.push(event);
+        expect(events.filter((event) => isTerminalEventType(event.type))).toHaveLength(1);
+        expect(events.filter((event) => event.type === "output-recorded").length).toBeLessThan(2);
+        expect(settleRun(foldRun(events))?.status).toBe("succeeded");
+      }
+      expect(await waitCalls()).toBeGreaterThan(0);
+    } finally {
+      await collector.stop();
+      await worker.close();
+      await errand.close();
+    }
+  }, 300_000);
+});

@@ -1,0 +1,124 @@
+import { setTimeout as delay } from "node:timers/promises";
+import { ErrandError } from "@errand/core";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { createLogger } from "../logger.js";
+import {
+  redisTroubleOf,
+  retryWhileRedisIsTransient,
+  transientRedisError,
+} from "./transient-redis.js";
+
+/** An error as ioredis rejects a command with it. */
+function replyError(message: string): Error {
+  return new Error(message);
+}
+
+describe("redisTroubleOf", () => {
+  it.each([
+    ["OOM command not allowed when used memory > 'maxmemory'.", "out-of-memory"],
+    ["CLUSTERDOWN The cluster is down", "cluster-moving"],
+    ["TRYAGAIN Multiple keys request during rehashing of slot", "cluster-moving"],
+    [
+      "Too many Cluster redirections. Last error: ReplyError: MOVED 866 127.0.0.1:7001",
+      "cluster-moving",
+    ],
+    ["Failed to refresh slots cache.", "cluster-moving"],
+    ["LOADING Redis is loading the dataset in memory", "loading"],
+    ["MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.", "loading"],
+    ["NOSCRIPT No matching script. Please use EVAL.", "loading"],
+    ["Connection is closed.", "connection-lost"],
+    ["read ECONNRESET", "connection-lost"],
+  ])("%s is %s", (message, trouble) => {
+    expect(redisTroubleOf(replyError(message))).toBe(trouble);
+  });
+
+  it.each([
+    "MOVED 866 127.0.0.1:7001",
+    "NOPERM this user has no permissions to run the 'xadd' command",
+    "ERR Error running script: seq_conflict",
+    "WRONGTYPE Operation against a key holding the wrong kind of value",
+  ])("%s is no transient error: retrying cannot help", (message) => {
+    expect(redisTroubleOf(replyError(message))).toBeUndefined();
+  });
+
+  it("follows the cause, and knows its own errors again", () => {
+    const wrapped = new Error("the append failed", { cause: replyError("CLUSTERDOWN down") });
+    expect(redisTroubleOf(wrapped)).toBe("cluster-moving");
+    const named = transientRedisError("the run was not fired", replyError("LOADING loading"));
+    expect(redisTroubleOf(named)).toBe("loading");
+    expect(redisTroubleOf(new ErrandError("redis_unavailable", "no server"))).toBeUndefined();
+  });
+});
+
+describe("transientRedisError", () => {
+  it("says what was not done and why, retryable; a lack of memory keeps its own code", () => {
+    const moving = transientRedisError(
+      "a child was not fired",
+      replyError("CLUSTERDOWN The cluster is down"),
+    );
+    expect(moving.code).toBe("redis_unavailable");
+    expect(moving.retryable).toBe(true);
+    expect(moving.details).toEqual({ trouble: "cluster-moving" });
+    expect(moving.message).toBe(
+      "the Redis Cluster is moving (slots migrating, or a master restarting or failing over), so a child was not fired (CLUSTERDOWN The cluster is down). It passes once Redis is back: try again",
+    );
+    const full = transientRedisError(
+      "a child was not fired",
+      replyError("OOM command not allowed"),
+    );
+    expect(full.code).toBe("redis_out_of_memory");
+  });
+});
+
+describe("retryWhileRedisIsTransient with patienceMs", () => {
+  const logger = createLogger({ level: "silent" });
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it("gives up once patienceMs passed since the call, counting the first try's own time", async () => {
+    let tries = 0;
+    const startedAt = Date.now();
+    const retried = retryWhileRedisIsTransient(
+      async () => {
+        tries += 1;
+        // The first try alone takes most of the patience.
+        if (tries === 1) await delay(200);
+        throw replyError("Connection is closed.");
+      },
+      { logger, write: "probe write", patienceMs: 300 },
+    );
+    await expect(retried).rejects.toMatchObject({ code: "redis_unavailable", retryable: true });
+    const waitedMs = Date.now() - startedAt;
+    expect(waitedMs).toBeGreaterThanOrEqual(295);
+    // Not the first try's 200 ms plus a whole patience after it.
+    expect(waitedMs).toBeLessThan(480);
+    expect(tries).toBeGreaterThanOrEqual(2);
+  });
+
+  it("makes no timer for a write that goes through, and waits a passing trouble out", async () => {
+    const timeouts = vi.spyOn(AbortSignal, "timeout");
+    await expect(
+      retryWhileRedisIsTransient(async () => "written", {
+        logger,
+        write: "probe write",
+        patienceMs: 30_000,
+      }),
+    ).resolves.toBe("written");
+    expect(timeouts).not.toHaveBeenCalled();
+    let tries = 0;
+    const written = await retryWhileRedisIsTransient(
+      async () => {
+        tries += 1;
+        if (tries < 3) throw replyError("read ECONNRESET");
+        return "written";
+      },
+      { logger, write: "probe write", patienceMs: 30_000 },
+    );
+    expect(written).toBe("written");
+    expect(tries).toBe(3);
+    // One signal, made at the first trouble, for the rest of the patience.
+    expect(timeouts).toHaveBeenCalledTimes(1);
+    expect(timeouts.mock.calls[0]![0]).toBeGreaterThan(29_000);
+  });
+});
