@@ -7,11 +7,12 @@
  *
  * The values are what importing the entry gives; the types come from the
  * TypeScript checker, which lists every export of the entry's source,
- * values and types alike.
+ * values and types alike. Every name the docs (the READMEs, `docs/`) and
+ * the module guides import must be at its package's root, never `/ops`.
  */
 
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { API, type Project } from "typescript/unstable/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -63,6 +64,43 @@ function exportedNames(project: Project, sourceFile: string): string[] {
   const moduleSymbol = project.checker.getSymbolAtLocation(file);
   if (moduleSymbol === undefined) throw new Error(`${sourceFile} is not a module`);
   return project.checker.getExportsOfModule(moduleSymbol).map((symbol) => symbol.name);
+}
+
+/** The Markdown files that teach errand: the READMEs and everything under `docs/`. */
+function docFiles(): string[] {
+  const readmes = ["packages", "apps"].flatMap((parent) =>
+    readdirSync(join(REPO_ROOT, parent)).map((name) => join(parent, name, "README.md")),
+  );
+  const docs = readdirSync(join(REPO_ROOT, "docs"), { recursive: true, encoding: "utf8" })
+    .filter((file) => file.endsWith(".md"))
+    .map((file) => join("docs", file));
+  return ["README.md", ...readmes, ...docs].filter((file) => existsSync(join(REPO_ROOT, file)));
+}
+
+/** A name imported from an errand package, and where. */
+interface TaughtImport {
+  file: string;
+  specifier: string;
+  name: string;
+}
+
+/** Each name `file` (relative to the repository) imports from a package entry, such as `@errand/engine`. */
+function errandImports(file: string): TaughtImport[] {
+  const text = readFileSync(join(REPO_ROOT, file), "utf8");
+  const statements = text.matchAll(/import\s+(?:type\s+)?\{([^}]*)\}\s*from\s*"(@errand\/[^"]+)"/g);
+  return [...statements].flatMap(([, names = "", specifier = ""]) =>
+    names
+      .split(",")
+      .map(
+        (name) =>
+          name
+            .trim()
+            .replace(/^type\s+/, "")
+            .split(/\s+as\s+/)[0] ?? "",
+      )
+      .filter((name) => name !== "")
+      .map((name) => ({ file, specifier, name })),
+  );
 }
 
 /** The list of `public-api.md`: a heading per entry, a line per name. */
@@ -148,5 +186,24 @@ describe("the public API", () => {
       );
       expect(shared, ops.specifier).toEqual([]);
     }
+  });
+
+  it("has every name the docs and the module guides import at its package's root", () => {
+    const guides = entries
+      .filter((entry) => !entry.specifier.endsWith("/ops"))
+      .map((entry) =>
+        relative(REPO_ROOT, join(entry.packageDir, entry.conditions["@errand/source"])),
+      );
+    const taught = [...docFiles(), ...guides]
+      .flatMap(errandImports)
+      .filter(({ specifier }) => entries.some((entry) => entry.specifier === specifier));
+    const notAtRoot = taught.filter(({ specifier, name }) => {
+      const face = faces.get(specifier);
+      return (
+        specifier.endsWith("/ops") || !(face?.values.includes(name) || face?.types.includes(name))
+      );
+    });
+    expect(taught.length).toBeGreaterThan(0);
+    expect(notAtRoot).toEqual([]);
   });
 });
