@@ -6,8 +6,9 @@
  */
 import { randomBytes } from "node:crypto";
 import { isErrandError, newRunId } from "@errand/core";
-import { DEFAULT_COLLECTOR_GROUP, type Errand, engineKeys, queueOfAgents } from "@errand/engine";
-import { DEFAULT_SHARDS } from "@errand/store";
+import { type Errand, engineKeys } from "@errand/engine";
+import { DEFAULT_COLLECTOR_GROUP, queueOfAgents } from "@errand/engine/ops";
+import { DEFAULT_SHARDS } from "@errand/store/ops";
 import { Queue } from "bullmq";
 import type { Cluster, Redis } from "ioredis";
 import { CHAOS_AGENTS } from "./chaos-agents.js";

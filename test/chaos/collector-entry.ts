@@ -3,7 +3,8 @@
  * once started. Configured through `REDIS_URL`, `ERRAND_PREFIX`, `COLLECTOR_ID`
  * and optionally `DURABILITY`.
  */
-import { createCollector, createLogger } from "@errand/engine";
+import { createCollector } from "@errand/engine";
+import { createLogger } from "@errand/engine/ops";
 import { durabilityEnv, requiredEnv } from "./environment.js";
 
 const collector = createCollector({

@@ -15,8 +15,8 @@ import {
   createErrand,
   DEFAULT_LOCK_DURATION_MS,
   DEFAULT_STALLED_INTERVAL_MS,
-  openRedisUrl,
 } from "@errand/engine";
+import { openRedisUrl } from "@errand/engine/ops";
 import { Queue } from "bullmq";
 import { lostAcknowledgedAppends } from "./acknowledged.js";
 import { audit } from "./audit.js";

@@ -5,7 +5,8 @@
  * optionally `LOCK_DURATION_MS`, `STALLED_INTERVAL_MS` (default the engine's)
  * and `CONCURRENCY` (default 4).
  */
-import { closeOnSignals, createLogger, createWorker, openRedisUrl } from "@errand/engine";
+import { closeOnSignals, createWorker } from "@errand/engine";
+import { createLogger, openRedisUrl } from "@errand/engine/ops";
 import { chaosAgents } from "./chaos-agents.js";
 import { durabilityEnv, optionalNumberEnv, requiredEnv } from "./environment.js";
 

@@ -7,7 +7,8 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { runCli } from "@errand/cli";
-import { engineKeys, queueOfAgents, shardsOfQueue } from "@errand/engine";
+import { engineKeys, shardsOfQueue } from "@errand/engine";
+import { queueOfAgents } from "@errand/engine/ops";
 import type { Agent } from "@errand/runtime";
 import { parseAllDocuments } from "yaml";
 

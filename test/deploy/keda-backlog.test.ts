@@ -7,13 +7,8 @@
  * every shard of a queue of several (one trio of triggers per shard); the
  * common `bull:<queue>:wait` recipe finds no key at all.
  */
-import {
-  createErrand,
-  createLogger,
-  createWorker,
-  type Errand,
-  type ErrandWorker,
-} from "@errand/engine";
+import { createErrand, createWorker, type Errand, type ErrandWorker } from "@errand/engine";
+import { createLogger } from "@errand/engine/ops";
 import type { Agent } from "@errand/runtime";
 import { type RedisServer, startRedis, uniqueKeyPrefix, waitUntil } from "@errand/testing";
 import { Redis } from "ioredis";

@@ -6,7 +6,8 @@
  * calls with their ids, in their order, then the tool results.
  */
 import { foldRun, RunEvent } from "@errand/core";
-import { buildTranscript, defineAgent, defineTool, openaiModel } from "@errand/runtime";
+import { defineAgent, defineTool, openaiModel } from "@errand/runtime";
+import { buildTranscript } from "@errand/runtime/ops";
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";

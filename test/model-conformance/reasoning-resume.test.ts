@@ -13,7 +13,8 @@
 import { fileURLToPath } from "node:url";
 import { isTerminalEventType, type RunEvent, type Script } from "@errand/core";
 import { createErrand, type Errand } from "@errand/engine";
-import { type ResponsesHistory, STRUCTURED_OUTPUT_TOOL } from "@errand/runtime";
+import type { ResponsesHistory } from "@errand/runtime";
+import { STRUCTURED_OUTPUT_TOOL } from "@errand/runtime/ops";
 import {
   type FakeOpenAI,
   type RecordedRequest,

@@ -4,7 +4,8 @@
  * stdout. Configured through `REDIS_URL`, `ERRAND_PREFIX`, `WORKER_ID`,
  * `FAKE_OPENAI_URL`, `LOCK_DURATION_MS`, `STALLED_INTERVAL_MS`.
  */
-import { closeOnSignals, createLogger, createWorker } from "@errand/engine";
+import { closeOnSignals, createWorker } from "@errand/engine";
+import { createLogger } from "@errand/engine/ops";
 import { requiredEnv } from "../chaos/environment.js";
 import { reasoningAgents } from "./reasoning-agents.js";
 

@@ -4,13 +4,9 @@
  * written, the result, the requests sent and the waits between retries —
  * whichever server and API shape played it.
  */
-import { NO_STRUCTURED_OUTPUT_MESSAGE } from "@errand/core";
-import {
-  type AgentOptions,
-  defineTool,
-  invalidOutputMessage,
-  STRUCTURED_OUTPUT_TOOL,
-} from "@errand/runtime";
+import { NO_STRUCTURED_OUTPUT_MESSAGE } from "@errand/core/ops";
+import { type AgentOptions, defineTool } from "@errand/runtime";
+import { invalidOutputMessage, STRUCTURED_OUTPUT_TOOL } from "@errand/runtime/ops";
 import { expect } from "vitest";
 import { z } from "zod";
 import type { PlayedRun } from "./run-agent.js";

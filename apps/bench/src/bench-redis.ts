@@ -6,7 +6,8 @@
  * version and the persistence settings.
  */
 import { ErrandError } from "@errand/core";
-import type { Durability, FireBudget } from "@errand/engine";
+import type { Durability } from "@errand/engine";
+import type { FireBudget } from "@errand/engine/ops";
 import { type RedisAddress, sendRedisCommand, startRedis, waitUntil } from "@errand/local-redis";
 import { Redis } from "ioredis";
 

@@ -12,7 +12,8 @@
  * third (docs/architecture.md §6, "Queue shards").
  */
 import { ErrandError } from "@errand/core";
-import { engineKeys, queueOfAgents, shardsOfQueue } from "@errand/engine";
+import { engineKeys, shardsOfQueue } from "@errand/engine";
+import { queueOfAgents } from "@errand/engine/ops";
 import { type RedisClusterServer, startRedisCluster } from "@errand/local-redis";
 import { Redis } from "ioredis";
 import { BENCH_AGENT } from "./bench-agent.js";

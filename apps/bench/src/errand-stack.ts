@@ -10,14 +10,13 @@ import {
   type Collector,
   createCollector,
   createErrand,
-  createLogger,
   createWorker,
   type Errand,
   type ErrandWorker,
   type FireSpec,
   type FlowControlOptions,
-  MAX_FIRE_MANY,
 } from "@errand/engine";
+import { createLogger, MAX_FIRE_MANY } from "@errand/engine/ops";
 import type { Logger } from "@errand/runtime";
 import { BENCH_ANSWER, benchAgent, benchSpec } from "./bench-agent.js";
 import type { BenchRedis } from "./bench-redis.js";

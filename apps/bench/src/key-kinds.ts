@@ -8,7 +8,7 @@
  * counts (the keyspace's and the expiry table's buckets, an entry per key
  * with a TTL, allocator slack): the difference is reported as `unattributed`.
  */
-import { isRunId } from "@errand/core";
+import { isRunId } from "@errand/core/ops";
 import type { Redis } from "ioredis";
 
 /** The kinds of key a bench phase leaves, as reported. */

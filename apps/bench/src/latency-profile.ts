@@ -30,7 +30,8 @@
  */
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { isTerminalEventType } from "@errand/core";
-import { type Errand, SETTLED_HEARD_CHANNEL, type SettledHeard } from "@errand/engine";
+import type { Errand } from "@errand/engine";
+import { SETTLED_HEARD_CHANNEL, type SettledHeard } from "@errand/engine/ops";
 import type { BenchRedis } from "./bench-redis.js";
 import {
   type PartMilestones,

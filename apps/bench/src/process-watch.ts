@@ -14,7 +14,7 @@ import {
   type CollectorBatchRead,
   WORKER_JOB_TAKEN_CHANNEL,
   type WorkerJobTaken,
-} from "@errand/engine";
+} from "@errand/engine/ops";
 
 /** What one process did meanwhile: its event-loop delay and its garbage-collection pauses. */
 export interface ProcessFigures {

@@ -4,7 +4,7 @@
  * no `viewUrl`; a value that is not an absolute http(s) URL is a usage error
  * (exit code 2).
  */
-import { checkDashboardUrl } from "@errand/engine";
+import { checkDashboardUrl } from "@errand/engine/ops";
 import { usageError } from "./args.js";
 import type { CliIO } from "./io.js";
 

@@ -6,7 +6,8 @@
  * enqueued.
  */
 import { ErrandError, MAX_RUN_PRIORITY, preflightSchema } from "@errand/core";
-import { FireBudget, MAX_FIRE_MANY, MAX_IDEMPOTENCY_KEY_LENGTH } from "@errand/engine";
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from "@errand/engine";
+import { FireBudget, MAX_FIRE_MANY } from "@errand/engine/ops";
 import { type ParsedArgs, usageError } from "./args.js";
 import { readJsonArgument } from "./files.js";
 import type { CliIO } from "./io.js";

@@ -5,7 +5,8 @@
  * whole: a bad value is a usage error (exit code 2) naming its path. Give
  * every worker of a fleet the same.
  */
-import { type FlowControlOptions, parseFlowControl } from "@errand/engine";
+import type { FlowControlOptions } from "@errand/engine";
+import { parseFlowControl } from "@errand/engine/ops";
 import type { ParsedArgs } from "./args.js";
 import type { OptionSpec } from "./command.js";
 import { readJsonArgument } from "./files.js";

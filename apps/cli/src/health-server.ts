@@ -14,7 +14,7 @@
  * Redis is away, so a probe is answered at once instead of waiting for it.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { createLogger, openRedisUrl } from "@errand/engine";
+import { createLogger, openRedisUrl } from "@errand/engine/ops";
 import type { ParsedArgs } from "./args.js";
 import type { OptionSpec } from "./command.js";
 import { closeServer, listenOnPort } from "./listen.js";

@@ -3,7 +3,7 @@
  * (`up`, `demo`, `dashboard`): they go to stderr, from a level the command
  * picks unless `ERRAND_LOG_LEVEL` says otherwise.
  */
-import { createLogger } from "@errand/engine";
+import { createLogger } from "@errand/engine/ops";
 import type { CliIO } from "./io.js";
 
 /** The levels a command logs from when `ERRAND_LOG_LEVEL` is not set. */

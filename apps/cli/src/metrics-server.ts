@@ -10,7 +10,8 @@
  * is refused.
  */
 import { createServer } from "node:http";
-import { createLogger, type PrometheusMetrics } from "@errand/engine";
+import type { PrometheusMetrics } from "@errand/engine";
+import { createLogger } from "@errand/engine/ops";
 import type { ParsedArgs } from "./args.js";
 import { usageError } from "./args.js";
 import type { OptionSpec } from "./command.js";

@@ -4,7 +4,7 @@
  * and `--take-queue-shards` (default all). Producers (`fire`, parents) follow
  * the registry, so only workers are told (docs/architecture.md §6, "Queue shards").
  */
-import { MAX_QUEUE_SHARDS } from "@errand/engine";
+import { MAX_QUEUE_SHARDS } from "@errand/engine/ops";
 import { type ParsedArgs, usageError } from "./args.js";
 import type { OptionSpec } from "./command.js";
 import type { CliIO } from "./io.js";

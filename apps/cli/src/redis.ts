@@ -4,8 +4,10 @@
  * the server cannot be reached.
  */
 import { ErrandError, REDACTED, redactSecretText } from "@errand/core";
-import { openRedisUrl, type RedisConnection } from "@errand/engine";
-import { DEFAULT_KEY_PREFIX, redisConnectionError } from "@errand/store";
+import type { RedisConnection } from "@errand/engine";
+import { openRedisUrl } from "@errand/engine/ops";
+import { redisConnectionError } from "@errand/store";
+import { DEFAULT_KEY_PREFIX } from "@errand/store/ops";
 import { type ParsedArgs, usageError } from "./args.js";
 import type { CliIO } from "./io.js";
 

@@ -4,8 +4,9 @@
  * parentRunId })`, page after page, for each run's children. A child appears
  * once a collector has indexed it (as in `errand runs list --parent`).
  */
-import { runNotFound } from "@errand/core";
-import { type Errand, LIST_LIMITS, type RunSummary, runSummaryOf } from "@errand/engine";
+import { runNotFound } from "@errand/core/ops";
+import type { Errand, RunSummary } from "@errand/engine";
+import { LIST_LIMITS, runSummaryOf } from "@errand/engine/ops";
 
 /** One run of a tree: its summary and its children, oldest first. */
 export interface RunTreeNode extends RunSummary {

@@ -4,7 +4,7 @@
  * as a failed page; event and blob numbers out of range are refused as
  * bad requests; oversized request bodies are refused before they are read.
  */
-import { encodeCursor } from "@errand/core";
+import { encodeCursor } from "@errand/core/ops";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_REQUEST_BODY_BYTES } from "./http/body-limit.js";
 import { CSRF_HEADER } from "./http/security.js";

@@ -10,15 +10,14 @@ import { createBullBoard } from "@bull-board/api";
 import { BullMQAdapter } from "@bull-board/api/bullMQAdapter";
 import { HonoAdapter } from "@bull-board/hono";
 import {
-  closeConnection,
   createErrand,
   createWorker,
   engineKeys,
   openConnection,
   readQueueRegistrations,
-  shardOfRun,
   shardsOfQueue,
 } from "@errand/engine";
+import { closeConnection, shardOfRun } from "@errand/engine/ops";
 import { defineAgent, scriptedModel } from "@errand/runtime";
 import { startRedis, uniqueKeyPrefix } from "@errand/testing";
 import { serve } from "@hono/node-server";

@@ -4,13 +4,13 @@
  * registry, heartbeats and run indexes, and the deployment's keys.
  */
 import {
-  closeConnection,
   createErrand,
   type EngineKeys,
   type Errand,
   openConnection,
   type RedisConnection,
 } from "@errand/engine";
+import { closeConnection } from "@errand/engine/ops";
 import type { ResolvedOptions } from "./options.js";
 
 /** The dashboard's shared resources. */

@@ -3,7 +3,8 @@
  * whose Redis and prefix it is given, and answers until `close()`.
  */
 import type { AddressInfo } from "node:net";
-import { CLOSE_ALLOWANCE_MS, closeWithin, runEach } from "@errand/engine";
+import { CLOSE_ALLOWANCE_MS } from "@errand/engine";
+import { closeWithin, runEach } from "@errand/engine/ops";
 import { serve } from "@hono/node-server";
 import { closeDashboardContext, openDashboardContext } from "./context.js";
 import { createAdmission } from "./http/admission.js";

@@ -5,9 +5,11 @@
  * or being served beyond loopback by a proxy, requires a token.
  */
 import { isIP } from "node:net";
-import { ErrandError, wholeNumberOption } from "@errand/core";
-import { type ConnectionInput, createLogger, type Logger } from "@errand/engine";
-import { DEFAULT_SHARDS } from "@errand/store";
+import { ErrandError } from "@errand/core";
+import { wholeNumberOption } from "@errand/core/ops";
+import type { ConnectionInput, Logger } from "@errand/engine";
+import { createLogger } from "@errand/engine/ops";
+import { DEFAULT_SHARDS } from "@errand/store/ops";
 
 /** The port the dashboard listens on when not told. */
 export const DEFAULT_DASHBOARD_PORT = 4040;

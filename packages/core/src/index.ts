@@ -11,12 +11,13 @@
  * const result = settleRun(foldRun(events)); // undefined until the run settles
  * ```
  *
- * Every export is named here, module by module: what is not listed is internal.
+ * Every export is named here, module by module: what is not listed is
+ * internal, or `@errand/core/ops` — helpers errand's own packages and apps
+ * share, without a semver promise.
  *
  * @packageDocumentation
  */
-export { Batch, BatchCounts, BatchError, BatchOutcome, BatchResult, batch } from "./batch.js";
-export { blobUri, parseBlobUri } from "./blob-uri.js";
+export { Batch, BatchCounts, BatchError, BatchOutcome, BatchResult } from "./batch.js";
 export {
   BUDGET_DIMENSIONS,
   type BudgetDimension,
@@ -24,19 +25,9 @@ export {
   BudgetPolicy,
   BudgetScope,
   type BudgetSpent,
-  budgetRemaining,
-  DEFAULT_BUDGET_POLICY,
   RunBudget,
-  roundUsd,
 } from "./budget.js";
-export { decodeCursor, encodeCursor } from "./cursor.js";
-export {
-  ErrandError,
-  type ErrandErrorOptions,
-  type ErrorCode,
-  isErrandError,
-  runNotFound,
-} from "./errors.js";
+export { ErrandError, type ErrandErrorOptions, type ErrorCode, isErrandError } from "./errors.js";
 export {
   Cancelled,
   CancelRequested,
@@ -77,22 +68,10 @@ export {
   WaitpointTimedOut,
   WaitpointTimeoutAction,
 } from "./events.js";
-export {
-  applyEvent,
-  foldRun,
-  initialRunState,
-  isSettled,
-  NO_STRUCTURED_OUTPUT_MESSAGE,
-} from "./fold.js";
-export { formatJsonPath, type JsonPath } from "./json-path.js";
-export { resolveLocalRef } from "./json-pointer.js";
-export { SCHEMA_STRING_FORMATS } from "./json-schema/limits.js";
-export { compileLinearPattern, type LinearPattern } from "./linear-pattern.js";
+export { applyEvent, foldRun, initialRunState, isSettled } from "./fold.js";
 export type { LiveDelta, LiveEntry, ModelDelta } from "./live-delta.js";
-export { findLosslessJsonProblem } from "./lossless-json.js";
 export { NextAction } from "./next-action.js";
-export { requireWholeNumber, wholeNumberOption } from "./options.js";
-export { type LimitBounds, Page, PageInfo, page, resolveLimit } from "./page.js";
+export { Page, PageInfo } from "./page.js";
 export { type JsonSchemaObject, type PreflightResult, preflightSchema } from "./preflight.js";
 export {
   isSecretKey,
@@ -101,14 +80,7 @@ export {
   redactSecrets,
   redactSecretText,
 } from "./redaction.js";
-export {
-  createdAtOfRunId,
-  isRunId,
-  MAX_SHARDS,
-  newRunId,
-  RUN_ID_RANDOM_BYTES,
-  shardOfRunId,
-} from "./run-id.js";
+export { newRunId } from "./run-id.js";
 export {
   RunBudgetView,
   RunResult,
@@ -129,23 +101,3 @@ export type {
   WaitpointStatus,
 } from "./run-state.js";
 export { Script, ScriptAnswerTurn, ScriptCall, ScriptFailTurn, ScriptTurn } from "./script.js";
-export {
-  checkStoredEvent,
-  decodeStoredEvent,
-  type StoredEventDecoding,
-  type StoredEventParts,
-} from "./stored-event.js";
-export {
-  INLINE_VALUE_LIMIT_BYTES,
-  TOOL_TEXT_LIMIT_CHARS,
-  truncateText,
-  utf8ByteLength,
-} from "./text-limits.js";
-export {
-  isWaitpointOverdue,
-  openWaitpoints,
-  parkedWaitpoint,
-  parseWaitpointToken,
-  waitpointOf,
-  waitpointToken,
-} from "./waitpoint.js";

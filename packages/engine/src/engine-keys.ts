@@ -5,8 +5,9 @@
  * hash tag `{sN}` (docs/architecture.md §6). Everything starts with the same
  * prefix as the store's keys.
  */
-import { shardOfRunId } from "@errand/core";
-import { type StoreKeys, shardTag, storeKeys } from "@errand/store";
+import { shardOfRunId } from "@errand/core/ops";
+import type { StoreKeys } from "@errand/store";
+import { shardTag, storeKeys } from "@errand/store/ops";
 
 /** Every key and name of the engine for one prefix, plus the store's. */
 export interface EngineKeys extends StoreKeys {

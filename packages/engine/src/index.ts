@@ -5,7 +5,7 @@
  * ## Run a worker
  *
  * A worker runs agents (from `@errand/runtime`) and takes their runs from
- * the queue named after its set of agents (`queueOfAgents`): workers that run
+ * the queue named after its set of agents: workers that run
  * the same agents share a queue, workers with different agents never do, so
  * a run only ever reaches a worker that runs its agent. It registers its
  * queue and agents in Redis so clients can fire them — a registration
@@ -151,28 +151,20 @@
  * link to its page there (`runViewUrl`); without it, no answer has the field.
  * The link is added as the answer is made, never stored.
  *
- * ## A least-privilege Redis user
+ * ## What is not here
  *
- * `redisAclConfig({ prefix })` is the Redis ACL user errand needs and no
- * more: keys and channels under its prefix, the commands errand and BullMQ
- * run, no `@dangerous` command but `INFO` (`errand doctor --acl` prints it;
- * `infra/redis-acl.conf` is the one for the prefix `errand`);
- * `redisAclRules(prefix)` are its rules, for `ACL SETUSER <user> <rules…>
- * ><password>`. Connect as it with `redis://<user>:<password>@host:6379`,
- * or `rediss://` for TLS.
+ * The root exports what these docs teach: the functions above, the types of
+ * their options and answers, and the defaults the docs name. What only
+ * errand's own apps need (registries as `errand doctor` and the dashboard
+ * read them, gauges, diagnostics channels, the Redis ACL `errand doctor
+ * --acl` prints) is `@errand/engine/ops`, without a semver promise.
  *
  * @packageDocumentation
  */
 
 export type { Logger } from "@errand/runtime";
-export {
-  DEFAULT_SHARDS,
-  type Durability,
-  SETTLED_HEARD_CHANNEL,
-  type SettledHeard,
-} from "@errand/store";
-export { FireBudget } from "./budgets/fire-budget.js";
-export { DEFAULT_PRICE_TABLE, type PriceTable } from "./budgets/price-table.js";
+export type { Durability } from "@errand/store";
+export type { PriceTable } from "./budgets/price-table.js";
 export type { CancelOptions, CancelResult } from "./client/cancel.js";
 export { createErrand, type Errand, type ErrandOptions, type Waitpoints } from "./client/client.js";
 export type { FireManyItem, FireManyResult } from "./client/fire-many.js";
@@ -183,7 +175,6 @@ export {
   type FireResult,
   FireSpec,
   MAX_DEADLINE_MS,
-  MAX_FIRE_MANY,
   MAX_IDEMPOTENCY_KEY_LENGTH,
   MAX_IDEMPOTENCY_TTL_MS,
   MAX_INPUT_NESTING,
@@ -191,51 +182,31 @@ export {
 } from "./client/fire-spec.js";
 export type { RunEventsOptions } from "./client/run-events.js";
 export type { RunStreamOptions } from "./client/run-stream.js";
-export { DEFAULT_COLLECTOR_GROUP } from "./collector/consumer-group.js";
 export {
   type Collector,
   type CollectorOptions,
   type CollectorReaperOptions,
   createCollector,
 } from "./collector/create-collector.js";
-export { type CollectorMetrics, readCollectorMetrics } from "./collector/metrics.js";
-export { COLLECTOR_BATCH_CHANNEL, type CollectorBatchRead } from "./collector/shard-loop.js";
 export { type EngineKeys, engineKeys } from "./engine-keys.js";
 export {
   DEFAULT_FLOW_RECHECK_MS,
   DEFAULT_LEASE_MS,
   type FlowControlOptions,
-  parseFlowControl,
 } from "./flow-control/flow-options.js";
-export { createLogger, RUN_DATA_KEYS } from "./logger.js";
-export { addCollectorGauges } from "./metrics/collector-gauges.js";
+export { RUN_DATA_KEYS } from "./logger.js";
 export { createPrometheusMetrics, type PrometheusMetrics } from "./metrics/prometheus-metrics.js";
-export { addQueueDepthGauge } from "./metrics/queue-depth.js";
-export { countRedisErrors } from "./metrics/redis-errors.js";
 export type { ParentLimits } from "./parents/limits.js";
 export { parentTools } from "./parents/parent-tools.js";
-export { queueOfAgents } from "./queues/agent-queues.js";
-export { type AgentVersionStanding, readAgentVersions } from "./queues/agent-versions.js";
-export { logBullErrors } from "./queues/bull-errors.js";
-export { readJobCounts, readQueueBacklog, sumJobCounts } from "./queues/queue-backlog.js";
-export {
-  MAX_QUEUE_SHARDS,
-  type QueueShard,
-  shardOfRun,
-  shardsOfQueue,
-} from "./queues/queue-shards.js";
-export { isLive, QueueRegistration, readQueueRegistrations } from "./queues/registry.js";
-export {
-  DEFAULT_JOB_OPTIONS,
-  DEFAULT_KEEP_COMPLETED_JOBS,
-  DEFAULT_KEEP_FAILED_JOBS,
-} from "./queues/run-queues.js";
+export { type QueueShard, shardsOfQueue } from "./queues/queue-shards.js";
+export { QueueRegistration, readQueueRegistrations } from "./queues/registry.js";
+export { DEFAULT_KEEP_COMPLETED_JOBS, DEFAULT_KEEP_FAILED_JOBS } from "./queues/run-queues.js";
 export type { CollectOptions, CollectResult } from "./reads/collect.js";
 export type { CollectedRun } from "./reads/collected-run.js";
 export { createRunReads, type RunReads, type RunReadsOptions } from "./reads/create-run-reads.js";
-export { LIST_LIMITS, type ListOptions, type RunSummary, runSummaryOf } from "./reads/list.js";
+export type { ListOptions, RunSummary } from "./reads/list.js";
 export type { ResultOptions } from "./reads/result.js";
-export { checkDashboardUrl, type LinkedRunResult, runViewUrl } from "./reads/view-url.js";
+export { type LinkedRunResult, runViewUrl } from "./reads/view-url.js";
 export {
   createReaper,
   type Reaper,
@@ -243,16 +214,13 @@ export {
   type ReapReport,
 } from "./reaper/create-reaper.js";
 export { DEFAULT_VERSION_GRACE_MS } from "./reaper/unavailable-versions.js";
-export { CLOSE_ALLOWANCE_MS, closeWithin, runEach } from "./redis/closing.js";
+export { CLOSE_ALLOWANCE_MS } from "./redis/closing.js";
 export {
   type ConnectionInput,
   type ConnectionOptions,
-  closeConnection,
   openConnection,
   type RedisConnection,
 } from "./redis/connection.js";
-export { type RedisAclConfigOptions, redisAclConfig, redisAclRules } from "./redis/redis-acl.js";
-export { openRedisUrl } from "./redis/redis-url.js";
 export type { CompletedWaitpoint, CompleteOptions } from "./waitpoints/complete.js";
 export type { WaitingOptions, WaitingWaitpoint, WaitingWaitpoints } from "./waitpoints/waiting.js";
 export type { ModelResolver } from "./worker/agent-models.js";
@@ -263,15 +231,9 @@ export {
   type ErrandWorker,
   type WorkerOptions,
 } from "./worker/create-worker.js";
-export { DEFAULT_HEARTBEAT_MS, readWorkerHeartbeats, WorkerHeartbeat } from "./worker/heartbeat.js";
 export {
   DEFAULT_LOCK_DURATION_MS,
   DEFAULT_MAX_STALLED_COUNT,
   DEFAULT_STALLED_INTERVAL_MS,
 } from "./worker/job-locks.js";
 export { OTHER_VERSION_RECHECK_MS } from "./worker/other-versions.js";
-export {
-  WORKER_JOB_TAKEN_CHANNEL,
-  type WorkerJobTaken,
-} from "./worker/taken-jobs.js";
-export { untakenQueueShards } from "./worker/untaken-queue-shards.js";

@@ -10,7 +10,8 @@
  * key or `password=…` is logged with the secret hidden.
  */
 import { redactSecrets, redactSecretText } from "@errand/core";
-import { type Logger, lazyChild } from "@errand/runtime";
+import type { Logger } from "@errand/runtime";
+import { lazyChild } from "@errand/runtime/ops";
 import {
   type DestinationStream,
   type LevelWithSilent,

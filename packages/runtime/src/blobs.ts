@@ -5,7 +5,8 @@
  * here serves tests and runs without Redis.
  */
 import { createHash } from "node:crypto";
-import { blobUri, type ResourceRef, utf8ByteLength } from "@errand/core";
+import type { ResourceRef } from "@errand/core";
+import { blobUri, utf8ByteLength } from "@errand/core/ops";
 
 /** A stored blob. */
 export interface StoredBlob {

@@ -92,19 +92,12 @@
  * an OpenTelemetry SDK): each model request is a `chat {model}` span and each
  * tool a call runs an `execute_tool {tool}` span, in the GenAI semantic
  * conventions. Message contents stay off them unless `traceContent` is set;
- * then they are redacted like the logs. {@link inSpan} and the other tracing
- * exports are what the engine builds its own spans with.
+ * then they are redacted like the logs. The span helpers the engine builds
+ * its own spans with are `@errand/runtime/ops`, without a semver promise.
  *
  * @packageDocumentation
  */
-export {
-  type Agent,
-  type AgentOptions,
-  assertAgentCanCarrySchema,
-  assertModelTakesSettings,
-  DEFAULT_MAX_STEPS,
-  defineAgent,
-} from "./agent.js";
+export { type Agent, type AgentOptions, defineAgent } from "./agent.js";
 export { agentVersion } from "./agent-version.js";
 export { type BlobStore, createMemoryBlobStore, type StoredBlob } from "./blobs.js";
 export type { BudgetGate, PriceResponse } from "./budget-gate.js";
@@ -119,7 +112,7 @@ export {
   type WaitpointRequest,
 } from "./errors.js";
 export { type LiveChannel, liveModel } from "./live-model.js";
-export { type Logger, lazyChild, noopLogger } from "./logger.js";
+export type { Logger } from "./logger.js";
 export { createMemorySink, type MemorySink } from "./memory-sink.js";
 export type { Model, ModelRequest, ModelResponse, ToolSpec, TranscriptMessage } from "./model.js";
 export type { RetryPolicy } from "./model-retries.js";
@@ -130,16 +123,10 @@ export type { ResponsesHistory } from "./openai/responses.js";
 export { type RunStepsOptions, runSteps } from "./run-steps.js";
 export { type ScriptedModelOptions, scriptedModel } from "./scripted-model.js";
 export type { EventSink } from "./sink.js";
-export { invalidOutputMessage, STRUCTURED_OUTPUT_TOOL } from "./structured-output.js";
 export { defineTool, type Tool, type ToolContext, type ToolOptions } from "./tool.js";
-export { setContentAttribute } from "./tracing/content.js";
-export { GEN_AI, modelIdentity } from "./tracing/gen-ai.js";
-export { ERROR_TYPE, inSpan, markSpanFailed } from "./tracing/spans.js";
-export { buildTranscript } from "./transcript.js";
 export {
   type AskToolOptions,
   askTool,
-  checkAnswer,
   type WaitpointAnswer,
   type WaitpointOptions,
   waitForAnswer,

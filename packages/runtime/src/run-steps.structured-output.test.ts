@@ -5,7 +5,8 @@
  * (the fake server plays the same scripts), where the requests sent are
  * checked too.
  */
-import { isErrandError, NO_STRUCTURED_OUTPUT_MESSAGE, type Script } from "@errand/core";
+import { isErrandError, type Script } from "@errand/core";
+import { NO_STRUCTURED_OUTPUT_MESSAGE } from "@errand/core/ops";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { type AgentOptions, assertAgentCanCarrySchema, defineAgent } from "./agent.js";

@@ -13,8 +13,8 @@ import {
   type RunState,
   type StepState,
   type ToolCall,
-  waitpointOf,
 } from "@errand/core";
+import { waitpointOf } from "@errand/core/ops";
 import type { Agent } from "./agent.js";
 import type { BlobStore } from "./blobs.js";
 import { createMemoryBlobStore } from "./blobs.js";

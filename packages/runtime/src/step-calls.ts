@@ -5,13 +5,8 @@
  * recorded, unknown tool). Nothing is written here: the events are returned
  * for the step's single append.
  */
-import {
-  type NewEvent,
-  type RefusalReason,
-  type ToolCall,
-  type WaitpointState,
-  waitpointToken,
-} from "@errand/core";
+import type { NewEvent, RefusalReason, ToolCall, WaitpointState } from "@errand/core";
+import { waitpointToken } from "@errand/core/ops";
 import { raceAbort } from "./abort.js";
 import type { BlobStore } from "./blobs.js";
 import {

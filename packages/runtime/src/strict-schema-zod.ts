@@ -13,7 +13,7 @@
  * Annotations (`description`, `default`, …) constrain nothing and are
  * ignored: the output recorded is the value the model sent.
  */
-import { compileLinearPattern, resolveLocalRef } from "@errand/core";
+import { compileLinearPattern, resolveLocalRef } from "@errand/core/ops";
 import { z } from "zod";
 import { isStringFormat, matchesFormat } from "./string-formats.js";
 

@@ -5,7 +5,7 @@
  * pattern cannot say well (the days of a month, a hostname's length) is
  * plain code on the matched, fixed-width parts.
  */
-import { compileLinearPattern, type LinearPattern, SCHEMA_STRING_FORMATS } from "@errand/core";
+import { compileLinearPattern, type LinearPattern, SCHEMA_STRING_FORMATS } from "@errand/core/ops";
 
 /** A string format strict structured outputs support. */
 export type StringFormat = (typeof SCHEMA_STRING_FORMATS)[number];

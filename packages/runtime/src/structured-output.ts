@@ -4,7 +4,7 @@
  * validated against that run's own schema. The exact messages the model sees
  * live here.
  */
-import { findLosslessJsonProblem, formatJsonPath } from "@errand/core";
+import { findLosslessJsonProblem, formatJsonPath } from "@errand/core/ops";
 import type { ToolSpec } from "./model.js";
 import { strictSchemaToZod } from "./strict-schema-zod.js";
 import { fixAndRetryMessage, formatIssues } from "./validation-issues.js";

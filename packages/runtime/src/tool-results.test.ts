@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { INLINE_VALUE_LIMIT_BYTES, TOOL_TEXT_LIMIT_CHARS } from "@errand/core";
+import { INLINE_VALUE_LIMIT_BYTES, TOOL_TEXT_LIMIT_CHARS } from "@errand/core/ops";
 import { describe, expect, it } from "vitest";
 import { createMemoryBlobStore } from "./blobs.js";
 import { failedToolResult, shapeToolResult, toolResultContent } from "./tool-results.js";

@@ -5,14 +5,13 @@
  * `truncated: true`, with the full value in a blob; a failure carries its
  * error, so an empty result is never confused with a failed one.
  */
+import type { CallOutcome, EventDataOf } from "@errand/core";
 import {
-  type CallOutcome,
-  type EventDataOf,
   INLINE_VALUE_LIMIT_BYTES,
   TOOL_TEXT_LIMIT_CHARS,
   truncateText,
   utf8ByteLength,
-} from "@errand/core";
+} from "@errand/core/ops";
 import type { BlobStore } from "./blobs.js";
 import { errorMessage } from "./errors.js";
 

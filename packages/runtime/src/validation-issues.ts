@@ -3,7 +3,7 @@
  * the arguments themselves) and what is wrong, one line per problem, union
  * alternatives spelled out.
  */
-import { formatJsonPath } from "@errand/core";
+import { formatJsonPath } from "@errand/core/ops";
 import type { z } from "zod";
 
 type Issue = z.core.$ZodIssue;

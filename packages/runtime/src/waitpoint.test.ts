@@ -4,7 +4,8 @@
  * call run again once the waitpoint closed answers with the answer, or that
  * it timed out, or fails the run when the agent asked for that.
  */
-import { type NewEvent, settleRun, waitpointToken } from "@errand/core";
+import { type NewEvent, settleRun } from "@errand/core";
+import { waitpointToken } from "@errand/core/ops";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineAgent } from "./agent.js";

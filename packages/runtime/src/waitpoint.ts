@@ -6,14 +6,8 @@
  * the waitpoint is answered or times out; the run then resumes and the call,
  * run again, answers with what the log says.
  */
-import {
-  ErrandError,
-  findLosslessJsonProblem,
-  formatJsonPath,
-  preflightSchema,
-  requireWholeNumber,
-  type WaitpointTimeoutAction,
-} from "@errand/core";
+import { ErrandError, preflightSchema, type WaitpointTimeoutAction } from "@errand/core";
+import { findLosslessJsonProblem, formatJsonPath, requireWholeNumber } from "@errand/core/ops";
 import { z } from "zod";
 import { FatalToolError, ParkRequest, type WaitpointRequest } from "./errors.js";
 import { strictSchemaToZod } from "./strict-schema-zod.js";

@@ -1,4 +1,5 @@
-import { foldRun, isErrandError, type NewEvent, shardOfRunId } from "@errand/core";
+import { foldRun, isErrandError, type NewEvent } from "@errand/core";
+import { shardOfRunId } from "@errand/core/ops";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isSeqConflict, SeqConflictError } from "./errors.js";
 import type { EventStore } from "./event-store.js";

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { blobUri, isErrandError } from "@errand/core";
+import { isErrandError } from "@errand/core";
+import { blobUri } from "@errand/core/ops";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EventStore } from "./event-store.js";
 import { queued } from "./test-support/events.js";

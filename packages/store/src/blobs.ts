@@ -4,7 +4,8 @@
  * (docs/architecture.md §5). Numbered 0, 1, 2, … per run; they expire with the run.
  */
 import { createHash } from "node:crypto";
-import { blobUri, ErrandError, parseBlobUri, ResourceRef } from "@errand/core";
+import { ErrandError, ResourceRef } from "@errand/core";
+import { blobUri, parseBlobUri } from "@errand/core/ops";
 import { errorFromScriptReply } from "./errors.js";
 import type { StoreKeys } from "./keys.js";
 import type { RedisClient, StoreScripts } from "./scripts.js";

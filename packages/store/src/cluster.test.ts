@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { isErrandError, newRunId, RUN_ID_RANDOM_BYTES, type RunEvent } from "@errand/core";
+import { isErrandError, newRunId, type RunEvent } from "@errand/core";
+import { RUN_ID_RANDOM_BYTES } from "@errand/core/ops";
 import { type RedisClusterServer, startRedisCluster, uniqueKeyPrefix } from "@errand/testing";
 import { Cluster } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

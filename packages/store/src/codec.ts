@@ -10,16 +10,14 @@
  * `decodeStoredEvent`): the append validated it before the fenced script
  * wrote the log and the shard stream alike.
  */
+import { ErrandError, type NewEvent, type RunEvent } from "@errand/core";
 import {
   checkStoredEvent,
   decodeStoredEvent,
-  ErrandError,
   isRunId,
-  type NewEvent,
-  type RunEvent,
   type StoredEventDecoding,
   shardOfRunId,
-} from "@errand/core";
+} from "@errand/core/ops";
 
 /** A stream entry's fields as Redis returns them: `[name, value, name, value, …]`. */
 type StreamFields = readonly string[];

@@ -2,7 +2,8 @@
  * The return codes of the store's Lua scripts, and the one function that turns
  * them into typed errors.
  */
-import { ErrandError, runNotFound } from "@errand/core";
+import { ErrandError } from "@errand/core";
+import { runNotFound } from "@errand/core/ops";
 
 /** The numeric codes the scripts return first (see the header of each script under `lua/`). */
 export const SCRIPT_CODES = {

@@ -8,15 +8,17 @@ import {
   isTerminalEventType,
   type LiveDelta,
   type LiveEntry,
-  MAX_SHARDS,
   type NewEvent,
   newRunId,
   type ResourceRef,
-  RUN_ID_RANDOM_BYTES,
   type RunEvent,
+} from "@errand/core";
+import {
+  MAX_SHARDS,
+  RUN_ID_RANDOM_BYTES,
   requireWholeNumber,
   shardOfRunId,
-} from "@errand/core";
+} from "@errand/core/ops";
 import { type BlobContent, getBlob, putBlob } from "./blobs.js";
 import { encodeEventArgs, type ShardEntry } from "./codec.js";
 import { errorFromScriptReply, SCRIPT_CODES } from "./errors.js";

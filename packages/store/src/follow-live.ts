@@ -6,7 +6,8 @@
  * is appended (architecture §6), so once the terminal event is seen, what the
  * channel holds is complete: it is read to its end and the follow ends.
  */
-import { isTerminalEventType, type LiveEntry, requireWholeNumber } from "@errand/core";
+import { isTerminalEventType, type LiveEntry } from "@errand/core";
+import { requireWholeNumber } from "@errand/core/ops";
 import { decodeLogEntry, type StreamEntry } from "./codec.js";
 import { ABORTED, DEFAULT_FOLLOW_BLOCK_MS, unlessAborted } from "./follow.js";
 import type { StoreKeys } from "./keys.js";

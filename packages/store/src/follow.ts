@@ -2,7 +2,8 @@
  * Following a run's log as it grows: blocking XREADs on a dedicated
  * connection, each waking as soon as an event is appended. No polling loop.
  */
-import { isTerminalEventType, type RunEvent, requireWholeNumber } from "@errand/core";
+import { isTerminalEventType, type RunEvent } from "@errand/core";
+import { requireWholeNumber } from "@errand/core/ops";
 import { decodeLogEntry, type StreamEntry } from "./codec.js";
 import type { StoreKeys } from "./keys.js";
 import { logEntryId, readHead } from "./readers.js";

@@ -5,7 +5,7 @@
  * uses no key; withdrawing the run releases its key; the head keeps the
  * run's priority.
  */
-import { shardOfRunId } from "@errand/core";
+import { shardOfRunId } from "@errand/core/ops";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EventStore } from "./event-store.js";
 import { idempotencyShard } from "./idempotency.js";

@@ -7,7 +7,8 @@
  * key's digest picks the shard, and the run fired under it is placed there.
  */
 import { createHash } from "node:crypto";
-import { ErrandError, shardOfRunId } from "@errand/core";
+import { ErrandError } from "@errand/core";
+import { shardOfRunId } from "@errand/core/ops";
 import type { StoreKeys } from "./keys.js";
 
 /** A key to fire a run under, and how long it is kept (from the firing that made the run). */

@@ -29,7 +29,8 @@
  * Beside the log, `outcomes/` is the one home of how runs ended
  * (docs/architecture.md §6, §8): the collector's write of a batch's indexes
  * and results (`indexRuns`), the readers of stored results and standings,
- * and the waiting on the shards' settled announcements.
+ * and the waiting on the shards' settled announcements. They serve the
+ * engine, and are exported from `@errand/store/ops` without a semver promise.
  *
  * A connection that fails is named by `redisConnectionError`: refused
  * credentials, a user without a permission errand needs, a failed TLS
@@ -40,62 +41,21 @@
  * @packageDocumentation
  */
 export type { BlobContent } from "./blobs.js";
-export { closeConnection, whenReady } from "./client-lifecycle.js";
-export { decodeLogEntry, decodeShardEntry, type ShardEntry, type StreamEntry } from "./codec.js";
+export type { ShardEntry, StreamEntry } from "./codec.js";
 export { redisConnectionError } from "./connection-errors.js";
 export { isSeqConflict, SeqConflictError } from "./errors.js";
 export {
   type CreatedRun,
   createEventStore,
-  DEFAULT_SHARDS,
   type EventStore,
   type EventStoreOptions,
 } from "./event-store.js";
 export type { FollowLogOptions } from "./follow.js";
 export type { FollowLiveOptions } from "./follow-live.js";
 export type { HeadStatus, RunHead } from "./head.js";
-export { type IdempotencyKey, idempotencyShard } from "./idempotency.js";
-export { DEFAULT_KEY_PREFIX, type StoreKeys, shardTag, storeKeys } from "./keys.js";
-export { decodeLiveEntry, isLiveOffset, LIVE_START, LIVE_TTL_MS } from "./live.js";
-export {
-  defineLuaCommand,
-  type LuaCall,
-  type LuaScript,
-  type RedisClient,
-  readLuaFile,
-} from "./lua-command.js";
-export { markChecked } from "./new-events.js";
-export {
-  defineIndexRunsScript,
-  type IndexAcknowledgement,
-  type IndexedRun,
-  type IndexSegment,
-  indexRuns,
-  indexSegment,
-  type OutcomeWriter,
-  type RunToIndex,
-  runIdOfIndexMember,
-  runIndexMember,
-} from "./outcomes/index-runs.js";
-export {
-  createSettledWaiter,
-  SETTLED_HEARD_CHANNEL,
-  type SettledHeard,
-  type SettledWaiter,
-} from "./outcomes/settled-waiter.js";
-export {
-  defineStandingsScript,
-  type OutcomeReads,
-  type RunStanding,
-} from "./outcomes/standings.js";
-export {
-  parseStoredResult,
-  pendingRunIds,
-  readStoredResults,
-  readStoredRuns,
-  type StoredRuns,
-} from "./outcomes/stored-results.js";
-export { logEntryId, type ReadLogOptions, type ReadShardOptions } from "./readers.js";
+export type { IdempotencyKey } from "./idempotency.js";
+export type { StoreKeys } from "./keys.js";
+export { LIVE_TTL_MS } from "./live.js";
+export type { ReadLogOptions, ReadShardOptions } from "./readers.js";
 export type { Durability } from "./replication.js";
-export { readWatchedStreams } from "./watched-logs.js";
 export type { RunToWithdraw, Withdrawal } from "./withdraw.js";

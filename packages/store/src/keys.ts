@@ -7,7 +7,8 @@
  * one script touches lands on the same Redis Cluster slot and a lookup needs
  * no table.
  */
-import { ErrandError, MAX_SHARDS, shardOfRunId } from "@errand/core";
+import { ErrandError } from "@errand/core";
+import { MAX_SHARDS, shardOfRunId } from "@errand/core/ops";
 
 /** The key prefix used when none is given. */
 export const DEFAULT_KEY_PREFIX = "errand";

@@ -8,11 +8,10 @@ import {
   EventAt,
   EventData,
   type EventType,
-  findLosslessJsonProblem,
-  formatJsonPath,
   type NewEvent,
   type RunEvent,
 } from "@errand/core";
+import { findLosslessJsonProblem, formatJsonPath } from "@errand/core/ops";
 import { describeIssues } from "./codec.js";
 
 /**

@@ -1,4 +1,5 @@
-import { isErrandError, newRunId, shardOfRunId } from "@errand/core";
+import { isErrandError, newRunId } from "@errand/core";
+import { shardOfRunId } from "@errand/core/ops";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EventStore } from "./event-store.js";
 import { finished, modelResponded, queued, started } from "./test-support/events.js";

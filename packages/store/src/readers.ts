@@ -2,7 +2,8 @@
  * Reading the log: one run's events, its head, and a shard's stream of
  * every event (the collector's input, where a broken entry is reported, not thrown).
  */
-import { type RunEvent, requireWholeNumber } from "@errand/core";
+import type { RunEvent } from "@errand/core";
+import { requireWholeNumber } from "@errand/core/ops";
 import { decodeLogEntry, decodeShardEntry, type ShardEntry, type StreamEntry } from "./codec.js";
 import { decodeHead, type RunHead } from "./head.js";
 import type { StoreKeys } from "./keys.js";

@@ -9,7 +9,8 @@
  * refused (retryable), never acknowledged and lost.
  */
 import { randomBytes } from "node:crypto";
-import { isErrandError, newRunId, RUN_ID_RANDOM_BYTES } from "@errand/core";
+import { isErrandError, newRunId } from "@errand/core";
+import { RUN_ID_RANDOM_BYTES } from "@errand/core/ops";
 import { type RedisClusterServer, startRedisCluster, uniqueKeyPrefix } from "@errand/testing";
 import { Cluster, Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { isErrandError, newRunId, shardOfRunId } from "@errand/core";
+import { isErrandError, newRunId } from "@errand/core";
+import { shardOfRunId } from "@errand/core/ops";
 import { uniqueKeyPrefix } from "@errand/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeEventArgs } from "./codec.js";

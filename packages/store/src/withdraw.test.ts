@@ -4,7 +4,7 @@
  * place in the shard's indexes — even while Redis is out of memory and
  * refuses writes; a run that moved on is left as it is.
  */
-import { shardOfRunId } from "@errand/core";
+import { shardOfRunId } from "@errand/core/ops";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EventStore } from "./event-store.js";
 import { runIndexMember } from "./outcomes/index-runs.js";

@@ -6,7 +6,8 @@
  * it was fired under is released with it; the script frees memory
  * only, so Redis runs it even when it is out of memory and refusing writes.
  */
-import { ErrandError, shardOfRunId } from "@errand/core";
+import { ErrandError } from "@errand/core";
+import { shardOfRunId } from "@errand/core/ops";
 import { idempotencyRedisKey } from "./idempotency.js";
 import type { StoreKeys } from "./keys.js";
 import { defineLuaCommand, type LuaCall, type RedisClient, readLuaFile } from "./lua-command.js";

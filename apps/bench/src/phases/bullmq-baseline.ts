@@ -14,12 +14,11 @@
  */
 import { randomUUID } from "node:crypto";
 import {
-  DEFAULT_JOB_OPTIONS,
   DEFAULT_LOCK_DURATION_MS,
   DEFAULT_MAX_STALLED_COUNT,
   DEFAULT_STALLED_INTERVAL_MS,
-  MAX_FIRE_MANY,
 } from "@errand/engine";
+import { DEFAULT_JOB_OPTIONS, MAX_FIRE_MANY } from "@errand/engine/ops";
 import { Queue, Worker } from "bullmq";
 import {
   type BenchRedis,

@@ -17,8 +17,9 @@
  * deployment does.
  */
 import { setTimeout as delay } from "node:timers/promises";
-import { ErrandError, shardOfRunId } from "@errand/core";
-import { DEFAULT_SHARDS } from "@errand/engine";
+import { ErrandError } from "@errand/core";
+import { shardOfRunId } from "@errand/core/ops";
+import { DEFAULT_SHARDS } from "@errand/engine/ops";
 import type { BenchRedis } from "../bench-redis.js";
 import { startErrandStack } from "../errand-stack.js";
 import {

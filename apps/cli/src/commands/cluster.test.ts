@@ -7,7 +7,8 @@
  * last.
  */
 import { RunResult } from "@errand/core";
-import { createErrand, type Errand, openRedisUrl } from "@errand/engine";
+import { createErrand, type Errand } from "@errand/engine";
+import { openRedisUrl } from "@errand/engine/ops";
 import { type RedisClusterServer, startRedisCluster, uniqueKeyPrefix } from "@errand/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recordingInput, SCRIPTED_CITY } from "../test-support/city.js";

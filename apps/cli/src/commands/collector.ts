@@ -1,7 +1,8 @@
 /**
  * `errand collector`: the deployable collector process (with its reaper).
  */
-import { createCollector, createLogger, createPrometheusMetrics } from "@errand/engine";
+import { createCollector, createPrometheusMetrics } from "@errand/engine";
+import { createLogger } from "@errand/engine/ops";
 import { CONNECTION_OPTIONS, type CommandSpec } from "../command.js";
 import { DURABILITY_OPTION, durabilityOption } from "../durability.js";
 import { EXIT } from "../exit-codes.js";

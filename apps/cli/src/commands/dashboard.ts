@@ -8,7 +8,7 @@ import {
   MIN_TOKEN_LENGTH,
   TOKEN_ENV,
 } from "@errand/dashboard";
-import { DEFAULT_KEY_PREFIX } from "@errand/store";
+import { DEFAULT_KEY_PREFIX } from "@errand/store/ops";
 import { CONNECTION_OPTIONS, type CommandSpec } from "../command.js";
 import { PUBLIC_URL_OPTION, publicUrlOption, startDashboard } from "../dashboard-server.js";
 import { EXIT } from "../exit-codes.js";

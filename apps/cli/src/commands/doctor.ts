@@ -3,7 +3,8 @@
  * and for each problem prints the fix to apply.
  */
 import { isErrandError } from "@errand/core";
-import { engineKeys, type RedisConnection, redisAclConfig } from "@errand/engine";
+import { engineKeys, type RedisConnection } from "@errand/engine";
+import { redisAclConfig } from "@errand/engine/ops";
 import { Cluster } from "ioredis";
 import { CONNECTION_OPTIONS, type CommandSpec, JSON_OPTION } from "../command.js";
 import { type DoctorCheck, passed, problem } from "../doctor/check.js";

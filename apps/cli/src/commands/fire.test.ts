@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RunEvent, RunResult } from "@errand/core";
 import { engineKeys } from "@errand/engine";
-import { parseStoredResult } from "@errand/store";
+import { parseStoredResult } from "@errand/store/ops";
 import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -6,7 +6,8 @@
  * ran only its own agent's runs.
  */
 import { fileURLToPath } from "node:url";
-import { createErrand, type Errand, queueOfAgents, readQueueBacklog } from "@errand/engine";
+import { createErrand, type Errand } from "@errand/engine";
+import { queueOfAgents, readQueueBacklog } from "@errand/engine/ops";
 import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -4,7 +4,8 @@
  * answer <runId> --json …` answers it (a wrong answer refused first, exit 2),
  * the run resumes with the answer, and a second answer is refused (exit 1).
  */
-import { foldRun, type RunEvent, waitpointToken } from "@errand/core";
+import { foldRun, type RunEvent } from "@errand/core";
+import { waitpointToken } from "@errand/core/ops";
 import { createErrand, type Errand } from "@errand/engine";
 import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

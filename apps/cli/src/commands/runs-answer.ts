@@ -3,7 +3,8 @@
  * a run waits on (docs/architecture.md §5). Given a runId, the run's one open
  * waitpoint is answered; given a token, that waitpoint.
  */
-import { ErrandError, isRunId } from "@errand/core";
+import { ErrandError } from "@errand/core";
+import { isRunId } from "@errand/core/ops";
 import type { Errand } from "@errand/engine";
 import { CONNECTION_OPTIONS, type CommandSpec } from "../command.js";
 import { withErrand } from "../errand-client.js";

@@ -3,7 +3,8 @@
  * `spawn_agents` call returned, whatever the shape of that result, and which
  * planned child each of them is.
  */
-import { isRunId, type RunEvent } from "@errand/core";
+import type { RunEvent } from "@errand/core";
+import { isRunId } from "@errand/core/ops";
 import type { Errand } from "@errand/engine";
 
 /** The tool a parent spawns children with. */

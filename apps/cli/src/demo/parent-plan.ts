@@ -11,7 +11,7 @@
  *   of the calling run, parking the parent until they have settled.
  */
 import { ErrandError, preflightSchema, type RunResult, type Script } from "@errand/core";
-import { STRUCTURED_OUTPUT_TOOL } from "@errand/runtime";
+import { STRUCTURED_OUTPUT_TOOL } from "@errand/runtime/ops";
 import { z } from "zod";
 import { CityPopulation, DEMO_CHILD } from "./agents.js";
 import { type ChildPlan, EXPECTED } from "./scenarios.js";

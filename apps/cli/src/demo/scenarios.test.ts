@@ -1,4 +1,4 @@
-import { utf8ByteLength } from "@errand/core";
+import { utf8ByteLength } from "@errand/core/ops";
 import { DEFAULT_MAX_INPUT_BYTES } from "@errand/engine";
 import { describe, expect, it } from "vitest";
 import { designedSummary, MAX_DEMO_CHILDREN, parentInput } from "./parent-plan.js";

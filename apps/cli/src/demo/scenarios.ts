@@ -4,7 +4,7 @@
  * settle to (docs/architecture.md §4's rules, one by one).
  */
 import type { RunResult, Script } from "@errand/core";
-import { STRUCTURED_OUTPUT_TOOL } from "@errand/runtime";
+import { STRUCTURED_OUTPUT_TOOL } from "@errand/runtime/ops";
 
 /** The five ways a child is designed to end. */
 export const SCENARIOS = [

@@ -4,9 +4,11 @@
  * key layout is checked by hash tag; on a cluster the server is also asked
  * which slot each key maps to, and how many masters the shards spread over.
  */
-import { newRunId, RUN_ID_RANDOM_BYTES } from "@errand/core";
-import { type EngineKeys, queueOfAgents, shardsOfQueue } from "@errand/engine";
-import { DEFAULT_SHARDS } from "@errand/store";
+import { newRunId } from "@errand/core";
+import { RUN_ID_RANDOM_BYTES } from "@errand/core/ops";
+import { type EngineKeys, shardsOfQueue } from "@errand/engine";
+import { queueOfAgents } from "@errand/engine/ops";
+import { DEFAULT_SHARDS } from "@errand/store/ops";
 import type { Redis } from "ioredis";
 import { type DoctorCheck, passed, problem } from "./check.js";
 import { type KeyGroup, splitGroups } from "./hash-tags.js";

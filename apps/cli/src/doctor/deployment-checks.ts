@@ -2,15 +2,14 @@
  * Checks of errand's own processes, read from what they leave in Redis:
  * worker heartbeats, the collectors' consumer groups and their dead letters.
  */
+import type { EngineKeys, RedisConnection } from "@errand/engine";
 import {
   DEFAULT_COLLECTOR_GROUP,
   DEFAULT_HEARTBEAT_MS,
-  type EngineKeys,
-  type RedisConnection,
   readWorkerHeartbeats,
   type WorkerHeartbeat,
-} from "@errand/engine";
-import { DEFAULT_SHARDS } from "@errand/store";
+} from "@errand/engine/ops";
+import { DEFAULT_SHARDS } from "@errand/store/ops";
 
 import { type DoctorCheck, passed, problem } from "./check.js";
 

@@ -6,12 +6,11 @@
  */
 import {
   type EngineKeys,
-  isLive,
   type QueueRegistration,
   type RedisConnection,
-  readQueueBacklog,
   readQueueRegistrations,
 } from "@errand/engine";
+import { isLive, readQueueBacklog } from "@errand/engine/ops";
 
 import { type DoctorCheck, passed, problem } from "./check.js";
 

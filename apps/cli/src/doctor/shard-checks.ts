@@ -4,12 +4,8 @@
  * queue takes holds its runs until one does. They are not lost, but nothing
  * happens to them, so doctor names each such shard.
  */
-import {
-  type EngineKeys,
-  type RedisConnection,
-  readWorkerHeartbeats,
-  untakenQueueShards,
-} from "@errand/engine";
+import type { EngineKeys, RedisConnection } from "@errand/engine";
+import { readWorkerHeartbeats, untakenQueueShards } from "@errand/engine/ops";
 import { type DoctorCheck, passed, problem } from "./check.js";
 
 const NAME = "queue shards taken";

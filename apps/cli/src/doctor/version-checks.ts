@@ -4,7 +4,8 @@
  * version without a live worker wait for one until the reaper's version
  * grace is over, then fail `agent_version_unavailable`: doctor names them.
  */
-import { type EngineKeys, type RedisConnection, readAgentVersions } from "@errand/engine";
+import type { EngineKeys, RedisConnection } from "@errand/engine";
+import { readAgentVersions } from "@errand/engine/ops";
 import { type DoctorCheck, passed, problem } from "./check.js";
 
 const NAME = "agent versions";

@@ -6,7 +6,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
-import { queueOfAgents } from "@errand/engine";
+import { queueOfAgents } from "@errand/engine/ops";
 import { ERRAND_BIN } from "./run-errand.js";
 
 /** The agents module the test workers run. */

@@ -3,7 +3,8 @@
  * descendants), fire one again with the same input ("replay"), and answer
  * the waitpoint it waits on.
  */
-import { ErrandError, parseWaitpointToken, runNotFound } from "@errand/core";
+import { ErrandError } from "@errand/core";
+import { parseWaitpointToken, runNotFound } from "@errand/core/ops";
 import type { CancelResult, CompletedWaitpoint, FireResult } from "@errand/engine";
 import { z } from "zod";
 import type { DashboardContext } from "../context.js";

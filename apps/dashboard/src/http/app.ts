@@ -10,8 +10,9 @@
  * the dashboard's own scripts, styles and connections.
  */
 
-import { ErrandError, runNotFound } from "@errand/core";
-import { isLiveOffset } from "@errand/store";
+import { ErrandError } from "@errand/core";
+import { runNotFound } from "@errand/core/ops";
+import { isLiveOffset } from "@errand/store/ops";
 import { type Context, Hono } from "hono";
 import type { z } from "zod";
 import { BulkCancelBody, cancelRuns } from "../actions/bulk-cancel.js";

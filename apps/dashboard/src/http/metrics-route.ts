@@ -5,13 +5,13 @@
  * connection. It asks for the dashboard's token like the API (Prometheus
  * sends it with `authorization: { credentials: <token> }`).
  */
+import { createPrometheusMetrics } from "@errand/engine";
 import {
   addCollectorGauges,
   addQueueDepthGauge,
   countRedisErrors,
-  createPrometheusMetrics,
   readCollectorMetrics,
-} from "@errand/engine";
+} from "@errand/engine/ops";
 import type { Hono } from "hono";
 import type { DashboardContext } from "../context.js";
 

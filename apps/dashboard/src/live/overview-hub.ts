@@ -9,7 +9,8 @@
  * should be read again), and at least every {@link OVERVIEW_REFRESH_MS}
  * so heartbeat ages stay current (`changed: false`).
  */
-import { closeConnection, openConnection, type RedisConnection } from "@errand/engine";
+import { openConnection, type RedisConnection } from "@errand/engine";
+import { closeConnection } from "@errand/engine/ops";
 import type { DashboardContext } from "../context.js";
 import type { Overview, OverviewReader } from "../reads/overview.js";
 import type { LiveStream } from "./live-streams.js";

@@ -11,9 +11,9 @@ import {
   type EventType,
   type NewEvent,
   newRunId,
-  RUN_ID_RANDOM_BYTES,
   type RunEvent,
 } from "@errand/core";
+import { RUN_ID_RANDOM_BYTES } from "@errand/core/ops";
 import { startRedis, startRedisCluster, uniqueKeyPrefix } from "@errand/testing";
 import { Cluster } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -18,14 +18,14 @@
  */
 import { isTerminalEventType, type LiveEntry, type RunEvent } from "@errand/core";
 import { openConnection, type RedisConnection } from "@errand/engine";
+import type { StreamEntry } from "@errand/store";
 import {
   decodeLiveEntry,
   decodeLogEntry,
   LIVE_START,
   logEntryId,
   readWatchedStreams,
-  type StreamEntry,
-} from "@errand/store";
+} from "@errand/store/ops";
 import type { DashboardContext } from "../context.js";
 
 /** How long one read waits for new events before it is sent again (taking in new runs). */

@@ -4,7 +4,8 @@
  * anything else as text. Text that was stored as JSON but does not parse is
  * sent as text.
  */
-import { blobUri, ErrandError } from "@errand/core";
+import { ErrandError } from "@errand/core";
+import { blobUri } from "@errand/core/ops";
 import type { DashboardContext } from "../context.js";
 import { showWhole } from "../present/show-value.js";
 import { requireRunId } from "./run-view.js";

@@ -13,24 +13,26 @@
  */
 import type { SettledStatus } from "@errand/core";
 import {
+  openConnection,
+  type QueueRegistration,
+  readQueueRegistrations,
+  shardsOfQueue,
+} from "@errand/engine";
+import {
   type AgentVersionStanding,
   type CollectorMetrics,
   closeConnection,
   DEFAULT_HEARTBEAT_MS,
   isLive,
   logBullErrors,
-  openConnection,
-  type QueueRegistration,
   readAgentVersions,
   readCollectorMetrics,
   readJobCounts,
-  readQueueRegistrations,
   readWorkerHeartbeats,
-  shardsOfQueue,
   sumJobCounts,
   untakenQueueShards,
   type WorkerHeartbeat,
-} from "@errand/engine";
+} from "@errand/engine/ops";
 import { Queue } from "bullmq";
 import type { DashboardContext } from "../context.js";
 import { createSettledRuns, type SettledRun } from "./settled-runs.js";

@@ -2,16 +2,15 @@
  * A run's timeline, a page at a time (`{ items, count, hasMore, nextCursor? }`
  * in seq order, the cursor carrying the last seq), and one event whole.
  */
+import { ErrandError, type Page } from "@errand/core";
 import {
   decodeCursor,
-  ErrandError,
   encodeCursor,
   type LimitBounds,
-  type Page,
   page,
   resolveLimit,
   runNotFound,
-} from "@errand/core";
+} from "@errand/core/ops";
 import type { DashboardContext } from "../context.js";
 import { fullTimelineEvent, type TimelineEvent, timelineEvent } from "../present/timeline.js";
 import { requireRunId } from "./run-view.js";

@@ -3,7 +3,8 @@
  * (`RunSummary`), for the runs a list does not bring: a run looked up by
  * its runId, the root of a tree.
  */
-import { type RunSummary, runSummaryOf } from "@errand/engine";
+import type { RunSummary } from "@errand/engine";
+import { runSummaryOf } from "@errand/engine/ops";
 import type { DashboardContext } from "../context.js";
 
 /** The run's summary, or `undefined` for an unknown (or expired) run. */

@@ -5,7 +5,7 @@
  * collector has seen it. The tree is cut at {@link TREE_LIMITS}: a node whose
  * children were not all read says so (`moreChildren`).
  */
-import { runNotFound } from "@errand/core";
+import { runNotFound } from "@errand/core/ops";
 import type { RunSummary } from "@errand/engine";
 import type { DashboardContext } from "../context.js";
 import { readRunSummary } from "./run-summary.js";

@@ -6,7 +6,7 @@
  */
 import type { Usage } from "@errand/core";
 import type { RunSummary } from "@errand/engine";
-import { readStoredResults } from "@errand/store";
+import { readStoredResults } from "@errand/store/ops";
 import type { DashboardContext } from "../context.js";
 
 /** A run of a list with its tokens and its cost in US dollars (when priced), once it has settled. */

@@ -7,13 +7,12 @@ import {
   ErrandError,
   type EventDataOf,
   foldRun,
-  isRunId,
   type RunEvent,
   type RunSoFar,
   type RunState,
-  runNotFound,
   runSoFar,
 } from "@errand/core";
+import { isRunId, runNotFound } from "@errand/core/ops";
 import type { DashboardContext } from "../context.js";
 import { showValue, showWhole } from "../present/show-value.js";
 

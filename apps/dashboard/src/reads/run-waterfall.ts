@@ -2,7 +2,7 @@
  * `GET /api/runs/:runId/waterfall`: where a run's time went, built from its
  * whole log as it stands now (`present/waterfall.ts`).
  */
-import { runNotFound } from "@errand/core";
+import { runNotFound } from "@errand/core/ops";
 import type { DashboardContext } from "../context.js";
 import { buildWaterfall, type Waterfall } from "../present/waterfall.js";
 import { requireRunId } from "./run-view.js";

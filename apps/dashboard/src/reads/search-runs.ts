@@ -15,16 +15,10 @@
  *   (`scanned` says how many runs it looked at); its `nextCursor` continues
  *   with older runs.
  */
-import {
-  encodeCursor,
-  isRunId,
-  isSecretKey,
-  type LimitBounds,
-  type Page,
-  page,
-  resolveLimit,
-} from "@errand/core";
-import { LIST_LIMITS, type ListOptions, type RunSummary } from "@errand/engine";
+import { isSecretKey, type Page } from "@errand/core";
+import { encodeCursor, isRunId, type LimitBounds, page, resolveLimit } from "@errand/core/ops";
+import type { ListOptions, RunSummary } from "@errand/engine";
+import { LIST_LIMITS } from "@errand/engine/ops";
 import type { DashboardContext } from "../context.js";
 import { readRunSummary } from "./run-summary.js";
 import {

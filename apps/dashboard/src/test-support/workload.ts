@@ -9,13 +9,12 @@ import {
   type Collector,
   createCollector,
   createErrand,
-  createLogger,
   createWorker,
   type Errand,
   type ErrandWorker,
-  redisAclRules,
   type WorkerOptions,
 } from "@errand/engine";
+import { createLogger, redisAclRules } from "@errand/engine/ops";
 import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
 import { Redis } from "ioredis";
 import { createDashboard, type Dashboard } from "../create-dashboard.js";

@@ -10,7 +10,8 @@
  *   cancelling the subtree — while its sibling and the root go on;
  * - a `runs` limit admits that many runs to a model request.
  */
-import { type RunEvent, type RunResult, roundUsd } from "@errand/core";
+import type { RunEvent, RunResult } from "@errand/core";
+import { roundUsd } from "@errand/core/ops";
 import { type Agent, defineAgent, defineTool, scriptedModel } from "@errand/runtime";
 import { describe, expect } from "vitest";
 import { z } from "zod";

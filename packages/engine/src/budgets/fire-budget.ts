@@ -5,14 +5,8 @@
  * parent's. A child's own budget is clamped to what its ancestors' budgets
  * have left when it is fired: it may never promise more than remains.
  */
-import {
-  BUDGET_DIMENSIONS,
-  BudgetLimits,
-  BudgetPolicy,
-  budgetRemaining,
-  DEFAULT_BUDGET_POLICY,
-  type RunBudget,
-} from "@errand/core";
+import { BUDGET_DIMENSIONS, BudgetLimits, BudgetPolicy, type RunBudget } from "@errand/core";
+import { budgetRemaining, DEFAULT_BUDGET_POLICY } from "@errand/core/ops";
 import { z } from "zod";
 import { clampLimit, type ScopeSpend } from "./tree-budget.js";
 

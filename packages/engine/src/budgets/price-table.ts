@@ -7,7 +7,8 @@
  * not know is not priced: its responses carry no cost, and count nothing
  * against a `costUsd` budget (its tokens and steps still count).
  */
-import { roundUsd, type Usage } from "@errand/core";
+import type { Usage } from "@errand/core";
+import { roundUsd } from "@errand/core/ops";
 import type { PriceResponse } from "@errand/runtime";
 
 /** The price of one model, in US dollars per million tokens. */

@@ -12,10 +12,10 @@ import {
   type BudgetSpent,
   ErrandError,
   type RunBudget,
-  roundUsd,
   type Usage,
 } from "@errand/core";
-import { defineLuaCommand, type LuaCall, type LuaScript, readLuaFile } from "@errand/store";
+import { roundUsd } from "@errand/core/ops";
+import { defineLuaCommand, type LuaCall, type LuaScript, readLuaFile } from "@errand/store/ops";
 import type { EngineKeys } from "../engine-keys.js";
 import type { RedisConnection } from "../redis/connection.js";
 

@@ -4,7 +4,8 @@
  * spent and has left, read live from the tree's budget HASH — a settled
  * run's tree may still be spending.
  */
-import { budgetRemaining, type RunBudgetView } from "@errand/core";
+import type { RunBudgetView } from "@errand/core";
+import { budgetRemaining } from "@errand/core/ops";
 import type { EngineKeys } from "../engine-keys.js";
 import type { RedisConnection } from "../redis/connection.js";
 import { readScopeSpend } from "./tree-budget.js";

@@ -5,7 +5,8 @@
  * still waiting in its queue is removed from it and settled `cancelled` here.
  * With `cascade`, every descendant (children, their children, …) is cancelled too.
  */
-import { ErrandError, isErrandError, isRunId, runNotFound } from "@errand/core";
+import { ErrandError, isErrandError } from "@errand/core";
+import { isRunId, runNotFound } from "@errand/core/ops";
 import type { HeadStatus } from "@errand/store";
 import { removeUnheldJob } from "../queues/run-jobs.js";
 import type { RunQueues } from "../queues/run-queues.js";

@@ -4,7 +4,8 @@
  * `addBulk` per queue. The answer is a batch, one result per spec in order,
  * so one bad spec never throws away the others.
  */
-import { type BatchCounts, type BatchOutcome, batch, ErrandError } from "@errand/core";
+import { type BatchCounts, type BatchOutcome, ErrandError } from "@errand/core";
+import { batch } from "@errand/core/ops";
 import { redisTroubleOf, retryWhileRedisIsTransient } from "../redis/transient-redis.js";
 import { enqueueRuns, type FireContext, type FireOutcome } from "./enqueue-runs.js";
 import { FIRE_PATIENCE_MS, FIRE_WAITS_OUT } from "./fire-patience.js";

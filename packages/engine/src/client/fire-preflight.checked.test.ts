@@ -6,13 +6,8 @@
  * Redis' JSON reader takes. These specs carry every field a `run-queued`
  * can hold, from the spec, the registration and the parent's head.
  */
-import {
-  EventAt,
-  EventData,
-  findLosslessJsonProblem,
-  newRunId,
-  RUN_ID_RANDOM_BYTES,
-} from "@errand/core";
+import { EventAt, EventData, newRunId } from "@errand/core";
+import { findLosslessJsonProblem, RUN_ID_RANDOM_BYTES } from "@errand/core/ops";
 import type { RunHead } from "@errand/store";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";

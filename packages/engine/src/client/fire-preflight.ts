@@ -24,17 +24,20 @@ import { isDeepStrictEqual } from "node:util";
 import {
   ErrandError,
   type EventDataOf,
-  findLosslessJsonProblem,
-  formatJsonPath,
   type NewEvent,
   preflightSchema,
   type RunBudget,
-  runNotFound,
   type TraceContext,
-  utf8ByteLength,
 } from "@errand/core";
-import { DEFAULT_MAX_STEPS } from "@errand/runtime";
-import { type IdempotencyKey, markChecked, type RunHead } from "@errand/store";
+import {
+  findLosslessJsonProblem,
+  formatJsonPath,
+  runNotFound,
+  utf8ByteLength,
+} from "@errand/core/ops";
+import { DEFAULT_MAX_STEPS } from "@errand/runtime/ops";
+import type { IdempotencyKey, RunHead } from "@errand/store";
+import { markChecked } from "@errand/store/ops";
 import { resolveFireBudget } from "../budgets/fire-budget.js";
 import type { ScopeSpend } from "../budgets/tree-budget.js";
 import { type AgentRegistration, chooseRegistration } from "../queues/registry.js";

@@ -4,7 +4,8 @@
  * zod schema is the source of truth; anything else in a spec is refused, so a
  * misspelt option never goes unnoticed.
  */
-import { ErrandError, isRunId, RunPriority, utf8ByteLength } from "@errand/core";
+import { ErrandError, RunPriority } from "@errand/core";
+import { isRunId, utf8ByteLength } from "@errand/core/ops";
 import { z } from "zod";
 import { FireBudget } from "../budgets/fire-budget.js";
 

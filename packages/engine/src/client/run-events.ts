@@ -4,7 +4,8 @@
  * uses blocking reads on a connection of its own (never polling), closed when
  * the iteration ends, however it ends.
  */
-import { ErrandError, isRunId, type RunEvent, runNotFound } from "@errand/core";
+import { ErrandError, type RunEvent } from "@errand/core";
+import { isRunId, runNotFound } from "@errand/core/ops";
 import type { Logger } from "@errand/runtime";
 import type { EventStore } from "@errand/store";
 import { type ConnectionInput, openConnection } from "../redis/connection.js";

@@ -5,8 +5,9 @@
  * as `from`. Reads block on a connection of their own, closed when the
  * iteration ends, however it ends.
  */
-import { ErrandError, isRunId, type LiveEntry, runNotFound } from "@errand/core";
-import { isLiveOffset } from "@errand/store";
+import { ErrandError, type LiveEntry } from "@errand/core";
+import { isRunId, runNotFound } from "@errand/core/ops";
+import { isLiveOffset } from "@errand/store/ops";
 import { openConnection } from "../redis/connection.js";
 import type { RunEventsContext } from "./run-events.js";
 

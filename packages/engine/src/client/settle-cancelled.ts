@@ -11,8 +11,8 @@ import {
   isErrandError,
   isSettled,
   type RunState,
-  runNotFound,
 } from "@errand/core";
+import { runNotFound } from "@errand/core/ops";
 import { type EventStore, isSeqConflict } from "@errand/store";
 
 /** How many times a fenced `cancelled` is retried after a seq conflict before giving up. */

@@ -35,7 +35,7 @@ import {
   indexRuns,
   indexSegment,
   type RunToIndex,
-} from "@errand/store";
+} from "@errand/store/ops";
 import { retryWhileRedisIsTransient } from "../redis/transient-redis.js";
 import type { CollectorContext } from "./context.js";
 import { settledResult } from "./project-result.js";

@@ -2,7 +2,7 @@
  * What every part of a collector works with: its resources, its scripts,
  * the consumer group and its consumer name, and the runs it folds in memory.
  */
-import type { OutcomeWriter } from "@errand/store";
+import type { OutcomeWriter } from "@errand/store/ops";
 import type { EngineKeys } from "../engine-keys.js";
 import type { EngineResources } from "../resources.js";
 import type { RunProjections } from "./run-projections.js";

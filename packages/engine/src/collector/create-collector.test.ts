@@ -1,5 +1,5 @@
-import { shardOfRunId } from "@errand/core";
-import { decodeShardEntry } from "@errand/store";
+import { shardOfRunId } from "@errand/core/ops";
+import { decodeShardEntry } from "@errand/store/ops";
 import { describe, expect } from "vitest";
 import { redisTest } from "../test-support/engine-test.js";
 import { DEFAULT_COLLECTOR_GROUP, ensureGroup } from "./consumer-group.js";

@@ -21,8 +21,9 @@
 import { randomBytes } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import { hostname } from "node:os";
-import { ErrandError, wholeNumberOption } from "@errand/core";
-import { DEFAULT_SHARDS, defineIndexRunsScript } from "@errand/store";
+import { ErrandError } from "@errand/core";
+import { wholeNumberOption } from "@errand/core/ops";
+import { DEFAULT_SHARDS, defineIndexRunsScript } from "@errand/store/ops";
 import { engineKeys } from "../engine-keys.js";
 import { createLogger } from "../logger.js";
 import { addCollectorGauges } from "../metrics/collector-gauges.js";

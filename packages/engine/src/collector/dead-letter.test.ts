@@ -1,4 +1,5 @@
-import { newRunId, shardOfRunId } from "@errand/core";
+import { newRunId } from "@errand/core";
+import { shardOfRunId } from "@errand/core/ops";
 import { describe, expect } from "vitest";
 import { redisTest } from "../test-support/engine-test.js";
 import { type CollectorOptions, createCollector } from "./create-collector.js";

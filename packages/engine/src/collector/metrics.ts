@@ -1,5 +1,5 @@
 /** The collectors' metrics: per shard, its lag, pending entries and dead letters. */
-import { DEFAULT_SHARDS } from "@errand/store";
+import { DEFAULT_SHARDS } from "@errand/store/ops";
 import type { EngineKeys } from "../engine-keys.js";
 import type { RedisConnection } from "../redis/connection.js";
 import { DEFAULT_COLLECTOR_GROUP } from "./consumer-group.js";

@@ -6,7 +6,7 @@
  * writes are refused settles nothing and throws nothing; the next pass,
  * with room, settles the run past its deadline.
  */
-import { shardOfRunId } from "@errand/core";
+import { shardOfRunId } from "@errand/core/ops";
 import { describe, expect } from "vitest";
 import { createRunReads } from "../reads/create-run-reads.js";
 import { createReaper } from "../reaper/create-reaper.js";

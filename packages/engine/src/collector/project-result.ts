@@ -6,7 +6,7 @@
  * run agree.
  */
 import { ErrandError, foldRun, type RunResult, type RunState, settleRun } from "@errand/core";
-import { parseStoredResult } from "@errand/store";
+import { parseStoredResult } from "@errand/store/ops";
 import type { CollectorContext } from "./context.js";
 
 /**

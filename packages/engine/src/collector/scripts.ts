@@ -7,7 +7,7 @@
  * too. Each file's header lists its KEYS, ARGV, replies and effects.
  */
 import { ErrandError } from "@errand/core";
-import { defineLuaCommand, type LuaScript, readLuaFile } from "@errand/store";
+import { defineLuaCommand, type LuaScript, readLuaFile } from "@errand/store/ops";
 import type { RedisConnection } from "../redis/connection.js";
 
 function readScript(file: string): string {

@@ -13,7 +13,8 @@
  */
 import { channel } from "node:diagnostics_channel";
 import { setTimeout as delay } from "node:timers/promises";
-import { decodeShardEntry, type ShardEntry } from "@errand/store";
+import type { ShardEntry } from "@errand/store";
+import { decodeShardEntry } from "@errand/store/ops";
 import type { RedisConnection } from "../redis/connection.js";
 import { applyBatch } from "./apply-batch.js";
 import {

@@ -8,7 +8,7 @@
  */
 
 import { MAX_RUN_PRIORITY } from "@errand/core";
-import type { RedisClient } from "@errand/store";
+import type { RedisClient } from "@errand/store/ops";
 import { addToGroup } from "../add-to-group.js";
 import { flowKeys } from "./flow-keys.js";
 import { flowScripts } from "./flow-scripts.js";

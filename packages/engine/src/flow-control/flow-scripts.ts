@@ -3,7 +3,7 @@
  * (`flow-leases.lua`), fair queues (`fair-queue-1.lua`) and provider rate
  * limits (`provider-rate-2.lua`). Each runs on Redis' clock, shared by every worker.
  */
-import { defineLuaCommand, type LuaCall, type RedisClient, readLuaFile } from "@errand/store";
+import { defineLuaCommand, type LuaCall, type RedisClient, readLuaFile } from "@errand/store/ops";
 
 /** The flow-control scripts of one client. */
 export interface FlowScripts {

@@ -13,7 +13,7 @@
 
 import { setTimeout as sleep } from "node:timers/promises";
 import { type Model, ModelError, type ModelResponse } from "@errand/runtime";
-import type { RedisClient } from "@errand/store";
+import type { RedisClient } from "@errand/store/ops";
 import type { FlowKeys } from "./flow-keys.js";
 import type { FlowControlOptions, ProviderRateLimit } from "./flow-options.js";
 import type { FlowScripts } from "./flow-scripts.js";

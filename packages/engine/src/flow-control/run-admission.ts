@@ -11,7 +11,7 @@
  */
 import type { EventDataOf } from "@errand/core";
 import type { Logger } from "@errand/runtime";
-import type { RedisClient } from "@errand/store";
+import type { RedisClient } from "@errand/store/ops";
 import type { FlowKeys } from "./flow-keys.js";
 import {
   type ConcurrencyLimits,

@@ -4,7 +4,7 @@
  * agents' models under their provider keys' shared rate limits.
  */
 import type { Logger } from "@errand/runtime";
-import type { RedisClient } from "@errand/store";
+import type { RedisClient } from "@errand/store/ops";
 import type { ResolvedAgent } from "../worker/agent-models.js";
 import { flowKeys } from "./flow-keys.js";
 import type { FlowControlOptions } from "./flow-options.js";

@@ -4,7 +4,8 @@
  * (`maxChildrenPerParent`). `spawn_agents` refuses what goes past them with
  * `limit_exceeded` and a message that names the limit.
  */
-import { ErrandError, wholeNumberOption } from "@errand/core";
+import { ErrandError } from "@errand/core";
+import { wholeNumberOption } from "@errand/core/ops";
 import type { CheckedSpec } from "../client/fire-many.js";
 
 /** The limits a parent's `spawn_agents` is held to. */

@@ -12,14 +12,8 @@
  * made again until it goes through (the idempotency keys make that safe), so
  * Redis being briefly away never costs a parent its children.
  */
-import {
-  type BatchCounts,
-  type BatchOutcome,
-  batch,
-  type ErrandError,
-  type NextAction,
-  runNotFound,
-} from "@errand/core";
+import type { BatchCounts, BatchOutcome, ErrandError, NextAction } from "@errand/core";
+import { batch, runNotFound } from "@errand/core/ops";
 import type { FireBudget } from "../budgets/fire-budget.js";
 import type { FireContext, FireOutcome } from "../client/enqueue-runs.js";
 import { fireChecked, preflightEach } from "../client/fire-many.js";

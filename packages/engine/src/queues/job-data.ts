@@ -3,7 +3,8 @@
  * Everything else about the run is in its log; the job only says which run to
  * work on, and workers validate it before touching anything.
  */
-import { ErrandError, isRunId } from "@errand/core";
+import { ErrandError } from "@errand/core";
+import { isRunId } from "@errand/core/ops";
 import { z } from "zod";
 
 /** The data of a run's job. */

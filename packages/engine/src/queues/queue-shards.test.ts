@@ -6,7 +6,7 @@
  */
 import { foldRun, settleRun } from "@errand/core";
 import { type Agent, askTool, defineAgent, scriptedModel } from "@errand/runtime";
-import { idempotencyShard } from "@errand/store";
+import { idempotencyShard } from "@errand/store/ops";
 import { uniqueKeyPrefix } from "@errand/testing";
 import { Queue } from "bullmq";
 import type { Cluster } from "ioredis";

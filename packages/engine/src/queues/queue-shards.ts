@@ -12,7 +12,8 @@
  * (`G = 1`, the default) is the queue as it always was: `<label>` under
  * `<p>:{queue}`.
  */
-import { ErrandError, shardOfRunId } from "@errand/core";
+import { ErrandError } from "@errand/core";
+import { shardOfRunId } from "@errand/core/ops";
 import type { EngineKeys } from "../engine-keys.js";
 import { HASH_SLOTS, hashSlot } from "../redis/hash-slot.js";
 

@@ -27,23 +27,21 @@
  * counts are current when it answers. `nextAction` says what to call next: the next page, or the runs still
  * pending, with `wait`.
  */
+import { ErrandError, type NextAction, type RunResult } from "@errand/core";
 import {
   decodeCursor,
-  ErrandError,
   encodeCursor,
   isRunId,
   type LimitBounds,
-  type NextAction,
-  type RunResult,
   resolveLimit,
   wholeNumberOption,
-} from "@errand/core";
+} from "@errand/core/ops";
 import {
   type RunStanding,
   readStoredResults,
   readStoredRuns,
   type StoredRuns,
-} from "@errand/store";
+} from "@errand/store/ops";
 import { type CollectedRun, collectedRun } from "./collected-run.js";
 import type { ReadsContext } from "./context.js";
 

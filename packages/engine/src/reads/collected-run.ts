@@ -3,8 +3,9 @@
  * status, its output or text, or why it is not ok and whether asking again
  * may help — built from its stored result or from where it stands.
  */
-import { isRunId, type RunResult } from "@errand/core";
-import type { RunStanding } from "@errand/store";
+import type { RunResult } from "@errand/core";
+import { isRunId } from "@errand/core/ops";
+import type { RunStanding } from "@errand/store/ops";
 
 /** Where a collected run stands: settled, `pending` (no stored result yet), or `not_found`. */
 export type CollectedStatus = RunStanding;

@@ -1,5 +1,5 @@
 /** What every client read works with: the store's outcome reads, and more. */
-import { defineStandingsScript, type OutcomeReads, type SettledWaiter } from "@errand/store";
+import { defineStandingsScript, type OutcomeReads, type SettledWaiter } from "@errand/store/ops";
 import type { EngineKeys } from "../engine-keys.js";
 import type { EngineResources } from "../resources.js";
 

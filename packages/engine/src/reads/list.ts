@@ -11,24 +11,18 @@
  * the index it was found in. The cursor carries the last item's
  * `(createdAt, runId)`, so pages stay stable while new runs arrive.
  */
+import { ErrandError, type Page } from "@errand/core";
 import {
   decodeCursor,
-  ErrandError,
   encodeCursor,
   isRunId,
   type LimitBounds,
-  type Page,
   page,
   resolveLimit,
   shardOfRunId,
-} from "@errand/core";
-import {
-  type HeadStatus,
-  parseStoredResult,
-  type RunHead,
-  runIdOfIndexMember,
-  runIndexMember,
-} from "@errand/store";
+} from "@errand/core/ops";
+import type { HeadStatus, RunHead } from "@errand/store";
+import { parseStoredResult, runIdOfIndexMember, runIndexMember } from "@errand/store/ops";
 import type { ReadsContext } from "./context.js";
 
 /** The default and maximum `limit` of `list`. */

@@ -1,4 +1,5 @@
-import { foldRun, isErrandError, settleRun, shardOfRunId } from "@errand/core";
+import { foldRun, isErrandError, settleRun } from "@errand/core";
+import { shardOfRunId } from "@errand/core/ops";
 import { afterAll, describe, expect } from "vitest";
 import { indexPlanned, startTestCollector } from "../collector/test-support/index-planned.js";
 import { planRuns } from "../collector/test-support/planned-runs.js";

@@ -4,14 +4,9 @@
  * polling loop): with `waitMs` it listens first, then reads once, then again
  * only when the run is announced.
  */
-import {
-  ErrandError,
-  type RunResult,
-  runNotFound,
-  shardOfRunId,
-  wholeNumberOption,
-} from "@errand/core";
-import { readStoredResults, readStoredRuns } from "@errand/store";
+import { ErrandError, type RunResult } from "@errand/core";
+import { runNotFound, shardOfRunId, wholeNumberOption } from "@errand/core/ops";
+import { readStoredResults, readStoredRuns } from "@errand/store/ops";
 import { withTreeSpend } from "../budgets/tree-view.js";
 import type { ReadsContext } from "./context.js";
 

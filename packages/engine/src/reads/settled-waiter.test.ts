@@ -5,8 +5,10 @@
  * Its own `redis-server` (append-only file on, so the restart keeps the data).
  */
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
-import { type RunResult, shardOfRunId } from "@errand/core";
-import { createEventStore, SETTLED_HEARD_CHANNEL, type SettledHeard } from "@errand/store";
+import type { RunResult } from "@errand/core";
+import { shardOfRunId } from "@errand/core/ops";
+import { createEventStore } from "@errand/store";
+import { SETTLED_HEARD_CHANNEL, type SettledHeard } from "@errand/store/ops";
 import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

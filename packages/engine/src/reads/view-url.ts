@@ -5,7 +5,8 @@
  * never stored: it is added to each answer as it is made. Without a
  * dashboard URL, answers carry no `viewUrl` field at all.
  */
-import { ErrandError, isRunId, type RunResult } from "@errand/core";
+import { ErrandError, type RunResult } from "@errand/core";
+import { isRunId } from "@errand/core/ops";
 
 /** A `RunResult` as the reads answer it: the stored result, plus `viewUrl` when a dashboard URL is configured. */
 export type LinkedRunResult = RunResult & { viewUrl?: string };

@@ -16,7 +16,7 @@
  * clocks of other machines that run behind).
  */
 
-import { wholeNumberOption } from "@errand/core";
+import { wholeNumberOption } from "@errand/core/ops";
 import { createLogger } from "../logger.js";
 import { CLOSE_ALLOWANCE_MS, closeWithin, runEach } from "../redis/closing.js";
 import { closeConnection } from "../redis/connection.js";

@@ -6,7 +6,8 @@
  * cancel channel so the worker holding it aborts its in-flight work, removes
  * its job if it is still waiting, and drops it from the deadlines.
  */
-import { type RunError, shardOfRunId } from "@errand/core";
+import type { RunError } from "@errand/core";
+import { shardOfRunId } from "@errand/core/ops";
 import { removeUnheldJob } from "../queues/run-jobs.js";
 import { appendFailure } from "./append-failure.js";
 import type { ReaperContext } from "./context.js";

@@ -15,7 +15,7 @@
  * job twice is harmless: its id is the runId, and the log's fence lets one
  * attempt write.
  */
-import { runIdOfIndexMember, runIndexMember } from "@errand/store";
+import { runIdOfIndexMember, runIndexMember } from "@errand/store/ops";
 import { fairPriorities } from "../flow-control/fair-queue.js";
 import { chooseRegistration, readAgentRegistrations } from "../queues/registry.js";
 import type { ReaperContext } from "./context.js";

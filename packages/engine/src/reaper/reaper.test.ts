@@ -1,4 +1,4 @@
-import { shardOfRunId } from "@errand/core";
+import { shardOfRunId } from "@errand/core/ops";
 import { Queue, Worker } from "bullmq";
 import { afterAll, describe, expect } from "vitest";
 import { createCollector } from "../collector/create-collector.js";

@@ -9,7 +9,7 @@
  * are read, so a pass with none reads no log.
  */
 import type { RunError } from "@errand/core";
-import { runIdOfIndexMember } from "@errand/store";
+import { runIdOfIndexMember } from "@errand/store/ops";
 import { readRunVersion, versionStandings } from "../queues/agent-versions.js";
 import { readAgentRegistrations, readRegisteredAgents } from "../queues/registry.js";
 import { appendFailure } from "./append-failure.js";

@@ -6,7 +6,8 @@
  * times, or started more than `maxStartedAttempts` times), `internal` with
  * the job's `failedReason` otherwise.
  */
-import { isRunId, type RunError } from "@errand/core";
+import type { RunError } from "@errand/core";
+import { isRunId } from "@errand/core/ops";
 import type { Job, Queue } from "bullmq";
 import { appendFailure } from "./append-failure.js";
 import type { ReaperContext } from "./context.js";

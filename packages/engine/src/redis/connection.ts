@@ -7,7 +7,8 @@
  * (`connection-states.ts`), never `Unhandled error event`s.
  */
 import type { Logger } from "@errand/runtime";
-import { createSettledWaiter, type SettledWaiter, type StoreKeys } from "@errand/store";
+import type { StoreKeys } from "@errand/store";
+import { createSettledWaiter, type SettledWaiter } from "@errand/store/ops";
 import { Cluster, Redis, type RedisOptions } from "ioredis";
 import { watchConnectionStates } from "./connection-states.js";
 import { openRedisUrl } from "./redis-url.js";
@@ -100,7 +101,7 @@ export function openJobsConnection(input: ConnectionInput, log: ConnectionLog): 
   return connection;
 }
 
-export { closeConnection, whenReady } from "@errand/store";
+export { closeConnection, whenReady } from "@errand/store/ops";
 
 /**
  * A settled waiter (`@errand/store`) whose subscriber is opened like `input`,

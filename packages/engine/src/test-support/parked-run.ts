@@ -4,7 +4,8 @@
  * Test-only: not exported.
  */
 import { randomBytes } from "node:crypto";
-import { newRunId, waitpointToken } from "@errand/core";
+import { newRunId } from "@errand/core";
+import { waitpointToken } from "@errand/core/ops";
 import type { EventStore } from "@errand/store";
 
 /** The `ask` call the run is parked on. */

@@ -7,15 +7,14 @@
  * how the run settled — become its events and attributes.
  */
 import type { RunEvent, RunState, TraceContext } from "@errand/core";
+import type { EventSink, Model } from "@errand/runtime";
 import {
   ERROR_TYPE,
-  type EventSink,
   GEN_AI,
   inSpan,
-  type Model,
   modelIdentity,
   setContentAttribute,
-} from "@errand/runtime";
+} from "@errand/runtime/ops";
 import { type Link, type Span, SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import { engineTracer } from "./messaging-spans.js";
 import { spanContextFrom } from "./trace-context.js";

@@ -6,7 +6,7 @@
  * run: `messaging.message.id` is its runId.
  */
 import type { TraceContext } from "@errand/core";
-import { inSpan, markSpanFailed } from "@errand/runtime";
+import { inSpan, markSpanFailed } from "@errand/runtime/ops";
 import { type Attributes, type Span, SpanKind, trace } from "@opentelemetry/api";
 import { contextFrom } from "./trace-context.js";
 

@@ -11,14 +11,16 @@ import {
   foldRun,
   isErrandError,
   isSettled,
+  type RunState,
+  type WaitpointState,
+} from "@errand/core";
+import {
   isWaitpointOverdue,
   parseWaitpointToken,
-  type RunState,
   runNotFound,
-  type WaitpointState,
   waitpointOf,
-} from "@errand/core";
-import { checkAnswer } from "@errand/runtime";
+} from "@errand/core/ops";
+import { checkAnswer } from "@errand/runtime/ops";
 import { isSeqConflict } from "@errand/store";
 import { promoteParkedJob } from "../queues/run-jobs.js";
 import type { RunQueues } from "../queues/run-queues.js";

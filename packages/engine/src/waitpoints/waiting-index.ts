@@ -6,7 +6,7 @@
  * entry lost to a crash comes back at the next re-check; `complete` removes
  * it; readers drop entries whose waitpoint closed (timed out, run settled or expired).
  */
-import { parseWaitpointToken, shardOfRunId } from "@errand/core";
+import { parseWaitpointToken, shardOfRunId } from "@errand/core/ops";
 import type { EngineKeys } from "../engine-keys.js";
 import type { RedisConnection } from "../redis/connection.js";
 

@@ -6,22 +6,18 @@
  * expired) is dropped from the index. With `runId`, the open waitpoints of
  * that run alone, read from its log.
  */
+import { ErrandError, foldRun, type Page, type RunState, type WaitpointState } from "@errand/core";
 import {
   decodeCursor,
-  ErrandError,
   encodeCursor,
-  foldRun,
   isRunId,
   isWaitpointOverdue,
   type LimitBounds,
   openWaitpoints,
-  type Page,
   parseWaitpointToken,
-  type RunState,
   resolveLimit,
   runNotFound,
-  type WaitpointState,
-} from "@errand/core";
+} from "@errand/core/ops";
 import type { EngineResources } from "../resources.js";
 import { removeWaiting } from "./waiting-index.js";
 

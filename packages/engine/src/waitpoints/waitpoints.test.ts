@@ -7,14 +7,8 @@
  * the run keeps waiting; timeouts answer the call or fail the run; a cancel
  * while waiting settles `cancelled`.
  */
-import {
-  type ErrandError,
-  foldRun,
-  openWaitpoints,
-  type RunEvent,
-  runSoFar,
-  settleRun,
-} from "@errand/core";
+import { type ErrandError, foldRun, type RunEvent, runSoFar, settleRun } from "@errand/core";
+import { openWaitpoints } from "@errand/core/ops";
 import { describe, expect } from "vitest";
 import type { EngineFixture } from "../test-support/engine-fixture.js";
 import { engineTest } from "../test-support/engine-test.js";

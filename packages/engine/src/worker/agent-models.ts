@@ -7,15 +7,8 @@
  * goes into the agent's registration (`supportsSchema`).
  */
 import { ErrandError } from "@errand/core";
-import {
-  type Agent,
-  agentVersion,
-  assertAgentCanCarrySchema,
-  assertModelTakesSettings,
-  type Model,
-  openaiModel,
-  readOpenAIEnv,
-} from "@errand/runtime";
+import { type Agent, agentVersion, type Model, openaiModel, readOpenAIEnv } from "@errand/runtime";
+import { assertAgentCanCarrySchema, assertModelTakesSettings } from "@errand/runtime/ops";
 import type { AgentRegistration, QueueRecords } from "../queues/registry.js";
 
 /** Picks the model of an agent that names one; `undefined` leaves it to the default. */

@@ -7,9 +7,10 @@
  */
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import { ErrandError, findLosslessJsonProblem, isErrandError } from "@errand/core";
+import { ErrandError, isErrandError } from "@errand/core";
+import { findLosslessJsonProblem } from "@errand/core/ops";
 import type { Agent, RetryPolicy } from "@errand/runtime";
-import { pendingRunIds } from "@errand/store";
+import { pendingRunIds } from "@errand/store/ops";
 import { type Job, type JobsOptions, UnrecoverableError } from "bullmq";
 import { DEFAULT_PRICE_TABLE, type PriceTable } from "../budgets/price-table.js";
 import { cancel } from "../client/cancel.js";

@@ -11,7 +11,7 @@
  * jobs on: its runs run again `0.75 × lockDuration` to
  * `lockDuration + stalledInterval` after it, 3.75 to 7.5 s with the defaults.
  */
-import { wholeNumberOption } from "@errand/core";
+import { wholeNumberOption } from "@errand/core/ops";
 
 /**
  * How long a job's lock lasts without renewal, when not told: 5 s. Shorter

@@ -22,9 +22,10 @@
  * hash field {@link PARKED_UNTIL_FIELD} holds the same instant, which tells a
  * parked job from one delayed by a retry's backoff (see `readQueueDepth`).
  */
-import { foldRun, isRunId, isWaitpointOverdue, waitpointOf } from "@errand/core";
+import { foldRun } from "@errand/core";
+import { isRunId, isWaitpointOverdue, waitpointOf } from "@errand/core/ops";
 import type { Logger } from "@errand/runtime";
-import { pendingRunIds } from "@errand/store";
+import { pendingRunIds } from "@errand/store/ops";
 import { DelayedError, type Job, type Scripts } from "bullmq";
 import type { ReadsContext } from "../reads/context.js";
 import { addWaiting } from "../waitpoints/waiting-index.js";

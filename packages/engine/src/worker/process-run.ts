@@ -32,15 +32,13 @@ import {
   foldRun,
   isErrandError,
   isSettled,
-  isWaitpointOverdue,
   type NewEvent,
-  parkedWaitpoint,
   type RunError,
   type RunState,
   type RunStatus,
-  runNotFound,
   type TraceContext,
 } from "@errand/core";
+import { isWaitpointOverdue, parkedWaitpoint, runNotFound } from "@errand/core/ops";
 import type { Logger } from "@errand/runtime";
 import {
   isParkRequest,
@@ -49,7 +47,8 @@ import {
   type RetryPolicy,
   runSteps,
 } from "@errand/runtime";
-import { type EventStore, isSeqConflict, markChecked } from "@errand/store";
+import { type EventStore, isSeqConflict } from "@errand/store";
+import { markChecked } from "@errand/store/ops";
 import { budgetedSteps, type WorkerBudgets } from "../budgets/worker-budgets.js";
 import { settleCancelled } from "../client/settle-cancelled.js";
 import type { HeldSlots, RunAdmission } from "../flow-control/run-admission.js";

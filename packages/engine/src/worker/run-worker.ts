@@ -10,7 +10,7 @@
 
 import { ErrandError } from "@errand/core";
 import type { Logger } from "@errand/runtime";
-import { defineLuaCommand, type LuaCall, readLuaFile } from "@errand/store";
+import { defineLuaCommand, type LuaCall, readLuaFile } from "@errand/store/ops";
 import { type Processor, Worker, type WorkerOptions } from "bullmq";
 import type { RunJobData } from "../queues/job-data.js";
 import type { RedisConnection } from "../redis/connection.js";

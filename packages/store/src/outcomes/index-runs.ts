@@ -7,7 +7,8 @@
  * lexicographic order is creation order and a list cursor is one member.
  * Writing is idempotent: the indexes follow each run's head atomically.
  */
-import { createdAtOfRunId, ErrandError, type RunResult, shardOfRunId } from "@errand/core";
+import { ErrandError, type RunResult } from "@errand/core";
+import { createdAtOfRunId, shardOfRunId } from "@errand/core/ops";
 import type { StoreKeys } from "../keys.js";
 import { defineLuaCommand, type LuaCall, type RedisClient, readLuaFile } from "../lua-command.js";
 

@@ -15,7 +15,7 @@
  * profiling: nothing is built without a subscriber).
  */
 import { channel as diagnosticsChannel } from "node:diagnostics_channel";
-import { shardOfRunId } from "@errand/core";
+import { shardOfRunId } from "@errand/core/ops";
 import { closeConnection, whenReady } from "../client-lifecycle.js";
 import type { StoreKeys } from "../keys.js";
 import type { RedisClient } from "../lua-command.js";

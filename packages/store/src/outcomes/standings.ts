@@ -6,7 +6,8 @@
  * one or two key lookups a run on the server and one character a run in the
  * reply, beside the text of each result read.
  */
-import { ErrandError, shardOfRunId } from "@errand/core";
+import { ErrandError } from "@errand/core";
+import { shardOfRunId } from "@errand/core/ops";
 import type { StoreKeys } from "../keys.js";
 import { defineLuaCommand, type LuaCall, type RedisClient, readLuaFile } from "../lua-command.js";
 

@@ -3,7 +3,8 @@
  * without one, whether it exists at all. One round trip answers for a whole
  * list (see `standings.ts`).
  */
-import { ErrandError, isRunId, RunResult } from "@errand/core";
+import { ErrandError, RunResult } from "@errand/core";
+import { isRunId } from "@errand/core/ops";
 import { type OutcomeReads, type RunStanding, readStandings } from "./standings.js";
 
 /**

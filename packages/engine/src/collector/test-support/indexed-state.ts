@@ -7,7 +7,7 @@
  */
 import { foldRun, settleRun } from "@errand/core";
 import type { EventStore } from "@errand/store";
-import { runIndexMember } from "@errand/store";
+import { runIndexMember } from "@errand/store/ops";
 import type { Cluster, Redis } from "ioredis";
 import type { EngineKeys } from "../../engine-keys.js";
 import { readCollectorMetrics } from "../metrics.js";

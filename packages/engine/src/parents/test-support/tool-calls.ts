@@ -3,8 +3,9 @@
  * services a worker would lend them, built on a test's Redis, and a tool
  * context for one call of a parent run. Test-only: not exported.
  */
-import { waitpointToken } from "@errand/core";
-import { noopLogger, type Tool, type ToolContext } from "@errand/runtime";
+import { waitpointToken } from "@errand/core/ops";
+import type { Tool, ToolContext } from "@errand/runtime";
+import { noopLogger } from "@errand/runtime/ops";
 import { createReadsContext } from "../../reads/context.js";
 import { runLinks } from "../../reads/view-url.js";
 import { openSettledWaiter } from "../../redis/connection.js";

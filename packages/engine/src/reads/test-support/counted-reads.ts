@@ -5,7 +5,7 @@
  * read that waits for a reply before sending more costs one more.
  * Test-only: not exported.
  */
-import { noopLogger } from "@errand/runtime";
+import { noopLogger } from "@errand/runtime/ops";
 import type { Redis } from "ioredis";
 import type {
   EngineRedisFixture,

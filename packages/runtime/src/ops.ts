@@ -1,0 +1,22 @@
+/**
+ * `@errand/runtime/ops` — the parts of the runtime the engine and errand's
+ * tests build on: the span helpers the engine traces with (GenAI semantic
+ * conventions), the agent checks a worker runs before it takes a run, the
+ * structured-output tool's name and messages, the transcript builder, the
+ * logger helpers and the waitpoint answer check.
+ *
+ * **Unstable.** This subpath carries no semver promise: a name here may
+ * change or go in any release, in step with errand's own packages and apps.
+ * Build on the root, `@errand/runtime`, whose names the docs teach.
+ *
+ * @packageDocumentation
+ */
+
+export { assertAgentCanCarrySchema, assertModelTakesSettings, DEFAULT_MAX_STEPS } from "./agent.js";
+export { lazyChild, noopLogger } from "./logger.js";
+export { invalidOutputMessage, STRUCTURED_OUTPUT_TOOL } from "./structured-output.js";
+export { setContentAttribute } from "./tracing/content.js";
+export { GEN_AI, modelIdentity } from "./tracing/gen-ai.js";
+export { ERROR_TYPE, inSpan, markSpanFailed } from "./tracing/spans.js";
+export { buildTranscript } from "./transcript.js";
+export { checkAnswer } from "./waitpoint.js";
