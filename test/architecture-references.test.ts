@@ -19,7 +19,10 @@ const ARCHITECTURE = "docs/architecture";
 const CITATION = /docs\/architecture\/([a-z0-9-]+\.md)(?:#([a-z0-9-]+))?/g;
 
 /** The old forms: the one-page document, and `architecture §N`. */
-const OLD_CITATION = new RegExp(["docs/architecture\\.md", "architecture(?:\\.md)? §\\d"].join("|"), "g");
+const OLD_CITATION = new RegExp(
+  ["docs/architecture\\.md", "architecture(?:\\.md)? §\\d"].join("|"),
+  "g",
+);
 
 /** The citations in `text`: the file, and the anchor when one is named. */
 function citationsIn(text: string): { file: string; anchor?: string }[] {
@@ -61,7 +64,9 @@ describe(ARCHITECTURE, () => {
     const self = "test/architecture-references.test.ts";
     const old = citingFiles()
       .filter((file) => file !== self)
-      .flatMap((file) => [...read(file).matchAll(OLD_CITATION)].map((match) => `${file}: ${match[0]}`));
+      .flatMap((file) =>
+        [...read(file).matchAll(OLD_CITATION)].map((match) => `${file}: ${match[0]}`),
+      );
     expect(old).toEqual([]);
   });
 
@@ -82,6 +87,11 @@ describe(ARCHITECTURE, () => {
     const anchors = headingAnchors(
       "# Worker\n\n## Job locks\n\n```md\n## Not a heading\n```\n\n## The live channel (streaming)\n\n## Job locks\n",
     );
-    expect([...anchors]).toEqual(["worker", "job-locks", "the-live-channel-streaming", "job-locks-1"]);
+    expect([...anchors]).toEqual([
+      "worker",
+      "job-locks",
+      "the-live-channel-streaming",
+      "job-locks-1",
+    ]);
   });
 });

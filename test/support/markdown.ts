@@ -41,7 +41,12 @@ export function codeBlocks(markdown: string): CodeBlock[] {
     const marker = /^\s*(`{3,}|~{3,})(.*)$/.exec(text);
     if (open === undefined && marker) {
       open = { fence: marker[1]!, info: marker[2]!.trim(), line: index + 1, lines: [] };
-    } else if (open !== undefined && marker?.[1]!.startsWith(open.fence) && marker[2]!.trim() === "") {
+    } else if (
+      open !== undefined &&
+      marker &&
+      marker[1]!.startsWith(open.fence) &&
+      marker[2]!.trim() === ""
+    ) {
       blocks.push({ info: open.info, code: `${open.lines.join("\n")}\n`, line: open.line });
       open = undefined;
     } else open?.lines.push(text);
