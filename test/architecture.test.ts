@@ -63,7 +63,7 @@ const ERRAND_RULES: DependencyRule[] = [
 
 /**
  * The OpenTelemetry packages a library may use: the API alone, whose spans
- * are no-ops until the application installs an SDK (README "Traces").
+ * are no-ops until the application installs an SDK (docs/operations/observability.md#traces).
  */
 const OTEL_API = "@opentelemetry/api";
 
