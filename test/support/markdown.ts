@@ -55,7 +55,7 @@ export function codeBlocks(markdown: string): CodeBlock[] {
 }
 
 /** GitHub's slug of a heading's text: formatting dropped, lower case, punctuation removed, spaces to hyphens. */
-export function headingSlug(heading: string): string {
+function headingSlug(heading: string): string {
   const text = heading
     .replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1") // links and images: their text
     .replace(/<[^>]+>/g, "") // inline HTML tags
