@@ -1,5 +1,5 @@
 /**
- * The dependency direction of docs/architecture.md §2 (`core ← runtime ← engine ← apps`,
+ * The dependency direction of docs/architecture/packages.md (`core ← runtime ← engine ← apps`,
  * `core ← store ← engine`), checked on the real workspace, and proof that the
  * detectors fail when the rules are broken.
  */
@@ -63,7 +63,7 @@ const ERRAND_RULES: DependencyRule[] = [
 
 /**
  * The OpenTelemetry packages a library may use: the API alone, whose spans
- * are no-ops until the application installs an SDK (README "Traces").
+ * are no-ops until the application installs an SDK (docs/operations/observability.md#traces).
  */
 const OTEL_API = "@opentelemetry/api";
 
@@ -81,7 +81,7 @@ function findOpenTelemetrySdkUses(packages: readonly WorkspacePackage[]): string
 describe("the workspace", () => {
   const workspace = readWorkspace(REPO_ROOT);
 
-  it("is found: every package of docs/architecture.md §2 is read, with core's imports", () => {
+  it("is found: every package of docs/architecture/packages.md is read, with core's imports", () => {
     const names = workspace.map((p) => p.name);
     for (const name of ["core", "runtime", "store", "engine", "testing"]) {
       expect(names).toContain(`@errand/${name}`);

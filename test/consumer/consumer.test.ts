@@ -22,8 +22,8 @@ const APP_FILES = ["agents.mjs", "fire-and-collect.mjs"];
 
 /** The command lines of README.md, run as they are written there. */
 const COMMANDS = {
-  build: "pnpm turbo run build --filter=@errand/cli...",
-  pack: 'pnpm -r --filter "@errand/cli..." pack --pack-destination "$APP/errand-packages"',
+  build: "npx pnpm@12.4.2 turbo run build --filter=@errand/cli...",
+  pack: 'npx pnpm@12.4.2 -r --filter "@errand/cli..." pack --pack-destination "$APP/errand-packages"',
   init: "npm init -y",
   install: "npm install ./errand-packages/*.tgz zod@^4",
   worker: "npx errand worker --agents ./agents.mjs",

@@ -9,7 +9,7 @@
  * share of Redis
  * commands (`INFO commandstats` calls, after `CONFIG RESETSTAT`) and of Redis
  * CPU (`INFO cpu` deltas); the target is every master within ±20 % of a
- * third (docs/architecture.md §6, "Queue shards").
+ * third (docs/architecture/redis-layout.md#queue-shards).
  */
 import { ErrandError } from "@errand/core";
 import { engineKeys, shardsOfQueue } from "@errand/engine";

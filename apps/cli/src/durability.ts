@@ -2,7 +2,7 @@
  * How durable the appends of the CLI's worker and collector are:
  * `--durability`, else `ERRAND_DURABILITY`, else the engine's default
  * (`acknowledged`). `replicated` makes a run's settling and output appends
- * wait for one Redis replica (docs/architecture.md).
+ * wait for one Redis replica (docs/architecture/redis-layout.md#durability).
  */
 import type { Durability } from "@errand/store";
 import { type ParsedArgs, usageError } from "./args.js";

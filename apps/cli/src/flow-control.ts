@@ -1,5 +1,5 @@
 /**
- * The CLI worker's flow control (docs/architecture.md §7, Flow control):
+ * The CLI worker's flow control (docs/architecture/flow-control.md#flow-control):
  * `--flow-control <json|@file>`, else `ERRAND_FLOW_CONTROL` (JSON, or
  * `@file`), else none. The JSON is the library's `flowControl` option, checked
  * whole: a bad value is a usage error (exit code 2) naming its path. Give

@@ -1,5 +1,5 @@
 /**
- * The model the CLI's agents run on (docs/architecture.md §9): without `OPENAI_API_KEY` or
+ * The model the CLI's agents run on (docs/architecture/defaults.md): without `OPENAI_API_KEY` or
  * `OPENAI_BASE_URL` the built-in scripted model; with either, an
  * OpenAI-compatible model (`OPENAI_BASE_URL` for Ollama, vLLM, LM Studio, …,
  * which need no key; `ERRAND_MODEL` names it).

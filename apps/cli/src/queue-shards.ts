@@ -2,7 +2,7 @@
  * How many shards the CLI worker's queue has, and which it takes from:
  * `--queue-shards` (else `ERRAND_QUEUE_SHARDS`, else the engine's default, 1)
  * and `--take-queue-shards` (default all). Producers (`fire`, parents) follow
- * the registry, so only workers are told (docs/architecture.md §6, "Queue shards").
+ * the registry, so only workers are told (docs/architecture/redis-layout.md#queue-shards).
  */
 import { MAX_QUEUE_SHARDS } from "@errand/engine/ops";
 import { type ParsedArgs, usageError } from "./args.js";

@@ -1,5 +1,5 @@
 /**
- * Batches (docs/architecture.md §5): `{ total, succeeded, failed, results }`, one result per
+ * Batches (docs/architecture/tool-results.md#the-result-vocabulary): `{ total, succeeded, failed, results }`, one result per
  * item in the order given, each with its own `ok`. Never one boolean for the
  * whole batch, never the successes thrown away because one item failed.
  */

@@ -1,5 +1,5 @@
 /**
- * Addresses of the large values of a run (docs/architecture.md §5): a value too large to
+ * Addresses of the large values of a run (docs/architecture/tool-results.md#the-result-vocabulary): a value too large to
  * travel inline travels as a `ResourceRef` whose `ref` is
  * `resource://runs/<runId>/blobs/<n>`.
  */

@@ -1,5 +1,5 @@
 /**
- * Budgets across a run tree (docs/architecture.md §7, Budgets): what a run
+ * Budgets across a run tree (docs/architecture/budgets.md#budgets): what a run
  * may spend, with its descendants, in tokens, US dollars, model responses
  * (steps) and runs. The limits of every budget a run counts against travel in
  * its `run-queued`, so a worker knows them without a lookup; what was spent

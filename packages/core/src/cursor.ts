@@ -1,5 +1,5 @@
 /**
- * List cursors (docs/architecture.md §5): a cursor carries the sort key of the last item of
+ * List cursors (docs/architecture/tool-results.md#the-result-vocabulary): a cursor carries the sort key of the last item of
  * a page, not an offset, so a page stays correct while items are added. It is
  * opaque to callers, URL-safe (base64url of JSON), and versioned, so its
  * format can change without misreading old cursors.

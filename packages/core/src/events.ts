@@ -34,7 +34,7 @@ export const ToolCall = z.object({
 });
 export type ToolCall = z.infer<typeof ToolCall>;
 
-/** A reference to a large value stored outside the event: see docs/architecture.md §5. */
+/** A reference to a large value stored outside the event: see docs/architecture/tool-results.md#the-result-vocabulary. */
 export const ResourceRef = z.object({
   ref: z.string().startsWith("resource://"),
   contentType: z.string(),
@@ -158,7 +158,7 @@ export const EventData = {
     /**
      * The key the run's concurrency is limited under (`concurrencyKey`, e.g. a
      * tenant): at most the key's limit of its runs run at once across the
-     * fleet (docs/architecture.md §7, Flow control). Optional and additive:
+     * fleet (docs/architecture/flow-control.md#flow-control). Optional and additive:
      * absent in older logs and for runs fired without one.
      */
     concurrencyKey: z.string().min(1).max(256).optional(),
@@ -170,7 +170,7 @@ export const EventData = {
     trace: TraceContext.optional(),
     /**
      * The budgets the run counts against, with its descendants
-     * (docs/architecture.md §7, Budgets): its own, fired with it, and its
+     * (docs/architecture/budgets.md#budgets): its own, fired with it, and its
      * ancestors'. Optional and additive: absent for a run without a budget.
      */
     budget: RunBudget.optional(),

@@ -126,7 +126,7 @@ describe("foldRun properties", () => {
     );
   });
 
-  it("(e) settles by the rules of docs/architecture.md §3 for whichever terminal event comes first", () => {
+  it("(e) settles by the rules of docs/architecture/events.md for whichever terminal event comes first", () => {
     fc.assert(
       fc.property(generatedRun, ({ events, hasSchema }) => {
         const end = firstTerminal(events);

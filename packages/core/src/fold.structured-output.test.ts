@@ -1,5 +1,5 @@
 /**
- * Every outcome of the structured-output contract (docs/architecture.md §4) the fold must
+ * Every outcome of the structured-output contract (docs/architecture/structured-output.md) the fold must
  * express, and the per-call outcomes the runtime rebuilds its transcript from.
  */
 import { describe, expect, it } from "vitest";

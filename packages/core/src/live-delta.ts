@@ -1,6 +1,5 @@
 /**
- * What a run's live channel carries while a model answers (docs/architecture.md
- * §6): the text and tool-call arguments of the step in flight, piece by piece.
+ * What a run's live channel carries while a model answers (docs/architecture/redis-layout.md#the-live-channel-streaming): the text and tool-call arguments of the step in flight, piece by piece.
  * Deltas are never events of the log: the step's `model-responded` event is
  * the truth, and its text is what the deltas of the step's last request add up to.
  */

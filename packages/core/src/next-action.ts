@@ -1,5 +1,5 @@
 /**
- * `nextAction` (docs/architecture.md §5): where a result has an obvious next call, it says
+ * `nextAction` (docs/architecture/tool-results.md#the-result-vocabulary): where a result has an obvious next call, it says
  * which tool to call with which arguments, and how long to wait first.
  */
 import { z } from "zod";

@@ -1,5 +1,5 @@
 /**
- * Lists (docs/architecture.md §5): `{ items, count, hasMore, nextCursor? }`. `hasMore` is
+ * Lists (docs/architecture/tool-results.md#the-result-vocabulary): `{ items, count, hasMore, nextCursor? }`. `hasMore` is
  * always present; a page that has more carries the `nextCursor` to fetch the
  * next one (see `encodeCursor`). A `limit` has a default and a hard maximum.
  */

@@ -1,5 +1,5 @@
 /**
- * The structured-output schema preflight (docs/architecture.md §4.6): before a run is
+ * The structured-output schema preflight (docs/architecture/structured-output.md#rule-6): before a run is
  * enqueued, its `outputSchema` (a zod 4 schema or a JSON Schema object) is
  * turned into the JSON Schema the model will be given, or refused with a
  * reason that starts with `unsupported JSON schema: `, names the offending

@@ -6,7 +6,7 @@
 import { ErrandError } from "./errors.js";
 import { formatJsonPath, type JsonPath } from "./json-path.js";
 
-/** Every refusal of a schema starts with exactly this text (docs/architecture.md §4.6). */
+/** Every refusal of a schema starts with exactly this text (docs/architecture/structured-output.md#rule-6). */
 export const UNSUPPORTED_SCHEMA_PREFIX = "unsupported JSON schema: ";
 
 /** How the empty path (the whole schema) reads in a refusal. */

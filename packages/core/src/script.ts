@@ -1,5 +1,5 @@
 /**
- * The scripted model's turns (docs/architecture.md §9): one turn per model request. Shared by
+ * The scripted model's turns (docs/architecture/defaults.md#the-scripted-model): one turn per model request. Shared by
  * the in-process scripted model and the fake OpenAI-compatible server, so a
  * script plays the same whether or not it crosses HTTP.
  */

@@ -2,7 +2,7 @@
  * Decoding an event read back from where this system stored it: a run's log,
  * or a shard stream's entry. Every event was validated against its schema
  * when it was appended, before the fenced append script accepted it
- * (docs/architecture.md §3): that is the boundary where data enters the log
+ * (docs/architecture/events.md): that is the boundary where data enters the log
  * and the streams. Reading it back checks only what tells an event from
  * something else — a known type, a positive whole seq, an `at` shaped as an
  * ISO-8601 timestamp, data that is an object — and does not validate the

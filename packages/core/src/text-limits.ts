@@ -1,5 +1,5 @@
 /**
- * How much text and data travel inline (docs/architecture.md §5). Tool text handed to a
+ * How much text and data travel inline (docs/architecture/tool-results.md#the-result-vocabulary). Tool text handed to a
  * model is cut at {@link TOOL_TEXT_LIMIT_CHARS} with `truncated: true`; a value
  * larger than {@link INLINE_VALUE_LIMIT_BYTES} of UTF-8 JSON travels as a
  * `ResourceRef` instead of inline.

@@ -1,5 +1,5 @@
 /**
- * Waitpoints (docs/architecture.md §5): a tool call that waits for an answer
+ * Waitpoints (docs/architecture/tool-results.md#waitpoints): a tool call that waits for an answer
  * from outside the run. A waitpoint is named by a token that encodes its
  * run, step and call, so whoever answers it finds the run (and its shard)
  * from the token alone, and a call run again after a crash names the same

@@ -1,6 +1,6 @@
 --[[
   Asked before each model request of a run that counts against budgets
-  (docs/architecture.md §7, Budgets): may it make the request? Not when a
+  (docs/architecture/budgets.md#budgets): may it make the request? Not when a
   scope ran out of tokens, dollars or steps; and a run not yet admitted (its
   first request) is admitted only while every scope with a runs limit has
   room, which counts it in each.

@@ -1,6 +1,6 @@
 --[[
   Debits model responses of one run from every budget the run counts against
-  (docs/architecture.md §7, Budgets), once each: the run's steps at or below
+  (docs/architecture/budgets.md#budgets), once each: the run's steps at or below
   its high-water mark were debited before (by this attempt or an earlier
   one) and are skipped, so a step debited, then debited again after a crash,
   counts once.

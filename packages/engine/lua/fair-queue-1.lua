@@ -1,6 +1,5 @@
 --[[
-  Fair queueing of a concurrency key's runs (docs/architecture.md §7, Flow
-  control): a ZSET of the key's runs fired and not yet started, scored by
+  Fair queueing of a concurrency key's runs (docs/architecture/flow-control.md#flow-control): a ZSET of the key's runs fired and not yet started, scored by
   when they joined, in microseconds, each strictly after the one before (so
   that runs joining in the same microsecond keep the order they joined in,
   which equal scores would leave to their runIds). A run's BullMQ priority

@@ -1,6 +1,6 @@
 --[[
   Takes (or renews) the concurrency leases of one run, all or none
-  (docs/architecture.md §7, Flow control). Each lease set is a ZSET of the
+  (docs/architecture/flow-control.md#flow-control). Each lease set is a ZSET of the
   runs holding one of its slots, scored with the instant (ms, Redis' clock)
   their lease lapses: lapsed leases are dropped first, so a crashed worker's
   slot comes back once its lease lapses.

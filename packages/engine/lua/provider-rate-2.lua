@@ -1,5 +1,5 @@
 --[[
-  A provider key's shared rate limit (docs/architecture.md §7, Flow control):
+  A provider key's shared rate limit (docs/architecture/flow-control.md#flow-control):
   a token bucket of requests (refilled at `rpm` a minute, holding at most
   `rpm`) and one of model tokens (`tpm`), in one HASH (requests, tokens, at),
   and the pause a 429 sets, a STRING whose TTL is the pause. A limit of 0 is

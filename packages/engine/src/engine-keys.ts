@@ -2,7 +2,7 @@
  * Keys and names the engine adds to the store's layout: the BullMQ prefix,
  * the registry of queues and agents, worker heartbeats, the cancel channel
  * and the collectors' dead letters. Every per-shard key carries its shard's
- * hash tag `{sN}` (docs/architecture.md §6). Everything starts with the same
+ * hash tag `{sN}` (docs/architecture/redis-layout.md). Everything starts with the same
  * prefix as the store's keys.
  */
 import { shardOfRunId } from "@errand/core/ops";

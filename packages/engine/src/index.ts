@@ -20,7 +20,7 @@
  * ```
  *
  * Each job names a run (`{ runId }`); the run's log decides what happens
- * (docs/architecture.md §7): a settled run is left alone, a cancelled one is settled
+ * (docs/architecture/worker.md): a settled run is left alone, a cancelled one is settled
  * `cancelled`, anything else gets a new attempt (`run-started`, fenced on the
  * log's seq) that continues from where the log ends — a model response or
  * tool result already logged is never redone. When an append is refused

@@ -37,14 +37,14 @@ export interface EngineOptions {
    * How long a settled run is kept, in seconds: the TTL its log, head and
    * blobs get from the writer that settles it, which its result and
    * children then follow. Default 7 days. Give every process of a
-   * deployment the same (docs/architecture.md §6).
+   * deployment the same (docs/architecture/redis-layout.md).
    */
   retentionSeconds?: number;
   /**
    * When an append that settles a run or records its output is acknowledged:
    * `"acknowledged"` (default) once the Redis master has it; `"replicated"`
    * once one replica has it too (`WAIT 1`), so that a failover cannot lose it
-   * but for the rarest case (docs/architecture.md). A replica that does not
+   * but for the rarest case (docs/architecture/redis-layout.md#durability). A replica that does not
    * answer within `replicationTimeoutMs` makes the append a retryable error.
    */
   durability?: Durability;

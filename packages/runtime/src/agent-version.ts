@@ -1,7 +1,6 @@
 /**
  * The version of an agent: what a run is pinned to, so that a run is only
- * ever started or resumed by the code it was fired for (docs/architecture.md
- * §7, Versions). An agent that gives its `version` has that one; any other
+ * ever started or resumed by the code it was fired for (docs/architecture/firing.md#versions). An agent that gives its `version` has that one; any other
  * has a digest of what its runs depend on: its instructions, its tools (names,
  * descriptions and parameter schemas), its model's name and its output schema.
  */

@@ -39,7 +39,7 @@ export interface AgentOptions {
   tools?: readonly Tool[];
   /**
    * The structured answer every run must record: a zod schema (converted with
-   * `z.toJSONSchema`) or a JSON Schema object, within the strict subset of docs/architecture.md §4.
+   * `z.toJSONSchema`) or a JSON Schema object, within the strict subset of docs/architecture/structured-output.md.
    */
   outputSchema?: z.ZodType | Record<string, unknown>;
   /** The most model requests a run may make. Default {@link DEFAULT_MAX_STEPS}. */
@@ -50,7 +50,7 @@ export interface AgentOptions {
    * waitpoint). A fire's `deadlineMs` bounds the wall-clock time.
    */
   timeoutMs?: number;
-  /** The script the scripted model plays for this agent (docs/architecture.md §9). */
+  /** The script the scripted model plays for this agent (docs/architecture/defaults.md#the-scripted-model). */
   script?: Script;
   /** Let a run's `input.script` replace {@link AgentOptions.script} (demos and tests). */
   scriptFromInput?: boolean;
@@ -115,7 +115,7 @@ function outputJsonSchema(
 /**
  * Refuses (with an `ErrandError`, code `schema_not_supported`) a schema'd
  * agent whose model cannot call tools, so such a run is refused before it
- * starts (docs/architecture.md §4.7). `model` is the model the host resolved for an agent
+ * starts (docs/architecture/structured-output.md#rule-7). `model` is the model the host resolved for an agent
  * that names its model; without it the agent's own {@link Model} is checked.
  */
 export function assertAgentCanCarrySchema(agent: Agent, model?: Model): void {

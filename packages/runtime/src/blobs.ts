@@ -1,7 +1,7 @@
 /**
  * Blobs: large values kept outside a run's log and referenced from its events
  * as `resource://runs/<runId>/blobs/<n>` with their size and SHA-256
- * (docs/architecture.md §5). The Redis store has its own implementation; the memory one
+ * (docs/architecture/tool-results.md#the-result-vocabulary). The Redis store has its own implementation; the memory one
  * here serves tests and runs without Redis.
  */
 import { createHash } from "node:crypto";

@@ -1,6 +1,5 @@
 /**
- * The two places the agent loop meets budgets (docs/architecture.md §7,
- * Budgets), kept apart from it: a gate asked before each model request, and
+ * The two places the agent loop meets budgets (docs/architecture/budgets.md#budgets), kept apart from it: a gate asked before each model request, and
  * the price of each response, written on its `model-responded`. The engine
  * implements both on Redis; the runtime knows nothing of where budgets live.
  */

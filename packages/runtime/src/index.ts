@@ -57,7 +57,7 @@
  * `cancelled` when the signal fires. A `seq_conflict` from the sink (another
  * writer owns the run) is not caught: re-read the log and decide.
  *
- * ## Structured output (docs/architecture.md §4)
+ * ## Structured output (docs/architecture/structured-output.md)
  *
  * A run with a schema gets the `structured_output` tool (`set_output` is
  * accepted too) and is told to call it once when done. A valid call is

@@ -2,7 +2,7 @@
  * The run's live channel as the agent loop sees it: a model that streams
  * hands its deltas to the request's `onDelta`; {@link liveModel} stamps them
  * with their step and publishes them, opening each request that streams with
- * a `start` (architecture §6), and waits for them to be written before the
+ * a `start` (docs/architecture/redis-layout.md#the-live-channel-streaming), and waits for them to be written before the
  * step's answer is handed back. A model that never streams publishes nothing,
  * so the channel costs a non-streaming run nothing.
  */

@@ -1,7 +1,7 @@
 /**
  * A run's timeout, counted from its first start (so a run resumed after a
  * crash cannot run forever) less the time it spent parked, waiting for its
- * children or on a waitpoint (docs/architecture.md §7): a signal that fires
+ * children or on a waitpoint (docs/architecture/worker.md#cancellation-timeouts-and-shutdown): a signal that fires
  * when the time is up or the caller's signal fires, and a check that also
  * trusts the injected clock.
  */

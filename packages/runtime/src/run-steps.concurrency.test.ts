@@ -1,5 +1,5 @@
 /**
- * docs/architecture.md §4.1: each run carries its own schema; two runs of one agent with
+ * docs/architecture/structured-output.md#rule-1: each run carries its own schema; two runs of one agent with
  * different schemas, stepping at the same time, never see each other's.
  */
 import { preflightSchema, type Script } from "@errand/core";

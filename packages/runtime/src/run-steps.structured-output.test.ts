@@ -1,5 +1,5 @@
 /**
- * docs/architecture.md §4, rule by rule: the exact events each rule writes
+ * docs/architecture/structured-output.md, rule by rule: the exact events each rule writes
  * and the exact messages the model reads — on the scripted model, and over
  * HTTP through `openaiModel` on Chat Completions and on the Responses API
  * (the fake server plays the same scripts), where the requests sent are
@@ -51,7 +51,7 @@ function callIdsOf(run: PlayedRun, step: number): string[] {
 
 const LANES: LaneName[] = ["scripted", "chat", "responses"];
 
-describe.each(LANES)("docs/architecture.md §4 on the %s model", (laneName) => {
+describe.each(LANES)("docs/architecture/structured-output.md on the %s model", (laneName) => {
   /** How many requests a lane over HTTP sent for `requests` model requests: none in process. */
   const overHttp = (requests: number) => (laneName === "scripted" ? 0 : requests);
   let lane: ModelLane;

@@ -67,7 +67,7 @@ export interface RunStepsOptions {
    * counts and ids only.
    */
   traceContent?: boolean;
-  /** Where a streaming model's deltas are published (architecture §6). Default none. */
+  /** Where a streaming model's deltas are published (docs/architecture/redis-layout.md#the-live-channel-streaming). Default none. */
   live?: LiveChannel;
   /** Asked before each model request: a run whose budget is exhausted fails `budget_exceeded`. */
   budget?: BudgetGate;
@@ -273,7 +273,7 @@ class RunLoop {
     });
     if (!callsOtherTools(calls)) return this.finishStep([responded], step, calls, text);
     // Logged before the tools run, so the log tells which tools run and since when; a run
-    // resumed after this append runs the pending calls, never the model again (docs/architecture.md §7).
+    // resumed after this append runs the pending calls, never the model again (docs/architecture/worker.md).
     await this.append([responded]);
     return this.finishStep([], step, calls, text);
   }

@@ -1,5 +1,5 @@
 /**
- * The scripted model (docs/architecture.md §9): plays a script of turns, one per model
+ * The scripted model (docs/architecture/defaults.md#the-scripted-model): plays a script of turns, one per model
  * request, so agents run without a real model in the demo and in tests. The
  * same turns play over HTTP in the fake OpenAI server of `@errand/testing`.
  */

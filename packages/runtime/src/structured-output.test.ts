@@ -153,7 +153,7 @@ describe("the structured-output tool", () => {
     expect(isStructuredOutputTool("output")).toBe(false);
   });
 
-  it("uses the exact messages of docs/architecture.md §4", () => {
+  it("uses the exact messages of docs/architecture/structured-output.md", () => {
     expect(OUTPUT_RECORDED_MESSAGE).toBe("Structured output recorded.");
     expect(outputAlreadyRecordedMessage("search")).toBe(
       "Error: structured output already recorded: the run is complete, so search is not executed.",

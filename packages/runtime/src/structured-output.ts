@@ -1,5 +1,5 @@
 /**
- * The structured-output tool (docs/architecture.md §4): advertised only to runs that carry
+ * The structured-output tool (docs/architecture/structured-output.md): advertised only to runs that carry
  * an output schema, called once by the model when its answer is complete,
  * validated against that run's own schema. The exact messages the model sees
  * live here.

@@ -1,5 +1,5 @@
 /**
- * Tool results shaped per docs/architecture.md §5 before they enter the log: a value over
+ * Tool results shaped per docs/architecture/tool-results.md#the-result-vocabulary before they enter the log: a value over
  * the inline limit is stored as a blob and the event carries its
  * `ResourceRef`; text longer than the tool text limit is cut, marked
  * `truncated: true`, with the full value in a blob; a failure carries its

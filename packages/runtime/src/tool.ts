@@ -22,7 +22,7 @@ export interface ToolContext {
   logger: Logger;
   /**
    * Stores a large value outside the log and returns its reference, to return
-   * instead of the value (docs/architecture.md §5). Results over the inline limit are stored
+   * instead of the value (docs/architecture/tool-results.md#the-result-vocabulary). Results over the inline limit are stored
    * this way automatically.
    */
   putBlob(value: string, contentType: string): Promise<ResourceRef>;

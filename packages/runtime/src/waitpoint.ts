@@ -1,5 +1,5 @@
 /**
- * Waitpoints (docs/architecture.md §5): a tool call that waits for an answer
+ * Waitpoints (docs/architecture/tool-results.md#waitpoints): a tool call that waits for an answer
  * from outside the run — a person, or another system. `waitForAnswer` is the
  * API for tools written by users; `askTool` the built-in tool that asks a
  * person a question. The call parks its run (its worker slot is freed) until

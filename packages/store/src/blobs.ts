@@ -1,7 +1,7 @@
 /**
  * Blobs: large values of a run (a long tool result, a file) stored beside its
  * log and handed around as references `{ ref, contentType, sizeBytes, sha256 }`
- * (docs/architecture.md §5). Numbered 0, 1, 2, … per run; they expire with the run.
+ * (docs/architecture/tool-results.md#the-result-vocabulary). Numbered 0, 1, 2, … per run; they expire with the run.
  */
 import { createHash } from "node:crypto";
 import { ErrandError, ResourceRef } from "@errand/core";

@@ -150,7 +150,7 @@ export interface EventStore {
    * The run's live deltas after `options.from` (default: the current model
    * request's answer so far), then as they are published, through blocking
    * reads on `blockingConnection` (dedicated); ends once the run has settled
-   * and its channel is read (architecture §6).
+   * and its channel is read (docs/architecture/redis-layout.md#the-live-channel-streaming).
    */
   followLive(
     runId: string,

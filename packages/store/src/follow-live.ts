@@ -3,7 +3,7 @@
  * over the channel and the run's log together (both on the run's slot), so
  * that a delta wakes the subscriber and so does the terminal event that ends
  * the channel. No polling. Deltas are written before the step that ends them
- * is appended (architecture §6), so once the terminal event is seen, what the
+ * is appended (docs/architecture/redis-layout.md#the-live-channel-streaming), so once the terminal event is seen, what the
  * channel holds is complete: it is read to its end and the follow ends.
  */
 import { isTerminalEventType, type LiveEntry } from "@errand/core";

@@ -62,7 +62,7 @@ function malformed(runId: string, field: string, value: string | undefined): Err
  * append script could not have written. What a later version's append will
  * leave out because the key already says it is filled in: the runId, the
  * root of a run that is its own root, and the flags while false
- * (docs/architecture.md §8, "Slim heads and results"); whole heads read alike.
+ * (docs/architecture/collector.md#slim-heads-and-results-in-two-releases); whole heads read alike.
  */
 export function decodeHead(runId: string, fields: Record<string, string>): RunHead | undefined {
   if (Object.keys(fields).length === 0) return undefined;

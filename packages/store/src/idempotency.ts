@@ -1,5 +1,5 @@
 /**
- * Idempotency keys (docs/architecture.md §6): a producer that fires with a
+ * Idempotency keys (docs/architecture/redis-layout.md#idempotency-keys-which-slot): a producer that fires with a
  * key gets the run fired under it before, as long as the key is kept. The
  * key is checked and set by the same append that writes the run's
  * `run-queued`, so two fires with one key can never both make a run; for

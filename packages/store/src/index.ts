@@ -27,7 +27,7 @@
  * ```
  *
  * Beside the log, `outcomes/` is the one home of how runs ended
- * (docs/architecture.md §6, §8): the collector's write of a batch's indexes
+ * (docs/architecture/redis-layout.md, docs/architecture/collector.md): the collector's write of a batch's indexes
  * and results (`indexRuns`), the readers of stored results and standings,
  * and the waiting on the shards' settled announcements. They serve the
  * engine, and are exported from `@errand/store/ops` without a semver promise.

@@ -14,7 +14,7 @@ function thrownBy(run: () => unknown): unknown {
 }
 
 describe("storeKeys", () => {
-  it("lays keys out as docs/architecture.md §6 says, with the shard from the runId", () => {
+  it("lays keys out as docs/architecture/redis-layout.md says, with the shard from the runId", () => {
     const keys = storeKeys();
     expect(keys.prefix).toBe(DEFAULT_KEY_PREFIX);
     expect(keys.runLog(runId)).toBe(`errand:{s3}:run:${runId}:log`);

@@ -1,5 +1,5 @@
 /**
- * The Redis key layout (docs/architecture.md §6): a run's log, head and blobs,
+ * The Redis key layout (docs/architecture/redis-layout.md): a run's log, head and blobs,
  * its shard's stream, and its outcomes — result, children,
  * the shard's run indexes, deadlines and settled channel — and the
  * idempotency keys runs are fired under. Every key of a run carries its shard's
@@ -30,7 +30,7 @@ export interface StoreKeys {
    */
   runLogRewrite(runId: string): string;
   /**
-   * The run's live channel (architecture §6): STREAM of the current model
+   * The run's live channel (docs/architecture/redis-layout.md#the-live-channel-streaming): STREAM of the current model
    * request's deltas, field `d` (JSON), trimmed at each request's `start` and
    * to `LIVE_MAX_ENTRIES`, expiring `LIVE_TTL_MS` after its last write.
    */

@@ -1,5 +1,5 @@
 /**
- * A run's live channel (architecture §6): a capped STREAM on the run's slot
+ * A run's live channel (docs/architecture/redis-layout.md#the-live-channel-streaming): a capped STREAM on the run's slot
  * holding the deltas of its current model request, so that a subscriber who
  * joins late reads the request's answer so far from the start of the stream,
  * then follows it from the last entry's id. Each `start` trims what came

@@ -58,7 +58,7 @@ const checkedEvents = new WeakSet<NewEvent>();
  * Marks `event` as checked and returns it: errand built it itself, from data
  * validated where that data entered (a fire spec by `fire`'s preflight), so
  * an append writes it without validating it again — each datum is validated
- * once, at its boundary (docs/architecture.md §3). Only for events whose every
+ * once, at its boundary (docs/architecture/events.md). Only for events whose every
  * field was checked, or made by errand, exactly as core's schema of its type
  * says and as the append script reads it (no lone surrogate, nesting within
  * Redis' JSON reader): a marked event is written as it is. An event that is

@@ -1,6 +1,6 @@
 /**
  * `errand bench --flow`: what flow control costs a run and what fair
- * queueing buys (docs/architecture.md §7, Flow control), on a fresh private
+ * queueing buys (docs/architecture/flow-control.md#flow-control), on a fresh private
  * Redis. Rounds alternate (off, on, FIFO, fair, …) so both sides see the
  * same machine; BENCHMARKS.md keeps the figures.
  */

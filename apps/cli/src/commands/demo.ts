@@ -1,6 +1,6 @@
 /**
  * `errand demo`: a parent agent fires children designed to end in every way
- * docs/architecture.md §4 describes, collects them with partial success and records its
+ * docs/architecture/structured-output.md describes, collects them with partial success and records its
  * own summary — on a private Redis and the scripted model unless told otherwise.
  */
 import { createErrand, type Errand } from "@errand/engine";

@@ -1,6 +1,6 @@
 /**
  * `errand runs answer <runId|token> --json '<answer>'`: answers the waitpoint
- * a run waits on (docs/architecture.md §5). Given a runId, the run's one open
+ * a run waits on (docs/architecture/tool-results.md#waitpoints). Given a runId, the run's one open
  * waitpoint is answered; given a token, that waitpoint.
  */
 import { ErrandError } from "@errand/core";

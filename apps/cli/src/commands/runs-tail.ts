@@ -1,7 +1,7 @@
 /**
  * `errand runs tail <runId>`: a run's log, followed live until it settles;
  * with `--stream`, what a streaming model writes as it writes it (the run's
- * live deltas, architecture §6).
+ * live deltas, docs/architecture/redis-layout.md#the-live-channel-streaming).
  */
 import { foldRun, isTerminalEventType, type RunEvent, settleRun } from "@errand/core";
 import type { Errand } from "@errand/engine";

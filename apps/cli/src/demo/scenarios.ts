@@ -1,7 +1,7 @@
 /**
  * The demo's children: which city each one asks about and which of five
  * scenarios its script plays, with the outcome each scenario is designed to
- * settle to (docs/architecture.md §4's rules, one by one).
+ * settle to (docs/architecture/structured-output.md's rules, one by one).
  */
 import type { RunResult, Script } from "@errand/core";
 import { STRUCTURED_OUTPUT_TOOL } from "@errand/runtime/ops";

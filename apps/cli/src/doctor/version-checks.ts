@@ -1,5 +1,5 @@
 /**
- * Agent versions (docs/architecture.md §7, Versions): which versions of each
+ * Agent versions (docs/architecture/firing.md#versions): which versions of each
  * agent have a live worker, and how many runs wait for each. Runs of a
  * version without a live worker wait for one until the reaper's version
  * grace is over, then fail `agent_version_unavailable`: doctor names them.

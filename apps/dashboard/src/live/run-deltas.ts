@@ -1,5 +1,5 @@
 /**
- * A run's live deltas (architecture §6): `GET /api/runs/:runId/stream?from=`
+ * A run's live deltas (docs/architecture/redis-layout.md#the-live-channel-streaming): `GET /api/runs/:runId/stream?from=`
  * is a stream of server-sent events read through the dashboard's shared
  * follower (`run-log-follower.ts`: no connection of its own):
  *

@@ -1,6 +1,6 @@
 /**
  * Every live run view of one dashboard follows its run's log, and its live
- * channel (architecture §6), through one shared follower, on two Redis
+ * channel (docs/architecture/redis-layout.md#the-live-channel-streaming), through one shared follower, on two Redis
  * connections whatever the number of viewers (a connection per viewer once
  * filled a Redis's `maxclients`).
  *

@@ -5,7 +5,7 @@
  *
  * A worker appends a step's `model-responded` before its tools run, then its
  * tool calls and results together once the last call returns, each event
- * stamped when it happened (docs/architecture.md §7). So past steps are
+ * stamped when it happened (docs/architecture/worker.md). So past steps are
  * exact — a model request runs from the event before its `model-responded`
  * to it, a tool call from `tool-called` to its `tool-result` — and a step
  * whose tools are running shows its first pending call by name, since its

@@ -1,5 +1,5 @@
 /**
- * The limits of the structured-output schema subset (docs/architecture.md §4.6): the ones
+ * The limits of the structured-output schema subset (docs/architecture/structured-output.md#rule-6): the ones
  * OpenAI documents for strict structured outputs, plus guards of errand's own
  * (each says so) that keep checking and validating a hostile schema cheap.
  */

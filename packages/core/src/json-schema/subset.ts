@@ -1,5 +1,5 @@
 /**
- * The walker of the structured-output subset (docs/architecture.md §4.6): what OpenAI's
+ * The walker of the structured-output subset (docs/architecture/structured-output.md#rule-6): what OpenAI's
  * strict structured outputs accept.
  *
  * - The root is one object schema (not a union, not a reference).

@@ -1,5 +1,5 @@
 /**
- * Budgets across a run tree (docs/architecture.md §7, Budgets), on real
+ * Budgets across a run tree (docs/architecture/budgets.md#budgets), on real
  * Redis with real in-process workers and the scripted model:
  * - 50 children race on their root's budget: the tree spends exactly what its
  *   logs hold, never more than the bound (the limit, plus at most one

@@ -1,5 +1,5 @@
 /**
- * The budget a fire gives its run (docs/architecture.md §7, Budgets). A run
+ * The budget a fire gives its run (docs/architecture/budgets.md#budgets). A run
  * fired with `budget` holds a budget of its own, counted against together
  * with its ancestors' budgets; a run fired without one counts against its
  * parent's. A child's own budget is clamped to what its ancestors' budgets

@@ -1,5 +1,5 @@
 /**
- * What model responses cost (docs/architecture.md §7, Budgets): a table of
+ * What model responses cost (docs/architecture/budgets.md#budgets): a table of
  * US dollars per million tokens by model name, which a worker prices every
  * response with (its `model-responded.costUsd`). A model is found by the
  * longest table entry its name starts with, so `gpt-4o-mini-2024-07-18`

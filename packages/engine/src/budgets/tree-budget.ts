@@ -1,5 +1,5 @@
 /**
- * A run tree's budgets on Redis (docs/architecture.md §7, Budgets): one HASH
+ * A run tree's budgets on Redis (docs/architecture/budgets.md#budgets): one HASH
  * per tree on the root's slot (`<p>:{sN}:budget:<rootRunId>`), written only
  * by two scripts — `admit-budget-1.lua` before each model request,
  * `debit-budget-1.lua` after each logged response — and read here. A child

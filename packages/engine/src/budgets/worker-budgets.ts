@@ -1,6 +1,6 @@
 /**
  * What a worker adds to a run's steps for budgets and costs
- * (docs/architecture.md §7, Budgets): each response is priced by the
+ * (docs/architecture/budgets.md#budgets): each response is priced by the
  * worker's price table; a run that counts against budgets is admitted
  * before each model request and debits each logged response right after
  * its append — on the tree root's slot, apart from the run's own fenced

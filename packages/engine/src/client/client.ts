@@ -45,8 +45,7 @@ export interface ErrandOptions extends EngineOptions {
   maxInputBytes?: number;
   /**
    * Whether runs fired with a `concurrencyKey` (and no `priority`) are queued
-   * fairly: round-robin across keys, by BullMQ priority (docs/architecture.md
-   * §7, Flow control). Default true; false queues them first in, first out.
+   * fairly: round-robin across keys, by BullMQ priority (docs/architecture/flow-control.md#flow-control). Default true; false queues them first in, first out.
    */
   fairQueueing?: boolean;
   /**
@@ -90,7 +89,7 @@ export interface Errand {
   /** The run's events; with `follow`, until its terminal event. */
   events(runId: string, options?: RunEventsOptions): AsyncIterable<RunEvent>;
   /**
-   * The run's live deltas (architecture §6): the text and tool arguments a
+   * The run's live deltas (docs/architecture/redis-layout.md#the-live-channel-streaming): the text and tool arguments a
    * streaming model (`openaiModel({ stream: true })`) writes, the current
    * request's answer so far first, then each as it arrives, until the run
    * settles. Each entry has an `offset` to resume after (`from`). A `start`
@@ -149,7 +148,7 @@ export interface Errand {
    * adds them; this is for a run folded from its log.
    */
   withTreeSpend<T extends RunSoFar>(run: T): Promise<T>;
-  /** Waitpoints: runs waiting for an answer from outside (docs/architecture.md §5). */
+  /** Waitpoints: runs waiting for an answer from outside (docs/architecture/tool-results.md#waitpoints). */
   readonly waitpoints: Waitpoints;
   /**
    * Closes the client's queues, its waits in progress and its connections;

@@ -1,5 +1,5 @@
 /**
- * `fireMany`: many runs in one call (docs/architecture.md §5). Every spec is preflighted on
+ * `fireMany`: many runs in one call (docs/architecture/tool-results.md#the-result-vocabulary). Every spec is preflighted on
  * its own; the valid ones are written in one pipeline and enqueued with one
  * `addBulk` per queue. The answer is a batch, one result per spec in order,
  * so one bad spec never throws away the others.

@@ -67,7 +67,7 @@ export const FireSpec = z
     input: z.unknown(),
     /**
      * The structured answer the run must record: a zod 4 schema or a JSON
-     * Schema object, within the strict subset (docs/architecture.md §4).
+     * Schema object, within the strict subset (docs/architecture/structured-output.md).
      */
     outputSchema: z
       .custom<z.ZodType | Record<string, unknown>>(
@@ -110,8 +110,7 @@ export const FireSpec = z
     /**
      * The key (e.g. a tenant) whose runs share a fleet-wide concurrency
      * limit, set by the workers' `flowControl.keyConcurrency`; runs of a key
-     * are also queued fairly against other keys' (docs/architecture.md §7,
-     * Flow control). Up to {@link MAX_CONCURRENCY_KEY_LENGTH} characters.
+     * are also queued fairly against other keys' (docs/architecture/flow-control.md#flow-control). Up to {@link MAX_CONCURRENCY_KEY_LENGTH} characters.
      * A child without one takes its parent's.
      */
     concurrencyKey: z.string().min(1).max(MAX_CONCURRENCY_KEY_LENGTH).optional(),
@@ -119,7 +118,7 @@ export const FireSpec = z
      * The budget of the run and its whole tree of descendants: `tokens`,
      * `costUsd`, `steps`, `runs` (at least one) and `onExceeded`
      * (`finish-in-flight`, the default, or `cancel-tree`). A child's budget
-     * is clamped to what its ancestors' budgets have left (docs/architecture.md §7, Budgets).
+     * is clamped to what its ancestors' budgets have left (docs/architecture/budgets.md#budgets).
      */
     budget: FireBudget.optional(),
   })

@@ -1,5 +1,5 @@
 /**
- * `stream`: a run's live deltas as an async iterable (architecture §6) — the
+ * `stream`: a run's live deltas as an async iterable (docs/architecture/redis-layout.md#the-live-channel-streaming) — the
  * current model request's answer so far, then each delta as a streaming model
  * writes it, until the run settles. Resumable: pass the last entry's `offset`
  * as `from`. Reads block on a connection of their own, closed when the

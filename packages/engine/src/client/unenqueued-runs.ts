@@ -1,7 +1,7 @@
 /**
  * Runs whose `run-queued` was written but whose job could not be enqueued
  * (Redis out of memory, BullMQ refusing the job). No run may wait for a job
- * that never comes (docs/architecture.md §7), and a producer told that its
+ * that never comes (docs/architecture/firing.md#firing), and a producer told that its
  * fire failed must find nothing fired, so each such run is, in turn:
  * - fired after all when its job is in the queue (the failure came after it);
  * - withdrawn when nothing happened to it since this call wrote it: its

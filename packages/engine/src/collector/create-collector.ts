@@ -4,7 +4,7 @@
  * each run's events as they arrive (from its log when they did not all come
  * to this collector); for each settled run it keeps the run indexes,
  * writes the `RunResult` (last, so a result read means the rest is done)
- * and wakes waiters, then acknowledges (docs/architecture.md §8). Any number of collectors share the work; a dead one's
+ * and wakes waiters, then acknowledges (docs/architecture/collector.md). Any number of collectors share the work; a dead one's
  * pending entries are claimed by the others after `claimIdleMs`; an entry
  * that keeps failing goes to the shard's dead letters after `maxDeliveries`
  * deliveries; each stream is trimmed behind what the group acknowledged. By

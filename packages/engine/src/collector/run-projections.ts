@@ -1,5 +1,5 @@
 /**
- * The runs a collector folds as their events arrive (docs/architecture.md §8): a run whose
+ * The runs a collector folds as their events arrive (docs/architecture/collector.md): a run whose
  * shard entries this collector received in order from its `run-queued` on is
  * folded entry by entry, so when it settles its result needs no read of its
  * log. An entry at or below the folded seq is a repeat and changes nothing.

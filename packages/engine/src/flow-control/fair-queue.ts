@@ -1,6 +1,5 @@
 /**
- * Fair queueing across concurrency keys (docs/architecture.md §7, Flow
- * control): a run fired with a `concurrencyKey` and no priority of its own
+ * Fair queueing across concurrency keys (docs/architecture/flow-control.md#flow-control): a run fired with a `concurrencyKey` and no priority of its own
  * is enqueued with its place in its key's queue as its BullMQ priority, so
  * the first waiting run of every key goes before the second of any, and one
  * tenant's 10,000 queued runs do not starve another's 10 (round-robin across

@@ -1,5 +1,5 @@
 /**
- * The Redis keys of flow control (docs/architecture.md §6): concurrency
+ * The Redis keys of flow control (docs/architecture/redis-layout.md): concurrency
  * leases, fair queues and provider rate limits. Every key carries the one
  * hash tag `{flow}`, so a run's leases of its agent and of its key are taken
  * in one script on one Cluster slot.

@@ -1,6 +1,5 @@
 /**
- * What a worker is told about flow control (docs/architecture.md §7, Flow
- * control), and the limits that apply to one run. Every worker of a fleet
+ * What a worker is told about flow control (docs/architecture/flow-control.md#flow-control), and the limits that apply to one run. Every worker of a fleet
  * must be given the same limits: each enforces what it was told.
  */
 import { ErrandError } from "@errand/core";

@@ -1,6 +1,5 @@
 /**
- * Provider rate limits shared by the fleet (docs/architecture.md §7, Flow
- * control). A model with a `providerKey` is wrapped so that each request
+ * Provider rate limits shared by the fleet (docs/architecture/flow-control.md#flow-control). A model with a `providerKey` is wrapped so that each request
  * first takes one request from its provider key's bucket (and finds its
  * token bucket above 0), waiting as long as Redis says, and each response
  * debits the tokens it used. A 429 pauses the provider key for every worker

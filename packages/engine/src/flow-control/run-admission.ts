@@ -1,6 +1,6 @@
 /**
  * Admitting a run to a worker slot under the fleet's concurrency limits
- * (docs/architecture.md §7, Flow control): before a worker starts (or
+ * (docs/architecture/flow-control.md#flow-control): before a worker starts (or
  * resumes) a run, it takes one lease in the run's agent's lease set (when
  * the agent has a limit) and one in its concurrency key's (when a limit
  * matches the key), all or none, in one script. A run refused goes back to

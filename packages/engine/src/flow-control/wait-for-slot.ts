@@ -1,6 +1,6 @@
 /**
  * A run refused a slot by a concurrency limit waits in the queue, not on the
- * worker (docs/architecture.md §7, Flow control): its job is delayed until
+ * worker (docs/architecture/flow-control.md#flow-control): its job is delayed until
  * the gate said to try again, without spending an attempt, and the worker's
  * slot is free for another run at once.
  */

@@ -1,6 +1,5 @@
 /**
- * A worker's flow control, put together (docs/architecture.md §7, Flow
- * control): the concurrency gate its runs pass before they start, and its
+ * A worker's flow control, put together (docs/architecture/flow-control.md#flow-control): the concurrency gate its runs pass before they start, and its
  * agents' models under their provider keys' shared rate limits.
  */
 import type { Logger } from "@errand/runtime";

@@ -1,5 +1,5 @@
 /**
- * errand's Prometheus metrics (README "Observe errand in production"): one
+ * errand's Prometheus metrics (docs/operations/observability.md): one
  * prom-client `Registry` per process part (worker, collector, dashboard), or
  * one shared by the parts an application embeds together. Counters and
  * histograms are updated as things happen; gauges (queue depth, collector

@@ -1,7 +1,7 @@
 /**
- * The README's metrics table ("Observe errand in production") lists exactly
+ * The metrics table of docs/operations/observability.md lists exactly
  * the metrics a worker and a collector sharing one registry export: a metric
- * added to the code and not to the README, or the other way round, fails here.
+ * added to the code and not to the docs, or the other way round, fails here.
  */
 import { readFileSync } from "node:fs";
 import { describe, expect } from "vitest";
@@ -14,15 +14,15 @@ import { createPrometheusMetrics } from "./prometheus-metrics.js";
 
 const it = engineTest("readme-metrics");
 
-const README = new URL("../../../../README.md", import.meta.url);
+const README = new URL("../../../../docs/operations/observability.md", import.meta.url);
 
-/** The metric names of the README's table: its rows' first cell, `errand_…` in backticks. */
+/** The metric names of the docs' table: its rows' first cell, `errand_…` in backticks. */
 function readmeMetricNames(): string[] {
-  const section = readFileSync(README, "utf8").split("## Observe errand in production")[1] ?? "";
+  const section = readFileSync(README, "utf8").split("## Metrics (Prometheus, Grafana)")[1] ?? "";
   return [...section.matchAll(/^\| `(errand_[a-z_]+)` \|/gm)].map((match) => match[1]!).sort();
 }
 
-describe("the README's metrics table", () => {
+describe("the docs' metrics table", () => {
   it("names every metric a worker and a collector export, and no other", async ({ fx }) => {
     const prometheus = createPrometheusMetrics();
     const logger = createLogger({ level: "silent" });

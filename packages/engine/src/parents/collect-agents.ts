@@ -1,5 +1,5 @@
 /**
- * The `collect_agents` tool (docs/architecture.md §5): a parent agent reads its children's
+ * The `collect_agents` tool (docs/architecture/tool-results.md#parents): a parent agent reads its children's
  * results as a batch — each child's status, output or text, or error — a
  * page at a time (`hasMore`, `nextCursor`), each page with the counts of
  * every child asked about. With `wait: true` and

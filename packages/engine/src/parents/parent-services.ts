@@ -1,6 +1,6 @@
 /**
  * What the parent tools reach the engine through. A worker lends its tools
- * `ctx.services` (docs/architecture.md §5); `createWorker` always puts a
+ * `ctx.services` (docs/architecture/tool-results.md#parents); `createWorker` always puts a
  * {@link ParentServices} there under {@link PARENT_SERVICES}, built from the
  * worker's own store, queues and reads, so `spawn_agents` and
  * `collect_agents` fire and collect with the worker's connections. Run

@@ -1,5 +1,5 @@
 /**
- * The `spawn_agents` tool (docs/architecture.md §5): a parent agent fires children, each
+ * The `spawn_agents` tool (docs/architecture/tool-results.md#parents): a parent agent fires children, each
  * with its own agent, input and, optionally, output schema, and gets their
  * runIds at once — with a `nextAction` pointing to `collect_agents` — while
  * the children run in the background. One bad item fails alone. The tool

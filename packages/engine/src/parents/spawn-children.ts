@@ -140,7 +140,7 @@ async function spawnChildren(
  * {@link spawnChildren}, made again while Redis fails transiently (out of
  * memory, a Redis Cluster moving, a server loading, a lost connection; see
  * `transient-redis.ts`): while the call throws for it, or a child is not
- * fired for it (docs/architecture.md §7). A parent is never answered that its
+ * fired for it (docs/architecture/redis-errors.md#transient-redis-errors-are-not-outcomes). A parent is never answered that its
  * children failed because Redis was briefly away. The worker holds the parent
  * run meanwhile; the call's idempotency keys make each try answer with the
  * runs fired before, and a child already fired counts as fired. `signal` (the

@@ -4,7 +4,7 @@
  * result is in its log runs the call again when it resumes; each child is
  * fired under a key made of the parent, the call and the item's place, so
  * the second try makes no run: each item answers with the run the first
- * try fired (docs/architecture.md §5).
+ * try fired (docs/architecture/tool-results.md#parents).
  */
 import { createHash } from "node:crypto";
 

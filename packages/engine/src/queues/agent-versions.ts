@@ -1,7 +1,6 @@
 /**
  * The versions of each agent that workers registered, whether a worker of
- * each is live, and how many runs wait for each (docs/architecture.md §7,
- * Versions): what the reaper settles `agent_version_unavailable` by, and
+ * each is live, and how many runs wait for each (docs/architecture/firing.md#versions): what the reaper settles `agent_version_unavailable` by, and
  * what `doctor` and the dashboard show.
  */
 import { createEventStore, type EventStore } from "@errand/store";

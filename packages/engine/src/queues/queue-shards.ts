@@ -1,7 +1,7 @@
 /**
  * Queue shards: the BullMQ queues one queue of runs is spread over, so that
  * on a Redis Cluster its jobs, locks and stalled checks spread over the
- * masters (docs/architecture.md §6, "Queue shards"). A queue of `G` shards
+ * masters (docs/architecture/redis-layout.md#queue-shards). A queue of `G` shards
  * is named `<label>~G` (`queueOfAgents`), so whoever holds its name — a
  * producer reading the registry, cancel, the reaper, adoption, dashboards —
  * knows its shards without asking. Shard `k` is the BullMQ queue

@@ -1,6 +1,6 @@
 /**
  * `collect(runIds, { waitMs, limit, cursor })`: the outcome of many runs at
- * once, as a batch (docs/architecture.md §5) — one result per run in the order given, each
+ * once, as a batch (docs/architecture/tool-results.md#the-result-vocabulary) — one result per run in the order given, each
  * with its own `ok`, successes never thrown away because another run failed.
  *
  * A page holds up to `limit` runs (default 50, at most 500) from the

@@ -1,6 +1,6 @@
 /**
  * `list({ status?, agent?, parentRunId?, limit?, cursor? })`: a page of run
- * summaries, newest first (docs/architecture.md §5: `{ items, count, hasMore, nextCursor? }`).
+ * summaries, newest first (docs/architecture/tool-results.md#the-result-vocabulary: `{ items, count, hasMore, nextCursor? }`).
  *
  * It reads the run indexes the collector keeps — per shard, every run, runs
  * by status (`active` holds queued and running runs) and by agent — or a

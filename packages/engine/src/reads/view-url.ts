@@ -1,5 +1,5 @@
 /**
- * `viewUrl` (docs/architecture.md §5): wherever an answer returns a run and the reader was
+ * `viewUrl` (docs/architecture/tool-results.md#the-result-vocabulary): wherever an answer returns a run and the reader was
  * given a dashboard URL (`dashboardUrl`), the run carries a link to its page
  * on the dashboard. The link depends on who reads, not on the run, so it is
  * never stored: it is added to each answer as it is made. Without a

@@ -3,7 +3,7 @@
  * its job, and takes the run back when the job cannot be enqueued (see
  * `client/unenqueued-runs.ts`); a producer that dies between the two, or
  * cannot reach Redis to take the run back, leaves a run that no worker will
- * ever start. The reaper enqueues its job (docs/architecture.md §8): once a
+ * ever start. The reaper enqueues its job (docs/architecture/collector.md): once a
  * run has been queued for `joblessAfterMs` (a producer enqueues within
  * milliseconds of writing), it is looked at once, in creation order through
  * its shard's index of active runs; a run still queued that no queue of its

@@ -1,6 +1,5 @@
 /**
- * Runs of an agent version no worker runs any more (docs/architecture.md §7,
- * Versions). A run is only ever started or resumed by a worker of the
+ * Runs of an agent version no worker runs any more (docs/architecture/firing.md#versions). A run is only ever started or resumed by a worker of the
  * version it was fired for; during a rolling deploy, runs of the old version
  * finish on old workers or wait for one. Once no worker of a version has been
  * live for `versionGraceMs`, the reaper settles that version's open runs

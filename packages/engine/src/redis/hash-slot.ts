@@ -1,7 +1,7 @@
 /**
  * Redis Cluster's hash slot of a key (CRC16-XMODEM of its hash tag, or of
  * the whole key without one, modulo 16,384), computed here so that queue
- * shards can pick their tags without asking a node (docs/architecture.md §6).
+ * shards can pick their tags without asking a node (docs/architecture/redis-layout.md).
  */
 
 /** How many hash slots a Redis Cluster has. */

@@ -1,5 +1,5 @@
 /**
- * Redis out of memory (docs/architecture.md §7, §8). A Redis at its
+ * Redis out of memory (docs/architecture/redis-errors.md#redis-out-of-memory, docs/architecture/collector.md). A Redis at its
  * `maxmemory` with the `noeviction` policy errand needs refuses every command
  * that may grow memory — SET, XADD, ZADD, HSET, INCR, and a script's first
  * such write, so a refused append or BullMQ script writes nothing — and keeps

@@ -1,5 +1,5 @@
 /**
- * Transient Redis errors (docs/architecture.md §7): replies that say Redis
+ * Transient Redis errors (docs/architecture/redis-errors.md#transient-redis-errors-are-not-outcomes): replies that say Redis
  * cannot do the command *now* but will soon, not that the command is wrong.
  * They are not outcomes: whoever meets one tries again, with backoff, until
  * it passes or its time is up, and only then answers. They are:

@@ -1,5 +1,5 @@
 /**
- * `waitpoints.complete(token, answer)` (docs/architecture.md §5): answers a
+ * `waitpoints.complete(token, answer)` (docs/architecture/tool-results.md#waitpoints): answers a
  * waitpoint. The answer is checked against the waitpoint's schema, then its
  * `waitpoint-completed` is appended, fenced at the seq just read (so of two
  * answers, or an answer and a timeout, exactly one lands), and the run's

@@ -1,6 +1,6 @@
 /**
  * The index of waitpoints waiting for an answer, for `errand runs waiting`
- * (docs/architecture.md §6): per shard, a ZSET of tokens scored by when each
+ * (docs/architecture/redis-layout.md): per shard, a ZSET of tokens scored by when each
  * was created, in its run's shard (the token names the run, so the run's
  * hash tag). The worker adds a token each time it parks a run on it, so an
  * entry lost to a crash comes back at the next re-check; `complete` removes

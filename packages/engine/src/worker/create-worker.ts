@@ -72,7 +72,7 @@ export interface WorkerOptions extends EngineOptions {
    */
   concurrency?: number;
   /**
-   * How many shards its queue has (docs/architecture.md §6, "Queue shards"):
+   * How many shards its queue has (docs/architecture/redis-layout.md#queue-shards):
    * 1 … `MAX_QUEUE_SHARDS`, default `DEFAULT_QUEUE_SHARDS` (1). On a Redis
    * Cluster, as many as it has masters (or a multiple) spreads the queue over
    * them. Workers of the same agents with different counts have different
@@ -142,7 +142,7 @@ export interface WorkerOptions extends EngineOptions {
    */
   parkRecheckMs?: number;
   /**
-   * Start a run's first attempt optimistically (docs/architecture.md §7):
+   * Start a run's first attempt optimistically (docs/architecture/worker.md#the-optimistic-first-attempt):
    * on a job's first delivery, its `run-started` goes to the log with the
    * first step, in one append, instead of alone before it: one round trip a
    * run less. The price: while its first step runs the run reads `queued`,
@@ -165,7 +165,7 @@ export interface WorkerOptions extends EngineOptions {
    */
   traceContent?: boolean;
   /**
-   * Limits shared by the fleet (docs/architecture.md §7, Flow control): runs
+   * Limits shared by the fleet (docs/architecture/flow-control.md#flow-control): runs
    * at once per agent and per `concurrencyKey`, and requests and tokens a
    * minute per provider key, whose 429s pause it for every worker. Give every
    * worker of a fleet the same. Default: no limits.
@@ -289,7 +289,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     links,
     ...(options.jobOptions === undefined ? {} : { jobOptions: options.jobOptions }),
   });
-  // A worker started while Redis is out of memory waits for room to register (docs/architecture.md §7).
+  // A worker started while Redis is out of memory waits for room to register (docs/architecture/redis-errors.md#redis-out-of-memory).
   const heartbeat = await retryWhileRedisIsTransient(
     () =>
       startHeartbeat({
@@ -308,7 +308,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
   const flow = workerFlowControl(redis, keys.prefix, logger, agents, options.flowControl);
   const context: RunProcessorContext = {
     ...resources,
-    // Runs wait out a Redis out of memory rather than fail their jobs (docs/architecture.md §7).
+    // Runs wait out a Redis out of memory rather than fail their jobs (docs/architecture/redis-errors.md#redis-out-of-memory).
     store: patientStore(store, logger),
     agents: flow.agents,
     admission: flow.admission,

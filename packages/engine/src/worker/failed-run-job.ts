@@ -1,6 +1,5 @@
 /**
- * A run that failed leaves its BullMQ job in `failed` (docs/architecture.md
- * §7), so queue UIs (bull-board, Taskforce) list it there with the run's
+ * A run that failed leaves its BullMQ job in `failed` (docs/architecture/worker.md#what-the-job-shows), so queue UIs (bull-board, Taskforce) list it there with the run's
  * error as its reason: `<code>: <message>`. The job fails with BullMQ's
  * `UnrecoverableError`, which BullMQ never retries whatever attempts remain:
  * the run is settled, its log says so, and another attempt would only find

@@ -1,6 +1,6 @@
 /**
  * The BullMQ job locks of a worker's runs, and how soon a dead worker's runs
- * run again elsewhere (docs/architecture.md §7, §9). A worker holds a lock on
+ * run again elsewhere (docs/architecture/worker.md#job-locks, docs/architecture/defaults.md). A worker holds a lock on
  * each job it runs, of `lockDuration`; BullMQ renews it in practice every
  * quarter of that (a timer every `lockDuration / 4` renews the locks older
  * than that), and each renewal takes the job out of its queue's stalled set.

@@ -1,5 +1,5 @@
 /**
- * The optimistic first attempt (docs/architecture.md §7): the first delivery
+ * The optimistic first attempt (docs/architecture/worker.md#the-optimistic-first-attempt): the first delivery
  * of a run's job, on a log that holds no attempt yet, does not append its
  * `run-started` alone. The run-started is folded into the state the agent
  * loop starts from, and goes to the log in the append of the first step (or

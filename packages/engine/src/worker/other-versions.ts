@@ -1,5 +1,5 @@
 /**
- * Runs of another version of an agent (docs/architecture.md §7, Versions): a
+ * Runs of another version of an agent (docs/architecture/firing.md#versions): a
  * worker only starts or resumes runs of the versions it runs. The job of a
  * run fired for another version is handed back, without writing to the log:
  * delayed by {@link OTHER_VERSION_RECHECK_MS} in the same queue, where a

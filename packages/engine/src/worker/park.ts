@@ -1,5 +1,5 @@
 /**
- * Parking (docs/architecture.md §5): a tool that waits for other runs (`collect_agents`
+ * Parking (docs/architecture/tool-results.md#parents): a tool that waits for other runs (`collect_agents`
  * with `wait`) throws a `ParkRequest`; the step so far is in the log and the
  * run's job leaves the worker, freeing its slot. The job is delayed by
  * `parkRecheckMs` and promoted early once EVERY awaited run has a stored

@@ -1,5 +1,5 @@
 /**
- * The job processor of a run (docs/architecture.md §7): read the log and fold it; a settled
+ * The job processor of a run (docs/architecture/worker.md): read the log and fold it; a settled
  * run is left alone; a run whose cancel was requested is settled `cancelled`;
  * otherwise a new attempt is announced (`run-started`, fenced) and the run
  * continues from where its log ends, one fenced append per step. A run that
@@ -12,7 +12,7 @@
  * while runs it waits for are still pending parks again without writing:
  * its log says once what it waits for, however often its job is re-checked.
  *
- * Traced (docs/architecture.md §7, Traces): the job is a `process {queue}`
+ * Traced (docs/architecture/traces.md#traces): the job is a `process {queue}`
  * span under the run's stored `send` span, and each attempt an
  * `invoke_agent {agent}` span stored in its `run-started`.
  *
@@ -87,11 +87,11 @@ export interface RunProcessorContext extends EngineResources {
   pendingOf(runIds: readonly string[]): Promise<string[]>;
   /** What is measured of the runs: their steps, and the runs this worker settles. */
   runMetrics?: RunMetrics;
-  /** Where streaming models publish their deltas (architecture §6). */
+  /** Where streaming models publish their deltas (docs/architecture/redis-layout.md#the-live-channel-streaming). */
   live?: LiveChannel;
-  /** The fleet's concurrency gate: an open run starts only once admitted (docs/architecture.md §7). */
+  /** The fleet's concurrency gate: an open run starts only once admitted (docs/architecture/flow-control.md#flow-control). */
   admission?: RunAdmission;
-  /** Prices responses and keeps runs within their budgets (docs/architecture.md §7, Budgets). */
+  /** Prices responses and keeps runs within their budgets (docs/architecture/budgets.md#budgets). */
   budgets?: WorkerBudgets;
 }
 

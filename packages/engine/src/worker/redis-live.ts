@@ -1,5 +1,5 @@
 /**
- * The runtime's `LiveChannel` on the Redis store (architecture §6): deltas
+ * The runtime's `LiveChannel` on the Redis store (docs/architecture/redis-layout.md#the-live-channel-streaming): deltas
  * are written one transaction at a time per run; those published while a
  * write is in flight wait and go in the next, adjacent pieces of the same
  * text or call arguments joined, so a fast model costs about one write per

@@ -1,6 +1,5 @@
 /**
- * A rolling deploy with real worker processes (docs/architecture.md §7,
- * Versions): v1 workers hold multi-step runs, v2 workers start, the v1
+ * A rolling deploy with real worker processes (docs/architecture/firing.md#versions): v1 workers hold multi-step runs, v2 workers start, the v1
  * workers are drained (SIGTERM) and stop. Every run fired for v1 finishes on
  * a v1 worker or, once no v1 worker has been live for the grace period,
  * settles `agent_version_unavailable`; none is started or resumed by a v2

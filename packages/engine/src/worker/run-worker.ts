@@ -1,6 +1,6 @@
 /**
  * The BullMQ worker of a queue of runs: BullMQ's `Worker`, whose job locks
- * outlast a Redis out of memory (docs/architecture.md §7). BullMQ renews a
+ * outlast a Redis out of memory (docs/architecture/redis-errors.md#redis-out-of-memory). BullMQ renews a
  * lock with SET, which Redis refuses while it is out of memory; a lock left
  * to lapse would let the stalled check hand a run its worker still holds
  * (waiting for room to append its step) to another worker, as if the first

@@ -1,6 +1,6 @@
 /**
  * Which shards of its queue a worker takes jobs from, and how its slots are
- * split over them (docs/architecture.md §7, "Queue shards"). Each shard taken
+ * split over them (docs/architecture/worker.md#queue-shards). Each shard taken
  * is one BullMQ worker with a blocking connection of its own, and BullMQ
  * bounds each worker's runs by its own `concurrency`: the worker's slots are
  * split as evenly as they go, at least one per shard, so that it never runs

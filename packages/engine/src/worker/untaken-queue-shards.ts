@@ -2,7 +2,7 @@
  * Queue shards no live worker takes. A worker may take a subset of its
  * queue's shards (`takeQueueShards`); a run's job goes to its run's shard
  * whatever the workers take, so a shard none of them takes holds its runs
- * until one does (docs/architecture.md §6, "Queue shards"). `doctor` and the
+ * until one does (docs/architecture/redis-layout.md#queue-shards). `doctor` and the
  * dashboard's overview name such shards.
  */
 import { shardCountOf } from "../queues/queue-shards.js";

@@ -55,7 +55,7 @@ export interface OpenAIModelOptions {
   /**
    * Ask for the answer as a stream (`stream: true`) and hand its text and
    * tool-argument pieces to the run's live channel as they arrive
-   * (`errand.stream`, architecture §6). The logged answer is the same either
+   * (`errand.stream`, docs/architecture/redis-layout.md#the-live-channel-streaming). The logged answer is the same either
    * way. Chat Completions asks for usage in the stream
    * (`stream_options.include_usage`). Default false.
    */

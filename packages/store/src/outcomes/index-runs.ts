@@ -2,7 +2,7 @@
  * Writing outcomes: a shard's run indexes (`list` reads them) brought up to
  * date with the runs' heads and, for settled runs, their results stored and
  * announced — one script call for a whole batch of a shard's runs
- * (`lua/index-runs.lua`; docs/architecture.md §8). Every index is a ZSET
+ * (`lua/index-runs.lua`; docs/architecture/collector.md). Every index is a ZSET
  * with score 0 whose members are `<createdAt ms, 15 digits>:<runId>`, so
  * lexicographic order is creation order and a list cursor is one member.
  * Writing is idempotent: the indexes follow each run's head atomically.

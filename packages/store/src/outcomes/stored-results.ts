@@ -11,8 +11,7 @@ import { type OutcomeReads, type RunStanding, readStandings } from "./standings.
  * A stored result, parsed and checked against the `RunResult` schema: the
  * one way a result written by the collector is read. The `runId` and the
  * root of a run that is its own root are filled in when the text leaves them
- * out, as a later version will store results (docs/architecture.md §8,
- * "Slim heads and results"); results stored whole read alike. Throws an `ErrandError` `internal` for text the collector could not
+ * out, as a later version will store results (docs/architecture/collector.md#slim-heads-and-results-in-two-releases); results stored whole read alike. Throws an `ErrandError` `internal` for text the collector could not
  * have written.
  */
 export function parseStoredResult(runId: string, json: string): RunResult {

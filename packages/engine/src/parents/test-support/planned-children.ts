@@ -1,5 +1,5 @@
 /**
- * Children planned to end in each way docs/architecture.md §4 describes, as spawn items
+ * Children planned to end in each way docs/architecture/structured-output.md describes, as spawn items
  * for the test's child agent, each with the outcome `collect` must report
  * for it. Test-only: not exported.
  */
