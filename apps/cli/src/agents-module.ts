@@ -3,13 +3,14 @@
  * (`--agents ./agents.js`): every export that is an agent made by
  * `defineAgent`, or an array of them, default export included.
  */
-import { resolve } from "node:path";
+import { relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { isErrandError } from "@errand/core";
+import { type ErrandError, isErrandError } from "@errand/core";
 import type { Agent } from "@errand/runtime";
 import { usageError } from "./args.js";
 import type { CliIO } from "./io.js";
 import { describeError } from "./output.js";
+import { syntaxErrorLocation } from "./syntax-error-location.js";
 
 /** True for what `defineAgent` returns. */
 function isAgent(value: unknown): value is Agent {
@@ -38,18 +39,39 @@ function agentsOfModule(exports: Record<string, unknown>): Agent[] {
 }
 
 /**
+ * The usage error of a module at `file` that cannot be loaded: for a syntax
+ * error, `<file>:<line>: SyntaxError: <message>` (the file as seen from the
+ * working directory) when its place can be found.
+ */
+async function cannotLoad(
+  io: CliIO,
+  path: string,
+  file: string,
+  error: unknown,
+): Promise<ErrandError> {
+  const location =
+    error instanceof SyntaxError ? await syntaxErrorLocation(error, file) : undefined;
+  if (location === undefined) {
+    return usageError(`--agents: cannot load ${path}: ${describeError(error)}`, error);
+  }
+  const where = `${relative(io.cwd, location.file)}:${location.line}`;
+  return usageError(`${where}: SyntaxError: ${describeError(error)}`, error);
+}
+
+/**
  * Imports the module at `path` (relative to the working directory) and
  * returns its agents. A module that cannot be loaded or exports no agent is a
- * usage error; an `ErrandError` its code throws (a `defineAgent` refusal)
- * keeps its own code.
+ * usage error (a syntax error names its file and line); an `ErrandError` its
+ * code throws (a `defineAgent` refusal) keeps its own code.
  */
 export async function loadAgents(io: CliIO, path: string): Promise<Agent[]> {
+  const file = resolve(io.cwd, path);
   let exports: Record<string, unknown>;
   try {
-    exports = await import(pathToFileURL(resolve(io.cwd, path)).href);
+    exports = await import(pathToFileURL(file).href);
   } catch (error) {
     if (isErrandError(error)) throw error;
-    throw usageError(`--agents: cannot load ${path}: ${describeError(error)}`, error);
+    throw await cannotLoad(io, path, file, error);
   }
   const agents = agentsOfModule(exports);
   if (agents.length === 0) {

@@ -41,7 +41,8 @@ function urlHost(host: string): string {
  * Starts a dashboard. Throws `invalid_spec` for options that cannot work
  * (a host or public URL beyond loopback without a token, a token shorter
  * than 16 characters, a bad port, a public URL that is not the root of an
- * http(s) origin), and the listen error when the port is taken.
+ * http(s) origin), `redis_unavailable` for a `connection` that names no
+ * Redis (an unset `REDIS_URL`), and the listen error when the port is taken.
  *
  * ```ts
  * const dashboard = await createDashboard({ connection: process.env.REDIS_URL! });

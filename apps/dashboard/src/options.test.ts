@@ -1,5 +1,7 @@
 import { isErrandError } from "@errand/core";
+import type { ConnectionInput } from "@errand/engine";
 import { describe, expect, it } from "vitest";
+import { createDashboard } from "./create-dashboard.js";
 import { isLoopbackHost, resolveOptions, TOKEN_ENV } from "./options.js";
 
 const connection = "redis://127.0.0.1:1";
@@ -42,6 +44,18 @@ describe("resolveOptions", () => {
         expect((refused as Error).message).toBe(`${name} must be a whole number ≥ 1, not ${value}`);
       }
       expect(resolveOptions({ connection, [name]: 3 }, {})[name]).toBe(3);
+    }
+  });
+});
+
+describe("createDashboard", () => {
+  it("refuses a connection that names no Redis (an unset REDIS_URL) before it listens", async () => {
+    for (const missing of [undefined as unknown as ConnectionInput, ""]) {
+      const refused = await createDashboard({ connection: missing, port: 0 }).catch(
+        (error: unknown) => error,
+      );
+      expect(isErrandError(refused, "redis_unavailable"), String(missing)).toBe(true);
+      expect((refused as Error).message).toMatch(/^no Redis given: connection is /);
     }
   });
 });

@@ -180,6 +180,7 @@ export {
   MAX_INPUT_NESTING,
   type MetadataLimits,
 } from "./client/fire-spec.js";
+export type { FireWarning } from "./client/fire-warnings.js";
 export type { RunEventsOptions } from "./client/run-events.js";
 export type { RunStreamOptions } from "./client/run-stream.js";
 export {

@@ -24,7 +24,11 @@ export const systemClock: Clock = () => new Date();
 
 /** The options every composition root takes. */
 export interface EngineOptions {
-  /** Redis: a URL, ioredis options, or a client (duplicated, never used directly). */
+  /**
+   * Redis: a URL, ioredis options, or a client (duplicated, never used
+   * directly). Required: `undefined` or an empty URL (an unset `REDIS_URL`)
+   * is refused with `redis_unavailable`, never read as `localhost:6379`.
+   */
   connection: ConnectionInput;
   /** The prefix of every key. Default `errand`. */
   prefix?: string;
@@ -75,7 +79,7 @@ export type CommandConnection = Omit<ConnectionOptions, "logger">;
  * `options.connection` (named and changed as `command` says, its state
  * changes logged by the root's logger), the keys of its prefix and the store
  * on that connection. Throws `invalid_spec` for a bad prefix, shard count or
- * retention.
+ * retention, and `redis_unavailable` when no Redis is given.
  */
 export function openResources(options: EngineOptions, command: CommandConnection): EngineResources {
   const keys = engineKeys(options.prefix);

@@ -1,6 +1,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { RunEvent, RunResult } from "@errand/core";
 import { engineKeys } from "@errand/engine";
 import { parseStoredResult } from "@errand/store/ops";
@@ -14,7 +15,7 @@ import {
   SLOW_INPUT,
   writeCitySchema,
 } from "../test-support/city.js";
-import { startErrandProcesses } from "../test-support/processes.js";
+import { spawnErrand, startErrandProcesses } from "../test-support/processes.js";
 import { runErrand } from "../test-support/run-errand.js";
 
 const prefix = uniqueKeyPrefix("cli-fire");
@@ -144,6 +145,47 @@ describe("errand fire --wait --timeout", () => {
     expect(runId).toMatch(/^R/);
     const cancelled = await errand(["runs", "cancel", runId!, "--json"]);
     expect(JSON.parse(cancelled.stdout)).toMatchObject({ runId, requested: true });
+  });
+});
+
+describe("errand fire of an agent whose workers are all gone", () => {
+  const GREETER_AGENTS = fileURLToPath(
+    new URL("../test-support/greeter-agents.mjs", import.meta.url),
+  );
+
+  /** The warning of a run of greeter, whose only worker stopped at `stoppedAt`. */
+  function noLiveGreeter(stoppedAt: string): string {
+    return `no live worker for greeter since ${stoppedAt.slice(11, 16)} UTC: the run waits until one starts`;
+  }
+
+  it("fires the run all the same, warns on stderr and in --json, and names the gone worker when --wait gives up", async () => {
+    const worker = await spawnErrand(
+      ["worker", "--agents", GREETER_AGENTS, "--prefix", prefix],
+      { REDIS_URL: server.url },
+      "worker ready",
+    );
+    expect(await worker.stop()).toBe(0);
+    const [record] = Object.values(await redis.hgetall(keys.agentRegistry("greeter")));
+    const { stoppedAt } = JSON.parse(record!) as { stoppedAt: string };
+    const warning = noLiveGreeter(stoppedAt);
+
+    const fired = await errand(["fire", "greeter", "--input", '"Ada"', "--json"]);
+    expect(fired.code, fired.stderr).toBe(0);
+    const answer = JSON.parse(fired.stdout);
+    expect(answer).toEqual({
+      runId: answer.runId,
+      warnings: [{ code: "no_live_worker", message: warning }],
+    });
+    expect(fired.stderr).toBe(
+      `errand: warning: ${warning} (start one: errand worker --agents <module>)\n`,
+    );
+    expect(await redis.exists(keys.runLog(answer.runId))).toBe(1);
+
+    const waited = await errand(["fire", "greeter", "--input", '"Bo"', "--wait", "--timeout", "1"]);
+    expect(waited.code).toBe(1);
+    expect(waited.stderr).toMatch(
+      new RegExp(`still going after 1s: R\\S+; when fired, ${warning.replaceAll(".", "\\.")}\n$`),
+    );
   });
 });
 

@@ -30,6 +30,15 @@ interface Fired {
   answer: FireResult | FireManyResult;
 }
 
+/** The messages of the answer's warnings (`no_live_worker`), each once. */
+function warningsOf(answer: FireResult | FireManyResult): string[] {
+  const items = "results" in answer ? answer.results : [answer];
+  return [...new Set(items.flatMap((item) => item.warnings ?? []).map(({ message }) => message))];
+}
+
+/** What to do about a run that waits for a worker. */
+const START_A_WORKER = "start one: errand worker --agents <module>";
+
 /** Fires the request's runs; every refusal (nothing fired) is thrown. */
 async function fireRuns(errand: Errand, request: FireRequest): Promise<Fired> {
   const spec: FireSpec = {
@@ -97,6 +106,10 @@ async function fireAndWait(
     const fired = await fireRuns(errand, request);
     const { runIds } = fired;
     const firedAll = runIds.length === request.count;
+    const warnings = warningsOf(fired.answer);
+    for (const warning of warnings) {
+      io.stderr.write(`errand: warning: ${warning} (${START_A_WORKER})\n`);
+    }
     if (!args.flag("wait")) {
       printFired(io, json, fired);
       return firedAll ? EXIT.ok : EXIT.failure;
@@ -115,8 +128,9 @@ async function fireAndWait(
     printResults(io, json, request.count, results);
     const pending = runIds.filter((_, i) => settled[i] === undefined);
     if (pending.length > 0) {
+      const why = warnings.map((warning) => `; when fired, ${warning}`).join("");
       io.stderr.write(
-        `errand: ${pending.length} run(s) still going after ${timeoutSeconds}s: ${pending.join(" ")}\n`,
+        `errand: ${pending.length} run(s) still going after ${timeoutSeconds}s: ${pending.join(" ")}${why}\n`,
       );
     }
     const allSucceeded =
@@ -152,7 +166,9 @@ export const fireCommand: CommandSpec = {
     "--timeout bounds that wait and is refused without --wait. With ERRAND_DASHBOARD_URL",
     "set, every run in the --json output carries its viewUrl. A bad --input, --schema or",
     "--metadata, or an agent nobody runs, is refused with exit code 2 before anything is",
-    "enqueued. With --wait the exit code is 0 only when every run succeeded.",
+    "enqueued. An agent whose workers are all gone is fired all the same, with a warning on",
+    "stderr (and warnings in the --json answer): the run waits until one of them starts.",
+    "With --wait the exit code is 0 only when every run succeeded.",
   ].join("\n"),
   positionals: [{ name: "agent", description: "the name of a registered agent" }],
   options: {

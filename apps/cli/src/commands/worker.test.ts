@@ -64,6 +64,42 @@ describe("errand worker and errand collector", () => {
     }
   });
 
+  it("names the file and line of a syntax error in an agents module, with exit 2", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "errand-cli-agents-"));
+    const broken =
+      'import { defineAgent } from "@errand/runtime";\n\nexport const a = {\n  name: "a",\n}};\n';
+    try {
+      await writeFile(join(dir, "agents.mjs"), broken);
+      await writeFile(
+        join(dir, "agents.cjs"),
+        'const { defineAgent } = require("@errand/runtime");\n\nmodule.exports = {\n  a: 1,\n}};\n',
+      );
+      await writeFile(join(dir, "imports-broken.mjs"), 'export * from "./agents.mjs";\n');
+      const env = { REDIS_URL: server.url };
+      const worker = (file: string) =>
+        runErrand(["worker", "--agents", file, "--prefix", prefix], { env, cwd: dir });
+      for (const file of ["agents.mjs", "agents.cjs"]) {
+        const refused = await worker(file);
+        expect(refused.code, file).toBe(2);
+        expect(refused.stderr, file).toBe(`errand: ${file}:5: SyntaxError: Unexpected token '}'\n`);
+      }
+      // errand up loads the module first too, before it looks for a Redis.
+      const up = await runErrand(["up", "--agents", "./agents.mjs", "--no-dashboard"], {
+        cwd: dir,
+      });
+      expect(up.code).toBe(2);
+      expect(up.stderr).toBe("errand: agents.mjs:5: SyntaxError: Unexpected token '}'\n");
+      // In a module it imports, the error is named without a place.
+      const imported = await worker("imports-broken.mjs");
+      expect(imported.code).toBe(2);
+      expect(imported.stderr).toBe(
+        "errand: --agents: cannot load imports-broken.mjs: Unexpected token '}'\n",
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it("refuses a bad --flow-control or ERRAND_FLOW_CONTROL with exit 2, naming what is wrong", async () => {
     const worker = (flowControl: string[], env: Record<string, string> = {}) =>
       runErrand(["worker", "--agents", FIXTURE_AGENTS, "--prefix", prefix, ...flowControl], {

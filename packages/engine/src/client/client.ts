@@ -185,7 +185,8 @@ export interface Waitpoints {
 
 /**
  * Creates a client. Throws `invalid_spec` for a `dashboardUrl` that is not
- * an absolute http(s) URL.
+ * an absolute http(s) URL, and `redis_unavailable` when `connection` names
+ * no Redis (`undefined`, or an empty URL: an unset `REDIS_URL`).
  *
  * ```ts
  * const errand = createErrand({ connection: process.env.REDIS_URL! });

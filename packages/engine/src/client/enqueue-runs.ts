@@ -27,6 +27,7 @@ import { traceContextOf } from "../tracing/trace-context.js";
 import { FIRE_PATIENCE_MS, FIRE_WAITS_OUT } from "./fire-patience.js";
 import type { PreparedRun } from "./fire-preflight.js";
 import type { MetadataLimits } from "./fire-spec.js";
+import type { FireWarning } from "./fire-warnings.js";
 import { asFireError, type LoggedRun, resolveUnenqueued } from "./unenqueued-runs.js";
 
 /**
@@ -44,12 +45,12 @@ export interface FireContext extends EngineResources {
 }
 
 /**
- * What became of one run: fired (or, `deduplicated`, found fired before
- * under its idempotency key), or refused with its error (with its runId
- * once it had one).
+ * What became of one run: fired (with preflight's warnings, if any) or,
+ * `deduplicated`, found fired before under its idempotency key; or refused
+ * with its error (with its runId once it had one).
  */
 export type FireOutcome =
-  | { ok: true; runId: string; deduplicated?: true }
+  | { ok: true; runId: string; deduplicated?: true; warnings?: FireWarning[] }
   | { ok: false; runId?: string; error: ErrandError };
 
 /**
@@ -171,7 +172,10 @@ export async function enqueueRuns(
           patienceMs: FIRE_PATIENCE_MS,
           troubles: FIRE_WAITS_OUT,
         });
-        for (const { index, run } of group) outcomes[index] = { ok: true, runId: run.runId };
+        for (const { index, run } of group) {
+          const { warnings } = run.prepared;
+          outcomes[index] = { ok: true, runId: run.runId, ...(warnings ? { warnings } : {}) };
+        }
       } catch (error) {
         const resolved = await resolveUnenqueued(context, queue, runs, error);
         group.forEach(({ index }, position) => {

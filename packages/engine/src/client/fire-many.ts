@@ -11,18 +11,21 @@ import { enqueueRuns, type FireContext, type FireOutcome } from "./enqueue-runs.
 import { FIRE_PATIENCE_MS, FIRE_WAITS_OUT } from "./fire-patience.js";
 import { type PreflightLookups, type PreparedRun, preflightFire } from "./fire-preflight.js";
 import { MAX_FIRE_MANY } from "./fire-spec.js";
+import type { FireWarning } from "./fire-warnings.js";
 import { createPreflightLookups } from "./preflight-lookups.js";
 import { asFireError } from "./unenqueued-runs.js";
 
 /**
  * One spec's result: its runId when fired (or when it failed after getting
  * one), `deduplicated` when its idempotency key named a run fired before
- * (whose runId it is), and then its page on the dashboard when the client
- * was given a dashboard URL.
+ * (whose runId it is), `warnings` when it was fired but waits (as
+ * `FireResult`'s), and then its page on the dashboard when the client was
+ * given a dashboard URL.
  */
 export type FireManyItem = BatchOutcome & {
   runId?: string;
   deduplicated?: true;
+  warnings?: FireWarning[];
   viewUrl?: string;
 };
 
@@ -31,8 +34,9 @@ export type FireManyResult = BatchCounts & { results: FireManyItem[] };
 
 function item(outcome: FireOutcome): FireManyItem {
   if (outcome.ok) {
-    return outcome.deduplicated
-      ? { ok: true, runId: outcome.runId, deduplicated: true }
+    if (outcome.deduplicated) return { ok: true, runId: outcome.runId, deduplicated: true };
+    return outcome.warnings
+      ? { ok: true, runId: outcome.runId, warnings: outcome.warnings }
       : { ok: true, runId: outcome.runId };
   }
   const { code, message, retryable } = outcome.error;

@@ -50,6 +50,7 @@ import {
   type MetadataLimits,
   parseFireSpec,
 } from "./fire-spec.js";
+import { type FireWarning, noLiveWorkerWarning } from "./fire-warnings.js";
 
 /** Where preflight looks things up: agent registrations and parent heads. */
 export interface PreflightLookups {
@@ -79,6 +80,8 @@ export interface PreflightLimits {
 export interface PreparedRun {
   /** The agent as the chosen queue runs it: that queue is where the job goes. */
   registration: AgentRegistration;
+  /** What the caller should know of the run once fired: `no_live_worker` when it waits for a worker. */
+  warnings?: FireWarning[];
   /** The parent run, when the spec names one: the new run joins its children. */
   parentRunId?: string;
   /** Whether that parent had settled already (its children then expire with it). */
@@ -93,13 +96,14 @@ export interface PreparedRun {
   queuedEvent(runId: string, at: Date, trace: TraceContext | undefined): NewEvent;
 }
 
+/** The registration of `registrations` (the agent's) a new run follows; refused when there is none. */
 async function requireRegistration(
   lookups: PreflightLookups,
   agent: string,
+  registrations: readonly AgentRegistration[],
   version: string | undefined,
   now: Date,
 ): Promise<AgentRegistration> {
-  const registrations = await lookups.registrations(agent);
   const registration = chooseRegistration(registrations, now, version);
   if (registration) return registration;
   if (version !== undefined && registrations.length > 0) {
@@ -223,6 +227,8 @@ async function requireParent(
  * a lone surrogate included — or nested over {@link MAX_INPUT_NESTING};
  * `input_too_large`), its metadata (`invalid_spec` past its limits) and its
  * parent (`not_found`). Reads only; throws the first refusal as an {@link ErrandError}.
+ * A run it accepts while no worker of its agent is live carries the
+ * `no_live_worker` warning, read from the registrations it read anyway.
  */
 export async function preflightFire(
   spec: unknown,
@@ -230,12 +236,16 @@ export async function preflightFire(
   limits: PreflightLimits,
 ): Promise<PreparedRun> {
   const parsed = parseFireSpec(spec);
+  const now = limits.now();
+  const registrations = await lookups.registrations(parsed.agent);
   const registration = await requireRegistration(
     lookups,
     parsed.agent,
+    registrations,
     parsed.agentVersion,
-    limits.now(),
+    now,
   );
+  const warning = noLiveWorkerWarning(registrations, now, parsed.agentVersion);
   const outputSchema = acceptedSchema(parsed, registration);
   checkInput(parsed.input, limits.maxInputBytes);
   if (parsed.metadata !== undefined) {
@@ -254,6 +264,7 @@ export async function preflightFire(
   );
   return {
     registration,
+    ...(warning === undefined ? {} : { warnings: [warning] }),
     ...(parent === undefined
       ? {}
       : { parentRunId: parent.runId, parentSettled: parent.settledAt !== undefined }),

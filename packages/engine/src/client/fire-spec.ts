@@ -8,6 +8,7 @@ import { ErrandError, RunPriority } from "@errand/core";
 import { isRunId, utf8ByteLength } from "@errand/core/ops";
 import { z } from "zod";
 import { FireBudget } from "../budgets/fire-budget.js";
+import type { FireWarning } from "./fire-warnings.js";
 
 /** The input limit when the client is not told: 256 KiB of UTF-8 JSON. */
 export const DEFAULT_MAX_INPUT_BYTES = 256 * 1024;
@@ -133,6 +134,15 @@ export interface FireResult {
   runId: string;
   /** Present when the spec's idempotency key named a run fired before: `runId` is that run. */
   deduplicated?: true;
+  /**
+   * Present when the run was fired but will not start soon, each with a
+   * stable `code` and a `message` to show: today `no_live_worker`, when no
+   * worker that runs the agent (of the pinned version) is live, e.g.
+   * `no live worker for greeter since 00:04 UTC: the run waits until one
+   * starts`. The run is queued all the same and starts once such a worker
+   * does. Absent for a deduplicated fire.
+   */
+  warnings?: FireWarning[];
   /** The run's page on the dashboard, when the client was given a dashboard URL. */
   viewUrl?: string;
 }

@@ -28,9 +28,10 @@ async function fireOnce(context: FireContext, spec: unknown): Promise<FireOutcom
 }
 
 /**
- * Fires one run and resolves with its runId once its job is enqueued; with
- * an idempotency key that names a run fired within its TTL, resolves with
- * that run's id and `deduplicated: true`, having written nothing.
+ * Fires one run and resolves with its runId once its job is enqueued (with
+ * `warnings` when no worker of its agent is live: see `fire-warnings.ts`);
+ * with an idempotency key that names a run fired within its TTL, resolves
+ * with that run's id and `deduplicated: true`, having written nothing.
  * Throws the preflight refusal (`invalid_spec`, `unknown_agent`,
  * `unsupported_schema`, `schema_not_supported`, `input_too_large`,
  * `not_found` for a missing parent) before writing anything;
@@ -60,8 +61,9 @@ export async function fire(context: FireContext, spec: unknown): Promise<FireRes
     },
   );
   if (outcome.ok) {
-    return outcome.deduplicated
-      ? { runId: outcome.runId, deduplicated: true }
+    if (outcome.deduplicated) return { runId: outcome.runId, deduplicated: true };
+    return outcome.warnings
+      ? { runId: outcome.runId, warnings: outcome.warnings }
       : { runId: outcome.runId };
   }
   throw outcome.error;

@@ -32,7 +32,12 @@ import { addQueueDepthGauge } from "../metrics/queue-depth.js";
 import { countRedisErrors } from "../metrics/redis-errors.js";
 import { createReaper, type Reaper, type ReaperOptions } from "../reaper/create-reaper.js";
 import { CLOSE_ALLOWANCE_MS, closeWithin, runEach } from "../redis/closing.js";
-import { closeConnection, openConnection, type RedisConnection } from "../redis/connection.js";
+import {
+  closeConnection,
+  openConnection,
+  type RedisConnection,
+  requireConnection,
+} from "../redis/connection.js";
 import { type EngineOptions, openResources } from "../resources.js";
 import { DEFAULT_COLLECTOR_GROUP, ensureGroupWhenRoom } from "./consumer-group.js";
 import type { CollectorContext } from "./context.js";
@@ -105,8 +110,12 @@ function defaultConsumerName(): string {
   return `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
 }
 
-/** Creates a collector; nothing runs until `start()`. */
+/**
+ * Creates a collector; nothing runs until `start()`. Throws
+ * `redis_unavailable` at once when no Redis is given.
+ */
 export function createCollector(options: CollectorOptions): Collector {
+  requireConnection(options.connection);
   const shards = wholeNumberOption("shards", options.shards, DEFAULT_SHARDS, 1);
   const timing: ShardLoopTiming = {
     batchSize: wholeNumberOption("batchSize", options.batchSize, 100, 1),

@@ -65,7 +65,7 @@ export function readsOn(context: ReadsContext, links: RunLinks): Omit<RunReads, 
 /**
  * Creates the reads; connections open now (commands) and on the first wait
  * (subscriber). Throws `invalid_spec` for a `dashboardUrl` that is not an
- * absolute http(s) URL.
+ * absolute http(s) URL, and `redis_unavailable` when `connection` names no Redis.
  */
 export function createRunReads(options: RunReadsOptions): RunReads {
   const links = runLinks(options.dashboardUrl);

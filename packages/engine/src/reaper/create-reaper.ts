@@ -77,7 +77,10 @@ export interface Reaper {
   stop(): Promise<void>;
 }
 
-/** Creates a reaper; nothing runs until `start()` or `reapOnce()`. */
+/**
+ * Creates a reaper; nothing runs until `start()` or `reapOnce()`. Throws
+ * `redis_unavailable` when `connection` names no Redis.
+ */
 export function createReaper(options: ReaperOptions): Reaper {
   const intervalMs = wholeNumberOption("intervalMs", options.intervalMs, 5_000, 1);
   const batchSize = wholeNumberOption("batchSize", options.batchSize, 100, 1);

@@ -6,6 +6,7 @@
  * named and handles its own errors: its state changes are log lines
  * (`connection-states.ts`), never `Unhandled error event`s.
  */
+import { ErrandError } from "@errand/core";
 import type { Logger } from "@errand/runtime";
 import type { StoreKeys } from "@errand/store";
 import { createSettledWaiter, type SettledWaiter } from "@errand/store/ops";
@@ -19,6 +20,23 @@ import { openRedisUrl } from "./redis-url.js";
  * `redis+cluster://` list of nodes).
  */
 export type ConnectionInput = string | RedisOptions | Redis | Cluster;
+
+/**
+ * `input`, when it names a Redis. `undefined`, `null` and an empty URL (an
+ * unset `REDIS_URL`) are refused with `redis_unavailable`, as the CLI refuses
+ * a missing `REDIS_URL`: ioredis would read them as `localhost:6379`, a
+ * Redis the caller never named.
+ */
+export function requireConnection(input: ConnectionInput | null | undefined): ConnectionInput {
+  if (input !== undefined && input !== null && (typeof input !== "string" || input.trim() !== "")) {
+    return input;
+  }
+  const given = typeof input === "string" ? "an empty string" : String(input);
+  throw new ErrandError(
+    "redis_unavailable",
+    `no Redis given: connection is ${given} (is REDIS_URL set?); pass a redis://host:port URL (redis+cluster://host1:port1,host2:port2 for a Redis Cluster), ioredis options or an ioredis client`,
+  );
+}
 
 /** A Redis client of the engine: a single server or a Cluster. */
 export type RedisConnection = Redis | Cluster;
@@ -71,7 +89,8 @@ function newClient(input: ConnectionInput, overrides: ConnectionOverrides): Redi
 
 /**
  * Opens a new connection like `input`, named `options.name`, whose errors
- * are handled and whose state changes go to `options.logger`. A given client
+ * are handled and whose state changes go to `options.logger`. Throws
+ * `redis_unavailable` when no Redis is given ({@link requireConnection}). A given client
  * is duplicated, never shared: BullMQ and blocking reads need connections of
  * their own. `maxRetriesPerRequest: null` lets commands wait through a Redis
  * restart instead of failing, which BullMQ requires of its connections.
@@ -80,7 +99,7 @@ export function openConnection(
   input: ConnectionInput,
   options: ConnectionOptions,
 ): RedisConnection {
-  const connection = newClient(input, options);
+  const connection = newClient(requireConnection(input), options);
   watchConnectionStates(connection, options.logger, options.name);
   return connection;
 }

@@ -244,7 +244,8 @@ function requireWorkerId(workerId: string): string {
  * `ErrandError` (`invalid_spec`, `schema_not_supported`, `settings_not_supported`)
  * for agents it cannot run, and `invalid_spec` for an empty `workerId` (or one holding a lone
  * surrogate), a `dashboardUrl` that is not an absolute http(s) URL
- * or a job-lock setting that is not a whole number (a duration ≥ 1 ms, a count ≥ 0).
+ * or a job-lock setting that is not a whole number (a duration ≥ 1 ms, a count ≥ 0);
+ * `redis_unavailable` when `connection` names no Redis.
  *
  * ```ts
  * const worker = await createWorker({ connection: process.env.REDIS_URL!, agents: [researcher], concurrency: 4 });
