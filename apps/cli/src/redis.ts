@@ -3,8 +3,8 @@
  * key prefix, and a connection that fails fast with one clear message when
  * the server cannot be reached.
  */
-import { ErrandError, REDACTED, redactSecretText } from "@errand/core";
-import { openRedisUrl, type RedisConnection } from "@errand/engine";
+import { ErrandError } from "@errand/core";
+import { openRedisUrl, type RedisConnection, redactRedisUrl } from "@errand/engine";
 import { DEFAULT_KEY_PREFIX, redisConnectionError } from "@errand/store";
 import { type ParsedArgs, usageError } from "./args.js";
 import type { CliIO } from "./io.js";
@@ -41,28 +41,8 @@ export function keyPrefix(args: ParsedArgs): string {
   return prefix;
 }
 
-/**
- * `url` with every credential in it replaced by `[redacted]` (core's
- * `REDACTED`), the one way the CLI prints a Redis URL: the password of
- * `redis://user:<password>@host` (the user name and host are kept), and any
- * secret in its query (`?password=…`, `&token=…`), as core's
- * `redactSecretText` finds them; text that is not a URL goes through
- * `redactSecretText` whole.
- */
-export function redactUrl(url: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return redactSecretText(url);
-  }
-  const { search, hash } = parsed;
-  parsed.search = "";
-  parsed.hash = "";
-  if (parsed.password !== "") parsed.password = REDACTED;
-  const base = parsed.toString().replace(encodeURIComponent(REDACTED), REDACTED);
-  return `${base}${redactSecretText(search)}${redactSecretText(hash)}`;
-}
+/** `url` with every credential in it redacted: the one way the CLI prints a Redis URL (the engine's `redactRedisUrl`). */
+export const redactUrl = redactRedisUrl;
 
 /**
  * A connection to `url` that has answered PING: a `Cluster` for a

@@ -252,6 +252,7 @@ export {
   type RedisConnection,
 } from "./redis/connection.js";
 export { type RedisAclConfigOptions, redisAclConfig, redisAclRules } from "./redis/redis-acl.js";
+export { redactRedisUrl } from "./redis/redis-target.js";
 export { openRedisUrl } from "./redis/redis-url.js";
 export type { CompletedWaitpoint, CompleteOptions } from "./waitpoints/complete.js";
 export type { WaitingOptions, WaitingWaitpoint, WaitingWaitpoints } from "./waitpoints/waiting.js";

@@ -7,7 +7,11 @@
 import { ErrandError, isRunId, type RunEvent, runNotFound } from "@errand/core";
 import type { Logger } from "@errand/runtime";
 import type { EventStore } from "@errand/store";
-import { type ConnectionInput, openConnection } from "../redis/connection.js";
+import {
+  CLIENT_COMMAND_RETRIES,
+  type ConnectionInput,
+  openConnection,
+} from "../redis/connection.js";
 
 /** Options of `events`. */
 export interface RunEventsOptions {
@@ -52,6 +56,7 @@ export async function* runEvents(
   }
   const connection = openConnection(context.connection, {
     logger: context.logger,
+    commandRetries: CLIENT_COMMAND_RETRIES,
     name: `run follower ${runId}`,
   });
   try {

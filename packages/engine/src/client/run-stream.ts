@@ -7,7 +7,7 @@
  */
 import { ErrandError, isRunId, type LiveEntry, runNotFound } from "@errand/core";
 import { isLiveOffset } from "@errand/store";
-import { openConnection } from "../redis/connection.js";
+import { CLIENT_COMMAND_RETRIES, openConnection } from "../redis/connection.js";
 import type { RunEventsContext } from "./run-events.js";
 
 /** Options of `stream`. */
@@ -40,6 +40,7 @@ export async function* runStream(
   if ((await store.readHead(runId)) === undefined) throw runNotFound(runId);
   const connection = openConnection(context.connection, {
     logger: context.logger,
+    commandRetries: CLIENT_COMMAND_RETRIES,
     name: `run stream ${runId}`,
   });
   try {
