@@ -4,11 +4,14 @@
  * registry, heartbeats and run indexes, and the deployment's keys.
  */
 import {
+  CLIENT_COMMAND_RETRIES,
+  clientPatience,
   closeConnection,
   createErrand,
   type EngineKeys,
   type Errand,
   openConnection,
+  type Patiently,
   type RedisConnection,
 } from "@errand/engine";
 import type { ResolvedOptions } from "./options.js";
@@ -18,6 +21,8 @@ export interface DashboardContext {
   readonly errand: Errand;
   /** Commands (auto-pipelined); never blocking. */
   readonly redis: RedisConnection;
+  /** Runs a read of {@link redis} patiently, as the client's own calls are (`clientPatience`). */
+  readonly patiently: Patiently;
   readonly keys: EngineKeys;
   readonly options: ResolvedOptions;
 }
@@ -34,8 +39,10 @@ export function openDashboardContext(options: ResolvedOptions): DashboardContext
     logger: options.logger,
     name: "dashboard commands",
     autoPipelining: true,
+    commandRetries: CLIENT_COMMAND_RETRIES,
   });
-  return { errand, redis, keys: errand.keys, options };
+  const patiently = clientPatience(options.logger, options.connection);
+  return { errand, redis, patiently, keys: errand.keys, options };
 }
 
 /** Closes what {@link openDashboardContext} opened. */

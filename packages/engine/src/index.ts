@@ -243,7 +243,7 @@ export {
   type ReapReport,
 } from "./reaper/create-reaper.js";
 export { DEFAULT_VERSION_GRACE_MS } from "./reaper/unavailable-versions.js";
-export { CLIENT_PATIENCE_MS } from "./redis/client-patience.js";
+export { CLIENT_PATIENCE_MS, clientPatience, type Patiently } from "./redis/client-patience.js";
 export {
   CLOSE_ALLOWANCE_MS,
   closeWithin,
@@ -251,6 +251,7 @@ export {
   runEach,
 } from "./redis/closing.js";
 export {
+  CLIENT_COMMAND_RETRIES,
   type ConnectionInput,
   type ConnectionOptions,
   closeConnection,

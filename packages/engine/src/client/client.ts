@@ -43,6 +43,7 @@ import {
   type FireSpec,
   type MetadataLimits,
 } from "./fire-spec.js";
+import { withPatientReads } from "./patient-store-reads.js";
 import { type RunEventsOptions, runEvents } from "./run-events.js";
 import { type RunStreamOptions, runStream } from "./run-stream.js";
 
@@ -72,11 +73,24 @@ export interface ErrandOptions extends EngineOptions {
   dashboardUrl?: string;
 }
 
-/** The errand client. */
+/**
+ * The errand client. Each of its calls — `fire`, `fireMany`, `result`,
+ * `collect`, `list`, `cancel`, `events`, `stream`, the waitpoint calls and
+ * the reads of `store` — waits out a Redis that cannot answer now (a Redis
+ * Cluster failing over or its slots moving, a server loading, a connection
+ * lost or never made, a server frozen) for `CLIENT_PATIENCE_MS` (30 s; a
+ * call that waits, as long past its own `waitMs`), then throws
+ * `redis_unavailable` (retryable), naming the Redis with its credentials
+ * redacted and the fix. It never hangs on a Redis that never answers.
+ */
 export interface Errand {
   /** Every key and name under this client's prefix. */
   readonly keys: EngineKeys;
-  /** The run log this client writes to. */
+  /**
+   * The run log this client writes to; its reads (`readLog`, `readHead`,
+   * `getBlob`, …) wait out a Redis that cannot answer now, as every call of
+   * the client does.
+   */
   readonly store: EventStore;
   /**
    * Fires one run; resolves with its runId once its job is enqueued. Refused
@@ -244,7 +258,7 @@ export function createErrand(options: ErrandOptions): Errand {
   };
   return {
     keys,
-    store,
+    store: withPatientReads(store, patiently),
     fire: async (spec) => links.run(await fire(context, spec)),
     fireMany: async (specs) => links.results(await fireMany(context, specs)),
     cancel: (runId, cancelOptions) =>
