@@ -4,7 +4,7 @@
  * is SIGKILLed and its replica promoted (the waits start half a second
  * after the kill, while the cluster answers MOVED, CLUSTERDOWN and closed
  * connections for the default node timeout of 5 s: without the client's
- * patience, a third of them rejected with "Too many Cluster redirections").
+ * patience, 7 of 30 rejected with "Too many Cluster redirections").
  * Every wait returns its run's settled result: none rejects with a raw
  * ioredis error, none gives up.
  */
