@@ -51,7 +51,7 @@ export type Patiently = <T>(
 ) => Promise<T>;
 
 /** How a call waits, besides its patience. */
-export interface PatientCallOptions {
+interface PatientCallOptions {
   /** How long the call itself waits (`result`'s and `collect`'s `waitMs`), as the caller gave it. */
   waitMs?: number | undefined;
   /**
