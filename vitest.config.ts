@@ -46,6 +46,7 @@ const RUN_ALONE = new Set([
   "packages/engine/src/reads/settled-waiter.test.ts",
   "packages/engine/src/waitpoints/cluster.test.ts",
   "packages/engine/src/worker/blocking-disconnect.test.ts",
+  "packages/engine/src/worker/close-on-signals.test.ts",
   "packages/engine/src/worker/worker-takeover.test.ts",
   "packages/local-redis/src/start-redis.test.ts",
   "packages/store/src/cluster.test.ts",
