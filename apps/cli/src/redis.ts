@@ -3,9 +3,9 @@
  * key prefix, and a connection that fails fast with one clear message when
  * the server cannot be reached.
  */
-import { ErrandError, REDACTED, redactSecretText } from "@errand/core";
+import { ErrandError } from "@errand/core";
 import type { RedisConnection } from "@errand/engine";
-import { openRedisUrl } from "@errand/engine/ops";
+import { openRedisUrl, redactRedisUrl } from "@errand/engine/ops";
 import { redisConnectionError } from "@errand/store";
 import { DEFAULT_KEY_PREFIX } from "@errand/store/ops";
 import { type ParsedArgs, usageError } from "./args.js";
@@ -43,28 +43,8 @@ export function keyPrefix(args: ParsedArgs): string {
   return prefix;
 }
 
-/**
- * `url` with every credential in it replaced by `[redacted]` (core's
- * `REDACTED`), the one way the CLI prints a Redis URL: the password of
- * `redis://user:<password>@host` (the user name and host are kept), and any
- * secret in its query (`?password=…`, `&token=…`), as core's
- * `redactSecretText` finds them; text that is not a URL goes through
- * `redactSecretText` whole.
- */
-export function redactUrl(url: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return redactSecretText(url);
-  }
-  const { search, hash } = parsed;
-  parsed.search = "";
-  parsed.hash = "";
-  if (parsed.password !== "") parsed.password = REDACTED;
-  const base = parsed.toString().replace(encodeURIComponent(REDACTED), REDACTED);
-  return `${base}${redactSecretText(search)}${redactSecretText(hash)}`;
-}
+/** `url` with every credential in it redacted: the one way the CLI prints a Redis URL (the engine's `redactRedisUrl`). */
+export const redactUrl = redactRedisUrl;
 
 /**
  * A connection to `url` that has answered PING: a `Cluster` for a

@@ -10,7 +10,12 @@ import {
   openConnection,
   type RedisConnection,
 } from "@errand/engine";
-import { closeConnection } from "@errand/engine/ops";
+import {
+  CLIENT_COMMAND_RETRIES,
+  clientPatience,
+  closeConnection,
+  type Patiently,
+} from "@errand/engine/ops";
 import type { ResolvedOptions } from "./options.js";
 
 /** The dashboard's shared resources. */
@@ -18,6 +23,8 @@ export interface DashboardContext {
   readonly errand: Errand;
   /** Commands (auto-pipelined); never blocking. */
   readonly redis: RedisConnection;
+  /** Runs a read of {@link redis} patiently, as the client's own calls are (`clientPatience`). */
+  readonly patiently: Patiently;
   readonly keys: EngineKeys;
   readonly options: ResolvedOptions;
 }
@@ -34,8 +41,10 @@ export function openDashboardContext(options: ResolvedOptions): DashboardContext
     logger: options.logger,
     name: "dashboard commands",
     autoPipelining: true,
+    commandRetries: CLIENT_COMMAND_RETRIES,
   });
-  return { errand, redis, keys: errand.keys, options };
+  const patiently = clientPatience(options.logger, options.connection);
+  return { errand, redis, patiently, keys: errand.keys, options };
 }
 
 /** Closes what {@link openDashboardContext} opened. */

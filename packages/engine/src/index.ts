@@ -215,7 +215,8 @@ export {
   type ReapReport,
 } from "./reaper/create-reaper.js";
 export { DEFAULT_VERSION_GRACE_MS } from "./reaper/unavailable-versions.js";
-export { CLOSE_ALLOWANCE_MS } from "./redis/closing.js";
+export { CLIENT_PATIENCE_MS } from "./redis/client-patience.js";
+export { CLOSE_ALLOWANCE_MS, IDLE_CLOSE_ALLOWANCE_MS } from "./redis/closing.js";
 export {
   type ConnectionInput,
   type ConnectionOptions,

@@ -14,7 +14,9 @@ export async function readRunSummary(
 ): Promise<RunSummary | undefined> {
   const [head, stored] = await Promise.all([
     context.errand.store.readHead(runId),
-    context.redis.get(context.keys.result(runId)),
+    context.patiently("read of a run's result", () =>
+      context.redis.get(context.keys.result(runId)),
+    ),
   ]);
   return head === undefined ? undefined : runSummaryOf(head, stored);
 }

@@ -52,6 +52,10 @@ export function createSettledRuns(context: DashboardContext): SettledRuns {
   const shards = Array.from({ length: context.options.shards }, (_, shard) => shard);
 
   async function membersSince(sinceMs: number): Promise<string[]> {
+    return context.patiently("read of the settled runs", () => settledMembersSince(sinceMs));
+  }
+
+  async function settledMembersSince(sinceMs: number): Promise<string[]> {
     const perKey = await Promise.all(
       shards.flatMap((shard) =>
         SETTLED_STATUSES.map((status) =>

@@ -16,8 +16,15 @@ import { readsOn } from "../reads/create-run-reads.js";
 import type { ListOptions, RunSummary } from "../reads/list.js";
 import type { ResultOptions } from "../reads/result.js";
 import { type LinkedRunResult, runLinks } from "../reads/view-url.js";
+import { clientPatience, patientIteration } from "../redis/client-patience.js";
 import { CLOSE_ALLOWANCE_MS, closeWithin, runEach } from "../redis/closing.js";
-import { closeConnection, openConnection, openSettledWaiter } from "../redis/connection.js";
+import {
+  CLIENT_COMMAND_RETRIES,
+  closeConnection,
+  openConnection,
+  openSettledWaiter,
+} from "../redis/connection.js";
+import { redisTarget } from "../redis/redis-target.js";
 import { type EngineOptions, openResources } from "../resources.js";
 import {
   type CompletedWaitpoint,
@@ -36,6 +43,7 @@ import {
   type FireSpec,
   type MetadataLimits,
 } from "./fire-spec.js";
+import { withPatientReads } from "./patient-store-reads.js";
 import { type RunEventsOptions, runEvents } from "./run-events.js";
 import { type RunStreamOptions, runStream } from "./run-stream.js";
 
@@ -64,11 +72,24 @@ export interface ErrandOptions extends EngineOptions {
   dashboardUrl?: string;
 }
 
-/** The errand client. */
+/**
+ * The errand client. Each of its calls — `fire`, `fireMany`, `result`,
+ * `collect`, `list`, `cancel`, `events`, `stream`, the waitpoint calls and
+ * the reads of `store` — waits out a Redis that cannot answer now (a Redis
+ * Cluster failing over or its slots moving, a server loading, a connection
+ * lost or never made, a server frozen) for `CLIENT_PATIENCE_MS` (30 s; a
+ * call that waits, as long past its own `waitMs`), then throws
+ * `redis_unavailable` (retryable), naming the Redis with its credentials
+ * redacted and the fix. It never hangs on a Redis that never answers.
+ */
 export interface Errand {
   /** Every key and name under this client's prefix. */
   readonly keys: EngineKeys;
-  /** The run log this client writes to. */
+  /**
+   * The run log this client writes to; its reads (`readLog`, `readHead`,
+   * `getBlob`, …) wait out a Redis that cannot answer now, as every call of
+   * the client does.
+   */
   readonly store: EventStore;
   /**
    * Fires one run; resolves with its runId once its job is enqueued. Refused
@@ -199,9 +220,17 @@ export interface Waitpoints {
 export function createErrand(options: ErrandOptions): Errand {
   const links = runLinks(options.dashboardUrl);
   // Concurrent fires and reads issue their commands together: what one tick issues leaves in one write.
-  const resources = openResources(options, { name: "client commands", autoPipelining: true });
+  const resources = openResources(options, {
+    name: "client commands",
+    autoPipelining: true,
+    commandRetries: CLIENT_COMMAND_RETRIES,
+  });
   const { redis, keys, store, logger } = resources;
-  const queueConnection = openConnection(options.connection, { logger, name: "client queues" });
+  const queueConnection = openConnection(options.connection, {
+    logger,
+    name: "client queues",
+    commandRetries: CLIENT_COMMAND_RETRIES,
+  });
   const queues = createRunQueues(
     queueConnection,
     keys,
@@ -212,9 +241,16 @@ export function createErrand(options: ErrandOptions): Errand {
     logger,
     name: "client settled subscriber",
   });
-  const reads = readsOn(createReadsContext({ ...resources, waiter, shards: store.shards }), links);
+  const patiently = clientPatience(logger, options.connection);
+  const reads = readsOn(
+    createReadsContext({ ...resources, waiter, shards: store.shards }),
+    links,
+    patiently,
+  );
+  const followers = { store, connection: options.connection, logger };
   const context: FireContext = {
     ...resources,
+    target: redisTarget(options.connection),
     queues,
     maxInputBytes: options.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES,
     metadataLimits: { ...DEFAULT_METADATA_LIMITS, ...options.metadataLimits },
@@ -222,20 +258,37 @@ export function createErrand(options: ErrandOptions): Errand {
   };
   return {
     keys,
-    store,
+    store: withPatientReads(store, patiently),
     fire: async (spec) => links.run(await fire(context, spec)),
     fireMany: async (specs) => links.results(await fireMany(context, specs)),
-    cancel: (runId, cancelOptions) => cancel(context, runId, cancelOptions),
+    cancel: (runId, cancelOptions) =>
+      patiently("cancel of a run", () => cancel(context, runId, cancelOptions)),
     events: (runId, eventsOptions) =>
-      runEvents({ store, connection: options.connection, logger }, runId, eventsOptions),
+      patientIteration(patiently, "read of a run's events", (last) =>
+        runEvents(followers, runId, {
+          ...eventsOptions,
+          afterSeq: last?.seq ?? eventsOptions?.afterSeq,
+        }),
+      ),
     stream: (runId, streamOptions) =>
-      runStream({ store, connection: options.connection, logger }, runId, streamOptions),
+      patientIteration(patiently, "read of a run's live deltas", (last) =>
+        runStream(followers, runId, {
+          ...streamOptions,
+          ...(last === undefined ? {} : { from: last.offset }),
+        }),
+      ),
     ...reads,
-    withTreeSpend: (run) => withTreeSpend(redis, keys, run),
+    withTreeSpend: (run) =>
+      patiently("read of a budget's spend", () => withTreeSpend(redis, keys, run)),
     waitpoints: {
       complete: (token, answer, completeOptions) =>
-        completeWaitpoint(context, token, answer, completeOptions),
-      list: (waitingOptions) => listWaiting({ ...resources, shards: store.shards }, waitingOptions),
+        patiently("answer of a waitpoint", () =>
+          completeWaitpoint(context, token, answer, completeOptions),
+        ),
+      list: (waitingOptions) =>
+        patiently("list of waitpoints", () =>
+          listWaiting({ ...resources, shards: store.shards }, waitingOptions),
+        ),
     },
     async close() {
       await closeWithin({

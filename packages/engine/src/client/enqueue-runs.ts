@@ -20,11 +20,11 @@ import type { Span } from "@opentelemetry/api";
 import { addToGroup } from "../add-to-group.js";
 import { fairPriorities } from "../flow-control/fair-queue.js";
 import type { RunJob, RunQueues } from "../queues/run-queues.js";
+import { CLIENT_PATIENCE_MS, CLIENT_WAITS_OUT } from "../redis/client-patience.js";
 import { retryWhileRedisIsTransient } from "../redis/transient-redis.js";
 import type { EngineResources } from "../resources.js";
 import { endSendSpan, startSendSpan } from "../tracing/messaging-spans.js";
 import { traceContextOf } from "../tracing/trace-context.js";
-import { FIRE_PATIENCE_MS, FIRE_WAITS_OUT } from "./fire-patience.js";
 import type { PreparedRun } from "./fire-preflight.js";
 import type { MetadataLimits } from "./fire-spec.js";
 import type { FireWarning } from "./fire-warnings.js";
@@ -42,6 +42,8 @@ export interface FireContext extends EngineResources {
   metadataLimits?: MetadataLimits;
   /** Whether runs with a `concurrencyKey` are queued fairly across keys. Default true. */
   fairQueueing?: boolean;
+  /** The Redis the errors of a fire given up name (`redis-target.ts`), already redacted. */
+  target?: string;
 }
 
 /**
@@ -169,8 +171,9 @@ export async function enqueueRuns(
           logger: context.logger,
           write: "enqueue of written runs",
           fields: { queue },
-          patienceMs: FIRE_PATIENCE_MS,
-          troubles: FIRE_WAITS_OUT,
+          patienceMs: CLIENT_PATIENCE_MS,
+          troubles: CLIENT_WAITS_OUT,
+          ...(context.target === undefined ? {} : { target: context.target }),
         });
         for (const { index, run } of group) {
           const { warnings } = run.prepared;

@@ -6,9 +6,9 @@
  */
 import { type BatchCounts, type BatchOutcome, ErrandError } from "@errand/core";
 import { batch } from "@errand/core/ops";
+import { CLIENT_PATIENCE_MS, CLIENT_WAITS_OUT } from "../redis/client-patience.js";
 import { redisTroubleOf, retryWhileRedisIsTransient } from "../redis/transient-redis.js";
 import { enqueueRuns, type FireContext, type FireOutcome } from "./enqueue-runs.js";
-import { FIRE_PATIENCE_MS, FIRE_WAITS_OUT } from "./fire-patience.js";
 import { type PreflightLookups, type PreparedRun, preflightFire } from "./fire-preflight.js";
 import { MAX_FIRE_MANY } from "./fire-spec.js";
 import type { FireWarning } from "./fire-warnings.js";
@@ -104,7 +104,7 @@ export async function fireChecked(
 function isWaitedOut(outcome: FireOutcome): boolean {
   if (outcome.ok || outcome.runId !== undefined) return false;
   const trouble = redisTroubleOf(outcome.error);
-  return trouble !== undefined && FIRE_WAITS_OUT.includes(trouble);
+  return trouble !== undefined && CLIENT_WAITS_OUT.includes(trouble);
 }
 
 /**
@@ -112,7 +112,7 @@ function isWaitedOut(outcome: FireOutcome): boolean {
  * `specs` is not an array or is longer than {@link MAX_FIRE_MANY}; every
  * per-spec refusal is a failed result with its code and `retryable`. Like
  * `fire`, waits out a Redis Cluster moving, a server loading or a lost
- * connection for {@link FIRE_PATIENCE_MS}, firing again only the specs that
+ * connection for {@link CLIENT_PATIENCE_MS}, firing again only the specs that
  * met one and left nothing behind; those still failing then keep their
  * `redis_unavailable` result.
  */
@@ -137,8 +137,9 @@ export async function fireMany(context: FireContext, specs: unknown): Promise<Fi
     {
       logger: context.logger,
       write: "fire of a batch of runs",
-      patienceMs: FIRE_PATIENCE_MS,
-      troubles: FIRE_WAITS_OUT,
+      patienceMs: CLIENT_PATIENCE_MS,
+      troubles: CLIENT_WAITS_OUT,
+      ...(context.target === undefined ? {} : { target: context.target }),
     },
   ).catch((error: unknown) => {
     // Patience ran out: the specs still waiting keep their own errors. Any

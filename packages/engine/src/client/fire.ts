@@ -2,9 +2,10 @@
  * `fire`: preflight one spec, then write its `run-queued` and enqueue its job,
  * waiting out a Redis Cluster on the move.
  */
+
+import { CLIENT_PATIENCE_MS, CLIENT_WAITS_OUT } from "../redis/client-patience.js";
 import { retryWhileRedisIsTransient } from "../redis/transient-redis.js";
 import { enqueueRuns, type FireContext, type FireOutcome } from "./enqueue-runs.js";
-import { FIRE_PATIENCE_MS, FIRE_WAITS_OUT } from "./fire-patience.js";
 import { preflightFire } from "./fire-preflight.js";
 import type { FireResult } from "./fire-spec.js";
 import { createPreflightLookups } from "./preflight-lookups.js";
@@ -38,7 +39,7 @@ async function fireOnce(context: FireContext, spec: unknown): Promise<FireOutcom
  * `redis_out_of_memory` (retryable) when Redis, out of memory, refused to
  * write the run or its job: nothing is left of it. A Redis Cluster moving (a
  * master restarting or failing over), a server loading or a lost connection
- * is waited out, with backoff, for {@link FIRE_PATIENCE_MS} (or the run's
+ * is waited out, with backoff, for {@link CLIENT_PATIENCE_MS} (or the run's
  * deadline), and only then thrown, as `redis_unavailable` (retryable). Any
  * other failure to enqueue the job after the log was written takes the run
  * back too (`internal`, retryable, without a runId); only when that cannot be
@@ -46,7 +47,7 @@ async function fireOnce(context: FireContext, spec: unknown): Promise<FireOutcom
  * call is not tried again: that run is enqueued later.
  */
 export async function fire(context: FireContext, spec: unknown): Promise<FireResult> {
-  const patienceMs = Math.min(FIRE_PATIENCE_MS, deadlineMsOf(spec) ?? FIRE_PATIENCE_MS);
+  const patienceMs = Math.min(CLIENT_PATIENCE_MS, deadlineMsOf(spec) ?? CLIENT_PATIENCE_MS);
   const outcome = await retryWhileRedisIsTransient(
     async () => {
       const tried = await fireOnce(context, spec);
@@ -57,7 +58,8 @@ export async function fire(context: FireContext, spec: unknown): Promise<FireRes
       logger: context.logger,
       write: "fire of a run",
       patienceMs,
-      troubles: FIRE_WAITS_OUT,
+      troubles: CLIENT_WAITS_OUT,
+      ...(context.target === undefined ? {} : { target: context.target }),
     },
   );
   if (outcome.ok) {

@@ -8,7 +8,11 @@ import { ErrandError, type RunEvent } from "@errand/core";
 import { isRunId, runNotFound } from "@errand/core/ops";
 import type { Logger } from "@errand/runtime";
 import type { EventStore } from "@errand/store";
-import { type ConnectionInput, openConnection } from "../redis/connection.js";
+import {
+  CLIENT_COMMAND_RETRIES,
+  type ConnectionInput,
+  openConnection,
+} from "../redis/connection.js";
 
 /** Options of `events`. */
 export interface RunEventsOptions {
@@ -53,6 +57,7 @@ export async function* runEvents(
   }
   const connection = openConnection(context.connection, {
     logger: context.logger,
+    commandRetries: CLIENT_COMMAND_RETRIES,
     name: `run follower ${runId}`,
   });
   try {

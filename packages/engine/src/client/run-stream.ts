@@ -8,7 +8,7 @@
 import { ErrandError, type LiveEntry } from "@errand/core";
 import { isRunId, runNotFound } from "@errand/core/ops";
 import { isLiveOffset } from "@errand/store/ops";
-import { openConnection } from "../redis/connection.js";
+import { CLIENT_COMMAND_RETRIES, openConnection } from "../redis/connection.js";
 import type { RunEventsContext } from "./run-events.js";
 
 /** Options of `stream`. */
@@ -41,6 +41,7 @@ export async function* runStream(
   if ((await store.readHead(runId)) === undefined) throw runNotFound(runId);
   const connection = openConnection(context.connection, {
     logger: context.logger,
+    commandRetries: CLIENT_COMMAND_RETRIES,
     name: `run stream ${runId}`,
   });
   try {

@@ -13,7 +13,8 @@
  * ```
  */
 import type { Page } from "@errand/core";
-import { closeConnection, openSettledWaiter } from "../redis/connection.js";
+import { clientPatience, type Patiently } from "../redis/client-patience.js";
+import { CLIENT_COMMAND_RETRIES, closeConnection, openSettledWaiter } from "../redis/connection.js";
 import { type EngineOptions, openResources } from "../resources.js";
 import { type CollectOptions, type CollectResult, collectRuns } from "./collect.js";
 import { createReadsContext, type ReadsContext } from "./context.js";
@@ -42,21 +43,41 @@ export interface RunReads {
   close(): Promise<void>;
 }
 
+/** `options` with `waitMs` as the patience gives it for this try. */
+function waitingFor<T extends { waitMs?: number }>(options: T | undefined, waitMs?: number): T {
+  return (waitMs === undefined ? { ...options } : { ...options, waitMs }) as T;
+}
+
 /**
  * The reads over `context`, whose connections belong to the caller; `links`
- * add each returned run's `viewUrl`.
+ * add each returned run's `viewUrl`. Each goes through `patiently` (see
+ * `client-patience.ts`): a Redis that cannot answer now is waited out, a
+ * wait keeping its own deadline.
  */
-export function readsOn(context: ReadsContext, links: RunLinks): Omit<RunReads, "close"> {
+export function readsOn(
+  context: ReadsContext,
+  links: RunLinks,
+  patiently: Patiently,
+): Omit<RunReads, "close"> {
   return {
     async result(runId, resultOptions) {
-      const result = await readResult(context, runId, resultOptions);
+      const result = await patiently(
+        "read of a run's result",
+        (waitMs) => readResult(context, runId, waitingFor(resultOptions, waitMs)),
+        { waitMs: resultOptions?.waitMs },
+      );
       return result === undefined ? undefined : links.run(result);
     },
     async collect(runIds, collectOptions) {
-      return links.results(await collectRuns(context, runIds, collectOptions));
+      const collected = await patiently(
+        "collect of runs",
+        (waitMs) => collectRuns(context, runIds, waitingFor(collectOptions, waitMs)),
+        { waitMs: collectOptions?.waitMs },
+      );
+      return links.results(collected);
     },
     async list(listOptions) {
-      const page = await listRuns(context, listOptions);
+      const page = await patiently("list of runs", () => listRuns(context, listOptions));
       return { ...page, items: page.items.map(links.run) };
     },
   };
@@ -69,7 +90,10 @@ export function readsOn(context: ReadsContext, links: RunLinks): Omit<RunReads, 
  */
 export function createRunReads(options: RunReadsOptions): RunReads {
   const links = runLinks(options.dashboardUrl);
-  const resources = openResources(options, { name: "reads commands" });
+  const resources = openResources(options, {
+    name: "reads commands",
+    commandRetries: CLIENT_COMMAND_RETRIES,
+  });
   const context = createReadsContext({
     ...resources,
     waiter: openSettledWaiter(options.connection, resources.keys, {
@@ -79,7 +103,7 @@ export function createRunReads(options: RunReadsOptions): RunReads {
     shards: resources.store.shards,
   });
   return {
-    ...readsOn(context, links),
+    ...readsOn(context, links, clientPatience(resources.logger, options.connection)),
     async close() {
       await context.waiter.close();
       await closeConnection(resources.redis);

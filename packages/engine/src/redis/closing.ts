@@ -10,12 +10,21 @@
  * job's lock lapses.
  */
 import type { Logger } from "@errand/runtime";
+import { isTransientRedisError } from "./transient-redis.js";
 
 /**
  * How long closing connections may take past a grace period (a worker's) or
  * when there is none (a collector's, a reaper's), in ms: 5,000.
  */
 export const CLOSE_ALLOWANCE_MS = 5_000;
+
+/**
+ * How long closing connections may take when nothing is left to drain (a
+ * worker without an active run), in ms: 1,000. A Redis that answers closes
+ * them within milliseconds; one that is gone or frozen has nothing of the
+ * process's to wait for.
+ */
+export const IDLE_CLOSE_ALLOWANCE_MS = 1_000;
 
 /** The line a part logs when it closed without waiting for Redis. */
 const CLOSED_WITHOUT_REDIS = "Redis unreachable; closed without waiting for it";
@@ -61,15 +70,22 @@ export interface CloseWithinOptions {
 }
 
 /**
- * Runs the graceful close and resolves when it ends (rejecting if it fails),
- * or after `withinMs`: then it logs {@link CLOSED_WITHOUT_REDIS}, cuts the
- * connections and resolves; the rest of the close runs on, its failure
- * ignored (its connections are gone).
+ * Runs the graceful close and resolves when it ends, or after `withinMs`,
+ * or when it fails because Redis is gone (a transient Redis error such as
+ * `Connection is closed.`, see `transient-redis.ts`): in those two cases it
+ * logs {@link CLOSED_WITHOUT_REDIS}, cuts the connections and resolves; the
+ * rest of the close runs on, its failure ignored (its connections are gone).
+ * It rejects only when the close fails for another reason.
  */
 export async function closeWithin(options: CloseWithinOptions): Promise<void> {
+  const startedAt = Date.now();
   const closing = options.close();
-  if (await settlesWithin(closing, options.withinMs)) return;
+  try {
+    if (await settlesWithin(closing, options.withinMs)) return;
+  } catch (error) {
+    if (!isTransientRedisError(error)) throw error;
+  }
   closing.catch(() => undefined);
-  options.logger.warn({ waitedMs: options.withinMs }, CLOSED_WITHOUT_REDIS);
+  options.logger.warn({ waitedMs: Date.now() - startedAt }, CLOSED_WITHOUT_REDIS);
   options.cut();
 }

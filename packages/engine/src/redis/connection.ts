@@ -65,7 +65,23 @@ interface ConnectionOverrides {
    * moved) comes back `MOVED` instead of being redirected.
    */
   autoPipelining?: boolean;
+  /**
+   * Fail the commands waiting for a lost single-server connection after
+   * this many reconnect attempts (ioredis' `maxRetriesPerRequest`), instead
+   * of keeping them queued until Redis is back, however long: for a
+   * client's connections, whose calls wait out the failure themselves
+   * (`client-patience.ts`). Default none: they wait (BullMQ's workers
+   * require it, and a worker's writes wait Redis out).
+   */
+  commandRetries?: number;
 }
+
+/**
+ * The {@link ConnectionOverrides.commandRetries} of a client's connections:
+ * a command waiting for a lost connection fails at every third reconnect
+ * attempt, within seconds, and the call it belongs to tries again.
+ */
+export const CLIENT_COMMAND_RETRIES = 2;
 
 /** How {@link openConnection} opens one: where it logs, and what it changes from its input. */
 export type ConnectionOptions = ConnectionLog & ConnectionOverrides;
@@ -73,18 +89,19 @@ export type ConnectionOptions = ConnectionLog & ConnectionOverrides;
 /** A new client like `input`, not yet watched. */
 function newClient(input: ConnectionInput, overrides: ConnectionOverrides): RedisConnection {
   const pipelining = overrides.autoPipelining ? { enableAutoPipelining: true } : {};
+  const retries = { maxRetriesPerRequest: overrides.commandRetries ?? null };
   if (isClient(input)) {
     return input instanceof Cluster
       ? input.duplicate(undefined, { enableAutoPipelining: false })
-      : input.duplicate({ maxRetriesPerRequest: null, ...pipelining });
+      : input.duplicate({ ...retries, ...pipelining });
   }
   if (typeof input === "string") {
     return openRedisUrl(input, {
-      redisOptions: { maxRetriesPerRequest: null, ...pipelining },
+      redisOptions: { ...retries, ...pipelining },
       clusterOptions: { enableAutoPipelining: false },
     });
   }
-  return new Redis({ ...input, maxRetriesPerRequest: null, ...pipelining });
+  return new Redis({ ...input, ...retries, ...pipelining });
 }
 
 /**
@@ -92,8 +109,9 @@ function newClient(input: ConnectionInput, overrides: ConnectionOverrides): Redi
  * are handled and whose state changes go to `options.logger`. Throws
  * `redis_unavailable` when no Redis is given ({@link requireConnection}). A given client
  * is duplicated, never shared: BullMQ and blocking reads need connections of
- * their own. `maxRetriesPerRequest: null` lets commands wait through a Redis
- * restart instead of failing, which BullMQ requires of its connections.
+ * their own. `maxRetriesPerRequest: null` (unless `commandRetries` is
+ * given) lets commands wait through a Redis restart instead of failing,
+ * which BullMQ requires of its workers' connections.
  */
 export function openConnection(
   input: ConnectionInput,

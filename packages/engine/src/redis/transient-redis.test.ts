@@ -60,7 +60,19 @@ describe("transientRedisError", () => {
     expect(moving.retryable).toBe(true);
     expect(moving.details).toEqual({ trouble: "cluster-moving" });
     expect(moving.message).toBe(
-      "the Redis Cluster is moving (slots migrating, or a master restarting or failing over), so a child was not fired (CLUSTERDOWN The cluster is down). It passes once Redis is back: try again",
+      "the Redis Cluster is moving (slots migrating, or a master restarting or failing over), so a child was not fired (CLUSTERDOWN The cluster is down). Fix: wait for the cluster to be whole (every slot served; redis-cli cluster info says cluster_state:ok) and try again; the call is retryable",
+    );
+    const lost = transientRedisError(
+      "the list of runs was given up",
+      new Error("Connection is closed."),
+      "redis://ada:[redacted]@db.internal:6380",
+    );
+    expect(lost.details).toEqual({
+      trouble: "connection-lost",
+      target: "redis://ada:[redacted]@db.internal:6380",
+    });
+    expect(lost.message).toBe(
+      "the connection to Redis was lost (Redis at redis://ada:[redacted]@db.internal:6380), so the list of runs was given up (Connection is closed.). Fix: make sure Redis runs and is reachable from here at that address (REDIS_URL, or the connection option), then try again; the call is retryable",
     );
     const full = transientRedisError(
       "a child was not fired",
@@ -94,6 +106,30 @@ describe("retryWhileRedisIsTransient with patienceMs", () => {
     // Not the first try's 200 ms plus a whole patience after it.
     expect(waitedMs).toBeLessThan(480);
     expect(tries).toBeGreaterThanOrEqual(2);
+  });
+
+  it("gives up a try that is never answered once patienceMs passed, unless the write is blocking", async () => {
+    const startedAt = Date.now();
+    const unanswered = retryWhileRedisIsTransient(() => new Promise<never>(() => undefined), {
+      logger,
+      write: "probe read",
+      patienceMs: 300,
+      target: "redis://127.0.0.1:6399",
+    });
+    await expect(unanswered).rejects.toMatchObject({
+      code: "redis_unavailable",
+      retryable: true,
+      details: { trouble: "connection-lost", target: "redis://127.0.0.1:6399" },
+    });
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(295);
+    const blocking = await retryWhileRedisIsTransient(
+      async () => {
+        await delay(500);
+        return "answered late";
+      },
+      { logger, write: "probe follow", patienceMs: 300, blocking: true },
+    );
+    expect(blocking).toBe("answered late");
   });
 
   it("makes no timer for a write that goes through, and waits a passing trouble out", async () => {

@@ -96,21 +96,40 @@ export function isTransientRedisError(error: unknown): boolean {
   return redisTroubleOf(error) !== undefined;
 }
 
+/** What to do about each trouble, once waiting it out took too long. */
+const TROUBLE_FIX: Readonly<Record<Exclude<RedisTrouble, "out-of-memory">, string>> = {
+  "cluster-moving":
+    "wait for the cluster to be whole (every slot served; redis-cli cluster info says cluster_state:ok) and try again",
+  loading: "try again once Redis has loaded its data",
+  "connection-lost":
+    "make sure Redis runs and is reachable from here at that address (REDIS_URL, or the connection option), then try again",
+};
+
 /**
  * The error (retryable) for what a transient Redis error kept from being
  * done: `redis_out_of_memory` for a lack of memory, else `redis_unavailable`
- * naming the trouble (in `details.trouble`). `refused` says what was not
- * done, e.g. `the run was not fired`. `cause` must be transient.
+ * naming the trouble (in `details.trouble`), the Redis (`target`, already
+ * redacted, when known) and the fix. `refused` says what was not done, e.g.
+ * `the run was not fired`. `cause` must be transient.
  */
-export function transientRedisError(refused: string, cause: unknown): ErrandError {
+export function transientRedisError(refused: string, cause: unknown, target?: string): ErrandError {
   const trouble = redisTroubleOf(cause) ?? "connection-lost";
   if (trouble === "out-of-memory") return redisOutOfMemory(refused, cause);
   const message = cause instanceof Error ? cause.message : String(cause);
+  const at = target === undefined ? "" : ` (Redis at ${target})`;
   return new ErrandError(
     "redis_unavailable",
-    `${TROUBLE_TEXT[trouble]}, so ${refused} (${message}). It passes once Redis is back: try again`,
-    { retryable: true, cause, details: { trouble } },
+    `${TROUBLE_TEXT[trouble]}${at}, so ${refused} (${message}). Fix: ${TROUBLE_FIX[trouble]}; the call is retryable`,
+    { retryable: true, cause, details: { trouble, ...(target === undefined ? {} : { target }) } },
   );
+}
+
+/** The error a try still unanswered when the patience ran out is ended with: the connection counts as lost. */
+function unansweredError(patienceMs: number): ErrandError {
+  return new ErrandError("redis_unavailable", `Redis did not answer within ${patienceMs} ms`, {
+    retryable: true,
+    details: { trouble: "connection-lost" },
+  });
 }
 
 /** Options of {@link retryWhileRedisIsTransient}. */
@@ -123,13 +142,23 @@ export interface TransientRetryOptions {
   /** Ends the retries: the last error is then thrown as {@link transientRedisError}. */
   signal?: AbortSignal;
   /**
-   * Ends the retries this many ms after the call, as a `signal` of
-   * `AbortSignal.timeout` made at the call would, but made only when the
-   * first transient error comes: a write that goes through leaves no timer
-   * behind (each such signal keeps a timer, a weak reference and a
-   * finalization entry alive until a full garbage collection).
+   * Ends the call this many ms after it began: the retries stop (as a
+   * `signal` of `AbortSignal.timeout` made at the call would; that signal is
+   * made only when the first transient error comes, since each keeps a
+   * timer, a weak reference and a finalization entry alive until a full
+   * garbage collection), and a try still unanswered then (a command queued
+   * while the connection is down, or sent to a server that froze) is given
+   * up: the call never waits past its patience.
    */
   patienceMs?: number;
+  /**
+   * The write may block for long while Redis answers (a followed log waiting
+   * for its next event): with `patienceMs`, only its errors are waited out,
+   * and a try is never given up for taking long.
+   */
+  blocking?: boolean;
+  /** The Redis the error names (see `redis-target.ts`), already redacted. */
+  target?: string;
   /** The troubles to wait out (default: every one); an error of another is thrown at once. */
   troubles?: readonly RedisTrouble[];
 }
@@ -143,15 +172,32 @@ function retryDelayMs(tries: number): number {
 /**
  * Runs `write`, and runs it again while it fails with a transient Redis
  * error, pausing 100 ms, then twice as long each time, up to 2 s, until
- * `signal` (if any) aborts or `patienceMs` (if any) passed (only the `troubles` given, when given). Logs one line when the first such error comes
- * and one when the write goes through. Any other error is thrown at once.
- * `write` must be safe to repeat (see the module).
+ * `signal` (if any) aborts or `patienceMs` (if any) passed (only the
+ * `troubles` given, when given); with `patienceMs`, a try unanswered by then
+ * is given up too. Logs one line when the first such error comes and one
+ * when the write goes through. Any other error is thrown at once. `write`
+ * must be safe to repeat (see the module).
  */
 export async function retryWhileRedisIsTransient<T>(
   write: () => Promise<T>,
   options: TransientRetryOptions,
 ): Promise<T> {
-  const { logger, fields = {}, patienceMs } = options;
+  const { patienceMs } = options;
+  if (patienceMs === undefined || options.blocking) return retryTries(write, options);
+  let timer: NodeJS.Timeout | undefined;
+  const unanswered = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(unansweredError(patienceMs)), patienceMs);
+  });
+  try {
+    return await retryTries(() => Promise.race([write(), unanswered]), options);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The tries of {@link retryWhileRedisIsTransient}: `write` until it goes through, or the error. */
+async function retryTries<T>(write: () => Promise<T>, options: TransientRetryOptions): Promise<T> {
+  const { logger, fields = {}, patienceMs, target } = options;
   let { signal } = options;
   const startedAt = Date.now();
   let first: RedisTrouble | undefined;
@@ -178,9 +224,15 @@ export async function retryWhileRedisIsTransient<T>(
           `${TROUBLE_TEXT[trouble]}: retrying the write until ${WAITING_FOR[trouble].until}`,
         );
       }
-      await delay(retryDelayMs(tries), undefined, signal ? { signal } : {}).catch(() => undefined);
+      if (!signal?.aborted) {
+        await delay(retryDelayMs(tries), undefined, signal ? { signal } : {}).catch(
+          () => undefined,
+        );
+      }
       // Not one more try once aborted: against a Redis that is gone, it would wait for good.
-      if (signal?.aborted) throw transientRedisError(`the ${options.write} was given up`, error);
+      if (signal?.aborted) {
+        throw transientRedisError(`the ${options.write} was given up`, error, target);
+      }
     }
   }
 }

@@ -1,8 +1,12 @@
 /**
  * Graceful shutdown for a worker process: on `SIGTERM` (or `SIGINT`) the
  * worker stops taking jobs, lets its active runs finish for a grace period,
- * closes, and the process exits. A run still going after the grace period
- * keeps its log: its lock lapses and another worker resumes it.
+ * closes, and the process exits 0 — whatever state Redis is in (gone,
+ * frozen, failing over): a worker with no active run exits at once (within
+ * `IDLE_CLOSE_ALLOWANCE_MS`, 1 s), one holding runs within its grace period
+ * and `CLOSE_ALLOWANCE_MS` (5 s). A run still going after the grace period
+ * keeps its log: its lock lapses and another worker resumes it. It exits 1
+ * only when closing fails for another reason than Redis being gone.
  */
 import type { CloseWorkerOptions, ErrandWorker } from "./create-worker.js";
 

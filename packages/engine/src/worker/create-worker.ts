@@ -36,7 +36,13 @@ import {
 import { createRunQueues, DEFAULT_JOB_OPTIONS } from "../queues/run-queues.js";
 import { createReadsContext } from "../reads/context.js";
 import { runLinks } from "../reads/view-url.js";
-import { CLOSE_ALLOWANCE_MS, closeWithin, runEach, settlesWithin } from "../redis/closing.js";
+import {
+  CLOSE_ALLOWANCE_MS,
+  closeWithin,
+  IDLE_CLOSE_ALLOWANCE_MS,
+  runEach,
+  settlesWithin,
+} from "../redis/closing.js";
 import { closeConnection, openJobsConnection, openSettledWaiter } from "../redis/connection.js";
 import { retryWhileRedisIsTransient } from "../redis/transient-redis.js";
 import { type EngineOptions, openResources } from "../resources.js";
@@ -212,7 +218,10 @@ export interface ErrandWorker {
    * Stops taking jobs, lets active runs finish (up to `graceMs`), then closes
    * everything, whether Redis answers or not: by the end of the grace period
    * (at least `CLOSE_ALLOWANCE_MS` after the runs), it cuts its connections
-   * and logs `Redis unreachable; closed without waiting for it`.
+   * and logs `Redis unreachable; closed without waiting for it`. A worker
+   * with no active run has nothing to drain: it closes at once (within
+   * `IDLE_CLOSE_ALLOWANCE_MS`, 1 s, when Redis does not answer). It rejects
+   * only for a failure that is not Redis being gone.
    */
   close(options?: CloseWorkerOptions): Promise<void>;
 }
@@ -436,10 +445,13 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
   let closing: Promise<void> | undefined;
   const closeAll = async (graceMs: number) => {
     const deadline = Date.now() + graceMs;
+    // Idle, it has nothing to drain: it stops taking jobs without waiting for Redis (pausing
+    // otherwise reconnects its blocking connections, which waits for a Redis that is gone).
+    const idle = activeJobs === 0;
     // Pausing stops taking jobs and resolves once the active ones finished; locks are still renewed meanwhile.
     const finished = await settlesWithin(
-      Promise.all(workers.map((worker) => worker.pause())),
-      graceMs,
+      Promise.all(workers.map((worker) => worker.pause(idle))),
+      idle ? 0 : graceMs,
     );
     if (!finished && activeJobs > 0) {
       logger.warn(
@@ -458,7 +470,9 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
           () => Promise.all([cancels.close(), reads.waiter.close(), parent.close()]),
           () => Promise.all([closeConnection(redis), closeConnection(bullConnection)]),
         ]),
-      withinMs: Math.max(deadline - Date.now(), CLOSE_ALLOWANCE_MS),
+      withinMs: idle
+        ? IDLE_CLOSE_ALLOWANCE_MS
+        : Math.max(deadline - Date.now(), CLOSE_ALLOWANCE_MS),
       cut() {
         redis.disconnect();
         bullConnection.disconnect();

@@ -12,6 +12,7 @@ import type {
   PrefixedStore,
 } from "../../collector/test-support/redis-fixture.js";
 import { TEST_SHARDS } from "../../collector/test-support/redis-fixture.js";
+import { clientPatience } from "../../redis/client-patience.js";
 import { openSettledWaiter } from "../../redis/connection.js";
 import { systemClock } from "../../resources.js";
 import { createReadsContext } from "../context.js";
@@ -99,7 +100,7 @@ export async function countedReads(
     logger: noopLogger,
   });
   return {
-    reads: readsOn(context, runLinks(dashboardUrl)),
+    reads: readsOn(context, runLinks(dashboardUrl), clientPatience(noopLogger, fx.url)),
     take: traffic.take,
     untilAnswered: traffic.untilAnswered,
     close: () => context.waiter.close(),
