@@ -47,9 +47,9 @@ import { DEFAULT_HEARTBEAT_MS, startHeartbeat } from "./heartbeat.js";
 import { resolveJobLocks } from "./job-locks.js";
 import { handBackJob } from "./other-versions.js";
 import { createParkedRuns, DEFAULT_PARK_RECHECK_MS } from "./park.js";
-import { patientStore } from "./patient-store.js";
+import { retryingStore } from "./retrying-store.js";
 import { type ProcessOutcome, processRun, type RunProcessorContext } from "./process-run.js";
-import { redisLiveChannel } from "./redis-live.js";
+import { redisLiveChannel } from "./redis-live-channel.js";
 import { RunWorker } from "./run-worker.js";
 import { takeShards } from "./shard-slots.js";
 import { announceJobTaken } from "./taken-jobs.js";
@@ -308,7 +308,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
   const context: RunProcessorContext = {
     ...resources,
     // Runs wait out a Redis out of memory rather than fail their jobs (docs/architecture.md §7).
-    store: patientStore(store, logger),
+    store: retryingStore(store, logger),
     agents: flow.agents,
     admission: flow.admission,
     workerId,
