@@ -7,7 +7,7 @@
  */
 import { type FlowControlOptions, parseFlowControl } from "@errand/engine";
 import type { ParsedArgs } from "./args.js";
-import type { OptionSpec } from "./command.js";
+import type { OptionSpec } from "./command-syntax.js";
 import { readJsonArgument } from "./files.js";
 import type { CliIO } from "./io.js";
 

@@ -13,7 +13,7 @@ import { createServer } from "node:http";
 import { createLogger, type PrometheusMetrics } from "@errand/engine";
 import type { ParsedArgs } from "./args.js";
 import { usageError } from "./args.js";
-import type { OptionSpec } from "./command.js";
+import type { OptionSpec } from "./command-syntax.js";
 import { closeServer, listenOnPort } from "./listen.js";
 
 /** `--metrics-port`, for the commands that serve `/metrics`. */

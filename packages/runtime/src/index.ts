@@ -98,7 +98,6 @@
  * @packageDocumentation
  */
 export {
-  type Agent,
   type AgentOptions,
   assertAgentCanCarrySchema,
   assertModelTakesSettings,
@@ -121,7 +120,13 @@ export {
 export { type LiveChannel, liveModel } from "./live-model.js";
 export { type Logger, lazyChild, noopLogger } from "./logger.js";
 export { createMemorySink, type MemorySink } from "./memory-sink.js";
-export type { Model, ModelRequest, ModelResponse, ToolSpec, TranscriptMessage } from "./model.js";
+export type {
+  Agent,
+  Model,
+  ModelRequest,
+  ModelResponse,
+  TranscriptMessage,
+} from "./model.js";
 export type { RetryPolicy } from "./model-retries.js";
 export { ModelSettings } from "./model-settings.js";
 export { PLACEHOLDER_API_KEY, readOpenAIEnv } from "./openai/client.js";
@@ -132,6 +137,7 @@ export { type ScriptedModelOptions, scriptedModel } from "./scripted-model.js";
 export type { EventSink } from "./sink.js";
 export { invalidOutputMessage, STRUCTURED_OUTPUT_TOOL } from "./structured-output.js";
 export { defineTool, type Tool, type ToolContext, type ToolOptions } from "./tool.js";
+export type { ToolSpec } from "./tool-spec.js";
 export { setContentAttribute } from "./tracing/content.js";
 export { GEN_AI, modelIdentity } from "./tracing/gen-ai.js";
 export { ERROR_TYPE, inSpan, markSpanFailed } from "./tracing/spans.js";

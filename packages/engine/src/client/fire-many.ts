@@ -6,7 +6,8 @@
  */
 import { type BatchCounts, type BatchOutcome, batch, ErrandError } from "@errand/core";
 import { redisTroubleOf, retryWhileRedisIsTransient } from "../redis/transient-redis.js";
-import { enqueueRuns, type FireContext, type FireOutcome } from "./enqueue-runs.js";
+import { enqueueRuns } from "./enqueue-runs.js";
+import type { FireContext, FireOutcome } from "./fire-context.js";
 import { FIRE_PATIENCE_MS, FIRE_WAITS_OUT } from "./fire-patience.js";
 import { type PreflightLookups, type PreparedRun, preflightFire } from "./fire-preflight.js";
 import { MAX_FIRE_MANY } from "./fire-spec.js";

@@ -3,7 +3,8 @@
  * waiting out a Redis Cluster on the move.
  */
 import { retryWhileRedisIsTransient } from "../redis/transient-redis.js";
-import { enqueueRuns, type FireContext, type FireOutcome } from "./enqueue-runs.js";
+import { enqueueRuns } from "./enqueue-runs.js";
+import type { FireContext, FireOutcome } from "./fire-context.js";
 import { FIRE_PATIENCE_MS, FIRE_WAITS_OUT } from "./fire-patience.js";
 import { preflightFire } from "./fire-preflight.js";
 import type { FireResult } from "./fire-spec.js";

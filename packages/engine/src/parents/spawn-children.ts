@@ -21,7 +21,7 @@ import {
   runNotFound,
 } from "@errand/core";
 import type { FireBudget } from "../budgets/fire-budget.js";
-import type { FireContext, FireOutcome } from "../client/enqueue-runs.js";
+import type { FireContext, FireOutcome } from "../client/fire-context.js";
 import { fireChecked, preflightEach } from "../client/fire-many.js";
 import { MAX_IDEMPOTENCY_TTL_MS } from "../client/fire-spec.js";
 import { createPreflightLookups } from "../client/preflight-lookups.js";
