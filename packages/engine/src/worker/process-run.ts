@@ -50,28 +50,23 @@ import {
   runSteps,
 } from "@errand/runtime";
 import { type EventStore, isSeqConflict, markChecked } from "@errand/store";
-import { budgetedSteps, type WorkerBudgets } from "../budgets/worker-budgets.js";
 import { settleCancelled } from "../client/settle-cancelled.js";
 import type { HeldSlots, RunAdmission } from "../flow-control/run-admission.js";
 import { runLogger } from "../logger.js";
-import type { RunMetrics } from "../metrics/run-metrics.js";
 import type { EngineResources } from "../resources.js";
-import {
-  attemptEventsSink,
-  inAttemptSpan,
-  lastAttemptTrace,
-  recordAttemptEnd,
-} from "../tracing/agent-span.js";
+import { inAttemptSpan, lastAttemptTrace, recordAttemptEnd } from "../tracing/agent-span.js";
 import { inProcessSpan } from "../tracing/messaging-spans.js";
 import { traceField } from "../tracing/trace-context.js";
 import type { ResolvedAgent } from "./agent-models.js";
+import { type AttemptSinkContext, buildAttemptSink } from "./attempt-sink.js";
 import type { CancelListener } from "./cancel-listener.js";
-import { type DeferredStart, deferStart } from "./optimistic-start.js";
 import { redisBlobStore } from "./redis-blobs.js";
-import { redisEventSink } from "./redis-sink.js";
 
-/** What processing a run needs: the worker's resources, shared by every job, and its own parts. */
-export interface RunProcessorContext extends EngineResources {
+/**
+ * What processing a run needs: the worker's resources, shared by every job,
+ * and its own parts, those its attempts' sinks are built from among them.
+ */
+export interface RunProcessorContext extends EngineResources, AttemptSinkContext {
   /** The worker's agents with their models, by name. */
   agents: ReadonlyMap<string, ResolvedAgent>;
   workerId: string;
@@ -82,18 +77,12 @@ export interface RunProcessorContext extends EngineResources {
   services?: Readonly<Record<string, unknown>>;
   /** How failed model requests are retried. */
   retry?: Partial<RetryPolicy>;
-  /** Put message contents on the runs' spans, redacted (see `RunStepsOptions.traceContent`). */
-  traceContent?: boolean;
   /** The runs of `runIds` that have no stored result yet: what a parked run still waits for. */
   pendingOf(runIds: readonly string[]): Promise<string[]>;
-  /** What is measured of the runs: their steps, and the runs this worker settles. */
-  runMetrics?: RunMetrics;
   /** Where streaming models publish their deltas (architecture §6). */
   live?: LiveChannel;
   /** The fleet's concurrency gate: an open run starts only once admitted (docs/architecture.md §7). */
   admission?: RunAdmission;
-  /** Prices responses and keeps runs within their budgets (docs/architecture.md §7, Budgets). */
-  budgets?: WorkerBudgets;
 }
 
 /** How a job of a run ended for this worker. */
@@ -273,9 +262,10 @@ async function parkedOutcome(
 /**
  * Announces a new attempt and steps the run until it settles, inside the
  * attempt's `invoke_agent` span (stored in its `run-started`, linked to
- * `previous`, the span of the attempt before it). `optimistic`: the
- * `run-started` goes to the log with the first step, in one append
- * (`optimistic-start.ts`), instead of alone before it.
+ * `previous`, the span of the attempt before it), appending through the
+ * sink `attempt-sink.ts` builds. `optimistic`: the `run-started` goes to the
+ * log with the first step, in one append (`optimistic-start.ts`), instead of
+ * alone before it.
  */
 function runAttempt(
   context: RunProcessorContext,
@@ -299,23 +289,27 @@ function runAttempt(
     // Logged once Redis acknowledged the run-started (the chaos audit holds the worker to it).
     const logStarted = () =>
       logger.info({ seq: state.seq + 1, resumeFromStep: state.steps.length }, "run started");
-    const begun = optimistic
-      ? deferStart(state, started, redisEventSink(store), logStarted)
+    const announced = optimistic
+      ? state
       : await announce(store, state, [...timedOutWaitpoints(state, context.now()), started]);
     if (!optimistic) logStarted();
+    const {
+      state: begun,
+      sink,
+      ...budgetParts
+    } = await buildAttemptSink(context, {
+      state: announced,
+      agent: agent.name,
+      model: model.name,
+      span,
+      ...(optimistic ? { deferredStart: { started, onLogged: logStarted } } : {}),
+    });
     const traceContent = context.traceContent ?? false;
-    const { sink, ...budgetOptions } = context.budgets
-      ? await budgetedSteps(context.budgets, begun.state, model.name, begun.sink)
-      : { sink: begun.sink };
     const settled = await runSteps({
       agent,
       model,
-      state: begun.state,
-      sink: attemptEventsSink(
-        context.runMetrics?.meter(sink, state, agent.name, model.name) ?? sink,
-        span,
-        traceContent,
-      ),
+      state: begun,
+      sink,
       blobs: redisBlobStore(store),
       signal,
       logger: context.logger,
@@ -325,7 +319,7 @@ function runAttempt(
       ...(context.retry === undefined ? {} : { retry: context.retry }),
       ...(context.live === undefined ? {} : { live: context.live }),
       // Spreads last: on Node 20 a spread followed by new keys costs microseconds.
-      ...budgetOptions,
+      ...budgetParts,
     });
     recordAttemptEnd(span, settled);
     logger.info({ status: settled.status, seq: settled.seq }, "run ended");
@@ -338,17 +332,37 @@ function runAttempt(
  * Appends the attempt's start (`run-started`, after any `waitpoint-timed-out`),
  * fenced, on its own; a refusal is thrown as {@link StartRefused}.
  */
-async function announce(
-  store: EventStore,
-  state: RunState,
-  start: NewEvent[],
-): Promise<DeferredStart> {
+async function announce(store: EventStore, state: RunState, start: NewEvent[]): Promise<RunState> {
   const written = await store
     .appendEvents(state.runId, state.seq, start)
     .catch((error: unknown) => {
       throw isRefusedAppend(error) ? new StartRefused(error) : error;
     });
-  return { state: written.reduce(applyEvent, state), sink: redisEventSink(store) };
+  return written.reduce(applyEvent, state);
+}
+
+/**
+ * How an attempt ended: it ran (to the run's end), a tool parked the run, or
+ * the log refused one of its appends — its own `run-started` (the log moved
+ * on before it began), or a later one (the first, on an optimistic start).
+ * {@link decideAndRun} turns on it alone.
+ */
+type AttemptEnd =
+  | { kind: "ran"; outcome: ProcessOutcome }
+  | { kind: "parked"; request: ParkRequest }
+  | { kind: "start-refused"; refusal: ErrandError }
+  | { kind: "append-refused"; refusal: ErrandError };
+
+/** Runs the attempt and tells how it ended; throws anything else (so that BullMQ retries the job). */
+async function tryAttempt(...attempt: Parameters<typeof runAttempt>): Promise<AttemptEnd> {
+  try {
+    return { kind: "ran", outcome: await runAttempt(...attempt) };
+  } catch (error) {
+    if (isParkRequest(error)) return { kind: "parked", request: error };
+    if (error instanceof StartRefused) return { kind: "start-refused", refusal: error.refusal };
+    if (isRefusedAppend(error)) return { kind: "append-refused", refusal: error };
+    throw error;
+  }
 }
 
 /** How the job reached this worker. */
@@ -455,35 +469,50 @@ async function decideAndRun(
       (await decideFromLog(context, state, logger)) ?? (await stillParked(context, state));
     if (decided) return decided;
     const optimistic = firstDelivery && tries === 1 && state.attempts === 0 && !wasParked(state);
-    try {
-      return await runAttempt(context, resolved, state, previousTrace, signal, logger, optimistic);
-    } catch (error) {
-      if (isParkRequest(error)) return await parkedOutcome(context, state.runId, error);
-      if (optimistic && isRefusedAppend(error)) {
-        // The optimistic start refused, yet no attempt in the log (a cancel
-        // asked, say): decide again from it and start the usual way. With an
-        // attempt there, another worker owns the run (this job was taken back).
-        const again = await readState(context.store, state.runId);
-        if (again.attempts === 0 && !isSettled(again)) {
+    const end = await tryAttempt(
+      context,
+      resolved,
+      state,
+      previousTrace,
+      signal,
+      logger,
+      optimistic,
+    );
+    switch (end.kind) {
+      case "ran":
+        return end.outcome;
+      case "parked":
+        return await parkedOutcome(context, state.runId, end.request);
+      case "append-refused":
+        if (optimistic) {
+          // The optimistic start refused, yet no attempt in the log (a cancel
+          // asked, say): decide again from it and start the usual way. With an
+          // attempt there, another worker owns the run (this job was taken back).
+          const again = await readState(context.store, state.runId);
+          if (again.attempts === 0 && !isSettled(again)) {
+            logger.info(
+              { seq: again.seq },
+              "the optimistic start was refused: starting from the log",
+            );
+            state = again;
+            continue;
+          }
+        }
+        break;
+      case "start-refused":
+        if (tries < MAX_START_TRIES) {
+          const log = await context.store.readLog(state.runId);
+          state = foldRun(log, state.runId);
+          previousTrace = lastAttemptTrace(log);
           logger.info(
-            { seq: again.seq },
-            "the optimistic start was refused: starting from the log",
+            { seq: state.seq, tries },
+            "run-started refused: deciding again from the log",
           );
-          state = again;
           continue;
         }
-      }
-      if (error instanceof StartRefused && tries < MAX_START_TRIES) {
-        const log = await context.store.readLog(state.runId);
-        state = foldRun(log, state.runId);
-        previousTrace = lastAttemptTrace(log);
-        logger.info({ seq: state.seq, tries }, "run-started refused: deciding again from the log");
-        continue;
-      }
-      const refusal = error instanceof StartRefused ? error.refusal : error;
-      if (!isRefusedAppend(refusal)) throw error;
-      logger.warn({ error: refusal.message }, "append refused: reading the log again");
-      return await afterRefusedAppend(context, state.runId, logger);
+        break;
     }
+    logger.warn({ error: end.refusal.message }, "append refused: reading the log again");
+    return await afterRefusedAppend(context, state.runId, logger);
   }
 }
