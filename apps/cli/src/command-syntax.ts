@@ -23,7 +23,7 @@ export interface OptionSpec {
 }
 
 /** One positional argument of a command. */
-export interface PositionalSpec {
+interface PositionalSpec {
   readonly name: string;
   readonly description: string;
 }
