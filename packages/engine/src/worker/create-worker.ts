@@ -45,9 +45,9 @@ import { DEFAULT_HEARTBEAT_MS, startHeartbeat } from "./heartbeat.js";
 import { createJobHandler } from "./job-handler.js";
 import { resolveJobLocks } from "./job-locks.js";
 import { createParkedRuns, DEFAULT_PARK_RECHECK_MS } from "./park.js";
-import type { RunProcessorContext } from "./process-run.js";
 import { redisLiveChannel } from "./redis-live-channel.js";
 import { retryingStore } from "./retrying-store.js";
+import type { RunProcessorContext } from "./run-processor-context.js";
 import { RunWorker } from "./run-worker.js";
 import { takeShards } from "./shard-slots.js";
 

@@ -16,7 +16,9 @@ import { retryWhileRedisIsTransient } from "../redis/transient-redis.js";
 import { jobResultOf } from "./failed-run-job.js";
 import { handBackJob } from "./other-versions.js";
 import type { ParkedRuns } from "./park.js";
-import { type ProcessOutcome, processRun, type RunProcessorContext } from "./process-run.js";
+import type { ProcessOutcome } from "./process-outcome.js";
+import { processRun } from "./process-run.js";
+import type { RunProcessorContext } from "./run-processor-context.js";
 import type { RunWorker } from "./run-worker.js";
 import { announceJobTaken } from "./taken-jobs.js";
 

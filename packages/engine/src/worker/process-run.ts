@@ -27,90 +27,26 @@
  * instead of leaving it to a writer that may be dead.
  */
 import {
-  applyEvent,
   ErrandError,
   foldRun,
-  isErrandError,
   isSettled,
   isWaitpointOverdue,
-  type NewEvent,
   parkedWaitpoint,
-  type RunError,
   type RunState,
-  type RunStatus,
   runNotFound,
   type TraceContext,
 } from "@errand/core";
-import type { Logger } from "@errand/runtime";
-import {
-  isParkRequest,
-  type LiveChannel,
-  type ParkRequest,
-  type RetryPolicy,
-  runSteps,
-} from "@errand/runtime";
-import { type EventStore, isSeqConflict, markChecked } from "@errand/store";
+import type { Logger, ParkRequest } from "@errand/runtime";
+import type { EventStore } from "@errand/store";
 import { settleCancelled } from "../client/settle-cancelled.js";
-import type { HeldSlots, RunAdmission } from "../flow-control/run-admission.js";
+import type { HeldSlots } from "../flow-control/run-admission.js";
 import { runLogger } from "../logger.js";
-import type { EngineResources } from "../resources.js";
-import { inAttemptSpan, lastAttemptTrace, recordAttemptEnd } from "../tracing/agent-span.js";
+import { lastAttemptTrace } from "../tracing/agent-span.js";
 import { inProcessSpan } from "../tracing/messaging-spans.js";
-import { traceField } from "../tracing/trace-context.js";
 import type { ResolvedAgent } from "./agent-models.js";
-import { type AttemptSinkContext, buildAttemptSink } from "./attempt-sink.js";
-import type { CancelListener } from "./cancel-listener.js";
-import { redisBlobStore } from "./redis-blobs.js";
-
-/**
- * What processing a run needs: the worker's resources, shared by every job,
- * and its own parts, those its attempts' sinks are built from among them.
- */
-export interface RunProcessorContext extends EngineResources, AttemptSinkContext {
-  /** The worker's agents with their models, by name. */
-  agents: ReadonlyMap<string, ResolvedAgent>;
-  workerId: string;
-  /** The queue the worker takes its jobs from: the destination its `process` spans name. */
-  queue: string;
-  cancels: CancelListener;
-  /** Passed to tools as `ctx.services`. */
-  services?: Readonly<Record<string, unknown>>;
-  /** How failed model requests are retried. */
-  retry?: Partial<RetryPolicy>;
-  /** The runs of `runIds` that have no stored result yet: what a parked run still waits for. */
-  pendingOf(runIds: readonly string[]): Promise<string[]>;
-  /** Where streaming models publish their deltas (architecture §6). */
-  live?: LiveChannel;
-  /** The fleet's concurrency gate: an open run starts only once admitted (docs/architecture.md §7). */
-  admission?: RunAdmission;
-}
-
-/** How a job of a run ended for this worker. */
-export type ProcessOutcome =
-  /** This attempt carried the run to its end; `status` is how it settled, `error` why it failed. */
-  | { kind: "settled"; status: RunStatus; error?: RunError }
-  /** The run had settled before (or was settled by another writer meanwhile). */
-  | { kind: "already-settled"; status: RunStatus; error?: RunError }
-  /** A cancel was requested: this worker wrote `cancelled`. */
-  | { kind: "cancelled" }
-  /** Another attempt owns the run: this one stopped writing. */
-  | { kind: "lost" }
-  /**
-   * A tool parked the run until `waitFor` settle, or until its waitpoint is
-   * answered or times out (`waitpoint`, with the instant of its timeout):
-   * the step so far is logged, the run stays open.
-   */
-  | { kind: "parked"; waitFor: readonly string[]; waitpoint?: ParkedWaitpoint }
-  /** The open run was fired for `agentVersion`, which this worker does not run: nothing written. */
-  | { kind: "other-version"; agentVersion: string }
-  /** A concurrency limit is reached: nothing written; the job waits in the queue until `retryAtMs`. */
-  | { kind: "throttled"; retryAtMs: number; limitedBy: string };
-
-/** The waitpoint a parked run waits on: its token, and when it times out (ms), if it does. */
-export interface ParkedWaitpoint {
-  token: string;
-  timeoutAtMs?: number;
-}
+import { type ProcessOutcome, settledOutcome } from "./process-outcome.js";
+import { nextAttempt, tryAttempt, wasParked } from "./run-attempt.js";
+import type { RunProcessorContext } from "./run-processor-context.js";
 
 /** Whether the run needs a slot: it is open and no cancel was asked for. */
 function needsSlot(state: RunState): boolean {
@@ -120,52 +56,8 @@ function needsSlot(state: RunState): boolean {
 /** How many times a job announces its attempt (`run-started`) before a refused one makes it give up. */
 export const MAX_START_TRIES = 5;
 
-/**
- * Thrown by {@link runAttempt} when its own `run-started` is refused (the log
- * moved on before the attempt began); it keeps the refusal's code, which the
- * attempt's span records.
- */
-class StartRefused extends ErrandError {
-  override readonly name = "StartRefused";
-
-  constructor(readonly refusal: ErrandError) {
-    super(refusal.code, `run-started refused: ${refusal.message}`, { cause: refusal });
-  }
-}
-
-function isRefusedAppend(error: unknown): error is ErrandError {
-  return isSeqConflict(error) || isErrandError(error, "run_settled");
-}
-
 async function readState(store: EventStore, runId: string): Promise<RunState> {
   return foldRun(await store.readLog(runId), runId);
-}
-
-/**
- * Whether the run was parked: its last step holds a call that was logged as
- * called without an outcome (only a parking tool leaves one in an open run).
- */
-function wasParked(state: RunState): boolean {
-  const last = state.steps.reduce<RunState["steps"][number] | undefined>(
-    (latest, step) => (latest === undefined || step.step > latest.step ? step : latest),
-    undefined,
-  );
-  return last?.calls.some((call) => call.called && call.outcome === undefined) ?? false;
-}
-
-/** The attempt the next `run-started` announces: the same after parking, else the next one. */
-function nextAttempt(state: RunState): number {
-  return wasParked(state) ? Math.max(state.attempts, 1) : state.attempts + 1;
-}
-
-/** The outcome of a settled run: its status, and its error when it failed. */
-function settledOutcome(
-  kind: "settled" | "already-settled",
-  state: RunState,
-): Extract<ProcessOutcome, { kind: typeof kind }> {
-  return state.error === undefined
-    ? { kind, status: state.status }
-    : { kind, status: state.status, error: state.error };
 }
 
 /**
@@ -203,13 +95,6 @@ async function afterRefusedAppend(
   if (decided) return decided;
   logger.warn({ seq: state.seq }, "another attempt owns the run: this one stops writing");
   return { kind: "lost" };
-}
-
-/** The `waitpoint-timed-out` of the waitpoint the run is parked on, once past its timeout. */
-function timedOutWaitpoints(state: RunState, now: Date): NewEvent[] {
-  const waitpoint = parkedWaitpoint(state);
-  if (waitpoint === undefined || !isWaitpointOverdue(waitpoint, now)) return [];
-  return [{ type: "waitpoint-timed-out", at: now.toISOString(), data: { token: waitpoint.token } }];
 }
 
 /**
@@ -257,112 +142,6 @@ async function parkedOutcome(
     waitFor: [],
     waitpoint: { token, timeoutAtMs: context.now().getTime() },
   };
-}
-
-/**
- * Announces a new attempt and steps the run until it settles, inside the
- * attempt's `invoke_agent` span (stored in its `run-started`, linked to
- * `previous`, the span of the attempt before it), appending through the
- * sink `attempt-sink.ts` builds. `optimistic`: the `run-started` goes to the
- * log with the first step, in one append (`optimistic-start.ts`), instead of
- * alone before it.
- */
-function runAttempt(
-  context: RunProcessorContext,
-  { agent, model }: ResolvedAgent,
-  state: RunState,
-  previous: TraceContext | undefined,
-  signal: AbortSignal,
-  logger: Logger,
-  optimistic: boolean,
-): Promise<ProcessOutcome> {
-  const { store } = context;
-  const attempt = nextAttempt(state);
-  const spanOptions = { agent: agent.name, model, runId: state.runId, attempt, previous };
-  return inAttemptSpan(spanOptions, async (span) => {
-    // errand's own data (the worker's id was checked when the worker started): appended unvalidated.
-    const started: NewEvent = markChecked({
-      type: "run-started",
-      at: context.now().toISOString(),
-      data: { attempt, workerId: context.workerId, ...traceField(span) },
-    });
-    // Logged once Redis acknowledged the run-started (the chaos audit holds the worker to it).
-    const logStarted = () =>
-      logger.info({ seq: state.seq + 1, resumeFromStep: state.steps.length }, "run started");
-    const announced = optimistic
-      ? state
-      : await announce(store, state, [...timedOutWaitpoints(state, context.now()), started]);
-    if (!optimistic) logStarted();
-    const {
-      state: begun,
-      sink,
-      ...budgetParts
-    } = await buildAttemptSink(context, {
-      state: announced,
-      agent: agent.name,
-      model: model.name,
-      span,
-      ...(optimistic ? { deferredStart: { started, onLogged: logStarted } } : {}),
-    });
-    const traceContent = context.traceContent ?? false;
-    const settled = await runSteps({
-      agent,
-      model,
-      state: begun,
-      sink,
-      blobs: redisBlobStore(store),
-      signal,
-      logger: context.logger,
-      now: context.now,
-      traceContent,
-      ...(context.services === undefined ? {} : { services: context.services }),
-      ...(context.retry === undefined ? {} : { retry: context.retry }),
-      ...(context.live === undefined ? {} : { live: context.live }),
-      // Spreads last: on Node 20 a spread followed by new keys costs microseconds.
-      ...budgetParts,
-    });
-    recordAttemptEnd(span, settled);
-    logger.info({ status: settled.status, seq: settled.seq }, "run ended");
-    context.runMetrics?.settled(settled);
-    return settledOutcome("settled", settled);
-  });
-}
-
-/**
- * Appends the attempt's start (`run-started`, after any `waitpoint-timed-out`),
- * fenced, on its own; a refusal is thrown as {@link StartRefused}.
- */
-async function announce(store: EventStore, state: RunState, start: NewEvent[]): Promise<RunState> {
-  const written = await store
-    .appendEvents(state.runId, state.seq, start)
-    .catch((error: unknown) => {
-      throw isRefusedAppend(error) ? new StartRefused(error) : error;
-    });
-  return written.reduce(applyEvent, state);
-}
-
-/**
- * How an attempt ended: it ran (to the run's end), a tool parked the run, or
- * the log refused one of its appends — its own `run-started` (the log moved
- * on before it began), or a later one (the first, on an optimistic start).
- * {@link decideAndRun} turns on it alone.
- */
-type AttemptEnd =
-  | { kind: "ran"; outcome: ProcessOutcome }
-  | { kind: "parked"; request: ParkRequest }
-  | { kind: "start-refused"; refusal: ErrandError }
-  | { kind: "append-refused"; refusal: ErrandError };
-
-/** Runs the attempt and tells how it ended; throws anything else (so that BullMQ retries the job). */
-async function tryAttempt(...attempt: Parameters<typeof runAttempt>): Promise<AttemptEnd> {
-  try {
-    return { kind: "ran", outcome: await runAttempt(...attempt) };
-  } catch (error) {
-    if (isParkRequest(error)) return { kind: "parked", request: error };
-    if (error instanceof StartRefused) return { kind: "start-refused", refusal: error.refusal };
-    if (isRefusedAppend(error)) return { kind: "append-refused", refusal: error };
-    throw error;
-  }
 }
 
 /** How the job reached this worker. */

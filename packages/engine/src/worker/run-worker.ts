@@ -20,7 +20,7 @@ import {
   endDisconnectsWhileReconnecting,
 } from "./blocking-disconnect.js";
 import { endReconnectsOnceReady, type ReconnectingConnection } from "./blocking-reconnect.js";
-import type { ProcessOutcome } from "./process-run.js";
+import type { ProcessOutcome } from "./process-outcome.js";
 
 const KEEP_LOCKS_SCRIPT = {
   command: "errandKeepLocks",
