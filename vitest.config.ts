@@ -3,6 +3,7 @@ import { availableParallelism } from "node:os";
 import { join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
+import { SOURCE_CONDITIONS } from "./vitest.preset.js";
 
 /** The repository's root, which every path below is relative to. */
 const ROOT = fileURLToPath(new URL(".", import.meta.url));
@@ -78,7 +79,8 @@ function testFiles(dir: string): string[] {
 }
 
 /**
- * A project's folder as two projects extending its `vitest.config.ts`: its
+ * A project's folder as two projects extending its `vitest.config.ts` (each
+ * built on the shared preset, `vitest.preset.ts`): its
  * files in {@link RUN_ALONE} (named `<package> (alone)`, one worker) and the
  * others. Each leaves out the other's files by `exclude`, since an extending
  * project's `include` adds to its base's rather than replacing it.
@@ -115,8 +117,8 @@ function splitProject(dir: string): TestProjectInlineConfiguration[] {
  * {@link RUN_ALONE} one at a time.
  */
 export default defineConfig({
-  resolve: { conditions: ["@errand/source"] },
-  ssr: { resolve: { conditions: ["@errand/source"] } },
+  resolve: { conditions: SOURCE_CONDITIONS },
+  ssr: { resolve: { conditions: SOURCE_CONDITIONS } },
   test: {
     projects: PROJECT_DIRS.flatMap(splitProject),
     maxWorkers: TEST_FILES_AT_ONCE,

@@ -1,12 +1,3 @@
-import { defineProject } from "vitest/config";
+import { defineErrandProject } from "../vitest.preset.js";
 
-export default defineProject({
-  resolve: { conditions: ["@errand/source"] },
-  ssr: { resolve: { conditions: ["@errand/source"] } },
-  test: {
-    include: ["**/*.test.ts"],
-    exclude: ["**/node_modules/**"],
-    hookTimeout: 30_000,
-    testTimeout: 60_000,
-  },
-});
+export default defineErrandProject({ include: ["**/*.test.ts"], exclude: ["**/node_modules/**"] });

@@ -1,4 +1,4 @@
-import { defineProject } from "vitest/config";
+import { defineErrandProject } from "../../vitest.preset.js";
 
 /**
  * The dashboard's tests. The global setup builds the page (vite) into
@@ -7,14 +7,8 @@ import { defineProject } from "vitest/config";
  * and stops its own Redis and dashboard and leaves no global behind, and
  * loading the modules again for each file took about as long as the tests.
  */
-export default defineProject({
-  resolve: { conditions: ["@errand/source"] },
-  ssr: { resolve: { conditions: ["@errand/source"] } },
-  test: {
-    include: ["src/**/*.test.ts"],
-    globalSetup: ["src/test-support/build-page.ts"],
-    isolate: false,
-    hookTimeout: 60_000,
-    testTimeout: 60_000,
-  },
+export default defineErrandProject({
+  globalSetup: ["src/test-support/build-page.ts"],
+  isolate: false,
+  hookTimeout: 60_000,
 });

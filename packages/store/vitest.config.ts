@@ -1,17 +1,8 @@
-import { defineProject } from "vitest/config";
+import { defineErrandProject } from "../../vitest.preset.js";
 
 /**
  * The test files share their workers' loaded modules (`isolate: false`):
  * each starts its own Redis and leaves no global behind, and loading the
  * modules again for each file took longer than their tests.
  */
-export default defineProject({
-  resolve: { conditions: ["@errand/source"] },
-  ssr: { resolve: { conditions: ["@errand/source"] } },
-  test: {
-    include: ["src/**/*.test.ts"],
-    isolate: false,
-    hookTimeout: 30_000,
-    testTimeout: 60_000,
-  },
-});
+export default defineErrandProject({ isolate: false });

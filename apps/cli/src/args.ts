@@ -5,7 +5,7 @@
  */
 import { parseArgs } from "node:util";
 import { ErrandError } from "@errand/core";
-import { type CommandSpec, HELP_OPTION } from "./command.js";
+import { type CommandSyntax, HELP_OPTION } from "./command-syntax.js";
 
 type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
@@ -83,7 +83,7 @@ export class ParsedArgs {
  */
 export function parseCommandArgs(
   command: string,
-  spec: CommandSpec,
+  spec: CommandSyntax,
   argv: readonly string[],
 ): ParsedArgs {
   const declared = { ...HELP_OPTION, ...spec.options };

@@ -3,32 +3,9 @@
  * and what it does. Every command of `errand` is one {@link CommandSpec}.
  */
 import type { ParsedArgs } from "./args.js";
+import type { CommandSyntax, OptionSpec } from "./command-syntax.js";
 import type { ExitCode } from "./exit-codes.js";
 import type { CliIO } from "./io.js";
-
-/** One `--option` of a command. */
-export interface OptionSpec {
-  /** `string` takes a value (`--limit 20`), `boolean` is a flag (`--json`). */
-  readonly type: "string" | "boolean";
-  /** A one-letter alias (`-h`). */
-  readonly short?: string;
-  /** The value's placeholder in the help (`<url>`). */
-  readonly value?: string;
-  /**
-   * A `string` option that may be given more than once (`--metadata a=1
-   * --metadata b=2`); read it with `ParsedArgs.strings`. The help marks it
-   * `(repeatable)`.
-   */
-  readonly multiple?: boolean;
-  /** One line for the help. */
-  readonly description: string;
-}
-
-/** One positional argument of a command. */
-interface PositionalSpec {
-  readonly name: string;
-  readonly description: string;
-}
 
 /**
  * A command as the overview lists it. Its spec is loaded only when the
@@ -43,21 +20,14 @@ export interface CommandEntry {
 }
 
 /** A command's help and its action. */
-export interface CommandSpec {
+export interface CommandSpec extends CommandSyntax {
   /** The synopsis, e.g. `errand runs events <runId> [--json]`. */
   readonly usage: string;
   /** Paragraphs shown under the synopsis. */
   readonly description?: string;
-  readonly positionals?: readonly PositionalSpec[];
-  readonly options: Readonly<Record<string, OptionSpec>>;
   /** Runs the command and resolves to its exit code; throws for usage and environment errors. */
   run(args: ParsedArgs, io: CliIO): Promise<ExitCode>;
 }
-
-/** `--help`, which every command takes. */
-export const HELP_OPTION: Readonly<Record<string, OptionSpec>> = {
-  help: { type: "boolean", short: "h", description: "show this help" },
-};
 
 /** `--json`, for commands with a machine-readable output. */
 export const JSON_OPTION: Readonly<Record<string, OptionSpec>> = {

@@ -14,7 +14,7 @@ import {
   PUBLIC_URL_ENV,
 } from "@errand/dashboard";
 import type { ParsedArgs } from "./args.js";
-import type { OptionSpec } from "./command.js";
+import type { OptionSpec } from "./command-syntax.js";
 import { systemErrorCode } from "./exit-codes.js";
 import type { CliIO } from "./io.js";
 

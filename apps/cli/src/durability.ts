@@ -6,7 +6,7 @@
  */
 import type { Durability } from "@errand/store";
 import { type ParsedArgs, usageError } from "./args.js";
-import type { OptionSpec } from "./command.js";
+import type { OptionSpec } from "./command-syntax.js";
 import type { CliIO } from "./io.js";
 
 /** The variable read when `--durability` is not given. */

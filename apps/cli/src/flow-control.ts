@@ -8,7 +8,7 @@
 import type { FlowControlOptions } from "@errand/engine";
 import { parseFlowControl } from "@errand/engine/ops";
 import type { ParsedArgs } from "./args.js";
-import type { OptionSpec } from "./command.js";
+import type { OptionSpec } from "./command-syntax.js";
 import { readJsonArgument } from "./files.js";
 import type { CliIO } from "./io.js";
 

@@ -16,7 +16,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createLogger, openRedisUrl } from "@errand/engine/ops";
 import type { ParsedArgs } from "./args.js";
-import type { OptionSpec } from "./command.js";
+import type { OptionSpec } from "./command-syntax.js";
 import { closeServer, listenOnPort } from "./listen.js";
 import { oneLine } from "./output.js";
 

@@ -2,7 +2,8 @@
  * Help texts: the overview `errand --help` prints and each command's own
  * `--help`, both built from the command specs so they never drift.
  */
-import { type CommandEntry, type CommandSpec, HELP_OPTION, type OptionSpec } from "./command.js";
+import type { CommandEntry, CommandSpec } from "./command.js";
+import { HELP_OPTION, type OptionSpec } from "./command-syntax.js";
 import { EXIT_CODES_HELP } from "./exit-codes.js";
 import { formatTable } from "./table.js";
 

@@ -14,7 +14,7 @@ import type { PrometheusMetrics } from "@errand/engine";
 import { createLogger } from "@errand/engine/ops";
 import type { ParsedArgs } from "./args.js";
 import { usageError } from "./args.js";
-import type { OptionSpec } from "./command.js";
+import type { OptionSpec } from "./command-syntax.js";
 import { closeServer, listenOnPort } from "./listen.js";
 
 /** `--metrics-port`, for the commands that serve `/metrics`. */

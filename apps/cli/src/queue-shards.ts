@@ -6,7 +6,7 @@
  */
 import { MAX_QUEUE_SHARDS } from "@errand/engine/ops";
 import { type ParsedArgs, usageError } from "./args.js";
-import type { OptionSpec } from "./command.js";
+import type { OptionSpec } from "./command-syntax.js";
 import type { CliIO } from "./io.js";
 
 /** The variable read when `--queue-shards` is not given. */

@@ -5,7 +5,7 @@
  * descriptions and parameter schemas), its model's name and its output schema.
  */
 import { createHash } from "node:crypto";
-import type { Agent } from "./agent.js";
+import type { Agent } from "./model.js";
 
 /** How many hex digits of the digest a computed version keeps. */
 const VERSION_DIGEST_LENGTH = 12;

@@ -5,8 +5,8 @@
  */
 import { ErrandError, preflightSchema, Script } from "@errand/core";
 import type { z } from "zod";
-import type { Model } from "./model.js";
-import { checkModelSettings, type ModelSettings, settingsRefusal } from "./model-settings.js";
+import { type Agent, type Model, settingsRefusal } from "./model.js";
+import { checkModelSettings, type ModelSettings } from "./model-settings.js";
 import type { Tool } from "./tool.js";
 
 /** The `maxSteps` of an agent that does not set one. */
@@ -60,24 +60,6 @@ export interface AgentOptions {
    * for. Default: a digest of the definition (see `agentVersion`).
    */
   version?: string;
-}
-
-/** A defined agent. */
-export interface Agent {
-  readonly name: string;
-  readonly instructions: string;
-  readonly model: Model | string;
-  /** The agent's model settings, checked; `{}` when it gives none. */
-  readonly modelSettings: ModelSettings;
-  readonly tools: readonly Tool[];
-  /** The output schema as JSON Schema, already accepted by `preflightSchema`. */
-  readonly outputSchema?: Record<string, unknown>;
-  readonly maxSteps: number;
-  readonly timeoutMs?: number;
-  readonly script?: Script;
-  readonly scriptFromInput: boolean;
-  /** The version it was given, if any; `agentVersion(agent)` is its version either way. */
-  readonly version?: string;
 }
 
 function invalidAgent(name: string, why: string): ErrandError {

@@ -97,7 +97,7 @@
  *
  * @packageDocumentation
  */
-export { type Agent, type AgentOptions, defineAgent } from "./agent.js";
+export { type AgentOptions, defineAgent } from "./agent.js";
 export { agentVersion } from "./agent-version.js";
 export { type BlobStore, createMemoryBlobStore, type StoredBlob } from "./blobs.js";
 export type { BudgetGate, PriceResponse } from "./budget-gate.js";
@@ -114,7 +114,13 @@ export {
 export { type LiveChannel, liveModel } from "./live-model.js";
 export type { Logger } from "./logger.js";
 export { createMemorySink, type MemorySink } from "./memory-sink.js";
-export type { Model, ModelRequest, ModelResponse, ToolSpec, TranscriptMessage } from "./model.js";
+export type {
+  Agent,
+  Model,
+  ModelRequest,
+  ModelResponse,
+  TranscriptMessage,
+} from "./model.js";
 export type { RetryPolicy } from "./model-retries.js";
 export { ModelSettings } from "./model-settings.js";
 export { PLACEHOLDER_API_KEY, readOpenAIEnv } from "./openai/client.js";
@@ -124,6 +130,7 @@ export { type RunStepsOptions, runSteps } from "./run-steps.js";
 export { type ScriptedModelOptions, scriptedModel } from "./scripted-model.js";
 export type { EventSink } from "./sink.js";
 export { defineTool, type Tool, type ToolContext, type ToolOptions } from "./tool.js";
+export type { ToolSpec } from "./tool-spec.js";
 export {
   type AskToolOptions,
   askTool,

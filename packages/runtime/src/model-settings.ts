@@ -8,7 +8,6 @@
  */
 import { ErrandError } from "@errand/core";
 import { z } from "zod";
-import type { Model } from "./model.js";
 import { STRUCTURED_OUTPUT_TOOL_NAMES } from "./structured-output.js";
 
 /** The reasoning efforts the `openai` client knows; not every model takes every one. */
@@ -103,16 +102,4 @@ export function checkModelSettings(
     throw new ErrandError("invalid_spec", `agent ${JSON.stringify(agent)}: ${problem}`);
   }
   return parsed.data;
-}
-
-/**
- * Why `model` cannot honour `settings`, or `undefined` when it honours them
- * all (or none are given). A model that does not say ({@link Model.refuseSettings}
- * absent) honours none.
- */
-export function settingsRefusal(model: Model, settings: ModelSettings): string | undefined {
-  const names = settingNames(settings);
-  if (names.length === 0) return undefined;
-  if (model.refuseSettings) return model.refuseSettings(settings);
-  return `model ${model.name} takes no model settings, so it cannot honour ${names.join(", ")}`;
 }

@@ -2,10 +2,14 @@
  * The one interface every model provider implements: a request is the whole
  * transcript of a run plus the tools it may call; a response is the model's
  * text and tool calls. Providers translate to and from their own wire format.
+ * A defined {@link Agent} is here too: it names its model, and a request
+ * carries its agent, so the two types live in one module, which `agent.ts`
+ * (defining agents) imports without being imported back.
  */
-import type { ModelDelta, OutputItem, ToolCall, Usage } from "@errand/core";
-import type { Agent } from "./agent.js";
-import type { ModelSettings } from "./model-settings.js";
+import type { ModelDelta, OutputItem, Script, ToolCall, Usage } from "@errand/core";
+import { type ModelSettings, settingNames } from "./model-settings.js";
+import type { Tool } from "./tool.js";
+import type { ToolSpec } from "./tool-spec.js";
 
 /**
  * One message of the transcript a model is sent, in a provider-neutral form.
@@ -23,16 +27,6 @@ export type TranscriptMessage =
       responseId?: string;
     }
   | { role: "tool"; callId: string; name: string; content: string };
-
-/** A tool as the model sees it. */
-export interface ToolSpec {
-  name: string;
-  description: string;
-  /** The tool's arguments as a JSON Schema object. */
-  parameters: Record<string, unknown>;
-  /** True when `parameters` fits the strict subset, so providers may enforce it while generating. */
-  strict: boolean;
-}
 
 /** Everything a model is asked for one step of one run. */
 export interface ModelRequest {
@@ -100,6 +94,36 @@ export interface Model {
    */
   refuseSettings?(settings: ModelSettings): string | undefined;
   respond(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse>;
+}
+
+/** A defined agent. */
+export interface Agent {
+  readonly name: string;
+  readonly instructions: string;
+  readonly model: Model | string;
+  /** The agent's model settings, checked; `{}` when it gives none. */
+  readonly modelSettings: ModelSettings;
+  readonly tools: readonly Tool[];
+  /** The output schema as JSON Schema, already accepted by `preflightSchema`. */
+  readonly outputSchema?: Record<string, unknown>;
+  readonly maxSteps: number;
+  readonly timeoutMs?: number;
+  readonly script?: Script;
+  readonly scriptFromInput: boolean;
+  /** The version it was given, if any; `agentVersion(agent)` is its version either way. */
+  readonly version?: string;
+}
+
+/**
+ * Why `model` cannot honour `settings`, or `undefined` when it honours them
+ * all (or none are given). A model that does not say ({@link Model.refuseSettings}
+ * absent) honours none.
+ */
+export function settingsRefusal(model: Model, settings: ModelSettings): string | undefined {
+  const names = settingNames(settings);
+  if (names.length === 0) return undefined;
+  if (model.refuseSettings) return model.refuseSettings(settings);
+  return `model ${model.name} takes no model settings, so it cannot honour ${names.join(", ")}`;
 }
 
 /**

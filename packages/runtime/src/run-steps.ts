@@ -15,16 +15,15 @@ import {
   type ToolCall,
 } from "@errand/core";
 import { waitpointOf } from "@errand/core/ops";
-import type { Agent } from "./agent.js";
 import type { BlobStore } from "./blobs.js";
 import { createMemoryBlobStore } from "./blobs.js";
 import type { BudgetGate, PriceResponse } from "./budget-gate.js";
 import { errorMessage, isModelError, type ParkRequest } from "./errors.js";
 import { type LiveChannel, liveModel } from "./live-model.js";
 import { type Logger, lazyChild, noopLogger } from "./logger.js";
-import type { Model, ModelRequest, ModelResponse } from "./model.js";
+import type { Agent, Model, ModelRequest, ModelResponse } from "./model.js";
+import { settingsRefusal } from "./model.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, respondWithRetries } from "./model-retries.js";
-import { settingsRefusal } from "./model-settings.js";
 import { type RunDeadline, startDeadline } from "./run-deadline.js";
 import type { EventSink } from "./sink.js";
 import { type CallRunner, runCalls } from "./step-calls.js";

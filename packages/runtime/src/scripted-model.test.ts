@@ -1,8 +1,8 @@
 import type { Script } from "@errand/core";
 import { describe, expect, it } from "vitest";
-import { type Agent, defineAgent } from "./agent.js";
+import { defineAgent } from "./agent.js";
 import { ModelError } from "./errors.js";
-import type { ModelRequest } from "./model.js";
+import type { Agent, ModelRequest } from "./model.js";
 import { scriptedModel, scriptFor } from "./scripted-model.js";
 
 function agentWith(script: Script, scriptFromInput = false): Agent {

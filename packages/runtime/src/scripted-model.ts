@@ -5,8 +5,8 @@
  */
 import { Script, type ScriptTurn, type ToolCall } from "@errand/core";
 import { abortableSleep } from "./abort.js";
-import type { Agent } from "./agent.js";
 import { ModelError } from "./errors.js";
+import type { Agent } from "./model.js";
 import {
   decodeToolArguments,
   type Model,

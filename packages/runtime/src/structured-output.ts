@@ -5,8 +5,8 @@
  * live here.
  */
 import { findLosslessJsonProblem, formatJsonPath } from "@errand/core/ops";
-import type { ToolSpec } from "./model.js";
 import { strictSchemaToZod } from "./strict-schema-zod.js";
+import type { ToolSpec } from "./tool-spec.js";
 import { fixAndRetryMessage, formatIssues } from "./validation-issues.js";
 
 /** The name the structured-output tool is advertised under. */

@@ -7,8 +7,8 @@
 import { ErrandError, preflightSchema, type ResourceRef, type WaitpointState } from "@errand/core";
 import { z } from "zod";
 import type { Logger } from "./logger.js";
-import type { ToolSpec } from "./model.js";
 import { isStructuredOutputTool } from "./structured-output.js";
+import type { ToolSpec } from "./tool-spec.js";
 
 /** What a tool handler gets besides its arguments. */
 export interface ToolContext {

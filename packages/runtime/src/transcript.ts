@@ -8,8 +8,7 @@
  * an uninterrupted run would have.
  */
 import type { CallOutcome, RunState } from "@errand/core";
-import type { Agent } from "./agent.js";
-import type { TranscriptMessage } from "./model.js";
+import type { Agent, TranscriptMessage } from "./model.js";
 import { OUTPUT_RECORDED_MESSAGE, STRUCTURED_OUTPUT_INSTRUCTION } from "./structured-output.js";
 import { toolResultContent } from "./tool-results.js";
 

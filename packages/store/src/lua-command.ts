@@ -3,7 +3,10 @@
  * client with `defineCommand` so that every call is one EVALSHA (EVAL only
  * when the server has not seen it yet). Works on a `Redis` and a `Cluster`
  * alike when a script's keys share one hash tag. Used by the store's scripts
- * and by other packages' (the engine's collector).
+ * and by other packages' (the engine's collector). A script's file is named
+ * `<verb>-<numKeys>.lua`, as BullMQ's are, with `n` for the number of keys of
+ * a script whose calls pass any number of them (its header says how many); an
+ * optional last key counts in the number (`append-6.lua` takes 5 or 6).
  */
 import { readFileSync } from "node:fs";
 import type { Cluster, Redis } from "ioredis";
@@ -32,7 +35,7 @@ export type LuaCall = (
 
 type CustomCommand = (...keysAndArgs: (string | number)[]) => Promise<unknown>;
 
-/** Reads a script file, e.g. `new URL("../lua/append.lua", import.meta.url)`. */
+/** Reads a script file, e.g. `new URL("../lua/append-6.lua", import.meta.url)`. */
 export function readLuaFile(url: URL): string {
   return readFileSync(url, "utf8");
 }

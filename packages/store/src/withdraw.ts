@@ -1,5 +1,5 @@
 /**
- * Withdrawing a run that was written but never fired (`lua/withdraw.lua`):
+ * Withdrawing a run that was written but never fired (`lua/withdraw-8.lua`):
  * a producer that wrote a run's `run-queued` and then could not enqueue its
  * job takes the run back, so that no run waits for a job that never comes.
  * Only a run nothing happened to since is withdrawn, and the idempotency key
@@ -15,7 +15,7 @@ import { runIndexMember } from "./outcomes/index-runs.js";
 
 const WITHDRAW_SCRIPT = {
   command: "errandWithdraw",
-  lua: readLuaFile(new URL("../lua/withdraw.lua", import.meta.url)),
+  lua: readLuaFile(new URL("../lua/withdraw-8.lua", import.meta.url)),
   numberOfKeys: "variable",
 } as const;
 
@@ -38,7 +38,7 @@ export interface RunToWithdraw {
   idempotencyKey?: string;
 }
 
-/** Defines `withdraw.lua` on `redis` and returns the function that withdraws a run. */
+/** Defines `withdraw-8.lua` on `redis` and returns the function that withdraws a run. */
 export function defineWithdraw(
   redis: RedisClient,
   keys: StoreKeys,
@@ -67,7 +67,7 @@ export function defineWithdraw(
       case -1:
         return "moved-on";
       default:
-        throw new ErrandError("internal", `withdraw.lua answered ${JSON.stringify(reply)}`);
+        throw new ErrandError("internal", `withdraw-8.lua answered ${JSON.stringify(reply)}`);
     }
   };
 }

@@ -35,7 +35,7 @@ const ATTEMPT_EVENTS = new Set(["run-started", "waitpoint-timed-out"]);
 /**
  * The event types of an append call (`EVALSHA sha 5 k1 … k5 runId expected
  * retention idempotencyTtl, then type at data of each event`, or with 6 keys
- * when an idempotency key is given; see `packages/store/lua/append.lua`), or
+ * when an idempotency key is given; see `packages/store/lua/append-6.lua`), or
  * `undefined` for another command.
  */
 function appendedEventTypes(args: readonly string[]): string[] | undefined {

@@ -33,8 +33,8 @@ import {
 } from "../waitpoints/complete.js";
 import { listWaiting, type WaitingOptions, type WaitingWaitpoints } from "../waitpoints/waiting.js";
 import { type CancelOptions, type CancelResult, cancel } from "./cancel.js";
-import type { FireContext } from "./enqueue-runs.js";
 import { fire } from "./fire.js";
+import type { FireContext } from "./fire-context.js";
 import { type FireManyResult, fireMany } from "./fire-many.js";
 import {
   DEFAULT_MAX_INPUT_BYTES,

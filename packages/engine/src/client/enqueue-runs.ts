@@ -15,45 +15,17 @@
  * that run's producer have died before enqueueing its job, the reaper
  * enqueues it, as for any fire.
  */
-import type { ErrandError } from "@errand/core";
 import type { Span } from "@opentelemetry/api";
 import { addToGroup } from "../add-to-group.js";
 import { fairPriorities } from "../flow-control/fair-queue.js";
-import type { RunJob, RunQueues } from "../queues/run-queues.js";
+import type { RunJob } from "../queues/run-queues.js";
 import { CLIENT_PATIENCE_MS, CLIENT_WAITS_OUT } from "../redis/client-patience.js";
 import { retryWhileRedisIsTransient } from "../redis/transient-redis.js";
-import type { EngineResources } from "../resources.js";
 import { endSendSpan, startSendSpan } from "../tracing/messaging-spans.js";
 import { traceContextOf } from "../tracing/trace-context.js";
+import type { FireContext, FireOutcome } from "./fire-context.js";
 import type { PreparedRun } from "./fire-preflight.js";
-import type { MetadataLimits } from "./fire-spec.js";
-import type { FireWarning } from "./fire-warnings.js";
 import { asFireError, type LoggedRun, resolveUnenqueued } from "./unenqueued-runs.js";
-
-/**
- * What firing needs: the resources (whose connection is auto-pipelined:
- * commands issued in one tick leave as one pipeline), the queues and the limits.
- */
-export interface FireContext extends EngineResources {
-  queues: RunQueues;
-  /** The largest input, in bytes of UTF-8 JSON. */
-  maxInputBytes: number;
-  /** How much metadata a run may carry. Default `DEFAULT_METADATA_LIMITS`. */
-  metadataLimits?: MetadataLimits;
-  /** Whether runs with a `concurrencyKey` are queued fairly across keys. Default true. */
-  fairQueueing?: boolean;
-  /** The Redis the errors of a fire given up name (`redis-target.ts`), already redacted. */
-  target?: string;
-}
-
-/**
- * What became of one run: fired (with preflight's warnings, if any) or,
- * `deduplicated`, found fired before under its idempotency key; or refused
- * with its error (with its runId once it had one).
- */
-export type FireOutcome =
-  | { ok: true; runId: string; deduplicated?: true; warnings?: FireWarning[] }
-  | { ok: false; runId?: string; error: ErrandError };
 
 /**
  * Writes the run's `run-queued` (carrying its `send` span) under `runId` and

@@ -18,8 +18,8 @@ import type { EngineFixture } from "../test-support/engine-fixture.js";
 import { engineTest } from "../test-support/engine-test.js";
 import { exhaustRedisMemory } from "../test-support/redis-memory.js";
 import { registerTestQueue } from "../test-support/registered-queue.js";
-import type { FireContext } from "./enqueue-runs.js";
 import { fire } from "./fire.js";
+import type { FireContext } from "./fire-context.js";
 import { DEFAULT_MAX_INPUT_BYTES } from "./fire-spec.js";
 
 const it = engineTest("fire-oom");

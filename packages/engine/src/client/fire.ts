@@ -5,7 +5,8 @@
 
 import { CLIENT_PATIENCE_MS, CLIENT_WAITS_OUT } from "../redis/client-patience.js";
 import { retryWhileRedisIsTransient } from "../redis/transient-redis.js";
-import { enqueueRuns, type FireContext, type FireOutcome } from "./enqueue-runs.js";
+import { enqueueRuns } from "./enqueue-runs.js";
+import type { FireContext, FireOutcome } from "./fire-context.js";
 import { preflightFire } from "./fire-preflight.js";
 import type { FireResult } from "./fire-spec.js";
 import { createPreflightLookups } from "./preflight-lookups.js";

@@ -15,7 +15,7 @@
  */
 import { ErrandError } from "@errand/core";
 import { isTransientRedisError, transientRedisError } from "../redis/transient-redis.js";
-import type { FireContext, FireOutcome } from "./enqueue-runs.js";
+import type { FireContext, FireOutcome } from "./fire-context.js";
 import type { PreparedRun } from "./fire-preflight.js";
 
 /** A run whose `run-queued` is in its log. */

@@ -179,7 +179,7 @@ function indexWhenRoom(
   });
 }
 
-/** Whether a run's entries are acknowledged after its index call said `indexed` (index-runs.lua's rule). */
+/** Whether a run's entries are acknowledged after its index call said `indexed` (index-runs-n.lua's rule). */
 function isAcknowledged({ settles }: GroupToIndex, indexed: boolean): boolean {
   return indexed || !settles;
 }

@@ -1,6 +1,6 @@
 /**
  * The collector's own Lua scripts (the store has the one that writes
- * outcomes, `index-runs.lua`), read once from the package's `lua/` folder
+ * outcomes, `index-runs-n.lua`), read once from the package's `lua/` folder
  * (beside `src/` and `dist/` alike) and defined on a client as ioredis
  * commands (the store's `defineLuaCommand`), so every call is one EVALSHA.
  * Each script's keys share one hash tag, so the scripts run on Redis Cluster

@@ -1,6 +1,6 @@
 /**
  * The Lua scripts of flow control, defined on a client: concurrency leases
- * (`flow-leases.lua`), fair queues (`fair-queue-1.lua`) and provider rate
+ * (`flow-leases-n.lua`), fair queues (`fair-queue-1.lua`) and provider rate
  * limits (`provider-rate-2.lua`). Each runs on Redis' clock, shared by every worker.
  */
 import { defineLuaCommand, type LuaCall, type RedisClient, readLuaFile } from "@errand/store/ops";
@@ -32,7 +32,7 @@ function defineFlowScripts(redis: RedisClient): FlowScripts {
   return {
     leases: defineLuaCommand(redis, {
       command: "errandFlowLeases",
-      lua: script("flow-leases.lua"),
+      lua: script("flow-leases-n.lua"),
       numberOfKeys: "variable",
     }),
     fairQueue: defineLuaCommand(redis, {

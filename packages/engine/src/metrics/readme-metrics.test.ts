@@ -5,11 +5,10 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect } from "vitest";
-import { createCollector } from "../collector/create-collector.js";
 import { createLogger } from "../logger.js";
 import { engineTest } from "../test-support/engine-test.js";
+import { startErrandStack } from "../test-support/errand-stack.js";
 import { testAgents } from "../test-support/test-agents.js";
-import { createWorker } from "../worker/create-worker.js";
 import { createPrometheusMetrics } from "./prometheus-metrics.js";
 
 const it = engineTest("readme-metrics");
@@ -25,20 +24,18 @@ function readmeMetricNames(): string[] {
 describe("the docs' metrics table", () => {
   it("names every metric a worker and a collector export, and no other", async ({ fx }) => {
     const prometheus = createPrometheusMetrics();
-    const logger = createLogger({ level: "silent" });
-    const parts = { connection: fx.server.url, prefix: fx.prefix, logger, prometheus };
-    const collector = createCollector(parts);
-    await collector.start();
-    const worker = await createWorker({
-      ...parts,
-      agents: testAgents({ redis: fx.redis, prefix: fx.prefix }),
+    const stack = await startErrandStack({
+      connection: fx.server.url,
+      prefix: fx.prefix,
+      logger: createLogger({ level: "silent" }),
+      worker: { agents: testAgents({ redis: fx.redis, prefix: fx.prefix }), prometheus },
+      collector: { prometheus },
     });
     try {
       const exported = prometheus.registry.getMetricsAsArray().map(({ name }) => name);
       expect(readmeMetricNames()).toEqual(exported.sort());
     } finally {
-      await worker.close();
-      await collector.stop();
+      await stack.stop();
     }
   });
 });

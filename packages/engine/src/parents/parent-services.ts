@@ -9,7 +9,7 @@
 import { FatalToolError, type ToolContext } from "@errand/runtime";
 import type { JobsOptions } from "bullmq";
 import type { CancelContext } from "../client/cancel.js";
-import type { FireContext } from "../client/enqueue-runs.js";
+import type { FireContext } from "../client/fire-context.js";
 import { DEFAULT_MAX_INPUT_BYTES } from "../client/fire-spec.js";
 import { createRunQueues } from "../queues/run-queues.js";
 import type { ReadsContext } from "../reads/context.js";

@@ -15,7 +15,7 @@
 import type { BatchCounts, BatchOutcome, ErrandError, NextAction } from "@errand/core";
 import { batch, runNotFound } from "@errand/core/ops";
 import type { FireBudget } from "../budgets/fire-budget.js";
-import type { FireContext, FireOutcome } from "../client/enqueue-runs.js";
+import type { FireContext, FireOutcome } from "../client/fire-context.js";
 import { fireChecked, preflightEach } from "../client/fire-many.js";
 import { MAX_IDEMPOTENCY_TTL_MS } from "../client/fire-spec.js";
 import { createPreflightLookups } from "../client/preflight-lookups.js";

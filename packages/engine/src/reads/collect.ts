@@ -10,7 +10,7 @@
  * learns from any page how many are done and how many still run.
  *
  * Cost: one round trip a page (see `readStoredRuns`): one
- * `read-standings.lua` call per shard (and 1,000 runs) that reads the result
+ * `read-standings-n.lua` call per shard (and 1,000 runs) that reads the result
  * of each run on the page (and the head of each without one), looks up every
  * other run's result and head in Redis, and answers one character a run
  * beside the results read. Measured on a shared 2-core machine under heavy load

@@ -10,10 +10,8 @@ import { defineAgent, scriptedModel } from "@errand/runtime";
 import { type RedisClusterServer, startRedisCluster, uniqueKeyPrefix } from "@errand/testing";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createErrand } from "../client/client.js";
-import { createCollector } from "../collector/create-collector.js";
+import { startErrandStack } from "../test-support/errand-stack.js";
 import { captureLogs } from "../test-support/log-capture.js";
-import { createWorker } from "../worker/create-worker.js";
 
 /** An agent that plays its script and touches no Redis of its own: only the engine meets the failover. */
 const scripted = defineAgent({
@@ -57,17 +55,14 @@ describe("a master SIGKILLed under load, its replica promoted", () => {
   it('settles every run once, durability "replicated" waiting on the slot\'s master', async () => {
     const prefix = uniqueKeyPrefix("failover");
     const logs = captureLogs();
-    const options = { connection: url, prefix, durability: "replicated" as const };
-    const errand = createErrand({ ...options, logger: logs.logger });
-    const worker = await createWorker({
-      ...options,
-      agents: [scripted],
+    const stack = await startErrandStack({
+      connection: url,
+      prefix,
+      durability: "replicated",
       logger: logs.logger,
-      concurrency: 8,
-      retry: { baseDelayMs: 50, maxDelayMs: 500 },
+      worker: { agents: [scripted], concurrency: 8, retry: { baseDelayMs: 50, maxDelayMs: 500 } },
     });
-    const collector = createCollector({ ...options, logger: logs.logger });
-    await collector.start();
+    const { errand } = stack;
     try {
       const fire = (i: number) =>
         errand.fire({
@@ -95,9 +90,7 @@ describe("a master SIGKILLed under load, its replica promoted", () => {
       }
       expect(await waitCalls()).toBeGreaterThan(0);
     } finally {
-      await collector.stop();
-      await worker.close();
-      await errand.close();
+      await stack.stop();
     }
   }, 300_000);
 });

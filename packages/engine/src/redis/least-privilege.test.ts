@@ -14,12 +14,11 @@ import { type RedisServer, uniqueKeyPrefix } from "@errand/testing";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect } from "vitest";
 import { z } from "zod";
-import { createErrand, type Errand } from "../client/client.js";
-import { type Collector, createCollector } from "../collector/create-collector.js";
+import type { Errand } from "../client/client.js";
 import { parentTools } from "../parents/parent-tools.js";
 import { redisTest as it } from "../test-support/engine-test.js";
+import { type ErrandStack, startErrandStack } from "../test-support/errand-stack.js";
 import { captureLogs } from "../test-support/log-capture.js";
-import { createWorker, type ErrandWorker } from "../worker/create-worker.js";
 import { redisAclRules } from "./redis-acl.js";
 
 const USER = "errand-app";
@@ -51,8 +50,7 @@ let server: RedisServer;
 let admin: Redis;
 let prefix: string;
 let errand: Errand;
-let worker: ErrandWorker | undefined;
-let collector: Collector | undefined;
+let stack: ErrandStack | undefined;
 
 it.beforeAll(async ({ engineRedis }) => {
   server = engineRedis.server;
@@ -61,23 +59,22 @@ it.beforeAll(async ({ engineRedis }) => {
   await admin.acl("SETUSER", USER, ...redisAclRules(prefix), `>${PASSWORD}`);
   await admin.acl("LOG", "RESET");
   const connection = `redis://${USER}:${PASSWORD}@${server.host}:${server.port}`;
-  const { logger } = captureLogs();
-  const common = { connection, prefix, logger };
-  collector = createCollector({ ...common, blockMs: 100, reaper: { intervalMs: 100 } });
-  await collector.start();
-  worker = await createWorker({
-    ...common,
-    agents,
-    concurrency: 4,
-    parkRecheckMs: 60_000,
-    flowControl: { keyConcurrency: [{ key: "tenant-*", limit: 2 }] },
+  stack = await startErrandStack({
+    connection,
+    prefix,
+    logger: captureLogs().logger,
+    worker: {
+      agents,
+      concurrency: 4,
+      parkRecheckMs: 60_000,
+      flowControl: { keyConcurrency: [{ key: "tenant-*", limit: 2 }] },
+    },
+    collector: { blockMs: 100, reaper: { intervalMs: 100 } },
   });
-  errand = createErrand({ connection, prefix });
+  errand = stack.errand;
 });
 afterAll(async () => {
-  await worker?.close({ graceMs: 0 });
-  await collector?.stop();
-  await errand?.close();
+  await stack?.stop({ graceMs: 0 });
 });
 
 /** Resolves once the run's log holds `type`, following it. */
@@ -144,10 +141,8 @@ describe("errand as the least-privilege ACL user", () => {
     const collected = await errand.collect(childIds, { waitMs: 10_000 });
     expect(collected).toMatchObject({ total: 2, succeeded: 2, pending: 0 });
 
-    await worker?.close({ graceMs: 1_000 });
-    await collector?.stop();
-    worker = undefined;
-    collector = undefined;
+    await stack?.stop({ graceMs: 1_000 });
+    stack = undefined;
 
     // Nothing was refused, from connecting to closing.
     expect(await admin.acl("LOG")).toEqual([]);

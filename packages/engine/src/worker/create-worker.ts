@@ -2,21 +2,20 @@
  * `createWorker`: a BullMQ worker that runs the jobs of errand's runs. It
  * registers its agents (so clients can fire them), keeps a heartbeat, listens
  * for cancels, lends the parent tools the engine (`ctx.services`), and
- * processes each job with `processRun` — the log decides, the job only names
- * the run; a parked run's job leaves the worker until what it waits for settles.
+ * hands each job to its job handler (`job-handler.ts`); closing is
+ * `close-sequence.ts`'s. This module only wires the parts together.
  */
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import { ErrandError, isErrandError } from "@errand/core";
+import { ErrandError } from "@errand/core";
 import { findLosslessJsonProblem } from "@errand/core/ops";
 import type { Agent, RetryPolicy } from "@errand/runtime";
 import { pendingRunIds } from "@errand/store/ops";
-import { type Job, type JobsOptions, UnrecoverableError } from "bullmq";
+import type { JobsOptions } from "bullmq";
 import { DEFAULT_PRICE_TABLE, type PriceTable } from "../budgets/price-table.js";
 import { cancel } from "../client/cancel.js";
 import { type EngineKeys, engineKeys } from "../engine-keys.js";
 import type { FlowControlOptions } from "../flow-control/flow-options.js";
-import { waitForSlot } from "../flow-control/wait-for-slot.js";
 import { workerFlowControl } from "../flow-control/worker-flow-control.js";
 import { createLogger } from "../logger.js";
 import { createPrometheusMetrics, type PrometheusMetrics } from "../metrics/prometheus-metrics.js";
@@ -27,7 +26,6 @@ import { type ParentLimits, resolveParentLimits } from "../parents/limits.js";
 import { openParentServices, PARENT_SERVICES } from "../parents/parent-services.js";
 import { queueOfAgents } from "../queues/agent-queues.js";
 import { logBullErrors } from "../queues/bull-errors.js";
-import { parseRunJobData, type RunJobData } from "../queues/job-data.js";
 import {
   DEFAULT_QUEUE_SHARDS,
   type QueueShard,
@@ -36,30 +34,23 @@ import {
 import { createRunQueues, DEFAULT_JOB_OPTIONS } from "../queues/run-queues.js";
 import { createReadsContext } from "../reads/context.js";
 import { runLinks } from "../reads/view-url.js";
-import {
-  CLOSE_ALLOWANCE_MS,
-  closeWithin,
-  IDLE_CLOSE_ALLOWANCE_MS,
-  runEach,
-  settlesWithin,
-} from "../redis/closing.js";
-import { closeConnection, openJobsConnection, openSettledWaiter } from "../redis/connection.js";
+import { openJobsConnection, openSettledWaiter } from "../redis/connection.js";
 import { retryWhileRedisIsTransient } from "../redis/transient-redis.js";
 import { type EngineOptions, openResources } from "../resources.js";
 import { startAdoption } from "./adopt-orphans.js";
 import { type ModelResolver, queueRecords, resolveAgentModels } from "./agent-models.js";
 import { startCancelListener } from "./cancel-listener.js";
-import { jobResultOf, RunFailedError } from "./failed-run-job.js";
+import { closeWorkerParts, type WorkerParts } from "./close-sequence.js";
+import { RunFailedError } from "./failed-run-job.js";
 import { DEFAULT_HEARTBEAT_MS, startHeartbeat } from "./heartbeat.js";
+import { createJobHandler } from "./job-handler.js";
 import { resolveJobLocks } from "./job-locks.js";
-import { handBackJob } from "./other-versions.js";
 import { createParkedRuns, DEFAULT_PARK_RECHECK_MS } from "./park.js";
-import { patientStore } from "./patient-store.js";
-import { type ProcessOutcome, processRun, type RunProcessorContext } from "./process-run.js";
-import { redisLiveChannel } from "./redis-live.js";
+import { redisLiveChannel } from "./redis-live-channel.js";
+import { retryingStore } from "./retrying-store.js";
+import type { RunProcessorContext } from "./run-processor-context.js";
 import { RunWorker } from "./run-worker.js";
 import { takeShards } from "./shard-slots.js";
-import { announceJobTaken } from "./taken-jobs.js";
 
 /** How long `close` lets active runs finish when not told: 30 s. */
 const DEFAULT_CLOSE_GRACE_MS = 30_000;
@@ -318,8 +309,9 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
   const flow = workerFlowControl(redis, keys.prefix, logger, agents, options.flowControl);
   const context: RunProcessorContext = {
     ...resources,
-    // Runs wait out a Redis out of memory rather than fail their jobs (docs/architecture/redis-errors.md#redis-out-of-memory).
-    store: patientStore(store, logger),
+    // Runs wait out a Redis out of memory rather than fail their jobs (docs/architecture/redis-errors.md#redis-out-of-memory):
+    // every write of a run, and the innermost part of each attempt's sink (`attempt-sink.ts`).
+    store: retryingStore(store, logger),
     agents: flow.agents,
     admission: flow.admission,
     workerId,
@@ -342,60 +334,24 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     ...(options.traceContent === undefined ? {} : { traceContent: options.traceContent }),
   };
 
-  const parked = createParkedRuns({
-    reads,
+  const jobs = createJobHandler({
+    context,
+    parked: createParkedRuns({
+      reads,
+      logger,
+      recheckMs: options.parkRecheckMs ?? DEFAULT_PARK_RECHECK_MS,
+    }),
     logger,
-    recheckMs: options.parkRecheckMs ?? DEFAULT_PARK_RECHECK_MS,
+    versionOf: (agent) => agents.get(agent)?.version,
+    optimisticStart: options.optimisticStart ?? false,
   });
-  let activeJobs = 0;
-  const processJob = async (
-    worker: RunWorker,
-    job: Job<RunJobData>,
-    token?: string,
-  ): Promise<ProcessOutcome> => {
-    let runId: string;
-    try {
-      runId = parseRunJobData(job.id, job.data).runId;
-    } catch (error) {
-      if (isErrandError(error)) throw new UnrecoverableError(error.message);
-      throw error;
-    }
-    announceJobTaken(runId);
-    activeJobs += 1;
-    try {
-      let first =
-        (options.optimisticStart ?? false) && job.attemptsMade === 0 && job.stalledCounter === 0;
-      // A run cut short by Redis being briefly away resumes from its log once Redis is back, in
-      // this job: no BullMQ attempt is spent on it (one would fail the run for good after three).
-      const outcome = await retryWhileRedisIsTransient(
-        () => {
-          const firstTry = first;
-          first = false;
-          return processRun(context, runId, job.name, { first: firstTry });
-        },
-        { logger, write: "run of the job's steps", fields: { runId } },
-      );
-      if (outcome.kind === "parked") await parked.park(job, token, outcome, worker.scripts);
-      if (outcome.kind === "throttled")
-        await waitForSlot(job, token, worker.scripts, logger, outcome);
-      if (outcome.kind === "other-version") {
-        await handBackJob(job, token, worker.scripts, logger, {
-          run: outcome.agentVersion,
-          worker: agents.get(job.name)?.version ?? "",
-        });
-      }
-      return jobResultOf(outcome);
-    } finally {
-      activeJobs -= 1;
-    }
-  };
 
   // Shared by the shards' BullMQ workers for their commands (auto-pipelined); each blocks on a connection of its own.
   const bullConnection = openJobsConnection(options.connection, { logger, name: "worker jobs" });
   const workers = taken.map(({ shard, slots }) => {
     const worker: RunWorker = new RunWorker(
       shard.name,
-      (job, token) => processJob(worker, job, token),
+      (job, token) => jobs.handle(worker, job, token),
       {
         connection: bullConnection,
         prefix: shard.prefix,
@@ -418,7 +374,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
   });
   if (prometheus !== undefined) {
     countRedisErrors(prometheus, redis, bullConnection);
-    addWorkerSlotGauges(prometheus, concurrency, () => activeJobs);
+    addWorkerSlotGauges(prometheus, concurrency, jobs.active);
   }
   await Promise.all(workers.map((worker) => worker.waitUntilReady()));
   const adoptionQueues = createRunQueues(bullConnection, keys, logger);
@@ -442,45 +398,20 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     "worker ready",
   );
 
-  let closing: Promise<void> | undefined;
-  const closeAll = async (graceMs: number) => {
-    const deadline = Date.now() + graceMs;
-    // Idle, it has nothing to drain: it stops taking jobs without waiting for Redis (pausing
-    // otherwise reconnects its blocking connections, which waits for a Redis that is gone).
-    const idle = activeJobs === 0;
-    // Pausing stops taking jobs and resolves once the active ones finished; locks are still renewed meanwhile.
-    const finished = await settlesWithin(
-      Promise.all(workers.map((worker) => worker.pause(idle))),
-      idle ? 0 : graceMs,
-    );
-    if (!finished && activeJobs > 0) {
-      logger.warn(
-        { graceMs, activeJobs },
-        "runs still active after the grace period: leaving them to their locks",
-      );
-    }
-    // With Redis unreachable the steps below wait for it: past the deadline, its connections are cut.
-    await closeWithin({
-      close: () =>
-        runEach([
-          () => Promise.all(workers.map((worker) => worker.close(true))),
-          () => adoption.stop(),
-          () => adoptionQueues.close(),
-          () => heartbeat.stop(),
-          () => Promise.all([cancels.close(), reads.waiter.close(), parent.close()]),
-          () => Promise.all([closeConnection(redis), closeConnection(bullConnection)]),
-        ]),
-      withinMs: idle
-        ? IDLE_CLOSE_ALLOWANCE_MS
-        : Math.max(deadline - Date.now(), CLOSE_ALLOWANCE_MS),
-      cut() {
-        redis.disconnect();
-        bullConnection.disconnect();
-      },
-      logger,
-    });
-    logger.info({}, "worker closed");
+  const parts: WorkerParts = {
+    workers,
+    activeJobs: jobs.active,
+    adoption,
+    adoptionQueues,
+    heartbeat,
+    cancels,
+    waiter: reads.waiter,
+    parent,
+    redis,
+    bullConnection,
+    logger,
   };
+  let closing: Promise<void> | undefined;
   return {
     workerId,
     keys,
@@ -488,7 +419,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     queueShards: taken.map(({ shard }) => shard),
     prometheus,
     close(closeOptions = {}) {
-      closing ??= closeAll(closeOptions.graceMs ?? DEFAULT_CLOSE_GRACE_MS);
+      closing ??= closeWorkerParts(parts, closeOptions.graceMs ?? DEFAULT_CLOSE_GRACE_MS);
       return closing;
     },
   };

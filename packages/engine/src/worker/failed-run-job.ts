@@ -7,7 +7,7 @@
  */
 import type { RunError } from "@errand/core";
 import { UnrecoverableError } from "bullmq";
-import type { ProcessOutcome } from "./process-run.js";
+import type { ProcessOutcome } from "./process-outcome.js";
 
 /** The error a failed run's job fails with: its message is the run's `<code>: <message>`. */
 export class RunFailedError extends UnrecoverableError {

@@ -30,7 +30,7 @@ import { DelayedError, type Job, type Scripts } from "bullmq";
 import type { ReadsContext } from "../reads/context.js";
 import { addWaiting } from "../waitpoints/waiting-index.js";
 import { delayHeldJob } from "./delay-job.js";
-import type { ParkedWaitpoint } from "./process-run.js";
+import type { ParkedWaitpoint } from "./process-outcome.js";
 
 /** How long a parked run's job waits, at most, before it is tried again: 30 s. */
 export const DEFAULT_PARK_RECHECK_MS = 30_000;

@@ -29,7 +29,8 @@ import type { EngineFixture } from "../test-support/engine-fixture.js";
 import { engineTest } from "../test-support/engine-test.js";
 import { registerTestQueue } from "../test-support/registered-queue.js";
 import { type CancelListener, startCancelListener } from "./cancel-listener.js";
-import { MAX_START_TRIES, processRun, type RunProcessorContext } from "./process-run.js";
+import { MAX_START_TRIES, processRun } from "./process-run.js";
+import type { RunProcessorContext } from "./run-processor-context.js";
 
 const it = engineTest("fencing");
 

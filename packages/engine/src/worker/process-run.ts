@@ -26,101 +26,19 @@
  * to {@link MAX_START_TRIES} times: the job's holder takes the run over
  * instead of leaving it to a writer that may be dead.
  */
-import {
-  applyEvent,
-  ErrandError,
-  foldRun,
-  isErrandError,
-  isSettled,
-  type NewEvent,
-  type RunError,
-  type RunState,
-  type RunStatus,
-  type TraceContext,
-} from "@errand/core";
+import { ErrandError, foldRun, isSettled, type RunState, type TraceContext } from "@errand/core";
 import { isWaitpointOverdue, parkedWaitpoint, runNotFound } from "@errand/core/ops";
-import type { Logger } from "@errand/runtime";
-import {
-  isParkRequest,
-  type LiveChannel,
-  type ParkRequest,
-  type RetryPolicy,
-  runSteps,
-} from "@errand/runtime";
-import { type EventStore, isSeqConflict } from "@errand/store";
-import { markChecked } from "@errand/store/ops";
-import { budgetedSteps, type WorkerBudgets } from "../budgets/worker-budgets.js";
+import type { Logger, ParkRequest } from "@errand/runtime";
+import type { EventStore } from "@errand/store";
 import { settleCancelled } from "../client/settle-cancelled.js";
-import type { HeldSlots, RunAdmission } from "../flow-control/run-admission.js";
+import type { HeldSlots } from "../flow-control/run-admission.js";
 import { runLogger } from "../logger.js";
-import type { RunMetrics } from "../metrics/run-metrics.js";
-import type { EngineResources } from "../resources.js";
-import {
-  attemptEventsSink,
-  inAttemptSpan,
-  lastAttemptTrace,
-  recordAttemptEnd,
-} from "../tracing/agent-span.js";
+import { lastAttemptTrace } from "../tracing/agent-span.js";
 import { inProcessSpan } from "../tracing/messaging-spans.js";
-import { traceField } from "../tracing/trace-context.js";
 import type { ResolvedAgent } from "./agent-models.js";
-import type { CancelListener } from "./cancel-listener.js";
-import { type DeferredStart, deferStart } from "./optimistic-start.js";
-import { redisBlobStore } from "./redis-blobs.js";
-import { redisEventSink } from "./redis-sink.js";
-
-/** What processing a run needs: the worker's resources, shared by every job, and its own parts. */
-export interface RunProcessorContext extends EngineResources {
-  /** The worker's agents with their models, by name. */
-  agents: ReadonlyMap<string, ResolvedAgent>;
-  workerId: string;
-  /** The queue the worker takes its jobs from: the destination its `process` spans name. */
-  queue: string;
-  cancels: CancelListener;
-  /** Passed to tools as `ctx.services`. */
-  services?: Readonly<Record<string, unknown>>;
-  /** How failed model requests are retried. */
-  retry?: Partial<RetryPolicy>;
-  /** Put message contents on the runs' spans, redacted (see `RunStepsOptions.traceContent`). */
-  traceContent?: boolean;
-  /** The runs of `runIds` that have no stored result yet: what a parked run still waits for. */
-  pendingOf(runIds: readonly string[]): Promise<string[]>;
-  /** What is measured of the runs: their steps, and the runs this worker settles. */
-  runMetrics?: RunMetrics;
-  /** Where streaming models publish their deltas (docs/architecture/redis-layout.md#the-live-channel-streaming). */
-  live?: LiveChannel;
-  /** The fleet's concurrency gate: an open run starts only once admitted (docs/architecture/flow-control.md#flow-control). */
-  admission?: RunAdmission;
-  /** Prices responses and keeps runs within their budgets (docs/architecture/budgets.md#budgets). */
-  budgets?: WorkerBudgets;
-}
-
-/** How a job of a run ended for this worker. */
-export type ProcessOutcome =
-  /** This attempt carried the run to its end; `status` is how it settled, `error` why it failed. */
-  | { kind: "settled"; status: RunStatus; error?: RunError }
-  /** The run had settled before (or was settled by another writer meanwhile). */
-  | { kind: "already-settled"; status: RunStatus; error?: RunError }
-  /** A cancel was requested: this worker wrote `cancelled`. */
-  | { kind: "cancelled" }
-  /** Another attempt owns the run: this one stopped writing. */
-  | { kind: "lost" }
-  /**
-   * A tool parked the run until `waitFor` settle, or until its waitpoint is
-   * answered or times out (`waitpoint`, with the instant of its timeout):
-   * the step so far is logged, the run stays open.
-   */
-  | { kind: "parked"; waitFor: readonly string[]; waitpoint?: ParkedWaitpoint }
-  /** The open run was fired for `agentVersion`, which this worker does not run: nothing written. */
-  | { kind: "other-version"; agentVersion: string }
-  /** A concurrency limit is reached: nothing written; the job waits in the queue until `retryAtMs`. */
-  | { kind: "throttled"; retryAtMs: number; limitedBy: string };
-
-/** The waitpoint a parked run waits on: its token, and when it times out (ms), if it does. */
-export interface ParkedWaitpoint {
-  token: string;
-  timeoutAtMs?: number;
-}
+import { type ProcessOutcome, settledOutcome } from "./process-outcome.js";
+import { nextAttempt, tryAttempt, wasParked } from "./run-attempt.js";
+import type { RunProcessorContext } from "./run-processor-context.js";
 
 /** Whether the run needs a slot: it is open and no cancel was asked for. */
 function needsSlot(state: RunState): boolean {
@@ -130,52 +48,8 @@ function needsSlot(state: RunState): boolean {
 /** How many times a job announces its attempt (`run-started`) before a refused one makes it give up. */
 export const MAX_START_TRIES = 5;
 
-/**
- * Thrown by {@link runAttempt} when its own `run-started` is refused (the log
- * moved on before the attempt began); it keeps the refusal's code, which the
- * attempt's span records.
- */
-class StartRefused extends ErrandError {
-  override readonly name = "StartRefused";
-
-  constructor(readonly refusal: ErrandError) {
-    super(refusal.code, `run-started refused: ${refusal.message}`, { cause: refusal });
-  }
-}
-
-function isRefusedAppend(error: unknown): error is ErrandError {
-  return isSeqConflict(error) || isErrandError(error, "run_settled");
-}
-
 async function readState(store: EventStore, runId: string): Promise<RunState> {
   return foldRun(await store.readLog(runId), runId);
-}
-
-/**
- * Whether the run was parked: its last step holds a call that was logged as
- * called without an outcome (only a parking tool leaves one in an open run).
- */
-function wasParked(state: RunState): boolean {
-  const last = state.steps.reduce<RunState["steps"][number] | undefined>(
-    (latest, step) => (latest === undefined || step.step > latest.step ? step : latest),
-    undefined,
-  );
-  return last?.calls.some((call) => call.called && call.outcome === undefined) ?? false;
-}
-
-/** The attempt the next `run-started` announces: the same after parking, else the next one. */
-function nextAttempt(state: RunState): number {
-  return wasParked(state) ? Math.max(state.attempts, 1) : state.attempts + 1;
-}
-
-/** The outcome of a settled run: its status, and its error when it failed. */
-function settledOutcome(
-  kind: "settled" | "already-settled",
-  state: RunState,
-): Extract<ProcessOutcome, { kind: typeof kind }> {
-  return state.error === undefined
-    ? { kind, status: state.status }
-    : { kind, status: state.status, error: state.error };
 }
 
 /**
@@ -213,13 +87,6 @@ async function afterRefusedAppend(
   if (decided) return decided;
   logger.warn({ seq: state.seq }, "another attempt owns the run: this one stops writing");
   return { kind: "lost" };
-}
-
-/** The `waitpoint-timed-out` of the waitpoint the run is parked on, once past its timeout. */
-function timedOutWaitpoints(state: RunState, now: Date): NewEvent[] {
-  const waitpoint = parkedWaitpoint(state);
-  if (waitpoint === undefined || !isWaitpointOverdue(waitpoint, now)) return [];
-  return [{ type: "waitpoint-timed-out", at: now.toISOString(), data: { token: waitpoint.token } }];
 }
 
 /**
@@ -267,87 +134,6 @@ async function parkedOutcome(
     waitFor: [],
     waitpoint: { token, timeoutAtMs: context.now().getTime() },
   };
-}
-
-/**
- * Announces a new attempt and steps the run until it settles, inside the
- * attempt's `invoke_agent` span (stored in its `run-started`, linked to
- * `previous`, the span of the attempt before it). `optimistic`: the
- * `run-started` goes to the log with the first step, in one append
- * (`optimistic-start.ts`), instead of alone before it.
- */
-function runAttempt(
-  context: RunProcessorContext,
-  { agent, model }: ResolvedAgent,
-  state: RunState,
-  previous: TraceContext | undefined,
-  signal: AbortSignal,
-  logger: Logger,
-  optimistic: boolean,
-): Promise<ProcessOutcome> {
-  const { store } = context;
-  const attempt = nextAttempt(state);
-  const spanOptions = { agent: agent.name, model, runId: state.runId, attempt, previous };
-  return inAttemptSpan(spanOptions, async (span) => {
-    // errand's own data (the worker's id was checked when the worker started): appended unvalidated.
-    const started: NewEvent = markChecked({
-      type: "run-started",
-      at: context.now().toISOString(),
-      data: { attempt, workerId: context.workerId, ...traceField(span) },
-    });
-    // Logged once Redis acknowledged the run-started (the chaos audit holds the worker to it).
-    const logStarted = () =>
-      logger.info({ seq: state.seq + 1, resumeFromStep: state.steps.length }, "run started");
-    const begun = optimistic
-      ? deferStart(state, started, redisEventSink(store), logStarted)
-      : await announce(store, state, [...timedOutWaitpoints(state, context.now()), started]);
-    if (!optimistic) logStarted();
-    const traceContent = context.traceContent ?? false;
-    const { sink, ...budgetOptions } = context.budgets
-      ? await budgetedSteps(context.budgets, begun.state, model.name, begun.sink)
-      : { sink: begun.sink };
-    const settled = await runSteps({
-      agent,
-      model,
-      state: begun.state,
-      sink: attemptEventsSink(
-        context.runMetrics?.meter(sink, state, agent.name, model.name) ?? sink,
-        span,
-        traceContent,
-      ),
-      blobs: redisBlobStore(store),
-      signal,
-      logger: context.logger,
-      now: context.now,
-      traceContent,
-      ...(context.services === undefined ? {} : { services: context.services }),
-      ...(context.retry === undefined ? {} : { retry: context.retry }),
-      ...(context.live === undefined ? {} : { live: context.live }),
-      // Spreads last: on Node 20 a spread followed by new keys costs microseconds.
-      ...budgetOptions,
-    });
-    recordAttemptEnd(span, settled);
-    logger.info({ status: settled.status, seq: settled.seq }, "run ended");
-    context.runMetrics?.settled(settled);
-    return settledOutcome("settled", settled);
-  });
-}
-
-/**
- * Appends the attempt's start (`run-started`, after any `waitpoint-timed-out`),
- * fenced, on its own; a refusal is thrown as {@link StartRefused}.
- */
-async function announce(
-  store: EventStore,
-  state: RunState,
-  start: NewEvent[],
-): Promise<DeferredStart> {
-  const written = await store
-    .appendEvents(state.runId, state.seq, start)
-    .catch((error: unknown) => {
-      throw isRefusedAppend(error) ? new StartRefused(error) : error;
-    });
-  return { state: written.reduce(applyEvent, state), sink: redisEventSink(store) };
 }
 
 /** How the job reached this worker. */
@@ -454,35 +240,50 @@ async function decideAndRun(
       (await decideFromLog(context, state, logger)) ?? (await stillParked(context, state));
     if (decided) return decided;
     const optimistic = firstDelivery && tries === 1 && state.attempts === 0 && !wasParked(state);
-    try {
-      return await runAttempt(context, resolved, state, previousTrace, signal, logger, optimistic);
-    } catch (error) {
-      if (isParkRequest(error)) return await parkedOutcome(context, state.runId, error);
-      if (optimistic && isRefusedAppend(error)) {
-        // The optimistic start refused, yet no attempt in the log (a cancel
-        // asked, say): decide again from it and start the usual way. With an
-        // attempt there, another worker owns the run (this job was taken back).
-        const again = await readState(context.store, state.runId);
-        if (again.attempts === 0 && !isSettled(again)) {
+    const end = await tryAttempt(
+      context,
+      resolved,
+      state,
+      previousTrace,
+      signal,
+      logger,
+      optimistic,
+    );
+    switch (end.kind) {
+      case "ran":
+        return end.outcome;
+      case "parked":
+        return await parkedOutcome(context, state.runId, end.request);
+      case "append-refused":
+        if (optimistic) {
+          // The optimistic start refused, yet no attempt in the log (a cancel
+          // asked, say): decide again from it and start the usual way. With an
+          // attempt there, another worker owns the run (this job was taken back).
+          const again = await readState(context.store, state.runId);
+          if (again.attempts === 0 && !isSettled(again)) {
+            logger.info(
+              { seq: again.seq },
+              "the optimistic start was refused: starting from the log",
+            );
+            state = again;
+            continue;
+          }
+        }
+        break;
+      case "start-refused":
+        if (tries < MAX_START_TRIES) {
+          const log = await context.store.readLog(state.runId);
+          state = foldRun(log, state.runId);
+          previousTrace = lastAttemptTrace(log);
           logger.info(
-            { seq: again.seq },
-            "the optimistic start was refused: starting from the log",
+            { seq: state.seq, tries },
+            "run-started refused: deciding again from the log",
           );
-          state = again;
           continue;
         }
-      }
-      if (error instanceof StartRefused && tries < MAX_START_TRIES) {
-        const log = await context.store.readLog(state.runId);
-        state = foldRun(log, state.runId);
-        previousTrace = lastAttemptTrace(log);
-        logger.info({ seq: state.seq, tries }, "run-started refused: deciding again from the log");
-        continue;
-      }
-      const refusal = error instanceof StartRefused ? error.refusal : error;
-      if (!isRefusedAppend(refusal)) throw error;
-      logger.warn({ error: refusal.message }, "append refused: reading the log again");
-      return await afterRefusedAppend(context, state.runId, logger);
+        break;
     }
+    logger.warn({ error: end.refusal.message }, "append refused: reading the log again");
+    return await afterRefusedAppend(context, state.runId, logger);
   }
 }

@@ -17,7 +17,8 @@ import type { EngineFixture } from "../test-support/engine-fixture.js";
 import { engineTest } from "../test-support/engine-test.js";
 import { ASK_CALL, writeParkedRun } from "../test-support/parked-run.js";
 import { type CancelListener, startCancelListener } from "./cancel-listener.js";
-import { processRun, type RunProcessorContext } from "./process-run.js";
+import { processRun } from "./process-run.js";
+import type { RunProcessorContext } from "./run-processor-context.js";
 
 const it = engineTest("process-waitpoints");
 

@@ -5,7 +5,7 @@
  * to lapse would let the stalled check hand a run its worker still holds
  * (waiting for room to append its step) to another worker, as if the first
  * had died. When BullMQ's renewal is refused for lack of memory, the locks
- * are kept with `lua/keep-locks.lua` instead, which only sets expiries.
+ * are kept with `lua/keep-locks-n.lua` instead, which only sets expiries.
  */
 
 import { ErrandError } from "@errand/core";
@@ -20,11 +20,11 @@ import {
   endDisconnectsWhileReconnecting,
 } from "./blocking-disconnect.js";
 import { endReconnectsOnceReady, type ReconnectingConnection } from "./blocking-reconnect.js";
-import type { ProcessOutcome } from "./process-run.js";
+import type { ProcessOutcome } from "./process-outcome.js";
 
 const KEEP_LOCKS_SCRIPT = {
   command: "errandKeepLocks",
-  lua: readLuaFile(new URL("../../lua/keep-locks.lua", import.meta.url)),
+  lua: readLuaFile(new URL("../../lua/keep-locks-n.lua", import.meta.url)),
   numberOfKeys: "variable",
 } as const;
 
@@ -79,7 +79,7 @@ export class RunWorker extends Worker<RunJobData, ProcessOutcome> {
         [duration, ...tokens, ...jobIds],
       );
       if (!isJobIdList(lost)) {
-        throw new ErrandError("internal", `keep-locks.lua answered ${JSON.stringify(lost)}`);
+        throw new ErrandError("internal", `keep-locks-n.lua answered ${JSON.stringify(lost)}`);
       }
       this.logger.warn(
         { jobs: jobIds.length, lost },

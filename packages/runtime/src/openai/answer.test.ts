@@ -5,9 +5,8 @@
  */
 import { type MockLlm, startMockLlm } from "@errand/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Agent } from "../agent.js";
 import { ModelError } from "../errors.js";
-import type { Model, ModelRequest } from "../model.js";
+import type { Agent, Model, ModelRequest } from "../model.js";
 import { openaiModel } from "./model.js";
 
 const answer = (message: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({

@@ -10,13 +10,9 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionToolChoiceOption,
 } from "openai/resources/chat/completions";
-import {
-  encodeToolArguments,
-  type ModelRequest,
-  type ToolSpec,
-  type TranscriptMessage,
-} from "../model.js";
+import { encodeToolArguments, type ModelRequest, type TranscriptMessage } from "../model.js";
 import type { ModelSettings } from "../model-settings.js";
+import type { ToolSpec } from "../tool-spec.js";
 
 function toWireMessage(message: TranscriptMessage): ChatCompletionMessageParam {
   switch (message.role) {

@@ -1,8 +1,7 @@
 import { type FakeOpenAI, startFakeOpenAI } from "@errand/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { Agent } from "../agent.js";
 import { ModelError } from "../errors.js";
-import type { ModelRequest } from "../model.js";
+import type { Agent, ModelRequest } from "../model.js";
 import { PLACEHOLDER_API_KEY, retryAfterMs } from "./client.js";
 import { openaiModel } from "./model.js";
 

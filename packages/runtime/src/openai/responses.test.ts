@@ -6,9 +6,8 @@
  */
 import { type FakeOpenAI, type ResponsesRequest, startFakeOpenAI } from "@errand/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import type { Agent } from "../agent.js";
 import { ModelError } from "../errors.js";
-import type { ModelRequest, TranscriptMessage } from "../model.js";
+import type { Agent, ModelRequest, TranscriptMessage } from "../model.js";
 import type { ModelSettings } from "../model-settings.js";
 import { openaiModel } from "./model.js";
 import type { ResponsesHistory } from "./responses.js";

@@ -22,13 +22,9 @@ import type {
   ResponseCreateParamsNonStreaming,
   ResponseInputItem,
 } from "openai/resources/responses/responses";
-import {
-  encodeToolArguments,
-  type ModelRequest,
-  type ToolSpec,
-  type TranscriptMessage,
-} from "../model.js";
+import { encodeToolArguments, type ModelRequest, type TranscriptMessage } from "../model.js";
 import type { ModelSettings } from "../model-settings.js";
+import type { ToolSpec } from "../tool-spec.js";
 
 /** How a Responses model keeps the conversation between requests (see the module). */
 export type ResponsesHistory = "resend" | "previous-response";

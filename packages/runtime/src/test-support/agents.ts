@@ -4,7 +4,8 @@
  */
 import type { Script } from "@errand/core";
 import { z } from "zod";
-import { type Agent, type AgentOptions, defineAgent } from "../agent.js";
+import { type AgentOptions, defineAgent } from "../agent.js";
+import type { Agent } from "../model.js";
 import { scriptedModel } from "../scripted-model.js";
 import { defineTool } from "../tool.js";
 

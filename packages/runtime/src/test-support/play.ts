@@ -5,12 +5,11 @@
 
 import type { NewEvent } from "@errand/core";
 import { type RunEvent, type RunResult, type RunState, settleRun } from "@errand/core";
-import type { Agent } from "../agent.js";
 import type { BlobStore } from "../blobs.js";
 import type { BudgetGate, PriceResponse } from "../budget-gate.js";
 import type { LiveChannel } from "../live-model.js";
 import { createMemorySink, type MemorySink } from "../memory-sink.js";
-import type { Model, ModelRequest } from "../model.js";
+import type { Agent, Model, ModelRequest } from "../model.js";
 import type { RetryPolicy } from "../model-retries.js";
 import { runSteps } from "../run-steps.js";
 import {

@@ -12,8 +12,7 @@ import {
   type RunEvent,
   type RunState,
 } from "@errand/core";
-import type { Agent } from "../agent.js";
-import type { Model, ModelRequest } from "../model.js";
+import type { Agent, Model, ModelRequest } from "../model.js";
 import type { EventSink } from "../sink.js";
 
 /** A new, unique run id. */

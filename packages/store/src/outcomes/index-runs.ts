@@ -2,7 +2,7 @@
  * Writing outcomes: a shard's run indexes (`list` reads them) brought up to
  * date with the runs' heads and, for settled runs, their results stored and
  * announced — one script call for a whole batch of a shard's runs
- * (`lua/index-runs.lua`; docs/architecture/collector.md). Every index is a ZSET
+ * (`lua/index-runs-n.lua`; docs/architecture/collector.md). Every index is a ZSET
  * with score 0 whose members are `<createdAt ms, 15 digits>:<runId>`, so
  * lexicographic order is creation order and a list cursor is one member.
  * Writing is idempotent: the indexes follow each run's head atomically.
@@ -14,7 +14,7 @@ import { defineLuaCommand, type LuaCall, type RedisClient, readLuaFile } from ".
 
 const INDEX_RUNS_SCRIPT = {
   command: "errandIndexRuns",
-  lua: readLuaFile(new URL("../../lua/index-runs.lua", import.meta.url)),
+  lua: readLuaFile(new URL("../../lua/index-runs-n.lua", import.meta.url)),
   numberOfKeys: "variable",
 } as const;
 
@@ -26,11 +26,11 @@ const INDEX_RUNS_SCRIPT = {
  */
 export interface OutcomeWriter {
   keys: StoreKeys;
-  /** `index-runs.lua` on the writer's client (see {@link defineIndexRunsScript}). */
+  /** `index-runs-n.lua` on the writer's client (see {@link defineIndexRunsScript}). */
   indexRunsScript: LuaCall;
 }
 
-/** Defines `index-runs.lua` on `redis` and returns the function that calls it. */
+/** Defines `index-runs-n.lua` on `redis` and returns the function that calls it. */
 export function defineIndexRunsScript(redis: RedisClient): LuaCall {
   return defineLuaCommand(redis, INDEX_RUNS_SCRIPT);
 }
@@ -82,7 +82,7 @@ export interface RunToIndex {
   result?: RunResult;
 }
 
-/** One run's part of an `index-runs.lua` call: its keys and its arguments. */
+/** One run's part of an `index-runs-n.lua` call: its keys and its arguments. */
 export interface IndexSegment {
   keys: [head: string, agentRuns: string, result: string, children: string];
   args: [runId: string, member: string, deadline: string, result: string, listed: string];
@@ -132,7 +132,7 @@ export interface IndexAcknowledgement {
 
 /**
  * Brings runs of `shard` in the shard's indexes up to date with their heads,
- * in one script call (`lua/index-runs.lua`); a run whose segment carries its
+ * in one script call (`lua/index-runs-n.lua`); a run whose segment carries its
  * result then gets its result stored (once) and announced on the shard's
  * settled channel by the same call, its result and children
  * expiring with its log (the head's TTL). With `acknowledge`, the same call
@@ -167,7 +167,7 @@ export async function indexRuns(
   if (acknowledge !== undefined) args.push(...acknowledge.others);
   const replies = await indexRunsScript(callKeys, args);
   if (!Array.isArray(replies) || replies.length !== segments.length) {
-    throw new ErrandError("internal", `index-runs.lua answered ${JSON.stringify(replies)}`);
+    throw new ErrandError("internal", `index-runs-n.lua answered ${JSON.stringify(replies)}`);
   }
   return replies.map((reply) => reply === 1);
 }

@@ -1,5 +1,5 @@
 /**
- * `read-standings.lua` as a read: where each run of a list stands, and the
+ * `read-standings-n.lua` as a read: where each run of a list stands, and the
  * stored results of the runs read in full, one script call per shard and
  * 1,000 runs (a shard's keys share one hash tag, so each call runs on one
  * node of a Redis Cluster too), the calls sent together — one round trip,
@@ -21,7 +21,7 @@ export type RunStanding = "succeeded" | "failed" | "cancelled" | "pending" | "no
 
 const STANDINGS_SCRIPT = {
   command: "errandReadStandings",
-  lua: readLuaFile(new URL("../../lua/read-standings.lua", import.meta.url)),
+  lua: readLuaFile(new URL("../../lua/read-standings-n.lua", import.meta.url)),
   numberOfKeys: "variable",
 } as const;
 
@@ -38,7 +38,7 @@ const STANDING_OF_CHARACTER: Readonly<Record<string, ScriptStanding>> = {
 };
 
 /**
- * Defines `read-standings.lua` on `redis` and returns the function that calls
+ * Defines `read-standings-n.lua` on `redis` and returns the function that calls
  * it. Call it when the connection is made, before any command: an ioredis
  * auto-pipeline made before a script is defined cannot carry that script.
  */
@@ -50,7 +50,7 @@ export function defineStandingsScript(redis: RedisClient): LuaCall {
 export interface OutcomeReads {
   redis: RedisClient;
   keys: StoreKeys;
-  /** `read-standings.lua` on `redis` (see {@link defineStandingsScript}). */
+  /** `read-standings-n.lua` on `redis` (see {@link defineStandingsScript}). */
   standingsScript: LuaCall;
 }
 
@@ -89,7 +89,7 @@ async function readCall(context: OutcomeReads, call: ShardCall, into: Standings)
   if (!wellFormed) {
     throw new ErrandError(
       "internal",
-      `read-standings.lua answered ${JSON.stringify(reply)} for ${runIds.length} runs`,
+      `read-standings-n.lua answered ${JSON.stringify(reply)} for ${runIds.length} runs`,
     );
   }
   let text = 0;

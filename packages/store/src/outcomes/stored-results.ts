@@ -53,7 +53,7 @@ export interface StoredRuns {
 
 /**
  * Where the runs of `full` and `counted` stand, with the stored results of
- * the runs of `full`, in one round trip: the `read-standings.lua` call of
+ * the runs of `full`, in one round trip: the `read-standings-n.lua` call of
  * each shard, which reads the result of each run of `full` (its GET) and
  * looks up the result of each other run, and the head of each run without a
  * result (one character a run in the reply, beside the results read). A run

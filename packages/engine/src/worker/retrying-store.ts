@@ -18,7 +18,7 @@ import type { EventStore } from "@errand/store";
 import { retryWhileRedisIsTransient } from "../redis/transient-redis.js";
 
 /** `store`, whose appends and blob writes wait out transient Redis errors; `logger` hears of the waits. */
-export function patientStore(store: EventStore, logger: Logger): EventStore {
+export function retryingStore(store: EventStore, logger: Logger): EventStore {
   return {
     ...store,
     appendEvents: (runId, expectedSeq, events) =>

@@ -1,0 +1,33 @@
+/**
+ * What processing a run works with: the worker's resources and parts, shared
+ * by every job (`process-run.ts`) and every attempt (`run-attempt.ts`).
+ */
+import type { LiveChannel, RetryPolicy } from "@errand/runtime";
+import type { RunAdmission } from "../flow-control/run-admission.js";
+import type { EngineResources } from "../resources.js";
+import type { ResolvedAgent } from "./agent-models.js";
+import type { AttemptSinkContext } from "./attempt-sink.js";
+import type { CancelListener } from "./cancel-listener.js";
+
+/**
+ * What processing a run needs: the worker's resources, shared by every job,
+ * and its own parts, those its attempts' sinks are built from among them.
+ */
+export interface RunProcessorContext extends EngineResources, AttemptSinkContext {
+  /** The worker's agents with their models, by name. */
+  agents: ReadonlyMap<string, ResolvedAgent>;
+  workerId: string;
+  /** The queue the worker takes its jobs from: the destination its `process` spans name. */
+  queue: string;
+  cancels: CancelListener;
+  /** Passed to tools as `ctx.services`. */
+  services?: Readonly<Record<string, unknown>>;
+  /** How failed model requests are retried. */
+  retry?: Partial<RetryPolicy>;
+  /** The runs of `runIds` that have no stored result yet: what a parked run still waits for. */
+  pendingOf(runIds: readonly string[]): Promise<string[]>;
+  /** Where streaming models publish their deltas (docs/architecture/redis-layout.md#the-live-channel-streaming). */
+  live?: LiveChannel;
+  /** The fleet's concurrency gate: an open run starts only once admitted (docs/architecture/flow-control.md#flow-control). */
+  admission?: RunAdmission;
+}
