@@ -1,4 +1,4 @@
-import type { Reporter, TestModule } from "vitest/node";
+import type { Reporter, SerializedError, TestModule, TestSuite } from "vitest/node";
 
 /** How many of the slowest test files the closing lines name. */
 const SLOWEST_FILES_SHOWN = 15;
@@ -7,28 +7,43 @@ const SLOWEST_FILES_SHOWN = 15;
  * Prints plain closing lines after vitest's own summary: the slowest test
  * files with their durations (what to look at when CI gets slow), then
  * `N passed, N failed`, so that CI (which reads that line) sees the totals of
- * the whole run. A test that was meant to run but did not because its file
- * failed (an error at import or in a `beforeAll`) counts as failed, and so
- * does a failed file without tests; a test left out by a filter (`-t`) is
- * skipped.
+ * the whole run, counted as vitest counts them:
+ * - passed and skipped are the passed and skipped of vitest's `Tests` line
+ *   (a test that did not run because a hook of its suite failed is skipped
+ *   there, and here);
+ * - failed is every failure vitest reports with its error: the failed tests
+ *   of its `Tests` line, plus each test file or suite that failed outside any
+ *   test (a file that failed to load, a `beforeAll` or `afterAll` that threw:
+ *   vitest's "Failed Suites"), plus each error outside any file (vitest's
+ *   "Unhandled Errors"). When the last two are not zero, a line before says
+ *   how the failed are made up.
  */
 export default class SummaryLineReporter implements Reporter {
-  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+  onTestRunEnd(
+    testModules: ReadonlyArray<TestModule>,
+    unhandledErrors: ReadonlyArray<SerializedError>,
+  ): void {
     let passed = 0;
-    let failed = 0;
+    let failedTests = 0;
     let skipped = 0;
+    let failedSuites = 0;
     for (const testModule of testModules) {
-      const moduleFailed = testModule.state() === "failed";
       for (const testCase of testModule.children.allTests()) {
         const state = testCase.result().state;
-        const meantToRun = testCase.options.mode === "run" || testCase.options.mode === "only";
         if (state === "passed") passed++;
-        else if (state === "failed" || (moduleFailed && meantToRun)) failed++;
+        else if (state === "failed") failedTests++;
         else skipped++;
       }
-      if (moduleFailed && testModule.children.size === 0) failed++;
+      const suites: (TestModule | TestSuite)[] = [testModule, ...testModule.children.allSuites()];
+      failedSuites += suites.filter((suite) => suite.errors().length > 0).length;
     }
+    const failed = failedTests + failedSuites + unhandledErrors.length;
     process.stdout.write(slowestFiles(testModules));
+    if (failed > failedTests) {
+      process.stdout.write(
+        `\nfailed = ${failedTests} failed tests + ${failedSuites} failed suites (a test file that failed to load, or a hook that threw) + ${unhandledErrors.length} unhandled errors, as vitest lists them above\n`,
+      );
+    }
     const skippedPart = skipped > 0 ? `, ${skipped} skipped` : "";
     process.stdout.write(`\n${passed} passed, ${failed} failed${skippedPart}\n`);
   }

@@ -1,10 +1,13 @@
 /**
  * errand used from outside its repository, the way README.md's "Use errand in
- * your app" shows: `@errand/cli` and the packages it needs are built and
+ * your app" shows: `@errand/cli` and the packages it runs are built and
  * packed with pnpm, installed with npm into an app in a temporary folder
  * (never the workspace), and the app's own agents file runs on
  * `npx errand worker` beside `npx errand collector` — real child processes on
  * a private Redis — while the app's script fires runs and collects them.
+ * The app's commands (npm's included) run on Node 24, the newest LTS line
+ * errand supports, installed from npm into a folder of its own; the test run
+ * itself is on the pinned Node 22.
  */
 import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -13,7 +16,7 @@ import { delimiter, join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type RedisServer, startRedis } from "@errand/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCommand, type StartedCommand, startCommand } from "./shell.js";
+import { runCommand, runCommandToEnd, type StartedCommand, startCommand } from "./shell.js";
 
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 /** The app's own files, shown verbatim in README.md. */
@@ -23,13 +26,30 @@ const APP_FILES = ["agents.mjs", "fire-and-collect.mjs"];
 /** The command lines of README.md, run as they are written there. */
 const COMMANDS = {
   build: "npx pnpm@12.4.2 turbo run build --filter=@errand/cli...",
-  pack: 'npx pnpm@12.4.2 -r --filter "@errand/cli..." pack --pack-destination "$APP/errand-packages"',
+  pack: 'npx pnpm@12.4.2 -r --filter-prod "@errand/cli..." pack --pack-destination "$APP/errand-packages"',
   init: "npm init -y",
   install: "npm install ./errand-packages/*.tgz zod@^4",
   worker: "npx errand worker --agents ./agents.mjs",
   collector: "npx errand collector",
   fireAndCollect: "node fire-and-collect.mjs",
 };
+
+/** The Node the app runs on: the newest LTS line errand's engines accept. */
+const APP_NODE = "24.21.0";
+
+/**
+ * Packages only errand's tests and bench use, which an app's install must not
+ * pull: the test kit, the bench (an optional peer of the CLI), and Docker's
+ * client with its native SSH (an optional peer of `@errand/local-redis`).
+ */
+const NOT_FOR_APPS = [
+  "@errand/testing",
+  "@errand/bench",
+  "@dwmkerr/mock-llm",
+  "testcontainers",
+  "dockerode",
+  "ssh2",
+];
 
 /**
  * A zod 4 other than the one errand pins, for the app to install instead of
@@ -121,6 +141,8 @@ describe("errand installed from its packed packages into an app outside the repo
   let redis: RedisServer | undefined;
   let started: StartedCommand[] = [];
   let appEnv: NodeJS.ProcessEnv;
+  /** Everything `npm install` of the tarballs printed. */
+  let installOutput: string;
 
   /** Starts the app's collector and worker, each once it says it is ready. */
   async function startCollectorAndWorker(): Promise<void> {
@@ -139,14 +161,23 @@ describe("errand installed from its packed packages into an app outside the repo
     app = join(root, "my-app");
     await mkdir(app);
     redis = await startRedis({ maxmemoryPolicy: "noeviction" });
-    appEnv = outsideEnv({ REDIS_URL: redis.url, ERRAND_LOG_LEVEL: "info" });
+    const shellEnv = outsideEnv({ REDIS_URL: redis.url, ERRAND_LOG_LEVEL: "info" });
+    const nodeDir = join(root, `node-${APP_NODE}`);
+    await runCommand(`npm install --prefix "${nodeDir}" node@${APP_NODE}`, {
+      cwd: root,
+      env: shellEnv,
+    });
+    appEnv = {
+      ...shellEnv,
+      PATH: [join(nodeDir, "node_modules", ".bin"), shellEnv.PATH].join(delimiter),
+    };
 
     const inRepo = { cwd: REPO_ROOT, env: { ...process.env, APP: app } };
     await runCommand(COMMANDS.build, inRepo);
     await runCommand(COMMANDS.pack, inRepo);
     const inApp = { cwd: app, env: appEnv };
     await runCommand(COMMANDS.init, inApp);
-    await runCommand(COMMANDS.install, inApp);
+    installOutput = (await runCommand(COMMANDS.install, inApp)).output;
     for (const file of APP_FILES) {
       await writeFile(join(app, file), await readFile(join(APP_SOURCE, file), "utf8"));
     }
@@ -158,6 +189,31 @@ describe("errand installed from its packed packages into an app outside the repo
     await redis?.stop();
     if (root !== undefined) await rm(root, { recursive: true, force: true });
   }, 60_000);
+
+  it("runs the app's commands on Node 24", async () => {
+    const printed = await runCommand("node --version", { cwd: app, env: appEnv });
+    expect(printed.stdout.trim()).toBe(`v${APP_NODE}`);
+  });
+
+  it("installs only what the app runs, with no engine warning", async () => {
+    expect(installOutput).not.toMatch(/EBADENGINE|Unsupported engine/);
+    const lock = await readJson<{ packages: Record<string, unknown> }>(
+      join(app, "package-lock.json"),
+    );
+    const installed = Object.keys(lock.packages).map((path) =>
+      path.slice(path.lastIndexOf("node_modules/") + "node_modules/".length),
+    );
+    expect(installed).toContain("@errand/cli");
+    expect(installed.filter((name) => NOT_FOR_APPS.includes(name))).toEqual([]);
+  });
+
+  it("says how to add @errand/bench when errand bench runs without it", async () => {
+    const bench = await runCommandToEnd("npx errand bench --quick", { cwd: app, env: appEnv });
+    expect(bench.code).toBe(2);
+    expect(bench.output).toContain(
+      "errand bench needs the package @errand/bench, which is not installed beside @errand/cli",
+    );
+  });
 
   it("installs @errand/cli and every errand package it needs from the packed tarballs", async () => {
     const lock = await readJson<{ packages: Record<string, { resolved?: string }> }>(
@@ -208,7 +264,7 @@ describe("errand installed from its packed packages into an app outside the repo
 
   it("runs the app's agents on its worker: the text and the structured output are collected", async () => {
     const printed = await runCommand(COMMANDS.fireAndCollect, { cwd: app, env: appEnv });
-    expect(JSON.parse(printed)).toMatchObject(COLLECTED_AS_DESIGNED);
+    expect(JSON.parse(printed.stdout)).toMatchObject(COLLECTED_AS_DESIGNED);
   }, 60_000);
 
   it("works when the app's zod is another copy than errand's", async () => {
@@ -219,6 +275,6 @@ describe("errand installed from its packed packages into an app outside the repo
 
     await startCollectorAndWorker();
     const printed = await runCommand(COMMANDS.fireAndCollect, { cwd: app, env: appEnv });
-    expect(JSON.parse(printed)).toMatchObject(COLLECTED_AS_DESIGNED);
+    expect(JSON.parse(printed.stdout)).toMatchObject(COLLECTED_AS_DESIGNED);
   }, 180_000);
 });

@@ -45,16 +45,35 @@ function captureOutput(child: ChildProcess): { stdout(): string; all(): string }
   return { stdout: () => stdout, all: () => all };
 }
 
-/**
- * Runs `command` to its end and resolves with its stdout; rejects with
- * everything it printed when it exits with a code other than 0.
- */
-export async function runCommand(command: string, options: CommandOptions): Promise<string> {
+/** How a command line that ran to its end ended, and what it printed. */
+export interface CommandResult {
+  /** Its exit code (`null` when a signal ended it). */
+  code: number | null;
+  stdout: string;
+  /** stdout and stderr interleaved. */
+  output: string;
+}
+
+/** Runs `command` to its end, whatever its exit code. */
+export async function runCommandToEnd(
+  command: string,
+  options: CommandOptions,
+): Promise<CommandResult> {
   const child = spawnShell(command, options, false);
   const output = captureOutput(child);
   const [code] = (await once(child, "close")) as [number | null];
-  if (code !== 0) throw new Error(`\`${command}\` exited with ${code}:\n${output.all()}`);
-  return output.stdout();
+  return { code, stdout: output.stdout(), output: output.all() };
+}
+
+/**
+ * Runs `command` to its end and resolves with what it printed; rejects with
+ * everything it printed when it exits with a code other than 0.
+ */
+export async function runCommand(command: string, options: CommandOptions): Promise<CommandResult> {
+  const result = await runCommandToEnd(command, options);
+  if (result.code !== 0)
+    throw new Error(`\`${command}\` exited with ${result.code}:\n${result.output}`);
+  return result;
 }
 
 /**

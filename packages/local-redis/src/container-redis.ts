@@ -1,21 +1,38 @@
 /**
  * Redis in a Docker container through testcontainers, for machines without
- * `redis-server` on PATH. testcontainers is imported lazily, so this package
- * loads (and the other flavours work) where Docker is absent.
+ * `redis-server` on PATH. testcontainers is an optional peer dependency
+ * (with dockerode and ssh2 under it, it is most of an install's weight) and
+ * imported lazily: this package loads, and the other flavours work, where it
+ * is not installed or Docker is absent.
  */
 import { type RedisServer, unsupported } from "./redis-server.js";
 
 const IMAGE = "redis:7.0";
 const REDIS_PORT = 6379;
 
-/** True when a container runtime (Docker, Podman, …) answers. */
-export async function isContainerRuntimeAvailable(): Promise<boolean> {
+/**
+ * Whether Docker can give a Redis: `ready` when a container runtime (Docker,
+ * Podman, …) answers, `no-runtime` when none does, `no-testcontainers` when
+ * the package that drives it is not installed.
+ */
+export type ContainerRuntimeState = "ready" | "no-runtime" | "no-testcontainers";
+
+/** See {@link ContainerRuntimeState}. */
+export async function containerRuntimeState(): Promise<ContainerRuntimeState> {
+  let testcontainers: typeof import("testcontainers");
   try {
-    const { getContainerRuntimeClient } = await import("testcontainers");
-    await getContainerRuntimeClient();
-    return true;
+    testcontainers = await import("testcontainers");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ERR_MODULE_NOT_FOUND") {
+      return "no-testcontainers";
+    }
+    throw error;
+  }
+  try {
+    await testcontainers.getContainerRuntimeClient();
+    return "ready";
   } catch {
-    return false;
+    return "no-runtime";
   }
 }
 

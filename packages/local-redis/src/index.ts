@@ -13,7 +13,8 @@
  *
  * `startRedis` takes the first Redis it can get: `REDIS_URL` when set (then
  * `stop` does nothing and `kill`/`restart` refuse), else `redis-server` from
- * PATH, else `redis:7.0` in Docker through testcontainers; with none of these
+ * PATH, else `redis:7.0` in Docker through testcontainers (an optional peer:
+ * installed beside errand); with none of these
  * it throws an `ErrandError` (`redis_unavailable`) saying how to get one.
  * `server.source` tells which one you got.
  *

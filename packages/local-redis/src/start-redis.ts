@@ -4,7 +4,7 @@
  * saying how to get Redis.
  */
 import { ErrandError } from "@errand/core";
-import { isContainerRuntimeAvailable, startContainerRedis } from "./container-redis.js";
+import { containerRuntimeState, startContainerRedis } from "./container-redis.js";
 import { findOnPath, launchLocalRedis } from "./launch-local.js";
 import {
   type RedisServer,
@@ -19,22 +19,35 @@ export const NO_REDIS_MESSAGE =
   "Install redis-server (e.g. `apt-get install -y redis-server` or `brew install redis`), " +
   "or start Docker, or set REDIS_URL=redis://host:port to a Redis 7 you own.";
 
+/** {@link NO_REDIS_MESSAGE} where the package that would run Redis in Docker is not installed. */
+const NO_REDIS_WITHOUT_TESTCONTAINERS_MESSAGE =
+  "No Redis available: REDIS_URL is not set, redis-server is not on PATH, and Docker is tried only with the package testcontainers installed. " +
+  "Install redis-server (e.g. `apt-get install -y redis-server` or `brew install redis`), " +
+  "or set REDIS_URL=redis://host:port to a Redis 7 you own, " +
+  "or install testcontainers beside errand (`npm install testcontainers`) and start Docker.";
+
 /**
  * Starts (or finds) a Redis server. Order:
  * 1. `REDIS_URL` set → that server (`source: "env"`); `stop` is a no-op and
  *    `kill`/`restart` reject, since the server is not ours.
  * 2. `redis-server` on PATH → a daemon on a free 127.0.0.1 port in its own
  *    temporary directory (`source: "local"`), supporting `kill`/`restart`.
- * 3. a container runtime → `redis:7.0` via testcontainers (`source: "container"`).
- * 4. otherwise → {@link ErrandError} `redis_unavailable` with {@link NO_REDIS_MESSAGE}.
+ * 3. a container runtime → `redis:7.0` via testcontainers (`source: "container"`),
+ *    where that optional package is installed.
+ * 4. otherwise → {@link ErrandError} `redis_unavailable` with {@link NO_REDIS_MESSAGE}
+ *    (or, without testcontainers, a message that says to install it for Docker).
  */
 export async function startRedis(options: StartRedisOptions = {}): Promise<RedisServer> {
   const envUrl = process.env.REDIS_URL;
   if (envUrl) return redisFromUrl(envUrl);
   const binary = findOnPath("redis-server");
   if (binary) return startLocalRedis(binary, options);
-  if (await isContainerRuntimeAvailable()) return startContainerRedis(redisConfigArgs(options));
-  throw new ErrandError("redis_unavailable", NO_REDIS_MESSAGE);
+  const container = await containerRuntimeState();
+  if (container === "ready") return startContainerRedis(redisConfigArgs(options));
+  throw new ErrandError(
+    "redis_unavailable",
+    container === "no-testcontainers" ? NO_REDIS_WITHOUT_TESTCONTAINERS_MESSAGE : NO_REDIS_MESSAGE,
+  );
 }
 
 function redisFromUrl(url: string): RedisServer {

@@ -1,12 +1,14 @@
 /**
  * `errand bench`: throughput, latency and cost per run beside raw BullMQ and
  * raw Redis streams, on a fresh private Redis. The work is `@errand/bench`'s;
- * this command only prints it.
+ * this command only prints it. `@errand/bench` is not a dependency of the
+ * published CLI (only a devDependency, for the workspace) and is loaded only
+ * here: an app that does not bench does not install it.
  */
 import { type ParsedArgs, usageError } from "../args.js";
 import { type CommandSpec, JSON_OPTION } from "../command.js";
 import { DURABILITY_OPTION, durabilityOption } from "../durability.js";
-import { EXIT, type ExitCode } from "../exit-codes.js";
+import { EXIT, type ExitCode, systemErrorCode } from "../exit-codes.js";
 import type { CliIO } from "../io.js";
 import { writeJson } from "../output.js";
 import { tracingWanted } from "../tracing/start-tracing.js";
@@ -38,6 +40,25 @@ async function runOwnBench<R>(
   if (args.flag("json")) writeJson(io, report);
   else io.stdout.write(bench.format(report));
   return EXIT.ok;
+}
+
+/**
+ * `@errand/bench`, or a usage error saying how to add it where it is not
+ * installed beside the CLI.
+ */
+async function loadBench(): Promise<typeof import("@errand/bench")> {
+  try {
+    return await import("@errand/bench");
+  } catch (error) {
+    const notInstalled =
+      systemErrorCode(error) === "ERR_MODULE_NOT_FOUND" &&
+      (error as Error).message.includes("Cannot find package '@errand/bench'");
+    if (!notInstalled) throw error;
+    throw usageError(
+      "bench: errand bench needs the package @errand/bench, which is not installed beside @errand/cli: pack it in errand's repository (`pnpm --filter @errand/bench pack`), `npm install` its tarball, then run errand bench again",
+      error,
+    );
+  }
 }
 
 /** `bench`. */
@@ -107,18 +128,18 @@ export const benchCommand: CommandSpec = {
       );
     }
     if (args.flag("scaling")) {
-      const { formatScalingBench, runScalingBench } = await import("@errand/bench");
+      const { formatScalingBench, runScalingBench } = await loadBench();
       return runOwnBench("scaling", args, io, { run: runScalingBench, format: formatScalingBench });
     }
     if (args.flag("cluster")) {
-      const { formatClusterBench, runClusterBench } = await import("@errand/bench");
+      const { formatClusterBench, runClusterBench } = await loadBench();
       return runOwnBench("cluster", args, io, { run: runClusterBench, format: formatClusterBench });
     }
     if (args.flag("flow")) {
-      const { formatFlowBench, runFlowBench } = await import("@errand/bench");
+      const { formatFlowBench, runFlowBench } = await loadBench();
       return runOwnBench("flow", args, io, { run: runFlowBench, format: formatFlowBench });
     }
-    const { formatBenchTable, runBench } = await import("@errand/bench");
+    const { formatBenchTable, runBench } = await loadBench();
     const result = await runBench({
       quick: args.flag("quick"),
       tracing: args.flag("tracing"),
