@@ -94,13 +94,8 @@ export { NextAction } from "./next-action.js";
 export { requireWholeNumber, wholeNumberOption } from "./options.js";
 export { type LimitBounds, Page, PageInfo, page, resolveLimit } from "./page.js";
 export { type JsonSchemaObject, type PreflightResult, preflightSchema } from "./preflight.js";
-export {
-  isSecretKey,
-  REDACTED,
-  type RedactOptions,
-  redactSecrets,
-  redactSecretText,
-} from "./redaction.js";
+export { type RedactOptions, redactSecrets } from "./redact-secrets.js";
+export { isSecretKey, REDACTED, redactSecretText } from "./redaction.js";
 export {
   createdAtOfRunId,
   isRunId,
