@@ -60,6 +60,7 @@ export { CANCELLED_BY, CancelBody, REPLAY_OF_KEY } from "./actions/run-actions.j
 export { createDashboard, type Dashboard } from "./create-dashboard.js";
 export type { ApiErrorBody, DashboardRefusal } from "./http/api-error.js";
 export type { SessionInfo } from "./http/app.js";
+export { foreignHostRefusal } from "./http/host-check.js";
 export { CSRF_HEADER, SESSION_COOKIE, TOKEN_QUERY } from "./http/security.js";
 export { SESSION_LIFETIME_SECONDS } from "./http/sessions.js";
 export type { OverviewMessage } from "./live/overview-hub.js";

@@ -4,7 +4,7 @@
  * - **Host**: bound to loopback, a request must name a loopback host
  *   (`localhost`, `127.0.0.1`, `[::1]`) or the public URL's host, so a web
  *   page elsewhere cannot reach the dashboard through a DNS name that points
- *   at 127.0.0.1.
+ *   at 127.0.0.1 (`host-check.ts`, the CLI's endpoints use it too).
  * - **Token**: when one is configured, every request carries it, as
  *   `Authorization: Bearer <token>` or as the session cookie the server
  *   sets when the page is opened with `?token=<token>` (HttpOnly,
@@ -25,6 +25,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import { isLoopbackHost, type ResolvedOptions } from "../options.js";
 import { apiError } from "./api-error.js";
+import { foreignHostRefusal } from "./host-check.js";
 import { createSessions, SESSION_LIFETIME_SECONDS } from "./sessions.js";
 
 /** The session cookie's name. */
@@ -85,12 +86,6 @@ export function createSecurity(options: ResolvedOptions): Security {
 
   const publicHostname = options.publicUrl?.hostname;
   const publicOrigin = options.publicUrl?.origin;
-  const knownHosts = [
-    "localhost",
-    "127.0.0.1",
-    "[::1]",
-    ...(publicHostname ? [publicHostname] : []),
-  ];
 
   /**
    * The page's own origin: the public URL's; else where the request was
@@ -103,22 +98,12 @@ export function createSecurity(options: ResolvedOptions): Security {
 
   const checkHost: MiddlewareHandler = async (c, next) => {
     if (!options.loopback) return next();
-    const host = c.req.header("host") ?? "";
-    let hostname = "";
-    try {
-      hostname = new URL(`http://${host}`).hostname;
-    } catch {
-      // an unparsable Host is refused below
-    }
-    if (!isLoopbackHost(hostname) && hostname !== publicHostname) {
-      return apiError(
-        c,
-        403,
-        "forbidden_host",
-        `this dashboard listens on loopback and answers only requests for ${knownHosts.join(", ")}, not ${JSON.stringify(host)}`,
-      );
-    }
-    return next();
+    const refusal = foreignHostRefusal(
+      "this dashboard",
+      c.req.header("host"),
+      publicHostname ? [publicHostname] : [],
+    );
+    return refusal === undefined ? next() : apiError(c, 403, "forbidden_host", refusal);
   };
 
   const authenticate: MiddlewareHandler = async (c, next) => {
