@@ -113,6 +113,13 @@ function redactNamedValues(text: string): string {
   return redacted + text.slice(copied);
 }
 
+/**
+ * What every secret {@link redactSecretText} hides comes with (a scheme's
+ * word, a key shape's start, `=` or `:`): text without any is returned at
+ * once, which is most short strings (ids, names) a value holds.
+ */
+const MAY_HOLD_SECRET = /[=:]|sk-|gh[opsur]_|xox|AKIA|bearer|basic|token/i;
+
 /** The password of a URL: `redis://user:<password>@host`. */
 const URL_PASSWORD = /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s:@/]*:)[^\s@/]+@/g;
 
@@ -125,6 +132,7 @@ const URL_PASSWORD = /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s:@/]*:
  * URL's password. Every pattern runs in time linear in the text.
  */
 export function redactSecretText(text: string): string {
+  if (!MAY_HOLD_SECRET.test(text)) return text;
   const shapesHidden = text
     .replace(AUTH_SCHEME, (_match, scheme: string) => `${scheme} ${REDACTED}`)
     .replace(KEY_SHAPES, REDACTED)
