@@ -1,7 +1,9 @@
 /**
- * A run's events as lines for people: seq, time, type and what happened.
+ * A run's events as lines for people: seq, time, type and what happened,
+ * redacted (core's `redactSecrets`, error messages included) before the
+ * line is cut to its width.
  */
-import type { RunEvent } from "@errand/core";
+import { type RunEvent, redactSecrets } from "@errand/core";
 import { jsonText as json } from "./output.js";
 import { truncateCell } from "./table.js";
 
@@ -58,6 +60,6 @@ function eventDetail(event: RunEvent): string {
 
 /** One line for `event`: `seq  at  type  detail`. */
 export function eventLine(event: RunEvent): string {
-  const detail = truncateCell(eventDetail(event), DETAIL_WIDTH);
+  const detail = truncateCell(eventDetail(redactSecrets(event) as RunEvent), DETAIL_WIDTH);
   return `${String(event.seq).padStart(4)}  ${event.at}  ${event.type.padEnd(19)}  ${detail}`.trimEnd();
 }

@@ -8,26 +8,34 @@
  *   Redis answers PING within a second; 503, with the reason in one line,
  *   before that, while Redis does not answer, and from the first stop signal on.
  *
- * The server listens on every interface (the kubelet probes the pod's
- * address) and answers nothing else: the bodies say no more than the state.
+ * The server listens on loopback unless `--health-host` widens it (the
+ * kubelet probes the pod's address: `--health-host 0.0.0.0` there; bound to
+ * loopback, it answers only requests naming a loopback host, `listen.ts`)
+ * and answers nothing else: the bodies say no more than the state.
  * PING goes over a connection of its own that never queues a command while
  * Redis is away, so a probe is answered at once instead of waiting for it.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { createLogger, openRedisUrl } from "@errand/engine/ops";
 import type { ParsedArgs } from "./args.js";
 import type { OptionSpec } from "./command-syntax.js";
-import { closeServer, listenOnPort } from "./listen.js";
+import {
+  closeServer,
+  createEndpointServer,
+  endpointOf,
+  hostOption,
+  listenOnPort,
+} from "./listen.js";
 import { oneLine } from "./output.js";
 
-/** `--health-port`, for the commands that serve the endpoints. */
+/** `--health-port` and `--health-host`, for the commands that serve the endpoints. */
 export const HEALTH_PORT_OPTION: Readonly<Record<string, OptionSpec>> = {
   "health-port": {
     type: "string",
     value: "<N>",
-    description:
-      "serve GET /livez and GET /readyz on this port, on every interface (0: a free one)",
+    description: "serve GET /livez and GET /readyz on this port (0: a free one)",
   },
+  ...hostOption("health", "/livez and /readyz"),
 };
 
 /** How long `/readyz` waits for PONG before Redis counts as not answering. */
@@ -59,14 +67,14 @@ const NO_HEALTH_SERVER: HealthServer = {
 };
 
 /**
- * Starts the endpoints on `--health-port` (or returns one that does nothing
- * when it was not given), checking the Redis at `redisUrl`. A port another
- * process holds throws `port_in_use` (exit 3) naming `--health-port`.
+ * Starts the endpoints on `--health-port` at `--health-host` (or returns one
+ * that does nothing when no port was given), checking the Redis at
+ * `redisUrl`. A port another process holds throws `port_in_use` (exit 3)
+ * naming `--health-port`.
  */
 export async function startHealthServer(args: ParsedArgs, redisUrl: string): Promise<HealthServer> {
-  const wanted = args.string("health-port");
-  if (wanted === undefined) return NO_HEALTH_SERVER;
-  const port = args.integer("health-port", { min: 0, max: 65535 }, 0);
+  if (args.string("health-port") === undefined) return NO_HEALTH_SERVER;
+  const endpoint = endpointOf(args, "health");
   let phase: Phase = "starting";
   const reconnectPause = (attempt: number) => Math.min(attempt * 100, MAX_RECONNECT_PAUSE_MS);
   const redis = openRedisUrl(redisUrl, {
@@ -107,15 +115,22 @@ export async function startHealthServer(args: ParsedArgs, redisUrl: string): Pro
     response.end(request.method === "HEAD" ? undefined : `${text}\n`);
   };
 
-  const server = createServer((request, response) => void answer(request, response));
+  const server = createEndpointServer(
+    endpoint.host,
+    "the health endpoints",
+    (request, response) => void answer(request, response),
+  );
   let listening: number;
   try {
-    listening = await listenOnPort(server, port, "the health endpoints", "health-port");
+    listening = await listenOnPort(server, endpoint, "the health endpoints", "health");
   } catch (error) {
     redis.disconnect();
     throw error;
   }
-  createLogger().info({ healthPort: listening }, "health endpoints listening");
+  createLogger().info(
+    { healthHost: endpoint.host, healthPort: listening },
+    "health endpoints listening",
+  );
   return {
     port: listening,
     ready() {

@@ -3,28 +3,34 @@
  * format, on `errand worker` and `errand collector` (the dashboard serves
  * its own at `/metrics` on its port).
  *
- * The server is one of its own, on every interface, apart from
- * `--health-port`'s: a scrape reads Redis (queue depth, collector lag) and
- * must never hold up a probe, and the two are usually exposed differently
- * (probes to the kubelet, metrics to Prometheus). Giving both the same port
- * is refused.
+ * The server is one of its own, apart from `--health-port`'s: a scrape
+ * reads Redis (queue depth, collector lag) and must never hold up a probe,
+ * and the two are usually exposed differently (probes to the kubelet,
+ * metrics to Prometheus). Giving both the same port is refused. It listens
+ * on loopback unless `--metrics-host` widens it (`listen.ts`: and then
+ * answers only requests naming a loopback host).
  */
-import { createServer } from "node:http";
 import type { PrometheusMetrics } from "@errand/engine";
 import { createLogger } from "@errand/engine/ops";
 import type { ParsedArgs } from "./args.js";
 import { usageError } from "./args.js";
 import type { OptionSpec } from "./command-syntax.js";
-import { closeServer, listenOnPort } from "./listen.js";
+import {
+  closeServer,
+  createEndpointServer,
+  endpointOf,
+  hostOption,
+  listenOnPort,
+} from "./listen.js";
 
-/** `--metrics-port`, for the commands that serve `/metrics`. */
+/** `--metrics-port` and `--metrics-host`, for the commands that serve `/metrics`. */
 export const METRICS_PORT_OPTION: Readonly<Record<string, OptionSpec>> = {
   "metrics-port": {
     type: "string",
     value: "<N>",
-    description:
-      "serve GET /metrics (Prometheus text) on this port, on every interface (0: a free one)",
+    description: "serve GET /metrics (Prometheus text) on this port (0: a free one)",
   },
+  ...hostOption("metrics", "/metrics"),
 };
 
 /** The `/metrics` endpoint of one process (doing nothing when `--metrics-port` was not given). */
@@ -47,13 +53,14 @@ export async function startMetricsServer(
   metrics: PrometheusMetrics | false,
 ): Promise<MetricsServer> {
   if (args.string("metrics-port") === undefined || metrics === false) return NO_METRICS_SERVER;
-  const port = args.integer("metrics-port", { min: 0, max: 65535 }, 0);
+  const endpoint = endpointOf(args, "metrics");
+  const { port } = endpoint;
   if (port !== 0 && args.string("health-port") === String(port)) {
     throw usageError(
       `--metrics-port and --health-port are both ${port}: /metrics has a port of its own; choose another`,
     );
   }
-  const server = createServer((request, response) => {
+  const server = createEndpointServer(endpoint.host, "/metrics", (request, response) => {
     const path = new URL(request.url ?? "/", "http://metrics").pathname;
     if (path !== "/metrics" || (request.method !== "GET" && request.method !== "HEAD")) {
       response.writeHead(404, { "content-type": "text/plain; charset=utf-8" });
@@ -71,7 +78,10 @@ export async function startMetricsServer(
       },
     );
   });
-  const listening = await listenOnPort(server, port, "the metrics endpoint", "metrics-port");
-  createLogger().info({ metricsPort: listening }, "metrics endpoint listening");
+  const listening = await listenOnPort(server, endpoint, "the metrics endpoint", "metrics");
+  createLogger().info(
+    { metricsHost: endpoint.host, metricsPort: listening },
+    "metrics endpoint listening",
+  );
   return { port: listening, close: () => closeServer(server) };
 }

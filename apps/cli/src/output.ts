@@ -28,11 +28,11 @@ export function oneLine(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
 
-/** What went wrong, in one line a person can act on. */
+/** What went wrong, in one line a person can act on, its secrets redacted. */
 export function describeError(error: unknown): string {
-  if (isErrandError(error)) return oneLine(error.message);
-  if (error instanceof Error) return oneLine(error.message || error.name);
-  return oneLine(String(error));
+  if (isErrandError(error)) return oneLine(redactSecrets(error.message));
+  if (error instanceof Error) return oneLine(redactSecrets(error.message || error.name));
+  return oneLine(redactSecrets(String(error)));
 }
 
 /** Prints `errand: <what went wrong>` on stderr, on one line. */

@@ -60,7 +60,9 @@ export { CANCELLED_BY, CancelBody, REPLAY_OF_KEY } from "./actions/run-actions.j
 export { createDashboard, type Dashboard } from "./create-dashboard.js";
 export type { ApiErrorBody, DashboardRefusal } from "./http/api-error.js";
 export type { SessionInfo } from "./http/app.js";
+export { foreignHostRefusal } from "./http/host-check.js";
 export { CSRF_HEADER, SESSION_COOKIE, TOKEN_QUERY } from "./http/security.js";
+export { SESSION_LIFETIME_SECONDS } from "./http/sessions.js";
 export type { OverviewMessage } from "./live/overview-hub.js";
 export {
   type DashboardLogger,
@@ -70,9 +72,9 @@ export {
   DEFAULT_MAX_CONCURRENT_SEARCHES,
   DEFAULT_MAX_LIVE_CLIENTS,
   isLoopbackHost,
-  MIN_TOKEN_LENGTH,
   PUBLIC_URL_ENV,
   TOKEN_ENV,
+  TOKEN_RULE,
 } from "./options.js";
 export type { TimelineEvent } from "./present/timeline.js";
 export type {

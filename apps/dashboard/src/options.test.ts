@@ -2,7 +2,7 @@ import { isErrandError } from "@errand/core";
 import type { ConnectionInput } from "@errand/engine";
 import { describe, expect, it } from "vitest";
 import { createDashboard } from "./create-dashboard.js";
-import { isLoopbackHost, resolveOptions, TOKEN_ENV } from "./options.js";
+import { isLoopbackHost, resolveOptions, TOKEN_ENV, TOKEN_RULE, tokenProblem } from "./options.js";
 
 const connection = "redis://127.0.0.1:1";
 const token = "a-long-enough-token-1234";
@@ -28,6 +28,21 @@ describe("resolveOptions", () => {
   it("refuses a short token and a bad port", () => {
     expect(() => resolveOptions({ connection, token: "short" }, {})).toThrow(/at least 16/);
     expect(() => resolveOptions({ connection, port: 70_000 }, {})).toThrow(/port/);
+  });
+
+  it("refuses a token without entropy, saying the rule: one character repeated, whitespace, a few characters", () => {
+    for (const [weak, problem] of [
+      ["a".repeat(16), "only 1 different characters"],
+      [" ".repeat(20), "whitespace"],
+      ["abcdabcdabcdabcdabcd", "only 4 different characters"],
+      ["0123456789abcdef\n", "whitespace"],
+    ] as const) {
+      expect(() => resolveOptions({ connection, host: "0.0.0.0", token: weak }, {}), weak).toThrow(
+        `${problem}; a token needs ${TOKEN_RULE}`,
+      );
+      expect(tokenProblem(weak)).toContain(problem);
+    }
+    expect(tokenProblem("4f9c2a7e1b3d8c60")).toBeUndefined();
   });
 
   it("refuses counts that are not whole numbers ≥ 1 with core's option check, naming the option", () => {

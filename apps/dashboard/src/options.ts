@@ -30,7 +30,27 @@ export const DEFAULT_MAX_LIVE_CLIENTS = 500;
 export const DEFAULT_MAX_CONCURRENT_SEARCHES = 4;
 
 /** The shortest token accepted. */
-export const MIN_TOKEN_LENGTH = 16;
+const MIN_TOKEN_LENGTH = 16;
+
+/** The fewest different characters a token must hold: `aaaa…` or `abab…` is no secret. */
+const MIN_TOKEN_DISTINCT_CHARS = 8;
+
+/** What a token must be, as every message that asks for one says it. */
+export const TOKEN_RULE = `at least ${MIN_TOKEN_LENGTH} characters, no whitespace, at least ${MIN_TOKEN_DISTINCT_CHARS} different characters (such as the output of openssl rand -hex 32)`;
+
+/**
+ * What is wrong with `token` as a dashboard token, or undefined when it
+ * follows {@link TOKEN_RULE}: long enough, no whitespace (a token pasted with
+ * a space or a newline is a mistake), and not a few characters repeated
+ * (`aaaaaaaaaaaaaaaa` passes a length check but no guesser's first try).
+ */
+export function tokenProblem(token: string): string | undefined {
+  if (token.length < MIN_TOKEN_LENGTH) return `it has ${token.length} characters`;
+  if (/\s/.test(token)) return "it holds whitespace";
+  const distinct = new Set(token).size;
+  if (distinct < MIN_TOKEN_DISTINCT_CHARS) return `it has only ${distinct} different characters`;
+  return undefined;
+}
 
 /**
  * Where the dashboard reports what went wrong while answering, and its
@@ -55,7 +75,7 @@ export interface DashboardOptions {
   port?: number;
   /**
    * The token every request must carry (`Authorization: Bearer <token>`, or
-   * the cookie set by opening `/?token=<token>`), at least 16 characters.
+   * the cookie set by opening `/?token=<token>`), following {@link TOKEN_RULE}.
    * Default `ERRAND_DASHBOARD_TOKEN` from the environment; without either,
    * no token is asked (loopback only).
    */
@@ -162,13 +182,14 @@ export function resolveOptions(
   );
   const given = options.token ?? env[TOKEN_ENV];
   const token = given === undefined || given === "" ? undefined : given;
-  if (token !== undefined && token.length < MIN_TOKEN_LENGTH) {
-    invalid(`the dashboard token must have at least ${MIN_TOKEN_LENGTH} characters`);
+  const problem = token === undefined ? undefined : tokenProblem(token);
+  if (problem !== undefined) {
+    invalid(`the dashboard token is refused: ${problem}; a token needs ${TOKEN_RULE}`);
   }
   const loopback = isLoopbackHost(host);
   if (!loopback && token === undefined) {
     invalid(
-      `the dashboard listens on ${host}, beyond loopback: set a token (${TOKEN_ENV}, at least ${MIN_TOKEN_LENGTH} characters) or listen on 127.0.0.1`,
+      `the dashboard listens on ${host}, beyond loopback: set a token (${TOKEN_ENV}, ${TOKEN_RULE}) or listen on 127.0.0.1`,
     );
   }
   const publicText = options.publicUrl ?? env[PUBLIC_URL_ENV];
@@ -176,7 +197,7 @@ export function resolveOptions(
     publicText === undefined || publicText === "" ? undefined : parsePublicUrl(publicText);
   if (publicUrl !== undefined && !isLoopbackHost(publicUrl.hostname) && token === undefined) {
     invalid(
-      `the dashboard is served at ${publicUrl.origin}, beyond loopback: set a token (${TOKEN_ENV}, at least ${MIN_TOKEN_LENGTH} characters)`,
+      `the dashboard is served at ${publicUrl.origin}, beyond loopback: set a token (${TOKEN_ENV}, ${TOKEN_RULE})`,
     );
   }
   return {

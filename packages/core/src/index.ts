@@ -73,13 +73,8 @@ export type { LiveDelta, LiveEntry, ModelDelta } from "./live-delta.js";
 export { NextAction } from "./next-action.js";
 export { Page, PageInfo } from "./page.js";
 export { type JsonSchemaObject, type PreflightResult, preflightSchema } from "./preflight.js";
-export {
-  isSecretKey,
-  REDACTED,
-  type RedactOptions,
-  redactSecrets,
-  redactSecretText,
-} from "./redaction.js";
+export { type RedactOptions, redactSecrets } from "./redact-secrets.js";
+export { isSecretKey, REDACTED, redactSecretText } from "./redaction.js";
 export { newRunId } from "./run-id.js";
 export {
   RunBudgetView,

@@ -1,8 +1,8 @@
 /**
  * Secrets, recognised one way everywhere errand shows or logs a value: the
- * engine's logs, the dashboard and the CLI's `--json` all use
- * {@link isSecretKey} and {@link redactSecrets}, so a key hidden in one is
- * hidden in all.
+ * engine's logs, the dashboard, the CLI's `--json`, traces and the previews
+ * of cut tool results all use {@link isSecretKey} and `redactSecrets`
+ * (`redact-secrets.ts`), so a key hidden in one is hidden in all.
  *
  * A key names a secret when, lower-cased with everything but letters and
  * digits removed (`secretKey`, `secret_key` and `SECRET-KEY` all read
@@ -14,9 +14,7 @@
  * {@link redactSecretText} hides what looks like one in free text (an
  * `Authorization` scheme's credentials, well-known API key shapes,
  * `password=…` pairs, a URL's password); the engine's logs pass every line
- * through it. Run data shown on purpose (the dashboard's inputs, outputs and
- * tool results, the CLI's events) is redacted by key only: seeing it is what
- * those views are for.
+ * through it, and `redactSecrets` every string of a value.
  */
 
 /** What a redacted value is replaced with, everywhere. */
@@ -58,64 +56,6 @@ export function isSecretKey(key: string): boolean {
   );
 }
 
-/** Options of {@link redactSecrets}. */
-export interface RedactOptions {
-  /** Keys (exact names) whose values are redacted too, besides secrets: the logs hide run data this way. */
-  alsoKeys?: readonly string[];
-}
-
-/**
- * A copy of `value` in which the value of every property whose key names a
- * secret (at any depth, in objects inside arrays too) is {@link REDACTED}.
- * Only plain objects and arrays are copied; anything else is kept as it is.
- * Iterative, so a deeply nested value cannot exhaust the stack.
- */
-export function redactSecrets(value: unknown, options: RedactOptions = {}): unknown {
-  const also = new Set(options.alsoKeys ?? []);
-  const hidden = (key: string) => also.has(key) || isSecretKey(key);
-  const root: Record<string, unknown> = {};
-  const work: { from: unknown; into: object; key: string | number }[] = [
-    { from: value, into: root, key: "value" },
-  ];
-  for (let item = work.pop(); item !== undefined; item = work.pop()) {
-    const { from, into, key } = item;
-    let copy: unknown = from;
-    if (Array.isArray(from)) {
-      const list: unknown[] = new Array(from.length);
-      from.forEach((element, index) => {
-        work.push({ from: element, into: list, key: index });
-      });
-      copy = list;
-    } else if (isPlainObject(from)) {
-      const object: Record<string, unknown> = {};
-      for (const [name, inner] of Object.entries(from)) {
-        // Every key is placed now, in order; the values of the others are copied later.
-        setOwn(object, name, hidden(name) ? REDACTED : undefined);
-        if (!hidden(name)) work.push({ from: inner, into: object, key: name });
-      }
-      copy = object;
-    }
-    setOwn(into, key, copy);
-  }
-  return root.value;
-}
-
-/** Sets an own data property, even one named `__proto__`. */
-function setOwn(target: object, key: string | number, value: unknown): void {
-  Object.defineProperty(target, key, {
-    value,
-    enumerable: true,
-    writable: true,
-    configurable: true,
-  });
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== "object" || value === null) return false;
-  const prototype: unknown = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
-}
-
 /** `Authorization`-style credentials: `Bearer <token>`, `Basic <base64>`. */
 const AUTH_SCHEME = /\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{8,}/gi;
 
@@ -130,11 +70,13 @@ const MAX_SECRET_CHARS = 256;
  * `name=value`, `name: value` or `"name": "value"` (inside a JSON string too,
  * its quotes escaped): the value is quoted, or runs up to a space, `&`, `,`
  * or `;`, and is at most {@link MAX_SECRET_CHARS} long, which keeps the
- * search linear. The name starts where no name character precedes it.
+ * search linear. A quoted value the text ends in before its closing quote
+ * (text cut short) counts too. The name starts where no name character
+ * precedes it.
  */
 const NAMED_VALUE = new RegExp(
   String.raw`(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]+)((?:\\?["'])?\s*[=:]\s*)` +
-    String.raw`(\\"[^"\\]{0,${MAX_SECRET_CHARS}}\\"|"[^"]{0,${MAX_SECRET_CHARS}}"|'[^']{0,${MAX_SECRET_CHARS}}'|[^\s&,;"'\\]{1,${MAX_SECRET_CHARS}})`,
+    String.raw`(\\"[^"\\]{0,${MAX_SECRET_CHARS}}(?:\\"|\\?$)|"[^"]{0,${MAX_SECRET_CHARS}}(?:"|$)|'[^']{0,${MAX_SECRET_CHARS}}(?:'|$)|[^\s&,;"'\\]{1,${MAX_SECRET_CHARS}})`,
   "g",
 );
 
@@ -171,6 +113,13 @@ function redactNamedValues(text: string): string {
   return redacted + text.slice(copied);
 }
 
+/**
+ * What every secret {@link redactSecretText} hides comes with (a scheme's
+ * word, a key shape's start, `=` or `:`): text without any is returned at
+ * once, which is most short strings (ids, names) a value holds.
+ */
+const MAY_HOLD_SECRET = /[=:]|sk-|gh[opsur]_|xox|AKIA|bearer|basic|token/i;
+
 /** The password of a URL: `redis://user:<password>@host`. */
 const URL_PASSWORD = /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s:@/]*:)[^\s@/]+@/g;
 
@@ -183,6 +132,7 @@ const URL_PASSWORD = /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s:@/]*:
  * URL's password. Every pattern runs in time linear in the text.
  */
 export function redactSecretText(text: string): string {
+  if (!MAY_HOLD_SECRET.test(text)) return text;
   const shapesHidden = text
     .replace(AUTH_SCHEME, (_match, scheme: string) => `${scheme} ${REDACTED}`)
     .replace(KEY_SHAPES, REDACTED)

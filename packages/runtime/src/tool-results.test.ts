@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { REDACTED } from "@errand/core";
 import { INLINE_VALUE_LIMIT_BYTES, TOOL_TEXT_LIMIT_CHARS } from "@errand/core/ops";
 import { describe, expect, it } from "vitest";
 import { createMemoryBlobStore } from "./blobs.js";
@@ -65,6 +66,29 @@ describe("shapeToolResult", () => {
     expect((await blobs.get(shaped.ref!.ref))?.value).toBe(text);
   });
 
+  it("redacts a value before cutting its preview, and keeps the value whole in the blob", async () => {
+    const blobs = createMemoryBlobStore();
+    const value = { apiKey: "sk-tool-777", blob: "b".repeat(44_000) };
+    const shaped = await shapeToolResult(value, runId, blobs);
+    expect(shaped).toMatchObject({ ok: true, truncated: true });
+    expect(shaped.result).toBe(
+      `{"apiKey":"${REDACTED}","blob":"${"b".repeat(44_000)}`.slice(0, TOOL_TEXT_LIMIT_CHARS),
+    );
+    expect((await blobs.get(shaped.ref!.ref))?.value).toBe(JSON.stringify(value));
+  });
+
+  it("leaves no part of a secret the cut would have split", async () => {
+    const prefix = `{"padding":"`;
+    const padding = "p".repeat(TOOL_TEXT_LIMIT_CHARS - prefix.length - `","apiKey":"sk-to`.length);
+    const text = JSON.stringify({ padding, apiKey: "sk-tool-777" });
+    expect(text.slice(0, TOOL_TEXT_LIMIT_CHARS).endsWith("sk-to")).toBe(true);
+    const shaped = await shapeToolResult(text, runId, createMemoryBlobStore());
+    expect(shaped.result).not.toContain("sk-to");
+    expect(shaped.result).toBe(
+      JSON.stringify({ padding, apiKey: REDACTED }).slice(0, TOOL_TEXT_LIMIT_CHARS),
+    );
+  });
+
   it("fails a call whose result cannot be JSON", async () => {
     const shaped = await shapeToolResult({ n: 1n }, runId, createMemoryBlobStore());
     expect(shaped.ok).toBe(false);
@@ -73,6 +97,16 @@ describe("shapeToolResult", () => {
 });
 
 describe("failedToolResult", () => {
+  it("redacts a secret in the error message before cutting it", () => {
+    const message = `${"x".repeat(TOOL_TEXT_LIMIT_CHARS - 20)} password=hunter2-and-more`;
+    expect(failedToolResult(message).error).toBe(
+      `${"x".repeat(TOOL_TEXT_LIMIT_CHARS - 20)} password=${REDACTED}`.slice(
+        0,
+        TOOL_TEXT_LIMIT_CHARS,
+      ),
+    );
+  });
+
   it("cuts a long error message to the tool text limit", () => {
     const message = "x".repeat(TOOL_TEXT_LIMIT_CHARS + 1);
     expect(failedToolResult(message)).toEqual({

@@ -4,8 +4,14 @@
  * `ResourceRef`; text longer than the tool text limit is cut, marked
  * `truncated: true`, with the full value in a blob; a failure carries its
  * error, so an empty result is never confused with a failed one.
+ *
+ * What is cut is redacted first (core's `redactSecrets`): a preview or an
+ * error message cut in the middle of `"apiKey":"…"` is text no reader could
+ * redact any more, so the log never holds one with a secret in it. A result
+ * kept whole is stored as the tool returned it (every view redacts it), and
+ * so is the blob, which only the run's readers open.
  */
-import type { CallOutcome, EventDataOf } from "@errand/core";
+import { type CallOutcome, type EventDataOf, redactSecrets } from "@errand/core";
 import {
   INLINE_VALUE_LIMIT_BYTES,
   TOOL_TEXT_LIMIT_CHARS,
@@ -24,9 +30,9 @@ const TEXT_CONTENT_TYPE = "text/plain; charset=utf-8";
 /** The content type of a JSON result kept as a blob. */
 const JSON_CONTENT_TYPE = "application/json";
 
-/** A failed call: its error message, cut to the tool text limit. */
+/** A failed call: its error message, redacted and cut to the tool text limit. */
 export function failedToolResult(message: string): ShapedToolResult {
-  const cut = truncateText(message, TOOL_TEXT_LIMIT_CHARS);
+  const cut = truncateText(redactSecrets(message), TOOL_TEXT_LIMIT_CHARS);
   return { ok: false, error: cut.text, bytes: utf8ByteLength(message), truncated: cut.truncated };
 }
 
@@ -58,12 +64,21 @@ export async function shapeToolResult(
   }
   const { text } = serialized;
   const bytes = utf8ByteLength(text);
-  const preview = truncateText(text, TOOL_TEXT_LIMIT_CHARS);
-  if (bytes <= INLINE_VALUE_LIMIT_BYTES && !preview.truncated) {
+  if (bytes <= INLINE_VALUE_LIMIT_BYTES && text.length <= TOOL_TEXT_LIMIT_CHARS) {
     return { ok: true, result: isText ? text : JSON.parse(text), bytes, truncated: false };
   }
   const ref = await blobs.put(runId, text, isText ? TEXT_CONTENT_TYPE : JSON_CONTENT_TYPE);
+  const preview = truncateText(
+    redactedText(isText ? text : JSON.parse(text)),
+    TOOL_TEXT_LIMIT_CHARS,
+  );
   return { ok: true, result: preview.text, bytes, truncated: true, ref };
+}
+
+/** `value` as text with its secrets redacted: a string as itself, anything else as JSON. */
+function redactedText(value: unknown): string {
+  const redacted = redactSecrets(value);
+  return typeof redacted === "string" ? redacted : (JSON.stringify(redacted) ?? "null");
 }
 
 /**

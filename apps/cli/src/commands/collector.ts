@@ -14,7 +14,7 @@ import { connectRedis, keyPrefix, requireRedisUrl } from "../redis.js";
 /** `collector`. */
 export const collectorCommand: CommandSpec = {
   usage:
-    "errand collector [--health-port N] [--metrics-port N] [--durability <acknowledged|replicated>] [--redis <url>] [--prefix <prefix>]",
+    "errand collector [--health-port N [--health-host <address>]] [--metrics-port N [--metrics-host <address>]] [--durability <acknowledged|replicated>] [--redis <url>] [--prefix <prefix>]",
   description: [
     "Folds the events of every shard into run results, announces settled children to",
     "their parents and wakes whoever waits for them; beside it a reaper settles runs whose",
@@ -27,6 +27,8 @@ export const collectorCommand: CommandSpec = {
     "stopping).",
     "With --metrics-port, GET /metrics answers its Prometheus metrics (a port of its own):",
     "queue depth, collector lag, pending entries and dead letters.",
+    "Both listen on 127.0.0.1 and answer only requests naming a loopback host, unless",
+    "--health-host or --metrics-host gives another address (0.0.0.0 for a pod's probes).",
   ].join("\n"),
   options: {
     ...HEALTH_PORT_OPTION,

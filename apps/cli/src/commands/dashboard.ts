@@ -5,8 +5,9 @@
 import {
   DEFAULT_DASHBOARD_HOST,
   DEFAULT_DASHBOARD_PORT,
-  MIN_TOKEN_LENGTH,
+  SESSION_LIFETIME_SECONDS,
   TOKEN_ENV,
+  TOKEN_RULE,
 } from "@errand/dashboard";
 import { DEFAULT_KEY_PREFIX } from "@errand/store/ops";
 import { CONNECTION_OPTIONS, type CommandSpec } from "../command.js";
@@ -27,8 +28,10 @@ export const dashboardCommand: CommandSpec = {
     "no worker and no collector: start those with errand worker and errand collector (or",
     `errand up). It listens on ${DEFAULT_DASHBOARD_HOST}:${DEFAULT_DASHBOARD_PORT} unless told (--port 0 picks a free port)`,
     "and prints its URL. Listening beyond loopback (--host 0.0.0.0, a LAN address)",
-    `requires ${TOKEN_ENV} (at least ${MIN_TOKEN_LENGTH} characters), which every request`,
-    "must then carry; without it the command is refused with exit code 2. Behind a reverse",
+    `requires ${TOKEN_ENV}, which every request must then carry (a token needs`,
+    `${TOKEN_RULE});`,
+    "without it, or with a weaker one, the command is refused with exit code 2. The session",
+    `cookie the page gets lasts ${SESSION_LIFETIME_SECONDS / 3600} hours; changing the token ends every session. Behind a reverse`,
     "proxy (one that terminates TLS, say), --public-url names where people open it: the",
     "page's actions are then accepted from there, and its cookie is Secure under https; a",
     "public host beyond loopback requires the token too. A port another process holds is",

@@ -21,7 +21,7 @@ const DEFAULT_CONCURRENCY = 4;
 /** `worker`. */
 export const workerCommand: CommandSpec = {
   usage:
-    "errand worker --agents <module> [--concurrency N] [--grace <seconds>] [--health-port N] [--metrics-port N] [--durability <acknowledged|replicated>] [--queue-shards N [--take-queue-shards i,j,…]] [--flow-control <json|@file>]",
+    "errand worker --agents <module> [--concurrency N] [--grace <seconds>] [--health-port N [--health-host <address>]] [--metrics-port N [--metrics-host <address>]] [--durability <acknowledged|replicated>] [--queue-shards N [--take-queue-shards i,j,…]] [--flow-control <json|@file>]",
   description: [
     "Runs the agents exported by <module> (what defineAgent returns, or arrays of them),",
     "taking their runs from the queue of that set of agents (<prefix>.<agent names>),",
@@ -37,6 +37,8 @@ export const workerCommand: CommandSpec = {
     "takes runs and Redis answers PING (503 before, while Redis is away, and once stopping).",
     "With --metrics-port, GET /metrics answers its Prometheus metrics (a port of its own);",
     "without it the worker keeps no metrics at all (nothing counted as runs go).",
+    "Both listen on 127.0.0.1 and answer only requests naming a loopback host, unless",
+    "--health-host or --metrics-host gives another address (0.0.0.0 for a pod's probes).",
     "With --queue-shards N the queue is N BullMQ queues (<queue>~N.0 …), spread over the",
     "masters of a Redis Cluster; the worker takes from each (one blocking connection and at",
     "least one of its --concurrency slots each). Producers follow the registry.",

@@ -4,13 +4,14 @@
  * - **Host**: bound to loopback, a request must name a loopback host
  *   (`localhost`, `127.0.0.1`, `[::1]`) or the public URL's host, so a web
  *   page elsewhere cannot reach the dashboard through a DNS name that points
- *   at 127.0.0.1.
+ *   at 127.0.0.1 (`host-check.ts`, the CLI's endpoints use it too).
  * - **Token**: when one is configured, every request carries it, as
  *   `Authorization: Bearer <token>` or as the session cookie the server
  *   sets when the page is opened with `?token=<token>` (HttpOnly,
  *   SameSite=Strict, and Secure under an https public URL; the cookie holds
- *   a digest, not the token). The redirect that drops the token from the
- *   address stays on the dashboard, whatever the path (`//evil.example/`).
+ *   a signed issue time, not the token, and expires: `sessions.ts`). The
+ *   redirect that drops the token from the address stays on the dashboard,
+ *   whatever the path (`//evil.example/`).
  * - **Actions** (POST): refused with 403 `read_only` in read-only mode; else
  *   they must come from the dashboard's own page: the `Origin` (when sent)
  *   is the dashboard's — its public URL's when it has one (or a loopback
@@ -24,6 +25,8 @@ import type { Context, MiddlewareHandler } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import { isLoopbackHost, type ResolvedOptions } from "../options.js";
 import { apiError } from "./api-error.js";
+import { foreignHostRefusal } from "./host-check.js";
+import { createSessions, SESSION_LIFETIME_SECONDS } from "./sessions.js";
 
 /** The session cookie's name. */
 export const SESSION_COOKIE = "errand_dashboard";
@@ -59,7 +62,7 @@ function isApiPath(path: string): boolean {
 }
 
 function refuseUnauthorized(c: Context): Response {
-  const message = `this dashboard needs its token: send "Authorization: Bearer <token>", or open the page once as /?${TOKEN_QUERY}=<token>`;
+  const message = `this dashboard needs its token: send "Authorization: Bearer <token>", or open the page as /?${TOKEN_QUERY}=<token> (a session lasts ${SESSION_LIFETIME_SECONDS / 3600} hours)`;
   if (isApiPath(c.req.path)) return apiError(c, 401, "unauthorized", message);
   return c.text(`401 Unauthorized: ${message}\n`, 401);
 }
@@ -78,21 +81,11 @@ export function createSecurity(options: ResolvedOptions): Security {
   const csrfToken = randomBytes(24).toString("base64url");
   const csrfDigest = digest(csrfToken);
   const tokenDigest = options.token === undefined ? undefined : digest(options.token);
-  /** The cookie value: a digest of the token, never the token itself. */
-  const sessionValue =
-    options.token === undefined
-      ? undefined
-      : createHash("sha256").update(`errand-dashboard-session:${options.token}`).digest("hex");
-  const sessionDigest = sessionValue === undefined ? undefined : digest(sessionValue);
+  const sessions =
+    options.token === undefined ? undefined : createSessions(options.token, options.now);
 
   const publicHostname = options.publicUrl?.hostname;
   const publicOrigin = options.publicUrl?.origin;
-  const knownHosts = [
-    "localhost",
-    "127.0.0.1",
-    "[::1]",
-    ...(publicHostname ? [publicHostname] : []),
-  ];
 
   /**
    * The page's own origin: the public URL's; else where the request was
@@ -105,36 +98,25 @@ export function createSecurity(options: ResolvedOptions): Security {
 
   const checkHost: MiddlewareHandler = async (c, next) => {
     if (!options.loopback) return next();
-    const host = c.req.header("host") ?? "";
-    let hostname = "";
-    try {
-      hostname = new URL(`http://${host}`).hostname;
-    } catch {
-      // an unparsable Host is refused below
-    }
-    if (!isLoopbackHost(hostname) && hostname !== publicHostname) {
-      return apiError(
-        c,
-        403,
-        "forbidden_host",
-        `this dashboard listens on loopback and answers only requests for ${knownHosts.join(", ")}, not ${JSON.stringify(host)}`,
-      );
-    }
-    return next();
+    const refusal = foreignHostRefusal(
+      "this dashboard",
+      c.req.header("host"),
+      publicHostname ? [publicHostname] : [],
+    );
+    return refusal === undefined ? next() : apiError(c, 403, "forbidden_host", refusal);
   };
 
   const authenticate: MiddlewareHandler = async (c, next) => {
-    if (tokenDigest === undefined || sessionValue === undefined || sessionDigest === undefined) {
-      return next();
-    }
+    if (tokenDigest === undefined || sessions === undefined) return next();
     const given = c.req.query(TOKEN_QUERY);
     if (given !== undefined && c.req.method === "GET" && !isApiPath(c.req.path)) {
       if (!sameSecret(given, tokenDigest)) return refuseUnauthorized(c);
-      setCookie(c, SESSION_COOKIE, sessionValue, {
+      setCookie(c, SESSION_COOKIE, sessions.issue(), {
         httpOnly: true,
         sameSite: "Strict",
         secure: options.publicUrl?.protocol === "https:",
         path: "/",
+        maxAge: SESSION_LIFETIME_SECONDS,
       });
       const url = new URL(c.req.url);
       url.searchParams.delete(TOKEN_QUERY);
@@ -143,7 +125,7 @@ export function createSecurity(options: ResolvedOptions): Security {
     const bearer = /^Bearer (.+)$/i.exec(c.req.header("authorization") ?? "")?.[1];
     if (bearer !== undefined && sameSecret(bearer, tokenDigest)) return next();
     const cookie = getCookie(c, SESSION_COOKIE);
-    if (cookie !== undefined && sameSecret(cookie, sessionDigest)) return next();
+    if (cookie !== undefined && sessions.isLive(cookie)) return next();
     return refuseUnauthorized(c);
   };
 

@@ -46,6 +46,28 @@ describe("showValue", () => {
   });
 });
 
+describe("showValue's redaction", () => {
+  it("redacts before it cuts: a secret the cut would split, pairs, JSON held as text", () => {
+    const longText = `${"x".repeat(1_990)} password=hunter2-hunter2`;
+    const { value } = showValue({
+      longText,
+      env: [{ name: "apiKey", value: "sk-pair-1" }],
+      headers: [["Authorization", "sk-pair-2"]],
+      preview: JSON.stringify({ token: "sk-json-3", rows: [1, 2] }),
+    });
+    const shown = JSON.stringify(value);
+    for (const secret of ["hunter", "sk-pair-1", "sk-pair-2", "sk-json-3"]) {
+      expect(shown).not.toContain(secret);
+    }
+    expect(value).toMatchObject({
+      longText: `${"x".repeat(1_990)} password=… [${REDACTED.length} more characters]`,
+      env: [{ name: "apiKey", value: REDACTED }],
+      headers: [["Authorization", REDACTED]],
+      preview: JSON.stringify({ token: REDACTED, rows: [1, 2] }),
+    });
+  });
+});
+
 describe("showWhole", () => {
   it("replaces the values of secret keys at any depth, in objects and arrays", () => {
     const value = {

@@ -2,9 +2,10 @@
  * Every value the dashboard sends — inputs, outputs, tool arguments and
  * results, metadata, blobs — goes through {@link showValue}:
  *
- * - a property whose key names a secret (core's `isSecretKey`, the one list
- *   the logs and the CLI use too) has its value replaced by `[redacted]`, at
- *   any depth it reaches;
+ * - its secrets are replaced by `[redacted]` first, before anything is cut
+ *   (core's `redactSecrets`, the one pass the logs and the CLI use too:
+ *   secret keys at any depth, pairs such as `{ name: "apiKey", value }`,
+ *   JSON held as text, secrets in free text);
  * - a string longer than `maxStringChars` keeps its beginning and says how
  *   much was cut; an array longer than `maxItems` keeps its first items and
  *   ends with a note of how many were left out;
@@ -17,7 +18,7 @@
  * Unlike the logs, inputs and outputs are shown: seeing them is what the
  * dashboard is for.
  */
-import { isSecretKey, REDACTED } from "@errand/core";
+import { redactSecrets } from "@errand/core";
 
 /** Where values are cut. */
 export interface ShowLimits {
@@ -68,13 +69,10 @@ export function showValue(value: unknown, limits: ShowLimits = PREVIEW_LIMITS): 
       return [...kept, `… [${inner.length - limits.maxItems} more items]`];
     }
     return Object.fromEntries(
-      Object.entries(inner).map(([key, field]) => [
-        key,
-        isSecretKey(key) ? REDACTED : show(field, depth + 1),
-      ]),
+      Object.entries(inner).map(([key, field]) => [key, show(field, depth + 1)]),
     );
   };
-  return { value: show(value, 0), truncated };
+  return { value: show(redactSecrets(value), 0), truncated };
 }
 
 /** `value` whole but for its secrets, replaced by `[redacted]`, and nesting past {@link WHOLE_LIMITS}. */

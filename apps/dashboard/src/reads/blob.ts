@@ -1,10 +1,10 @@
 /**
  * A run's stored large value (a tool result over the inline limit), for the
- * page's "show all": JSON comes back parsed with its secrets redacted;
- * anything else as text. Text that was stored as JSON but does not parse is
- * sent as text.
+ * page's "show all": JSON comes back parsed, anything else as text, both
+ * with their secrets redacted. Text that was stored as JSON but does not
+ * parse is sent as text.
  */
-import { ErrandError } from "@errand/core";
+import { ErrandError, redactSecrets } from "@errand/core";
 import { blobUri } from "@errand/core/ops";
 import type { DashboardContext } from "../context.js";
 import { showWhole } from "../present/show-value.js";
@@ -17,7 +17,7 @@ export interface BlobView {
   sizeBytes: number;
   /** The parsed, redacted value of a JSON blob. */
   json?: unknown;
-  /** The text of a blob that is not JSON. */
+  /** The text of a blob that is not JSON, redacted. */
   text?: string;
 }
 
@@ -47,5 +47,5 @@ export async function readBlob(
       // not JSON after all: shown as text below
     }
   }
-  return { ...base, text: blob.value };
+  return { ...base, text: redactSecrets(blob.value) };
 }

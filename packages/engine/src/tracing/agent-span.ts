@@ -6,7 +6,7 @@
  * wants to see without a span of its own — refusals, the recorded output,
  * how the run settled — become its events and attributes.
  */
-import type { RunEvent, RunState, TraceContext } from "@errand/core";
+import { type RunEvent, type RunState, redactSecrets, type TraceContext } from "@errand/core";
 import type { EventSink, Model } from "@errand/runtime";
 import {
   ERROR_TYPE,
@@ -62,11 +62,11 @@ export function inAttemptSpan<T>(
   return inSpan(engineTracer, `invoke_agent ${agent}`, spanOptions, work);
 }
 
-/** Records how the attempt left the run: `errand.run.status`, and a failed run as an error. */
+/** Records how the attempt left the run: `errand.run.status`, and a failed run as an error (its message redacted). */
 export function recordAttemptEnd(span: Span, state: RunState): void {
   span.setAttribute("errand.run.status", state.status);
   if (state.error === undefined) return;
-  span.setStatus({ code: SpanStatusCode.ERROR, message: state.error.message });
+  span.setStatus({ code: SpanStatusCode.ERROR, message: redactSecrets(state.error.message) });
   span.setAttribute(ERROR_TYPE, state.error.code);
 }
 
@@ -76,7 +76,7 @@ function addEventsOf(span: Span, events: readonly RunEvent[], recordContent: boo
       const { reason, name, callId, message } = event.data;
       span.addEvent("errand.refused", {
         "errand.refusal.reason": reason,
-        "errand.refusal.message": message,
+        "errand.refusal.message": redactSecrets(message),
         ...(name === undefined ? {} : { [GEN_AI.toolName]: name }),
         ...(callId === undefined ? {} : { [GEN_AI.toolCallId]: callId }),
       });

@@ -1,7 +1,8 @@
 /**
  * Message contents on spans (prompts, answers, tool arguments and results):
  * off unless the host turns them on, and when on, redacted by the project's
- * one list (`redactSecrets` by key, then `redactSecretText` over the text),
+ * one pass (`redactSecrets`: keys, pairs, JSON held as text, free text), then
+ * `redactSecretText` over the JSON (a key of its own may quote a secret),
  * as errand's logs are.
  */
 import { redactSecrets, redactSecretText } from "@errand/core";

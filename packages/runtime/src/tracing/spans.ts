@@ -4,7 +4,7 @@
  * packages open their spans with {@link inSpan}, so each one ends once, and
  * a failure reads the same everywhere: status `ERROR` with `error.type`.
  */
-import { isErrandError } from "@errand/core";
+import { isErrandError, redactSecrets } from "@errand/core";
 import {
   type Context,
   context,
@@ -24,9 +24,9 @@ function errorType(error: unknown): string {
   return error instanceof Error ? error.name : "Error";
 }
 
-/** Marks `span` failed with `error`: status `ERROR`, its message, and `error.type`. */
+/** Marks `span` failed with `error`: status `ERROR`, its message (redacted), and `error.type`. */
 export function markSpanFailed(span: Span, error: unknown): void {
-  span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
+  span.setStatus({ code: SpanStatusCode.ERROR, message: redactSecrets(errorMessage(error)) });
   span.setAttribute(ERROR_TYPE, errorType(error));
 }
 
