@@ -199,6 +199,7 @@ export { RUN_DATA_KEYS } from "./logger.js";
 export { createPrometheusMetrics, type PrometheusMetrics } from "./metrics/prometheus-metrics.js";
 export type { ParentLimits } from "./parents/limits.js";
 export { parentTools } from "./parents/parent-tools.js";
+export type { ParentToolsOptions } from "./parents/spawn-agents.js";
 export { type QueueShard, shardsOfQueue } from "./queues/queue-shards.js";
 export { QueueRegistration, readQueueRegistrations } from "./queues/registry.js";
 export { DEFAULT_KEEP_COMPLETED_JOBS, DEFAULT_KEEP_FAILED_JOBS } from "./queues/run-queues.js";

@@ -3,15 +3,21 @@
  * agent have a live worker, and how many runs wait for each. Runs of a
  * version without a live worker wait for one until the reaper's version
  * grace is over, then fail `agent_version_unavailable`: doctor names them.
+ * Each version is listed with its agent's description, when it has one.
  */
 import type { EngineKeys, RedisConnection } from "@errand/engine";
-import { readAgentVersions } from "@errand/engine/ops";
+import { type AgentVersionStanding, readAgentVersions } from "@errand/engine/ops";
 import { type DoctorCheck, passed, problem } from "./check.js";
 
 const NAME = "agent versions";
 
 function runs(count: number): string {
   return `${count} run${count === 1 ? "" : "s"}`;
+}
+
+/** `agent version`, and ` — description` when the version has one. */
+function versionLabel({ agent, version, description }: AgentVersionStanding): string {
+  return description === undefined ? `${agent} ${version}` : `${agent} ${version} — ${description}`;
 }
 
 /** Every version that runs wait for has a live worker; the detail lists each agent's versions. */
@@ -24,8 +30,8 @@ export async function checkAgentVersions(
   if (versions.length === 0) return passed(NAME, "no versioned agent registered yet");
   const listed = versions
     .map(
-      ({ agent, version, live, waitingRuns }) =>
-        `${agent} ${version}: ${live ? "live" : "no live worker"}, ${runs(waitingRuns)} waiting`,
+      (standing) =>
+        `${versionLabel(standing)}: ${standing.live ? "live" : "no live worker"}, ${runs(standing.waitingRuns)} waiting`,
     )
     .join("; ");
   const stranded = versions.filter(({ live, waitingRuns }) => !live && waitingRuns > 0);
