@@ -15,9 +15,11 @@ function runs(count: number): string {
   return `${count} run${count === 1 ? "" : "s"}`;
 }
 
-/** `agent version`, and ` — description` when the version has one. */
-function versionLabel({ agent, version, description }: AgentVersionStanding): string {
-  return description === undefined ? `${agent} ${version}` : `${agent} ${version} — ${description}`;
+/** One version as doctor lists it: where it stands, then its agent's description when it has one. */
+function listedVersion(standing: AgentVersionStanding): string {
+  const { agent, version, live, waitingRuns, description } = standing;
+  const stands = `${agent} ${version}: ${live ? "live" : "no live worker"}, ${runs(waitingRuns)} waiting`;
+  return description === undefined ? stands : `${stands} — ${description}`;
 }
 
 /** Every version that runs wait for has a live worker; the detail lists each agent's versions. */
@@ -28,12 +30,7 @@ export async function checkAgentVersions(
 ): Promise<DoctorCheck> {
   const versions = await readAgentVersions(redis, keys, now);
   if (versions.length === 0) return passed(NAME, "no versioned agent registered yet");
-  const listed = versions
-    .map(
-      (standing) =>
-        `${versionLabel(standing)}: ${standing.live ? "live" : "no live worker"}, ${runs(standing.waitingRuns)} waiting`,
-    )
-    .join("; ");
+  const listed = versions.map(listedVersion).join("; ");
   const stranded = versions.filter(({ live, waitingRuns }) => !live && waitingRuns > 0);
   if (stranded.length === 0) return passed(NAME, listed);
   const named = stranded.map(({ agent, version }) => `${agent} ${version}`).join(", ");
