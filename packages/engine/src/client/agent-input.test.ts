@@ -5,7 +5,8 @@
  * and its issues, writing nothing; `fireMany` refuses such items alone. A
  * record of an older worker, without the fields, is read as before, and the
  * check costs `fire` no Redis command: the schema comes in the read of the
- * registrations preflight makes anyway.
+ * registrations preflight makes anyway. A registered schema outside the
+ * subset is refused as an output schema would be.
  */
 import { foldRun, isErrandError, settleRun } from "@errand/core";
 import { defineAgent, scriptedModel } from "@errand/runtime";
@@ -17,6 +18,7 @@ import { queueOfAgents } from "../queues/agent-queues.js";
 import { readAgentRegistrations } from "../queues/registry.js";
 import type { EngineFixture } from "../test-support/engine-fixture.js";
 import { engineTest } from "../test-support/engine-test.js";
+import { registerTestQueue } from "../test-support/registered-queue.js";
 import { createWorker, type ErrandWorker } from "../worker/create-worker.js";
 
 const it = engineTest("agent-input");
@@ -113,6 +115,21 @@ describe("an agent's description and input schema", () => {
     expect(refused.message).toMatch(
       /^the input does not match agent "summarizer"'s inputSchema: document: .*; sentences: expected number, received string; fix the input and fire again$/,
     );
+    expect(await runKeys(fx)).toEqual(before);
+  });
+
+  it("refuses at fire a registered input schema outside the subset, nothing written", async ({
+    fx,
+  }) => {
+    // A registration as a worker of another errand version (or a hand-written one) could leave it.
+    const openObject = { type: "object", properties: { document: { type: "string" } } };
+    await registerTestQueue(fx.redis, fx.errand.keys, [
+      { name: "loose-input", inputSchema: openObject },
+    ]);
+    const before = await runKeys(fx);
+    await expect(
+      fx.errand.fire({ agent: "loose-input", input: { document: "Text." } }),
+    ).rejects.toMatchObject({ code: "unsupported_schema" });
     expect(await runKeys(fx)).toEqual(before);
   });
 
