@@ -37,6 +37,7 @@ const USAGE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   "schema_not_supported",
   "settings_not_supported",
   "input_too_large",
+  "invalid_input",
   "limit_exceeded",
   "invalid_answer",
 ]);

@@ -25,6 +25,7 @@ const ERROR_CODES = [
   "schema_not_supported",
   "settings_not_supported",
   "input_too_large",
+  "invalid_input",
   "invalid_spec",
   "limit_exceeded",
   // the log

@@ -49,7 +49,8 @@
  * `fire` refuses a run before anything is written — `invalid_spec`,
  * `unknown_agent`, `unsupported_schema`, `schema_not_supported` (a schema for
  * a model without tools), `input_too_large` (over 256 KiB by default),
- * `not_found` (a missing parent). `fireMany` fires a batch: every spec is
+ * `invalid_input` (an input the agent's `inputSchema` refuses, with
+ * `details.issues`), `not_found` (a missing parent). `fireMany` fires a batch: every spec is
  * checked on its own, the valid ones are written in one pipeline and
  * enqueued in one `addBulk`, and the answer is `{ total, succeeded, failed,
  * results }` in spec order.
@@ -199,6 +200,7 @@ export { RUN_DATA_KEYS } from "./logger.js";
 export { createPrometheusMetrics, type PrometheusMetrics } from "./metrics/prometheus-metrics.js";
 export type { ParentLimits } from "./parents/limits.js";
 export { parentTools } from "./parents/parent-tools.js";
+export type { ParentToolsOptions } from "./parents/spawn-agents.js";
 export { type QueueShard, shardsOfQueue } from "./queues/queue-shards.js";
 export { QueueRegistration, readQueueRegistrations } from "./queues/registry.js";
 export { DEFAULT_KEEP_COMPLETED_JOBS, DEFAULT_KEEP_FAILED_JOBS } from "./queues/run-queues.js";

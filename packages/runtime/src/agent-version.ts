@@ -2,7 +2,8 @@
  * The version of an agent: what a run is pinned to, so that a run is only
  * ever started or resumed by the code it was fired for (docs/architecture/firing.md#versions). An agent that gives its `version` has that one; any other
  * has a digest of what its runs depend on: its instructions, its tools (names,
- * descriptions and parameter schemas), its model's name and its output schema.
+ * descriptions and parameter schemas), its model's name and its input and
+ * output schemas.
  */
 import { createHash } from "node:crypto";
 import type { Agent } from "./model.js";
@@ -25,12 +26,14 @@ function sortedJson(value: unknown): string {
 /**
  * The version of `agent`: its own `version` when it gives one, else `h` and
  * the first 12 hex digits of the SHA-256 of its instructions, tools (sorted
- * by name), model name and output schema. Pure: the same definition gives
+ * by name), model name and input and output schemas. Pure: the same definition gives
  * the same version in every process, and any change to those parts gives
  * another.
  */
 export function agentVersion(
-  agent: Pick<Agent, "instructions" | "tools" | "model" | "outputSchema"> & { version?: string },
+  agent: Pick<Agent, "instructions" | "tools" | "model" | "inputSchema" | "outputSchema"> & {
+    version?: string;
+  },
 ): string {
   if (agent.version !== undefined) return agent.version;
   const described = {
@@ -43,6 +46,7 @@ export function agentVersion(
       }))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
     model: typeof agent.model === "string" ? agent.model : agent.model.name,
+    inputSchema: agent.inputSchema,
     outputSchema: agent.outputSchema,
   };
   const digest = createHash("sha256").update(sortedJson(described)).digest("hex");

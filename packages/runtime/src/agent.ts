@@ -1,7 +1,8 @@
 /**
- * Agents: what a run executes. A definition names the agent, gives the model
- * its instructions, a model (or a model name the host resolves), tools, an
- * optional structured-output schema and the limits every run of it obeys.
+ * Agents: what a run executes. A definition names the agent, says in a line
+ * what it is for, gives the model its instructions, a model (or a model name
+ * the host resolves), tools, optional input and structured-output schemas and
+ * the limits every run of it obeys.
  */
 import { ErrandError, preflightSchema, Script } from "@errand/core";
 import type { z } from "zod";
@@ -18,10 +19,19 @@ const AGENT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 /** The pattern an agent's given version must match. */
 const AGENT_VERSION_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
 
+/** The longest {@link AgentOptions.description}, in characters. */
+const MAX_AGENT_DESCRIPTION = 200;
+
 /** What {@link defineAgent} takes. */
 export interface AgentOptions {
   /** Unique within a deployment: letters, digits, `_`, `.`, `-` (up to 128). */
   name: string;
+  /**
+   * What the agent is for, in one line of at most {@link MAX_AGENT_DESCRIPTION}
+   * characters, for whoever picks an agent: a parent's model (`spawn_agents`
+   * lists it), a person (`errand doctor`), a client.
+   */
+  description?: string;
   /** The system prompt. */
   instructions: string;
   /**
@@ -37,6 +47,12 @@ export interface AgentOptions {
    */
   modelSettings?: ModelSettings;
   tools?: readonly Tool[];
+  /**
+   * The input every run must be fired with, in the same subset as
+   * {@link AgentOptions.outputSchema}: `fire` refuses any other with
+   * `invalid_input` and its issues, before anything is written.
+   */
+  inputSchema?: z.ZodType | Record<string, unknown>;
   /**
    * The structured answer every run must record: a zod schema (converted with
    * `z.toJSONSchema`) or a JSON Schema object, within the strict subset of docs/architecture/structured-output.md.
@@ -85,8 +101,21 @@ function checkScript(name: string, script: Script | undefined): Script | undefin
   throw invalidAgent(name, `invalid script: ${parsed.error.issues[0]?.message ?? "unknown"}`);
 }
 
-function outputJsonSchema(
-  schema: AgentOptions["outputSchema"],
+function checkDescription(name: string, description: string | undefined): void {
+  if (description === undefined) return;
+  if (description.trim() === "" || /[\r\n]/.test(description)) {
+    throw invalidAgent(name, "a description is one line of text, not empty");
+  }
+  if (description.length > MAX_AGENT_DESCRIPTION) {
+    throw invalidAgent(
+      name,
+      `a description is at most ${MAX_AGENT_DESCRIPTION} characters (this one has ${description.length}); say what the agent is for in one short line`,
+    );
+  }
+}
+
+function jsonSchemaOf(
+  schema: AgentOptions["outputSchema"] | AgentOptions["inputSchema"],
 ): Record<string, unknown> | undefined {
   if (schema === undefined) return undefined;
   const preflight = preflightSchema(schema);
@@ -126,17 +155,20 @@ export function assertModelTakesSettings(agent: Agent, model?: Model): void {
 
 /**
  * Defines an agent. Throws an `ErrandError`: `invalid_spec` for a bad name,
- * duplicate tool names, non-positive limits, an invalid script or invalid
- * model settings; `unsupported_schema` for an output schema outside the
- * supported subset; `schema_not_supported` for a schema on a model without
+ * a description that is empty, longer than one line or than
+ * {@link MAX_AGENT_DESCRIPTION} characters, duplicate tool names, non-positive limits, an invalid script or invalid
+ * model settings; `unsupported_schema` for an input or output schema
+ * outside the supported subset; `schema_not_supported` for a schema on a model without
  * tool calling; `settings_not_supported` for a setting its model cannot honour.
  *
  * ```ts
  * const researcher = defineAgent({
  *   name: "researcher",
+ *   description: "Answers one factual question from web sources.",
  *   instructions: "Find the answer and record it.",
  *   model: openaiModel({ model: "gpt-4o-mini" }),
  *   tools: [search],
+ *   inputSchema: z.object({ question: z.string() }),
  *   outputSchema: z.object({ answer: z.string() }),
  *   maxSteps: 8,
  * });
@@ -147,6 +179,7 @@ export function defineAgent(options: AgentOptions): Agent {
   if (!AGENT_NAME_PATTERN.test(name)) {
     throw invalidAgent(name, "an agent name is letters, digits, '_', '.' or '-' (up to 128)");
   }
+  checkDescription(name, options.description);
   const tools = options.tools ?? [];
   checkTools(name, tools);
   if (!positiveInteger(options.maxSteps) || !positiveInteger(options.timeoutMs)) {
@@ -156,17 +189,20 @@ export function defineAgent(options: AgentOptions): Agent {
     throw invalidAgent(name, "a version is letters, digits, '_', '.' or '-' (up to 128)");
   }
   const script = checkScript(name, options.script);
-  const outputSchema = outputJsonSchema(options.outputSchema);
+  const inputSchema = jsonSchemaOf(options.inputSchema);
+  const outputSchema = jsonSchemaOf(options.outputSchema);
   const modelSettings = checkModelSettings(name, options.modelSettings, {
     tools: tools.map((tool) => tool.name),
     hasSchema: outputSchema !== undefined,
   });
   const agent: Agent = {
     name,
+    ...(options.description === undefined ? {} : { description: options.description }),
     instructions: options.instructions,
     model: options.model,
     modelSettings,
     tools,
+    ...(inputSchema === undefined ? {} : { inputSchema }),
     ...(outputSchema === undefined ? {} : { outputSchema }),
     maxSteps: options.maxSteps ?? DEFAULT_MAX_STEPS,
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),

@@ -111,6 +111,9 @@ describe("defineAgent", () => {
     ["a maxSteps of 0", { maxSteps: 0 }],
     ["a fractional timeout", { timeoutMs: 1.5 }],
     ["an invalid script", { script: [{ shout: "x" }] }],
+    ["an empty description", { description: "  " }],
+    ["a description of two lines", { description: "Finds sources.\nThen cites them." }],
+    ["a description over 200 characters", { description: "x".repeat(201) }],
   ])("refuses %s with invalid_spec", (_what, override) => {
     const error = thrown(() =>
       defineAgent({ name: "a", instructions: "i", model: "m", ...override } as Parameters<
@@ -118,5 +121,47 @@ describe("defineAgent", () => {
       >[0]),
     );
     expect(isErrandError(error, "invalid_spec")).toBe(true);
+  });
+
+  it("says what is wrong with a description, and keeps one of 200 characters", () => {
+    const long = thrown(() =>
+      defineAgent({ name: "a", instructions: "i", model: "m", description: "x".repeat(201) }),
+    );
+    expect((long as Error).message).toBe(
+      'agent "a": a description is at most 200 characters (this one has 201); say what the agent is for in one short line',
+    );
+    const agent = defineAgent({
+      name: "a",
+      instructions: "i",
+      model: "m",
+      description: "x".repeat(200),
+    });
+    expect(agent.description).toHaveLength(200);
+  });
+
+  it("keeps the input schema as JSON Schema, and refuses one outside the subset", () => {
+    const agent = defineAgent({
+      name: "a",
+      instructions: "i",
+      model: "m",
+      inputSchema: z.object({ question: z.string() }),
+    });
+    expect(agent.inputSchema).toEqual({
+      type: "object",
+      properties: { question: { type: "string" } },
+      required: ["question"],
+      additionalProperties: false,
+    });
+    const open = { type: "object", properties: { question: { type: "string" } } };
+    const error = thrown(() =>
+      defineAgent({ name: "a", instructions: "i", model: "m", inputSchema: open }),
+    );
+    expect(isErrandError(error, "unsupported_schema")).toBe(true);
+  });
+
+  it("leaves an agent without description or input schema as it was", () => {
+    const agent = defineAgent({ name: "a", instructions: "i", model: "m" });
+    expect(agent).not.toHaveProperty("description");
+    expect(agent).not.toHaveProperty("inputSchema");
   });
 });

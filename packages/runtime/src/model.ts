@@ -99,11 +99,15 @@ export interface Model {
 /** A defined agent. */
 export interface Agent {
   readonly name: string;
+  /** One line for whoever picks an agent: a parent model, a person, a client. */
+  readonly description?: string;
   readonly instructions: string;
   readonly model: Model | string;
   /** The agent's model settings, checked; `{}` when it gives none. */
   readonly modelSettings: ModelSettings;
   readonly tools: readonly Tool[];
+  /** The input schema as JSON Schema, already accepted by `preflightSchema`. */
+  readonly inputSchema?: Record<string, unknown>;
   /** The output schema as JSON Schema, already accepted by `preflightSchema`. */
   readonly outputSchema?: Record<string, unknown>;
   readonly maxSteps: number;

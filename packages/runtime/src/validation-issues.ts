@@ -25,9 +25,20 @@ function describe(issue: Issue): string {
   return issue.path.length === 0 ? problem(issue) : `${where(issue.path)}: ${problem(issue)}`;
 }
 
+/** Where one issue is (a JSON path, `$` for the value itself) and what is wrong there. */
+export interface LocatedIssue {
+  path: string;
+  message: string;
+}
+
+/** Each issue as a {@link LocatedIssue}, e.g. `{ path: "age", message: "expected number, received string" }`. */
+export function locateIssues(issues: readonly Issue[]): LocatedIssue[] {
+  return issues.map((issue) => ({ path: where(issue.path), message: problem(issue) }));
+}
+
 /** One line per issue: `<path>: <problem>`, e.g. `age: expected number, received string`. */
 export function formatIssues(issues: readonly Issue[]): string[] {
-  return issues.map((issue) => `${where(issue.path)}: ${problem(issue)}`);
+  return locateIssues(issues).map(({ path, message }) => `${path}: ${message}`);
 }
 
 /**

@@ -159,7 +159,9 @@ describe("errand doctor on a deployment that is fit", () => {
     expect(code).toBe(0);
     expect(check(report, "worker heartbeats")?.detail).toContain(SCRIPTED_CITY);
     expect(check(report, "agent versions")?.detail).toMatch(
-      new RegExp(`${SCRIPTED_CITY} h[0-9a-f]{12}: live, 0 runs waiting`),
+      new RegExp(
+        `${SCRIPTED_CITY} h[0-9a-f]{12}: live, 0 runs waiting — Records a city and its population\\.`,
+      ),
     );
   });
 

@@ -1,10 +1,12 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recordingInput, SCRIPTED_CITY, writeCitySchema } from "../test-support/city.js";
+import { spawnErrand } from "../test-support/processes.js";
 import { runErrand } from "../test-support/run-errand.js";
 
 // A Redis of its own with nothing running on it, so that DBSIZE shows any write.
@@ -100,6 +102,34 @@ describe("errand fire refuses bad arguments before anything is enqueued", () => 
     );
     expect(outcome.code).toBe(2);
     expect(outcome.stderr).toMatch(/agent "nobody-runs-me" is not registered/);
+    expect(await redis.dbsize()).toBe(before);
+  });
+});
+
+describe("errand fire of an input its agent's inputSchema refuses", () => {
+  const DESCRIBED_AGENTS = fileURLToPath(
+    new URL("../test-support/described-agents.mjs", import.meta.url),
+  );
+
+  it("exits 2 with the issues on one line, DBSIZE unchanged", async () => {
+    const env = { REDIS_URL: server.url };
+    const worker = await spawnErrand(
+      ["worker", "--agents", DESCRIBED_AGENTS, "--prefix", prefix],
+      env,
+      "worker ready",
+    );
+    // Its registration outlives it: fire checks the input against the schema it registered.
+    expect(await worker.stop()).toBe(0);
+    const before = await redis.dbsize();
+    const outcome = await runErrand(
+      ["fire", "summarizer", "--input", '{"document": 7}', "--prefix", prefix],
+      { env },
+    );
+    expect(outcome.code).toBe(2);
+    expect(outcome.stdout).toBe("");
+    expect(outcome.stderr).toBe(
+      'errand: the input does not match agent "summarizer"\'s inputSchema: document: expected string, received number; sentences: expected number, received undefined; fix the input and fire again\n',
+    );
     expect(await redis.dbsize()).toBe(before);
   });
 });

@@ -8,6 +8,7 @@ import { askTool, defineAgent, scriptedModel } from "@errand/runtime";
 /** Plays the script of its input; the output schema comes with each run (`fire --schema`). */
 export const scriptedCity = defineAgent({
   name: "scripted-city",
+  description: "Records a city and its population.",
   instructions: "Record the city you are given and its population.",
   model: scriptedModel(),
   scriptFromInput: true,

@@ -31,6 +31,7 @@ const STATUS_OF_CODE: Partial<Record<ErrorCode, ContentfulStatusCode>> = {
   unsupported_schema: 400,
   schema_not_supported: 400,
   input_too_large: 413,
+  invalid_input: 400,
   limit_exceeded: 400,
   not_found: 404,
   invalid_answer: 400,

@@ -3,7 +3,8 @@
  * registered agent (whose registration, chosen among the queues that serve
  * it, decides the queue, the limits and the agent's own schema), an output
  * schema inside the supported subset, a model that can carry it, an input
- * that is JSON and within the size and nesting limits, metadata within its
+ * that is JSON, within the size and nesting limits and matching the agent's
+ * input schema (the registration's, read in the same read), metadata within its
  * limits, and a parent that exists (whose priority and concurrency key a
  * child without its own takes). A spec
  * that fails any of them is refused with an `ErrandError` carrying its code;
@@ -35,7 +36,12 @@ import {
   runNotFound,
   utf8ByteLength,
 } from "@errand/core/ops";
-import { DEFAULT_MAX_STEPS } from "@errand/runtime/ops";
+import {
+  compileInputSchema,
+  DEFAULT_MAX_STEPS,
+  type InputCheck,
+  invalidInput,
+} from "@errand/runtime/ops";
 import type { IdempotencyKey, RunHead } from "@errand/store";
 import { markChecked } from "@errand/store/ops";
 import { resolveFireBudget } from "../budgets/fire-budget.js";
@@ -196,6 +202,31 @@ function checkLosslessJson(
   }
 }
 
+/**
+ * The checks of agents' input schemas, by the registration's (shared, never
+ * modified) schema object: each is accepted and compiled once per heartbeat
+ * that rewrote it, not once per run.
+ */
+const inputChecks = new WeakMap<object, InputCheck>();
+
+/** The check of the input schema of `registration`, if it has one; `unsupported_schema` for one outside the subset. */
+function inputCheckOf(registration: AgentRegistration): InputCheck | undefined {
+  const schema = registration.inputSchema;
+  if (schema === undefined) return undefined;
+  let check = inputChecks.get(schema);
+  if (check === undefined) {
+    check = compileInputSchema(supportedSchema(schema));
+    inputChecks.set(schema, check);
+  }
+  return check;
+}
+
+/** Throws `invalid_input`, with every issue, when `input` does not match the agent's input schema. */
+function checkInputSchema(input: unknown, registration: AgentRegistration): void {
+  const issues = inputCheckOf(registration)?.(input) ?? [];
+  if (issues.length > 0) throw invalidInput(registration.name, issues);
+}
+
 function checkInput(input: unknown, maxInputBytes: number): void {
   checkLosslessJson("input", input, MAX_INPUT_NESTING);
   const bytes = utf8ByteLength(JSON.stringify(input));
@@ -225,7 +256,8 @@ async function requireParent(
  * own (`unsupported_schema`, `schema_not_supported`, `invalid_spec` for a
  * schema other than the agent's; a budget that limits nothing), its input (`invalid_spec` when not JSON —
  * a lone surrogate included — or nested over {@link MAX_INPUT_NESTING};
- * `input_too_large`), its metadata (`invalid_spec` past its limits) and its
+ * `input_too_large`; `invalid_input`, with `details.issues`, when it does
+ * not match the agent's input schema), its metadata (`invalid_spec` past its limits) and its
  * parent (`not_found`). Reads only; throws the first refusal as an {@link ErrandError}.
  * A run it accepts while no worker of its agent is live carries the
  * `no_live_worker` warning, read from the registrations it read anyway.
@@ -248,6 +280,7 @@ export async function preflightFire(
   const warning = noLiveWorkerWarning(registrations, now, parsed.agentVersion);
   const outputSchema = acceptedSchema(parsed, registration);
   checkInput(parsed.input, limits.maxInputBytes);
+  checkInputSchema(parsed.input, registration);
   if (parsed.metadata !== undefined) {
     checkLosslessJson("metadata", parsed.metadata);
     checkMetadata(parsed.metadata, limits.metadataLimits ?? DEFAULT_METADATA_LIMITS);

@@ -36,7 +36,7 @@ async function fireOnce(context: FireContext, spec: unknown): Promise<FireOutcom
  * with that run's id and `deduplicated: true`, having written nothing.
  * Throws the preflight refusal (`invalid_spec`, `unknown_agent`,
  * `unsupported_schema`, `schema_not_supported`, `input_too_large`,
- * `not_found` for a missing parent) before writing anything;
+ * `invalid_input` with its issues, `not_found` for a missing parent) before writing anything;
  * `redis_out_of_memory` (retryable) when Redis, out of memory, refused to
  * write the run or its job: nothing is left of it. A Redis Cluster moving (a
  * master restarting or failing over), a server loading or a lost connection

@@ -19,6 +19,8 @@ import {
 export interface AgentVersionStanding {
   agent: string;
   version: string;
+  /** The agent's one-line description in this version, when it has one. */
+  description?: string;
   /** Whether a worker of this version is live. */
   live: boolean;
   /** The queues whose workers run it, sorted. */
@@ -79,9 +81,11 @@ export function versionStandings(
           .sort()
           .at(-1) ?? "";
       const gone = Math.max(...records.map(goneAt));
+      const description = records.find((record) => record.description !== undefined)?.description;
       return {
         agent: records[0]?.name ?? "",
         version,
+        ...(description === undefined ? {} : { description }),
         live,
         queues: [...new Set(records.map((record) => record.queue))].sort(),
         lastSeenAt,

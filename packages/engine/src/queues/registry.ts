@@ -3,8 +3,8 @@
  * all run the same set of agents (the queue is named after that set, see
  * `agent-queues.ts`), and while they live they keep two records fresh: the
  * queue's own (its agents, when a worker last beat) and, for each of its
- * agents, how that queue runs it (its schema, limits, whether its model can
- * call tools). `fire` reads an agent's records to refuse a run nobody serves
+ * agents, how that queue runs it (its description, input and output schemas,
+ * limits, whether its model can call tools). `fire` reads an agent's records to refuse a run nobody serves
  * and to pick the queue its job goes to, so a run is only ever taken by a
  * worker that runs its agent.
  *
@@ -22,6 +22,8 @@ export const LIVE_HEARTBEATS = 3;
 /** One agent as the workers of one queue run it. */
 export const AgentRegistration = z.object({
   name: z.string().min(1),
+  /** The agent's one-line description. Absent for agents without one and in records of older workers. */
+  description: z.string().optional(),
   /** The BullMQ queue whose workers run it. */
   queue: z.string().min(1),
   /** Whether its model can call tools, and so carry a structured-output schema. */
@@ -32,6 +34,8 @@ export const AgentRegistration = z.object({
   maxSteps: z.number().int().positive().optional(),
   /** The agent's `timeoutMs`, copied into each new run's limits. */
   timeoutMs: z.number().int().positive().optional(),
+  /** The agent's input schema (JSON Schema): `fire` refuses an input that does not match it. */
+  inputSchema: z.record(z.string(), z.unknown()).optional(),
   /** The agent's own output schema (JSON Schema): every run of it records one. */
   outputSchema: z.record(z.string(), z.unknown()).optional(),
   /**

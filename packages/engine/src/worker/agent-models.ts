@@ -70,11 +70,13 @@ export function queueRecords(
   const lastSeenAt = now.toISOString();
   const registration = ({ agent, model, version }: ResolvedAgent): AgentRegistration => ({
     name: agent.name,
+    ...(agent.description === undefined ? {} : { description: agent.description }),
     queue,
     supportsSchema: model.supportsTools,
     scriptFromInput: agent.scriptFromInput,
     maxSteps: agent.maxSteps,
     ...(agent.timeoutMs === undefined ? {} : { timeoutMs: agent.timeoutMs }),
+    ...(agent.inputSchema === undefined ? {} : { inputSchema: agent.inputSchema }),
     ...(agent.outputSchema === undefined ? {} : { outputSchema: agent.outputSchema }),
     version,
     startedAt: lastSeenAt,
