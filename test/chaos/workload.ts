@@ -113,9 +113,16 @@ async function fireUntilAccepted(
 }
 
 /**
+ * The longest pause between two fires made past the count (while faults are
+ * still to strike): enough to keep a worker busy, not to pile up a backlog.
+ */
+const GO_ON_INTERVAL_MS = 500;
+
+/**
  * Fires `count` runs of random kinds among `options.kinds` (default: those of
  * `pnpm chaos`), one every `intervalMs`, then more while `options.goOn()` says
- * so (default: no more), pushing each onto `fired` as it goes;
+ * so (default: no more), one every `intervalMs` or {@link GO_ON_INTERVAL_MS}
+ * whichever is longer, pushing each onto `fired` as it goes;
  * resolves with how many fires were refused, by code.
  */
 export async function fireWorkload(
@@ -132,7 +139,8 @@ export async function fireWorkload(
     const kind = kinds[randomInt(random, 0, kinds.length - 1)] ?? "plain";
     const runId = await fireUntilAccepted(errand, specOf(kind, n), refusals);
     fired.push({ runId, kind, expected: kind === "failing" ? "failed" : "succeeded" });
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    const pauseMs = n < count ? intervalMs : Math.max(intervalMs, GO_ON_INTERVAL_MS);
+    await new Promise((resolve) => setTimeout(resolve, pauseMs));
   }
   return Object.fromEntries(refusals);
 }
