@@ -10,8 +10,19 @@
  */
 import { killCollector } from "./collector-kill.js";
 import { failOverMaster } from "./failover.js";
-import type { FaultContext, FaultKind, FaultRecord, Injected } from "./fault-context.js";
-import { type AimedWorker, aimAtBusyWorker, aimAtCollector } from "./live-targets.js";
+import {
+  type FaultContext,
+  type FaultKind,
+  type FaultRecord,
+  type Injected,
+  REDIS_FAULT_KINDS,
+} from "./fault-context.js";
+import {
+  type AimedWorker,
+  aimAtBusyWorker,
+  aimAtCollector,
+  someRunInFlight,
+} from "./live-targets.js";
 import { exhaustRedisClients } from "./maxclients.js";
 import { failRedisSaves } from "./misconf.js";
 import { exhaustRedisMemory } from "./oom.js";
@@ -28,6 +39,7 @@ type Strike = () => Promise<Injected>;
 
 /** Aims a fault of `kind`: waits for its target; undefined when none came up. */
 async function aim(context: FaultContext, kind: FaultKind): Promise<Strike | undefined> {
+  if (REDIS_FAULT_KINDS.has(kind)) await someRunInFlight(context);
   const atWorker = async (
     hit: (context: FaultContext, aimed: AimedWorker) => Promise<Injected>,
   ) => {

@@ -4,7 +4,8 @@
  * those; a collector kill waits until a collector is running. The aims of one
  * kind take turns, and each takes its victim out of the pool at once, so two
  * faults never strike the same process. A fault that finds no target within
- * `targetWaitMs` of its turn strikes nothing and says so.
+ * `targetWaitMs` of its turn strikes nothing and says so. A Redis fault
+ * waits until some run is in flight.
  */
 import type { ChaosProcess } from "./chaos-process.js";
 import { type FaultContext, sleep } from "./fault-context.js";
@@ -80,6 +81,20 @@ export function aimAtBusyWorker(context: FaultContext): Promise<AimedWorker | un
       await sleep(AIM_CHECK_MS);
     }
   });
+}
+
+/**
+ * Resolves once some fired run is in flight (unsettled), or at the end of
+ * the wait: a Redis fault strikes while runs go.
+ */
+export async function someRunInFlight(context: FaultContext): Promise<void> {
+  const deadline = Date.now() + context.targetWaitMs;
+  while (Date.now() < deadline) {
+    const { errand, clientCalls } = context;
+    const inFlight = await unsettledNow(errand, context.firedRunIds(), clientCalls, knownSettled);
+    if (inFlight.length > 0) return;
+    await sleep(AIM_CHECK_MS);
+  }
 }
 
 /** A running collector, taken out of the pool; undefined when none came up within the wait. */
