@@ -7,16 +7,13 @@
 import { ErrandError } from "@errand/core";
 import type { FaultContext, Injected } from "./fault-context.js";
 import { randomInt } from "./random.js";
-import { afterRedisFaults } from "./redis-faults.js";
 
 /** SIGKILLs a random master; resolves once its replica is promoted and it rejoined as a replica. */
-export function failOverMaster(context: FaultContext): Promise<Injected> {
-  return afterRedisFaults(async () => {
-    const { redis } = context.cluster;
-    if (redis.kind !== "cluster") {
-      throw new ErrandError("invalid_spec", "a failover needs the Redis Cluster (--cluster)");
-    }
-    const failover = await redis.cluster.failOver(randomInt(context.random, 0, 2));
-    return { target: `master :${failover.killedPort}`, promotedAfterMs: failover.promotedAfterMs };
-  });
+export async function failOverMaster(context: FaultContext): Promise<Injected> {
+  const { redis } = context.cluster;
+  if (redis.kind !== "cluster") {
+    throw new ErrandError("invalid_spec", "a failover needs the Redis Cluster (--cluster)");
+  }
+  const failover = await redis.cluster.failOver(randomInt(context.random, 0, 2));
+  return { target: `master :${failover.killedPort}`, promotedAfterMs: failover.promotedAfterMs };
 }

@@ -26,6 +26,7 @@ import {
 import { exhaustRedisClients } from "./maxclients.js";
 import { failRedisSaves } from "./misconf.js";
 import { exhaustRedisMemory } from "./oom.js";
+import { afterRedisFaults } from "./redis-faults.js";
 import { freezeRedis } from "./redis-freeze.js";
 import { restartRedis } from "./redis-restart.js";
 import { slowRedis } from "./redis-slow.js";
@@ -39,7 +40,6 @@ type Strike = () => Promise<Injected>;
 
 /** Aims a fault of `kind`: waits for its target; undefined when none came up. */
 async function aim(context: FaultContext, kind: FaultKind): Promise<Strike | undefined> {
-  if (REDIS_FAULT_KINDS.has(kind)) await someRunInFlight(context);
   const atWorker = async (
     hit: (context: FaultContext, aimed: AimedWorker) => Promise<Injected>,
   ) => {
@@ -77,17 +77,42 @@ async function aim(context: FaultContext, kind: FaultKind): Promise<Strike | und
   }
 }
 
-/** Aims and strikes one fault of `kind` now; resolves once its recovery is measured. */
-export async function strike(context: FaultContext, kind: FaultKind): Promise<FaultRecord> {
-  const hit = await aim(context, kind);
-  const atMs = () => Date.now() - context.startedAt;
-  if (hit === undefined) {
-    return { kind, target: "no live target", struck: false, atMs: atMs(), inFlight: 0 };
-  }
+/** A fault struck: when, the runs then in flight, and what injecting it found. */
+interface Struck {
+  struckAt: number;
+  inFlight: string[];
+  injected: Injected;
+}
+
+/** Strikes `hit` now, noting the runs in flight. */
+async function strikeNow(context: FaultContext, hit: Strike): Promise<Struck> {
   const inFlight = await unsettledNow(context.errand, context.firedRunIds(), context.clientCalls);
   const struckAt = Date.now();
-  const struckAtMs = atMs();
-  const { takenOverAt, ...injected } = await hit();
+  return { struckAt, inFlight, injected: await hit() };
+}
+
+/**
+ * Aims and strikes one fault of `kind` now; resolves once its recovery is
+ * measured. A Redis fault strikes once the Redis faults before it are over
+ * and some run is in flight; its recovery is measured from then.
+ */
+export async function strike(context: FaultContext, kind: FaultKind): Promise<FaultRecord> {
+  const hit = await aim(context, kind);
+  if (hit === undefined) {
+    const atMs = Date.now() - context.startedAt;
+    return { kind, target: "no live target", struck: false, atMs, inFlight: 0 };
+  }
+  const {
+    struckAt,
+    inFlight,
+    injected: { takenOverAt, ...injected },
+  } = REDIS_FAULT_KINDS.has(kind)
+    ? await afterRedisFaults(async () => {
+        await someRunInFlight(context);
+        return strikeNow(context, hit);
+      })
+    : await strikeNow(context, hit);
+  const struckAtMs = struckAt - context.startedAt;
   const settled = await settledWithin(
     context.errand,
     inFlight,

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { ErrandError } from "@errand/core";
 import type { FaultContext, Injected } from "./fault-context.js";
 import { sleep } from "./fault-context.js";
-import { afterRedisFaults, configValue, infoField, singleServer } from "./redis-faults.js";
+import { configValue, infoField, singleServer } from "./redis-faults.js";
 
 /** How often the fault looks whether the failed BGSAVE is recorded, in ms. */
 const SAVE_CHECK_MS = 50;
@@ -31,29 +31,27 @@ async function refusesWrites(context: FaultContext): Promise<boolean> {
 }
 
 /** Makes Redis's BGSAVE fail, holds for the spell, sets `dir` and `save` back. */
-export function failRedisSaves(context: FaultContext): Promise<Injected> {
-  return afterRedisFaults(async () => {
-    singleServer(context);
-    const { admin } = context;
-    const [dir, save] = [await configValue(admin, "dir"), await configValue(admin, "save")];
-    const gone = await mkdtemp(join(tmpdir(), "errand-misconf-"));
-    await admin.config("SET", "dir", gone);
-    await rmdir(gone);
-    const failedAt = Date.now();
-    try {
-      await admin.config("SET", "save", "3600 1");
-      await admin.bgsave();
-      const deadline = Date.now() + SAVE_FAIL_TIMEOUT_MS;
-      while ((await infoField(admin, "persistence", "rdb_last_bgsave_status")) !== "err") {
-        if (Date.now() > deadline) throw new ErrandError("internal", "BGSAVE never failed");
-        await sleep(SAVE_CHECK_MS);
-      }
-      const writesRefused = await refusesWrites(context);
-      await sleep(context.spellMs.misconf);
-      return { target: "redis-server", heldMs: Date.now() - failedAt, writesRefused };
-    } finally {
-      await admin.config("SET", "dir", dir);
-      await admin.config("SET", "save", save);
+export async function failRedisSaves(context: FaultContext): Promise<Injected> {
+  singleServer(context);
+  const { admin } = context;
+  const [dir, save] = [await configValue(admin, "dir"), await configValue(admin, "save")];
+  const gone = await mkdtemp(join(tmpdir(), "errand-misconf-"));
+  await admin.config("SET", "dir", gone);
+  await rmdir(gone);
+  const failedAt = Date.now();
+  try {
+    await admin.config("SET", "save", "3600 1");
+    await admin.bgsave();
+    const deadline = Date.now() + SAVE_FAIL_TIMEOUT_MS;
+    while ((await infoField(admin, "persistence", "rdb_last_bgsave_status")) !== "err") {
+      if (Date.now() > deadline) throw new ErrandError("internal", "BGSAVE never failed");
+      await sleep(SAVE_CHECK_MS);
     }
-  });
+    const writesRefused = await refusesWrites(context);
+    await sleep(context.spellMs.misconf);
+    return { target: "redis-server", heldMs: Date.now() - failedAt, writesRefused };
+  } finally {
+    await admin.config("SET", "dir", dir);
+    await admin.config("SET", "save", save);
+  }
 }

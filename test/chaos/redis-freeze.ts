@@ -6,20 +6,18 @@
  */
 import type { FaultContext, Injected } from "./fault-context.js";
 import { sleep } from "./fault-context.js";
-import { afterRedisFaults, infoField, singleServer } from "./redis-faults.js";
+import { infoField, singleServer } from "./redis-faults.js";
 
 /** Stops Redis for the freeze's spell, then resumes it. */
-export function freezeRedis(context: FaultContext): Promise<Injected> {
-  return afterRedisFaults(async () => {
-    singleServer(context);
-    const pid = Number(await infoField(context.admin, "server", "process_id"));
-    process.kill(pid, "SIGSTOP");
-    const stoppedAt = Date.now();
-    try {
-      await sleep(context.spellMs.freeze);
-    } finally {
-      process.kill(pid, "SIGCONT");
-    }
-    return { target: `redis-server pid ${pid}`, heldMs: Date.now() - stoppedAt };
-  });
+export async function freezeRedis(context: FaultContext): Promise<Injected> {
+  singleServer(context);
+  const pid = Number(await infoField(context.admin, "server", "process_id"));
+  process.kill(pid, "SIGSTOP");
+  const stoppedAt = Date.now();
+  try {
+    await sleep(context.spellMs.freeze);
+  } finally {
+    process.kill(pid, "SIGCONT");
+  }
+  return { target: `redis-server pid ${pid}`, heldMs: Date.now() - stoppedAt };
 }

@@ -6,17 +6,15 @@
  * process reconnects by itself.
  */
 import type { FaultContext, Injected } from "./fault-context.js";
-import { afterRedisFaults, singleServer } from "./redis-faults.js";
+import { singleServer } from "./redis-faults.js";
 
 /** Brings Redis down with `signal` and starts it again on its AOF. */
-export function restartRedis(
+export async function restartRedis(
   context: FaultContext,
   signal: "SIGTERM" | "SIGKILL",
 ): Promise<Injected> {
-  return afterRedisFaults(async () => {
-    const server = singleServer(context);
-    await server.kill(signal);
-    await server.restart();
-    return { target: `redis-server (${signal})` };
-  });
+  const server = singleServer(context);
+  await server.kill(signal);
+  await server.restart();
+  return { target: `redis-server (${signal})` };
 }
