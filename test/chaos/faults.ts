@@ -8,6 +8,7 @@
  * take-over), read from the runs' logs. A fault that found no live target
  * is recorded as not struck.
  */
+import type { ChaosProcess } from "./chaos-process.js";
 import { killCollector } from "./collector-kill.js";
 import { failOverMaster } from "./failover.js";
 import {
@@ -33,7 +34,7 @@ import { slowRedis } from "./redis-slow.js";
 import { aimDeploy, deployWorkers } from "./rolling-deploy.js";
 import { settledWithin, unsettledNow } from "./settle.js";
 import { killWorker } from "./worker-kill.js";
-import { stopWorker } from "./zombie.js";
+import { stoppedOnce, stopWorker } from "./zombie.js";
 
 /** A fault aimed: ready to strike its target, or nothing to strike (`undefined`). */
 type Strike = () => Promise<Injected>;
@@ -42,15 +43,16 @@ type Strike = () => Promise<Injected>;
 async function aim(context: FaultContext, kind: FaultKind): Promise<Strike | undefined> {
   const atWorker = async (
     hit: (context: FaultContext, aimed: AimedWorker) => Promise<Injected>,
+    spared?: ReadonlySet<ChaosProcess>,
   ) => {
-    const aimed = await aimAtBusyWorker(context);
+    const aimed = await aimAtBusyWorker(context, spared);
     return aimed === undefined ? undefined : () => hit(context, aimed);
   };
   switch (kind) {
     case "worker-kill":
       return atWorker(killWorker);
     case "zombie":
-      return atWorker(stopWorker);
+      return atWorker(stopWorker, stoppedOnce);
     case "collector-kill": {
       const victim = await aimAtCollector(context);
       return victim === undefined ? undefined : () => killCollector(context, victim);

@@ -54,8 +54,13 @@ const knownSettled = new Set<string>();
 /**
  * A ready worker holding a run, taken out of the pool; at the end of the
  * wait, any ready worker (holding nothing); undefined when none is up.
+ * Workers in `spared` (those already stopped once, for a zombie) are
+ * struck only when no other worker is busy at the end of the wait.
  */
-export function aimAtBusyWorker(context: FaultContext): Promise<AimedWorker | undefined> {
+export function aimAtBusyWorker(
+  context: FaultContext,
+  spared: ReadonlySet<ChaosProcess> = new Set(),
+): Promise<AimedWorker | undefined> {
   return workerTurn(async () => {
     const { cluster, errand } = context;
     const deadline = Date.now() + context.targetWaitMs;
@@ -70,8 +75,9 @@ export function aimAtBusyWorker(context: FaultContext): Promise<AimedWorker | un
       const holders = new Set([...holdings.values()].map((holding) => holding.workerId));
       const live = cluster.workers.filter((worker) => worker.alive());
       const busy = live.filter((worker) => holders.has(worker.workerId ?? ""));
+      const fresh = busy.filter((worker) => !spared.has(worker));
       const timeUp = Date.now() >= deadline;
-      const pool = busy.length > 0 ? busy : timeUp ? live : [];
+      const pool = fresh.length > 0 ? fresh : !timeUp ? [] : busy.length > 0 ? busy : live;
       const victim = pool[randomInt(context.random, 0, pool.length - 1)];
       if (victim !== undefined) {
         removeFrom(cluster.workers, victim);

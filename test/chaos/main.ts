@@ -42,7 +42,7 @@ import {
   publishSummary,
   recoveryByKind,
 } from "./report.js";
-import { settledWithin } from "./settle.js";
+import { settledWithin, unsettledNow } from "./settle.js";
 import { type FiredRun, fireWorkload } from "./workload.js";
 
 const flags = parseChaosFlags(process.argv.slice(2));
@@ -54,11 +54,18 @@ const settleMs = flags.number("settle-ms");
 const lockMs = flags.number("lock-ms");
 const stalledIntervalMs = flags.number("stalled-interval-ms");
 const isolated = flags.on("isolated");
+const workers = flags.number("workers");
+
+/** Past `--runs`, while faults are still to strike: the runs in flight the workload keeps, per worker. */
+const GO_ON_IN_FLIGHT_PER_WORKER = 2;
+
+/** How often, past `--runs`, the workload looks whether it has room for another run, in ms. */
+const GO_ON_CHECK_MS = 250;
 const { faultKinds, durability } = flags;
 
 const startedAt = Date.now();
 const cluster = await startCluster({
-  workers: flags.number("workers"),
+  workers,
   collectors: 1,
   lockDurationMs: lockMs,
   stalledIntervalMs,
@@ -77,10 +84,20 @@ const fired: FiredRun[] = [];
 try {
   const workloadStartedAt = Date.now();
   let faultsOver = false;
-  // Faults take as long as they take (a kill waits for a busy worker): the workload goes on until the last is over.
-  const workload = fireWorkload(errand, random, runs, intervalMs, fired, {
-    goOn: () => !faultsOver,
-  });
+  // Faults take as long as they take (a kill waits for a busy worker): the
+  // workload goes on until the last is over, a few runs in flight at a time,
+  // enough to keep workers busy without piling up a backlog.
+  const settledSoFar = new Set<string>();
+  const roomToGoOn = async () => {
+    while (!faultsOver) {
+      const ids = fired.map((run) => run.runId);
+      const inFlight = await unsettledNow(errand, ids, clientCalls, settledSoFar);
+      if (inFlight.length < GO_ON_IN_FLIGHT_PER_WORKER * workers) return true;
+      await new Promise((resolve) => setTimeout(resolve, GO_ON_CHECK_MS));
+    }
+    return false;
+  };
+  const workload = fireWorkload(errand, random, runs, intervalMs, fired, { goOn: roomToGoOn });
   // Each fault strikes at a random moment within the workload's firing time.
   const firingMs = runs * intervalMs;
   const strikeTimes = faultKinds.map(() => Math.floor(random() * firingMs)).sort((a, b) => a - b);

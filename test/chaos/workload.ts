@@ -113,16 +113,10 @@ async function fireUntilAccepted(
 }
 
 /**
- * The longest pause between two fires made past the count (while faults are
- * still to strike): enough to keep a worker busy, not to pile up a backlog.
- */
-const GO_ON_INTERVAL_MS = 500;
-
-/**
  * Fires `count` runs of random kinds among `options.kinds` (default: those of
- * `pnpm chaos`), one every `intervalMs`, then more while `options.goOn()` says
- * so (default: no more), one every `intervalMs` or {@link GO_ON_INTERVAL_MS}
- * whichever is longer, pushing each onto `fired` as it goes;
+ * `pnpm chaos`), one every `intervalMs`, then more while `options.goOn()`
+ * resolves true (default: no more; it may take its time, to pace them),
+ * pushing each onto `fired` as it goes;
  * resolves with how many fires were refused, by code.
  */
 export async function fireWorkload(
@@ -131,16 +125,15 @@ export async function fireWorkload(
   count: number,
   intervalMs: number,
   fired: FiredRun[],
-  options: { kinds?: readonly RunKind[]; goOn?: () => boolean } = {},
+  options: { kinds?: readonly RunKind[]; goOn?: () => Promise<boolean> } = {},
 ): Promise<Record<string, number>> {
-  const { kinds = CHAOS_RUN_KINDS, goOn = () => false } = options;
+  const { kinds = CHAOS_RUN_KINDS, goOn = async () => false } = options;
   const refusals = new Map<string, number>();
-  for (let n = 0; n < count || goOn(); n += 1) {
+  for (let n = 0; n < count || (await goOn()); n += 1) {
     const kind = kinds[randomInt(random, 0, kinds.length - 1)] ?? "plain";
     const runId = await fireUntilAccepted(errand, specOf(kind, n), refusals);
     fired.push({ runId, kind, expected: kind === "failing" ? "failed" : "succeeded" });
-    const pauseMs = n < count ? intervalMs : Math.max(intervalMs, GO_ON_INTERVAL_MS);
-    await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
   return Object.fromEntries(refusals);
 }
