@@ -102,6 +102,8 @@ export interface FaultContext {
   spellMs: { oom: number; freeze: number; slow: number; maxclients: number; misconf: number };
   /** The latency a slowed Redis adds to each chunk each way, in ms. */
   latencyMs: number;
+  /** Told once a fault struck (or found nothing to strike), before its recovery is measured. */
+  onStruck(): void;
   /** How many Redis faults the flags ask for: the n-th rolling deploy strikes during the n-th of them. */
   redisFaultsAsked: number;
 }

@@ -101,6 +101,7 @@ async function strikeNow(context: FaultContext, hit: Strike): Promise<Struck> {
 export async function strike(context: FaultContext, kind: FaultKind): Promise<FaultRecord> {
   const hit = await aim(context, kind);
   if (hit === undefined) {
+    context.onStruck();
     const atMs = Date.now() - context.startedAt;
     return { kind, target: "no live target", struck: false, atMs, inFlight: 0 };
   }
@@ -114,6 +115,7 @@ export async function strike(context: FaultContext, kind: FaultKind): Promise<Fa
         return strikeNow(context, hit);
       })
     : await strikeNow(context, hit);
+  context.onStruck();
   const struckAtMs = struckAt - context.startedAt;
   const settled = await settledWithin(
     context.errand,

@@ -5,8 +5,8 @@
  * SIGKILLed and failed over: `pnpm chaos --cluster --failovers 2 --kills 0 --collector-kills 0`.
  * Starts a real Redis (or the cluster), worker and collector processes, fires a steady
  * workload, strikes the faults at random moments while it runs (or, with
- * `--isolated`, one at a time), the workload going on until the last fault is
- * over; waits for every run to settle, audits every run and prints a
+ * `--isolated`, one at a time), the workload going on until the last fault
+ * struck; waits for every run to settle, audits every run and prints a
  * JSON summary and a table. Exits 1 when a must-be-zero figure is not zero.
  * `pnpm chaos --help` lists every flag (`flags.ts`).
  */
@@ -84,12 +84,13 @@ const fired: FiredRun[] = [];
 try {
   const workloadStartedAt = Date.now();
   let faultsOver = false;
+  let struck = 0;
   // Faults take as long as they take (a kill waits for a busy worker): the
-  // workload goes on until the last is over, a few runs in flight at a time,
+  // workload goes on until the last struck, a few runs in flight at a time,
   // enough to keep workers busy without piling up a backlog.
   const settledSoFar = new Set<string>();
   const roomToGoOn = async () => {
-    while (!faultsOver) {
+    while (!faultsOver && struck < faultKinds.length) {
       const ids = fired.map((run) => run.runId);
       const inFlight = await unsettledNow(errand, ids, clientCalls, settledSoFar);
       if (inFlight.length < GO_ON_IN_FLIGHT_PER_WORKER * workers) return true;
@@ -126,6 +127,9 @@ try {
       misconf: flags.number("misconf-ms"),
     },
     latencyMs: flags.number("latency-ms"),
+    onStruck: () => {
+      struck += 1;
+    },
     redisFaultsAsked: faultKinds.filter((kind) => REDIS_FAULT_KINDS.has(kind)).length,
   };
   const strikeAtRandomMoments = async () => {
