@@ -55,7 +55,7 @@ const knownSettled = new Set<string>();
  * A ready worker holding a run, taken out of the pool; at the end of the
  * wait, any ready worker (holding nothing); undefined when none is up.
  * Workers in `spared` (those already stopped once, for a zombie) are
- * struck only when no other worker is busy at the end of the wait.
+ * struck only when every ready worker is one of them, or at the end of the wait.
  */
 export function aimAtBusyWorker(
   context: FaultContext,
@@ -76,8 +76,17 @@ export function aimAtBusyWorker(
       const live = cluster.workers.filter((worker) => worker.alive());
       const busy = live.filter((worker) => holders.has(worker.workerId ?? ""));
       const fresh = busy.filter((worker) => !spared.has(worker));
+      // A worker never struck before may yet get busy: wait for it; with none left, any busy one will do.
+      const freshUp = live.some((worker) => !spared.has(worker));
       const timeUp = Date.now() >= deadline;
-      const pool = fresh.length > 0 ? fresh : !timeUp ? [] : busy.length > 0 ? busy : live;
+      const pool =
+        fresh.length > 0
+          ? fresh
+          : freshUp && !timeUp
+            ? []
+            : busy.length > 0 || !timeUp
+              ? busy
+              : live;
       const victim = pool[randomInt(context.random, 0, pool.length - 1)];
       if (victim !== undefined) {
         removeFrom(cluster.workers, victim);
