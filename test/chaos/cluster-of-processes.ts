@@ -1,6 +1,7 @@
 /**
  * The cluster the chaos harness attacks: a real `redis-server` (AOF on,
- * `appendfsync everysec`) — or, with `redisCluster`, a real Redis Cluster of
+ * `appendfsync everysec`), which the processes reach through a latency proxy
+ * when asked — or, with `redisCluster`, a real Redis Cluster of
  * 3 masters and 3 replicas — worker processes and collector processes. Killed
  * processes are replaced under a new name, so the cluster keeps its size.
  */
@@ -14,6 +15,7 @@ import {
   uniqueKeyPrefix,
 } from "@errand/testing";
 import { type ChaosProcess, chaosEntry, startChaosProcess } from "./chaos-process.js";
+import { type LatencyProxy, startLatencyProxy } from "./latency-proxy.js";
 
 /**
  * How long a process may take to be ready: on a loaded machine, several
@@ -38,15 +40,21 @@ export interface ClusterOptions {
   redisCluster?: { nodeTimeoutMs: number };
   /** The durability of the workers' and collectors' appends; default the engine's. */
   durability?: Durability;
+  /** Put a latency proxy between the one `redis-server` and every client but the harness's admin. */
+  latencyProxy?: boolean;
 }
 
 /** The masters of the chaos Redis Cluster; each gets one replica. */
 const CLUSTER_MASTERS = 3;
 
-/** Where the processes' Redis runs: one server, or a cluster with replicas. */
+/**
+ * Where the processes' Redis runs: one server (reached through `proxy` when
+ * there is one), or a cluster with replicas. `url` is what the processes and
+ * the harness's client connect with, `adminUrl` goes straight to Redis.
+ */
 type ChaosRedis =
-  | { kind: "server"; server: RedisServer; url: string }
-  | { kind: "cluster"; cluster: RedisClusterServer; url: string };
+  | { kind: "server"; server: RedisServer; url: string; adminUrl: string; proxy?: LatencyProxy }
+  | { kind: "cluster"; cluster: RedisClusterServer; url: string; adminUrl: string };
 
 async function startChaosRedis(options: ClusterOptions): Promise<ChaosRedis> {
   if (options.redisCluster === undefined) {
@@ -54,8 +62,14 @@ async function startChaosRedis(options: ClusterOptions): Promise<ChaosRedis> {
       appendonly: true,
       appendfsync: "everysec",
       maxmemoryPolicy: "noeviction",
+      // `CONFIG SET dir`, which the MISCONF fault needs, is a protected config.
+      args: ["--enable-protected-configs", "yes"],
     });
-    return { kind: "server", server, url: server.url };
+    if (options.latencyProxy !== true) {
+      return { kind: "server", server, url: server.url, adminUrl: server.url };
+    }
+    const proxy = await startLatencyProxy(server.host, server.port);
+    return { kind: "server", server, url: proxy.url, adminUrl: server.url, proxy };
   }
   const cluster = await startRedisCluster({
     masters: CLUSTER_MASTERS,
@@ -65,17 +79,18 @@ async function startChaosRedis(options: ClusterOptions): Promise<ChaosRedis> {
   });
   const nodes = [...cluster.nodes, ...cluster.replicas];
   const url = `redis+cluster://${nodes.map((node) => `${node.host}:${node.port}`).join(",")}`;
-  return { kind: "cluster", cluster, url };
+  return { kind: "cluster", cluster, url, adminUrl: url };
 }
 
 async function stopChaosRedis(redis: ChaosRedis): Promise<void> {
-  if (redis.kind === "server") await redis.server.stop();
-  else await redis.cluster.stop();
+  if (redis.kind === "cluster") return redis.cluster.stop();
+  await redis.proxy?.close();
+  await redis.server.stop();
 }
 
 /** A running chaos cluster. */
 export interface ChaosCluster {
-  /** Its Redis, with the URL every process connects with. */
+  /** Its Redis, with the URL every process connects with, and the admin's. */
   readonly redis: ChaosRedis;
   readonly prefix: string;
   /** The ready worker processes not struck down. */

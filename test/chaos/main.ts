@@ -5,17 +5,12 @@
  * SIGKILLed and failed over: `pnpm chaos --cluster --failovers 2 --kills 0 --collector-kills 0`.
  * Starts a real Redis (or the cluster), worker and collector processes, fires a steady
  * workload, strikes the faults at random moments while it runs (or, with
- * `--isolated`, one at a time, the workload going on until the last
- * recovered), waits for every run to settle, audits every run and prints a
+ * `--isolated`, one at a time), the workload going on until the last fault
+ * struck; waits for every run to settle, audits every run and prints a
  * JSON summary and a table. Exits 1 when a must-be-zero figure is not zero.
+ * `pnpm chaos --help` lists every flag (`flags.ts`).
  */
-import { parseArgs } from "node:util";
-import { ErrandError } from "@errand/core";
-import {
-  createErrand,
-  DEFAULT_LOCK_DURATION_MS,
-  DEFAULT_STALLED_INTERVAL_MS,
-} from "@errand/engine";
+import { createErrand } from "@errand/engine";
 import { openRedisUrl } from "@errand/engine/ops";
 import { Queue } from "bullmq";
 import { lostAcknowledgedAppends } from "./acknowledged.js";
@@ -28,98 +23,83 @@ import {
   throwBadInput,
 } from "./bad-input.js";
 import type { ChaosProcess } from "./chaos-process.js";
+import { ClientCalls } from "./client-calls.js";
 import { startCluster } from "./cluster-of-processes.js";
-import { type FaultKind, type FaultRecord, strike } from "./faults.js";
+import {
+  type FaultContext,
+  type FaultKind,
+  type FaultRecord,
+  REDIS_FAULT_KINDS,
+} from "./fault-context.js";
+import { strike } from "./faults.js";
+import { parseChaosFlags } from "./flags.js";
 import { strikeOneAtATime } from "./isolated-faults.js";
 import { seededRandom } from "./random.js";
 import {
   type ChaosSummary,
+  faultCounts,
   formatTable,
   passes,
   publishSummary,
   recoveryByKind,
 } from "./report.js";
-import { settledWithin } from "./settle.js";
+import { settledWithin, unsettledNow } from "./settle.js";
 import { type FiredRun, fireWorkload } from "./workload.js";
 
-const { values } = parseArgs({
-  options: {
-    runs: { type: "string", default: "60" },
-    kills: { type: "string", default: "3" },
-    "collector-kills": { type: "string", default: "1" },
-    zombies: { type: "string", default: "0" },
-    "redis-restarts": { type: "string", default: "0" },
-    oom: { type: "string", default: "0" },
-    "oom-ms": { type: "string", default: "30000" },
-    "bad-input": { type: "boolean", default: false },
-    "redis-sigkill": { type: "boolean", default: false },
-    cluster: { type: "boolean", default: false },
-    failovers: { type: "string", default: "0" },
-    "node-timeout-ms": { type: "string", default: "2000" },
-    durability: { type: "string", default: "acknowledged" },
-    isolated: { type: "boolean", default: false },
-    workers: { type: "string", default: "3" },
-    "interval-ms": { type: "string", default: "100" },
-    "lock-ms": { type: "string", default: String(DEFAULT_LOCK_DURATION_MS) },
-    "stalled-interval-ms": { type: "string", default: String(DEFAULT_STALLED_INTERVAL_MS) },
-    "settle-ms": { type: "string", default: "120000" },
-    seed: { type: "string", default: String(Date.now() % 1_000_000) },
-    json: { type: "string" },
-  },
-});
-const numberFlag = (
-  name: Exclude<
-    keyof typeof values,
-    "bad-input" | "redis-sigkill" | "isolated" | "cluster" | "durability"
-  >,
-) => Number(values[name]);
-
-const seed = numberFlag("seed");
+const flags = parseChaosFlags(process.argv.slice(2));
+const seed = flags.number("seed");
 const random = seededRandom(seed);
-const runs = numberFlag("runs");
-const intervalMs = numberFlag("interval-ms");
-const settleMs = numberFlag("settle-ms");
-const lockMs = numberFlag("lock-ms");
-const stalledIntervalMs = numberFlag("stalled-interval-ms");
-const isolated = values.isolated;
-const faultKinds: FaultKind[] = [
-  ...Array.from({ length: numberFlag("kills") }, (): FaultKind => "worker-kill"),
-  ...Array.from({ length: numberFlag("collector-kills") }, (): FaultKind => "collector-kill"),
-  ...Array.from({ length: numberFlag("zombies") }, (): FaultKind => "zombie"),
-  ...Array.from({ length: numberFlag("redis-restarts") }, (): FaultKind => "redis-restart"),
-  ...Array.from({ length: numberFlag("oom") }, (): FaultKind => "oom"),
-  ...Array.from({ length: numberFlag("failovers") }, (): FaultKind => "failover"),
-];
+const runs = flags.number("runs");
+const intervalMs = flags.number("interval-ms");
+const settleMs = flags.number("settle-ms");
+const lockMs = flags.number("lock-ms");
+const stalledIntervalMs = flags.number("stalled-interval-ms");
+const isolated = flags.on("isolated");
+const workers = flags.number("workers");
 
-const durability = values.durability;
-if (durability !== "acknowledged" && durability !== "replicated") {
-  throw new ErrandError(
-    "invalid_spec",
-    `--durability is acknowledged or replicated, not ${durability}`,
-  );
-}
+/** Past `--runs`, while faults are still to strike: the runs in flight the workload keeps, per worker. */
+const GO_ON_IN_FLIGHT_PER_WORKER = 2;
+
+/** How often, past `--runs`, the workload looks whether it has room for another run, in ms. */
+const GO_ON_CHECK_MS = 250;
+const { faultKinds, durability } = flags;
 
 const startedAt = Date.now();
 const cluster = await startCluster({
-  workers: numberFlag("workers"),
+  workers,
   collectors: 1,
   lockDurationMs: lockMs,
   stalledIntervalMs,
   durability,
-  ...(values.cluster ? { redisCluster: { nodeTimeoutMs: numberFlag("node-timeout-ms") } } : {}),
+  latencyProxy: faultKinds.includes("redis-slow"),
+  ...(flags.on("cluster")
+    ? { redisCluster: { nodeTimeoutMs: flags.number("node-timeout-ms") } }
+    : {}),
 });
+const clientCalls = new ClientCalls(startedAt);
 const errand = createErrand({ connection: cluster.redis.url, prefix: cluster.prefix });
-const redis = openRedisUrl(cluster.redis.url);
+const redis = openRedisUrl(cluster.redis.adminUrl);
 // While Redis restarts the client reconnects by itself; its connection errors are expected.
 redis.on("error", () => undefined);
 const fired: FiredRun[] = [];
 try {
   const workloadStartedAt = Date.now();
   let faultsOver = false;
-  // Isolated faults take as long as they take: the workload goes on until the last recovered.
-  const workload = fireWorkload(errand, random, runs, intervalMs, fired, {
-    goOn: () => isolated && !faultsOver,
-  });
+  let struck = 0;
+  // Faults take as long as they take (a kill waits for a busy worker): the
+  // workload goes on until the last struck, a few runs in flight at a time,
+  // enough to keep workers busy without piling up a backlog.
+  const settledSoFar = new Set<string>();
+  const roomToGoOn = async () => {
+    while (!faultsOver && struck < faultKinds.length) {
+      const ids = fired.map((run) => run.runId);
+      const inFlight = await unsettledNow(errand, ids, clientCalls, settledSoFar);
+      if (inFlight.length < GO_ON_IN_FLIGHT_PER_WORKER * workers) return true;
+      await new Promise((resolve) => setTimeout(resolve, GO_ON_CHECK_MS));
+    }
+    return false;
+  };
+  const workload = fireWorkload(errand, random, runs, intervalMs, fired, { goOn: roomToGoOn });
   // Each fault strikes at a random moment within the workload's firing time.
   const firingMs = runs * intervalMs;
   const strikeTimes = faultKinds.map(() => Math.floor(random() * firingMs)).sort((a, b) => a - b);
@@ -128,18 +108,30 @@ try {
   const recorded = (record: FaultRecord) => void faults.push(record);
   const failed = (kind: FaultKind, error: unknown) =>
     void faultErrors.push(`${kind}: ${String(error)}`);
-  const context = {
+  const context: FaultContext = {
     cluster,
     errand,
     random,
     startedAt: workloadStartedAt,
     firedRunIds: () => fired.map((run) => run.runId),
     recoveryTimeoutMs: settleMs,
+    targetWaitMs: flags.number("target-wait-ms"),
     // Twice the longest a lapse and a check can take, and room for a loaded machine.
     takeOverTimeoutMs: 2 * (lockMs + stalledIntervalMs) + 10_000,
-    redisSignal: values["redis-sigkill"] ? ("SIGKILL" as const) : ("SIGTERM" as const),
     admin: redis,
-    oomMs: numberFlag("oom-ms"),
+    clientCalls,
+    spellMs: {
+      oom: flags.number("oom-ms"),
+      freeze: flags.number("freeze-ms"),
+      slow: flags.number("slow-ms"),
+      maxclients: flags.number("maxclients-ms"),
+      misconf: flags.number("misconf-ms"),
+    },
+    latencyMs: flags.number("latency-ms"),
+    onStruck: () => {
+      struck += 1;
+    },
+    redisFaultsAsked: faultKinds.filter((kind) => REDIS_FAULT_KINDS.has(kind)).length,
   };
   const strikeAtRandomMoments = async () => {
     const pending: Promise<void>[] = [];
@@ -156,7 +148,7 @@ try {
     faultsOver = true;
   });
   // Bad input lands at a random moment within the firing time too.
-  const badInput = values["bad-input"]
+  const badInput = flags.on("bad-input")
     ? new Promise((resolve) => setTimeout(resolve, Math.floor(random() * firingMs))).then(() =>
         throwBadInput(errand, redis, cluster.prefix),
       )
@@ -166,6 +158,7 @@ try {
     errand,
     fired.map((run) => run.runId),
     settleMs,
+    clientCalls,
   );
   if (thrown !== undefined) {
     // Poison entries are dead-lettered after their last delivery: wait for a collector to say so.
@@ -220,14 +213,17 @@ try {
     queueJobs: await countQueueJobs(redis, cluster.prefix),
     crashed,
     faultErrors,
+    clientFailures: clientCalls.failures,
     ...(thrown === undefined ? {} : { badInput: thrown }),
     passed:
-      passes(findings, faults) &&
+      passes(findings) &&
+      Object.values(faultCounts(faults)).every((count) => count === 0) &&
       crashed.length === 0 &&
       faultErrors.length === 0 &&
+      clientCalls.failures.length === 0 &&
       (thrown === undefined || thrown.oversizedRefused === thrown.oversizedFired),
   };
-  await publishSummary(summary, formatTable(summary), values.json);
+  await publishSummary(summary, formatTable(summary), flags.json);
 } finally {
   redis.disconnect();
   await errand.close();

@@ -7,7 +7,8 @@ import type { Durability } from "@errand/store";
 import type { AcknowledgedAppends } from "./acknowledged.js";
 import type { AuditFindings } from "./audit.js";
 import type { BadInputRecord } from "./bad-input.js";
-import type { FaultKind, FaultRecord } from "./faults.js";
+import type { ClientFailure } from "./client-calls.js";
+import type { FaultKind, FaultRecord } from "./fault-context.js";
 
 /** The JSON summary of one chaos run. */
 export interface ChaosSummary {
@@ -39,6 +40,8 @@ export interface ChaosSummary {
   crashed: string[];
   /** Faults that could not be struck or measured, with why (must be none). */
   faultErrors: string[];
+  /** The harness's client calls (`result`, `collect` waits) that failed: the client failing its caller (must be none). */
+  clientFailures: ClientFailure[];
   /** The bad input thrown in, when `--bad-input` was given. */
   badInput?: BadInputRecord;
   /** Whether the faults struck one at a time (`--isolated`), so that no recovery overlaps another. */
@@ -58,7 +61,10 @@ interface DurationFigures {
 
 /** The recovery of the faults of one kind. */
 export interface KindRecovery {
-  faults: number;
+  /** Faults of the kind the flags asked for. */
+  asked: number;
+  /** Of those, the faults that struck a live target (the figures below are theirs). */
+  struck: number;
   /** Until the runs of the worker struck ran again elsewhere (worker kills and zombies that held runs). */
   takeOver?: DurationFigures;
   /** Until every run in flight at the fault had a result. */
@@ -84,10 +90,12 @@ export function recoveryByKind(
   const byKind: Partial<Record<FaultKind, KindRecovery>> = {};
   for (const kind of new Set(faults.map((fault) => fault.kind))) {
     const ofKind = faults.filter((fault) => fault.kind === kind);
-    const takeOver = figuresOf(ofKind.map((fault) => fault.takeOverMs));
-    const settled = figuresOf(ofKind.map((fault) => fault.recoveryMs));
+    const struck = ofKind.filter((fault) => fault.struck);
+    const takeOver = figuresOf(struck.map((fault) => fault.takeOverMs));
+    const settled = figuresOf(struck.map((fault) => fault.recoveryMs));
     byKind[kind] = {
-      faults: ofKind.length,
+      asked: ofKind.length,
+      struck: struck.length,
       ...(takeOver === undefined ? {} : { takeOver }),
       ...(settled === undefined ? {} : { settled }),
     };
@@ -109,14 +117,14 @@ function formatFigures(label: string, figures: DurationFigures | undefined): str
 function recoveryLines(summary: ChaosSummary): string[] {
   const lines = Object.entries(summary.recoveryByKind).map(
     ([kind, recovery]) =>
-      `  ${kind.padEnd(15)} ${String(recovery.faults).padStart(3)} faults: ${formatFigures("runs running again elsewhere", recovery.takeOver)}; ${formatFigures("every run then in flight settled", recovery.settled)}`,
+      `  ${kind.padEnd(15)} ${String(recovery.struck).padStart(3)} struck of ${String(recovery.asked).padStart(3)} asked: ${formatFigures("runs running again elsewhere", recovery.takeOver)}; ${formatFigures("every run then in flight settled", recovery.settled)}`,
   );
   const how = summary.isolated ? "isolated faults, one at a time" : "faults overlapping";
   return [`recovery by fault kind, median / max (${how}):`, ...lines];
 }
 
-/** Whether `findings` and `faults` hold nothing that must not happen. */
-export function passes(findings: AuditFindings, faults: readonly FaultRecord[]): boolean {
+/** Whether the audit's `findings` hold nothing that must not happen. */
+export function passes(findings: AuditFindings): boolean {
   return (
     findings.lost.length === 0 &&
     findings.duplicateTerminal.length === 0 &&
@@ -127,9 +135,64 @@ export function passes(findings: AuditFindings, faults: readonly FaultRecord[]):
     findings.parentsWaiting.length === 0 &&
     findings.failedForRedis.length === 0 &&
     findings.orphaned.length === 0 &&
-    findings.leftBehind.length === 0 &&
-    faults.every((fault) => fault.recoveryMs !== undefined)
+    findings.leftBehind.length === 0
   );
+}
+
+/** What the faults of a run came to: must-be-zero counts among them. */
+export function faultCounts(faults: readonly FaultRecord[]): {
+  notStruck: number;
+  notRecovered: number;
+  deployedUnclean: number;
+} {
+  const struck = faults.filter((fault) => fault.struck);
+  return {
+    notStruck: faults.length - struck.length,
+    notRecovered: struck.filter((fault) => fault.recoveryMs === undefined).length,
+    deployedUnclean: faults.reduce((sum, fault) => sum + (fault.deploy?.unclean.length ?? 0), 0),
+  };
+}
+
+/** The lines saying which client calls failed, by call and code, and the first messages. */
+export function clientFailureLines(failures: readonly ClientFailure[]): string[] {
+  if (failures.length === 0) return [];
+  const counts: Record<string, number> = {};
+  for (const { call, code } of failures)
+    counts[`${call} ${code}`] = (counts[`${call} ${code}`] ?? 0) + 1;
+  const distinct = [...new Map(failures.map((failure) => [failure.message, failure])).values()];
+  return [
+    `client calls failed, by call and code: ${JSON.stringify(counts)}`,
+    ...distinct
+      .slice(0, 5)
+      .map(
+        (failure) => `  ${failure.call} at ${failure.atMs} ms: ${failure.code}: ${failure.message}`,
+      ),
+  ];
+}
+
+/** What a fault did, beside its recovery, for its line of the table. */
+function faultDetails(fault: FaultRecord): string {
+  const details = [
+    fault.heldMs === undefined ? "" : `spell of ${fault.heldMs} ms`,
+    fault.connectionsRefused === undefined ? "" : `${fault.connectionsRefused} connections refused`,
+    fault.writesRefused === undefined ? "" : `writes refused: ${fault.writesRefused}`,
+    fault.promotedAfterMs === undefined ? "" : `replica promoted in ${fault.promotedAfterMs} ms`,
+    fault.deploy === undefined
+      ? ""
+      : `${fault.deploy.replaced} replaced, longest exit ${fault.deploy.longestExitMs} ms${fault.deploy.unclean.length > 0 ? `, unclean: ${fault.deploy.unclean.join("; ")}` : ""}`,
+    fault.held === undefined
+      ? ""
+      : `${fault.held} held${fault.takeOverMs === undefined ? "" : `, running again elsewhere in ${fault.takeOverMs} ms`}`,
+  ];
+  return details.filter((detail) => detail !== "").join(", ");
+}
+
+/** The line of one fault. */
+function faultLine(fault: FaultRecord): string {
+  const head = `  ${fault.kind.padEnd(15)} ${fault.target.padEnd(16)} at ${fault.atMs} ms`;
+  if (!fault.struck) return `${head}: NOT STRUCK`;
+  const details = faultDetails(fault);
+  return `${head}, ${fault.inFlight} in flight, ${details === "" ? "" : `${details}, `}recovered ${fault.recoveryMs === undefined ? "never" : `in ${fault.recoveryMs} ms`}`;
 }
 
 /** One row of a table: label, value, and a note (`must be 0`). */
@@ -169,6 +232,7 @@ export function formatTable(summary: ChaosSummary): string {
   const recoveries = summary.faults
     .map((fault) => fault.recoveryMs)
     .filter((ms): ms is number => ms !== undefined);
+  const counts = faultCounts(summary.faults);
   const rows: TableRow[] = [
     ...auditRows(findings),
     [
@@ -184,20 +248,22 @@ export function formatTable(summary: ChaosSummary): string {
     ["poison entries dead-lettered", summary.deadLettered, ""],
     ["shard entries still pending", summary.pendingEntries, ""],
     ["processes crashed", summary.crashed.length, "must be 0"],
-    ["faults injected", summary.faults.length, ""],
+    ["faults asked", summary.faults.length + summary.faultErrors.length, ""],
+    ["faults struck", summary.faults.length - counts.notStruck, ""],
+    ["faults with no live target", counts.notStruck, "must be 0"],
     ["faults that errored", summary.faultErrors.length, "must be 0"],
-    ["faults not recovered", summary.faults.length - recoveries.length, "must be 0"],
+    ["faults not recovered (the system)", counts.notRecovered, "must be 0"],
+    ["client calls failed (the caller)", summary.clientFailures.length, "must be 0"],
+    ["deployed workers not exited cleanly", counts.deployedUnclean, "must be 0"],
     ["max recovery (ms)", recoveries.length === 0 ? "-" : Math.max(...recoveries), ""],
   ];
-  const faultLines = summary.faults.map(
-    (fault) =>
-      `  ${fault.kind.padEnd(15)} ${fault.target.padEnd(14)} at ${fault.atMs} ms, ${fault.inFlight} in flight, ${fault.heldMs === undefined ? "" : `out of memory for ${fault.heldMs} ms, `}${fault.promotedAfterMs === undefined ? "" : `replica promoted in ${fault.promotedAfterMs} ms, `}${fault.held === undefined ? "" : `${fault.held} held, ${fault.takeOverMs === undefined ? "" : `running again elsewhere in ${fault.takeOverMs} ms, `}`}recovered ${fault.recoveryMs === undefined ? "never" : `in ${fault.recoveryMs} ms`}`,
-  );
   return [
     ...formatRows(rows),
     "faults:",
-    ...faultLines,
+    ...summary.faults.map(faultLine),
+    ...summary.faultErrors.map((error) => `  errored: ${error}`),
     ...recoveryLines(summary),
+    ...clientFailureLines(summary.clientFailures),
     `outcomes: ${JSON.stringify(findings.outcomes)}`,
     `queue jobs: ${JSON.stringify(summary.queueJobs)}`,
     ...(summary.badInput ? [`bad input: ${JSON.stringify(summary.badInput)}`] : []),

@@ -114,8 +114,9 @@ async function fireUntilAccepted(
 
 /**
  * Fires `count` runs of random kinds among `options.kinds` (default: those of
- * `pnpm chaos`), one every `intervalMs`, then more while `options.goOn()` says
- * so (default: no more), pushing each onto `fired` as it goes;
+ * `pnpm chaos`), one every `intervalMs`, then more while `options.goOn()`
+ * resolves true (default: no more; it may take its time, to pace them),
+ * pushing each onto `fired` as it goes;
  * resolves with how many fires were refused, by code.
  */
 export async function fireWorkload(
@@ -124,11 +125,11 @@ export async function fireWorkload(
   count: number,
   intervalMs: number,
   fired: FiredRun[],
-  options: { kinds?: readonly RunKind[]; goOn?: () => boolean } = {},
+  options: { kinds?: readonly RunKind[]; goOn?: () => Promise<boolean> } = {},
 ): Promise<Record<string, number>> {
-  const { kinds = CHAOS_RUN_KINDS, goOn = () => false } = options;
+  const { kinds = CHAOS_RUN_KINDS, goOn = async () => false } = options;
   const refusals = new Map<string, number>();
-  for (let n = 0; n < count || goOn(); n += 1) {
+  for (let n = 0; n < count || (await goOn()); n += 1) {
     const kind = kinds[randomInt(random, 0, kinds.length - 1)] ?? "plain";
     const runId = await fireUntilAccepted(errand, specOf(kind, n), refusals);
     fired.push({ runId, kind, expected: kind === "failing" ? "failed" : "succeeded" });

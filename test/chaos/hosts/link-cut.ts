@@ -10,7 +10,7 @@ import { foldRun, isSettled } from "@errand/core";
 import type { Errand } from "@errand/engine";
 import { readLog } from "../audit.js";
 import type { LogLine } from "../chaos-process.js";
-import { startedElsewhere } from "../faults.js";
+import { startedElsewhere } from "../worker-holdings.js";
 import type { HostNetwork } from "./host-network.js";
 import type { HostWorker } from "./host-processes.js";
 

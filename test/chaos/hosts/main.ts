@@ -21,6 +21,7 @@ import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { audit, runsInRedis } from "../audit.js";
 import { chaosQueue } from "../bad-input.js";
+import { ClientCalls } from "../client-calls.js";
 import { randomInt, seededRandom } from "../random.js";
 import { publishSummary } from "../report.js";
 import { settledWithin } from "../settle.js";
@@ -66,6 +67,7 @@ if (unavailable !== undefined) {
 }
 
 const startedAt = Date.now();
+const clientCalls = new ClientCalls(startedAt);
 const workerNames = Array.from({ length: workerCount }, (_, i) => `worker-${i + 1}`);
 const dir = await mkdtemp(join(tmpdir(), "errand-hosts-"));
 const network = createHostNetwork(tag, ["redis", ...workerNames, "collector"]);
@@ -114,6 +116,7 @@ try {
       errand,
       fired.map((run) => run.runId),
       settleMs,
+      clientCalls,
     );
     const queue = new Queue(chaosQueue(prefix), {
       connection: { path: redis.socket },
@@ -140,7 +143,8 @@ try {
       findings,
       cut,
       crashed,
-      passed: hostsPass(findings, cut, crashed),
+      clientFailures: clientCalls.failures,
+      passed: hostsPass(findings, cut, crashed) && clientCalls.failures.length === 0,
     };
     await publishSummary(summary, formatHostsTable(summary), values.json);
   } finally {

@@ -3,7 +3,8 @@
  * table (for people), and whether every must-be-zero figure is zero.
  */
 import type { AuditFindings } from "../audit.js";
-import { auditRows, formatRows, passes } from "../report.js";
+import type { ClientFailure } from "../client-calls.js";
+import { auditRows, clientFailureLines, formatRows, passes } from "../report.js";
 import type { LinkCutRecord } from "./link-cut.js";
 
 /** The JSON summary of one `chaos:hosts` run. */
@@ -18,6 +19,8 @@ export interface HostsSummary {
   cut: LinkCutRecord;
   /** Processes that are no longer running at the audit (must be none). */
   crashed: string[];
+  /** The harness's `result` and `collect` waits that failed (must be none). */
+  clientFailures: ClientFailure[];
   /** Whether every must-be-zero figure is zero, the cut host's runs moved on and its late writes were refused. */
   passed: boolean;
 }
@@ -29,7 +32,7 @@ export function hostsPass(
   crashed: readonly string[],
 ): boolean {
   return (
-    passes(findings, []) &&
+    passes(findings) &&
     cut.held.length > 0 &&
     cut.takenOverMs !== undefined &&
     cut.neverRefused.length === 0 &&
@@ -53,7 +56,9 @@ export function formatHostsTable(summary: HostsSummary): string {
       ["stale writes refused", cut.staleWritesRefused, ""],
       ["cut runs without a refused write", cut.neverRefused.length, "must be 0"],
       ["processes crashed", summary.crashed.length, "must be 0"],
+      ["client calls failed", summary.clientFailures.length, "must be 0"],
     ]),
+    ...clientFailureLines(summary.clientFailures),
     `cut: ${cut.host} (${cut.workerId}) at ${cut.atMs} ms`,
     `outcomes: ${JSON.stringify(summary.findings.outcomes)}`,
     summary.passed ? "PASSED" : "FAILED",
