@@ -67,6 +67,10 @@ describe("redactSecretText", () => {
       `cannot reach redis://default:${REDACTED}@cache:6379/0`,
     ],
     [
+      "write redis://<user>:<password>@host:port, or redis://app:<s3cret>x@host",
+      `write redis://<user>:<password>@host:port, or redis://app:${REDACTED}@host`,
+    ],
+    [
       "plain message with tokens: 42 and time 12:30",
       "plain message with tokens: 42 and time 12:30",
     ],

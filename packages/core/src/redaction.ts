@@ -120,8 +120,12 @@ function redactNamedValues(text: string): string {
  */
 const MAY_HOLD_SECRET = /[=:]|sk-|gh[opsur]_|xox|AKIA|bearer|basic|token/i;
 
-/** The password of a URL: `redis://user:<password>@host`. */
-const URL_PASSWORD = /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s:@/]*:)[^\s@/]+@/g;
+/**
+ * The password of a URL: `redis://user:s3cret@host`. A placeholder in angle
+ * brackets (`redis://<user>:<password>@host`, as a hint shows it) is kept.
+ */
+const URL_PASSWORD =
+  /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s:@/]*:)(?!<[^\s@/<>]*>@)[^\s@/]+@/g;
 
 /**
  * `text` with what looks like a secret replaced by {@link REDACTED}: the

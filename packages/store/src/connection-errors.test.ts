@@ -64,7 +64,7 @@ describe("redisConnectionError", () => {
     expect(error.details).toMatchObject({ reason: "credentials" });
     expect(error.retryable).toBe(false);
     expect(error.message).toMatch(
-      /^Redis at redis:\/\/app:\*\*\*@there refused the credentials: authentication failed \(WRONGPASS/,
+      /^Redis at redis:\/\/app:\*\*\*@there refused the credentials \(authentication failed: WRONGPASS/,
     );
   });
 

@@ -76,7 +76,7 @@ export function redisConnectionError(error: unknown, target: string): ErrandErro
   if (/\bWRONGPASS\b/.test(message)) {
     return named(
       "credentials",
-      `Redis at ${target} refused the credentials: authentication failed (${message}). ` +
+      `Redis at ${target} refused the credentials (authentication failed: ${message}). ` +
         "Check the user name and password in the URL: redis://<user>:<password>@host:port",
     );
   }

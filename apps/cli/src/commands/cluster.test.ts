@@ -148,7 +148,7 @@ describe("the CLI on a Redis Cluster named redis+cluster://", () => {
     const bad = await errand(["runs", "list"], "redis+cluster://127.0.0.1:7000/3");
     expect(bad.code).toBe(2);
     expect(bad.stderr).toBe(
-      'errand: invalid Redis Cluster URL: a Redis Cluster has only database 0, not "3"; write redis+cluster://[user:password@]host1:port1,host2:port2 (rediss+cluster:// for TLS)\n',
+      'errand: invalid Redis Cluster URL: a Redis Cluster has only database 0, not "3"; write redis+cluster://[<user>:<password>@]host1:port1,host2:port2 (rediss+cluster:// for TLS)\n',
     );
   });
 });

@@ -57,7 +57,7 @@ describe("errand doctor and fire against a Redis that asks for credentials", () 
     expect(code).toBe(3);
     expect(reachable(report)).toMatchObject({
       ok: false,
-      detail: expect.stringMatching(/refused the credentials: authentication failed \(WRONGPASS/),
+      detail: expect.stringMatching(/refused the credentials \(authentication failed: WRONGPASS/),
       fix: expect.stringContaining("user name and password"),
     });
     expect(stdout).not.toContain(PASSWORD);
@@ -67,7 +67,7 @@ describe("errand doctor and fire against a Redis that asks for credentials", () 
     });
     expect(fired.code).toBe(3);
     expect(fired.stderr).toMatch(
-      /^errand: Redis at redis:\/\/app:\[redacted\]@127\.0\.0\.1:\d+ refused the credentials: authentication failed/,
+      /^errand: Redis at redis:\/\/app:\[redacted\]@127\.0\.0\.1:\d+ refused the credentials \(authentication failed:/,
     );
     expect(fired.stderr).not.toContain(PASSWORD);
   });

@@ -47,7 +47,7 @@ describe("parseClusterUrl", () => {
 
   it("refuses a URL written wrong, saying what is wrong and how it is written", () => {
     const form =
-      "; write redis+cluster://[user:password@]host1:port1,host2:port2 (rediss+cluster:// for TLS)";
+      "; write redis+cluster://[<user>:<password>@]host1:port1,host2:port2 (rediss+cluster:// for TLS)";
     expect(refusal("redis://a:7000")).toBe(
       `invalid Redis Cluster URL: it does not start with redis+cluster:// or rediss+cluster://${form}`,
     );

@@ -3,7 +3,7 @@
  * `connection` option): a `redis://` or `rediss://` URL for one server, as
  * ioredis reads it, or a cluster URL listing some of a Redis Cluster's nodes:
  *
- *     redis+cluster://[user:password@]host1:port1,host2:port2[/]
+ *     redis+cluster://[<user>:<password>@]host1:port1,host2:port2[/]
  *     rediss+cluster://…   (the same, over TLS)
  *
  * Any reachable node is enough to find the others (ioredis asks it for the
@@ -52,7 +52,7 @@ export function isClusterUrl(url: string): boolean {
 function invalidUrl(why: string): ErrandError {
   return new ErrandError(
     "invalid_spec",
-    `invalid Redis Cluster URL: ${why}; write redis+cluster://[user:password@]host1:port1,host2:port2 (rediss+cluster:// for TLS)`,
+    `invalid Redis Cluster URL: ${why}; write redis+cluster://[<user>:<password>@]host1:port1,host2:port2 (rediss+cluster:// for TLS)`,
   );
 }
 
