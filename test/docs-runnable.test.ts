@@ -7,41 +7,18 @@
  * what the module printed on stdout must be exactly that text.
  */
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { startRedis } from "@errand/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CodeBlock, codeBlocks, trackedMarkdownFiles } from "./support/markdown.js";
+import { runnableBlocks, runnableBlocksOf } from "./support/markdown.js";
 
 const REPO_ROOT = fileURLToPath(new URL("..", import.meta.url));
 const run = promisify(execFile);
 
-/** A runnable block, with the output it promises when it promises one. */
-interface RunnableBlock {
-  file: string;
-  block: CodeBlock;
-  output?: string;
-}
-
-/** The runnable blocks of `markdown`: info string `js runnable`, each with the `text output` block after it. */
-function runnableBlocks(file: string, markdown: string): RunnableBlock[] {
-  const blocks = codeBlocks(markdown);
-  return blocks.flatMap((block, index) => {
-    if (block.info !== "js runnable") return [];
-    const next = blocks[index + 1];
-    return [{ file, block, ...(next?.info === "text output" ? { output: next.code } : {}) }];
-  });
-}
-
-const runnable = (
-  await Promise.all(
-    trackedMarkdownFiles(REPO_ROOT).map(async (file) =>
-      runnableBlocks(file, await readFile(join(REPO_ROOT, file), "utf8")),
-    ),
-  )
-).flat();
+const runnable = await runnableBlocksOf(REPO_ROOT);
 
 let dir: string;
 

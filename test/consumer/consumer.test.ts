@@ -5,6 +5,8 @@
  * (never the workspace), and the app's own agents file runs on
  * `npx errand worker` beside `npx errand collector` — real child processes on
  * a private Redis — while the app's script fires runs and collects them.
+ * The guide's runnable blocks run there too, each as a module of the app on
+ * a Redis of its own, from the installed packages alone.
  * The app's commands (npm's included) run on Node 24, the newest LTS line
  * errand supports, installed from npm into a folder of its own; the test run
  * itself is on the pinned Node 22.
@@ -16,6 +18,7 @@ import { delimiter, join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type RedisServer, startRedis } from "@errand/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runnableBlocksOf } from "../support/markdown.js";
 import { runCommand, runCommandToEnd, type StartedCommand, startCommand } from "./shell.js";
 
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -266,6 +269,26 @@ describe("errand installed from its packed packages into an app outside the repo
     const printed = await runCommand(COMMANDS.fireAndCollect, { cwd: app, env: appEnv });
     expect(JSON.parse(printed.stdout)).toMatchObject(COLLECTED_AS_DESIGNED);
   }, 60_000);
+
+  it("runs every runnable block of the docs as a module of the app, on a Redis of its own", async () => {
+    const blocks = await runnableBlocksOf(REPO_ROOT);
+    expect(blocks.length).toBeGreaterThanOrEqual(3);
+    for (const { file, block, output } of blocks) {
+      const own = await startRedis({ maxmemoryPolicy: "noeviction" });
+      try {
+        const module = join(app, `runnable-${file.replace(/[^a-z0-9]+/gi, "-")}-${block.line}.mjs`);
+        await writeFile(module, block.code);
+        const printed = await runCommand(`node "${module}"`, {
+          cwd: app,
+          env: { ...appEnv, REDIS_URL: own.url, ERRAND_LOG_LEVEL: "silent" },
+        });
+        if (output !== undefined) expect(printed.stdout, `${file}:${block.line}`).toBe(output);
+        else expect(printed.stdout, `${file}:${block.line}`).not.toBe("");
+      } finally {
+        await own.stop();
+      }
+    }
+  }, 180_000);
 
   it("works when the app's zod is another copy than errand's", async () => {
     await stopStarted();

@@ -5,6 +5,8 @@
  * Fenced code is skipped when looking for headings and links.
  */
 import { execFileSync } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 
 /** The Markdown files git tracks, as paths relative to `root`. */
 export function trackedMarkdownFiles(root: string): string[] {
@@ -104,4 +106,28 @@ export function relativeLinks(markdown: string): MarkdownLink[] {
     }
   }
   return links;
+}
+
+/** A runnable block, with the output it promises when it promises one. */
+export interface RunnableBlock {
+  file: string;
+  block: CodeBlock;
+  output?: string;
+}
+
+/** The runnable blocks of `markdown`: info string `js runnable`, each with the `text output` block after it. */
+export function runnableBlocks(file: string, markdown: string): RunnableBlock[] {
+  const blocks = codeBlocks(markdown);
+  return blocks.flatMap((block, index) => {
+    if (block.info !== "js runnable") return [];
+    const next = blocks[index + 1];
+    return [{ file, block, ...(next?.info === "text output" ? { output: next.code } : {}) }];
+  });
+}
+
+/** The runnable blocks of every Markdown file git tracks under `root`, in file order. */
+export async function runnableBlocksOf(root: string): Promise<RunnableBlock[]> {
+  const files = trackedMarkdownFiles(root);
+  const texts = await Promise.all(files.map((file) => readFile(join(root, file), "utf8")));
+  return files.flatMap((file, index) => runnableBlocks(file, texts[index]!));
 }
