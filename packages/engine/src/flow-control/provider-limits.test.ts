@@ -72,8 +72,12 @@ describe("the provider bucket script", () => {
   });
 });
 
-/** How long the fake server answers 429 after its first request, and the `retry-after` it sends. */
-const STORM_SECONDS = 8;
+/**
+ * How long the fake server answers 429 after its first request, and the
+ * `retry-after` it sends: long enough for both workers to take their runs
+ * within it on a loaded machine.
+ */
+const STORM_SECONDS = 20;
 
 /** A fake OpenAI server that answers 429 to every request for {@link STORM_SECONDS} after its first. */
 async function startStormServer() {
@@ -176,7 +180,8 @@ describe("requests a minute", () => {
       expect(requestedAt).toHaveLength(SHARED_RPM + 2);
       const first = requestedAt[0]!;
       const sinceFirst = requestedAt.map((at) => at - first);
-      expect(sinceFirst[SHARED_RPM - 1]).toBeLessThan(5_000);
+      // The first 6 went at once (bounded by the first refill, 10 s on, to leave room for load).
+      expect(sinceFirst[SHARED_RPM - 1]).toBeLessThan(10_000);
       expect(sinceFirst[SHARED_RPM]).toBeGreaterThanOrEqual(8_000);
       expect(sinceFirst[SHARED_RPM + 1]).toBeGreaterThanOrEqual(18_000);
     } finally {

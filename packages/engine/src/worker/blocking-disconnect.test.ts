@@ -22,9 +22,12 @@ const PAUSE_MS = 2_000;
 const ROUNDS = 3;
 /** How long Redis stays down: the worker's connections lose it and wait to retry. */
 const DOWN_MS = 300;
-const GRACE_MS = 15_000;
-/** How long a close may take: a third of the grace period it used to wait out (it takes well under 1 s). */
-const CLOSE_BOUND_MS = 5_000;
+const GRACE_MS = 30_000;
+/**
+ * How long a close may take: half the grace period it used to wait out (it
+ * takes well under 1 s; the rest is room for a loaded machine).
+ */
+const CLOSE_BOUND_MS = 15_000;
 /**
  * Tries at catching a client in `connect`: its reconnect must come after
  * Redis is paused, and one that came in the few ms before is tried again.
@@ -62,7 +65,7 @@ describe("closing a worker just after a Redis restart", () => {
     const tookMs: number[] = [];
     for (let round = 0; round < ROUNDS; round += 1) tookMs.push(await closeAfterRestart());
     expect(tookMs.filter((ms) => ms >= CLOSE_BOUND_MS)).toEqual([]);
-  }, 90_000);
+  }, 150_000);
 });
 
 /**

@@ -10,8 +10,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { createRequire } from "node:module";
-import { createServer } from "node:net";
 import { dirname } from "node:path";
+import { findFreePort } from "@errand/local-redis";
 
 /** One way mock-llm answers. */
 export interface MockLlmRule {
@@ -46,18 +46,6 @@ export interface MockLlm {
 const MAIN = createRequire(import.meta.url).resolve("@dwmkerr/mock-llm");
 const READY_TEXT = "server running on";
 const PORT_TRIES = 5;
-
-/** A loopback port nothing listens on right now. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  probe.listen(0, "127.0.0.1");
-  await once(probe, "listening");
-  const address = probe.address();
-  probe.close();
-  await once(probe, "close");
-  if (address === null || typeof address === "string") throw new Error("no port for mock-llm");
-  return address.port;
-}
 
 /** Resolves once `child` says it listens; rejects with its output if it exits first. */
 function listening(child: ChildProcess): Promise<void> {
@@ -103,7 +91,7 @@ export async function startMockLlm(): Promise<MockLlm> {
   let child: ChildProcess | undefined;
   let port = 0;
   for (let attempt = 1; child === undefined; attempt++) {
-    port = await freePort();
+    port = await findFreePort();
     child = await spawnOn(port).catch((error: unknown) => {
       if (attempt >= PORT_TRIES) throw error;
       return undefined;
