@@ -5,9 +5,9 @@
  * process exits with that error instead of hanging.
  */
 import { spawn } from "node:child_process";
-import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { CLIENT_PATIENCE_MS } from "@errand/engine";
+import { findFreePort } from "@errand/testing";
 import { describe, expect, it } from "vitest";
 
 const APP = fileURLToPath(new URL("./consumer/app/", import.meta.url));
@@ -15,21 +15,11 @@ const APP = fileURLToPath(new URL("./consumer/app/", import.meta.url));
 /** How long past its patience the script may take to exit on a loaded machine (its start included). */
 const SLACK_MS = 20_000;
 
-/** A port nothing listens on: one the system handed out, then closed. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
-}
-
 describe("the README's fire-and-collect script without Redis", () => {
   it(
     "exits with redis_unavailable once fire's patience has passed",
     async () => {
-      const port = await closedPort();
+      const port = await findFreePort();
       const child = spawn(
         process.execPath,
         ["--import", "tsx", "--conditions=@errand/source", "fire-and-collect.mjs"],

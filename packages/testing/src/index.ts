@@ -123,6 +123,7 @@
  */
 
 export {
+  findFreePort,
   type MasterFailover,
   NO_REDIS_MESSAGE,
   type RedisClusterServer,

@@ -5,25 +5,15 @@
  * once their patience has passed, never a raw ioredis error.
  */
 import { randomBytes } from "node:crypto";
-import { createServer } from "node:net";
 import { ErrandError, newRunId } from "@errand/core";
 import { noopLogger } from "@errand/runtime/ops";
+import { findFreePort } from "@errand/testing";
 import { describe, expect, it } from "vitest";
 import { CLIENT_PATIENCE_MS } from "../redis/client-patience.js";
 import { createErrand } from "./client.js";
 
 /** How long past its patience a call may take to end on a loaded machine. */
 const SLACK_MS = 10_000;
-
-/** A port nothing listens on: one the system handed out, then closed. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
-}
 
 /** How `call` ended, and after how long. */
 async function ending(call: () => Promise<unknown>): Promise<{ error: unknown; ms: number }> {
@@ -40,7 +30,7 @@ describe("a client against a closed port", () => {
   it(
     "ends fire, result, collect, list and events with redis_unavailable within their patience",
     async () => {
-      const port = await closedPort();
+      const port = await findFreePort();
       const errand = createErrand({
         connection: `redis://ada:s3cret-pass@127.0.0.1:${port}`,
         logger: noopLogger,
