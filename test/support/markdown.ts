@@ -16,7 +16,7 @@ export function trackedMarkdownFiles(root: string): string[] {
 }
 
 /** A fenced code block: its info string (```` ```js runnable ```` → `js runnable`), its text and the line it opens on. */
-export interface CodeBlock {
+interface CodeBlock {
   info: string;
   code: string;
   line: number;
@@ -36,7 +36,7 @@ function proseLines(markdown: string): { text: string; line: number }[] {
 }
 
 /** Every fenced code block of `markdown`, in order. */
-export function codeBlocks(markdown: string): CodeBlock[] {
+function codeBlocks(markdown: string): CodeBlock[] {
   const blocks: CodeBlock[] = [];
   let open: { fence: string; info: string; line: number; lines: string[] } | undefined;
   markdown.split("\n").forEach((text, index) => {
