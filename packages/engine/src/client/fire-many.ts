@@ -112,8 +112,8 @@ function isWaitedOut(outcome: FireOutcome): boolean {
  * Fires every valid spec of `specs`. Throws (`invalid_spec`) only when
  * `specs` is not an array or is longer than {@link MAX_FIRE_MANY}; every
  * per-spec refusal is a failed result with its code and `retryable`. Like
- * `fire`, waits out a Redis Cluster moving, a server loading or a lost
- * connection for {@link CLIENT_PATIENCE_MS}, firing again only the specs that
+ * `fire`, waits out a Redis Cluster moving, a server loading or unable to
+ * persist or a lost connection for {@link CLIENT_PATIENCE_MS}, firing again only the specs that
  * met one and left nothing behind; those still failing then keep their
  * `redis_unavailable` result.
  */

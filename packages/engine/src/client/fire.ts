@@ -39,8 +39,8 @@ async function fireOnce(context: FireContext, spec: unknown): Promise<FireOutcom
  * `invalid_input` with its issues, `not_found` for a missing parent) before writing anything;
  * `redis_out_of_memory` (retryable) when Redis, out of memory, refused to
  * write the run or its job: nothing is left of it. A Redis Cluster moving (a
- * master restarting or failing over), a server loading or a lost connection
- * is waited out, with backoff, for {@link CLIENT_PATIENCE_MS} (or the run's
+ * master restarting or failing over), a server loading or unable to persist
+ * (`MISCONF`) or a lost connection is waited out, with backoff, for {@link CLIENT_PATIENCE_MS} (or the run's
  * deadline), and only then thrown, as `redis_unavailable` (retryable). Any
  * other failure to enqueue the job after the log was written takes the run
  * back too (`internal`, retryable, without a runId); only when that cannot be

@@ -5,8 +5,7 @@
  * acknowledging, and a pending entry's delivery count.
  */
 import type { RedisConnection } from "../redis/connection.js";
-import { isRedisOutOfMemory } from "../redis/out-of-memory.js";
-import { retryWhileRedisIsTransient } from "../redis/transient-redis.js";
+import { redisTroubleOf, retryWhileRedisIsTransient } from "../redis/transient-redis.js";
 import type { CollectorContext } from "./context.js";
 
 /** The consumer group collectors share when not told otherwise. */
@@ -24,7 +23,7 @@ export interface GroupReader {
   consumer: string;
 }
 
-/** Whether `stream` has the consumer group `group` (a read: Redis answers it even out of memory). */
+/** Whether `stream` has the consumer group `group` (a read: Redis answers it even when it refuses writes). */
 async function hasGroup(redis: RedisConnection, stream: string, group: string): Promise<boolean> {
   const groups = (await redis.xinfo("GROUPS", stream).catch(() => [])) as unknown[][];
   return groups.some((fields) => fields[0] === "name" && fields[1] === group);
@@ -32,9 +31,9 @@ async function hasGroup(redis: RedisConnection, stream: string, group: string): 
 
 /**
  * Creates the group on `stream` (and the stream) reading from the very first
- * entry; a group that exists is left as it is. Redis out of memory refuses
- * the creation even of a group that exists: that refusal is thrown only when
- * the group is missing.
+ * entry; a group that exists is left as it is. Redis refusing writes (out
+ * of memory, or unable to persist) refuses the creation even of a group
+ * that exists: that refusal is thrown only when the group is missing.
  */
 export async function ensureGroup(
   redis: RedisConnection,
@@ -45,15 +44,17 @@ export async function ensureGroup(
     await redis.xgroup("CREATE", stream, group, "0", "MKSTREAM");
   } catch (error) {
     if (error instanceof Error && error.message.startsWith("BUSYGROUP")) return;
-    if (isRedisOutOfMemory(error) && (await hasGroup(redis, stream, group))) return;
+    const trouble = redisTroubleOf(error);
+    const refusesWrites = trouble === "out-of-memory" || trouble === "refusing-writes";
+    if (refusesWrites && (await hasGroup(redis, stream, group))) return;
     throw error;
   }
 }
 
 /**
  * {@link ensureGroup} with the collector's group on its connection, made
- * again while Redis is out of memory and the group is missing, until it has
- * room or the collector stops.
+ * again while Redis refuses writes (or cannot answer) and the group is
+ * missing, until it takes them or the collector stops.
  */
 export function ensureGroupWhenRoom(context: CollectorContext, stream: string): Promise<void> {
   return retryWhileRedisIsTransient(() => ensureGroup(context.redis, stream, context.group), {

@@ -2,7 +2,8 @@
  * The collector and its reaper while Redis is out of memory. A collector
  * starts (its groups exist), reads a batch, and the index call Redis refuses
  * is made again until Redis has room: nothing is dead-lettered, even with
- * one delivery allowed, and every run is collected. A reaper pass whose
+ * one delivery allowed, and every run is collected; the same holds while
+ * Redis refuses writes because it cannot persist (`MISCONF`). A reaper pass whose
  * writes are refused settles nothing and throws nothing; the next pass,
  * with room, settles the run past its deadline.
  */
@@ -13,17 +14,43 @@ import { createReaper } from "../reaper/create-reaper.js";
 import { redisTest } from "../test-support/engine-test.js";
 import { captureLogs } from "../test-support/log-capture.js";
 import { exhaustRedisMemory } from "../test-support/redis-memory.js";
+import { failRedisSaves } from "../test-support/redis-persistence.js";
+import type { LogLine } from "../test-support/worker-processes.js";
 import { type CollectorOptions, createCollector } from "./create-collector.js";
 import { planRuns, writeRuns } from "./test-support/planned-runs.js";
 import { TEST_SHARDS } from "./test-support/redis-fixture.js";
 
 const it = redisTest;
 
-describe("the collector while Redis is out of memory", () => {
-  it("starts, waits for room to index its batch, and collects every run; nothing is dead-lettered", async ({
+/**
+ * Ways Redis refuses writes for a while: `refuse` makes it refuse, and
+ * resolves with what ends it; `waiting` knows the log line of the collector
+ * waiting it out. Out of memory, its index call is refused; unable to
+ * persist, already its read through the group (XREADGROUP writes), which
+ * its loop tries again.
+ */
+const REFUSALS = [
+  {
+    refusal: "out of memory",
+    refuse: exhaustRedisMemory,
+    waiting: (line: LogLine) =>
+      line.msg === "Redis is out of memory: retrying the write until it has room" &&
+      line.write === "indexes and results of a batch",
+  },
+  {
+    refusal: "unable to persist (MISCONF)",
+    refuse: failRedisSaves,
+    waiting: (line: LogLine) =>
+      line.msg === "collector loop error; retrying" &&
+      /^MISCONF\b/.test(String((line.err as { message?: unknown } | undefined)?.message)),
+  },
+];
+
+describe.each(REFUSALS)("the collector while Redis is $refusal", ({ refuse, waiting }) => {
+  it("starts, waits to index its batch, and collects every run; nothing is dead-lettered", async ({
     engineRedis: fx,
   }) => {
-    const scope = fx.prefixed("collector-oom");
+    const scope = fx.prefixed("collector-refused");
     const logs = captureLogs();
     const options: CollectorOptions = {
       connection: fx.url,
@@ -41,21 +68,17 @@ describe("the collector while Redis is out of memory", () => {
     const runs = planRuns({
       count: 6,
       shards: TEST_SHARDS,
-      seed: "collector-oom",
+      seed: "collector-refused",
       endings: ["text"],
     });
     await writeRuns(scope.store, runs);
 
-    const giveBack = await exhaustRedisMemory(fx.redis);
+    const giveBack = await refuse(fx.redis);
     const collector = createCollector(options);
     const reads = createRunReads({ connection: fx.url, prefix: scope.prefix, shards: TEST_SHARDS });
     try {
       await collector.start();
-      await logs.waitFor(
-        (line) =>
-          line.msg === "Redis is out of memory: retrying the write until it has room" &&
-          line.write === "indexes and results of a batch",
-      );
+      await logs.waitFor(waiting);
       await giveBack();
       const batch = await reads.collect(
         runs.map((run) => run.runId),

@@ -138,7 +138,7 @@ async function spawnChildren(
 
 /**
  * {@link spawnChildren}, made again while Redis fails transiently (out of
- * memory, a Redis Cluster moving, a server loading, a lost connection; see
+ * memory, unable to persist, a Redis Cluster moving, a server loading, a lost connection; see
  * `transient-redis.ts`): while the call throws for it, or a child is not
  * fired for it (docs/architecture/redis-errors.md#transient-redis-errors-are-not-outcomes). A parent is never answered that its
  * children failed because Redis was briefly away. The worker holds the parent

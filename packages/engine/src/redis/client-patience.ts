@@ -2,7 +2,8 @@
  * The patience of every client call: how long `fire`, the reads, `cancel`,
  * the waitpoint calls, `events` and `stream` wait out a Redis that cannot
  * answer now (see `transient-redis.ts`: a Redis Cluster failing over, a
- * server loading, a lost or never-made connection, a server that froze)
+ * server loading or unable to persist, a lost or never-made connection, a
+ * server that froze)
  * before they answer with the error. One mechanism for all of them:
  * {@link clientPatience} makes, once per client, the function every call
  * goes through.
@@ -26,8 +27,16 @@ import {
  */
 export const CLIENT_PATIENCE_MS = 30_000;
 
-/** What client calls wait out: every transient Redis error but a lack of memory, which an operator must end. */
+/**
+ * What client calls wait out: every transient Redis error but a lack of
+ * memory, which an operator must end. A Redis refusing writes because it
+ * cannot persist (`MISCONF`) needs an operator too, but a spell of it (a
+ * disk briefly full) is waited out, so that a run whose log is written is
+ * still enqueued: Redis then refuses deletes as well, so it could not be
+ * taken back either.
+ */
 export const CLIENT_WAITS_OUT: readonly RedisTrouble[] = [
+  "refusing-writes",
   "cluster-moving",
   "loading",
   "connection-lost",

@@ -23,6 +23,11 @@ describe("redisTroubleOf", () => {
       "cluster-moving",
     ],
     ["Failed to refresh slots cache.", "cluster-moving"],
+    [
+      "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk.",
+      "refusing-writes",
+    ],
+    ["MISCONF Errors writing to the AOF file: No space left on device", "refusing-writes"],
     ["LOADING Redis is loading the dataset in memory", "loading"],
     ["MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.", "loading"],
     ["NOSCRIPT No matching script. Please use EVAL.", "loading"],

@@ -5,6 +5,10 @@
  * it passes or its time is up, and only then answers. They are:
  * - `out-of-memory`: Redis at its `maxmemory` refuses writes (see
  *   `out-of-memory.ts`) until memory is freed;
+ * - `refusing-writes`: Redis cannot persist (`MISCONF`: its last RDB save
+ *   or an AOF write failed, as on a full disk or an unwritable `dir`, and
+ *   `stop-writes-on-bgsave-error` is on) and refuses every write, deletes
+ *   too, until a save succeeds again;
  * - `cluster-moving`: a Redis Cluster whose slots are moving or not all
  *   served — `CLUSTERDOWN`, `TRYAGAIN`, and ioredis giving up after its own
  *   redirections ("Too many Cluster redirections") or failing to refresh
@@ -25,10 +29,16 @@ import type { Logger } from "@errand/runtime";
 import { isRedisOutOfMemory, redisOutOfMemory } from "./out-of-memory.js";
 
 /** Why Redis cannot do a command now; see the module. */
-export type RedisTrouble = "out-of-memory" | "cluster-moving" | "loading" | "connection-lost";
+export type RedisTrouble =
+  | "out-of-memory"
+  | "refusing-writes"
+  | "cluster-moving"
+  | "loading"
+  | "connection-lost";
 
 /** How each trouble other than `out-of-memory` shows in an error's message. */
 const TROUBLE_MESSAGES: readonly (readonly [RegExp, RedisTrouble])[] = [
+  [/^MISCONF\b/, "refusing-writes"],
   [
     /^(CLUSTERDOWN|TRYAGAIN)\b|Too many Cluster redirections|Failed to refresh slots cache|Cluster isn't ready|None of startup nodes is available/,
     "cluster-moving",
@@ -43,6 +53,8 @@ const TROUBLE_MESSAGES: readonly (readonly [RegExp, RedisTrouble])[] = [
 /** What each trouble means, for messages. */
 const TROUBLE_TEXT: Readonly<Record<RedisTrouble, string>> = {
   "out-of-memory": "Redis is out of memory",
+  "refusing-writes":
+    "Redis refuses writes because it cannot persist (its last RDB save or AOF write failed: MISCONF)",
   "cluster-moving":
     "the Redis Cluster is moving (slots migrating, or a master restarting or failing over)",
   loading: "Redis is loading its data (it just restarted)",
@@ -52,6 +64,7 @@ const TROUBLE_TEXT: Readonly<Record<RedisTrouble, string>> = {
 /** What each trouble waits for, for the log lines. */
 const WAITING_FOR: Readonly<Record<RedisTrouble, { until: string; passed: string }>> = {
   "out-of-memory": { until: "it has room", passed: "Redis has room again" },
+  "refusing-writes": { until: "it can persist", passed: "Redis takes writes again" },
   "cluster-moving": { until: "the cluster is whole", passed: "the cluster is whole again" },
   loading: { until: "it has loaded", passed: "Redis has loaded" },
   "connection-lost": { until: "it is back", passed: "Redis is back" },
@@ -98,6 +111,8 @@ export function isTransientRedisError(error: unknown): boolean {
 
 /** What to do about each trouble, once waiting it out took too long. */
 const TROUBLE_FIX: Readonly<Record<Exclude<RedisTrouble, "out-of-memory">, string>> = {
+  "refusing-writes":
+    "free disk space on the Redis host or make its dir writable (its log names the failed save), so its next save succeeds, then try again",
   "cluster-moving":
     "wait for the cluster to be whole (every slot served; redis-cli cluster info says cluster_state:ok) and try again",
   loading: "try again once Redis has loaded its data",

@@ -3,8 +3,9 @@
  * the run — its job stays active and keeps its lock past the lock's
  * duration, though BullMQ's own renewal is refused — and appends the step
  * once Redis has room; the run completes in its first attempt, and no
- * BullMQ attempt is spent. A parent whose `spawn_agents` Redis refuses gets
- * every child it asked for once Redis has room, each fired once. A worker
+ * BullMQ attempt is spent. A parent whose `spawn_agents` Redis refuses (out
+ * of memory, or unable to persist: `MISCONF`) gets every child it asked for
+ * once Redis takes writes again, each fired once. A worker
  * started meanwhile waits for room to register, then runs.
  */
 import { foldRun, type RunEventOf, settleRun } from "@errand/core";
@@ -18,6 +19,7 @@ import { FAST_TAKEOVER } from "../test-support/engine-fixture.js";
 import { engineTest } from "../test-support/engine-test.js";
 import { captureLogs } from "../test-support/log-capture.js";
 import { exhaustRedisMemory } from "../test-support/redis-memory.js";
+import { failRedisSaves } from "../test-support/redis-persistence.js";
 import { createWorker } from "./create-worker.js";
 
 const it = engineTest("worker-oom");
@@ -117,88 +119,111 @@ describe("a worker whose append Redis refuses for lack of memory", () => {
   });
 });
 
-describe("a parent whose spawn_agents Redis refuses for lack of memory", () => {
-  it("fires every child it asked for once Redis has room, each once", async ({ fx }) => {
-    const logs = captureLogs();
-    let giveBack: (() => Promise<void>) | undefined;
-    // Redis runs out of memory as the spawn starts (the step's model-responded is logged by then).
-    const exhaustingTools = parentTools().map((tool) =>
-      tool.name === "spawn_agents"
-        ? {
-            ...tool,
-            async handler(args: unknown, ctx: ToolContext) {
-              giveBack = await exhaustRedisMemory(fx.redis);
-              return tool.handler(args, ctx);
-            },
-          }
-        : tool,
-    );
-    const child = defineAgent({
-      name: "oom-child",
-      instructions: "Answer.",
-      model: scriptedModel(),
-      script: [{ say: "child done" }],
-    });
-    const parent = defineAgent({
-      name: "oom-parent",
-      instructions: "Spawn.",
-      model: scriptedModel(),
-      tools: exhaustingTools,
-      script: [
-        {
-          call: [
-            {
-              tool: "spawn_agents",
-              args: {
-                agents: [
-                  { agent: child.name, input: "a" },
-                  { agent: child.name, input: "b" },
-                ],
+/** Ways Redis refuses a spawn for a while: `refuse` makes it refuse and resolves with what ends it. */
+const SPAWN_REFUSALS = [
+  {
+    refusal: "for lack of memory",
+    label: "oom",
+    refuse: exhaustRedisMemory,
+    waiting: "Redis is out of memory: retrying the write until it has room",
+  },
+  {
+    refusal: "unable to persist (MISCONF)",
+    label: "misconf",
+    refuse: failRedisSaves,
+    waiting:
+      "Redis refuses writes because it cannot persist (its last RDB save or AOF write failed: MISCONF): retrying the write until it can persist",
+  },
+];
+
+describe.each(SPAWN_REFUSALS)(
+  "a parent whose spawn_agents Redis refuses $refusal",
+  ({ label, refuse, waiting }) => {
+    it("fires every child it asked for once Redis takes writes again, each once", async ({
+      fx,
+    }) => {
+      const logs = captureLogs();
+      let giveBack: (() => Promise<void>) | undefined;
+      // Redis refuses writes as the spawn starts (the step's model-responded is logged by then).
+      const exhaustingTools = parentTools().map((tool) =>
+        tool.name === "spawn_agents"
+          ? {
+              ...tool,
+              async handler(args: unknown, ctx: ToolContext) {
+                giveBack = await refuse(fx.redis);
+                return tool.handler(args, ctx);
               },
-            },
-          ],
-        },
-        { say: "spawned" },
-      ],
-    });
-    const worker = await createWorker({
-      connection: fx.server.url,
-      prefix: fx.prefix,
-      agents: [parent, child],
-      concurrency: 3,
-      logger: logs.logger,
-    });
-    try {
-      const { runId } = await fx.errand.fire({ agent: parent.name, input: null });
-      await logs.waitFor(
-        (line) =>
-          line.msg === "Redis is out of memory: retrying the write until it has room" &&
-          line.write === "spawn of the run's children",
+            }
+          : tool,
       );
-      await giveBack?.();
-      giveBack = undefined;
-      const events = await fx.waitForEvent(runId);
-      expect(settleRun(foldRun(events))).toMatchObject({ status: "succeeded", attempts: 1 });
-      const spawned = events.find(
-        (event): event is RunEventOf<"tool-result"> => event.type === "tool-result",
-      );
-      expect(spawned?.data).toMatchObject({
-        ok: true,
-        result: { total: 2, succeeded: 2, failed: 0 },
+      const child = defineAgent({
+        name: `${label}-child`,
+        instructions: "Answer.",
+        model: scriptedModel(),
+        script: [{ say: "child done" }],
       });
-      const { results: children } = spawned!.data.result as { results: { runId: string }[] };
-      for (const { runId: childId } of children) {
-        const childEvents = await fx.waitForEvent(childId);
-        expect(childEvents.filter((event) => event.type === "run-queued")).toHaveLength(1);
-        expect(settleRun(foldRun(childEvents))).toMatchObject({ status: "succeeded", attempts: 1 });
+      const parent = defineAgent({
+        name: `${label}-parent`,
+        instructions: "Spawn.",
+        model: scriptedModel(),
+        tools: exhaustingTools,
+        script: [
+          {
+            call: [
+              {
+                tool: "spawn_agents",
+                args: {
+                  agents: [
+                    { agent: child.name, input: "a" },
+                    { agent: child.name, input: "b" },
+                  ],
+                },
+              },
+            ],
+          },
+          { say: "spawned" },
+        ],
+      });
+      const worker = await createWorker({
+        connection: fx.server.url,
+        prefix: fx.prefix,
+        agents: [parent, child],
+        concurrency: 3,
+        logger: logs.logger,
+      });
+      try {
+        const { runId } = await fx.errand.fire({ agent: parent.name, input: null });
+        await logs.waitFor(
+          (line) => line.msg === waiting && line.write === "spawn of the run's children",
+        );
+        await giveBack?.();
+        giveBack = undefined;
+        const events = await fx.waitForEvent(runId);
+        expect(settleRun(foldRun(events))).toMatchObject({ status: "succeeded", attempts: 1 });
+        const spawned = events.find(
+          (event): event is RunEventOf<"tool-result"> => event.type === "tool-result",
+        );
+        expect(spawned?.data).toMatchObject({
+          ok: true,
+          result: { total: 2, succeeded: 2, failed: 0 },
+        });
+        const { results: children } = spawned!.data.result as { results: { runId: string }[] };
+        for (const { runId: childId } of children) {
+          const childEvents = await fx.waitForEvent(childId);
+          expect(childEvents.filter((event) => event.type === "run-queued")).toHaveLength(1);
+          expect(settleRun(foldRun(childEvents))).toMatchObject({
+            status: "succeeded",
+            attempts: 1,
+          });
+        }
+        expect(await fx.redis.zcard(fx.errand.keys.children(runId))).toBe(2);
+      } finally {
+        await giveBack?.();
+        await worker.close();
       }
-      expect(await fx.redis.zcard(fx.errand.keys.children(runId))).toBe(2);
-    } finally {
-      await giveBack?.();
-      await worker.close();
-    }
-  });
-});
+    });
+  },
+);
 
 describe("a worker started while Redis is out of memory", () => {
   it("waits for room to register, then runs its agents' runs", async ({ fx }) => {

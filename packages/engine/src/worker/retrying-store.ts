@@ -1,7 +1,7 @@
 /**
  * The store as a worker writes to it: an append or a blob that fails with a
- * transient Redis error (out of memory, a Redis Cluster moving, a server
- * loading, a lost connection; see `transient-redis.ts`) is tried again, with
+ * transient Redis error (out of memory, unable to persist, a Redis Cluster
+ * moving, a server loading, a lost connection; see `transient-redis.ts`) is tried again, with
  * backoff, until it goes through (docs/architecture/redis-errors.md#transient-redis-errors-are-not-outcomes). The worker holds the run meanwhile — its
  * job stays active, its lock kept (see `run-worker.ts`) — instead of failing
  * the job and spending one of its BullMQ attempts on a write that would have

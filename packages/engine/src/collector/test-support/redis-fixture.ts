@@ -34,7 +34,11 @@ export interface EngineRedisFixture {
 
 /** Starts a private Redis for one test file: the fixture `engineRedis` of `redisTest` (test-support/engine-test.ts). */
 export async function startEngineRedis(): Promise<EngineRedisFixture> {
-  const server = await startRedis({ maxmemoryPolicy: "noeviction" });
+  const server = await startRedis({
+    maxmemoryPolicy: "noeviction",
+    // `CONFIG SET dir` is a protected config: a test moves it to make Redis's saves fail (redis-persistence.ts).
+    args: ["--enable-protected-configs", "yes"],
+  });
   const clients: Redis[] = [];
   const connect = () => {
     const client = new Redis(server.url, { maxRetriesPerRequest: null });
