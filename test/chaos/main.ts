@@ -96,6 +96,7 @@ try {
   const workloadStartedAt = Date.now();
   let faultsOver = false;
   let struck = 0;
+  let lastStruckAt = Date.now();
   // Faults take as long as they take (a kill waits for a busy worker): the
   // workload goes on until the last struck, a few runs in flight at a time,
   // enough to keep workers busy without piling up a backlog.
@@ -125,6 +126,7 @@ try {
     startedAt: workloadStartedAt,
     firedRunIds: () => fired.map((run) => run.runId),
     recoveryTimeoutMs: settleMs,
+    recoveryDeadline: () => lastStruckAt + settleMs,
     targetWaitMs: flags.number("target-wait-ms"),
     // Twice the longest a lapse and a check can take, and room for a loaded machine.
     takeOverTimeoutMs: 2 * (lockMs + stalledIntervalMs) + 10_000,
@@ -140,6 +142,7 @@ try {
     latencyMs: flags.number("latency-ms"),
     onStruck: () => {
       struck += 1;
+      lastStruckAt = Date.now();
     },
     redisFaultsAsked: faultKinds.filter((kind) => REDIS_FAULT_KINDS.has(kind)).length,
   };
