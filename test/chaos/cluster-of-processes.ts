@@ -33,6 +33,8 @@ export interface ClusterOptions {
   stalledIntervalMs?: number;
   /** How many runs each worker runs at once; default 4. */
   workerConcurrency?: number;
+  /** How many times a run's job may stall before BullMQ gives it up (the reaper settles it `worker_lost`); default the engine's. */
+  maxStalledCount?: number;
   /**
    * Run on a Redis Cluster of 3 masters, each with a replica, whose masters
    * are failed after this `cluster-node-timeout` (ms); default one `redis-server`.
@@ -136,6 +138,9 @@ export async function startCluster(options: ClusterOptions): Promise<ChaosCluste
     ...(options.workerConcurrency === undefined
       ? {}
       : { CONCURRENCY: String(options.workerConcurrency) }),
+    ...(options.maxStalledCount === undefined
+      ? {}
+      : { MAX_STALLED_COUNT: String(options.maxStalledCount) }),
   };
 
   /** `start`, remembered until it settles, so that `ready` can wait for it. */

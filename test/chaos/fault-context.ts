@@ -88,8 +88,14 @@ export interface FaultContext {
   startedAt: number;
   /** The runIds fired so far (grows while the workload runs). */
   firedRunIds(): readonly string[];
-  /** How long a fault waits for every run in flight to settle. */
+  /** How long a fault waits for the runs it struck to run again elsewhere, and a deploy for a worker to exit. */
   recoveryTimeoutMs: number;
+  /**
+   * Until when a fault struck so far waits for every run then in flight to
+   * settle (epoch ms): `recoveryTimeoutMs` after the last fault struck, so it
+   * moves later while faults keep striking the same runs.
+   */
+  recoveryDeadline(): number;
   /** How long a fault waits for a live target (a busy worker, a running collector) before it counts as not struck. */
   targetWaitMs: number;
   /** How long a zombie stays stopped at most, waiting for other workers to take its runs over. */

@@ -3,7 +3,9 @@
  * own module; this one aims it (a process fault waits for a live target:
  * `live-targets.ts`; a rolling deploy for its Redis fault), strikes it, then
  * measures: the time from the fault until every run that was unsettled at
- * that moment has a stored result (its recovery) and, for a worker killed
+ * that moment has a stored result (its recovery; it may take the settle time
+ * from the last fault struck meanwhile, as later faults strike the same runs
+ * again) and, for a worker killed
  * or stopped, until every run it held runs again on another worker (its
  * take-over), read from the runs' logs. A fault that found no live target
  * is recorded as not struck.
@@ -32,7 +34,7 @@ import { freezeRedis } from "./redis-freeze.js";
 import { restartRedis } from "./redis-restart.js";
 import { slowRedis } from "./redis-slow.js";
 import { aimDeploy, deployWorkers } from "./rolling-deploy.js";
-import { settledWithin, unsettledNow } from "./settle.js";
+import { settledBy, unsettledNow } from "./settle.js";
 import { killWorker } from "./worker-kill.js";
 import { stoppedOnce, stopWorker } from "./zombie.js";
 
@@ -117,10 +119,10 @@ export async function strike(context: FaultContext, kind: FaultKind): Promise<Fa
     : await strikeNow(context, hit);
   context.onStruck();
   const struckAtMs = struckAt - context.startedAt;
-  const settled = await settledWithin(
+  const settled = await settledBy(
     context.errand,
     inFlight,
-    context.recoveryTimeoutMs,
+    context.recoveryDeadline,
     context.clientCalls,
   );
   return {

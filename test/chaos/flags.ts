@@ -82,7 +82,8 @@ const FLAG_MEANINGS: Record<ChaosFlag, string> = {
   "interval-ms": "the pause between two fires",
   "lock-ms": "the workers' job lock duration",
   "stalled-interval-ms": "how often the workers look for jobs whose lock lapsed",
-  "settle-ms": "how long a fault's recovery, and the final settle, may take",
+  "settle-ms":
+    "how long a fault's recovery may take after the last fault struck, and how long the final settle may take",
   "target-wait-ms":
     "how long a process fault waits for a live target before it counts as not struck",
   seed: "the seed of the random source (default: from the clock); the same seed repeats a run's choices",

@@ -10,7 +10,7 @@
  * JSON summary and a table. Exits 1 when a must-be-zero figure is not zero.
  * `pnpm chaos --help` lists every flag (`flags.ts`).
  */
-import { createErrand } from "@errand/engine";
+import { createErrand, DEFAULT_MAX_STALLED_COUNT } from "@errand/engine";
 import { openRedisUrl } from "@errand/engine/ops";
 import { Queue } from "bullmq";
 import { lostAcknowledgedAppends } from "./acknowledged.js";
@@ -64,12 +64,22 @@ const GO_ON_IN_FLIGHT_PER_WORKER = 2;
 const GO_ON_CHECK_MS = 250;
 const { faultKinds, durability } = flags;
 
+/**
+ * How many stalls a run's job may take before BullMQ gives it up. Every kill
+ * and zombie aims at a busy worker, and a Redis fault can lapse every lock at
+ * once, so one run can be struck by each fault asked: allow one stall per
+ * fault on top of the engine's default (its room for locks lapsed under load),
+ * so that no run ends `worker_lost` only because the harness struck it often.
+ */
+const maxStalledCount = DEFAULT_MAX_STALLED_COUNT + faultKinds.length;
+
 const startedAt = Date.now();
 const cluster = await startCluster({
   workers,
   collectors: 1,
   lockDurationMs: lockMs,
   stalledIntervalMs,
+  maxStalledCount,
   durability,
   latencyProxy: faultKinds.includes("redis-slow"),
   ...(flags.on("cluster")
@@ -86,6 +96,7 @@ try {
   const workloadStartedAt = Date.now();
   let faultsOver = false;
   let struck = 0;
+  let lastStruckAt = Date.now();
   // Faults take as long as they take (a kill waits for a busy worker): the
   // workload goes on until the last struck, a few runs in flight at a time,
   // enough to keep workers busy without piling up a backlog.
@@ -115,6 +126,7 @@ try {
     startedAt: workloadStartedAt,
     firedRunIds: () => fired.map((run) => run.runId),
     recoveryTimeoutMs: settleMs,
+    recoveryDeadline: () => lastStruckAt + settleMs,
     targetWaitMs: flags.number("target-wait-ms"),
     // Twice the longest a lapse and a check can take, and room for a loaded machine.
     takeOverTimeoutMs: 2 * (lockMs + stalledIntervalMs) + 10_000,
@@ -130,6 +142,7 @@ try {
     latencyMs: flags.number("latency-ms"),
     onStruck: () => {
       struck += 1;
+      lastStruckAt = Date.now();
     },
     redisFaultsAsked: faultKinds.filter((kind) => REDIS_FAULT_KINDS.has(kind)).length,
   };

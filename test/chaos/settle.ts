@@ -4,6 +4,7 @@
  * them at once with `collect` (`waitMs`, page by page). A call that rejects
  * is kept in `ClientCalls` (the client failed its caller) and made again
  * until the time is up: recovery is the system's, the failure the client's.
+ * The time may be a deadline that moves later while the wait goes on.
  */
 import type { Errand } from "@errand/engine";
 import type { ClientCalls } from "./client-calls.js";
@@ -16,18 +17,21 @@ const RETRY_PAUSE_MS = 200;
 
 const pause = () => new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS));
 
-/** Whether run `runId` has a stored result within `deadline` (epoch ms), asking `result` again after a failed call. */
+/** When a wait ends (epoch ms), read again each time: it may move later. */
+export type Deadline = () => number;
+
+/** Whether run `runId` has a stored result within `deadline`, asking `result` again after a failed call or a moved deadline. */
 async function resultWithin(
   errand: Errand,
   runId: string,
-  deadline: number,
+  deadline: Deadline,
   calls: ClientCalls,
 ): Promise<boolean> {
   for (;;) {
-    const waitMs = deadline - Date.now();
+    const waitMs = deadline() - Date.now();
     if (waitMs <= 0) return false;
     try {
-      return (await errand.result(runId, { waitMs })) !== undefined;
+      if ((await errand.result(runId, { waitMs })) !== undefined) return true;
     } catch (error) {
       calls.failed("result", error);
       await pause();
@@ -35,17 +39,17 @@ async function resultWithin(
   }
 }
 
-/** Waits with `collect` until every run of `runIds` settled or `deadline` (epoch ms) passed, page by page. */
+/** Waits with `collect` until every run of `runIds` settled or `deadline` passed, page by page. */
 async function collectWithin(
   errand: Errand,
   runIds: readonly string[],
-  deadline: number,
+  deadline: Deadline,
   calls: ClientCalls,
 ): Promise<void> {
   for (let start = 0; start < runIds.length; start += COLLECT_PAGE) {
     const page = runIds.slice(start, start + COLLECT_PAGE);
     for (;;) {
-      const waitMs = deadline - Date.now();
+      const waitMs = deadline() - Date.now();
       if (waitMs <= 0) return;
       try {
         const collected = await errand.collect(page, { waitMs, limit: COLLECT_PAGE });
@@ -70,13 +74,23 @@ export interface SettledRuns {
  * each awaited with `result`; meanwhile a `collect` waits on all of them,
  * as a parent would.
  */
-export async function settledWithin(
+export function settledWithin(
   errand: Errand,
   runIds: readonly string[],
   timeoutMs: number,
   calls: ClientCalls,
 ): Promise<SettledRuns> {
   const deadline = Date.now() + timeoutMs;
+  return settledBy(errand, runIds, () => deadline, calls);
+}
+
+/** The runs among `runIds` that have a stored result before `deadline`, awaited as {@link settledWithin} does. */
+export async function settledBy(
+  errand: Errand,
+  runIds: readonly string[],
+  deadline: Deadline,
+  calls: ClientCalls,
+): Promise<SettledRuns> {
   const settled: SettledRuns = { runIds: new Set(), lastAt: Date.now() };
   await Promise.all([
     ...runIds.map(async (runId) => {

@@ -2,8 +2,8 @@
  * The entry of a chaos worker process: runs the chaos agents on a real
  * worker with a short lock, logs JSON lines to stdout (the harness counts
  * them). Configured through `REDIS_URL`, `ERRAND_PREFIX`, `WORKER_ID`, and
- * optionally `LOCK_DURATION_MS`, `STALLED_INTERVAL_MS` (default the engine's)
- * and `CONCURRENCY` (default 4).
+ * optionally `LOCK_DURATION_MS`, `STALLED_INTERVAL_MS` (default the engine's),
+ * `CONCURRENCY` (default 4) and `MAX_STALLED_COUNT` (default the engine's).
  */
 import { closeOnSignals, createWorker } from "@errand/engine";
 import { createLogger, openRedisUrl } from "@errand/engine/ops";
@@ -25,10 +25,7 @@ const worker = await createWorker({
   retry: { baseDelayMs: 10, maxDelayMs: 50 },
   lockDuration: optionalNumberEnv("LOCK_DURATION_MS"),
   stalledInterval: optionalNumberEnv("STALLED_INTERVAL_MS"),
-  // A run whose worker is killed is resumed from its log by another; under a
-  // storm of kills one run can lose several workers, so allow that many stalls
-  // before BullMQ gives its job up (and the reaper settles it worker_lost).
-  maxStalledCount: 20,
+  maxStalledCount: optionalNumberEnv("MAX_STALLED_COUNT"),
   parkRecheckMs: 5_000,
   ...durabilityEnv(),
 });
