@@ -34,6 +34,7 @@ import {
 import { type StoreKeys, storeKeys } from "./keys.js";
 import { appendLive, readLive } from "./live.js";
 import { placeEvents, validateNewEvents } from "./new-events.js";
+import { isAppendedAlready } from "./own-append.js";
 import { randomPool } from "./random-pool.js";
 import {
   type ReadLogOptions,
@@ -102,7 +103,9 @@ export interface EventStore {
    * returns them with their seqs. `expectedSeq` is the seq the writer last saw
    * (0 for a new run); `"any"` appends unfenced (a client's `cancel-requested`,
    * the reaper). An empty batch returns `[]` without a call. Nothing is
-   * written when the call throws:
+   * written when the call throws, and a batch sent again after its reply was
+   * lost (by ioredis on reconnect, or by a writer's retry) resolves as its
+   * first call would have, not as a stale append (see `own-append.ts`):
    * - `invalid_event`: an event's data does not match its schema (checked before sending,
    *   except for events marked by `markChecked`: their writer checked them);
    * - `seq_conflict` ({@link SeqConflictError}, with `currentSeq`): another writer appended first;
@@ -229,16 +232,25 @@ export function createEventStore(options: EventStoreOptions): EventStore {
     if (code === SCRIPT_CODES.duplicate && fired !== undefined) {
       return { deduplicated: true, runId: fired };
     }
-    const error = errorFromScriptReply(reply, {
-      runId,
-      expectedSeq,
-      eventTypes: valid.map((event) => event.type),
-    });
+    // This very batch, sent again after its reply was lost, is refused as stale: it went in.
+    const resent =
+      expectedSeq !== "any" &&
+      code === SCRIPT_CODES.seqConflict &&
+      seq >= expectedSeq + valid.length &&
+      (await isAppendedAlready(redis, keys, runId, expectedSeq, valid));
+    const lastSeq = resent ? expectedSeq + valid.length : seq;
+    const error = resent
+      ? undefined
+      : errorFromScriptReply(reply, {
+          runId,
+          expectedSeq,
+          eventTypes: valid.map((event) => event.type),
+        });
     if (error) throw error;
     if (durability === "replicated" && valid.some(mustBeReplicated)) {
       await waitForReplica(redis, keys.runLog(runId), replicationTimeoutMs);
     }
-    return { deduplicated: false, events: placeEvents(runId, seq - valid.length + 1, valid) };
+    return { deduplicated: false, events: placeEvents(runId, lastSeq - valid.length + 1, valid) };
   }
 
   async function appendEvents(

@@ -8,10 +8,12 @@
  * gone through a little later. Trying an append again is safe: a refused
  * append wrote nothing, and it is fenced on the seq its writer saw, so if
  * another writer moved the log on meanwhile the retry is refused like any
- * stale append (an append cut off by a lost connection may have gone in: its retry is then
- * refused as stale, never written twice). A run's own limits still hold: a step appended after its
- * timeout is followed by `failed` (`timeout`), and a run past its deadline is
- * settled by the reaper once Redis has room, which refuses the retried append.
+ * stale append (an append cut off by a lost connection may have gone in: its
+ * retry then finds its own events in the log and resolves as the first call
+ * would have, never written twice). A run's own limits still hold: a step
+ * appended after its timeout is followed by `failed` (`timeout`), and a run
+ * past its deadline is settled by the reaper once Redis has room, which
+ * refuses the retried append.
  */
 import type { Logger } from "@errand/runtime";
 import type { EventStore } from "@errand/store";
