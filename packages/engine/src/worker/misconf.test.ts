@@ -7,10 +7,11 @@
  * `redis_unavailable` (retryable) naming the trouble.
  */
 import { ErrandError, foldRun, settleRun } from "@errand/core";
-import { defineAgent, type Model, scriptedModel } from "@errand/runtime";
+import { defineAgent, scriptedModel } from "@errand/runtime";
 import { describe, expect } from "vitest";
 import { createErrand } from "../client/client.js";
 import { engineTest } from "../test-support/engine-test.js";
+import { gatedModel } from "../test-support/gated-model.js";
 import { captureLogs } from "../test-support/log-capture.js";
 import { failRedisSaves } from "../test-support/redis-persistence.js";
 import { createWorker } from "./create-worker.js";
@@ -23,33 +24,6 @@ const WAITING =
 
 /** The line a write logs once it went through after the refusal. */
 const PASSED = "Redis takes writes again: the write went through";
-
-/** A model that answers once `release` is called; `inside` resolves when it is asked. */
-function gatedModel() {
-  let release = () => {};
-  let entered = () => {};
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  const inside = new Promise<void>((resolve) => {
-    entered = resolve;
-  });
-  const model: Model = {
-    name: "gated",
-    supportsTools: true,
-    async respond() {
-      entered();
-      await released;
-      return {
-        text: "done",
-        calls: [],
-        usage: { inputTokens: 1, outputTokens: 1 },
-        finish: "stop",
-      };
-    },
-  };
-  return { model, release, inside };
-}
 
 describe("a worker whose append Redis refuses with MISCONF", () => {
   it("holds the run and appends once Redis takes writes again: one attempt", async ({ fx }) => {

@@ -9,7 +9,7 @@
  * started meanwhile waits for room to register, then runs.
  */
 import { foldRun, type RunEventOf, settleRun } from "@errand/core";
-import { defineAgent, type Model, scriptedModel, type ToolContext } from "@errand/runtime";
+import { defineAgent, scriptedModel, type ToolContext } from "@errand/runtime";
 import { Queue } from "bullmq";
 import { describe, expect } from "vitest";
 import { parentTools } from "../parents/parent-tools.js";
@@ -17,39 +17,13 @@ import { queueOfAgents } from "../queues/agent-queues.js";
 import { readAgentRegistrations } from "../queues/registry.js";
 import { FAST_TAKEOVER } from "../test-support/engine-fixture.js";
 import { engineTest } from "../test-support/engine-test.js";
+import { gatedModel } from "../test-support/gated-model.js";
 import { captureLogs } from "../test-support/log-capture.js";
 import { exhaustRedisMemory } from "../test-support/redis-memory.js";
 import { failRedisSaves } from "../test-support/redis-persistence.js";
 import { createWorker } from "./create-worker.js";
 
 const it = engineTest("worker-oom");
-
-/** A model that answers once `release` is called; `inside` resolves when it is asked. */
-function gatedModel() {
-  let release = () => {};
-  let entered = () => {};
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  const inside = new Promise<void>((resolve) => {
-    entered = resolve;
-  });
-  const model: Model = {
-    name: "gated",
-    supportsTools: true,
-    async respond() {
-      entered();
-      await released;
-      return {
-        text: "done",
-        calls: [],
-        usage: { inputTokens: 1, outputTokens: 1 },
-        finish: "stop",
-      };
-    },
-  };
-  return { model, release, inside };
-}
 
 describe("a worker whose append Redis refuses for lack of memory", () => {
   it("holds the run, keeps its job's lock, and appends once Redis has room: one attempt, no BullMQ attempt spent", async ({
