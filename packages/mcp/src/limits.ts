@@ -26,7 +26,7 @@ export const MAX_BATCH_RUNS = 500;
  * flagged `outputTruncated` / `textTruncated`, and referenced by
  * `errand://runs/<runId>/result`, the resource that returns the whole.
  */
-export const INLINE_CHARS = { summary: 1_000, full: 16_000 } as const;
+export const INLINE_CHARS = { summary: 500, full: 8_000 } as const;
 
 /** How many characters of one event's data `get_run` shows inline. */
 export const EVENT_DATA_CHARS = 2_000;

@@ -100,6 +100,11 @@ export function waitRunsTool(services: ErrandMcpServices): ErrandTool<typeof Wai
       const waitMs = 1000 * (args.waitSeconds ?? WAIT_SECONDS.default);
       const page = await waitForPage(services, order, limit, waitMs, extra);
       const views = page.results.map((run) => runView(run, inlineChars(args.detail)));
+      // The next call keeps the caller's page size and detail.
+      const kept = {
+        ...(args.limit === undefined ? {} : { limit: args.limit }),
+        ...(args.detail === undefined ? {} : { detail: args.detail }),
+      };
 
       const answerOf = (count: number) => {
         const onPage = page.results.slice(0, count);
@@ -110,10 +115,13 @@ export function waitRunsTool(services: ErrandMcpServices): ErrandTool<typeof Wai
         const retry = onPage.filter((run) => run.status === "failed" && run.retryable === true);
         const nextAction =
           pending.length > 0
-            ? { tool: TOOL_NAMES.waitRuns, args: { runIds: [...pending, ...runIds.slice(end)] } }
+            ? {
+                tool: TOOL_NAMES.waitRuns,
+                args: { runIds: [...pending, ...runIds.slice(end)], ...kept },
+              }
             : nextCursor === undefined
               ? undefined
-              : { tool: TOOL_NAMES.waitRuns, args: { runIds, cursor: nextCursor } };
+              : { tool: TOOL_NAMES.waitRuns, args: { runIds, cursor: nextCursor, ...kept } };
         return {
           total: page.total,
           succeeded: page.succeeded,
@@ -135,11 +143,20 @@ export function waitRunsTool(services: ErrandMcpServices): ErrandTool<typeof Wai
               }),
         };
       };
+      // What each result adds to the message, escaped twice (into the text block, into JSON-RPC).
+      const itemBytes = views.map((view) =>
+        Buffer.byteLength(JSON.stringify(JSON.stringify(view))),
+      );
       let count = views.length;
       let answer = answerOf(count);
-      while (count > 1 && answerBytes(answer) > ANSWER_BYTE_BUDGET) {
-        count -= 1;
+      let excess = answerBytes(answer) - ANSWER_BYTE_BUDGET;
+      while (excess > 0 && count > 1) {
+        for (let dropped = 0; count > 1 && dropped < excess; ) {
+          count -= 1;
+          dropped += itemBytes[count] ?? 0;
+        }
         answer = answerOf(count);
+        excess = answerBytes(answer) - ANSWER_BYTE_BUDGET;
       }
       return answer;
     },
