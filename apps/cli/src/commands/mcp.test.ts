@@ -1,0 +1,94 @@
+/**
+ * `errand mcp` as a client meets it, spawned from the built CLI beside a
+ * worker and a collector on a private Redis: the walk-through of
+ * `mcp-walk-through.ts` through the official SDK `Client`, over stdio (the
+ * client spawns `errand mcp`) and over Streamable HTTP (`errand mcp --http
+ * --port 0`); and the refusals of the command's own arguments.
+ */
+import { fileURLToPath } from "node:url";
+import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WALK_THROUGH_DASHBOARD, walkThrough } from "../test-support/mcp-walk-through.js";
+import { type ErrandProcess, spawnErrand } from "../test-support/processes.js";
+import { ERRAND_BIN, runErrand } from "../test-support/run-errand.js";
+
+const MCP_AGENTS = fileURLToPath(new URL("../test-support/mcp-agents.mjs", import.meta.url));
+
+let server: RedisServer;
+const prefix = uniqueKeyPrefix("mcp");
+const started: ErrandProcess[] = [];
+
+/** Starts a worker of the MCP agents and a collector under `prefix`. */
+async function startFleet(prefix: string): Promise<void> {
+  const env = { REDIS_URL: server.url };
+  started.push(await spawnErrand(["collector", "--prefix", prefix], env, "collector ready"));
+  started.push(
+    await spawnErrand(["worker", "--agents", MCP_AGENTS, "--prefix", prefix], env, "worker ready"),
+  );
+}
+
+beforeAll(async () => {
+  server = await startRedis({ maxmemoryPolicy: "noeviction" });
+});
+
+afterAll(async () => {
+  await Promise.all(started.map((process) => process.stop()));
+  await server?.stop();
+});
+
+describe("errand mcp", () => {
+  it("walks through over stdio, the CLI spawned by the SDK client", async () => {
+    const client = new Client({ name: "errand-test", version: "1.0.0" });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [ERRAND_BIN, "mcp", "--prefix", prefix],
+      env: {
+        PATH: process.env.PATH ?? "",
+        REDIS_URL: server.url,
+        ERRAND_DASHBOARD_URL: WALK_THROUGH_DASHBOARD,
+      },
+      stderr: "pipe",
+    });
+    await client.connect(transport);
+    try {
+      expect(client.getServerVersion()).toMatchObject({ name: "errand" });
+      await walkThrough(client);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("walks through over Streamable HTTP", async () => {
+    const mcp = await spawnErrand(
+      ["mcp", "--http", "--port", "0", "--prefix", prefix],
+      { REDIS_URL: server.url, ERRAND_DASHBOARD_URL: WALK_THROUGH_DASHBOARD },
+      "Ctrl-C to stop",
+    );
+    started.push(mcp);
+    const url = /errand mcp: (http:\S+)/.exec(mcp.output())?.[1] ?? "";
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    const client = new Client({ name: "errand-test", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    try {
+      await walkThrough(client);
+    } finally {
+      await client.close();
+    }
+    expect(await mcp.stop()).toBe(0);
+  });
+
+  it("refuses an address beyond loopback, and --port without --http, with exit code 2", async () => {
+    const env = { REDIS_URL: server.url };
+    const [beyond, stray] = await Promise.all([
+      runErrand(["mcp", "--http", "--host", "0.0.0.0"], { env }),
+      runErrand(["mcp", "--port", "4100"], { env }),
+    ]);
+    expect(beyond.code).toBe(2);
+    expect(beyond.stderr).toContain("loopback");
+    expect(stray.code).toBe(2);
+    expect(stray.stderr).toContain("--http");
+  });
+});
