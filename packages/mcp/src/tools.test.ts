@@ -16,6 +16,7 @@ import {
   type McpStack,
   startMcpStack,
   TEST_DASHBOARD_URL,
+  type ToolAnswer,
 } from "./test-support/mcp-stack.js";
 
 let stack: McpStack;
@@ -41,7 +42,11 @@ async function startOne(agent: string, script: unknown[]): Promise<string> {
 }
 
 /** Calls `tool` with `args` until `done` holds of its answer's value (bounded). */
-async function until(tool: string, args: Record<string, unknown>, done: (value: any) => boolean) {
+async function until(
+  tool: string,
+  args: Record<string, unknown>,
+  done: (value: ToolAnswer["value"]) => boolean,
+) {
   for (let attempt = 0; attempt < 200; attempt += 1) {
     const answer = await stack.call(tool, args);
     if (done(answer.value)) return answer.value;

@@ -21,17 +21,15 @@ let server: RedisServer;
 const prefix = uniqueKeyPrefix("mcp");
 const started: ErrandProcess[] = [];
 
-/** Starts a worker of the MCP agents and a collector under `prefix`. */
-async function startFleet(prefix: string): Promise<void> {
-  const env = { REDIS_URL: server.url };
-  started.push(await spawnErrand(["collector", "--prefix", prefix], env, "collector ready"));
-  started.push(
-    await spawnErrand(["worker", "--agents", MCP_AGENTS, "--prefix", prefix], env, "worker ready"),
-  );
-}
-
 beforeAll(async () => {
   server = await startRedis({ maxmemoryPolicy: "noeviction" });
+  const env = { REDIS_URL: server.url };
+  started.push(
+    ...(await Promise.all([
+      spawnErrand(["collector", "--prefix", prefix], env, "collector ready"),
+      spawnErrand(["worker", "--agents", MCP_AGENTS, "--prefix", prefix], env, "worker ready"),
+    ])),
+  );
 });
 
 afterAll(async () => {

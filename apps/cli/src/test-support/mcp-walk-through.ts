@@ -14,14 +14,17 @@ import { expect } from "vitest";
 /** The dashboard URL the spawned `errand mcp` links runs to. */
 export const WALK_THROUGH_DASHBOARD = "http://dashboard.test";
 
+/** A tool's answer, read by its documented fields. */
+// biome-ignore lint/suspicious/noExplicitAny: answers are JSON read field by field.
+type Answer = any;
+
 /** Calls `name` and parses its one JSON text block. */
-// biome-ignore lint/suspicious/noExplicitAny: the walk-through reads answers by their documented fields.
 async function call(
   client: Client,
   name: string,
   args: Record<string, unknown>,
   onprogress?: (p: Progress) => void,
-): Promise<any> {
+): Promise<Answer> {
   const result = (await client.callTool({ name, arguments: args }, undefined, {
     timeout: 90_000,
     ...(onprogress === undefined ? {} : { onprogress }),
@@ -34,12 +37,11 @@ async function call(
 }
 
 /** Calls `name` until `done` holds of its answer (bounded). */
-// biome-ignore lint/suspicious/noExplicitAny: as above.
 async function callUntil(
   client: Client,
   name: string,
   args: Record<string, unknown>,
-  done: (value: any) => boolean,
+  done: (value: Answer) => boolean,
 ) {
   for (let attempt = 0; attempt < 300; attempt += 1) {
     const value = await call(client, name, args);
