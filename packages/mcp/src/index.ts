@@ -27,11 +27,13 @@ export {
   readAgentCatalog,
 } from "./agents/agent-catalog.js";
 export { isLoopbackHost } from "./http/allowed-hosts.js";
+export { accessByKeys, type KeyAccessOptions } from "./http/key-access.js";
 export {
   MCP_PATH,
   type McpAccess,
   type McpHttpOptions,
   type McpHttpServer,
+  type McpRefusal,
   serveMcpOverHttp,
 } from "./http/serve-http.js";
 export {
@@ -46,5 +48,6 @@ export {
 export { type ResultRef, resultUri } from "./results/result-resource.js";
 export { createErrandMcpServer, type ServerIdentity } from "./server/create-server.js";
 export type { ErrandMcpServices, McpErrand } from "./server/errand-services.js";
+export { grantedServices, type SharedServices } from "./server/granted-services.js";
 export { type McpStdioServer, serveMcpOverStdio } from "./stdio/serve-stdio.js";
 export { TOOL_NAMES } from "./tools/tool-names.js";

@@ -143,7 +143,7 @@ describe("errand's MCP tools", () => {
     const seqs: number[] = [];
     let args: Record<string, unknown> | undefined = { runId, detail: "events", limit: 2 };
     while (args !== undefined) {
-      const page = (await stack.call("get_run", args)).value;
+      const page: ToolAnswer["value"] = (await stack.call("get_run", args)).value;
       expect(page.count).toBe(page.items.length);
       expect(page.hasMore).toBe(page.nextAction !== undefined);
       seqs.push(...page.items.map((event: { seq: number }) => event.seq));

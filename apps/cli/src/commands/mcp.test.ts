@@ -3,13 +3,16 @@
  * worker and a collector on a private Redis: the walk-through of
  * `mcp-walk-through.ts` through the official SDK `Client`, over stdio (the
  * client spawns `errand mcp`) and over Streamable HTTP (`errand mcp --http
- * --port 0`); and the refusals of the command's own arguments.
+ * --port 0`); and, beyond loopback, the key every request needs.
  */
 import { fileURLToPath } from "node:url";
+import { createAccessKeys } from "@errand/engine";
+import { createLogger } from "@errand/engine/ops";
 import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WALK_THROUGH_DASHBOARD, walkThrough } from "../test-support/mcp-walk-through.js";
 import { type ErrandProcess, spawnErrand } from "../test-support/processes.js";
@@ -78,15 +81,40 @@ describe("errand mcp", () => {
     expect(await mcp.stop()).toBe(0);
   });
 
-  it("refuses an address beyond loopback, and --port without --http, with exit code 2", async () => {
+  it("beyond loopback, serves only requests with a key; refuses --port without --http (exit 2)", async () => {
     const env = { REDIS_URL: server.url };
     const [beyond, stray] = await Promise.all([
-      runErrand(["mcp", "--http", "--host", "0.0.0.0"], { env }),
+      spawnErrand(
+        ["mcp", "--http", "--host", "0.0.0.0", "--port", "0", "--prefix", prefix],
+        env,
+        "Ctrl-C to stop",
+      ),
       runErrand(["mcp", "--port", "4100"], { env }),
     ]);
-    expect(beyond.code).toBe(2);
-    expect(beyond.stderr).toContain("loopback");
+    started.push(beyond);
     expect(stray.code).toBe(2);
     expect(stray.stderr).toContain("--http");
+    const port = /errand mcp: http:\/\/0\.0\.0\.0:(\d+)\/mcp/.exec(beyond.output())?.[1];
+    const url = new URL(`http://127.0.0.1:${port}/mcp`);
+    const keyless = new Client({ name: "errand-test", version: "1.0.0" });
+    await expect(keyless.connect(new StreamableHTTPClientTransport(url))).rejects.toThrow(
+      /401|Unauthorized/,
+    );
+    const accessKeys = createAccessKeys({
+      connection: server.url,
+      prefix,
+      logger: createLogger({ level: "silent" }),
+    });
+    const { key } = await accessKeys.create({ scopes: ["read"] });
+    await accessKeys.close();
+    const keyed = new Client({ name: "errand-test", version: "1.0.0" });
+    await keyed.connect(
+      new StreamableHTTPClientTransport(url, {
+        requestInit: { headers: { authorization: `Bearer ${key}` } },
+      }),
+    );
+    const agents = (await keyed.callTool({ name: "list_agents", arguments: {} })) as CallToolResult;
+    expect(agents.isError ?? false).toBe(false);
+    await keyed.close();
   });
 });

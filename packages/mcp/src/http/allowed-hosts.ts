@@ -16,11 +16,24 @@ export function isLoopbackHost(host: string): boolean {
   return bare === "localhost" || bare === "::1" || /^127(\.\d{1,3}){3}$/.test(bare);
 }
 
-/** The hostnames a server bound to `bindHost` answers as, beside the `extra` ones it was given. */
+/** True for an address that listens on every interface (`0.0.0.0`, `::`). */
+function isWildcard(host: string): boolean {
+  return host === "0.0.0.0" || host === "::" || host === "[::]";
+}
+
+/**
+ * The hostnames a server bound to `bindHost` answers as: loopback's while it
+ * listens there (a wildcard address included), the address it is bound to,
+ * and the `extra` names it was given (the names its clients reach it by).
+ */
 export function allowedHostnames(bindHost: string, extra: readonly string[] = []): Set<string> {
   const names = new Set(extra.map((name) => name.toLowerCase()));
-  if (isLoopbackHost(bindHost)) for (const name of LOOPBACK_NAMES) names.add(name);
-  else names.add(bindHost.includes(":") ? `[${bindHost}]` : bindHost.toLowerCase());
+  if (isLoopbackHost(bindHost) || isWildcard(bindHost)) {
+    for (const name of LOOPBACK_NAMES) names.add(name);
+  }
+  if (!isWildcard(bindHost)) {
+    names.add(bindHost.includes(":") ? `[${bindHost}]` : bindHost.toLowerCase());
+  }
   return names;
 }
 

@@ -33,7 +33,9 @@ beforeAll(async () => {
     identity: { name: "errand", version: "test" },
     access: async (authorization) => {
       const principal = authorization === undefined ? undefined : KEYS[authorization];
-      return principal === undefined ? undefined : { services, principal };
+      return principal === undefined
+        ? { status: 401, message: "Unauthorized: send Authorization: Bearer <errand key>" }
+        : { services, principal };
     },
   });
 });
@@ -132,7 +134,8 @@ describe("errand mcp over Streamable HTTP", () => {
   });
 
   it("answers 401 without a known key, saying only that a key is needed", async () => {
-    for (const headers of [{}, { authorization: "Bearer wrong" }]) {
+    const attempts: Record<string, string>[] = [{}, { authorization: "Bearer wrong" }];
+    for (const headers of attempts) {
       const response = await initialize(headers);
       expect(response.status).toBe(401);
       expect(response.headers["www-authenticate"]).toBe('Bearer realm="errand"');

@@ -31,6 +31,14 @@ export interface McpAccess {
   principal: string;
 }
 
+/** Why a request is not served: 401 (no key, or one that does not verify) or 429 (its key's rate is spent). */
+export interface McpRefusal {
+  status: 401 | 429;
+  message: string;
+  /** With 429: when to come back, in seconds. */
+  retryAfterSeconds?: number;
+}
+
 /** Options of {@link serveMcpOverHttp}. */
 export interface McpHttpOptions {
   /** The address to listen on. */
@@ -41,9 +49,9 @@ export interface McpHttpOptions {
   allowedHosts?: readonly string[];
   /**
    * Whom a request acts for, from its `Authorization` header (absent:
-   * `undefined`); `undefined` refuses it with 401.
+   * `undefined`), or why it is refused.
    */
-  access(authorization: string | undefined): Promise<McpAccess | undefined>;
+  access(authorization: string | undefined): Promise<McpAccess | McpRefusal>;
   identity: ServerIdentity;
 }
 
@@ -105,10 +113,12 @@ export async function serveMcpOverHttp(options: McpHttpOptions): Promise<McpHttp
     if (refusal !== undefined) return refuse(res, 403, `Forbidden: ${refusal}`);
     if (path !== MCP_PATH) return refuse(res, 404, `Not found: the MCP endpoint is ${MCP_PATH}`);
     const access = await options.access(header(req, "authorization"));
-    if (access === undefined) {
-      return refuse(res, 401, "Unauthorized: send Authorization: Bearer <errand key>", {
-        "www-authenticate": 'Bearer realm="errand"',
-      });
+    if ("status" in access) {
+      const headers: Record<string, string> =
+        access.status === 401
+          ? { "www-authenticate": 'Bearer realm="errand"' }
+          : { "retry-after": String(access.retryAfterSeconds ?? 1) };
+      return refuse(res, access.status, access.message, headers);
     }
     const sessionId = header(req, "mcp-session-id");
     if (sessionId === undefined) {

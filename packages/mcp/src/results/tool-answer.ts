@@ -32,6 +32,7 @@ const FIXES: Partial<Record<ErrorCode, string>> = {
   limit_exceeded: "send fewer items",
   redis_unavailable: "call again in a few seconds; if it lasts, check the server's Redis",
   redis_out_of_memory: "call again later; the server's Redis is full",
+  forbidden: "use a key whose scopes and agents allow this call (errand keys create)",
   internal: "call again; if it lasts, report it with the time of the call",
 };
 

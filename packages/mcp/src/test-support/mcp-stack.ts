@@ -11,16 +11,24 @@
  * at once) and plays its script on any later run; `approver` asks a person
  * for `{ approve: boolean }` and says what it was told.
  */
-import { createCollector, createErrand, createWorker, openConnection } from "@errand/engine";
+import {
+  createCollector,
+  createErrand,
+  createWorker,
+  type Errand,
+  LOOPBACK_GRANT,
+  openConnection,
+  type RedisConnection,
+} from "@errand/engine";
 import { createLogger } from "@errand/engine/ops";
 import { askTool, defineAgent, type Model, ModelError, scriptedModel } from "@errand/runtime";
 import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.js";
-import { readAgentCatalog } from "../agents/agent-catalog.js";
 import { createErrandMcpServer } from "../server/create-server.js";
 import type { ErrandMcpServices } from "../server/errand-services.js";
+import { grantedServices, type SharedServices } from "../server/granted-services.js";
 
 /** The dashboard URL the client links runs to. */
 export const TEST_DASHBOARD_URL = "http://dashboard.test";
@@ -92,7 +100,13 @@ export interface ToolAnswer {
 /** A running stack. */
 export interface McpStack {
   client: Client;
+  /** The services of the loopback grant, which `client` is served through. */
   services: ErrandMcpServices;
+  /** What every grant's services share: the full client and the registry's connection. */
+  shared: SharedServices;
+  errand: Errand;
+  redisUrl: string;
+  prefix: string;
   /** Errors the tools reported as unexpected. */
   unexpected: unknown[];
   call(
@@ -120,18 +134,23 @@ export async function startMcpStack(): Promise<McpStack> {
   const redis: RedisServer = await startRedis({ maxmemoryPolicy: "noeviction" });
   const prefix = uniqueKeyPrefix("mcp");
   const logger = createLogger({ level: "silent" });
-  const shared = { connection: redis.url, prefix, logger, jobOptions: { attempts: 1 } };
-  const worker = await createWorker({ ...shared, agents: AGENTS, concurrency: 16 });
-  const collector = createCollector(shared);
+  const engine = { connection: redis.url, prefix, logger, jobOptions: { attempts: 1 } };
+  const worker = await createWorker({ ...engine, agents: AGENTS, concurrency: 16 });
+  const collector = createCollector(engine);
   await collector.start();
-  const errand = createErrand({ ...shared, dashboardUrl: TEST_DASHBOARD_URL });
-  const registry = openConnection(redis.url, { logger, name: "test agent registry" });
+  const errand = createErrand({ ...engine, dashboardUrl: TEST_DASHBOARD_URL });
+  const registry: RedisConnection = openConnection(redis.url, {
+    logger,
+    name: "test agent registry",
+  });
   const unexpected: unknown[] = [];
-  const services: ErrandMcpServices = {
+  const shared: SharedServices = {
     errand,
-    agents: () => readAgentCatalog(registry, errand.keys),
+    registry,
+    logger,
     reportUnexpected: (error) => unexpected.push(error),
   };
+  const services = grantedServices(shared, LOOPBACK_GRANT);
   const server = createErrandMcpServer(services, { name: "errand", version: "test" });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
@@ -140,6 +159,10 @@ export async function startMcpStack(): Promise<McpStack> {
   return {
     client,
     services,
+    shared,
+    errand,
+    redisUrl: redis.url,
+    prefix,
     unexpected,
     async call(name, args, onprogress) {
       const result = await client.callTool({ name, arguments: args }, undefined, {
