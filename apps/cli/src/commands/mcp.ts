@@ -33,7 +33,7 @@ const DEFAULT_MCP_PORT = 4041;
 /** `mcp`. */
 export const mcpCommand: CommandSpec = {
   usage:
-    "errand mcp [--http [--host <address>] [--port N] [--allowed-host <name>]…] [--redis <url>] [--prefix <prefix>]",
+    "errand mcp [--http [--host <address>] [--port N] [--allowed-host <name>]...] [--redis <url>] [--prefix <prefix>]",
   description: [
     "Serves errand's MCP tools (list_agents, start_runs, wait_runs, get_run, cancel_runs,",
     "list_waiting, answer_waiting) and the resource errand://runs/<runId>/result on the Redis",
@@ -64,8 +64,7 @@ export const mcpCommand: CommandSpec = {
       type: "string",
       multiple: true,
       value: "<name>",
-      description:
-        "with --http, a hostname Host and Origin may name besides loopback's (repeatable)",
+      description: "with --http, a hostname Host and Origin may name besides loopback's",
     },
     ...CONNECTION_OPTIONS,
   },
