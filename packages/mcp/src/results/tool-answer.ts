@@ -42,7 +42,7 @@ export function fixOf(code: string): string {
 }
 
 /** The error answer of one `code`. */
-export function errorAnswer(
+function errorAnswer(
   code: string,
   message: string,
   options: { retryable?: boolean; issues?: unknown } = {},
