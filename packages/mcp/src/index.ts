@@ -7,16 +7,13 @@
  * serves it over stdio or Streamable HTTP; build your own host with:
  *
  * ```ts
- * import { createErrand } from "@errand/engine";
- * import { createErrandMcpServer } from "@errand/mcp";
- * import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+ * import { createErrand, LOOPBACK_GRANT, openConnection } from "@errand/engine";
+ * import { grantedServices, serveMcpOverStdio } from "@errand/mcp";
  *
  * const errand = createErrand({ connection: process.env.REDIS_URL! });
- * const server = createErrandMcpServer(
- *   { errand, agents: () => readAgentCatalog(redis, errand.keys), reportUnexpected: console.error },
- *   { name: "errand", version: "1.0.0" },
- * );
- * await server.connect(new StdioServerTransport());
+ * const registry = openConnection(process.env.REDIS_URL!, { logger, name: "mcp registry" });
+ * const services = grantedServices({ errand, registry, logger, reportUnexpected: console.error }, LOOPBACK_GRANT);
+ * await serveMcpOverStdio(services, { name: "errand", version: "1.0.0" });
  * ```
  *
  * @packageDocumentation
