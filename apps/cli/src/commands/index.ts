@@ -33,6 +33,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./dashboard.js")).dashboardCommand,
   },
   {
+    name: "mcp",
+    summary: "serve errand's MCP tools on stdio, or Streamable HTTP with --http",
+    load: async () => (await import("./mcp.js")).mcpCommand,
+  },
+  {
     name: "fire",
     summary: "fire runs of an agent, and with --wait wait for their results",
     load: async () => (await import("./fire.js")).fireCommand,
