@@ -48,6 +48,16 @@ export interface EngineKeys extends StoreKeys {
    * shard, fields per budget and per run (see `lua/debit-budget-1.lua`).
    */
   budget(treeRunId: string): string;
+  /**
+   * Every evaluation (docs/architecture/evaluations.md#the-evaluation-record): ZSET,
+   * score when each was created (ms), member its id.
+   */
+  readonly evaluations: string;
+  /**
+   * One evaluation: HASH, field `spec` (what it evaluates, JSON), `state`
+   * (where it stands, JSON) and `case:<runId>` (each finished case, JSON).
+   */
+  evaluation(evaluationId: string): string;
 }
 
 /** The engine's keys for `prefix` (default `errand`). */
@@ -65,5 +75,7 @@ export function engineKeys(prefix?: string): EngineKeys {
     deadLetters: (shard) => `${base}:${shardTag(shard)}:dead`,
     waitingWaitpoints: (shard) => `${base}:${shardTag(shard)}:waitpoints`,
     budget: (treeRunId) => `${base}:${shardTag(shardOfRunId(treeRunId))}:budget:${treeRunId}`,
+    evaluations: `${base}:evaluations`,
+    evaluation: (evaluationId) => `${base}:evaluation:${evaluationId}`,
   };
 }
