@@ -51,14 +51,12 @@ function parseField<T>(schema: { parse(value: unknown): T }, text: string): T {
 export function evaluationStore(redis: RedisConnection, keys: EngineKeys): EvaluationStore {
   return {
     async create(spec, state) {
-      await redis
-        .multi()
-        .hset(keys.evaluation(spec.evaluationId), {
-          spec: JSON.stringify(spec),
-          state: JSON.stringify(state),
-        })
-        .zadd(keys.evaluations, Date.parse(spec.createdAt), spec.evaluationId)
-        .exec();
+      // The HASH first: an index entry never names an evaluation that is not there.
+      await redis.hset(keys.evaluation(spec.evaluationId), {
+        spec: JSON.stringify(spec),
+        state: JSON.stringify(state),
+      });
+      await redis.zadd(keys.evaluations, Date.parse(spec.createdAt), spec.evaluationId);
     },
     async saveCase(evaluationId, evaluationCase, state) {
       await redis.hset(keys.evaluation(evaluationId), {
