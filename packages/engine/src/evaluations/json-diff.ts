@@ -60,7 +60,8 @@ function diffInto(path: string, a: unknown, b: unknown, out: FieldChange[]): voi
     for (const key of keys) diffInto(childPath(path, key), a[key], b[key], out);
     return;
   }
-  if (!jsonEqual(a, b)) out.push(change(path, a, b));
+  const onOneSide = (a === undefined) !== (b === undefined);
+  if (onOneSide || !jsonEqual(a, b)) out.push(change(path, a, b));
 }
 
 /** The leaves of `original` and `candidate` that differ, in path order; empty when they are equal. */
