@@ -10,11 +10,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createCollector, createErrand, createWorker, type Errand } from "@errand/engine";
+import { defineAgent, scriptedModel } from "@errand/runtime";
 import { noopLogger } from "@errand/runtime/ops";
 import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
 import { parse } from "test-results-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { greeter } from "../test-support/greeter-agents.mjs";
 import { runErrand } from "../test-support/run-errand.js";
 
 const CANDIDATE = fileURLToPath(
@@ -22,6 +22,15 @@ const CANDIDATE = fileURLToPath(
 );
 const prefix = uniqueKeyPrefix("cli-eval");
 const RUNS = 3;
+
+/** The recorded version: greeter-candidate-agents.mjs holds the candidate. */
+const greeter = defineAgent({
+  name: "greeter",
+  instructions: "Greet the person you are given.",
+  model: scriptedModel(),
+  script: [{ say: "Hello!" }],
+  maxSteps: 2,
+});
 
 let server: RedisServer;
 let client: Errand;

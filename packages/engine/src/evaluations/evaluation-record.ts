@@ -132,7 +132,7 @@ const SideTotals = z.object({
   steps: z.number(),
   latencyMs: z.number(),
 });
-export type SideTotals = z.infer<typeof SideTotals>;
+type SideTotals = z.infer<typeof SideTotals>;
 
 /** The sums over an evaluation's finished cases. */
 export const EvaluationTotals = z.object({

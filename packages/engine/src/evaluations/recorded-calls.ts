@@ -13,7 +13,7 @@ import type { CaseToolCall } from "./evaluation-record.js";
 import { canonicalJson } from "./json-diff.js";
 
 /** A recorded answer: the value the tool returned, or the error it failed with. */
-export type RecordedAnswer = { ok: true; value: unknown } | { ok: false; error: string };
+type RecordedAnswer = { ok: true; value: unknown } | { ok: false; error: string };
 
 /** The recorded calls of one run. */
 export interface RecordedCalls {

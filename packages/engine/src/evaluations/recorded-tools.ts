@@ -24,12 +24,12 @@ export function newCallLedger(): CallLedger {
 }
 
 /** What the model reads for an unrecorded call under `refuse`. */
-export function unrecordedRefusal(tool: string): string {
+function unrecordedRefusal(tool: string): string {
   return `unrecorded_call: ${tool} was not called with these arguments in the recorded run, so this evaluation has no answer for it and did not run it. Answer without this call, or call it with the arguments of the recorded run.`;
 }
 
 /** The message of the case failure an unrecorded call makes under `fail`. */
-export function unrecordedFailure(tool: string): string {
+function unrecordedFailure(tool: string): string {
   return `${tool} was called with arguments the recorded run never used (unrecorded_call), and the evaluation's policy is to fail the case; pass onUnrecorded: "refuse" or "live" to go on instead`;
 }
 

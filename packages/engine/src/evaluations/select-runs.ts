@@ -10,7 +10,7 @@ import type { ListOptions, RunSummary } from "../reads/list.js";
 import type { RunFilter, RunSelection } from "./evaluation-record.js";
 
 /** The default number of runs a filter takes. */
-export const DEFAULT_FILTER_LIMIT = 100;
+const DEFAULT_FILTER_LIMIT = 100;
 
 /** How the runs are listed: the client's `list`. */
 export type ListRuns = (options: ListOptions) => Promise<Page<RunSummary>>;
