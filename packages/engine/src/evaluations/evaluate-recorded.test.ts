@@ -204,6 +204,19 @@ describe("a call the recorded run never made", () => {
     ]);
   });
 
+  it("refuses, before anything is written, a candidate that names a model it is not given", async ({
+    engineRedis,
+  }) => {
+    const before = (await stack.errand.evaluations.list()).count;
+    const named = { ...checker(engineRedis.redis, "a"), model: "gpt-4.1" };
+    await expect(
+      stack.errand.evaluate({ runs: [checkerRunId], agent: named }),
+    ).rejects.toMatchObject({
+      code: "invalid_spec",
+    });
+    expect((await stack.errand.evaluations.list()).count).toBe(before);
+  });
+
   it("answers the recorded call from the log", async ({ engineRedis }) => {
     const { redis } = engineRedis;
     const before = Number(await redis.get(counter("probe")));

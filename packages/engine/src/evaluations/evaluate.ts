@@ -172,6 +172,12 @@ export async function evaluate(
   context: EvaluateContext,
   options: EvaluateOptions,
 ): Promise<Evaluation> {
+  if (typeof options.agent.model === "string" && options.model === undefined) {
+    throw new ErrandError(
+      "invalid_spec",
+      `the candidate ${options.agent.name} names its model (${options.agent.model}): pass the Model to run it with as evaluate's model`,
+    );
+  }
   const scorers = options.scorers ?? defaultScorers();
   checkScorers(scorers);
   const { spec, cases } = await openSpec(context, options, scorers);
