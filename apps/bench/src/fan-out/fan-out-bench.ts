@@ -37,7 +37,7 @@ import {
 } from "./fan-out-parent.js";
 
 /** Children per `spawn_agents` call. */
-export const FAN_OUT_BATCH = 1_000;
+const FAN_OUT_BATCH = 1_000;
 
 /** Results per `collect_agents` page: a page of bench results stays within the tool text limit. */
 export const FAN_OUT_PAGE_LIMIT = 100;

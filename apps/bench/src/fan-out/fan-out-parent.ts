@@ -94,7 +94,7 @@ function lastPage(messages: readonly TranscriptMessage[]): CollectedPage {
  * next collects with `wait`, each later one reads a page and asks for the
  * next, and the last records the counts. It keeps its counts per run.
  */
-export function fanOutModel(plan: FanOutPlan): Model {
+function fanOutModel(plan: FanOutPlan): Model {
   const batches = Math.ceil(plan.children / plan.batch);
   const counts = { collected: 0, succeeded: 0, pages: 0 };
   return {
