@@ -102,9 +102,9 @@ describe("a parent agent with 200 children", () => {
       [...collected.results].sort((a, b) => (a.runId < b.runId ? -1 : 1)),
     );
     const started = parentLog.filter((event) => event.type === "run-started");
-    expect(started.map((event) => event.data)).toEqual([
-      { attempt: 1, workerId: worker.workerId },
-      { attempt: 1, workerId: worker.workerId },
+    expect(started.map((event) => event.data)).toMatchObject([
+      { attempt: 1, workerId: worker.workerId, agentVersion: expect.any(String) },
+      { attempt: 1, workerId: worker.workerId, agentVersion: expect.any(String) },
     ]);
     expect(
       logs.lines.filter((l) => l.msg === "parked run woken" && l.runId === parent),

@@ -71,7 +71,11 @@ describe("a parked parent on a worker of concurrency 1", () => {
     const parked = events.find((event) => event.type === "run-parked");
     expect(parked?.data).toMatchObject({ reason: "waiting for 3 of 3 runs to settle" });
     for (const event of events.filter((e) => e.type === "run-started")) {
-      expect(event.data).toEqual({ attempt: 1, workerId: worker.workerId });
+      expect(event.data).toEqual({
+        attempt: 1,
+        workerId: worker.workerId,
+        agentVersion: expect.any(String),
+      });
     }
 
     const [spawned] = (await pfx.toolResults(parent, "spawn_agents")) as SpawnResult[];
@@ -81,7 +85,7 @@ describe("a parked parent on a worker of concurrency 1", () => {
       const log = await fx.errand.store.readLog(child);
       const started = log.filter((event) => event.type === "run-started");
       expect(started.map((event) => event.data)).toEqual([
-        { attempt: 1, workerId: worker.workerId },
+        { attempt: 1, workerId: worker.workerId, agentVersion: expect.any(String) },
       ]);
       // Each child ran while the parent was parked: after its park, before its resume.
       expect(Date.parse(started[0]!.at)).toBeGreaterThanOrEqual(Date.parse(events[6]!.at));

@@ -148,8 +148,8 @@ describe("a zombie worker", () => {
       );
       expect(await fx.errand.store.readLog(runId)).toEqual(events);
       expect(events.filter((event) => event.type === "run-started").map((e) => e.data)).toEqual([
-        { attempt: 1, workerId: "zombie-a" },
-        { attempt: 2, workerId: "rescuer-b" },
+        { attempt: 1, workerId: "zombie-a", agentVersion: expect.any(String) },
+        { attempt: 2, workerId: "rescuer-b", agentVersion: expect.any(String) },
       ]);
       expect(await counter(fx, fx.counters.toolRuns(runId))).toBe(1);
 
