@@ -33,6 +33,11 @@ export { MAX_QUEUE_SHARDS, shardOfRun } from "./queues/queue-shards.js";
 export { isLive } from "./queues/registry.js";
 export { DEFAULT_JOB_OPTIONS } from "./queues/run-queues.js";
 export { LIST_LIMITS, runSummaryOf } from "./reads/list.js";
+export {
+  createRunLogFollower,
+  type RunLogFollower,
+  type RunLogFollowerContext,
+} from "./reads/run-log-follower.js";
 export { checkDashboardUrl } from "./reads/view-url.js";
 export { clientPatience, type Patiently } from "./redis/client-patience.js";
 export { closeWithin, runEach } from "./redis/closing.js";
