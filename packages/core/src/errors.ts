@@ -40,6 +40,10 @@ const ERROR_CODES = [
   "waitpoint_answered",
   // control
   "parked",
+  // access (docs/operations/keys.md)
+  "unauthorized",
+  "forbidden",
+  "rate_limited",
   // environment
   "redis_unavailable",
   "redis_out_of_memory",

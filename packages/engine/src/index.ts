@@ -165,6 +165,29 @@
 
 export type { Logger } from "@errand/runtime";
 export type { Durability } from "@errand/store";
+export {
+  ACCESS_SCOPES,
+  type AccessGrant,
+  type AccessScope,
+  LOOPBACK_GRANT,
+} from "./access/access-grant.js";
+export {
+  type AccessKeys,
+  type AccessKeysOptions,
+  type Admission,
+  type CreateAccessKeyOptions,
+  createAccessKeys,
+  DEFAULT_REQUESTS_PER_MINUTE,
+  DEFAULT_VERIFY_CACHE_MS,
+  MAX_VERIFY_CACHE_MS,
+} from "./access/access-keys.js";
+export {
+  type GrantedErrand,
+  type GrantedErrandOptions,
+  grantedErrand,
+} from "./access/granted-errand.js";
+export type { AccessKeySummary } from "./access/key-record.js";
+export { ACCESS_KEY_PREFIX } from "./access/key-secret.js";
 export type { PriceTable } from "./budgets/price-table.js";
 export type { CancelOptions, CancelResult } from "./client/cancel.js";
 export { createErrand, type Errand, type ErrandOptions, type Waitpoints } from "./client/client.js";

@@ -14,6 +14,7 @@
  */
 
 export { DEFAULT_SHARDS, SETTLED_HEARD_CHANNEL, type SettledHeard } from "@errand/store/ops";
+export { AccessScopeName, LOOPBACK_KEY_ID, TenantName } from "./access/access-grant.js";
 export { FireBudget } from "./budgets/fire-budget.js";
 export { DEFAULT_PRICE_TABLE } from "./budgets/price-table.js";
 export { MAX_FIRE_MANY } from "./client/fire-spec.js";

@@ -50,6 +50,8 @@ export interface ListOptions {
   status?: HeadStatus;
   agent?: string;
   parentRunId?: string;
+  /** Only the runs of this tenant (fired with `tenant`, or by a key of this tenant). */
+  tenant?: string;
   /** Runs per page. Default 50, at most 500. */
   limit?: number;
   /** The `nextCursor` of the previous page with the same filters. */
