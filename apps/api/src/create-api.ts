@@ -4,9 +4,11 @@
  * `/readyz` 503, ends the streams, stops the server and closes the context.
  */
 import type { AddressInfo } from "node:net";
+import { isLoopbackHost } from "@errand/dashboard";
+import { runEach } from "@errand/engine/ops";
 import { serve } from "@hono/node-server";
 import { closeApiContext, openApiContext } from "./context.js";
-import { operatorAccess } from "./http/access.js";
+import { openAccess } from "./http/access.js";
 import { createApp } from "./http/app.js";
 import { type HttpApiOptions, resolveApiOptions } from "./options.js";
 
@@ -14,6 +16,8 @@ import { type HttpApiOptions, resolveApiOptions } from "./options.js";
 export interface HttpApi {
   /** Where it listens: `http://127.0.0.1:4050`. */
   readonly url: string;
+  /** Whether a request without a key is answered as the operator's (loopback, not told to ask for keys). */
+  readonly keylessIsOperator: boolean;
   /** Stops taking requests, ends open streams and waits, closes its Redis connections. */
   close(): Promise<void>;
 }
@@ -32,25 +36,29 @@ export async function createHttpApi(options: HttpApiOptions): Promise<HttpApi> {
   const resolved = resolveApiOptions(options);
   const context = openApiContext(resolved);
   let closing = false;
-  const app = createApp(context, operatorAccess(context), () => closing);
+  const keylessIsOperator = isLoopbackHost(resolved.host) && !resolved.keysOnLoopback;
+  const access = openAccess(context, keylessIsOperator);
+  const closeAll = () => runEach([() => closeApiContext(context), () => access.keys.close()]);
+  const app = createApp(context, access, () => closing);
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const started = serve({ fetch: app.fetch, hostname: resolved.host, port: resolved.port }, () =>
       resolve(started),
     );
     started.once("error", reject);
   }).catch(async (error: unknown) => {
-    await closeApiContext(context);
+    await closeAll();
     throw error;
   });
   const { port } = server.address() as AddressInfo;
   const host = resolved.host.includes(":") ? `[${resolved.host}]` : resolved.host;
   return {
     url: `http://${host}:${port}`,
+    keylessIsOperator,
     async close() {
       closing = true;
       await context.streams.closeAll();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await closeApiContext(context);
+      await closeAll();
     },
   };
 }

@@ -38,6 +38,12 @@ export interface HttpApiOptions {
   maxStreams?: number;
   /** The dashboard's URL: every run answered carries `viewUrl`, its page there. */
   dashboardUrl?: string;
+  /**
+   * Ask every request for a key, on loopback too. Default false: on a
+   * loopback listener a request without a key is the operator's own
+   * (`LOOPBACK_GRANT`); beyond loopback every request needs one.
+   */
+  keysOnLoopback?: boolean;
   /** Default the engine's pino logger, named `errand-api`. */
   logger?: Logger;
 }
@@ -51,6 +57,7 @@ export interface ResolvedApiOptions {
   maxBodyBytes: number;
   maxStreams: number;
   dashboardUrl: string | undefined;
+  keysOnLoopback: boolean;
   logger: Logger;
 }
 
@@ -72,6 +79,7 @@ export function resolveApiOptions(options: HttpApiOptions): ResolvedApiOptions {
     maxBodyBytes: wholeNumber("maxBodyBytes", options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES, 1024),
     maxStreams: wholeNumber("maxStreams", options.maxStreams, DEFAULT_MAX_STREAMS, 1),
     dashboardUrl: options.dashboardUrl,
+    keysOnLoopback: options.keysOnLoopback ?? false,
     logger: options.logger ?? createLogger({ name: "errand-api" }),
   };
 }

@@ -10,7 +10,7 @@ import type { ApiContext } from "../context.js";
 import { addRunEventRoutes } from "../routes/run-events.js";
 import { addRunRoutes } from "../routes/runs.js";
 import { addWaitpointAndAgentRoutes } from "../routes/waitpoints-agents.js";
-import { type AccessCheck, checkAccess } from "./access.js";
+import { type Access, checkAccess } from "./access.js";
 import type { ApiEnv } from "./env.js";
 import { answerError, apiError, invalidRequest } from "./errors.js";
 import { addProbes } from "./probes.js";
@@ -53,7 +53,7 @@ export function createRoutes(context: ApiContext): OpenAPIHono<ApiEnv> {
 /** The whole app of one API process. */
 export function createApp(
   context: ApiContext,
-  access: AccessCheck,
+  access: Access,
   isClosing: () => boolean,
 ): OpenAPIHono<ApiEnv> {
   const { logger } = context.options;

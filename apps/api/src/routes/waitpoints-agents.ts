@@ -45,7 +45,8 @@ const agentsRoute = createRoute({
   method: "get",
   path: "/v1/agents",
   operationId: "listAgents",
-  summary: "The agents workers run: description, schemas, versions, live workers",
+  summary:
+    "The agents workers run (those the key may fire): description, schemas, versions, live workers",
   tags: ["agents"],
   responses: { 200: jsonAnswer("Every agent, on one page", AgentPage), ...ERROR_RESPONSES },
 });
@@ -64,7 +65,10 @@ export function addWaitpointAndAgentRoutes(app: OpenAPIHono<ApiEnv>, context: Ap
   });
 
   app.openapi(agentsRoute, async (c) => {
-    const items = await readAgents(context);
+    const { agents: allowed } = c.var.grant;
+    const items = (await readAgents(context)).filter(
+      (agent) => allowed === undefined || allowed.includes(agent.name),
+    );
     return c.json({ items, count: items.length, hasMore: false }, 200);
   });
 }
