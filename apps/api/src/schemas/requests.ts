@@ -90,6 +90,7 @@ export const ListQuery = z.object({
   status: z.enum(["queued", "running", "succeeded", "failed", "cancelled"]).optional(),
   agent: z.string().min(1).max(256).optional(),
   parentRunId: RunId.optional(),
+  tenant: z.string().min(1).max(128).optional(),
   limit: Limit.max(500).optional(),
   cursor: Cursor.optional(),
 });
