@@ -163,6 +163,13 @@ export const EventData = {
      */
     concurrencyKey: z.string().min(1).max(256).optional(),
     /**
+     * The tenant the run belongs to (`tenant`, docs/operations/keys.md): an
+     * access key of a tenant sees only its runs; a child has its parent's.
+     * Optional and additive: absent in older logs and for runs fired
+     * without one.
+     */
+    tenant: z.string().min(1).max(128).optional(),
+    /**
      * The span that fired the run (`send {queue}`): the worker's spans of the
      * run are its children, so fire, worker, children and collect read as one
      * trace. Optional and additive: absent when the firer traced nothing.

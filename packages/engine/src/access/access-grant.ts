@@ -19,13 +19,14 @@ export const ACCESS_SCOPES: readonly AccessScope[] = ["fire", "read", "cancel", 
 /** A scope, checked: one of {@link ACCESS_SCOPES}. */
 export const AccessScopeName = z.enum(["fire", "read", "cancel", "answer"]);
 
+/** What a tenant's name is made of, as errors say it. */
+export const TENANT_RULE = "a tenant is 1 to 128 of letters, digits, '.', '_', '-', ':'";
+
 /**
  * A tenant's name as a key, a fire spec and a run carry it: 1 to 128 of
  * letters, digits, `.`, `_`, `-` and `:`.
  */
-export const TenantName = z
-  .string()
-  .regex(/^[A-Za-z0-9._:-]{1,128}$/, "a tenant is 1 to 128 of letters, digits, '.', '_', '-', ':'");
+export const TenantName = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, TENANT_RULE);
 
 /** What a verified key (or loopback) grants. */
 export interface AccessGrant {
