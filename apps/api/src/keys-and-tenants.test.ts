@@ -39,7 +39,11 @@ async function call(
   method: string,
   path: string,
   options: { body?: unknown; accept?: string } = {},
-): Promise<{ status: number; body: { error?: { code: string; message: string } } & Record<string, unknown>; headers: Headers }> {
+): Promise<{
+  status: number;
+  body: { error?: { code: string; message: string } } & Record<string, unknown>;
+  headers: Headers;
+}> {
   const headers: Record<string, string> = {};
   if (as !== undefined) headers.authorization = `Bearer ${as}`;
   if (options.body !== undefined) headers["content-type"] = "application/json";
@@ -66,14 +70,18 @@ describe("keys on /v1", () => {
     const wrong = await call("errand_k_not-a-real-key-at-all", "GET", "/v1/runs");
     expect(wrong.status).toBe(401);
     expect(JSON.stringify(wrong.body)).not.toContain("not-a-real-key");
-    const fired = await call(undefined, "POST", "/v1/runs", { body: { agent: "greeter", input: { name: "x" } } });
+    const fired = await call(undefined, "POST", "/v1/runs", {
+      body: { agent: "greeter", input: { name: "x" } },
+    });
     expect(fired.status).toBe(401);
     expect((await call(key.a, "GET", "/v1/runs?tenant=acme")).body.count).toBe(0);
   });
 
   it("lets a read-only key read, not fire, cancel or answer", async () => {
     expect((await call(key.reader, "GET", "/v1/runs")).status).toBe(200);
-    const fire = await call(key.reader, "POST", "/v1/runs", { body: { agent: "greeter", input: { name: "x" } } });
+    const fire = await call(key.reader, "POST", "/v1/runs", {
+      body: { agent: "greeter", input: { name: "x" } },
+    });
     expect([fire.status, fire.body.error!.code]).toEqual([403, "forbidden"]);
     const batch = await call(key.reader, "POST", "/v1/runs/batch", {
       body: { runs: [{ agent: "greeter", input: { name: "x" } }] },
@@ -81,18 +89,21 @@ describe("keys on /v1", () => {
     expect(batch.status).toBe(403);
     const cancel = await call(key.reader, "POST", `/v1/runs/${NEVER_FIRED}/cancel`, { body: {} });
     expect(cancel.status).toBe(403);
-    const answer = await call(key.reader, "POST", "/v1/waitpoints/some-token/answer", { body: { answer: 1 } });
+    const answer = await call(key.reader, "POST", "/v1/waitpoints/some-token/answer", {
+      body: { answer: 1 },
+    });
     expect(answer.status).toBe(403);
   });
 
   it("keeps each tenant's runs from the other's key, on every endpoint", async () => {
-    const fired = await call(key.a, "POST", "/v1/runs", { body: { agent: "approver", input: null } });
+    const fired = await call(key.a, "POST", "/v1/runs", {
+      body: { agent: "approver", input: null },
+    });
     expect(fired.status).toBe(201);
     const runId = fired.body.runId as string;
     let token: string | undefined;
     for (let attempt = 0; attempt < 300 && token === undefined; attempt += 1) {
       const page = await call(key.a, "GET", `/v1/waitpoints?runId=${runId}`);
-      if (!Array.isArray(page.body.items)) throw new Error(JSON.stringify([page, await call(key.a, "GET", `/v1/runs/${runId}`), await call(undefined, "GET", `/v1/waitpoints?runId=${runId}`)]));
       token = (page.body.items as { token: string }[])[0]?.token;
       if (token === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -107,7 +118,9 @@ describe("keys on /v1", () => {
     asUnknown(await call(key.b, "GET", `/v1/runs/${runId}`));
     asUnknown(await call(key.b, "GET", `/v1/runs/${runId}?waitMs=100`));
     asUnknown(await call(key.b, "GET", `/v1/runs/${runId}/events`));
-    asUnknown(await call(key.b, "GET", `/v1/runs/${runId}/events`, { accept: "text/event-stream" }));
+    asUnknown(
+      await call(key.b, "GET", `/v1/runs/${runId}/events`, { accept: "text/event-stream" }),
+    );
     asUnknown(await call(key.b, "GET", `/v1/runs/${runId}/stream`));
     asUnknown(await call(key.b, "POST", `/v1/runs/${runId}/cancel`, { body: {} }));
     asUnknown(await call(key.b, "GET", `/v1/waitpoints?runId=${runId}`));
@@ -117,11 +130,19 @@ describe("keys on /v1", () => {
     expect(answered.status).toBe(404);
 
     const collected = await call(key.b, "POST", "/v1/runs/collect", { body: { runIds: [runId] } });
-    expect(collected.body).toMatchObject({ total: 1, failed: 1, results: [{ runId, status: "not_found" }] });
+    expect(collected.body).toMatchObject({
+      total: 1,
+      failed: 1,
+      results: [{ runId, status: "not_found" }],
+    });
     const waiting = await call(key.b, "GET", "/v1/waitpoints");
-    expect((waiting.body.items as { runId: string }[]).map((item) => item.runId)).not.toContain(runId);
+    expect((waiting.body.items as { runId: string }[]).map((item) => item.runId)).not.toContain(
+      runId,
+    );
     const listed = await call(key.b, "GET", "/v1/runs");
-    expect((listed.body.items as { runId: string }[]).map((item) => item.runId)).not.toContain(runId);
+    expect((listed.body.items as { runId: string }[]).map((item) => item.runId)).not.toContain(
+      runId,
+    );
 
     // Its own tenant's key sees it, and the run is under that tenant.
     const own = await call(key.a, "GET", `/v1/runs/${runId}`);
@@ -132,7 +153,9 @@ describe("keys on /v1", () => {
 
   it("refuses a revoked key within a second", async () => {
     expect((await call(key.revoked, "GET", "/v1/runs")).status).toBe(200);
-    const [summary] = (await keys.list()).filter((listed) => listed.tenant === undefined && listed.scopes.length === 4);
+    const [summary] = (await keys.list()).filter(
+      (listed) => listed.tenant === undefined && listed.scopes.length === 4,
+    );
     expect(await keys.revoke(summary!.keyId)).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 1_050));
     expect((await call(key.revoked, "GET", "/v1/runs")).status).toBe(401);

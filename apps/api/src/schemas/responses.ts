@@ -117,6 +117,7 @@ const RunSummary = z.object({
   status: z.enum(["queued", "running", "succeeded", "failed", "cancelled"]),
   parentRunId: z.string().optional(),
   rootRunId: z.string(),
+  tenant: z.string().optional(),
   createdAt: z.string(),
   settledAt: z.string().optional(),
   error: z.object({ code: z.string() }).optional(),

@@ -276,6 +276,7 @@ export interface components {
       };
       parentRunId?: string;
       rootRunId: string;
+      tenant?: string;
       attempts: number;
       steps: number;
       usage: {
@@ -386,6 +387,7 @@ export interface components {
         status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
         parentRunId?: string;
         rootRunId: string;
+        tenant?: string;
         createdAt: string;
         settledAt?: string;
         error?: {
@@ -446,6 +448,7 @@ export interface components {
               priority?: number;
               agentVersion?: string;
               concurrencyKey?: string;
+              tenant?: string;
               trace?: {
                 traceparent: string;
                 tracestate?: string;
@@ -803,6 +806,7 @@ export interface operations {
         agent?: string;
         /** @description A run's id, as fire answered it. */
         parentRunId?: string;
+        tenant?: string;
         limit?: number;
         /** @description The `nextCursor` of the previous page. */
         cursor?: string;
