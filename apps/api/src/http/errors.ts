@@ -9,6 +9,7 @@
  */
 import { type ErrorCode, isErrandError } from "@errand/core";
 import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ZodError } from "zod";
 import type { ApiError } from "../schemas/responses.js";
@@ -104,6 +105,10 @@ export function answerError(c: Context, error: unknown): Response {
       retryable: error.retryable,
       ...(issues === undefined ? {} : { issues }),
     });
+  }
+  // Hono's own refusals of a request (a body that is not JSON): 4xx, said in its words.
+  if (error instanceof HTTPException && error.status < 500) {
+    return apiError(c, error.status as ContentfulStatusCode, "invalid_request", error.message);
   }
   return apiError(c, 500, "internal", "the API failed to answer; its log says why", {
     retryable: true,
