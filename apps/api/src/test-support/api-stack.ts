@@ -5,6 +5,7 @@
  * not exported.
  */
 import { createCollector, createWorker } from "@errand/engine";
+import type { Agent } from "@errand/runtime";
 import { noopLogger } from "@errand/runtime/ops";
 import { startRedis, uniqueKeyPrefix } from "@errand/testing";
 import { createHttpApi, type HttpApi } from "../create-api.js";
@@ -21,12 +22,15 @@ export interface ApiStack {
   stop(): Promise<void>;
 }
 
-/** Starts Redis, a worker, a collector and the API (`apiOptions` beside the defaults). */
-export async function startApiStack(apiOptions: Partial<HttpApiOptions> = {}): Promise<ApiStack> {
+/** Starts Redis, a worker running `agents`, a collector and the API (`apiOptions` beside the defaults). */
+export async function startApiStack(
+  apiOptions: Partial<HttpApiOptions> = {},
+  agents: Agent[] = apiTestAgents(),
+): Promise<ApiStack> {
   const redis = await startRedis();
   const prefix = uniqueKeyPrefix("api");
   const shared = { connection: redis.url, prefix, logger: noopLogger };
-  const worker = await createWorker({ ...shared, agents: apiTestAgents(), concurrency: 8 });
+  const worker = await createWorker({ ...shared, agents, concurrency: 8 });
   const collector = createCollector(shared);
   await collector.start();
   const api = await createHttpApi({ ...shared, port: 0, ...apiOptions });

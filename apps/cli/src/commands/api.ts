@@ -38,15 +38,18 @@ async function startApi(options: HttpApiOptions): Promise<HttpApi> {
 /** `api`. */
 export const apiCommand: CommandSpec = {
   usage:
-    "errand api [--host <address>] [--port N] [--dashboard-url <url>] [--openapi] [--redis <url>] [--prefix <prefix>]",
+    "errand api [--host <address>] [--port N] [--require-key] [--dashboard-url <url>] [--openapi] [--redis <url>] [--prefix <prefix>]",
   description: [
     "Serves errand's HTTP API /v1 (fire, get, collect, list and cancel runs, their events",
     "and deltas as server-sent events, waitpoints, agents) on the Redis of REDIS_URL or",
     "--redis until Ctrl-C, SIGTERM or SIGHUP, then exits 0. It runs no worker and no",
     `collector. It listens on ${DEFAULT_API_HOST}:${DEFAULT_API_PORT} unless told (--port 0 picks a free port)`,
     "and prints its URL; /livez, /readyz and /metrics are served beside /v1, and",
-    "/v1/openapi.json is its OpenAPI 3.1 document. A port another process holds is",
-    "refused with exit code 3, naming --port. --openapi prints the document and exits.",
+    "/v1/openapi.json is its OpenAPI 3.1 document. Every request to /v1 needs a key",
+    "(Authorization: Bearer <key>, from errand keys create) beyond loopback; on loopback a",
+    "request without one is the operator's own, unless --require-key. A port another",
+    "process holds is refused with exit code 3, naming --port. --openapi prints the",
+    "document and exits.",
   ].join("\n"),
   options: {
     host: {
@@ -58,6 +61,10 @@ export const apiCommand: CommandSpec = {
       type: "string",
       value: "<N>",
       description: `the port to listen on (default ${DEFAULT_API_PORT}; 0: a free one)`,
+    },
+    "require-key": {
+      type: "boolean",
+      description: "ask every request for a key, on loopback too",
     },
     "dashboard-url": {
       type: "string",
@@ -87,11 +94,15 @@ export const apiCommand: CommandSpec = {
         host,
         port,
         ...(dashboardUrl === undefined ? {} : { dashboardUrl }),
+        keysOnLoopback: args.flag("require-key"),
         logger: stderrLogger(io, "warn", "errand-api"),
       });
       try {
         writeLines(io, [
           `errand api: ${api.url}/v1  (its OpenAPI document: ${api.url}/v1/openapi.json)`,
+          api.keylessIsOperator
+            ? "  requests without a key are the operator's own (loopback)"
+            : "  every request needs a key: Authorization: Bearer <key>",
           `  REDIS_URL=${redactUrl(url)}${prefix === DEFAULT_KEY_PREFIX ? "" : `  (prefix ${prefix})`}`,
           "  Ctrl-C to stop.",
         ]);
