@@ -31,7 +31,7 @@ describe("the OpenAPI document", () => {
     const committed = JSON.parse(await readFile(DOCUMENT, "utf8"));
     expect(
       committed,
-      "docs/reference/openapi.json is stale: run `npx errand api --openapi > docs/reference/openapi.json`",
+      "docs/reference/openapi.json is stale: after a build, run `pnpm --filter @errand/api openapi`",
     ).toEqual(openApiDocument());
   });
 
@@ -45,7 +45,7 @@ describe("the OpenAPI document", () => {
     );
     expect(
       await readFile(TYPES, "utf8"),
-      "src/test-support/openapi-types.ts is stale: in apps/api, run `npx openapi-typescript ../../docs/reference/openapi.json -o src/test-support/openapi-types.ts && npx biome format --write src/test-support/openapi-types.ts`",
+      "src/test-support/openapi-types.ts is stale: after a build, run `pnpm --filter @errand/api openapi`",
     ).toBe(formatted);
   });
 

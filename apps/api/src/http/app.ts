@@ -17,7 +17,7 @@ import { addProbes } from "./probes.js";
 import { checkHostAndOrigin, limitBodySize, limitNesting } from "./request-guards.js";
 
 /** The version of the API the document describes. */
-export const API_VERSION = "1.0.0";
+const API_VERSION = "1.0.0";
 
 /** The document's `info` and servers. */
 export const DOCUMENT_CONFIG = {

@@ -19,7 +19,7 @@ import { MAX_BODY_NESTING } from "../options.js";
 import { apiError } from "./errors.js";
 
 /** The deepest nesting of `text`'s JSON arrays and objects, counted without parsing. */
-export function jsonNesting(text: string): number {
+function jsonNesting(text: string): number {
   let depth = 0;
   let deepest = 0;
   let inString = false;

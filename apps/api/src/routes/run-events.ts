@@ -76,14 +76,14 @@ const deltasRoute = createRoute({
   },
 });
 
-/** The seq a cursor of a run's events carries. */
+/** The seq a cursor of a run's events carries (0 without one). */
 function seqOfCursor(cursor: string | undefined): number {
-  if (cursor === undefined) return 0;
-  const [seq] = decodeCursor(cursor);
-  if (typeof seq !== "number" || !Number.isSafeInteger(seq) || seq < 0) {
-    throw new ErrandError("invalid_spec", "invalid cursor: it is not a cursor of a run's events");
-  }
-  return seq;
+  const seq = cursor === undefined ? 0 : decodeCursor(cursor)[0];
+  if (typeof seq === "number" && Number.isSafeInteger(seq) && seq >= 0) return seq;
+  throw new ErrandError(
+    "invalid_spec",
+    "invalid cursor: pass the nextCursor of the previous page of this run's events",
+  );
 }
 
 /** `Last-Event-ID` as a seq: a whole number. */

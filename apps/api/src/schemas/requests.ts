@@ -9,10 +9,10 @@ import { MAX_FIRE_MANY } from "@errand/engine/ops";
 import { z } from "@hono/zod-openapi";
 
 /** The longest `waitMs` a request may ask for: 60 s, under common HTTP clients' and proxies' timeouts. */
-export const MAX_WAIT_MS = 60_000;
+const MAX_WAIT_MS = 60_000;
 
 /** The most runIds one collect request takes. */
-export const MAX_COLLECT_RUN_IDS = 5_000;
+const MAX_COLLECT_RUN_IDS = 5_000;
 
 const RunId = z
   .string()
