@@ -31,9 +31,8 @@ it("holds 60 long polls and 20 streams on the connections one wait opened", asyn
       runs: Array.from({ length: 20 }, () => ({ agent: "approver", input: null })),
     }),
   });
-  const runIds = ((await fired.json()).results as { runId: string }[]).map(
-    (result) => result.runId,
-  );
+  const { results } = (await fired.json()) as { results: { runId: string }[] };
+  const runIds = results.map((result) => result.runId);
   // One wait and one stream first: the waiter's subscriber and the follower's connections open once.
   await fetch(`${stack.url}/v1/runs/${runIds[0]}?waitMs=50`);
   const first = new AbortController();
