@@ -30,6 +30,8 @@ export interface FireRequest {
   agentVersion?: string;
   /** `--concurrency-key`, when given: the key the runs' fleet-wide concurrency is limited under. */
   concurrencyKey?: string;
+  /** `--tenant`, when given: the tenant the runs belong to. */
+  tenant?: string;
   /** `--budget`, when given: the budget of each run and its tree. */
   budget?: FireBudget;
   count: number;
@@ -99,7 +101,8 @@ async function readBudget(io: CliIO, argument: string): Promise<FireBudget> {
 /**
  * The checked request of `errand fire <agent> --input … [--schema …]
  * [--metadata key=value]… [--deadline <seconds>] [--idempotency-key <key>]
- * [--priority <n>] [--agent-version <v>] [--concurrency-key <key>] [--budget <json|@file>] [--count N]`.
+ * [--priority <n>] [--agent-version <v>] [--concurrency-key <key>] [--tenant <tenant>]
+ * [--budget <json|@file>] [--count N]`.
  */
 export async function readFireRequest(args: ParsedArgs, io: CliIO): Promise<FireRequest> {
   const agent = args.positional(0, "agent");
@@ -112,6 +115,7 @@ export async function readFireRequest(args: ParsedArgs, io: CliIO): Promise<Fire
   const priority = args.integer("priority", { min: 1, max: MAX_RUN_PRIORITY }, 0);
   const agentVersion = args.string("agent-version");
   const concurrencyKey = args.string("concurrency-key");
+  const tenant = args.string("tenant");
   const budgetArg = args.string("budget");
   const budget = budgetArg === undefined ? undefined : await readBudget(io, budgetArg);
   const outputSchema = schemaArg === undefined ? undefined : await readSchema(io, schemaArg);
@@ -126,6 +130,7 @@ export async function readFireRequest(args: ParsedArgs, io: CliIO): Promise<Fire
     ...(priority === 0 ? {} : { priority }),
     ...(agentVersion === undefined ? {} : { agentVersion }),
     ...(concurrencyKey === undefined ? {} : { concurrencyKey }),
+    ...(tenant === undefined ? {} : { tenant }),
     ...(budget === undefined ? {} : { budget }),
   };
 }

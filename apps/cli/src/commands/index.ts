@@ -88,6 +88,21 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./runs-fold.js")).runsFoldCommand,
   },
   {
+    name: "keys create",
+    summary: "create an access key for the HTTP API and the MCP server, shown once",
+    load: async () => (await import("./keys-create.js")).keysCreateCommand,
+  },
+  {
+    name: "keys list",
+    summary: "list the access keys by id, never the keys",
+    load: async () => (await import("./keys-list.js")).keysListCommand,
+  },
+  {
+    name: "keys revoke",
+    summary: "revoke an access key: refused everywhere within a second",
+    load: async () => (await import("./keys-revoke.js")).keysRevokeCommand,
+  },
+  {
     name: "doctor",
     summary: "check Redis and errand's processes, with the fix for each problem",
     load: async () => (await import("./doctor.js")).doctorCommand,

@@ -97,6 +97,12 @@ export function grantedErrand(
     return { ok: true, spec: { ...spec, tenant: grant.tenant, concurrencyKey: grant.tenant } };
   };
 
+  /** Throws unless the grant may read run `runId`: `forbidden` without `read`, `not_found` for another tenant's. */
+  const readable = async (runId: string) => {
+    requireScope(grant, "read");
+    await requireVisible(store, grant, runId);
+  };
+
   const logFired = (agent: unknown, runId: string, deduplicated: boolean | undefined) =>
     logger.info(
       { agent, runId, tenant: grant.tenant, ...(deduplicated ? { deduplicated } : {}) },
@@ -144,8 +150,7 @@ export function grantedErrand(
     },
 
     async result(runId, resultOptions) {
-      requireScope(grant, "read");
-      await requireVisible(store, grant, runId);
+      await readable(runId);
       return errand.result(runId, resultOptions);
     },
 
@@ -180,17 +185,15 @@ export function grantedErrand(
     },
 
     events(runId, eventsOptions) {
-      requireScope(grant, "read");
       return visibleIteration(
-        () => requireVisible(store, grant, runId),
+        () => readable(runId),
         () => errand.events(runId, eventsOptions),
       );
     },
 
     stream(runId, streamOptions) {
-      requireScope(grant, "read");
       return visibleIteration(
-        () => requireVisible(store, grant, runId),
+        () => readable(runId),
         () => errand.stream(runId, streamOptions),
       );
     },
@@ -270,7 +273,11 @@ function putBack(page: CollectResult, originals: ReadonlyMap<string, string>): C
   return { ...page, results, ...(nextAction === undefined ? {} : { nextAction }) };
 }
 
-/** The items of `open()`, once `visible()` resolved; its rejection (`not_found`) ends the iteration first. */
+/**
+ * The items of `open()`, once `visible()` resolved; its rejection
+ * (`forbidden`, `not_found`) ends the iteration first: as `events` and
+ * `stream` throw, when iteration starts.
+ */
 async function* visibleIteration<T>(
   visible: () => Promise<void>,
   open: () => AsyncIterable<T>,

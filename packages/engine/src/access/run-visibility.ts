@@ -10,7 +10,7 @@ import type { EventStore } from "@errand/store";
 import type { AccessGrant } from "./access-grant.js";
 
 /** Whether `grant` sees the runs of `tenant` (a run's, `undefined` for a run without one). */
-export function seesTenant(grant: AccessGrant, tenant: string | undefined): boolean {
+function seesTenant(grant: AccessGrant, tenant: string | undefined): boolean {
   return grant.tenant === undefined || grant.tenant === tenant;
 }
 

@@ -213,9 +213,9 @@ describe("indexRuns of a run with a tenant", () => {
           createdAt: "2026-01-01T00:00:00.000Z",
         },
       });
-    expect(await indexRuns(writer, SHARD, [segment(tenanted, "acme"), segment(untenanted)])).toEqual(
-      [true, true],
-    );
+    expect(
+      await indexRuns(writer, SHARD, [segment(tenanted, "acme"), segment(untenanted)]),
+    ).toEqual([true, true]);
     const acmeRuns = store.keys.runIndexByTenant(SHARD, "acme");
     const [member] = await fx.redis.zrange(acmeRuns, 0, -1);
     expect(member).toMatch(new RegExp(`:${tenanted}$`));
