@@ -17,6 +17,7 @@ const ERROR_CODES = [
   "waitpoint_timeout",
   "agent_version_unavailable",
   "budget_exceeded",
+  "unrecorded_call",
   "cancelled",
   "internal",
   // refusals before a run starts

@@ -59,6 +59,15 @@ export interface EngineKeys extends StoreKeys {
   readonly accessKeyIds: string;
   /** One access key's request budget (`admit`): HASH of `tokens` and `at`, expiring when idle. */
   accessRate(keyId: string): string;
+   * Every evaluation (docs/architecture/evaluations.md#the-evaluation-record): ZSET,
+   * score when each was created (ms), member its id.
+   */
+  readonly evaluations: string;
+  /**
+   * One evaluation: HASH, field `spec` (what it evaluates, JSON), `state`
+   * (where it stands, JSON) and `case:<runId>` (each finished case, JSON).
+   */
+  evaluation(evaluationId: string): string;
 }
 
 /** The engine's keys for `prefix` (default `errand`). */
@@ -79,5 +88,7 @@ export function engineKeys(prefix?: string): EngineKeys {
     accessKey: (keyId) => `${base}:{access}:key:${keyId}`,
     accessKeyIds: `${base}:{access}:keys`,
     accessRate: (keyId) => `${base}:{access}:rate:${keyId}`,
+    evaluations: `${base}:evaluations`,
+    evaluation: (evaluationId) => `${base}:evaluation:${evaluationId}`,
   };
 }

@@ -190,7 +190,13 @@ export type { AccessKeySummary } from "./access/key-record.js";
 export { ACCESS_KEY_PREFIX } from "./access/key-secret.js";
 export type { PriceTable } from "./budgets/price-table.js";
 export type { CancelOptions, CancelResult } from "./client/cancel.js";
-export { createErrand, type Errand, type ErrandOptions, type Waitpoints } from "./client/client.js";
+export {
+  createErrand,
+  type Errand,
+  type ErrandOptions,
+  type Evaluations,
+  type Waitpoints,
+} from "./client/client.js";
 export type { FireManyItem, FireManyResult } from "./client/fire-many.js";
 export {
   DEFAULT_IDEMPOTENCY_TTL_MS,
@@ -214,6 +220,35 @@ export {
   createCollector,
 } from "./collector/create-collector.js";
 export { type EngineKeys, engineKeys } from "./engine-keys.js";
+export {
+  DEFAULT_EVALUATION_CONCURRENCY,
+  type EvaluateOptions,
+  type EvaluationProgress,
+} from "./evaluations/evaluate.js";
+export type {
+  CaseScore,
+  CaseSide,
+  CaseToolCall,
+  Evaluation,
+  EvaluationCase,
+  EvaluationSpec,
+  EvaluationTotals,
+  FieldChange,
+  RunFilter,
+  UnrecordedCall,
+  UnrecordedCallPolicy,
+} from "./evaluations/evaluation-record.js";
+export type { EvaluationSummary } from "./evaluations/evaluation-store.js";
+export { evaluationJUnit, type JUnitOptions } from "./evaluations/junit.js";
+export {
+  type EvaluationCaseInput,
+  jsonFieldDiff,
+  outputEqual,
+  outputSchemaValid,
+  type ScoreResult,
+  type Scorer,
+  textSimilarity,
+} from "./evaluations/scorers.js";
 export {
   DEFAULT_FLOW_RECHECK_MS,
   DEFAULT_LEASE_MS,

@@ -31,8 +31,9 @@ export { type AgentVersionStanding, readAgentVersions } from "./queues/agent-ver
 export { logBullErrors } from "./queues/bull-errors.js";
 export { readJobCounts, readQueueBacklog, sumJobCounts } from "./queues/queue-backlog.js";
 export { MAX_QUEUE_SHARDS, shardOfRun } from "./queues/queue-shards.js";
-export { isLive, readAgentRegistrations } from "./queues/registry.js";
+export { type AgentRegistration, isLive, readAgentRegistrations } from "./queues/registry.js";
 export { DEFAULT_JOB_OPTIONS } from "./queues/run-queues.js";
+export { collectedRun } from "./reads/collected-run.js";
 export { LIST_LIMITS, runSummaryOf } from "./reads/list.js";
 export {
   createRunLogFollower,

@@ -33,6 +33,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./dashboard.js")).dashboardCommand,
   },
   {
+    name: "mcp",
+    summary: "serve errand's MCP tools on stdio, or Streamable HTTP with --http",
+    load: async () => (await import("./mcp.js")).mcpCommand,
+  },
+  {
     name: "api",
     summary: "serve the HTTP API /v1 on a deployment's Redis: the deployable API process",
     load: async () => (await import("./api.js")).apiCommand,
@@ -101,6 +106,24 @@ export const COMMANDS: readonly CommandEntry[] = [
     name: "keys revoke",
     summary: "revoke an access key: refused everywhere within a second",
     load: async () => (await import("./keys-revoke.js")).keysRevokeCommand,
+    name: "eval run",
+    summary: "evaluate a candidate agent against recorded runs",
+    load: async () => (await import("./eval-run.js")).evalRunCommand,
+  },
+  {
+    name: "eval list",
+    summary: "list evaluations, newest first",
+    load: async () => (await import("./eval-list.js")).evalListCommand,
+  },
+  {
+    name: "eval show",
+    summary: "show an evaluation, changed cases first",
+    load: async () => (await import("./eval-show.js")).evalShowCommand,
+  },
+  {
+    name: "eval export",
+    summary: "write an evaluation as JSON or JUnit XML",
+    load: async () => (await import("./eval-export.js")).evalExportCommand,
   },
   {
     name: "doctor",
