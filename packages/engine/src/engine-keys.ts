@@ -59,6 +59,7 @@ export interface EngineKeys extends StoreKeys {
   readonly accessKeyIds: string;
   /** One access key's request budget (`admit`): HASH of `tokens` and `at`, expiring when idle. */
   accessRate(keyId: string): string;
+  /**
    * Every evaluation (docs/architecture/evaluations.md#the-evaluation-record): ZSET,
    * score when each was created (ms), member its id.
    */

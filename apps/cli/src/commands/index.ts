@@ -106,6 +106,8 @@ export const COMMANDS: readonly CommandEntry[] = [
     name: "keys revoke",
     summary: "revoke an access key: refused everywhere within a second",
     load: async () => (await import("./keys-revoke.js")).keysRevokeCommand,
+  },
+  {
     name: "eval run",
     summary: "evaluate a candidate agent against recorded runs",
     load: async () => (await import("./eval-run.js")).evalRunCommand,
