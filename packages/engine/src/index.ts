@@ -211,6 +211,15 @@ export {
   type MetadataLimits,
 } from "./client/fire-spec.js";
 export type { FireWarning } from "./client/fire-warnings.js";
+export {
+  MAX_RERUN,
+  RERUN_OF_KEY,
+  type RerunItem,
+  type RerunOptions,
+  type RerunOverrides,
+  type RerunResult,
+  type RerunVersion,
+} from "./client/rerun.js";
 export type { RunEventsOptions } from "./client/run-events.js";
 export type { RunStreamOptions } from "./client/run-stream.js";
 export {

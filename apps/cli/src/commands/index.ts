@@ -78,6 +78,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./runs-cancel.js")).runsCancelCommand,
   },
   {
+    name: "runs rerun",
+    summary: "fire runs again after a fix: by id, or those a filter matches",
+    load: async () => (await import("./runs-rerun.js")).runsRerunCommand,
+  },
+  {
     name: "runs waiting",
     summary: "list the runs waiting for an answer from a person",
     load: async () => (await import("./runs-waiting.js")).runsWaitingCommand,

@@ -47,6 +47,7 @@ import {
   type MetadataLimits,
 } from "./fire-spec.js";
 import { withPatientReads } from "./patient-store-reads.js";
+import { type RerunOptions, type RerunResult, rerun } from "./rerun.js";
 import { type RunEventsOptions, runEvents } from "./run-events.js";
 import { type RunStreamOptions, runStream } from "./run-stream.js";
 
@@ -104,6 +105,20 @@ export interface Errand {
   fire(spec: FireSpec): Promise<FireResult>;
   /** Fires many runs: one result per spec, in order; a bad spec fails alone. */
   fireMany(specs: readonly FireSpec[]): Promise<FireManyResult>;
+  /**
+   * Fires runs again (`runs` by id, or a page of those `filter` matches; at
+   * most `MAX_RERUN` a call): each a new root run with its source's agent,
+   * input, schema, metadata plus `rerunOf`, on the version that ran unless
+   * told otherwise; one result per source run, a run that cannot be re-run
+   * failing alone (`agent_version_unavailable` when no worker of its version
+   * is live). A call made again fires nothing twice (docs/architecture/firing.md#re-runs).
+   *
+   * ```ts
+   * const page = await errand.rerun({ filter: { status: "failed", agent: "researcher" } });
+   * console.log(`${page.succeeded} fired again, ${page.failed} refused`, page.hasMore);
+   * ```
+   */
+  rerun(options: RerunOptions): Promise<RerunResult>;
   /**
    * Cancels a run (with `cascade`, its descendants too). A running run is
    * aborted by the worker holding it; a waiting one is removed from its queue
@@ -287,11 +302,23 @@ export function createErrand(options: ErrandOptions): Errand {
     fairQueueing: options.fairQueueing ?? true,
   };
   const evaluations = evaluationStore(redis, keys);
-  return {
+  const errand: Errand = {
     keys,
     store: withPatientReads(store, patiently),
     fire: async (spec) => links.run(await fire(context, spec)),
     fireMany: async (specs) => links.results(await fireMany(context, specs)),
+    rerun: (rerunOptions) =>
+      rerun(
+        {
+          readLog: (runId) => errand.store.readLog(runId),
+          list: (listOptions) => errand.list(listOptions),
+          fireMany: (specs) => errand.fireMany(specs),
+          redis,
+          keys,
+          now: context.now,
+        },
+        rerunOptions,
+      ),
     cancel: (runId, cancelOptions) =>
       patiently("cancel of a run", () => cancel(context, runId, cancelOptions)),
     events: (runId, eventsOptions) =>
@@ -354,4 +381,5 @@ export function createErrand(options: ErrandOptions): Errand {
       });
     },
   };
+  return errand;
 }
