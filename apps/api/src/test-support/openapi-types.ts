@@ -485,6 +485,7 @@ export interface components {
                 traceparent: string;
                 tracestate?: string;
               };
+              agentVersion?: string;
             };
           }
         | {
