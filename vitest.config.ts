@@ -33,7 +33,7 @@ const RUN_ALONE = new Set([
   "apps/dashboard/src/budget.browser.test.ts",
   "apps/dashboard/src/evaluations.browser.test.ts",
   "apps/dashboard/src/health.test.ts",
-  "apps/dashboard/src/live/run-log-follower.test.ts",
+  "packages/engine/src/reads/run-log-follower.test.ts",
   "apps/dashboard/src/page.browser.test.ts",
   "apps/dashboard/src/stream.browser.test.ts",
   "apps/dashboard/src/test-support/browser.test.ts",

@@ -4,7 +4,7 @@
  */
 import type { AddressInfo } from "node:net";
 import { CLOSE_ALLOWANCE_MS } from "@errand/engine";
-import { closeWithin, runEach } from "@errand/engine/ops";
+import { closeWithin, createRunLogFollower, runEach } from "@errand/engine/ops";
 import { serve } from "@hono/node-server";
 import { closeDashboardContext, openDashboardContext } from "./context.js";
 import { createAdmission } from "./http/admission.js";
@@ -13,7 +13,6 @@ import { loadPageFiles } from "./http/page-files.js";
 import { createSecurity } from "./http/security.js";
 import { createLiveStreams } from "./live/live-streams.js";
 import { createOverviewHub } from "./live/overview-hub.js";
-import { createRunLogFollower } from "./live/run-log-follower.js";
 import { type DashboardOptions, resolveOptions } from "./options.js";
 import { createOverviewReader } from "./reads/overview.js";
 import { createSearchMetadataReader } from "./reads/search-metadata.js";
@@ -59,7 +58,15 @@ export async function createDashboard(options: DashboardOptions): Promise<Dashbo
   const overview = createOverviewReader(context);
   const hub = createOverviewHub(context, overview, onError);
   const live = createLiveStreams(resolved.maxLiveClients, onError);
-  const follower = createRunLogFollower(context, onError);
+  const follower = createRunLogFollower(
+    {
+      keys: context.keys,
+      connection: resolved.connection,
+      logger: resolved.logger,
+      name: "dashboard run follower",
+    },
+    onError,
+  );
   // With Redis unreachable, closing waits for it: past the allowance, the context's connection is cut.
   const closeParts = () =>
     closeWithin({

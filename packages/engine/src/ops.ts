@@ -35,6 +35,11 @@ export { type AgentRegistration, isLive, readAgentRegistrations } from "./queues
 export { DEFAULT_JOB_OPTIONS } from "./queues/run-queues.js";
 export { collectedRun } from "./reads/collected-run.js";
 export { LIST_LIMITS, runSummaryOf } from "./reads/list.js";
+export {
+  createRunLogFollower,
+  type RunLogFollower,
+  type RunLogFollowerContext,
+} from "./reads/run-log-follower.js";
 export { checkDashboardUrl } from "./reads/view-url.js";
 export { clientPatience, type Patiently } from "./redis/client-patience.js";
 export { closeWithin, runEach } from "./redis/closing.js";

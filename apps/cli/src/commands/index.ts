@@ -38,6 +38,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./mcp.js")).mcpCommand,
   },
   {
+    name: "api",
+    summary: "serve the HTTP API /v1 on a deployment's Redis: the deployable API process",
+    load: async () => (await import("./api.js")).apiCommand,
+  },
+  {
     name: "fire",
     summary: "fire runs of an agent, and with --wait wait for their results",
     load: async () => (await import("./fire.js")).fireCommand,

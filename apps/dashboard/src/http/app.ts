@@ -12,6 +12,7 @@
 
 import { ErrandError, redactSecrets } from "@errand/core";
 import { runNotFound } from "@errand/core/ops";
+import type { RunLogFollower } from "@errand/engine/ops";
 import { isLiveOffset } from "@errand/store/ops";
 import { type Context, Hono } from "hono";
 import type { z } from "zod";
@@ -28,7 +29,6 @@ import type { LiveStreams } from "../live/live-streams.js";
 import type { OverviewHub } from "../live/overview-hub.js";
 import { streamDeltas } from "../live/run-deltas.js";
 import { streamRun } from "../live/run-live.js";
-import type { RunLogFollower } from "../live/run-log-follower.js";
 import { readBlob } from "../reads/blob.js";
 import type { OverviewReader } from "../reads/overview.js";
 import { readEventsPage, readFullEvent } from "../reads/run-events.js";

@@ -1,7 +1,7 @@
 /**
  * A run's live deltas (docs/architecture/redis-layout.md#the-live-channel-streaming): `GET /api/runs/:runId/stream?from=`
  * is a stream of server-sent events read through the dashboard's shared
- * follower (`run-log-follower.ts`: no connection of its own):
+ * follower (the engine's `reads/run-log-follower.ts`: no connection of its own):
  *
  * - `delta`: each entry of the run's live channel after `from` (default: the
  *   current model request's answer so far), its offset as the event's `id`,
@@ -15,9 +15,9 @@
  * yet is read directly.
  */
 import { foldRun, isSettled } from "@errand/core";
+import type { RunLogFollower } from "@errand/engine/ops";
 import type { DashboardContext } from "../context.js";
 import type { LiveStream } from "./live-streams.js";
-import type { RunLogFollower } from "./run-log-follower.js";
 
 /** Sends `runId`'s deltas after `from` into `stream` until the run settles or the stream ends. */
 export async function streamDeltas(

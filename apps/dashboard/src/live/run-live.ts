@@ -1,7 +1,7 @@
 /**
  * A run, live: `GET /api/runs/:runId/live?afterSeq=N` is a stream of
  * server-sent events following the run's log through the dashboard's shared
- * follower (`run-log-follower.ts`: blocking reads, no connection of its own,
+ * follower (the engine's `reads/run-log-follower.ts`: blocking reads, no connection of its own,
  * no polling):
  *
  * - `run`: the run's view (`RunView`), first as it stands, then after each new event;
@@ -9,11 +9,11 @@
  * - `end`: once the run has settled (the stream then closes).
  */
 import { applyEvent, foldRun, isSettled, type RunState } from "@errand/core";
+import type { RunLogFollower } from "@errand/engine/ops";
 import type { DashboardContext } from "../context.js";
 import { timelineEvent } from "../present/timeline.js";
 import { runViewOf } from "../reads/run-view.js";
 import type { LiveStream } from "./live-streams.js";
-import type { RunLogFollower } from "./run-log-follower.js";
 
 /** Follows `runId` into `stream` from after `afterSeq` until it settles or the stream ends. */
 export async function streamRun(

@@ -14,12 +14,11 @@ import {
   type RunEvent,
 } from "@errand/core";
 import { RUN_ID_RANDOM_BYTES } from "@errand/core/ops";
+import { noopLogger } from "@errand/runtime/ops";
 import { startRedis, startRedisCluster, uniqueKeyPrefix } from "@errand/testing";
 import { Cluster } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeDashboardContext, type DashboardContext, openDashboardContext } from "../context.js";
-import { resolveOptions } from "../options.js";
-import { silentLogger } from "../test-support/workload.js";
+import { createErrand, type Errand } from "../client/client.js";
 import {
   createRunLogFollower,
   MAX_QUEUED_EVENTS,
@@ -42,9 +41,9 @@ const responded = (step: number) =>
   });
 
 /** Starts a run on `shard`: `run-queued` and `run-started` (seq 2). */
-async function startRun(context: DashboardContext, shard: number): Promise<string> {
+async function startRun(errand: Errand, shard: number): Promise<string> {
   const runId = newRunId({ shard, nowMs: Date.now(), random: randomBytes(RUN_ID_RANDOM_BYTES) });
-  await context.errand.store.appendEvents(runId, 0, [
+  await errand.store.appendEvents(runId, 0, [
     event("run-queued", {
       agent: "researcher",
       input: {},
@@ -90,36 +89,41 @@ const servers = {
 
 describe.each(Object.entries(servers))("the run log follower on %s", (_, start) => {
   let stopServer: () => Promise<void>;
-  let context: DashboardContext;
+  let errand: Errand;
   let follower: RunLogFollower;
   const failures: unknown[] = [];
 
   beforeAll(async () => {
     const server = await start();
     stopServer = server.stop;
-    const options = resolveOptions(
-      { connection: server.connection, prefix: uniqueKeyPrefix("follower"), logger: silentLogger },
-      {},
+    const prefix = uniqueKeyPrefix("follower");
+    errand = createErrand({ connection: server.connection, prefix, logger: noopLogger });
+    follower = createRunLogFollower(
+      {
+        keys: errand.keys,
+        connection: server.connection,
+        logger: noopLogger,
+        name: "test follower",
+      },
+      (error) => failures.push(error),
     );
-    context = openDashboardContext(options);
-    follower = createRunLogFollower(context, (error) => failures.push(error));
   }, STARTUP_MS);
 
   afterAll(async () => {
     await follower?.close();
-    if (context) await closeDashboardContext(context);
+    await errand?.close();
     await stopServer?.();
   }, STARTUP_MS);
 
   it("hands each watcher of runs on several shards its run's events, in order, to the end", async () => {
-    const runs = await Promise.all([0, 1, 2, 3, 7].map((shard) => startRun(context, shard)));
+    const runs = await Promise.all([0, 1, 2, 3, 7].map((shard) => startRun(errand, shard)));
     const signal = new AbortController().signal;
     const watching = runs.map((runId) => taken(follower.follow(runId, 2, signal)));
     const fromStart = taken(follower.follow(runs[0]!, 0, signal));
-    for (const runId of runs) await context.errand.store.appendEvents(runId, 2, [responded(1)]);
+    for (const runId of runs) await errand.store.appendEvents(runId, 2, [responded(1)]);
     const late = taken(follower.follow(runs[1]!, 1, signal));
     for (const runId of runs) {
-      await context.errand.store.appendEvents(runId, 3, [responded(2), event("finished", {})]);
+      await errand.store.appendEvents(runId, 3, [responded(2), event("finished", {})]);
     }
     const tail: [number, string][] = [
       [3, "model-responded"],
@@ -133,15 +137,15 @@ describe.each(Object.entries(servers))("the run log follower on %s", (_, start) 
   });
 
   it("pauses a watcher that lags past its bound, and it then misses nothing", async () => {
-    const runId = await startRun(context, 5);
+    const runId = await startRun(errand, 5);
     const follow = follower.follow(runId, 2, new AbortController().signal);
     const steps = MAX_QUEUED_EVENTS + 200;
     const first = follow.next();
     for (let step = 1; step <= steps; step += 100) {
       const batch = Array.from({ length: 100 }, (_, index) => responded(step + index));
-      await context.errand.store.appendEvents(runId, step + 1, batch);
+      await errand.store.appendEvents(runId, step + 1, batch);
     }
-    await context.errand.store.appendEvents(runId, steps + 2, [event("finished", {})]);
+    await errand.store.appendEvents(runId, steps + 2, [event("finished", {})]);
     const events = [(await first).value as RunEvent, ...(await collect(follow))];
     expect(events.map((followed) => followed.seq)).toEqual(
       Array.from({ length: steps + 1 }, (_, index) => index + 3),

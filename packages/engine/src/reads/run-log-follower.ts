@@ -1,6 +1,7 @@
 /**
- * Every live run view of one dashboard follows its run's log, and its live
- * channel (docs/architecture/redis-layout.md#the-live-channel-streaming), through one shared follower, on two Redis
+ * Every live run view of one process (the dashboard's pages, the HTTP API's
+ * streams) follows its run's log, and its live channel
+ * (docs/architecture/redis-layout.md#the-live-channel-streaming), through one shared follower, on two Redis
  * connections whatever the number of viewers (a connection per viewer once
  * filled a Redis's `maxclients`).
  *
@@ -17,7 +18,7 @@
  * its viewer catches up, so a slow viewer holds no unbounded memory.
  */
 import { isTerminalEventType, type LiveEntry, type RunEvent } from "@errand/core";
-import { openConnection, type RedisConnection } from "@errand/engine";
+import type { Logger } from "@errand/runtime";
 import type { StreamEntry } from "@errand/store";
 import {
   decodeLiveEntry,
@@ -26,7 +27,8 @@ import {
   logEntryId,
   readWatchedStreams,
 } from "@errand/store/ops";
-import type { DashboardContext } from "../context.js";
+import type { EngineKeys } from "../engine-keys.js";
+import { type ConnectionInput, openConnection, type RedisConnection } from "../redis/connection.js";
 
 /** How long one read waits for new events before it is sent again (taking in new runs). */
 const FOLLOW_BLOCK_MS = 1_000;
@@ -37,7 +39,16 @@ export const MAX_QUEUED_EVENTS = 1_000;
 /** The pause after a failed read before the next. */
 const ERROR_PAUSE_MS = 1_000;
 
-/** The follower of one dashboard. */
+/** What a follower reads with: the deployment's keys, and the Redis its two connections are opened on. */
+export interface RunLogFollowerContext {
+  readonly keys: EngineKeys;
+  readonly connection: ConnectionInput;
+  readonly logger: Logger;
+  /** Names its connections in logs: `<name> 0`, `<name> 1`. */
+  readonly name: string;
+}
+
+/** The follower of one process. */
 export interface RunLogFollower {
   /**
    * The run's events after `afterSeq` as they are appended, in order, until
@@ -80,7 +91,7 @@ interface Reader {
 
 /** A follower on `context`'s Redis; `onError` hears failed reads (they are tried again). */
 export function createRunLogFollower(
-  context: DashboardContext,
+  context: RunLogFollowerContext,
   onError: (error: unknown) => void,
 ): RunLogFollower {
   const watched = new Map<string, Set<Watcher>>();
@@ -147,9 +158,9 @@ export function createRunLogFollower(
     const from = positions();
     if (from.size === 0) return;
     readers ??= [0, 1].map((reader) => ({
-      connection: openConnection(context.options.connection, {
-        logger: context.options.logger,
-        name: `dashboard run follower ${reader}`,
+      connection: openConnection(context.connection, {
+        logger: context.logger,
+        name: `${context.name} ${reader}`,
       }),
       covers: undefined,
     }));

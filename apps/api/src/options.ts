@@ -1,0 +1,85 @@
+/**
+ * What an API server is given, and its defaults: where it listens, which
+ * Redis and prefix it serves, how many streams and waits it holds at once,
+ * how large a request may be.
+ */
+import { ErrandError } from "@errand/core";
+import type { ConnectionInput, Logger } from "@errand/engine";
+import { createLogger } from "@errand/engine/ops";
+
+/** The address the API listens on unless told: loopback. */
+export const DEFAULT_API_HOST = "127.0.0.1";
+
+/** The port the API listens on unless told. */
+export const DEFAULT_API_PORT = 4050;
+
+/** The largest request body, in bytes, unless told: 1 MiB (a batch of runs with their inputs). */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/** The deepest nesting of a request body's JSON: an input may nest 100 deep, inside a batch. */
+export const MAX_BODY_NESTING = 110;
+
+/** The most server-sent-event streams open at once, unless told. */
+export const DEFAULT_MAX_STREAMS = 500;
+
+/** Options of {@link createHttpApi}. */
+export interface HttpApiOptions {
+  /** The deployment's Redis: a URL, ioredis options, or a client (duplicated, never used itself). */
+  connection: ConnectionInput;
+  /** The deployment's key prefix. Default the engine's. */
+  prefix?: string;
+  /** Default {@link DEFAULT_API_HOST}. */
+  host?: string;
+  /** Default {@link DEFAULT_API_PORT}; 0 picks a free port. */
+  port?: number;
+  /** Default {@link DEFAULT_MAX_BODY_BYTES}. */
+  maxBodyBytes?: number;
+  /** Default {@link DEFAULT_MAX_STREAMS}; one more stream is answered 503 `busy`. */
+  maxStreams?: number;
+  /** The dashboard's URL: every run answered carries `viewUrl`, its page there. */
+  dashboardUrl?: string;
+  /**
+   * Ask every request for a key, on loopback too. Default false: on a
+   * loopback listener a request without a key is the operator's own
+   * (`LOOPBACK_GRANT`); beyond loopback every request needs one.
+   */
+  keysOnLoopback?: boolean;
+  /** Default the engine's pino logger, named `errand-api`. */
+  logger?: Logger;
+}
+
+/** {@link HttpApiOptions} with every default filled in. */
+export interface ResolvedApiOptions {
+  connection: ConnectionInput;
+  prefix: string | undefined;
+  host: string;
+  port: number;
+  maxBodyBytes: number;
+  maxStreams: number;
+  dashboardUrl: string | undefined;
+  keysOnLoopback: boolean;
+  logger: Logger;
+}
+
+function wholeNumber(name: string, value: number | undefined, fallback: number, min: number) {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < min) {
+    throw new ErrandError("invalid_spec", `${name} must be a whole number ≥ ${min}, not ${value}`);
+  }
+  return value;
+}
+
+/** The options with their defaults. Throws `invalid_spec` for a bad number. */
+export function resolveApiOptions(options: HttpApiOptions): ResolvedApiOptions {
+  return {
+    connection: options.connection,
+    prefix: options.prefix,
+    host: options.host ?? DEFAULT_API_HOST,
+    port: wholeNumber("port", options.port, DEFAULT_API_PORT, 0),
+    maxBodyBytes: wholeNumber("maxBodyBytes", options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES, 1024),
+    maxStreams: wholeNumber("maxStreams", options.maxStreams, DEFAULT_MAX_STREAMS, 1),
+    dashboardUrl: options.dashboardUrl,
+    keysOnLoopback: options.keysOnLoopback ?? false,
+    logger: options.logger ?? createLogger({ name: "errand-api" }),
+  };
+}
