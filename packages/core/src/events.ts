@@ -13,15 +13,20 @@ export const EVENT_VERSION = 1;
 const tokens = z.number().int().nonnegative();
 
 /**
- * Tokens spent by model requests. `cachedInputTokens` (part of `inputTokens`
- * the provider read from its prompt cache) and `reasoningTokens` (part of
- * `outputTokens` spent reasoning) are present only when the provider reported
- * them; they came after v1 (additive): older logs have neither.
+ * Tokens spent by model requests. `inputTokens` counts every input token,
+ * cached or not; `outputTokens` every output token, reasoning included.
+ * `cachedInputTokens` (part of `inputTokens` the provider read from its
+ * prompt cache), `cacheWriteTokens` (part of `inputTokens` the provider
+ * wrote to its prompt cache, e.g. Anthropic's cache creation) and
+ * `reasoningTokens` (part of `outputTokens` spent reasoning) are present
+ * only when the provider reported them; they came after v1 (additive): older
+ * logs have none.
  */
 export const Usage = z.object({
   inputTokens: tokens,
   outputTokens: tokens,
   cachedInputTokens: tokens.optional(),
+  cacheWriteTokens: tokens.optional(),
   reasoningTokens: tokens.optional(),
 });
 export type Usage = z.infer<typeof Usage>;

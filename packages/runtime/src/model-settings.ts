@@ -27,6 +27,8 @@ export const ModelSettings = z.strictObject({
     .optional(),
   /** Sampling temperature, 0 to 2. */
   temperature: z.number().min(0).max(2).optional(),
+  /** Nucleus sampling: only the tokens of the top `topP` probability mass, 0 to 1. */
+  topP: z.number().min(0).max(1).optional(),
   /** The most tokens one response may produce, reasoning included. */
   maxOutputTokens: z.number().int().positive().optional(),
   /** Whether the model may make several tool calls in one response. */

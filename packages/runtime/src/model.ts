@@ -7,6 +7,7 @@
  * (defining agents) imports without being imported back.
  */
 import type { ModelDelta, OutputItem, Script, ToolCall, Usage } from "@errand/core";
+import { type ModelCapabilities, settingsCapabilityRefusal } from "./model-capabilities.js";
 import { type ModelSettings, settingNames } from "./model-settings.js";
 import type { Tool } from "./tool.js";
 import type { ToolSpec } from "./tool-spec.js";
@@ -93,6 +94,14 @@ export interface Model {
    * dropped silently. A model without it honours no settings at all.
    */
   refuseSettings?(settings: ModelSettings): string | undefined;
+  /**
+   * What it can honour, as data (its provider, the schema keywords and
+   * settings it refuses, whether it forces tool calls): copied into its
+   * agents' registrations so that `fire` refuses a schema or settings it
+   * cannot take before anything is written. Its settings rules are checked
+   * with `refuseSettings`, wherever settings are.
+   */
+  readonly capabilities?: ModelCapabilities;
   respond(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse>;
 }
 
@@ -121,13 +130,21 @@ export interface Agent {
 /**
  * Why `model` cannot honour `settings`, or `undefined` when it honours them
  * all (or none are given). A model that does not say ({@link Model.refuseSettings}
- * absent) honours none.
+ * absent) honours none; one that does is also held to its
+ * {@link Model.capabilities}' settings rules.
  */
 export function settingsRefusal(model: Model, settings: ModelSettings): string | undefined {
   const names = settingNames(settings);
   if (names.length === 0) return undefined;
-  if (model.refuseSettings) return model.refuseSettings(settings);
-  return `model ${model.name} takes no model settings, so it cannot honour ${names.join(", ")}`;
+  if (!model.refuseSettings) {
+    return `model ${model.name} takes no model settings, so it cannot honour ${names.join(", ")}`;
+  }
+  return (
+    model.refuseSettings(settings) ??
+    (model.capabilities === undefined
+      ? undefined
+      : settingsCapabilityRefusal(model.capabilities, settings))
+  );
 }
 
 /**

@@ -15,6 +15,11 @@
 export { assertAgentCanCarrySchema, assertModelTakesSettings, DEFAULT_MAX_STEPS } from "./agent.js";
 export { compileInputSchema, type InputCheck, invalidInput } from "./input-schema.js";
 export { lazyChild, noopLogger } from "./logger.js";
+export {
+  type SchemaCapabilityRefusal,
+  schemaCapabilityRefusal,
+  settingsCapabilityRefusal,
+} from "./model-capabilities.js";
 export { invalidOutputMessage, STRUCTURED_OUTPUT_TOOL } from "./structured-output.js";
 export { setContentAttribute } from "./tracing/content.js";
 export { GEN_AI, modelIdentity } from "./tracing/gen-ai.js";
