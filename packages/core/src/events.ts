@@ -179,6 +179,13 @@ export const EventData = {
      * ancestors'. Optional and additive: absent for a run without a budget.
      */
     budget: RunBudget.optional(),
+    /**
+     * The model settings the run was fired with, over its agent's
+     * (docs/architecture/firing.md#preflight): checked by `fire` against the
+     * model's capabilities. Optional and additive: absent for a run fired
+     * without any.
+     */
+    modelSettings: z.record(z.string(), z.unknown()).optional(),
   }),
   /**
    * A worker took the run. `trace` (optional, additive) is the attempt's

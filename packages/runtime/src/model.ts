@@ -7,7 +7,11 @@
  * (defining agents) imports without being imported back.
  */
 import type { ModelDelta, OutputItem, Script, ToolCall, Usage } from "@errand/core";
-import { type ModelCapabilities, settingsCapabilityRefusal } from "./model-capabilities.js";
+import {
+  type ModelCapabilities,
+  schemaCapabilityRefusal,
+  settingsCapabilityRefusal,
+} from "./model-capabilities.js";
 import { type ModelSettings, settingNames } from "./model-settings.js";
 import type { Tool } from "./tool.js";
 import type { ToolSpec } from "./tool-spec.js";
@@ -145,6 +149,38 @@ export function settingsRefusal(model: Model, settings: ModelSettings): string |
       ? undefined
       : settingsCapabilityRefusal(model.capabilities, settings))
   );
+}
+
+/** Why a model cannot carry a structured-output schema: a sentence, and what to branch on. */
+export interface SchemaRefusal {
+  message: string;
+  /** `keyword`, `path` and `provider` when a capability refuses a keyword. */
+  details: Record<string, unknown>;
+}
+
+/**
+ * Why `model` cannot carry the structured-output `schema` (JSON Schema that
+ * preflight accepted), or `undefined` when it can: a model without tool
+ * calls carries none; one whose {@link Model.capabilities} refuse a keyword
+ * of the schema carries no schema holding it.
+ */
+export function schemaRefusal(
+  model: Model,
+  schema: Record<string, unknown>,
+): SchemaRefusal | undefined {
+  if (!model.supportsTools) {
+    return {
+      message: `model ${model.name} cannot call tools, so it cannot record a structured output`,
+      details: {},
+    };
+  }
+  const refused =
+    model.capabilities === undefined
+      ? undefined
+      : schemaCapabilityRefusal(model.capabilities, schema);
+  if (refused === undefined) return undefined;
+  const { keyword, path, provider, message } = refused;
+  return { message: `model ${model.name}: ${message}`, details: { keyword, path, provider } };
 }
 
 /**

@@ -20,6 +20,7 @@ export {
   schemaCapabilityRefusal,
   settingsCapabilityRefusal,
 } from "./model-capabilities.js";
+export { runModelSettings } from "./model-settings.js";
 export { invalidOutputMessage, STRUCTURED_OUTPUT_TOOL } from "./structured-output.js";
 export { setContentAttribute } from "./tracing/content.js";
 export { GEN_AI, modelIdentity } from "./tracing/gen-ai.js";

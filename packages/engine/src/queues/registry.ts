@@ -35,6 +35,14 @@ export const AgentRegistration = z.object({
    * and in records of older workers: `fire` then checks `supportsSchema` only.
    */
   capabilities: ModelCapabilities.optional(),
+  /**
+   * Whether its model takes model settings at all (`Model.refuseSettings`):
+   * `fire` refuses per-run settings for a model that takes none. Absent in
+   * records of older workers: taken as false.
+   */
+  takesSettings: z.boolean().optional(),
+  /** The agent's own model settings, which a run's settings go over: `fire` checks them together. */
+  modelSettings: z.record(z.string(), z.unknown()).optional(),
   /** Whether it takes its script from `input.script` (scripted model). */
   scriptFromInput: z.boolean().default(false),
   /** The agent's `maxSteps`: the limit written into each new run's `run-queued`. */

@@ -74,6 +74,10 @@ export function queueRecords(
     queue,
     supportsSchema: model.supportsTools,
     ...(model.capabilities === undefined ? {} : { capabilities: model.capabilities }),
+    takesSettings: model.refuseSettings !== undefined,
+    ...(Object.keys(agent.modelSettings).length === 0
+      ? {}
+      : { modelSettings: agent.modelSettings }),
     scriptFromInput: agent.scriptFromInput,
     maxSteps: agent.maxSteps,
     ...(agent.timeoutMs === undefined ? {} : { timeoutMs: agent.timeoutMs }),
