@@ -89,16 +89,18 @@ function addCount(a: number | undefined, b: number | undefined): number | undefi
 }
 
 /**
- * Two usages summed. The cached and reasoning counts appear only once a step
+ * Two usages summed. The cache and reasoning counts appear only once a step
  * reported them, so a log without them folds to the usage it always did.
  */
 function addUsage(total: Usage, step: Usage): Usage {
   const cachedInputTokens = addCount(total.cachedInputTokens, step.cachedInputTokens);
+  const cacheWriteTokens = addCount(total.cacheWriteTokens, step.cacheWriteTokens);
   const reasoningTokens = addCount(total.reasoningTokens, step.reasoningTokens);
   return {
     inputTokens: total.inputTokens + step.inputTokens,
     outputTokens: total.outputTokens + step.outputTokens,
     ...(cachedInputTokens === undefined ? {} : { cachedInputTokens }),
+    ...(cacheWriteTokens === undefined ? {} : { cacheWriteTokens }),
     ...(reasoningTokens === undefined ? {} : { reasoningTokens }),
   };
 }

@@ -48,7 +48,8 @@
  *
  * `fire` refuses a run before anything is written — `invalid_spec`,
  * `unknown_agent`, `unsupported_schema`, `schema_not_supported` (a schema for
- * a model without tools), `input_too_large` (over 256 KiB by default),
+ * a model without tools, or with a keyword its provider refuses),
+ * `settings_not_supported` (per-run `modelSettings` the model refuses), `input_too_large` (over 256 KiB by default),
  * `invalid_input` (an input the agent's `inputSchema` refuses, with
  * `details.issues`), `not_found` (a missing parent). `fireMany` fires a batch: every spec is
  * checked on its own, the valid ones are written in one pipeline and

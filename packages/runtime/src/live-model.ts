@@ -33,6 +33,8 @@ export function liveModel(model: Model, live: LiveChannel, attempt: number): Mod
   return {
     name: model.name,
     supportsTools: model.supportsTools,
+    ...(model.providerKey === undefined ? {} : { providerKey: model.providerKey }),
+    ...(model.capabilities === undefined ? {} : { capabilities: model.capabilities }),
     ...(model.refuseSettings === undefined ? {} : { refuseSettings: model.refuseSettings }),
     async respond(request, signal) {
       const { runId, step } = request;

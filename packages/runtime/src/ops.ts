@@ -16,6 +16,12 @@ export { assertAgentCanCarrySchema, assertModelTakesSettings, DEFAULT_MAX_STEPS 
 export { compileInputSchema, type InputCheck, invalidInput } from "./input-schema.js";
 export { lazyChild, noopLogger } from "./logger.js";
 export {
+  type SchemaCapabilityRefusal,
+  schemaCapabilityRefusal,
+  settingsCapabilityRefusal,
+} from "./model-capabilities.js";
+export { runModelSettings } from "./model-settings.js";
+export {
   compileOutputSchema,
   invalidOutputMessage,
   STRUCTURED_OUTPUT_TOOL,

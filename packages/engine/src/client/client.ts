@@ -100,7 +100,7 @@ export interface Errand {
    * before anything is written, with an `ErrandError`: `invalid_spec` (metadata
    * past its limits, an input nested over 100 deep included),
    * `unknown_agent`, `unsupported_schema`, `schema_not_supported`,
-   * `input_too_large`, `invalid_input` (with `details.issues`), `not_found` (parent).
+   * `settings_not_supported`, `input_too_large`, `invalid_input` (with `details.issues`), `not_found` (parent).
    */
   fire(spec: FireSpec): Promise<FireResult>;
   /** Fires many runs: one result per spec, in order; a bad spec fails alone. */

@@ -35,7 +35,7 @@ async function fireOnce(context: FireContext, spec: unknown): Promise<FireOutcom
  * with an idempotency key that names a run fired within its TTL, resolves
  * with that run's id and `deduplicated: true`, having written nothing.
  * Throws the preflight refusal (`invalid_spec`, `unknown_agent`,
- * `unsupported_schema`, `schema_not_supported`, `input_too_large`,
+ * `unsupported_schema`, `schema_not_supported`, `settings_not_supported`, `input_too_large`,
  * `invalid_input` with its issues, `not_found` for a missing parent) before writing anything;
  * `redis_out_of_memory` (retryable) when Redis, out of memory, refused to
  * write the run or its job: nothing is left of it. A Redis Cluster moving (a

@@ -65,6 +65,7 @@ export function withProviderLimits(model: Model, context: ProviderLimitsContext)
     name: model.name,
     supportsTools: model.supportsTools,
     providerKey,
+    ...(model.capabilities === undefined ? {} : { capabilities: model.capabilities }),
     ...(model.refuseSettings === undefined
       ? {}
       : { refuseSettings: model.refuseSettings.bind(model) }),

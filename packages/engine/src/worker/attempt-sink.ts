@@ -62,6 +62,8 @@ export interface AttemptSinkParts {
   /** The names of the run's agent and model, which its metrics are labelled with. */
   agent: string;
   model: string;
+  /** The name its responses are priced by: the model's provider id (`capabilities.modelId`), else its name. */
+  pricedAs: string;
   /** The attempt's `invoke_agent` span. */
   span: Span;
   /**
@@ -83,7 +85,7 @@ export interface AttemptSink extends BudgetedSteps {
  */
 export async function buildAttemptSink(
   context: AttemptSinkContext,
-  { state, agent, model, span, deferredStart }: AttemptSinkParts,
+  { state, agent, model, pricedAs, span, deferredStart }: AttemptSinkParts,
 ): Promise<AttemptSink> {
   const toRedis = redisEventSink(context.store);
   const begun =
@@ -91,7 +93,7 @@ export async function buildAttemptSink(
       ? { state, sink: toRedis }
       : deferStart(state, deferredStart.started, toRedis, deferredStart.onLogged);
   const { sink: debited, ...budgetParts } = context.budgets
-    ? await budgetedSteps(context.budgets, begun.state, model, begun.sink)
+    ? await budgetedSteps(context.budgets, begun.state, pricedAs, begun.sink)
     : { sink: begun.sink };
   const metered = context.runMetrics?.meter(debited, state, agent, model) ?? debited;
   const traced = attemptEventsSink(metered, span, context.traceContent ?? false);

@@ -109,6 +109,7 @@ function runAttempt(
       state: announced,
       agent: agent.name,
       model: model.name,
+      pricedAs: model.capabilities?.modelId ?? model.name,
       span,
       ...(optimistic ? { deferredStart: { started, onLogged: logStarted } } : {}),
     });

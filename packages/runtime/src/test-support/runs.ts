@@ -27,6 +27,8 @@ export interface StartRunOptions {
   /** The run's own schema; default the agent's. `null` for none. */
   outputSchema?: Record<string, unknown> | null;
   limits?: EventDataOf<"run-queued">["limits"];
+  /** The model settings the run was fired with, over the agent's. Default none. */
+  modelSettings?: Record<string, unknown>;
   /** The `at` of `run-queued` and `run-started`. Default now. */
   at?: string;
 }
@@ -59,6 +61,7 @@ export async function startRun(
         depth: 0,
         limits,
         metadata: {},
+        ...(options.modelSettings === undefined ? {} : { modelSettings: options.modelSettings }),
       },
     },
     { type: "run-started", at, data: { attempt: 1, workerId: "test-worker" } },
@@ -96,6 +99,7 @@ export function recordingModel(inner: Model): RecordingModel {
   return {
     name: inner.name,
     supportsTools: inner.supportsTools,
+    ...(inner.capabilities === undefined ? {} : { capabilities: inner.capabilities }),
     ...(inner.refuseSettings === undefined
       ? {}
       : { refuseSettings: (settings) => inner.refuseSettings?.(settings) }),

@@ -19,6 +19,7 @@ export const GEN_AI = {
   inputTokens: "gen_ai.usage.input_tokens",
   outputTokens: "gen_ai.usage.output_tokens",
   cacheReadInputTokens: "gen_ai.usage.cache_read.input_tokens",
+  cacheCreationInputTokens: "gen_ai.usage.cache_creation.input_tokens",
   reasoningOutputTokens: "gen_ai.usage.reasoning.output_tokens",
   inputMessages: "gen_ai.input.messages",
   outputMessages: "gen_ai.output.messages",
@@ -43,11 +44,16 @@ export interface ModelIdentity {
  * The provider and model of `model` answering `request`: a name like
  * `openai:gpt-4o-mini` is split at its first colon; the model the agent names
  * (`request.model`) wins over the one in the name; a name without a colon
- * (`scripted`) is both.
+ * (`scripted`) is both. A model's declared capabilities (`provider`,
+ * `modelId`) win over its name.
  */
 export function modelIdentity(model: Model, request?: Pick<ModelRequest, "model">): ModelIdentity {
   const colon = model.name.indexOf(":");
   const provider = colon < 0 ? model.name : model.name.slice(0, colon);
   const named = colon < 0 ? model.name : model.name.slice(colon + 1);
-  return { provider, model: request?.model ?? named };
+  const { capabilities } = model;
+  return {
+    provider: capabilities?.provider ?? provider,
+    model: request?.model ?? capabilities?.modelId ?? named,
+  };
 }
