@@ -31,6 +31,7 @@ const RUN_ALONE = new Set([
   "apps/cli/src/commands/worker-shutdown-states.test.ts",
   "apps/cli/src/tracing/trace-content.test.ts",
   "apps/dashboard/src/budget.browser.test.ts",
+  "apps/dashboard/src/evaluations.browser.test.ts",
   "apps/dashboard/src/health.test.ts",
   "apps/dashboard/src/live/run-log-follower.test.ts",
   "apps/dashboard/src/page.browser.test.ts",

@@ -198,22 +198,41 @@ function faultLine(fault: FaultRecord): string {
 /** One row of a table: label, value, and a note (`must be 0`). */
 export type TableRow = [label: string, value: string | number, note: string];
 
+/**
+ * The audit's findings that must be empty, by their row's label, each as what
+ * it names: run ids, and why where the audit says.
+ */
+function mustBeEmpty(findings: AuditFindings): [label: string, names: readonly string[]][] {
+  return [
+    ["lost", findings.lost],
+    ["more than one terminal event", findings.duplicateTerminal],
+    ["more than one output-recorded", findings.duplicateOutput],
+    [
+      "history not consistent",
+      findings.inconsistentHistory.map(({ runId, problems }) => `${runId}: ${problems.join(", ")}`),
+    ],
+    [
+      "wrong final status",
+      findings.wrongStatus.map(
+        ({ runId, expected, actual, error }) =>
+          `${runId}: ${actual} where ${expected} was expected${error ? ` (${error})` : ""}`,
+      ),
+    ],
+    ["result differs from its log", findings.resultDiffersFromLog],
+    ["parents left waiting", findings.parentsWaiting],
+    ["failed for Redis reasons", findings.failedForRedis],
+    ["orphaned (unsettled, no job)", findings.orphaned],
+    ["left behind by refused fires", findings.leftBehind],
+  ];
+}
+
 /** The rows of the audit's findings, must-be-zero figures marked. */
 export function auditRows(findings: AuditFindings): TableRow[] {
   return [
     ["runs fired", findings.fired, ""],
     ["children spawned", findings.children, ""],
     ["settled", findings.settled, ""],
-    ["lost", findings.lost.length, "must be 0"],
-    ["more than one terminal event", findings.duplicateTerminal.length, "must be 0"],
-    ["more than one output-recorded", findings.duplicateOutput.length, "must be 0"],
-    ["history not consistent", findings.inconsistentHistory.length, "must be 0"],
-    ["wrong final status", findings.wrongStatus.length, "must be 0"],
-    ["result differs from its log", findings.resultDiffersFromLog.length, "must be 0"],
-    ["parents left waiting", findings.parentsWaiting.length, "must be 0"],
-    ["failed for Redis reasons", findings.failedForRedis.length, "must be 0"],
-    ["orphaned (unsettled, no job)", findings.orphaned.length, "must be 0"],
-    ["left behind by refused fires", findings.leftBehind.length, "must be 0"],
+    ...mustBeEmpty(findings).map(([label, names]): TableRow => [label, names.length, "must be 0"]),
     ["side-effecting tool calls repeated", findings.repeatedSideEffects, ""],
   ];
 }
@@ -267,8 +286,33 @@ export function formatTable(summary: ChaosSummary): string {
     `outcomes: ${JSON.stringify(findings.outcomes)}`,
     `queue jobs: ${JSON.stringify(summary.queueJobs)}`,
     ...(summary.badInput ? [`bad input: ${JSON.stringify(summary.badInput)}`] : []),
-    summary.passed ? "PASSED" : "FAILED",
+    summary.passed ? "PASSED" : `FAILED: ${failureReasons(summary, rows).join("; ")}`,
   ].join("\n");
+}
+
+/**
+ * Why `summary` failed, one reason per must-be-zero row that is not zero (with
+ * the first run ids or process names it names), so that the last line of a
+ * report cut to its tail still says what went wrong.
+ */
+function failureReasons(summary: ChaosSummary, rows: readonly TableRow[]): string[] {
+  const names = new Map([
+    ...mustBeEmpty(summary.findings),
+    ["processes crashed", summary.crashed] as const,
+  ]);
+  const reasons = rows
+    .filter(([, value, note]) => note === "must be 0" && value !== 0)
+    .map(([label, value]) => {
+      const named = names.get(label)?.slice(0, 3) ?? [];
+      return named.length === 0 ? `${label} ${value}` : `${label} ${value} (${named.join(", ")})`;
+    });
+  const { badInput } = summary;
+  if (badInput !== undefined && badInput.oversizedRefused !== badInput.oversizedFired) {
+    reasons.push(
+      `oversized fires refused ${badInput.oversizedRefused} of ${badInput.oversizedFired}`,
+    );
+  }
+  return reasons;
 }
 
 /**

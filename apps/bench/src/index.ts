@@ -33,6 +33,14 @@ export {
   runClusterBench,
 } from "./cluster-bench.js";
 export {
+  type FanOutBenchOptions,
+  type FanOutPhaseFigures,
+  type FanOutReport,
+  formatFanOutBench,
+  runFanOutBench,
+} from "./fan-out/fan-out-bench.js";
+export type { FanOutOutput, FanOutPhase } from "./fan-out/fan-out-parent.js";
+export {
   type FlowBenchReport,
   type FlowBenchSizes,
   type FlowOverheadSide,

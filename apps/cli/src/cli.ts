@@ -3,8 +3,8 @@
  * options, prints its help or runs it, and turns whatever it throws into a
  * one-line message and an exit code.
  */
-import { readFileSync } from "node:fs";
 import { parseCommandArgs, usageError } from "./args.js";
+import { cliVersion } from "./cli-version.js";
 import type { CommandEntry } from "./command.js";
 import { COMMANDS } from "./commands/index.js";
 import { EXIT, type ExitCode, exitCodeFor } from "./exit-codes.js";
@@ -13,12 +13,6 @@ import type { CliIO } from "./io.js";
 import { writeError } from "./output.js";
 
 const HELP_WORDS = new Set(["--help", "-h", "help"]);
-
-/** The version in this package's `package.json` (one level above `src/` and `dist/`). */
-function version(): string {
-  const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
-  return String(manifest.version);
-}
 
 /** The command named by the first one or two words of `argv`, and the words after its name. */
 function findCommand(
@@ -44,7 +38,7 @@ async function dispatch(argv: readonly string[], io: CliIO): Promise<ExitCode> {
     return first === undefined ? EXIT.usage : EXIT.ok;
   }
   if (first === "--version") {
-    io.stdout.write(`${version()}\n`);
+    io.stdout.write(`${cliVersion()}\n`);
     return EXIT.ok;
   }
   const found = findCommand(argv);

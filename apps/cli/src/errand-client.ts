@@ -6,12 +6,26 @@
  * closed when done. Its log lines (a Redis connection lost and restored) go
  * to stderr, so stdout holds only the command's answer.
  */
-import { createErrand, type Errand } from "@errand/engine";
+import { createErrand, type Errand, type ErrandOptions } from "@errand/engine";
 import type { ParsedArgs } from "./args.js";
 import { dashboardUrlOption } from "./dashboard-url.js";
 import type { CliIO } from "./io.js";
 import { stderrLogger } from "./log.js";
 import { connectRedis, keyPrefix, requireRedisUrl } from "./redis.js";
+
+/**
+ * The Redis and prefix a command was given, checked with a PING (an
+ * unreachable server fails fast, exit code 3), and a logger to stderr.
+ */
+export async function checkedConnection(
+  args: ParsedArgs,
+  io: CliIO,
+): Promise<Required<Pick<ErrandOptions, "prefix" | "logger">> & { connection: string }> {
+  const prefix = keyPrefix(args);
+  const url = requireRedisUrl(args, io);
+  (await connectRedis(url)).disconnect();
+  return { connection: url, prefix, logger: stderrLogger(io, "warn") };
+}
 
 /** Runs `use` with a client, closing it afterwards however `use` ends. */
 export async function withErrand<T>(
@@ -19,16 +33,8 @@ export async function withErrand<T>(
   io: CliIO,
   use: (errand: Errand) => Promise<T>,
 ): Promise<T> {
-  const prefix = keyPrefix(args);
   const linked = dashboardUrlOption(io);
-  const url = requireRedisUrl(args, io);
-  (await connectRedis(url)).disconnect();
-  const errand = createErrand({
-    connection: url,
-    prefix,
-    logger: stderrLogger(io, "warn"),
-    ...linked,
-  });
+  const errand = createErrand({ ...(await checkedConnection(args, io)), ...linked });
   try {
     return await use(errand);
   } finally {

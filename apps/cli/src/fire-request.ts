@@ -31,6 +31,8 @@ export interface FireRequest {
   agentVersion?: string;
   /** `--concurrency-key`, when given: the key the runs' fleet-wide concurrency is limited under. */
   concurrencyKey?: string;
+  /** `--tenant`, when given: the tenant the runs belong to. */
+  tenant?: string;
   /** `--budget`, when given: the budget of each run and its tree. */
   budget?: FireBudget;
   /** `--model-settings`, when given: the runs' model settings, over the agent's. */
@@ -114,8 +116,8 @@ async function readModelSettings(io: CliIO, argument: string): Promise<RunModelS
 /**
  * The checked request of `errand fire <agent> --input … [--schema …]
  * [--metadata key=value]… [--deadline <seconds>] [--idempotency-key <key>]
- * [--priority <n>] [--agent-version <v>] [--concurrency-key <key>] [--budget <json|@file>]
- * [--model-settings <json|@file>] [--count N]`.
+ * [--priority <n>] [--agent-version <v>] [--concurrency-key <key>] [--tenant <tenant>]
+ * [--budget <json|@file>] [--model-settings <json|@file>] [--count N]`.
  */
 export async function readFireRequest(args: ParsedArgs, io: CliIO): Promise<FireRequest> {
   const agent = args.positional(0, "agent");
@@ -128,6 +130,7 @@ export async function readFireRequest(args: ParsedArgs, io: CliIO): Promise<Fire
   const priority = args.integer("priority", { min: 1, max: MAX_RUN_PRIORITY }, 0);
   const agentVersion = args.string("agent-version");
   const concurrencyKey = args.string("concurrency-key");
+  const tenant = args.string("tenant");
   const budgetArg = args.string("budget");
   const budget = budgetArg === undefined ? undefined : await readBudget(io, budgetArg);
   const settingsArg = args.string("model-settings");
@@ -145,6 +148,7 @@ export async function readFireRequest(args: ParsedArgs, io: CliIO): Promise<Fire
     ...(priority === 0 ? {} : { priority }),
     ...(agentVersion === undefined ? {} : { agentVersion }),
     ...(concurrencyKey === undefined ? {} : { concurrencyKey }),
+    ...(tenant === undefined ? {} : { tenant }),
     ...(budget === undefined ? {} : { budget }),
     ...(modelSettings === undefined ? {} : { modelSettings }),
   };

@@ -171,7 +171,7 @@ describe("POST /api/runs/:runId/replay", () => {
     expect(queued.data.agent).toBe(CITY);
     expect(queued.data.input).toEqual(first.data.input);
     expect(queued.data.outputSchema).toEqual(first.data.outputSchema);
-    expect(queued.data.metadata).toEqual({ ticket: "T-7", replayOf: original });
+    expect(queued.data.metadata).toEqual({ ticket: "T-7", rerunOf: original });
     expect(queued.data.parentRunId).toBeUndefined();
     const allowance = Date.parse(queued.data.limits.deadlineAt!) - Date.parse(queued.at);
     expect(allowance).toBe(120_000);

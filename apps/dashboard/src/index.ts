@@ -56,7 +56,7 @@ export {
   type BulkCancelResult,
   MAX_BULK_CANCEL,
 } from "./actions/bulk-cancel.js";
-export { CANCELLED_BY, CancelBody, REPLAY_OF_KEY } from "./actions/run-actions.js";
+export { CANCELLED_BY, CancelBody } from "./actions/run-actions.js";
 export { createDashboard, type Dashboard } from "./create-dashboard.js";
 export type { ApiErrorBody, DashboardRefusal } from "./http/api-error.js";
 export type { SessionInfo } from "./http/app.js";

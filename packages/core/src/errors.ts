@@ -17,6 +17,7 @@ const ERROR_CODES = [
   "waitpoint_timeout",
   "agent_version_unavailable",
   "budget_exceeded",
+  "unrecorded_call",
   "cancelled",
   "internal",
   // refusals before a run starts
@@ -40,6 +41,10 @@ const ERROR_CODES = [
   "waitpoint_answered",
   // control
   "parked",
+  // access (docs/operations/keys.md)
+  "unauthorized",
+  "forbidden",
+  "rate_limited",
   // environment
   "redis_unavailable",
   "redis_out_of_memory",

@@ -168,6 +168,13 @@ export const EventData = {
      */
     concurrencyKey: z.string().min(1).max(256).optional(),
     /**
+     * The tenant the run belongs to (`tenant`, docs/operations/keys.md): an
+     * access key of a tenant sees only its runs; a child has its parent's.
+     * Optional and additive: absent in older logs and for runs fired
+     * without one.
+     */
+    tenant: z.string().min(1).max(128).optional(),
+    /**
      * The span that fired the run (`send {queue}`): the worker's spans of the
      * run are its children, so fire, worker, children and collect read as one
      * trace. Optional and additive: absent when the firer traced nothing.
@@ -190,12 +197,19 @@ export const EventData = {
   /**
    * A worker took the run. `trace` (optional, additive) is the attempt's
    * `invoke_agent` span: the next attempt links to it, so a crash and its
-   * recovery read as one story.
+   * recovery read as one story. `agentVersion` (optional, additive) is the
+   * version of the agent the attempt runs.
    */
   "run-started": z.object({
     attempt: z.number().int().positive(),
     workerId: z.string().min(1),
     trace: TraceContext.optional(),
+    /**
+     * The version of the agent this attempt runs (`agentVersion(agent)` on
+     * its worker), so a re-run can ask for the version that ran. Optional and
+     * additive: absent in older logs.
+     */
+    agentVersion: z.string().min(1).max(128).optional(),
   }),
   /**
    * One model response. `items` (the response's output items in order) and

@@ -1,7 +1,7 @@
 /**
  * Keys and names the engine adds to the store's layout: the BullMQ prefix,
- * the registry of queues and agents, worker heartbeats, the cancel channel
- * and the collectors' dead letters. Every per-shard key carries its shard's
+ * the registry of queues and agents, worker heartbeats, the cancel channel,
+ * the collectors' dead letters and the access keys. Every per-shard key carries its shard's
  * hash tag `{sN}` (docs/architecture/redis-layout.md). Everything starts with the same
  * prefix as the store's keys.
  */
@@ -48,6 +48,27 @@ export interface EngineKeys extends StoreKeys {
    * shard, fields per budget and per run (see `lua/debit-budget-1.lua`).
    */
   budget(treeRunId: string): string;
+  /**
+   * One access key's record: HASH with the SHA-256 of the key (never the
+   * key), its scopes, agents, tenant, name, rate and dates
+   * (docs/architecture/redis-layout.md#access-keys). Every access key lives
+   * under the `{access}` hash tag, one Redis Cluster slot.
+   */
+  accessKey(keyId: string): string;
+  /** The ids of every access key: ZSET, score its creation time (ms). */
+  readonly accessKeyIds: string;
+  /** One access key's request budget (`admit`): HASH of `tokens` and `at`, expiring when idle. */
+  accessRate(keyId: string): string;
+  /**
+   * Every evaluation (docs/architecture/evaluations.md#the-evaluation-record): ZSET,
+   * score when each was created (ms), member its id.
+   */
+  readonly evaluations: string;
+  /**
+   * One evaluation: HASH, field `spec` (what it evaluates, JSON), `state`
+   * (where it stands, JSON) and `case:<runId>` (each finished case, JSON).
+   */
+  evaluation(evaluationId: string): string;
 }
 
 /** The engine's keys for `prefix` (default `errand`). */
@@ -65,5 +86,10 @@ export function engineKeys(prefix?: string): EngineKeys {
     deadLetters: (shard) => `${base}:${shardTag(shard)}:dead`,
     waitingWaitpoints: (shard) => `${base}:${shardTag(shard)}:waitpoints`,
     budget: (treeRunId) => `${base}:${shardTag(shardOfRunId(treeRunId))}:budget:${treeRunId}`,
+    accessKey: (keyId) => `${base}:{access}:key:${keyId}`,
+    accessKeyIds: `${base}:{access}:keys`,
+    accessRate: (keyId) => `${base}:{access}:rate:${keyId}`,
+    evaluations: `${base}:evaluations`,
+    evaluation: (evaluationId) => `${base}:evaluation:${evaluationId}`,
   };
 }

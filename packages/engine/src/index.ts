@@ -166,9 +166,38 @@
 
 export type { Logger } from "@errand/runtime";
 export type { Durability } from "@errand/store";
+export {
+  ACCESS_SCOPES,
+  type AccessGrant,
+  type AccessScope,
+  LOOPBACK_GRANT,
+} from "./access/access-grant.js";
+export {
+  type AccessKeys,
+  type AccessKeysOptions,
+  type Admission,
+  type CreateAccessKeyOptions,
+  createAccessKeys,
+  DEFAULT_REQUESTS_PER_MINUTE,
+  DEFAULT_VERIFY_CACHE_MS,
+  MAX_VERIFY_CACHE_MS,
+} from "./access/access-keys.js";
+export {
+  type GrantedErrand,
+  type GrantedErrandOptions,
+  grantedErrand,
+} from "./access/granted-errand.js";
+export type { AccessKeySummary } from "./access/key-record.js";
+export { ACCESS_KEY_PREFIX } from "./access/key-secret.js";
 export type { PriceTable } from "./budgets/price-table.js";
 export type { CancelOptions, CancelResult } from "./client/cancel.js";
-export { createErrand, type Errand, type ErrandOptions, type Waitpoints } from "./client/client.js";
+export {
+  createErrand,
+  type Errand,
+  type ErrandOptions,
+  type Evaluations,
+  type Waitpoints,
+} from "./client/client.js";
 export type { FireManyItem, FireManyResult } from "./client/fire-many.js";
 export {
   DEFAULT_IDEMPOTENCY_TTL_MS,
@@ -183,6 +212,15 @@ export {
   type MetadataLimits,
 } from "./client/fire-spec.js";
 export type { FireWarning } from "./client/fire-warnings.js";
+export {
+  MAX_RERUN,
+  RERUN_OF_KEY,
+  type RerunItem,
+  type RerunOptions,
+  type RerunOverrides,
+  type RerunResult,
+  type RerunVersion,
+} from "./client/rerun.js";
 export type { RunEventsOptions } from "./client/run-events.js";
 export type { RunStreamOptions } from "./client/run-stream.js";
 export {
@@ -192,6 +230,35 @@ export {
   createCollector,
 } from "./collector/create-collector.js";
 export { type EngineKeys, engineKeys } from "./engine-keys.js";
+export {
+  DEFAULT_EVALUATION_CONCURRENCY,
+  type EvaluateOptions,
+  type EvaluationProgress,
+} from "./evaluations/evaluate.js";
+export type {
+  CaseScore,
+  CaseSide,
+  CaseToolCall,
+  Evaluation,
+  EvaluationCase,
+  EvaluationSpec,
+  EvaluationTotals,
+  FieldChange,
+  RunFilter,
+  UnrecordedCall,
+  UnrecordedCallPolicy,
+} from "./evaluations/evaluation-record.js";
+export type { EvaluationSummary } from "./evaluations/evaluation-store.js";
+export { evaluationJUnit, type JUnitOptions } from "./evaluations/junit.js";
+export {
+  type EvaluationCaseInput,
+  jsonFieldDiff,
+  outputEqual,
+  outputSchemaValid,
+  type ScoreResult,
+  type Scorer,
+  textSimilarity,
+} from "./evaluations/scorers.js";
 export {
   DEFAULT_FLOW_RECHECK_MS,
   DEFAULT_LEASE_MS,

@@ -14,6 +14,7 @@
  */
 
 export { DEFAULT_SHARDS, SETTLED_HEARD_CHANNEL, type SettledHeard } from "@errand/store/ops";
+export { AccessScopeName, LOOPBACK_KEY_ID, TenantName } from "./access/access-grant.js";
 export { FireBudget } from "./budgets/fire-budget.js";
 export { DEFAULT_PRICE_TABLE } from "./budgets/price-table.js";
 export { MAX_FIRE_MANY } from "./client/fire-spec.js";
@@ -30,8 +31,9 @@ export { type AgentVersionStanding, readAgentVersions } from "./queues/agent-ver
 export { logBullErrors } from "./queues/bull-errors.js";
 export { readJobCounts, readQueueBacklog, sumJobCounts } from "./queues/queue-backlog.js";
 export { MAX_QUEUE_SHARDS, shardOfRun } from "./queues/queue-shards.js";
-export { isLive } from "./queues/registry.js";
+export { type AgentRegistration, isLive, readAgentRegistrations } from "./queues/registry.js";
 export { DEFAULT_JOB_OPTIONS } from "./queues/run-queues.js";
+export { collectedRun } from "./reads/collected-run.js";
 export { LIST_LIMITS, runSummaryOf } from "./reads/list.js";
 export { checkDashboardUrl } from "./reads/view-url.js";
 export { clientPatience, type Patiently } from "./redis/client-patience.js";

@@ -21,7 +21,11 @@ export {
   settingsCapabilityRefusal,
 } from "./model-capabilities.js";
 export { runModelSettings } from "./model-settings.js";
-export { invalidOutputMessage, STRUCTURED_OUTPUT_TOOL } from "./structured-output.js";
+export {
+  compileOutputSchema,
+  invalidOutputMessage,
+  STRUCTURED_OUTPUT_TOOL,
+} from "./structured-output.js";
 export { setContentAttribute } from "./tracing/content.js";
 export { GEN_AI, modelIdentity } from "./tracing/gen-ai.js";
 export { ERROR_TYPE, inSpan, markSpanFailed } from "./tracing/spans.js";

@@ -38,35 +38,78 @@ function systemMessage(agent: Agent, hasSchema: boolean): string {
     : agent.instructions;
 }
 
+type Step = RunState["steps"][number];
+
 /**
- * The transcript to send for the next model request of a run. Calls without
- * an outcome yet are left out of the tool messages (the runtime settles them
- * before it asks the model again).
+ * The messages of each step, kept while its step is: the fold replaces a
+ * step it changes, so a step object's messages never go stale, and a run of
+ * many steps builds each step's messages (and each tool message's content)
+ * once, not once per later step
+ * (docs/architecture/tool-results.md#fan-out-at-a-flat-cost-per-child).
  */
-export function buildTranscript(agent: Agent, state: RunState): TranscriptMessage[] {
-  const queued = state.queued;
+const stepMessagesCache = new WeakMap<Step, TranscriptMessage[]>();
+
+/** The user message of each queued run's input, kept while its `queued` is. */
+const inputMessageCache = new WeakMap<object, string>();
+
+/** A step's assistant message, then one tool message per call that has an outcome. */
+function stepMessages(step: Step): TranscriptMessage[] {
+  const cached = stepMessagesCache.get(step);
+  if (cached !== undefined) return cached;
   const messages: TranscriptMessage[] = [
-    { role: "system", content: systemMessage(agent, queued?.outputSchema !== undefined) },
-    { role: "user", content: inputMessage(queued?.input) },
-  ];
-  const steps = [...state.steps].sort((a, b) => a.step - b.step);
-  for (const step of steps) {
-    messages.push({
+    {
       role: "assistant",
       ...(step.text === undefined ? {} : { content: step.text }),
       calls: step.calls.map(({ callId, name, args }) => ({ callId, name, args })),
       ...(step.items === undefined ? {} : { items: step.items }),
       ...(step.responseId === undefined ? {} : { responseId: step.responseId }),
+    },
+  ];
+  for (const call of step.calls) {
+    if (call.outcome === undefined) continue;
+    messages.push({
+      role: "tool",
+      callId: call.callId,
+      name: call.name,
+      content: toolMessageContent(call.outcome),
     });
-    for (const call of step.calls) {
-      if (call.outcome === undefined) continue;
-      messages.push({
-        role: "tool",
-        callId: call.callId,
-        name: call.name,
-        content: toolMessageContent(call.outcome),
-      });
-    }
+  }
+  stepMessagesCache.set(step, messages);
+  return messages;
+}
+
+/** The user message of `queued`'s input, made once per `queued`. */
+function cachedInputMessage(queued: RunState["queued"]): string {
+  if (queued === undefined) return inputMessage(undefined);
+  const cached = inputMessageCache.get(queued);
+  if (cached !== undefined) return cached;
+  const message = inputMessage(queued.input);
+  inputMessageCache.set(queued, message);
+  return message;
+}
+
+/** The steps in step order: as the fold keeps them, unless they are out of order. */
+function inStepOrder(steps: readonly Step[]): readonly Step[] {
+  const ordered = steps.every((step, index) => index === 0 || steps[index - 1]!.step < step.step);
+  return ordered ? steps : [...steps].sort((a, b) => a.step - b.step);
+}
+
+/**
+ * The transcript to send for the next model request of a run. Calls without
+ * an outcome yet are left out of the tool messages (the runtime settles them
+ * before it asks the model again). Each step's messages are built once per
+ * step object (see {@link stepMessagesCache}): a step costs the same whether
+ * it is a run's 2nd or its 2,000th. The messages are shared between the
+ * transcripts of later steps: a model must not change them.
+ */
+export function buildTranscript(agent: Agent, state: RunState): TranscriptMessage[] {
+  const queued = state.queued;
+  const messages: TranscriptMessage[] = [
+    { role: "system", content: systemMessage(agent, queued?.outputSchema !== undefined) },
+    { role: "user", content: cachedInputMessage(queued) },
+  ];
+  for (const step of inStepOrder(state.steps)) {
+    for (const message of stepMessages(step)) messages.push(message);
   }
   return messages;
 }

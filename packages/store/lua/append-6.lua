@@ -49,8 +49,8 @@
       [type, at, data] per event, data as given)
     - HSET on the head: seq, updatedAt, and what the events change, as the fold
       does: run-queued sets runId, agent, rootRunId, parentRunId, depth,
-      priority, concurrencyKey, hasSchema, createdAt, status=queued; run-started sets status=running,
-      attempt (the highest seen), startedAt (the first); output-recorded sets
+      priority, concurrencyKey, tenant, hasSchema, createdAt, status=queued;
+      run-started sets status=running, attempt (the highest seen), startedAt (the first); output-recorded sets
       hasOutput=1; cancel-requested sets cancelRequested=1; finished sets
       status=succeeded (failed when the run has a schema and no output),
       failed sets status=failed, cancelled sets status=cancelled; the three
@@ -159,6 +159,9 @@ for i = 1, count do
     end
     if type(data.concurrencyKey) == "string" then
       updates.concurrencyKey = data.concurrencyKey
+    end
+    if type(data.tenant) == "string" then
+      updates.tenant = data.tenant
     end
     updates.hasSchema = hasSchema and "1" or "0"
     updates.hasOutput = "0"

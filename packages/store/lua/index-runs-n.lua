@@ -19,11 +19,13 @@
     KEYS[5] cancelled runs  <p>:{sN}:index:status:cancelled      ZSET
     KEYS[6] deadlines       <p>:{sN}:deadlines                   ZSET (score ms, member runId)
     KEYS[7] shard stream    <p>:{sN}:events                      STREAM (only XACK)
-    for run i = 1 … n, at k = 7 + 4(i-1):
+    for run i = 1 … n, at k = 7 + 5(i-1):
     KEYS[k+1] its head      <p>:{sN}:run:<runId>                 HASH (read only)
     KEYS[k+2] agent's runs  <p>:{sN}:index:agent:<agent>         ZSET
     KEYS[k+3] its result    <p>:{sN}:result:<runId>              STRING (JSON)
     KEYS[k+4] its children  <p>:{sN}:children:<runId>            ZSET (only given a TTL here)
+    KEYS[k+5] tenant's runs <p>:{sN}:index:tenant:<tenant>       ZSET (untouched for a run
+              without a tenant, whose key names the empty tenant)
 
     ARGV[1] the channel announcing the shard's settled runs
     ARGV[2] the consumer group the entries are acknowledged in ("" for none:
@@ -38,6 +40,7 @@
       "1" when the caller's own earlier call indexed the run (answered 1 for
         it) in the runs and the agent's runs, so that this one leaves those
         two ZADDs out, or "" (then they are made: idempotent)
+      "1" when the run has a tenant (KEYS[k+5] is its tenant's runs), or ""
       m, the number of its entry ids that follow, then those m ids: the
         shard entries applied for it, acknowledged when its reply is 1, or
         when it has no head and no result was given (nothing to write)
@@ -50,8 +53,8 @@
         no result was stored
 
   Effects, per run:
-    - head present: ZADD member to runs and the agent's runs (unless the
-      caller said it indexed the run there already); a settled run
+    - head present: ZADD member to runs, the agent's runs and the tenant's
+      runs (unless the caller said it indexed the run there already); a settled run
       moves from active to its status's set and, unless it has no deadline
       (""), leaves the deadlines; a run not settled is in active and, with a
       deadline, in the deadlines
@@ -61,21 +64,25 @@
       the head), so that they expire with its log whatever the
       retention its settling writer used; SET result NX (a result, once
       stored, never changes); then PUBLISH runId on the channel
-    - head absent: ZREM member from every index above and runId from the deadlines
+    - head absent: ZREM member from every index above (the tenant's runs
+      included) and runId from the deadlines
   Then, once for the call: XACK of the entry ids acknowledged (none: no XACK;
   one per 1,000 ids beyond).
 ]]
 local runsKey, activeKey, deadlinesKey, streamKey = KEYS[1], KEYS[2], KEYS[6], KEYS[7]
 local settledKeys = { succeeded = KEYS[3], failed = KEYS[4], cancelled = KEYS[5] }
 local channel, group = ARGV[1], ARGV[2]
-local count = (#KEYS - 7) / 4
+local count = (#KEYS - 7) / 5
 local ACK_SLICE = 1000
 
-local function indexRun(headKey, agentKey, resultKey, childrenKey, runId, member, deadline, result, listed)
+local function indexRun(headKey, agentKey, resultKey, childrenKey, tenantKey, runId, member, deadline, result, listed, tenanted)
   local status = redis.call("HGET", headKey, "status")
   if not status then
     for _, key in ipairs({ runsKey, activeKey, KEYS[3], KEYS[4], KEYS[5], agentKey }) do
       redis.call("ZREM", key, member)
+    end
+    if tenanted == "1" then
+      redis.call("ZREM", tenantKey, member)
     end
     redis.call("ZREM", deadlinesKey, runId)
     return 0
@@ -83,6 +90,9 @@ local function indexRun(headKey, agentKey, resultKey, childrenKey, runId, member
   if listed ~= "1" then
     redis.call("ZADD", runsKey, 0, member)
     redis.call("ZADD", agentKey, 0, member)
+    if tenanted == "1" then
+      redis.call("ZADD", tenantKey, 0, member)
+    end
   end
   local settledKey = settledKeys[status]
   if settledKey then
@@ -114,18 +124,18 @@ local replies = {}
 local acknowledged = {}
 local a = 3
 for i = 1, count do
-  local k = 7 + 4 * (i - 1)
+  local k = 7 + 5 * (i - 1)
   local result = ARGV[a + 3]
-  local indexed = indexRun(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4],
-    ARGV[a], ARGV[a + 1], ARGV[a + 2], result, ARGV[a + 4])
+  local indexed = indexRun(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], KEYS[k + 5],
+    ARGV[a], ARGV[a + 1], ARGV[a + 2], result, ARGV[a + 4], ARGV[a + 5])
   replies[i] = indexed
-  local ids = tonumber(ARGV[a + 5])
+  local ids = tonumber(ARGV[a + 6])
   if indexed == 1 or result == "" then
-    for j = a + 6, a + 5 + ids do
+    for j = a + 7, a + 6 + ids do
       acknowledged[#acknowledged + 1] = ARGV[j]
     end
   end
-  a = a + 6 + ids
+  a = a + 7 + ids
 end
 for j = a, #ARGV do
   acknowledged[#acknowledged + 1] = ARGV[j]

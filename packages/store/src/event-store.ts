@@ -105,7 +105,8 @@ export interface EventStore {
    * the reaper). An empty batch returns `[]` without a call. Nothing is
    * written when the call throws, and a batch sent again after its reply was
    * lost (by ioredis on reconnect, or by a writer's retry) resolves as its
-   * first call would have, not as a stale append (see `own-append.ts`):
+   * first call would have, not as a stale append, nor (for a run's first
+   * batch) as a run that exists or a duplicate of itself (see `own-append.ts`):
    * - `invalid_event`: an event's data does not match its schema (checked before sending,
    *   except for events marked by `markChecked`: their writer checked them);
    * - `seq_conflict` ({@link SeqConflictError}, with `currentSeq`): another writer appended first;
@@ -229,15 +230,20 @@ export function createEventStore(options: EventStoreOptions): EventStore {
       ...valid.flatMap(encodeEventArgs),
     ]);
     const [code, seq, , fired] = reply;
-    if (code === SCRIPT_CODES.duplicate && fired !== undefined) {
+    // A key naming this very run was set by this call's first try, whose reply was lost.
+    const keyNamesThisRun = code === SCRIPT_CODES.duplicate && fired === runId;
+    if (code === SCRIPT_CODES.duplicate && fired !== undefined && !keyNamesThisRun) {
       return { deduplicated: true, runId: fired };
     }
-    // This very batch, sent again after its reply was lost, is refused as stale: it went in.
+    // This very batch, sent again after its reply was lost, is refused as stale (or, when it
+    // opened the run, as a run that exists already): it went in.
     const resent =
       expectedSeq !== "any" &&
-      code === SCRIPT_CODES.seqConflict &&
-      seq >= expectedSeq + valid.length &&
+      (keyNamesThisRun ||
+        ((code === SCRIPT_CODES.seqConflict || code === SCRIPT_CODES.runExists) &&
+          seq >= expectedSeq + valid.length)) &&
       (await isAppendedAlready(redis, keys, runId, expectedSeq, valid));
+    if (keyNamesThisRun && !resent) return { deduplicated: true, runId };
     const lastSeq = resent ? expectedSeq + valid.length : seq;
     const error = resent
       ? undefined

@@ -38,6 +38,8 @@ export interface RunHead {
   priority?: number;
   /** The key the run's concurrency is limited under (`run-queued.concurrencyKey`), when it has one. */
   concurrencyKey?: string;
+  /** The tenant the run belongs to (`run-queued.tenant`), when it has one. */
+  tenant?: string;
   /** `at` of `run-queued`. */
   createdAt: string;
   /** `at` of the first `run-started`. */
@@ -95,6 +97,7 @@ export function decodeHead(runId: string, fields: Record<string, string>): RunHe
     depth: count("depth"),
     ...(fields.priority === undefined ? {} : { priority: count("priority") }),
     ...optional("concurrencyKey"),
+    ...optional("tenant"),
     createdAt: text("createdAt"),
     ...optional("startedAt"),
     updatedAt: text("updatedAt"),

@@ -64,6 +64,8 @@ export interface StoreKeys {
   runIndexByStatus(shard: number, status: "active" | "succeeded" | "failed" | "cancelled"): string;
   /** The runs of a shard by agent, members as in {@link runIndex}. */
   runIndexByAgent(shard: number, agent: string): string;
+  /** The runs of a shard by tenant (`run-queued.tenant`), members as in {@link runIndex}. */
+  runIndexByTenant(shard: number, tenant: string): string;
 }
 
 /**
@@ -112,5 +114,6 @@ export function storeKeys(prefix: string = DEFAULT_KEY_PREFIX): StoreKeys {
     runIndex: (shard) => `${shardBase(shard)}:index:runs`,
     runIndexByStatus: (shard, status) => `${shardBase(shard)}:index:status:${status}`,
     runIndexByAgent: (shard, agent) => `${shardBase(shard)}:index:agent:${agent}`,
+    runIndexByTenant: (shard, tenant) => `${shardBase(shard)}:index:tenant:${tenant}`,
   };
 }

@@ -30,6 +30,39 @@ describe("an append sent again after its reply was lost", () => {
     }
   });
 
+  it("opens its run once when it is the run's first batch, with an idempotency key or without", async () => {
+    const fx = await startRedisFixture();
+    try {
+      const store = fx.store("own-create");
+      const plain = store.newRunId();
+      const plainQueued = queued();
+      const opened = await store.createRun(plain, plainQueued);
+      // Sent again after its reply was lost, it finds the run it opened.
+      expect(await store.createRun(plain, plainQueued)).toEqual(opened);
+      const key = { key: "the same key", ttlMs: 60_000 };
+      const keyed = store.newRunId(key.key);
+      const keyedQueued = queued();
+      const first = await store.createRun(keyed, keyedQueued, key);
+      expect(first.deduplicated).toBe(false);
+      // The key names this very run: the first try set it.
+      expect(await store.createRun(keyed, keyedQueued, key)).toEqual(first);
+      // Another run fired under the key is still a duplicate of the first.
+      const other = store.newRunId(key.key);
+      expect(await store.createRun(other, queued(), key)).toEqual({
+        deduplicated: true,
+        runId: keyed,
+      });
+      // A run-queued that is not the one stored is still refused.
+      await expect(store.createRun(plain, queued({ agent: "another" }))).rejects.toMatchObject({
+        code: "invalid_spec",
+      });
+      expect(await fx.redis.xlen(store.keys.runLog(plain))).toBe(1);
+      expect(await fx.redis.xlen(store.keys.runLog(keyed))).toBe(1);
+    } finally {
+      await fx.stop();
+    }
+  });
+
   it("resolves when its reply dies with its connection and the reconnect is refused for a while", async () => {
     const fx = await startRedisFixture();
     // The writer talks to Redis through a relay that cuts its connection instead of passing

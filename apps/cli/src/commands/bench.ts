@@ -22,6 +22,26 @@ interface OwnBench<R> {
 /** The flags `bench` takes besides `--quick` and `--json`. */
 const BENCH_FLAGS = ["cluster", "scaling", "flow", "tracing", "budget", "no-metrics"] as const;
 
+/** The most children `bench --fan-out` takes. */
+const MAX_FAN_OUT = 10_000_000;
+
+/** Runs `bench --fan-out N`, which takes `--json` only, and prints its report. */
+async function runFanOut(args: ParsedArgs, io: CliIO): Promise<ExitCode> {
+  const children = args.integer("fan-out", { min: 1, max: MAX_FAN_OUT }, 0);
+  const others = BENCH_FLAGS.filter((flag) => args.flag(flag));
+  if (others.length > 0 || args.flag("quick") || args.string("durability") !== undefined) {
+    throw usageError("bench: --fan-out takes --json only");
+  }
+  const { formatFanOutBench, runFanOutBench } = await loadBench();
+  const report = await runFanOutBench({
+    children,
+    onProgress: (line) => io.stderr.write(`${line}\n`),
+  });
+  if (args.flag("json")) writeJson(io, report);
+  else io.stdout.write(formatFanOutBench(report));
+  return EXIT.ok;
+}
+
 /** Runs `bench --<flag>`, which takes `--quick` and `--json` only, and prints its report. */
 async function runOwnBench<R>(
   flag: (typeof BENCH_FLAGS)[number],
@@ -64,7 +84,7 @@ async function loadBench(): Promise<typeof import("@errand/bench")> {
 /** `bench`. */
 export const benchCommand: CommandSpec = {
   usage:
-    "errand bench [--quick] [--tracing] [--no-metrics] [--durability <acknowledged|replicated>] [--budget] [--json] | errand bench --cluster [--quick] [--json] | errand bench --scaling [--quick] [--json] | errand bench --flow [--quick] [--json]",
+    "errand bench [--quick] [--tracing] [--no-metrics] [--durability <acknowledged|replicated>] [--budget] [--json] | errand bench --cluster [--quick] [--json] | errand bench --scaling [--quick] [--json] | errand bench --flow [--quick] [--json] | errand bench --fan-out <N> [--json]",
   description: [
     "Measures, in one run on its own fresh redis-server (persistence off, flushed between",
     "phases; never the Redis of REDIS_URL): raw BullMQ no-op jobs and raw XREADGROUP+XACK",
@@ -98,6 +118,15 @@ export const benchCommand: CommandSpec = {
     "queueing buys (a small tenant's first start behind a big tenant's backlog, first in first",
     "out, then fair), rounds alternating; --json prints { machine, sizes, loadBefore,",
     "loadAfter, overhead, fairness }.",
+    "--fan-out N (slow: a millisecond or more a child on 2 cores) runs one parent agent",
+    "that spawns N children in spawn_agents calls of 1,000, parks on collect_agents with",
+    "wait: true, then pages through every child; the client, a worker (concurrency 50) and",
+    "the collector run in this process. It prints the time, children/s, µs and CPU a child,",
+    "Redis bytes a child, each process's peak RSS, the parent's collect pages/s, and per",
+    "phase (spawned, settled, collected) its CPU, Redis commands a child and slowest",
+    "commands; it fails unless the parent collected every child. --json prints { machine,",
+    "children, seconds, childrenPerSec, usPerChild, cpuUsPerChild, redisBytesPerChild,",
+    "peakRssMb, collectPagesPerSec, parent, phases, … }.",
   ].join("\n"),
   options: {
     quick: { type: "boolean", description: "smaller sizes: under a minute" },
@@ -117,6 +146,11 @@ export const benchCommand: CommandSpec = {
       type: "boolean",
       description: "what flow control costs a run and what fair queueing buys (minutes)",
     },
+    "fan-out": {
+      type: "string",
+      value: "<N>",
+      description: "one parent spawning and collecting N children: the cost of a child (slow)",
+    },
     ...DURABILITY_OPTION,
     ...JSON_OPTION,
   },
@@ -127,6 +161,7 @@ export const benchCommand: CommandSpec = {
         "bench: --tracing records spans in memory: unset the OTEL_EXPORTER_OTLP_* endpoint",
       );
     }
+    if (args.string("fan-out") !== undefined) return runFanOut(args, io);
     if (args.flag("scaling")) {
       const { formatScalingBench, runScalingBench } = await loadBench();
       return runOwnBench("scaling", args, io, { run: runScalingBench, format: formatScalingBench });

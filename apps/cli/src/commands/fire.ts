@@ -51,6 +51,7 @@ async function fireRuns(errand: Errand, request: FireRequest): Promise<Fired> {
     ...(request.priority === undefined ? {} : { priority: request.priority }),
     ...(request.agentVersion === undefined ? {} : { agentVersion: request.agentVersion }),
     ...(request.concurrencyKey === undefined ? {} : { concurrencyKey: request.concurrencyKey }),
+    ...(request.tenant === undefined ? {} : { tenant: request.tenant }),
     ...(request.budget === undefined ? {} : { budget: request.budget }),
     ...(request.modelSettings === undefined ? {} : { modelSettings: request.modelSettings }),
   };
@@ -143,7 +144,7 @@ async function fireAndWait(
 /** `fire`. */
 export const fireCommand: CommandSpec = {
   usage:
-    "errand fire <agent> --input <json|@file> [--schema <json|@file>] [--metadata key=value]... [--deadline <seconds>] [--idempotency-key <key>] [--priority <n>] [--agent-version <v>] [--concurrency-key <key>] [--budget <json|@file>] [--model-settings <json|@file>] [--count N] [--wait [--timeout <seconds>]] [--json]",
+    "errand fire <agent> --input <json|@file> [--schema <json|@file>] [--metadata key=value]... [--deadline <seconds>] [--idempotency-key <key>] [--priority <n>] [--agent-version <v>] [--concurrency-key <key>] [--tenant <tenant>] [--budget <json|@file>] [--model-settings <json|@file>] [--count N] [--wait [--timeout <seconds>]] [--json]",
   description: [
     "Fires a run of <agent> with the given input (inline JSON, or @path to read a file)",
     "and prints its runId. --schema gives the structured output the run must record (a",
@@ -156,7 +157,8 @@ export const fireCommand: CommandSpec = {
     "--agent-version pins the runs to that version of the agent (default: its newest",
     "live version); a version no worker ever ran is refused. --concurrency-key (e.g. a",
     "tenant) puts the runs under the workers' fleet-wide limit for that key, queued fairly",
-    "against other keys' runs.",
+    "against other keys' runs. --tenant puts the runs in a tenant: only access keys of",
+    "that tenant (or without one) see them.",
     "--budget sets the budget of each run and its tree of descendants, as JSON: any of",
     "tokens, costUsd, steps, runs, and onExceeded (finish-in-flight, the default, or",
     'cancel-tree), e.g. --budget \'{"tokens":200000,"costUsd":1.5}\'. Runs of the tree',
@@ -214,6 +216,11 @@ export const fireCommand: CommandSpec = {
       type: "string",
       value: "<key>",
       description: "the key (e.g. a tenant) the runs' fleet-wide concurrency is limited under",
+    },
+    tenant: {
+      type: "string",
+      value: "<tenant>",
+      description: "the tenant the runs belong to (access keys of other tenants never see them)",
     },
     budget: {
       type: "string",

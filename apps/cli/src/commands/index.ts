@@ -33,6 +33,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./dashboard.js")).dashboardCommand,
   },
   {
+    name: "mcp",
+    summary: "serve errand's MCP tools on stdio, or Streamable HTTP with --http",
+    load: async () => (await import("./mcp.js")).mcpCommand,
+  },
+  {
     name: "fire",
     summary: "fire runs of an agent, and with --wait wait for their results",
     load: async () => (await import("./fire.js")).fireCommand,
@@ -68,6 +73,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./runs-cancel.js")).runsCancelCommand,
   },
   {
+    name: "runs rerun",
+    summary: "fire runs again after a fix: by id, or those a filter matches",
+    load: async () => (await import("./runs-rerun.js")).runsRerunCommand,
+  },
+  {
     name: "runs waiting",
     summary: "list the runs waiting for an answer from a person",
     load: async () => (await import("./runs-waiting.js")).runsWaitingCommand,
@@ -81,6 +91,41 @@ export const COMMANDS: readonly CommandEntry[] = [
     name: "runs fold",
     summary: "fold a saved log offline and print its RunResult",
     load: async () => (await import("./runs-fold.js")).runsFoldCommand,
+  },
+  {
+    name: "keys create",
+    summary: "create an access key for the HTTP API and the MCP server, shown once",
+    load: async () => (await import("./keys-create.js")).keysCreateCommand,
+  },
+  {
+    name: "keys list",
+    summary: "list the access keys by id, never the keys",
+    load: async () => (await import("./keys-list.js")).keysListCommand,
+  },
+  {
+    name: "keys revoke",
+    summary: "revoke an access key: refused everywhere within a second",
+    load: async () => (await import("./keys-revoke.js")).keysRevokeCommand,
+  },
+  {
+    name: "eval run",
+    summary: "evaluate a candidate agent against recorded runs",
+    load: async () => (await import("./eval-run.js")).evalRunCommand,
+  },
+  {
+    name: "eval list",
+    summary: "list evaluations, newest first",
+    load: async () => (await import("./eval-list.js")).evalListCommand,
+  },
+  {
+    name: "eval show",
+    summary: "show an evaluation, changed cases first",
+    load: async () => (await import("./eval-show.js")).evalShowCommand,
+  },
+  {
+    name: "eval export",
+    summary: "write an evaluation as JSON or JUnit XML",
+    load: async () => (await import("./eval-export.js")).evalExportCommand,
   },
   {
     name: "doctor",

@@ -17,12 +17,20 @@ function isStatus(value: string): value is Status {
 }
 
 /** The options of the next page's command: the filters and the connection, as given. */
-const REPEATED_OPTIONS = ["status", "agent", "parent", "limit", "prefix", "redis"] as const;
+const REPEATED_OPTIONS = [
+  "status",
+  "agent",
+  "parent",
+  "tenant",
+  "limit",
+  "prefix",
+  "redis",
+] as const;
 
 /** `runs list`. */
 export const runsListCommand: CommandSpec = {
   usage:
-    "errand runs list [--status <status>] [--agent <name>] [--parent <runId>] [--limit N] [--cursor <cursor>] [--json]",
+    "errand runs list [--status <status>] [--agent <name>] [--parent <runId>] [--tenant <tenant>] [--limit N] [--cursor <cursor>] [--json]",
   description: [
     "Lists runs, newest first, as a table, or with --json as { items, count, hasMore,",
     "nextCursor? }. Pass --cursor the nextCursor of the previous page, with the same",
@@ -36,6 +44,7 @@ export const runsListCommand: CommandSpec = {
     },
     agent: { type: "string", value: "<name>", description: "only runs of this agent" },
     parent: { type: "string", value: "<runId>", description: "only the children of this run" },
+    tenant: { type: "string", value: "<tenant>", description: "only the runs of this tenant" },
     limit: { type: "string", value: "<N>", description: "runs per page (default 50, at most 500)" },
     cursor: { type: "string", value: "<cursor>", description: "the next page's cursor" },
     ...JSON_OPTION,
@@ -51,12 +60,14 @@ export const runsListCommand: CommandSpec = {
     const limit = args.integer("limit", { min: 1, max: 500 }, 50);
     const agent = args.string("agent");
     const parentRunId = args.string("parent");
+    const tenant = args.string("tenant");
     const cursor = args.string("cursor");
     const filters = {
       limit,
       ...(status === undefined ? {} : { status }),
       ...(agent === undefined ? {} : { agent }),
       ...(parentRunId === undefined ? {} : { parentRunId }),
+      ...(tenant === undefined ? {} : { tenant }),
       ...(cursor === undefined ? {} : { cursor }),
     };
     const page = await withErrand(args, io, (errand) => errand.list(filters));

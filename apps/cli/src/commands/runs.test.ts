@@ -179,3 +179,32 @@ describe("errand runs tail and runs cancel", () => {
     expect(again.stdout).toBe(`${runId}: already cancelled, nothing to cancel\n`);
   });
 });
+
+describe("errand runs rerun", () => {
+  it("fires a failed run again once, on the version that ran, and says so", async () => {
+    const first = await errand(["runs", "rerun", "--run", failed.runId, "--json"]);
+    expect(first.code, first.stderr).toBe(0);
+    const answer = JSON.parse(first.stdout);
+    expect(answer).toMatchObject({ total: 1, succeeded: 1, failed: 0, hasMore: false });
+    const [item] = answer.results;
+    expect(item).toMatchObject({ ok: true, sourceRunId: failed.runId });
+    const [queued] = await client.store.readLog(item.runId);
+    expect(queued?.type === "run-queued" && queued.data.metadata.rerunOf).toBe(failed.runId);
+
+    const again = await errand(["runs", "rerun", "--run", failed.runId]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toBe(
+      `${failed.runId}: re-run as ${item.runId} (re-run before by this request)\n1 re-run, 0 not\n`,
+    );
+  });
+
+  it("exits 1 for a run it cannot re-run and 2 when no runs or both kinds are named", async () => {
+    const unknown = await errand(["runs", "rerun", "--run", `${failed.runId.slice(0, -4)}0000`]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stdout).toContain("not re-run (not_found");
+    expect((await errand(["runs", "rerun"])).code).toBe(2);
+    const both = await errand(["runs", "rerun", "--run", failed.runId, "--status", "failed"]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain("not both");
+  });
+});

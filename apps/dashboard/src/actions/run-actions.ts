@@ -3,19 +3,16 @@
  * descendants), fire one again with the same input ("replay"), and answer
  * the waitpoint it waits on.
  */
-import { ErrandError } from "@errand/core";
-import { parseWaitpointToken, runNotFound } from "@errand/core/ops";
+import { randomUUID } from "node:crypto";
+import { ErrandError, type ErrorCode } from "@errand/core";
+import { parseWaitpointToken } from "@errand/core/ops";
 import type { CancelResult, CompletedWaitpoint, FireResult } from "@errand/engine";
 import { z } from "zod";
 import type { DashboardContext } from "../context.js";
-import { readRunQueued } from "../reads/run-queued.js";
 import { requireRunId } from "../reads/run-view.js";
 
 /** Who the dashboard's cancels are by, in `cancel-requested`. */
 export const CANCELLED_BY = "dashboard";
-
-/** The metadata key a replay carries: the runId it replays. */
-export const REPLAY_OF_KEY = "replayOf";
 
 /** The body of `POST /api/runs/:runId/cancel`. */
 export const CancelBody = z.strictObject({
@@ -68,26 +65,27 @@ export function answerWaitpoint(
 }
 
 /**
- * Fires a new run of the same agent with the same input, output schema and
- * metadata (plus `replayOf`), and the same time allowance when the run had a
- * deadline. The replay is a run of its own: it has no parent.
+ * Fires the run again as `errand.rerun` does (same agent, input, output
+ * schema, metadata plus `rerunOf`, time allowance; no parent), on the newest
+ * live version, a new run for each press (a request key of its own). Throws
+ * the refusal of the one run as an `ErrandError`.
  */
 export async function replayRun(context: DashboardContext, runId: string): Promise<FireResult> {
-  const queued = await readRunQueued(context, requireRunId(runId));
-  if (queued === undefined) throw runNotFound(runId);
-  const { agent, input, outputSchema, metadata, limits } = queued.data;
-  const deadlineMs =
-    limits.deadlineAt === undefined
-      ? undefined
-      : Date.parse(limits.deadlineAt) - Date.parse(queued.at);
-  if (deadlineMs !== undefined && !(deadlineMs > 0)) {
-    throw new ErrandError("internal", `run ${runId} has a deadline before it was queued`);
+  const { results } = await context.errand.rerun({
+    runs: [requireRunId(runId)],
+    version: "newest",
+    idempotencyKey: randomUUID(),
+  });
+  const [replayed] = results;
+  if (replayed?.ok && replayed.runId !== undefined) {
+    return {
+      runId: replayed.runId,
+      ...(replayed.warnings === undefined ? {} : { warnings: replayed.warnings }),
+      ...(replayed.viewUrl === undefined ? {} : { viewUrl: replayed.viewUrl }),
+    };
   }
-  return context.errand.fire({
-    agent,
-    input,
-    ...(outputSchema === undefined ? {} : { outputSchema }),
-    metadata: { ...metadata, [REPLAY_OF_KEY]: runId },
-    ...(deadlineMs === undefined ? {} : { deadlineMs: Math.round(deadlineMs) }),
+  const error = replayed?.error ?? { code: "internal", message: "the run was not fired again" };
+  throw new ErrandError(error.code as ErrorCode, error.message, {
+    retryable: replayed?.retryable ?? false,
   });
 }

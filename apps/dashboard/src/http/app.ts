@@ -10,7 +10,7 @@
  * the dashboard's own scripts, styles and connections.
  */
 
-import { ErrandError } from "@errand/core";
+import { ErrandError, redactSecrets } from "@errand/core";
 import { runNotFound } from "@errand/core/ops";
 import { isLiveOffset } from "@errand/store/ops";
 import { type Context, Hono } from "hono";
@@ -156,6 +156,26 @@ export function createApp(parts: AppParts): Hono {
     return inSearchPlace(c, async () =>
       withUsage(context, await searchRuns(context, parts.searchMetadata, { ...options, q })),
     );
+  });
+
+  app.get("/api/evaluations", async (c) => {
+    const { limit, cursor } = c.req.query();
+    return c.json(
+      await context.errand.evaluations.list({
+        ...(limit === undefined ? {} : { limit: Number(limit) }),
+        ...(cursor === undefined ? {} : { cursor }),
+      }),
+    );
+  });
+
+  app.get("/api/evaluations/:evaluationId", async (c) => {
+    const evaluationId = c.req.param("evaluationId");
+    const evaluation = await context.errand.evaluations.get(evaluationId);
+    if (evaluation === undefined) {
+      throw new ErrandError("not_found", `there is no evaluation ${evaluationId}`);
+    }
+    // Both sides' tool calls hold arguments and results as logged: shown redacted, as every value the page shows.
+    return c.json(redactSecrets(evaluation));
   });
 
   app.get("/api/runs/:runId", async (c) =>

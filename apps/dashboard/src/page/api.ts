@@ -2,6 +2,7 @@
  * The page's calls to the dashboard's API: reads, the two actions (with
  * the CSRF header of the session) and the live streams.
  */
+import type { Evaluation, EvaluationSummary } from "@errand/engine";
 import type {
   ApiErrorBody,
   BlobView,
@@ -20,6 +21,8 @@ import type {
   Waterfall,
   WaterfallBar,
 } from "../index.js";
+
+export type { Evaluation, EvaluationCase, EvaluationSummary } from "@errand/engine";
 
 /** The API's shapes, as the server declares them. */
 export type {
@@ -144,6 +147,13 @@ export async function readTimeline(runId: string, max = 5_000): Promise<Timeline
     cursor = `&cursor=${encodeURIComponent(page.nextCursor)}`;
   }
 }
+
+/** A page of evaluations, newest first. */
+export const listEvaluations = () =>
+  getJson<ListPage<EvaluationSummary>>("/api/evaluations?limit=50");
+/** One evaluation, its cases changed first. */
+export const readEvaluation = (evaluationId: string) =>
+  getJson<Evaluation>(`/api/evaluations/${encodeURIComponent(evaluationId)}`);
 
 /** What a cancel did to the run. */
 export interface CancelAnswer {

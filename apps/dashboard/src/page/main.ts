@@ -6,6 +6,7 @@ import { loadSession } from "./api.js";
 import { h, replaceChildren } from "./dom.js";
 import { startOverviewStream } from "./live-overview.js";
 import { type Mounted, onRoute, type Route } from "./router.js";
+import { showEvaluation, showEvaluations } from "./views/evaluations-view.js";
 import { showOverview } from "./views/overview-view.js";
 import { showRun } from "./views/run-view.js";
 import { showRuns } from "./views/runs-view.js";
@@ -15,6 +16,7 @@ const indicator = h("span", { class: "indicator", testid: "live-indicator" }, "c
 const nav = {
   overview: h("a", { class: "nav-link", attrs: { href: "#/" } }, "Overview"),
   runs: h("a", { class: "nav-link", attrs: { href: "#/runs" } }, "Runs"),
+  evaluations: h("a", { class: "nav-link", attrs: { href: "#/evaluations" } }, "Evaluations"),
 };
 const badges = h("span", { class: "header-badges" });
 
@@ -28,7 +30,7 @@ document.body.replaceChildren(
       h("span", { class: "brand-mark" }, "⟳"),
       "errand",
     ),
-    h("nav", { class: "nav" }, nav.overview, nav.runs),
+    h("nav", { class: "nav" }, nav.overview, nav.runs, nav.evaluations),
     badges,
     indicator,
   ),
@@ -40,9 +42,13 @@ let mounted: Mounted;
 function show(route: Route): void {
   mounted?.stop();
   nav.overview.classList.toggle("active", route.view === "overview");
-  nav.runs.classList.toggle("active", route.view !== "overview");
+  const evaluations = route.view === "evaluations" || route.view === "evaluation";
+  nav.runs.classList.toggle("active", route.view === "runs" || route.view === "run");
+  nav.evaluations.classList.toggle("active", evaluations);
   if (route.view === "overview") mounted = showOverview(main);
   else if (route.view === "runs") mounted = showRuns(main, route.params);
+  else if (route.view === "evaluations") mounted = showEvaluations(main);
+  else if (route.view === "evaluation") mounted = showEvaluation(main, route.evaluationId);
   else mounted = showRun(main, route.runId);
   window.scrollTo(0, 0);
 }

@@ -1,6 +1,6 @@
 /**
  * Hash routes: `#/` the overview, `#/runs?…` the runs, `#/runs/<runId>` one
- * run. Each view renders into the main element and returns how to stop
+ * run, `#/evaluations` the evaluations, `#/evaluations/<id>` one of them. Each view renders into the main element and returns how to stop
  * (close its streams) when the route changes.
  */
 
@@ -11,7 +11,9 @@ export type Mounted = { stop(): void } | undefined;
 export type Route =
   | { view: "overview" }
   | { view: "runs"; params: URLSearchParams }
-  | { view: "run"; runId: string };
+  | { view: "run"; runId: string }
+  | { view: "evaluations" }
+  | { view: "evaluation"; evaluationId: string };
 
 /** The route of `hash` (`location.hash`). */
 function parseRoute(hash: string): Route {
@@ -20,6 +22,11 @@ function parseRoute(hash: string): Route {
   const run = /^\/runs\/([^/]+)$/.exec(pathname);
   if (run?.[1] !== undefined) return { view: "run", runId: decodeURIComponent(run[1]) };
   if (pathname === "/runs") return { view: "runs", params: new URLSearchParams(search) };
+  const evaluation = /^\/evaluations\/([^/]+)$/.exec(pathname);
+  if (evaluation?.[1] !== undefined) {
+    return { view: "evaluation", evaluationId: decodeURIComponent(evaluation[1]) };
+  }
+  if (pathname === "/evaluations") return { view: "evaluations" };
   return { view: "overview" };
 }
 

@@ -27,11 +27,3 @@ export async function readSizedRunQueued(
   if (event?.type !== "run-queued") return undefined;
   return { event, chars: entryChars(event) };
 }
-
-/** The run's `run-queued` event, or `undefined` when its log is gone (expired). */
-export async function readRunQueued(
-  context: DashboardContext,
-  runId: string,
-): Promise<RunEventOf<"run-queued"> | undefined> {
-  return (await readSizedRunQueued(context, runId))?.event;
-}

@@ -9,6 +9,9 @@ import type { EventStore } from "@errand/store";
 import type { JobsOptions } from "bullmq";
 import { withTreeSpend } from "../budgets/tree-view.js";
 import type { EngineKeys } from "../engine-keys.js";
+import { type EvaluateOptions, evaluate } from "../evaluations/evaluate.js";
+import type { Evaluation } from "../evaluations/evaluation-record.js";
+import { type EvaluationSummary, evaluationStore } from "../evaluations/evaluation-store.js";
 import { createRunQueues, DEFAULT_JOB_OPTIONS } from "../queues/run-queues.js";
 import type { CollectOptions, CollectResult } from "../reads/collect.js";
 import { createReadsContext } from "../reads/context.js";
@@ -44,6 +47,7 @@ import {
   type MetadataLimits,
 } from "./fire-spec.js";
 import { withPatientReads } from "./patient-store-reads.js";
+import { type RerunOptions, type RerunResult, rerun } from "./rerun.js";
 import { type RunEventsOptions, runEvents } from "./run-events.js";
 import { type RunStreamOptions, runStream } from "./run-stream.js";
 
@@ -101,6 +105,20 @@ export interface Errand {
   fire(spec: FireSpec): Promise<FireResult>;
   /** Fires many runs: one result per spec, in order; a bad spec fails alone. */
   fireMany(specs: readonly FireSpec[]): Promise<FireManyResult>;
+  /**
+   * Fires runs again (`runs` by id, or a page of those `filter` matches; at
+   * most `MAX_RERUN` a call): each a new root run with its source's agent,
+   * input, schema, metadata plus `rerunOf`, on the version that ran unless
+   * told otherwise; one result per source run, a run that cannot be re-run
+   * failing alone (`agent_version_unavailable` when no worker of its version
+   * is live). A call made again fires nothing twice (docs/architecture/firing.md#re-runs).
+   *
+   * ```ts
+   * const page = await errand.rerun({ filter: { status: "failed", agent: "researcher" } });
+   * console.log(`${page.succeeded} fired again, ${page.failed} refused`, page.hasMore);
+   * ```
+   */
+  rerun(options: RerunOptions): Promise<RerunResult>;
   /**
    * Cancels a run (with `cascade`, its descendants too). A running run is
    * aborted by the worker holding it; a waiting one is removed from its queue
@@ -172,6 +190,25 @@ export interface Errand {
   /** Waitpoints: runs waiting for an answer from outside (docs/architecture/tool-results.md#waitpoints). */
   readonly waitpoints: Waitpoints;
   /**
+   * Evaluates a candidate agent against recorded runs (docs/architecture/evaluations.md#evaluations):
+   * each run's input goes to the candidate, run in this process with a live
+   * model, its tool calls answered from the run's log (`tools: "recorded"`,
+   * the default: no tool runs) and its `spawn_agents` from the run's
+   * children (none is fired); both results are scored and compared, and the
+   * evaluation record is kept in Redis, each case as it finishes. Resolves
+   * with the record, changed cases first. Throws `invalid_spec` for bad
+   * runs or scorers, `not_found` for a run without a log or an unknown
+   * `resume`.
+   *
+   * ```ts
+   * const evaluation = await errand.evaluate({ runs: { agent: "support", status: "succeeded", limit: 50 }, agent: supportV2 });
+   * console.log(evaluation.totals.changed, "of", evaluation.totals.cases, "changed");
+   * ```
+   */
+  evaluate(options: EvaluateOptions): Promise<Evaluation>;
+  /** The evaluations kept in Redis. */
+  readonly evaluations: Evaluations;
+  /**
    * Closes the client's queues, its waits in progress and its connections;
    * with Redis unreachable, cuts them after `CLOSE_ALLOWANCE_MS` (a
    * `Redis unreachable; closed without waiting for it` line).
@@ -202,6 +239,14 @@ export interface Waitpoints {
    * schema and timeout. With `runId`, that run's alone.
    */
   list(options?: WaitingOptions): Promise<WaitingWaitpoints>;
+}
+
+/** Reading the evaluations `evaluate` kept. */
+export interface Evaluations {
+  /** The evaluation `evaluationId`, its cases changed first; `undefined` when there is none. */
+  get(evaluationId: string): Promise<Evaluation | undefined>;
+  /** A page of evaluations, newest first, without their cases (`limit` default 20, at most 200). */
+  list(options?: { limit?: number; cursor?: string }): Promise<Page<EvaluationSummary>>;
 }
 
 /**
@@ -256,11 +301,24 @@ export function createErrand(options: ErrandOptions): Errand {
     metadataLimits: { ...DEFAULT_METADATA_LIMITS, ...options.metadataLimits },
     fairQueueing: options.fairQueueing ?? true,
   };
-  return {
+  const evaluations = evaluationStore(redis, keys);
+  const errand: Errand = {
     keys,
     store: withPatientReads(store, patiently),
     fire: async (spec) => links.run(await fire(context, spec)),
     fireMany: async (specs) => links.results(await fireMany(context, specs)),
+    rerun: (rerunOptions) =>
+      rerun(
+        {
+          readLog: (runId) => errand.store.readLog(runId),
+          list: (listOptions) => errand.list(listOptions),
+          fireMany: (specs) => errand.fireMany(specs),
+          redis,
+          keys,
+          now: context.now,
+        },
+        rerunOptions,
+      ),
     cancel: (runId, cancelOptions) =>
       patiently("cancel of a run", () => cancel(context, runId, cancelOptions)),
     events: (runId, eventsOptions) =>
@@ -280,6 +338,22 @@ export function createErrand(options: ErrandOptions): Errand {
     ...reads,
     withTreeSpend: (run) =>
       patiently("read of a budget's spend", () => withTreeSpend(redis, keys, run)),
+    evaluate: (evaluateOptions) =>
+      evaluate(
+        {
+          store: withPatientReads(store, patiently),
+          evaluations,
+          listRuns: reads.list,
+          collectRuns: reads.collect,
+          now: resources.now,
+        },
+        evaluateOptions,
+      ),
+    evaluations: {
+      get: (evaluationId) =>
+        patiently("read of an evaluation", () => evaluations.read(evaluationId)),
+      list: (listOptions) => patiently("list of evaluations", () => evaluations.list(listOptions)),
+    },
     waitpoints: {
       complete: (token, answer, completeOptions) =>
         patiently("answer of a waitpoint", () =>
@@ -307,4 +381,5 @@ export function createErrand(options: ErrandOptions): Errand {
       });
     },
   };
+  return errand;
 }

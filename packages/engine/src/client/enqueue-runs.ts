@@ -12,8 +12,9 @@
  * its `run-queued` is written only when the key names no run yet (one script
  * checks and sets the key with the append): otherwise nothing is written or
  * enqueued and the outcome is the run the key names, `deduplicated`. Should
- * that run's producer have died before enqueueing its job, the reaper
- * enqueues it, as for any fire.
+ * that run's producer have died before enqueueing its job, this fire links
+ * and enqueues it (see `leftUnenqueued`); for a run nobody fires again, the
+ * reaper enqueues it, as for any fire.
  */
 import type { Span } from "@opentelemetry/api";
 import { addToGroup } from "../add-to-group.js";
@@ -44,8 +45,41 @@ async function writeQueued(
     prepared.queuedEvent(runId, at, traceContextOf(send)),
     prepared.idempotency,
   );
-  if (created.deduplicated) return { ok: true, runId: created.runId, deduplicated: true };
+  if (created.deduplicated) {
+    const left = await leftUnenqueued(context, created.runId, prepared);
+    return left ?? { ok: true, runId: created.runId, deduplicated: true };
+  }
   return { runId, prepared, writtenAt: at.toISOString() };
+}
+
+/**
+ * The run an idempotency key names, when the fire that wrote it may have died
+ * before linking it to its parent and enqueueing its job: nothing happened to
+ * it since its `run-queued` (head at seq 1, queued), it is this spec's run
+ * (same agent, same parent), and its queue holds no job of it. A `spawn_agents` call made again after its
+ * worker was killed meets exactly this: its children must not wait for the
+ * reaper, nor be missing from their parent's children while it collects.
+ * Linking and enqueueing again are harmless (a set member, a job whose id is
+ * the runId), so the run is enqueued as if this call had written it, and is
+ * still answered as `deduplicated`.
+ */
+async function leftUnenqueued(
+  context: FireContext,
+  runId: string,
+  prepared: PreparedRun,
+): Promise<LoggedRun | undefined> {
+  const head = await context.store.readHead(runId);
+  if (
+    head?.status !== "queued" ||
+    head.seq !== 1 ||
+    head.agent !== prepared.registration.name ||
+    head.parentRunId !== prepared.parentRunId
+  ) {
+    return undefined;
+  }
+  const queue = context.queues.ofRun(prepared.registration.queue, runId);
+  if ((await queue.getJobState(runId)) !== "unknown") return undefined;
+  return { runId, prepared, writtenAt: head.createdAt, deduplicated: true };
 }
 
 /**
@@ -149,7 +183,9 @@ export async function enqueueRuns(
         });
         for (const { index, run } of group) {
           const { warnings } = run.prepared;
-          outcomes[index] = { ok: true, runId: run.runId, ...(warnings ? { warnings } : {}) };
+          outcomes[index] = run.deduplicated
+            ? { ok: true, runId: run.runId, deduplicated: true }
+            : { ok: true, runId: run.runId, ...(warnings ? { warnings } : {}) };
         }
       } catch (error) {
         const resolved = await resolveUnenqueued(context, queue, runs, error);

@@ -1,7 +1,8 @@
 /**
  * Idempotency keys on real Redis, a single server and a 3-node Cluster: many
- * fires at once with one key make one run (the rest `deduplicated`), a key
- * lapses with its TTL, `fireMany` keys each spec on its own, and a fire
+ * fires at once with one key make one run (the rest `deduplicated`), a run
+ * whose firing process died before enqueueing it is enqueued by the next
+ * fire under its key, a key lapses with its TTL, `fireMany` keys each spec on its own, and a fire
  * refused at preflight never uses a key up.
  */
 import { type RedisClusterServer, startRedisCluster, uniqueKeyPrefix } from "@errand/testing";
@@ -82,6 +83,26 @@ describe("fire with an idempotency key", () => {
     expect(again).toEqual({ runId: first.runId, deduplicated: true });
     await fx.expectNothingWrittenSince(before);
     expect(await fx.redis.xlen(fx.errand.keys.runLog(first.runId))).toBe(1);
+  });
+
+  it("links and enqueues the run its key names when the fire that wrote it died before both", async ({
+    fx,
+  }) => {
+    const { runId: parentRunId } = await fx.errand.fire(spec("a parent"));
+    const child = { ...spec("a child of the parent"), parentRunId };
+    const { runId } = await fx.errand.fire(child);
+    const children = fx.errand.keys.children(parentRunId);
+    // As if the firing process had died right after writing the child's run-queued.
+    await (await fx.queue.getJob(runId))!.remove();
+    await fx.redis.zrem(children, runId);
+    const again = await fx.errand.fire(child);
+    expect(again).toEqual({ runId, deduplicated: true });
+    expect((await fx.queue.getJob(runId))?.id).toBe(runId);
+    expect(await fx.redis.zrange(children, 0, -1)).toEqual([runId]);
+    // Once its job is there, a fire under the key writes nothing again.
+    const before = await fx.footprint();
+    expect(await fx.errand.fire(child)).toEqual({ runId, deduplicated: true });
+    await fx.expectNothingWrittenSince(before);
   });
 
   it("keeps a key for its TTL, 24 hours by default", async ({ fx }) => {

@@ -254,6 +254,22 @@ async function requireParent(
 }
 
 /**
+ * The tenant of a new run: the spec's, else its parent's. A child is always
+ * of its parent's tenant (docs/architecture/firing.md#tenants): a spec naming
+ * another is refused with `invalid_spec`.
+ */
+function tenantOf(tenant: string | undefined, parent: RunHead | undefined): string | undefined {
+  if (tenant === undefined || parent === undefined || parent.tenant === tenant) {
+    return tenant ?? parent?.tenant;
+  }
+  throw new ErrandError(
+    "invalid_spec",
+    `invalid fire spec: tenant ${JSON.stringify(tenant)} is not the tenant of parent run ${parent.runId} (${JSON.stringify(parent.tenant ?? null)}); a child belongs to its parent's tenant: leave tenant out`,
+    { details: { tenant, parentRunId: parent.runId } },
+  );
+}
+
+/**
  * Checks one spec, in order: its shape (`invalid_spec`, a `deadlineMs` over
  * a year included), its agent (`unknown_agent`; `agent_version_unavailable`
  * for a pinned version no worker of it ever ran), its schema or the agent's
@@ -297,6 +313,7 @@ export async function preflightFire(
   const parent = await requireParent(lookups, parsed.parentRunId);
   const priority = parsed.priority ?? parent?.priority;
   const concurrencyKey = parsed.concurrencyKey ?? parent?.concurrencyKey;
+  const tenant = tenantOf(parsed.tenant, parent);
   const budgetOf = await resolveFireBudget(
     parsed.budget,
     parent === undefined ? undefined : await lookups.budgetOf(parent.runId),
@@ -337,6 +354,7 @@ export async function preflightFire(
         ...(priority === undefined ? {} : { priority }),
         ...(registration.version === undefined ? {} : { agentVersion: registration.version }),
         ...(concurrencyKey === undefined ? {} : { concurrencyKey }),
+        ...(tenant === undefined ? {} : { tenant }),
         ...(trace === undefined ? {} : { trace }),
         ...(parsed.modelSettings === undefined ? {} : { modelSettings: parsed.modelSettings }),
       };

@@ -8,6 +8,7 @@ import { ErrandError, RunPriority } from "@errand/core";
 import { isRunId, utf8ByteLength } from "@errand/core/ops";
 import { RunModelSettings } from "@errand/runtime";
 import { z } from "zod";
+import { TenantName } from "../access/access-grant.js";
 import { FireBudget } from "../budgets/fire-budget.js";
 import type { FireWarning } from "./fire-warnings.js";
 
@@ -116,6 +117,13 @@ export const FireSpec = z
      * A child without one takes its parent's.
      */
     concurrencyKey: z.string().min(1).max(MAX_CONCURRENCY_KEY_LENGTH).optional(),
+    /**
+     * The tenant the run belongs to (1 to 128 of letters, digits, `.`, `_`,
+     * `-`, `:`): kept on the run (`RunResult.tenant`, `list({ tenant })`);
+     * an access key with a tenant sees only its tenant's runs
+     * (docs/operations/keys.md). A child without one takes its parent's.
+     */
+    tenant: TenantName.optional(),
     /**
      * The budget of the run and its whole tree of descendants: `tokens`,
      * `costUsd`, `steps`, `runs` (at least one) and `onExceeded`

@@ -22,8 +22,10 @@ import type { PreparedRun } from "./fire-preflight.js";
 export interface LoggedRun {
   runId: string;
   prepared: PreparedRun;
-  /** `at` of the `run-queued` this call wrote. */
+  /** `at` of the `run-queued` this call wrote (or, for a run an earlier fire wrote, that fire's). */
   writtenAt: string;
+  /** Set for a run an earlier fire under the same idempotency key wrote but may not have enqueued. */
+  deduplicated?: true;
 }
 
 /**

@@ -74,7 +74,12 @@ async function prepareSettledRun(
   { runId, projection }: RunGroup,
 ): Promise<RunToIndex> {
   const result = await settledResult(context, runId, projection);
-  const run: IndexedRun = { runId, agent: result.agent, createdAt: result.createdAt };
+  const run: IndexedRun = {
+    runId,
+    agent: result.agent,
+    ...(result.tenant === undefined ? {} : { tenant: result.tenant }),
+    createdAt: result.createdAt,
+  };
   // Listed by this collector's call for its run-queued: the settling call leaves the runs and the agent's runs be.
   if (context.projections.isListed(runId)) run.listed = true;
   const queued = projection?.queued;
@@ -85,10 +90,11 @@ async function prepareSettledRun(
 
 /** A newly queued run, before its indexes are written. */
 function prepareQueuedRun(queued: RunEventOf<"run-queued">): RunToIndex {
-  const { agent, limits } = queued.data;
+  const { agent, tenant, limits } = queued.data;
   const run: IndexedRun = {
     runId: queued.runId,
     agent,
+    ...(tenant === undefined ? {} : { tenant }),
     createdAt: queued.at,
     ...(limits.deadlineAt === undefined ? {} : { deadlineAt: limits.deadlineAt }),
   };

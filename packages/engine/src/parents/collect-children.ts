@@ -8,8 +8,14 @@
  * both: the page, and which runs of the whole list are pending.
  */
 import type { NextAction } from "@errand/core";
+import { decodeCursor } from "@errand/core/ops";
 import { COLLECT_TOOL, type CollectResult, collectPage } from "../reads/collect.js";
 import type { ReadsContext } from "../reads/context.js";
+import {
+  readSettledChildrenPage,
+  settledChildrenCursor,
+  settledCountsOf,
+} from "./settled-children-pages.js";
 
 /** What a parent asks `collect_agents` for. */
 export interface CollectChildrenRequest {
@@ -44,20 +50,56 @@ function nextActionForChildren(page: CollectResult): NextAction | undefined {
   return { tool: COLLECT_TOOL, args: { wait: true } };
 }
 
-/** Collects for the parent; throws `invalid_spec` for a bad `limit` or cursor. */
+/**
+ * A page over every child with, once none is pending, a cursor carrying
+ * the counts (`settled-children-pages.ts`), and the next call for every child.
+ */
+function childrenPage(page: CollectResult): CollectResult {
+  const { nextAction: forTheList, nextCursor: listCursor, ...rest } = page;
+  const counts = settledCountsOf(page);
+  const last = page.results.at(-1);
+  const nextCursor =
+    counts === undefined || listCursor === undefined || last === undefined
+      ? listCursor
+      : settledChildrenCursor(decodedPosition(listCursor), last.runId, counts);
+  const withCursor = nextCursor === undefined ? rest : { ...rest, nextCursor };
+  const nextAction =
+    forTheList === undefined
+      ? undefined
+      : nextActionForChildren({ ...withCursor, nextAction: forTheList });
+  return nextAction === undefined ? withCursor : { ...withCursor, nextAction };
+}
+
+/** The position a `collect` cursor (ours) holds. */
+function decodedPosition(cursor: string): number {
+  return decodeCursor(cursor)[0] as number;
+}
+
+/**
+ * Collects for the parent; throws `invalid_spec` for a bad `limit` or
+ * cursor. A page over every child after one that found none pending reads
+ * only its own runs (`settled-children-pages.ts`); any other reads every
+ * run asked for.
+ */
 export async function collectChildren(
   reads: ReadsContext,
   request: CollectChildrenRequest,
 ): Promise<CollectChildrenOutcome> {
   const everyChild = request.runIds === undefined;
+  if (everyChild && request.cursor !== undefined) {
+    const settled = await readSettledChildrenPage(
+      reads,
+      request.parentRunId,
+      request.cursor,
+      request.limit,
+    );
+    if (settled !== undefined) return { page: childrenPage(settled) };
+  }
   const runIds = request.runIds ?? (await childrenOf(reads, request.parentRunId));
   const { page, pendingIds } = await collectPage(reads, runIds, {
     ...(request.limit === undefined ? {} : { limit: request.limit }),
     ...(request.cursor === undefined ? {} : { cursor: request.cursor }),
   });
   if (request.wait && pendingIds.length > 0) return { waitFor: pendingIds, total: runIds.length };
-  if (!everyChild) return { page };
-  const { nextAction: _forTheList, ...rest } = page;
-  const nextAction = nextActionForChildren(page);
-  return { page: nextAction === undefined ? rest : { ...rest, nextAction } };
+  return { page: everyChild ? childrenPage(page) : page };
 }

@@ -67,8 +67,7 @@ function createParentServices(
   limits: ParentLimits,
   links: RunLinks,
 ): ParentServices {
-  return {
-    [BRAND]: true,
+  return brandParentServices({
     limits,
     spawn: async (call, items, overrides, signal) =>
       links.results(
@@ -89,7 +88,16 @@ function createParentServices(
       });
       return "page" in outcome ? { page: links.results(outcome.page) } : outcome;
     },
-  };
+  });
+}
+
+/**
+ * Parent services made of `parts`, for a host other than a worker that
+ * answers the parent tools itself (an evaluation answers them from a
+ * recorded run's children: docs/architecture/evaluations.md#recorded-children).
+ */
+export function brandParentServices(parts: Omit<ParentServices, typeof BRAND>): ParentServices {
+  return { [BRAND]: true, ...parts };
 }
 
 /** What a worker's parent services are built from: its own store and reads, plus a connection for the children's queues. */

@@ -1,9 +1,10 @@
 /**
- * `list({ status?, agent?, parentRunId?, limit?, cursor? })`: a page of run
+ * `list({ status?, agent?, parentRunId?, tenant?, limit?, cursor? })`: a page of run
  * summaries, newest first (docs/architecture/tool-results.md#the-result-vocabulary: `{ items, count, hasMore, nextCursor? }`).
  *
  * It reads the run indexes the collector keeps — per shard, every run, runs
- * by status (`active` holds queued and running runs) and by agent — or a
+ * by status (`active` holds queued and running runs), by agent and by
+ * tenant — or a
  * parent's children, recorded when each is fired; merges them in creation
  * order, and checks
  * each candidate against its head, which is always current: the filters
@@ -23,6 +24,7 @@ import {
 } from "@errand/core/ops";
 import type { HeadStatus, RunHead } from "@errand/store";
 import { parseStoredResult, runIdOfIndexMember, runIndexMember } from "@errand/store/ops";
+import { TENANT_RULE, TenantName } from "../access/access-grant.js";
 import type { ReadsContext } from "./context.js";
 
 /** The default and maximum `limit` of `list`. */
@@ -37,6 +39,8 @@ export interface RunSummary {
   status: HeadStatus;
   parentRunId?: string;
   rootRunId: string;
+  /** The tenant the run belongs to, when it has one. */
+  tenant?: string;
   createdAt: string;
   settledAt?: string;
   /** The error code of a failed or cancelled run. */
@@ -50,6 +54,8 @@ export interface ListOptions {
   status?: HeadStatus;
   agent?: string;
   parentRunId?: string;
+  /** Only the runs of this tenant (fired with `tenant`, or by a key of this tenant). */
+  tenant?: string;
   /** Runs per page. Default 50, at most 500. */
   limit?: number;
   /** The `nextCursor` of the previous page with the same filters. */
@@ -92,7 +98,9 @@ function sourceOf(context: ReadsContext, options: ListOptions): ListSource {
     runIdOf: runIdOfIndexMember,
   });
   const shards = Array.from({ length: context.shards }, (_, shard) => shard);
-  const { agent, status } = options;
+  const { agent, status, tenant } = options;
+  if (tenant !== undefined)
+    return indexed(shards.map((shard) => keys.runIndexByTenant(shard, tenant)));
   if (agent !== undefined)
     return indexed(shards.map((shard) => keys.runIndexByAgent(shard, agent)));
   if (status === "queued" || status === "running") {
@@ -120,7 +128,8 @@ function matches(head: RunHead, options: ListOptions): boolean {
   return (
     (options.status === undefined || head.status === options.status) &&
     (options.agent === undefined || head.agent === options.agent) &&
-    (options.parentRunId === undefined || head.parentRunId === options.parentRunId)
+    (options.parentRunId === undefined || head.parentRunId === options.parentRunId) &&
+    (options.tenant === undefined || head.tenant === options.tenant)
   );
 }
 
@@ -165,6 +174,7 @@ export function runSummaryOf(head: RunHead, storedResult: string | null): RunSum
     status: head.status,
     ...(head.parentRunId === undefined ? {} : { parentRunId: head.parentRunId }),
     rootRunId: head.rootRunId,
+    ...(head.tenant === undefined ? {} : { tenant: head.tenant }),
     createdAt: head.createdAt,
     ...(head.settledAt === undefined ? {} : { settledAt: head.settledAt }),
     ...(code === undefined ? {} : { error: { code } }),
@@ -202,6 +212,9 @@ export async function listRuns(
   }
   if (options.parentRunId !== undefined && !isRunId(options.parentRunId)) {
     invalid(`invalid parentRunId ${JSON.stringify(options.parentRunId)}: not a run id`);
+  }
+  if (options.tenant !== undefined && !TenantName.safeParse(options.tenant).success) {
+    invalid(`invalid tenant ${JSON.stringify(options.tenant)}: ${TENANT_RULE}`);
   }
   const limit = resolveLimit(options.limit, LIST_LIMITS);
   const source = sourceOf(context, options);

@@ -68,7 +68,10 @@ export function createJobHandler(options: JobHandlerOptions): JobHandler {
           () => {
             const firstTry = first;
             first = false;
-            return processRun(context, runId, job.name, { first: firstTry });
+            return processRun(context, runId, job.name, {
+              first: firstTry,
+              delayedBefore: job.delay > 0,
+            });
           },
           { logger, write: "run of the job's steps", fields: { runId } },
         );

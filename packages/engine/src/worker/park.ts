@@ -71,15 +71,15 @@ export function createParkedRuns(options: ParkedRunsOptions): ParkedRuns {
 
   /** Promotes the job once none of `runIds` is pending; gives up when the delay is up. */
   async function wakeWhenSettled(job: Job, runIds: readonly string[]): Promise<void> {
-    let pending: readonly string[] = runIds;
+    const pending = new Set(runIds);
     const lookAgain = async (announced?: readonly string[]): Promise<boolean> => {
-      // A read after announcements looks at just those runs; any other read at every pending run.
-      const heard = new Set(announced);
-      const look = announced === undefined ? pending : pending.filter((runId) => heard.has(runId));
-      const looked = new Set(look);
+      // A read after announcements looks at just those runs, at a cost that
+      // does not grow with the runs still pending; any other read at every pending run.
+      const look =
+        announced === undefined ? [...pending] : announced.filter((runId) => pending.has(runId));
       const stillPending = new Set(await pendingRunIds(reads, look));
-      pending = pending.filter((runId) => !looked.has(runId) || stillPending.has(runId));
-      return pending.length === 0;
+      for (const runId of look) if (!stillPending.has(runId)) pending.delete(runId);
+      return pending.size === 0;
     };
     const settled = await reads.waiter.waitUntil(runIds, recheckMs, lookAgain, (done) => done);
     if (!settled || (await job.getState()) !== "delayed") return; // the delay brings it back

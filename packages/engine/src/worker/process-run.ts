@@ -16,6 +16,10 @@
  * span under the run's stored `send` span, and each attempt an
  * `invoke_agent {agent}` span stored in its `run-started`.
  *
+ * A job that comes back for its re-check while runs it waits for are still
+ * pending parks again from the log's first and last events alone
+ * (`parked-recheck.ts`), without reading the whole log.
+ *
  * A run parked on a waitpoint parks again while it waits for an answer; past
  * the waitpoint's timeout, its `waitpoint-timed-out` goes in the append of
  * the `run-started` that resumes it.
@@ -36,6 +40,7 @@ import { runLogger } from "../logger.js";
 import { lastAttemptTrace } from "../tracing/agent-span.js";
 import { inProcessSpan } from "../tracing/messaging-spans.js";
 import type { ResolvedAgent } from "./agent-models.js";
+import { parkedAgainFromTail } from "./parked-recheck.js";
 import { type ProcessOutcome, settledOutcome } from "./process-outcome.js";
 import { nextAttempt, tryAttempt, wasParked } from "./run-attempt.js";
 import type { RunProcessorContext } from "./run-processor-context.js";
@@ -145,6 +150,12 @@ export interface JobDelivery {
    * it replaces. Default false.
    */
   first?: boolean;
+  /**
+   * The job was delayed before (parked, throttled, or backed off after a
+   * failure): only such a job may be a parked run's re-check, which parks
+   * again from the log's ends (`parked-recheck.ts`). Default false.
+   */
+  delayedBefore?: boolean;
 }
 
 /**
@@ -168,6 +179,10 @@ export async function processRun(
       "invalid_spec",
       `this worker does not run agent ${agentName} (job ${runId}); run every agent of a queue on each of its workers`,
     );
+  }
+  if (delivery.delayedBefore) {
+    const parked = await parkedAgainFromTail(context, runId, agentName, resolved.version);
+    if (parked) return parked;
   }
   const held = context.cancels.hold(runId);
   let slots: HeldSlots | undefined;

@@ -77,7 +77,7 @@ function timedOutWaitpoints(state: RunState, now: Date): NewEvent[] {
  */
 function runAttempt(
   context: RunProcessorContext,
-  { agent, model }: ResolvedAgent,
+  { agent, model, version }: ResolvedAgent,
   state: RunState,
   previous: TraceContext | undefined,
   signal: AbortSignal,
@@ -92,7 +92,7 @@ function runAttempt(
     const started: NewEvent = markChecked({
       type: "run-started",
       at: context.now().toISOString(),
-      data: { attempt, workerId: context.workerId, ...traceField(span) },
+      data: { attempt, workerId: context.workerId, ...traceField(span), agentVersion: version },
     });
     // Logged once Redis acknowledged the run-started (the chaos audit holds the worker to it).
     const logStarted = () =>

@@ -179,7 +179,7 @@ describe("indexRuns of a run its writer listed already", () => {
       run: { runId, agent: "researcher", createdAt: "2026-01-01T00:00:00.000Z", listed: true },
       result: settleRun(foldRun(await store.readLog(runId), runId))!,
     });
-    expect(listed.args).toEqual([...settled.args.slice(0, 4), "1"]);
+    expect(listed.args).toEqual([...settled.args.slice(0, 4), "1", ""]);
     expect(await indexRuns(writer, SHARD, [listed])).toEqual([true]);
 
     expect(await fx.redis.zcard(runs)).toBe(0);
@@ -194,5 +194,36 @@ describe("indexRuns of a run its writer listed already", () => {
     expect(await indexRuns(writer, SHARD, [settled])).toEqual([true]);
     expect(await fx.redis.zrange(runs, 0, -1)).toEqual([member]);
     expect(await fx.redis.zrange(agentRuns, 0, -1)).toEqual([member]);
+  });
+});
+
+describe("indexRuns of a run with a tenant", () => {
+  it("indexes it in its tenant's runs too, only a run with a tenant, and drops it there once its head is gone", async () => {
+    const { store, writer } = await openShard("tenant");
+    const tenanted = store.newRunId();
+    const untenanted = store.newRunId();
+    await store.appendEvents(tenanted, 0, [queued()]);
+    await store.appendEvents(untenanted, 0, [queued()]);
+    const segment = (runId: string, tenant?: string) =>
+      indexSegment(store.keys, {
+        run: {
+          runId,
+          agent: "researcher",
+          ...(tenant === undefined ? {} : { tenant }),
+          createdAt: "2026-01-01T00:00:00.000Z",
+        },
+      });
+    expect(
+      await indexRuns(writer, SHARD, [segment(tenanted, "acme"), segment(untenanted)]),
+    ).toEqual([true, true]);
+    const acmeRuns = store.keys.runIndexByTenant(SHARD, "acme");
+    const [member] = await fx.redis.zrange(acmeRuns, 0, -1);
+    expect(member).toMatch(new RegExp(`:${tenanted}$`));
+    expect(await fx.redis.zcard(acmeRuns)).toBe(1);
+    expect(await fx.redis.exists(store.keys.runIndexByTenant(SHARD, ""))).toBe(0);
+
+    await fx.redis.del(store.keys.runHead(tenanted));
+    expect(await indexRuns(writer, SHARD, [segment(tenanted, "acme")])).toEqual([false]);
+    expect(await fx.redis.zcard(acmeRuns)).toBe(0);
   });
 });

@@ -56,6 +56,8 @@ export function runIdOfIndexMember(member: string): string {
 export interface IndexedRun {
   runId: string;
   agent: string;
+  /** The tenant of its `run-queued`, when it has one: the run is indexed under it too. */
+  tenant?: string;
   /** `at` of its `run-queued`. */
   createdAt: string;
   /** `limits.deadlineAt` of its `run-queued` (ISO-8601); undefined for none. */
@@ -67,9 +69,9 @@ export interface IndexedRun {
    */
   deadlineUnknown?: boolean;
   /**
-   * True when the writer's own earlier call indexed the run in the runs and
-   * its agent's runs (it answered true for the run's `run-queued`), so that
-   * the settling call leaves those two writes out. Only a writer that saw
+   * True when the writer's own earlier call indexed the run in the runs, its
+   * agent's and its tenant's runs (it answered true for the run's
+   * `run-queued`), so that the settling call leaves those writes out. Only a writer that saw
    * that answer may say so; unset, they are written again (idempotent).
    */
   listed?: boolean;
@@ -84,8 +86,15 @@ export interface RunToIndex {
 
 /** One run's part of an `index-runs-n.lua` call: its keys and its arguments. */
 export interface IndexSegment {
-  keys: [head: string, agentRuns: string, result: string, children: string];
-  args: [runId: string, member: string, deadline: string, result: string, listed: string];
+  keys: [head: string, agentRuns: string, result: string, children: string, tenantRuns: string];
+  args: [
+    runId: string,
+    member: string,
+    deadline: string,
+    result: string,
+    listed: string,
+    tenanted: string,
+  ];
 }
 
 /**
@@ -101,6 +110,7 @@ export function indexSegment(keys: StoreKeys, { run, result }: RunToIndex): Inde
       keys.runIndexByAgent(shardOfRunId(run.runId), run.agent),
       keys.result(run.runId),
       keys.children(run.runId),
+      keys.runIndexByTenant(shardOfRunId(run.runId), run.tenant ?? ""),
     ],
     args: [
       run.runId,
@@ -108,6 +118,7 @@ export function indexSegment(keys: StoreKeys, { run, result }: RunToIndex): Inde
       run.deadlineUnknown ? "?" : Number.isNaN(deadline) ? "" : String(deadline),
       result === undefined ? "" : JSON.stringify(result),
       run.listed ? "1" : "",
+      run.tenant === undefined ? "" : "1",
     ],
   };
 }

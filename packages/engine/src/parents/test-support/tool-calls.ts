@@ -6,7 +6,7 @@
 import { waitpointToken } from "@errand/core/ops";
 import type { Tool, ToolContext } from "@errand/runtime";
 import { noopLogger } from "@errand/runtime/ops";
-import { createReadsContext } from "../../reads/context.js";
+import { createReadsContext, type ReadsContext } from "../../reads/context.js";
 import { runLinks } from "../../reads/view-url.js";
 import { openSettledWaiter } from "../../redis/connection.js";
 import { systemClock } from "../../resources.js";
@@ -17,6 +17,8 @@ import { openParentServices, PARENT_SERVICES, type ParentServices } from "../par
 /** Parent services on the fixture's Redis, as a worker builds them. */
 export interface LentServices {
   services: ParentServices;
+  /** The reads the services were built on. */
+  reads: ReadsContext;
   close(): Promise<void>;
 }
 
@@ -46,6 +48,7 @@ export function lendParentServices(
   });
   return {
     services: opened.services,
+    reads,
     async close() {
       await opened.close();
       await reads.waiter.close();

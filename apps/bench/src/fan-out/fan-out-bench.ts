@@ -1,0 +1,263 @@
+/**
+ * `errand bench --fan-out N`: one parent fanning out to N children on a
+ * fresh private Redis, with the client, a worker (concurrency 50) and a
+ * collector in this process. The parent (`fan-out-parent.ts`) spawns its
+ * children in `spawn_agents` batches of 1,000, parks on `collect_agents`
+ * with `wait: true`, then pages through every child. The figures: the total
+ * time, children a second and time per child; the Redis bytes a child left
+ * (`used_memory` after, less before, over N); each process's peak RSS (this
+ * one's and the server's); the parent's collect pages a second; and per
+ * phase (spawning, settling, collecting) the Redis commands by name and the
+ * slowest commands of `SLOWLOG`, the figures that name a cost growing with
+ * the tree. The run checks its own answer: every child collected, counted.
+ */
+import { readFile } from "node:fs/promises";
+import { ErrandError, type RunResult } from "@errand/core";
+import { createWorker, type FireSpec } from "@errand/engine";
+import type { Redis } from "ioredis";
+import { benchAgent } from "../bench-agent.js";
+import {
+  type CommandsPerUnit,
+  commandCalls,
+  commandsPerUnit,
+  readInfo,
+  startBenchRedis,
+  usedMemory,
+} from "../bench-redis.js";
+import { type CpuPerUnit, cpuPerUnit, startCpuMeter } from "../cpu-meter.js";
+import { SILENT_LOGGER, startErrandStack } from "../errand-stack.js";
+import { loadAverages, type MachineInfo, machineInfo } from "../machine.js";
+import { perSecond, round } from "../stats.js";
+import {
+  FAN_OUT_OUTPUT_SCHEMA,
+  FAN_OUT_PARENT,
+  type FanOutOutput,
+  type FanOutPhase,
+  fanOutParent,
+} from "./fan-out-parent.js";
+
+/** Children per `spawn_agents` call. */
+const FAN_OUT_BATCH = 1_000;
+
+/** Results per `collect_agents` page: a page of bench results stays within the tool text limit. */
+export const FAN_OUT_PAGE_LIMIT = 100;
+
+/** The worker's slots. */
+const FAN_OUT_CONCURRENCY = 50;
+
+/**
+ * The worker's job locks: a minute, not errand's 5 s. On a shared machine the
+ * bench gets a small share of the cores, and the parent's steps over every
+ * child (its park, its first page) can keep one job's renewal waiting past
+ * 5 s; the bench measures what a child costs, not how the lock copes.
+ */
+const FAN_OUT_LOCK_MS = 60_000;
+
+/** The slowest commands kept per phase. */
+const SLOWLOG_ENTRIES = 5;
+
+/** Options of {@link runFanOutBench}. */
+export interface FanOutBenchOptions {
+  children: number;
+  onProgress(line: string): void;
+  /** Children per `spawn_agents` call; default {@link FAN_OUT_BATCH} (tests take fewer). */
+  batch?: number;
+}
+
+/** One phase of the fan-out: how long it took and what Redis did meanwhile. */
+export interface FanOutPhaseFigures {
+  phase: FanOutPhase;
+  seconds: number;
+  /** CPU spent in this phase, ms: this process's and the Redis server's. */
+  cpuMs: { node: number; redis: number };
+  /** Commands per child in this phase, by name. */
+  commandsPerChild: CommandsPerUnit;
+  /** The slowest commands Redis logged in this phase (`SLOWLOG GET`), µs and name. */
+  slowest: { micros: number; command: string }[];
+}
+
+/** What `errand bench --fan-out N --json` prints. */
+export interface FanOutReport {
+  machine: MachineInfo;
+  loadBefore: number[];
+  loadAfter: number[];
+  children: number;
+  batch: number;
+  pageLimit: number;
+  concurrency: number;
+  seconds: number;
+  childrenPerSec: number;
+  /** Wall time per child, µs. */
+  usPerChild: number;
+  /** CPU per child, µs: this process's (client, worker, collector) and the Redis server's. */
+  cpuUsPerChild: CpuPerUnit;
+  /** Redis `used_memory` after less before, per child. */
+  redisBytesPerChild: number;
+  /** Peak resident set, MB: this process (client, worker, collector) and the Redis server. */
+  peakRssMb: { node: number; redis: number };
+  /** The parent's `collect_agents` pages a second, after its wait. */
+  collectPagesPerSec: number;
+  /** What the parent recorded: every child spawned and collected, counted by status. */
+  parent: FanOutOutput;
+  phases: FanOutPhaseFigures[];
+}
+
+/** The server's peak resident set, MB (`VmHWM` of its process), or NaN where /proc is not readable. */
+async function serverPeakRssMb(admin: Redis): Promise<number> {
+  const pid = (await readInfo(admin, "server")).get("process_id");
+  try {
+    const status = await readFile(`/proc/${pid}/status`, "utf8");
+    const kb = /VmHWM:\s+(\d+)/.exec(status)?.[1];
+    return kb === undefined ? Number.NaN : round(Number(kb) / 1024);
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** A logged command's name, with a script's SHA cut short and a script's text left out. */
+function commandName(args: readonly string[]): string {
+  const [name = "", first = ""] = args;
+  return name.toLowerCase() === "evalsha" ? `evalsha ${first.slice(0, 8)}` : name.toLowerCase();
+}
+
+/** The slowest entries of `SLOWLOG GET`, then empties the log. */
+async function drainSlowlog(admin: Redis): Promise<FanOutPhaseFigures["slowest"]> {
+  const entries = (await admin.call("SLOWLOG", "GET", String(SLOWLOG_ENTRIES * 20))) as [
+    number,
+    number,
+    number,
+    string[],
+  ][];
+  await admin.call("SLOWLOG", "RESET");
+  return entries
+    .map(([, , micros, args]) => ({ micros, command: commandName(args) }))
+    .sort((a, b) => b.micros - a.micros)
+    .slice(0, SLOWLOG_ENTRIES);
+}
+
+/** The parent's recorded output, once its run has settled; throws when it did not succeed. */
+function parentOutput(result: RunResult): FanOutOutput {
+  if (result.status !== "succeeded") {
+    throw new ErrandError(
+      "internal",
+      `the fan-out parent ended ${result.status}: ${result.error?.message ?? "no error"}`,
+    );
+  }
+  return result.output as FanOutOutput;
+}
+
+/** Runs one fan-out of `options.children` children and measures it. */
+export async function runFanOutBench(options: FanOutBenchOptions): Promise<FanOutReport> {
+  const { children, onProgress } = options;
+  const batch = options.batch ?? FAN_OUT_BATCH;
+  const loadBefore = loadAverages();
+  const redis = await startBenchRedis();
+  const { admin } = redis;
+  try {
+    await admin.config("SET", "slowlog-log-slower-than", "1000");
+    await admin.call("SLOWLOG", "RESET");
+    const memoryBefore = await usedMemory(admin);
+    const meter = await startCpuMeter(admin);
+    const start = performance.now();
+    let phaseStart = start;
+    let callsBefore = await commandCalls(admin);
+    let phaseMeter = await startCpuMeter(admin);
+    const phases: FanOutPhaseFigures[] = [];
+    const times = new Map<FanOutPhase, number>();
+    const onPhase = async (phase: FanOutPhase) => {
+      const now = performance.now();
+      const calls = await commandCalls(admin);
+      const spent = await phaseMeter.read();
+      phases.push({
+        phase,
+        seconds: round((now - phaseStart) / 1000, 2),
+        cpuMs: { node: round(spent.nodeMs), redis: round(spent.redisMs) },
+        commandsPerChild: commandsPerUnit(callsBefore, calls, children),
+        slowest: await drainSlowlog(admin),
+      });
+      times.set(phase, now);
+      onProgress(`${phase} after ${round((now - start) / 1000, 1)} s`);
+      callsBefore = calls;
+      phaseMeter = await startCpuMeter(admin);
+      phaseStart = now;
+    };
+    const plan = { children, batch, pageLimit: FAN_OUT_PAGE_LIMIT, onPhase };
+    const stack = await startErrandStack({ redis, concurrency: 1, worker: false });
+    const worker = await createWorker({
+      connection: redis.url,
+      agents: [benchAgent(), fanOutParent(plan)],
+      concurrency: FAN_OUT_CONCURRENCY,
+      lockDuration: FAN_OUT_LOCK_MS,
+      optimisticStart: true,
+      parentLimits: { maxChildrenPerParent: children },
+      logger: SILENT_LOGGER,
+      prometheus: false,
+    });
+    try {
+      onProgress(`fanning out to ${children} children, ${batch} a spawn_agents call`);
+      const spec: FireSpec = {
+        agent: FAN_OUT_PARENT,
+        input: { children },
+        outputSchema: { ...FAN_OUT_OUTPUT_SCHEMA },
+      };
+      const { runId } = await stack.errand.fire(spec);
+      const result = await stack.errand.result(runId, { waitMs: 24 * 3_600_000 });
+      const end = performance.now();
+      if (result === undefined) throw new ErrandError("internal", "the fan-out parent never ended");
+      const parent = parentOutput(result);
+      if (parent.collected !== children || parent.succeeded !== children) {
+        throw new ErrandError(
+          "internal",
+          `the fan-out parent collected ${parent.collected} children (${parent.succeeded} succeeded) of ${children}`,
+        );
+      }
+      const memoryAfter = await usedMemory(admin);
+      const cpu = cpuPerUnit(await meter.read(), children);
+      const seconds = (end - start) / 1000;
+      const collectMs = (times.get("collected") ?? end) - (times.get("settled") ?? end);
+      return {
+        machine: machineInfo(),
+        loadBefore,
+        loadAfter: loadAverages(),
+        children,
+        batch,
+        pageLimit: FAN_OUT_PAGE_LIMIT,
+        concurrency: FAN_OUT_CONCURRENCY,
+        seconds: round(seconds, 2),
+        childrenPerSec: round(perSecond(children, end - start)),
+        usPerChild: round((seconds * 1e6) / children),
+        cpuUsPerChild: { nodeUs: round(cpu.nodeUs), redisUs: round(cpu.redisUs) },
+        redisBytesPerChild: round((memoryAfter - memoryBefore) / children),
+        peakRssMb: {
+          node: round(process.resourceUsage().maxRSS / 1024),
+          redis: await serverPeakRssMb(admin),
+        },
+        collectPagesPerSec: round(perSecond(parent.pages, collectMs)),
+        parent,
+        phases,
+      };
+    } finally {
+      await worker.close({ graceMs: 0 });
+      await stack.stop();
+    }
+  } finally {
+    await redis.stop();
+  }
+}
+
+/** The report as lines for a terminal. */
+export function formatFanOutBench(report: FanOutReport): string {
+  const lines = [
+    `machine: ${report.machine.cpus} cores (${report.machine.cpuModel}); load before ${report.loadBefore.join(" ")}, after ${report.loadAfter.join(" ")}`,
+    `one parent, ${report.children} children (${report.batch} a spawn_agents call, worker concurrency ${report.concurrency}, ${report.pageLimit} results a collect page)`,
+    `  ${report.seconds} s: ${report.childrenPerSec} children/s, ${report.usPerChild} µs a child`,
+    `  CPU a child: node ${report.cpuUsPerChild.nodeUs} µs, redis ${report.cpuUsPerChild.redisUs} µs`,
+    `  Redis: ${report.redisBytesPerChild} bytes a child; peak RSS: node ${report.peakRssMb.node} MB, redis ${report.peakRssMb.redis} MB`,
+    `  collect: ${report.parent.pages} pages, ${report.collectPagesPerSec} pages/s; collected ${report.parent.collected}, succeeded ${report.parent.succeeded}`,
+    ...report.phases.map(
+      (phase) =>
+        `  ${phase.phase} in ${phase.seconds} s (CPU node ${phase.cpuMs.node} ms, redis ${phase.cpuMs.redis} ms): ${round(phase.commandsPerChild.total, 1)} Redis commands a child; slowest ${phase.slowest.map((s) => `${s.command} ${s.micros} µs`).join(", ") || "none over 1 ms"}`,
+    ),
+  ];
+  return `${lines.join("\n")}\n`;
+}

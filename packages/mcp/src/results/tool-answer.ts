@@ -1,0 +1,110 @@
+/**
+ * The one shape of every tool answer (docs/architecture/mcp.md#answers): a
+ * single text block holding the result's JSON, so what the model reads and
+ * what a program parses are the same bytes; an error is the same with
+ * `isError: true` and `{ error: { code, message, retryable, fix, issues? } }`.
+ * Never a stack: an error that is not errand's own is logged by the server
+ * and answered as `internal`.
+ */
+import { type ErrorCode, isErrandError } from "@errand/core";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+
+/** An answer holding `value`. */
+export function answerOf(value: unknown): CallToolResult {
+  return { content: [{ type: "text", text: JSON.stringify(value) }] };
+}
+
+/** What to do about each code an MCP caller can meet. */
+const FIXES: Partial<Record<ErrorCode, string>> = {
+  invalid_spec: "correct the arguments named in the message and call again",
+  invalid_input:
+    "change the input so that it matches the agent's inputSchema (list_agents shows it)",
+  unknown_agent: "call list_agents and use one of the names it lists",
+  unsupported_schema:
+    "use a JSON Schema of the supported subset: objects with every property required and additionalProperties false",
+  schema_not_supported: "fire without outputSchema, or pick an agent whose model calls tools",
+  input_too_large: "send a smaller input",
+  not_found: "check the runId or token; a run expires after its retention",
+  invalid_answer: "answer with a value matching the answerSchema that list_waiting shows",
+  waitpoint_answered: "nothing to do: it was answered already",
+  waitpoint_timeout: "nothing to do: the waitpoint timed out and its run went on",
+  run_settled: "nothing to do: the run has settled",
+  limit_exceeded: "send fewer items",
+  redis_unavailable: "call again in a few seconds; if it lasts, check the server's Redis",
+  redis_out_of_memory: "call again later; the server's Redis is full",
+  forbidden: "use a key whose scopes and agents allow this call (errand keys create)",
+  internal: "call again; if it lasts, report it with the time of the call",
+};
+
+/** What to do about an error of `code`. */
+export function fixOf(code: string): string {
+  return FIXES[code as ErrorCode] ?? "read the message, correct the call and call again";
+}
+
+/** The error answer of one `code`. */
+function errorAnswer(
+  code: string,
+  message: string,
+  options: { retryable?: boolean; issues?: unknown } = {},
+): CallToolResult {
+  const fix = fixOf(code);
+  const issues = options.issues === undefined ? {} : { issues: options.issues };
+  const error = { code, message, retryable: options.retryable ?? false, fix, ...issues };
+  return { isError: true, content: [{ type: "text", text: JSON.stringify({ error }) }] };
+}
+
+/** Where a tool's unexpected errors are told: the server's log, never the caller. */
+export type ReportUnexpected = (error: unknown, tool: string) => void;
+
+/**
+ * The error answer of a thrown `error`: errand's own with its code,
+ * `retryable` and issues; anything else reported through `report` and
+ * answered `internal`, without its message or stack.
+ */
+export function thrownAnswer(
+  error: unknown,
+  tool: string,
+  report: ReportUnexpected,
+): CallToolResult {
+  if (isErrandError(error)) {
+    return errorAnswer(error.code, error.message, {
+      retryable: error.retryable,
+      issues: error.details?.issues,
+    });
+  }
+  report(error, tool);
+  return errorAnswer("internal", `${tool} failed on the server`, { retryable: true });
+}
+
+/**
+ * The bytes `value`'s answer takes as a JSON-RPC response (with an id of up
+ * to 20 characters): what `ANSWER_BYTE_BUDGET` bounds.
+ */
+export function answerBytes(value: unknown): number {
+  const envelope = { result: answerOf(value), jsonrpc: "2.0", id: "12345678901234567890" };
+  return Buffer.byteLength(JSON.stringify(envelope));
+}
+
+/** A failed batch item's outcome: `ok: false`, its error with the fix, and `retryable`. */
+export interface ItemFailure {
+  ok: false;
+  error: { code: string; message: string; fix: string };
+  retryable: boolean;
+}
+
+/** The failure of one batch item: errand's own error as it is, anything else reported and `internal`. */
+export function itemFailure(error: unknown, tool: string, report: ReportUnexpected): ItemFailure {
+  if (isErrandError(error)) {
+    return {
+      ok: false,
+      error: { code: error.code, message: error.message, fix: fixOf(error.code) },
+      retryable: error.retryable,
+    };
+  }
+  report(error, tool);
+  return {
+    ok: false,
+    error: { code: "internal", message: `${tool} failed on the server`, fix: fixOf("internal") },
+    retryable: true,
+  };
+}

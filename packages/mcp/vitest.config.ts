@@ -1,0 +1,3 @@
+import { defineErrandProject } from "../../vitest.preset.js";
+
+export default defineErrandProject();
