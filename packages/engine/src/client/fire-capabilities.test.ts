@@ -6,7 +6,8 @@
  * (`settings_not_supported`), are refused with nothing written (every key
  * under the prefix scanned before and after). The same schema runs on an
  * OpenAI model (the real `openai` client against the fake OpenAI server),
- * and accepted per-run settings reach the model over the agent's.
+ * and accepted per-run settings reach the model over the agent's, and are
+ * fired again by a re-run.
  */
 import { foldRun, settleRun } from "@errand/core";
 import {
@@ -296,6 +297,16 @@ describe("per-run model settings", () => {
       data: { modelSettings: { maxOutputTokens: 9_000, reasoning: { effort: "high" } } },
     });
     expect(askedSettings.at(-1)).toEqual({ maxOutputTokens: 9_000, reasoning: { effort: "high" } });
+
+    // A re-run fires the run again with the settings it was fired with.
+    const { results } = await fx.errand.rerun({ runs: [runId] });
+    const rerunId = results[0]?.runId;
+    expect(rerunId).toBeDefined();
+    const [requeued] = await fx.errand.store.readLog(rerunId!);
+    expect(requeued).toMatchObject({
+      type: "run-queued",
+      data: { modelSettings: { maxOutputTokens: 9_000, reasoning: { effort: "high" } } },
+    });
   });
 
   it("outside the settings a run may give are refused as invalid_spec", async ({ fx }) => {

@@ -2,7 +2,7 @@
  * `rerun`: fire runs again, in bulk, after a fix (docs/architecture/firing.md#re-runs).
  * Each source run gives a new root run with the same agent, input, output
  * schema, metadata (plus `rerunOf`, the source's id), priority, concurrency
- * key, own budget and time allowance, on the version that ran (default), the
+ * key, model settings, own budget and time allowance, on the version that ran (default), the
  * newest, or one named; `overrides` replace any of input, metadata,
  * priority, deadline and budget. A run is answered for itself (partial
  * success): a source that is unknown, never started with a recorded version,
@@ -22,6 +22,7 @@ import {
   type RunEventOf,
 } from "@errand/core";
 import { batch, runNotFound } from "@errand/core/ops";
+import { RunModelSettings } from "@errand/runtime";
 import type { EngineKeys } from "../engine-keys.js";
 import { versionStandings } from "../queues/agent-versions.js";
 import { readAgentRegistrations } from "../queues/registry.js";
@@ -185,6 +186,18 @@ async function prepare(
   const queued = events[0];
   if (queued?.type !== "run-queued") return refused(runNotFound(sourceRunId));
   const { agent, input, outputSchema, metadata, priority, concurrencyKey } = queued.data;
+  const modelSettings = RunModelSettings.safeParse(queued.data.modelSettings ?? {});
+  if (!modelSettings.success) {
+    return refused(
+      new ErrandError(
+        "invalid_spec",
+        `run ${sourceRunId} was fired with model settings errand no longer reads`,
+        {
+          details: { runId: sourceRunId },
+        },
+      ),
+    );
+  }
   const asked = options.version ?? "original";
   let agentVersion: string | undefined;
   if (asked !== "newest") {
@@ -222,6 +235,7 @@ async function prepare(
       metadata: { ...metadata, ...overrides.metadata, [RERUN_OF_KEY]: sourceRunId },
       ...(runPriority === undefined ? {} : { priority: runPriority }),
       ...(concurrencyKey === undefined ? {} : { concurrencyKey }),
+      ...(queued.data.modelSettings === undefined ? {} : { modelSettings: modelSettings.data }),
       ...(budget === undefined ? {} : { budget }),
       ...(deadlineMs === undefined ? {} : { deadlineMs }),
       ...(agentVersion === undefined ? {} : { agentVersion }),
