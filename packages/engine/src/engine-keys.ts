@@ -48,6 +48,15 @@ export interface EngineKeys extends StoreKeys {
    * shard, fields per budget and per run (see `lua/debit-budget-1.lua`).
    */
   budget(treeRunId: string): string;
+  /**
+   * The schedules (docs/architecture/schedules.md#redis-layout): HASH, field
+   * schedule id, value JSON `ScheduleRecord`.
+   */
+  readonly schedules: string;
+  /** The runs one schedule made: ZSET, member runId, score its tick (ms since the epoch); the newest kept. */
+  scheduleRuns(scheduleId: string): string;
+  /** The BullMQ queue whose job schedulers tick the schedules (under {@link bullmqPrefix}). */
+  readonly schedulesQueue: string;
 }
 
 /** The engine's keys for `prefix` (default `errand`). */
@@ -65,5 +74,8 @@ export function engineKeys(prefix?: string): EngineKeys {
     deadLetters: (shard) => `${base}:${shardTag(shard)}:dead`,
     waitingWaitpoints: (shard) => `${base}:${shardTag(shard)}:waitpoints`,
     budget: (treeRunId) => `${base}:${shardTag(shardOfRunId(treeRunId))}:budget:${treeRunId}`,
+    schedules: `${base}:schedules`,
+    scheduleRuns: (scheduleId) => `${base}:schedule-runs:${scheduleId}`,
+    schedulesQueue: `${base.replaceAll(":", ".")}#schedules`,
   };
 }

@@ -16,7 +16,7 @@ import { readsOn } from "../reads/create-run-reads.js";
 import type { ListOptions, RunSummary } from "../reads/list.js";
 import type { ResultOptions } from "../reads/result.js";
 import { type LinkedRunResult, runLinks } from "../reads/view-url.js";
-import { clientPatience, patientIteration } from "../redis/client-patience.js";
+import { clientPatience, type Patiently, patientIteration } from "../redis/client-patience.js";
 import { CLOSE_ALLOWANCE_MS, closeWithin, runEach } from "../redis/closing.js";
 import {
   CLIENT_COMMAND_RETRIES,
@@ -26,6 +26,8 @@ import {
 } from "../redis/connection.js";
 import { redisTarget } from "../redis/redis-target.js";
 import { type EngineOptions, openResources } from "../resources.js";
+import { createSchedules, type Schedules } from "../schedules/client-schedules.js";
+import { openSchedulesQueue } from "../schedules/schedules-queue.js";
 import {
   type CompletedWaitpoint,
   type CompleteOptions,
@@ -172,6 +174,15 @@ export interface Errand {
   /** Waitpoints: runs waiting for an answer from outside (docs/architecture/tool-results.md#waitpoints). */
   readonly waitpoints: Waitpoints;
   /**
+   * Schedules: runs fired on a cron expression or an interval, each tick
+   * exactly once across every worker (docs/architecture/schedules.md#schedules).
+   *
+   * ```ts
+   * await errand.schedules.upsert({ id: "nightly-report", agent: "reporter", input: {}, cron: "0 3 * * *", timezone: "Europe/Paris" });
+   * ```
+   */
+  readonly schedules: Schedules;
+  /**
    * Closes the client's queues, its waits in progress and its connections;
    * with Redis unreachable, cuts them after `CLOSE_ALLOWANCE_MS` (a
    * `Redis unreachable; closed without waiting for it` line).
@@ -202,6 +213,17 @@ export interface Waitpoints {
    * schema and timeout. With `runId`, that run's alone.
    */
   list(options?: WaitingOptions): Promise<WaitingWaitpoints>;
+}
+
+/** `schedules` whose every call waits out a Redis that cannot answer now, as the client's others do. */
+function patientSchedules(schedules: Schedules, patiently: Patiently): Schedules {
+  return {
+    upsert: (spec) => patiently("upsert of a schedule", () => schedules.upsert(spec)),
+    list: () => patiently("list of schedules", () => schedules.list()),
+    pause: (id) => patiently("pause of a schedule", () => schedules.pause(id)),
+    resume: (id) => patiently("resume of a schedule", () => schedules.resume(id)),
+    remove: (id) => patiently("removal of a schedule", () => schedules.remove(id)),
+  };
 }
 
 /**
@@ -237,6 +259,7 @@ export function createErrand(options: ErrandOptions): Errand {
     logger,
     options.jobOptions ?? DEFAULT_JOB_OPTIONS,
   );
+  const schedulesQueue = openSchedulesQueue(queueConnection, keys, logger);
   const waiter = openSettledWaiter(options.connection, keys, {
     logger,
     name: "client settled subscriber",
@@ -290,11 +313,13 @@ export function createErrand(options: ErrandOptions): Errand {
           listWaiting({ ...resources, shards: store.shards }, waitingOptions),
         ),
     },
+    schedules: patientSchedules(createSchedules(context, schedulesQueue), patiently),
     async close() {
       await closeWithin({
         close: () =>
           runEach([
             () => queues.close(),
+            () => schedulesQueue.close(),
             () => waiter.close(),
             () => Promise.all([closeConnection(redis), closeConnection(queueConnection)]),
           ]),
