@@ -1,0 +1,55 @@
+/**
+ * `errand schedules pause|resume|remove <id>`: the commands that change one
+ * schedule by its id, alike but for the call they make.
+ */
+import { CONNECTION_OPTIONS, type CommandSpec, JSON_OPTION } from "../command.js";
+import { withErrand } from "../errand-client.js";
+import { EXIT } from "../exit-codes.js";
+import { writeJson, writeLines } from "../output.js";
+import { describeSchedule } from "./schedules-list.js";
+
+/** `schedules pause`. */
+export const schedulesPauseCommand: CommandSpec = {
+  usage: "errand schedules pause <id> [--json]",
+  description: "Stops the schedule ticking until it is resumed; its runs go on.",
+  positionals: [{ name: "id", description: "the schedule's id" }],
+  options: { ...JSON_OPTION, ...CONNECTION_OPTIONS },
+  async run(args, io) {
+    const id = args.positional(0, "id");
+    const schedule = await withErrand(args, io, (errand) => errand.schedules.pause(id));
+    if (args.flag("json")) writeJson(io, schedule);
+    else writeLines(io, describeSchedule(schedule));
+    return EXIT.ok;
+  },
+};
+
+/** `schedules resume`. */
+export const schedulesResumeCommand: CommandSpec = {
+  usage: "errand schedules resume <id> [--json]",
+  description: "Lets a paused schedule tick again, from its next tick.",
+  positionals: [{ name: "id", description: "the schedule's id" }],
+  options: { ...JSON_OPTION, ...CONNECTION_OPTIONS },
+  async run(args, io) {
+    const id = args.positional(0, "id");
+    const schedule = await withErrand(args, io, (errand) => errand.schedules.resume(id));
+    if (args.flag("json")) writeJson(io, schedule);
+    else writeLines(io, describeSchedule(schedule));
+    return EXIT.ok;
+  },
+};
+
+/** `schedules remove`. */
+export const schedulesRemoveCommand: CommandSpec = {
+  usage: "errand schedules remove <id> [--json]",
+  description:
+    "Deletes the schedule; the runs it made stay. With --json it prints { id, removed }.",
+  positionals: [{ name: "id", description: "the schedule's id" }],
+  options: { ...JSON_OPTION, ...CONNECTION_OPTIONS },
+  async run(args, io) {
+    const id = args.positional(0, "id");
+    await withErrand(args, io, (errand) => errand.schedules.remove(id));
+    if (args.flag("json")) writeJson(io, { id, removed: true });
+    else writeLines(io, [`${id}: removed`]);
+    return EXIT.ok;
+  },
+};
