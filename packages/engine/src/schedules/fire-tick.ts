@@ -39,7 +39,7 @@ export interface TickContext {
 }
 
 /** The idempotency key of `scheduleId`'s tick at `tick` ms. */
-export function tickIdempotencyKey(scheduleId: string, tick: number): string {
+function tickIdempotencyKey(scheduleId: string, tick: number): string {
   return `schedule:${scheduleId}:${tick}`;
 }
 
@@ -50,7 +50,7 @@ export function tickIdempotencyKey(scheduleId: string, tick: number): string {
  * {@link MAX_CATCH_UP_TICKS} (`all`, which also fires the ticks an on-time
  * tick finds due after its own).
  */
-export function ticksToFire(schedule: ScheduleDefinition, tick: number, now: number): number[] {
+function ticksToFire(schedule: ScheduleDefinition, tick: number, now: number): number[] {
   const due = ticksBetween(schedule, tick, Math.max(tick, now), MAX_CATCH_UP_TICKS);
   if (schedule.catchUp === "all") return due;
   if (now - tick <= LATE_TICK_MS) return [tick];

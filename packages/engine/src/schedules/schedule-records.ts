@@ -11,7 +11,7 @@ import type { RedisConnection } from "../redis/connection.js";
 import type { ScheduleDefinition } from "./schedule-spec.js";
 
 /** How many of a schedule's newest runs are kept in its runs ZSET. */
-export const KEPT_SCHEDULE_RUNS = 20;
+const KEPT_SCHEDULE_RUNS = 20;
 
 /** A schedule as stored: its definition, whether it is paused, and when it was written. */
 export interface ScheduleRecord {

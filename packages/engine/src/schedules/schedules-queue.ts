@@ -20,7 +20,7 @@ export interface ScheduleTickData {
 }
 
 /** The name of every tick job. */
-export const TICK_JOB_NAME = "tick";
+const TICK_JOB_NAME = "tick";
 
 /** Opens the schedules queue on `connection`. */
 export function openSchedulesQueue(
