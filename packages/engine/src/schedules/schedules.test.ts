@@ -236,7 +236,7 @@ describe("schedules", () => {
     for (const catchUp of policies) await untilTicks(errand, `catch-up-${catchUp}`, 1);
     await worker.close({ graceMs: 500 });
     const outageStart = Date.now();
-    await delay(8_000); // past LATE_TICK_MS: the pending ticks start late
+    await delay(10_000); // a 10 s outage, past LATE_TICK_MS: the pending ticks start late
     const logs = captureLogs();
     await startWorker(prefix, { logger: logs.logger });
     const late = await Promise.all(
