@@ -69,6 +69,15 @@ export interface EngineKeys extends StoreKeys {
    * (where it stands, JSON) and `case:<runId>` (each finished case, JSON).
    */
   evaluation(evaluationId: string): string;
+  /**
+   * The schedules (docs/architecture/schedules.md#redis-layout): HASH, field
+   * schedule id, value JSON `ScheduleRecord`.
+   */
+  readonly schedules: string;
+  /** The runs one schedule made: ZSET, member runId, score its tick (ms since the epoch); the newest kept. */
+  scheduleRuns(scheduleId: string): string;
+  /** The BullMQ queue whose job schedulers tick the schedules (under {@link bullmqPrefix}). */
+  readonly schedulesQueue: string;
 }
 
 /** The engine's keys for `prefix` (default `errand`). */
@@ -91,5 +100,8 @@ export function engineKeys(prefix?: string): EngineKeys {
     accessRate: (keyId) => `${base}:{access}:rate:${keyId}`,
     evaluations: `${base}:evaluations`,
     evaluation: (evaluationId) => `${base}:evaluation:${evaluationId}`,
+    schedules: `${base}:schedules`,
+    scheduleRuns: (scheduleId) => `${base}:schedule-runs:${scheduleId}`,
+    schedulesQueue: `${base.replaceAll(":", ".")}#schedules`,
   };
 }

@@ -293,6 +293,14 @@ export {
   openConnection,
   type RedisConnection,
 } from "./redis/connection.js";
+export type { Schedules, ScheduleView } from "./schedules/client-schedules.js";
+export { SCHEDULE_METADATA_KEY, TICK_METADATA_KEY } from "./schedules/fire-tick.js";
+export {
+  LATE_TICK_MS,
+  MAX_CATCH_UP_TICKS,
+  MIN_SCHEDULE_INTERVAL_MS,
+  ScheduleSpec,
+} from "./schedules/schedule-spec.js";
 export type { CompletedWaitpoint, CompleteOptions } from "./waitpoints/complete.js";
 export type { WaitingOptions, WaitingWaitpoint, WaitingWaitpoints } from "./waitpoints/waiting.js";
 export type { ModelResolver } from "./worker/agent-models.js";

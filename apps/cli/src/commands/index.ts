@@ -133,6 +133,31 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./eval-export.js")).evalExportCommand,
   },
   {
+    name: "schedules upsert",
+    summary: "create or replace a schedule that fires runs on a cron expression or an interval",
+    load: async () => (await import("./schedules-upsert.js")).schedulesUpsertCommand,
+  },
+  {
+    name: "schedules list",
+    summary: "list schedules with their next and last fire and newest runs",
+    load: async () => (await import("./schedules-list.js")).schedulesListCommand,
+  },
+  {
+    name: "schedules pause",
+    summary: "stop a schedule ticking until resumed",
+    load: async () => (await import("./schedules-change.js")).schedulesPauseCommand,
+  },
+  {
+    name: "schedules resume",
+    summary: "let a paused schedule tick again",
+    load: async () => (await import("./schedules-change.js")).schedulesResumeCommand,
+  },
+  {
+    name: "schedules remove",
+    summary: "delete a schedule (its runs stay)",
+    load: async () => (await import("./schedules-change.js")).schedulesRemoveCommand,
+  },
+  {
     name: "doctor",
     summary: "check Redis and errand's processes, with the fix for each problem",
     load: async () => (await import("./doctor.js")).doctorCommand,

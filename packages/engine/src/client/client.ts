@@ -19,7 +19,7 @@ import { readsOn } from "../reads/create-run-reads.js";
 import type { ListOptions, RunSummary } from "../reads/list.js";
 import type { ResultOptions } from "../reads/result.js";
 import { type LinkedRunResult, runLinks } from "../reads/view-url.js";
-import { clientPatience, patientIteration } from "../redis/client-patience.js";
+import { clientPatience, type Patiently, patientIteration } from "../redis/client-patience.js";
 import { CLOSE_ALLOWANCE_MS, closeWithin, runEach } from "../redis/closing.js";
 import {
   CLIENT_COMMAND_RETRIES,
@@ -29,6 +29,8 @@ import {
 } from "../redis/connection.js";
 import { redisTarget } from "../redis/redis-target.js";
 import { type EngineOptions, openResources } from "../resources.js";
+import { createSchedules, type Schedules } from "../schedules/client-schedules.js";
+import { openSchedulesQueue } from "../schedules/schedules-queue.js";
 import {
   type CompletedWaitpoint,
   type CompleteOptions,
@@ -209,6 +211,15 @@ export interface Errand {
   /** The evaluations kept in Redis. */
   readonly evaluations: Evaluations;
   /**
+   * Schedules: runs fired on a cron expression or an interval, each tick
+   * exactly once across every worker (docs/architecture/schedules.md#schedules).
+   *
+   * ```ts
+   * await errand.schedules.upsert({ id: "nightly-report", agent: "reporter", input: {}, cron: "0 3 * * *", timezone: "Europe/Paris" });
+   * ```
+   */
+  readonly schedules: Schedules;
+  /**
    * Closes the client's queues, its waits in progress and its connections;
    * with Redis unreachable, cuts them after `CLOSE_ALLOWANCE_MS` (a
    * `Redis unreachable; closed without waiting for it` line).
@@ -249,6 +260,17 @@ export interface Evaluations {
   list(options?: { limit?: number; cursor?: string }): Promise<Page<EvaluationSummary>>;
 }
 
+/** `schedules` whose every call waits out a Redis that cannot answer now, as the client's others do. */
+function patientSchedules(schedules: Schedules, patiently: Patiently): Schedules {
+  return {
+    upsert: (spec) => patiently("upsert of a schedule", () => schedules.upsert(spec)),
+    list: () => patiently("list of schedules", () => schedules.list()),
+    pause: (id) => patiently("pause of a schedule", () => schedules.pause(id)),
+    resume: (id) => patiently("resume of a schedule", () => schedules.resume(id)),
+    remove: (id) => patiently("removal of a schedule", () => schedules.remove(id)),
+  };
+}
+
 /**
  * Creates a client. Throws `invalid_spec` for a `dashboardUrl` that is not
  * an absolute http(s) URL, and `redis_unavailable` when `connection` names
@@ -282,6 +304,7 @@ export function createErrand(options: ErrandOptions): Errand {
     logger,
     options.jobOptions ?? DEFAULT_JOB_OPTIONS,
   );
+  const schedulesQueue = openSchedulesQueue(queueConnection, keys, logger);
   const waiter = openSettledWaiter(options.connection, keys, {
     logger,
     name: "client settled subscriber",
@@ -364,11 +387,13 @@ export function createErrand(options: ErrandOptions): Errand {
           listWaiting({ ...resources, shards: store.shards }, waitingOptions),
         ),
     },
+    schedules: patientSchedules(createSchedules(context, schedulesQueue), patiently),
     async close() {
       await closeWithin({
         close: () =>
           runEach([
             () => queues.close(),
+            () => schedulesQueue.close(),
             () => waiter.close(),
             () => Promise.all([closeConnection(redis), closeConnection(queueConnection)]),
           ]),

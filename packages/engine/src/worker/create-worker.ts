@@ -37,6 +37,7 @@ import { runLinks } from "../reads/view-url.js";
 import { openJobsConnection, openSettledWaiter } from "../redis/connection.js";
 import { retryWhileRedisIsTransient } from "../redis/transient-redis.js";
 import { type EngineOptions, openResources } from "../resources.js";
+import { startScheduleTicker } from "../schedules/schedule-ticker.js";
 import { startAdoption } from "./adopt-orphans.js";
 import { type ModelResolver, queueRecords, resolveAgentModels } from "./agent-models.js";
 import { startCancelListener } from "./cancel-listener.js";
@@ -183,6 +184,11 @@ export interface WorkerOptions extends EngineOptions {
    * know is not priced.
    */
   prices?: PriceTable;
+  /**
+   * Whether it turns schedules' ticks into runs (docs/architecture/schedules.md#who-turns-a-tick-into-a-run):
+   * a schedule ticks while any worker that does lives. Default true.
+   */
+  schedules?: boolean;
 }
 
 /** Options of {@link ErrandWorker.close}. */
@@ -377,6 +383,8 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     addWorkerSlotGauges(prometheus, concurrency, jobs.active);
   }
   await Promise.all(workers.map((worker) => worker.waitUntilReady()));
+  const ticker =
+    options.schedules === false ? undefined : await startScheduleTicker({ ...options, logger });
   const adoptionQueues = createRunQueues(bullConnection, keys, logger);
   const adoption = startAdoption(
     {
@@ -419,7 +427,10 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     queueShards: taken.map(({ shard }) => shard),
     prometheus,
     close(closeOptions = {}) {
-      closing ??= closeWorkerParts(parts, closeOptions.graceMs ?? DEFAULT_CLOSE_GRACE_MS);
+      closing ??= (async () => {
+        await ticker?.close();
+        await closeWorkerParts(parts, closeOptions.graceMs ?? DEFAULT_CLOSE_GRACE_MS);
+      })();
       return closing;
     },
   };
