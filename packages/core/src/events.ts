@@ -14,14 +14,17 @@ const tokens = z.number().int().nonnegative();
 
 /**
  * Tokens spent by model requests. `cachedInputTokens` (part of `inputTokens`
- * the provider read from its prompt cache) and `reasoningTokens` (part of
- * `outputTokens` spent reasoning) are present only when the provider reported
- * them; they came after v1 (additive): older logs have neither.
+ * the provider read from its prompt cache), `cacheWriteTokens` (part of
+ * `inputTokens` the provider wrote to its prompt cache, which Anthropic bills
+ * apart) and `reasoningTokens` (part of `outputTokens` spent reasoning) are
+ * present only when the provider reported them; they came after v1
+ * (additive): older logs have none.
  */
 export const Usage = z.object({
   inputTokens: tokens,
   outputTokens: tokens,
   cachedInputTokens: tokens.optional(),
+  cacheWriteTokens: tokens.optional(),
   reasoningTokens: tokens.optional(),
 });
 export type Usage = z.infer<typeof Usage>;
@@ -100,6 +103,15 @@ export type WaitpointTimeoutAction = z.infer<typeof WaitpointTimeoutAction>;
 const itemId = z.string().min(1).optional();
 
 /**
+ * What an AI SDK provider attached to an output part (`providerMetadata`,
+ * a JSON object per provider name: Anthropic's thinking `signature` or
+ * `redactedData`, Gemini's `thoughtSignature`, …), sent back as the part's
+ * `providerOptions` on the next request, as it was given. Optional and
+ * additive: written by `@errand/ai-sdk` only.
+ */
+const providerMetadata = z.record(z.string(), z.record(z.string(), z.json())).optional();
+
+/**
  * One item of a model response's output, in the order the provider gave it:
  * what a provider that keeps reasoning between turns (the OpenAI Responses
  * API) must be sent back on the next request, so that a run resumed on
@@ -114,6 +126,9 @@ export const OutputItem = z.discriminatedUnion("type", [
     summary: z.array(z.string()),
     /** The provider's encrypted reasoning: sent back when the provider does not store responses. */
     encryptedContent: z.string().min(1).optional(),
+    /** The reasoning text itself, for a provider that must be sent it back (Anthropic's thinking). */
+    text: z.string().optional(),
+    providerMetadata,
   }),
   z.object({
     type: z.literal("message"),
@@ -122,12 +137,14 @@ export const OutputItem = z.discriminatedUnion("type", [
     phase: z.string().min(1).optional(),
     /** This message's own text, only when the step's `text` joins several messages. */
     text: z.string().optional(),
+    providerMetadata,
   }),
   z.object({
     type: z.literal("function_call"),
     id: itemId,
     /** The `callId` of the step's call this item carries. */
     callId: z.string().min(1),
+    providerMetadata,
   }),
 ]);
 export type OutputItem = z.infer<typeof OutputItem>;

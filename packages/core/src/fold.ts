@@ -94,11 +94,13 @@ function addCount(a: number | undefined, b: number | undefined): number | undefi
  */
 function addUsage(total: Usage, step: Usage): Usage {
   const cachedInputTokens = addCount(total.cachedInputTokens, step.cachedInputTokens);
+  const cacheWriteTokens = addCount(total.cacheWriteTokens, step.cacheWriteTokens);
   const reasoningTokens = addCount(total.reasoningTokens, step.reasoningTokens);
   return {
     inputTokens: total.inputTokens + step.inputTokens,
     outputTokens: total.outputTokens + step.outputTokens,
     ...(cachedInputTokens === undefined ? {} : { cachedInputTokens }),
+    ...(cacheWriteTokens === undefined ? {} : { cacheWriteTokens }),
     ...(reasoningTokens === undefined ? {} : { reasoningTokens }),
   };
 }

@@ -13,8 +13,17 @@
  */
 
 export { assertAgentCanCarrySchema, assertModelTakesSettings, DEFAULT_MAX_STEPS } from "./agent.js";
+export {
+  CallIds,
+  isObject,
+  kindOf,
+  malformed,
+  optionalText,
+  readArguments,
+} from "./answer-fields.js";
 export { compileInputSchema, type InputCheck, invalidInput } from "./input-schema.js";
 export { lazyChild, noopLogger } from "./logger.js";
+export { retryAfterMs } from "./openai/client.js";
 export { invalidOutputMessage, STRUCTURED_OUTPUT_TOOL } from "./structured-output.js";
 export { setContentAttribute } from "./tracing/content.js";
 export { GEN_AI, modelIdentity } from "./tracing/gen-ai.js";
