@@ -26,6 +26,7 @@ import {
 } from "@errand/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ChaosProcess, startChaosProcess } from "../chaos/chaos-process.js";
+import { Arrivals } from "./arrivals.js";
 import { REASONING_AGENTS } from "./reasoning-agents.js";
 
 const WORKER = fileURLToPath(new URL("./reasoning-worker.ts", import.meta.url));
@@ -37,28 +38,6 @@ function scriptOf(heldMs: number): Script {
     { call: [{ tool: "note", args: { finding: "Lyon is larger than Nice." } }] },
     { sleepMs: heldMs, call: [{ tool: STRUCTURED_OUTPUT_TOOL, args: { answer: "Lyon" } }] },
   ];
-}
-
-/** Resolves when the server has received requests matching a condition: told of each as it arrives. */
-class Arrivals {
-  private readonly waiters = new Set<() => void>();
-  constructor(private readonly requests: () => readonly RecordedRequest[]) {}
-
-  notify(): void {
-    for (const wake of this.waiters) wake();
-  }
-
-  until(condition: (requests: readonly RecordedRequest[]) => boolean): Promise<void> {
-    return new Promise((resolve) => {
-      const check = () => {
-        if (!condition(this.requests())) return;
-        this.waiters.delete(check);
-        resolve();
-      };
-      this.waiters.add(check);
-      check();
-    });
-  }
 }
 
 let redis: RedisServer;
