@@ -70,13 +70,14 @@ export function mockModel(
     const turn = turns[answered + failures] ?? { say: "" };
     if ("fail" in turn) {
       failures++;
-      record.statuses.push(turn.status);
+      const status = turn.status ?? 500;
+      record.statuses.push(status);
       const ErrorClass = version === "v3" ? APICallErrorV3 : APICallErrorV4;
       throw new ErrorClass({
         message: turn.fail,
         url: "mock://generate",
         requestBodyValues: {},
-        statusCode: turn.status,
+        statusCode: status,
         responseHeaders:
           turn.retryAfterSeconds === undefined
             ? {}

@@ -34,6 +34,13 @@ export interface AiSdkModelOptions {
    * `ai-sdk:anthropic.messages`): give one per API key when a fleet uses several.
    */
   providerKey?: string;
+  /**
+   * The environment variable the provider reads its API key from, for a
+   * provider made without a key of its own (e.g. `ANTHROPIC_API_KEY` for
+   * `anthropic(…)`): while it is unset or blank, `missingCredentials` names
+   * it, and a worker running the model refuses to start before it takes a run.
+   */
+  apiKeyVariable?: string;
 }
 
 /**
@@ -69,6 +76,11 @@ export function aiSdkModel(model: AiSdkLanguageModel, options: AiSdkModelOptions
     supportsTools: true,
     providerKey: options.providerKey ?? `ai-sdk:${model.provider}`,
     refuseSettings: (settings) => settingsRefusal(model, settings),
+    missingCredentials() {
+      const variable = options.apiKeyVariable;
+      if (variable === undefined || process.env[variable]?.trim()) return undefined;
+      return `${variable} is not set`;
+    },
     async respond(request, signal): Promise<ModelResponse> {
       const call = callOptions(request, options.providerOptions, signal);
       let result: unknown;

@@ -93,6 +93,13 @@ export interface Model {
    * dropped silently. A model without it honours no settings at all.
    */
   refuseSettings?(settings: ModelSettings): string | undefined;
+  /**
+   * What keeps this model from sending any request — its provider's API key
+   * is not set, naming the variable — or `undefined`. Asked by a worker when
+   * it starts: a worker with such a model refuses to start, before it takes
+   * a run. A model without it is taken to be ready.
+   */
+  missingCredentials?(): string | undefined;
   respond(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse>;
 }
 

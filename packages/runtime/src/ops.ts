@@ -12,7 +12,12 @@
  * @packageDocumentation
  */
 
-export { assertAgentCanCarrySchema, assertModelTakesSettings, DEFAULT_MAX_STEPS } from "./agent.js";
+export {
+  assertAgentCanCarrySchema,
+  assertModelIsReady,
+  assertModelTakesSettings,
+  DEFAULT_MAX_STEPS,
+} from "./agent.js";
 export {
   CallIds,
   isObject,

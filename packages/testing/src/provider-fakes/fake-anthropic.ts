@@ -212,7 +212,11 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions): Promise
     const thinking = body.thinking as { type?: string } | undefined;
     const refusal = thinkingRefusal(messages as Message[], thinking?.type === "enabled", redacted);
     if (refusal) return reply.json(400, errorBody("invalid_request_error", refusal));
-    const turns = options.turnsFor(body.model);
+    const first = blocksOf((messages as Message[])[0] ?? { role: "user", content: [] })[0];
+    const turns = options.turnsFor(
+      body.model,
+      first?.type === "text" ? String(first.text) : undefined,
+    );
     if (turns === undefined) {
       return reply.json(404, errorBody("not_found_error", `model: ${body.model}`));
     }
@@ -226,12 +230,13 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions): Promise
     }
     if ("fail" in turn) {
       counter.failed(key);
+      const status = turn.status ?? 500;
       const headers: Record<string, string> =
         turn.retryAfterSeconds === undefined
           ? {}
           : { "retry-after": String(turn.retryAfterSeconds) };
-      const type = ERROR_TYPES[turn.status] ?? "api_error";
-      return reply.json(turn.status, errorBody(type, turn.fail), headers);
+      const type = ERROR_TYPES[status] ?? "api_error";
+      return reply.json(status, errorBody(type, turn.fail), headers);
     }
     if (turn.sleepMs && !(await reply.hold(turn.sleepMs))) return;
     const step = answered + 1;

@@ -129,7 +129,8 @@ export async function startFakeGemini(options: FakeGeminiOptions): Promise<FakeG
     }
     const refusal = signatureRefusal(contents as Content[], issued);
     if (refusal) return reply.json(400, errorBody(400, refusal));
-    const turns = options.turnsFor(model);
+    const firstText = (contents as Content[])[0]?.parts?.find((part) => "text" in part)?.text;
+    const turns = options.turnsFor(model, typeof firstText === "string" ? firstText : undefined);
     if (turns === undefined) {
       return reply.json(404, errorBody(404, `models/${model} is not found for API version v1beta`));
     }
@@ -143,11 +144,12 @@ export async function startFakeGemini(options: FakeGeminiOptions): Promise<FakeG
     }
     if ("fail" in turn) {
       counter.failed(key);
+      const status = turn.status ?? 500;
       const headers: Record<string, string> =
         turn.retryAfterSeconds === undefined
           ? {}
           : { "retry-after": String(turn.retryAfterSeconds) };
-      return reply.json(turn.status, errorBody(turn.status, turn.fail), headers);
+      return reply.json(status, errorBody(status, turn.fail), headers);
     }
     if (turn.sleepMs && !(await reply.hold(turn.sleepMs))) return;
     const step = answered + 1;

@@ -25,14 +25,19 @@ export type ProviderTurn =
       /** Hold the answer this long (dropped when the client goes away). */
       sleepMs?: number;
     }
-  | { fail: string; status: number; retryAfterSeconds?: number }
+  /** A failed request: `status` (default 500), `retry-after` when given. */
+  | { fail: string; status?: number; retryAfterSeconds?: number; sleepMs?: number }
   /** A 200 answer with this body, as it is. */
   | { malformed: unknown };
 
 /** Where a fake finds its turns. */
 export interface TurnSource {
-  /** The turns of the model a request names; `undefined` for an unknown model (404). */
-  turnsFor(model: string): readonly ProviderTurn[] | undefined;
+  /**
+   * The turns of a request, by the model it names and the text of its first
+   * user message (a test may carry the turns in the run's input);
+   * `undefined` for an unknown model (404).
+   */
+  turnsFor(model: string, firstUserText: string | undefined): readonly ProviderTurn[] | undefined;
 }
 
 /** Counts the failures served per conversation, to find the due turn. */
