@@ -22,7 +22,7 @@ function usageOf(step: number, thinking: boolean) {
 }
 
 /** What a mock model answers, by the turn due. */
-export function mockAnswer(turn: ProviderTurn, step: number): unknown {
+function mockAnswer(turn: ProviderTurn, step: number): unknown {
   if ("malformed" in turn) return turn.malformed;
   if ("fail" in turn) throw new Error("a failing turn is thrown, not answered");
   const content: Record<string, unknown>[] = [];

@@ -32,7 +32,7 @@ export type AssistantPart =
     };
 
 /** A tool's result as the prompt carries it. */
-export interface ToolResultPart {
+interface ToolResultPart {
   type: "tool-result";
   toolCallId: string;
   toolName: string;
