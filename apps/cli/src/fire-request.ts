@@ -2,12 +2,13 @@
  * What `errand fire` is asked to fire, read and checked before anything
  * touches Redis: the agent, the input (JSON or `@file`), the output schema
  * (checked against the supported subset), the metadata labels, the deadline,
- * the idempotency key, the priority, the budget and how many runs. A bad argument is a one-line usage error and nothing is
+ * the idempotency key, the priority, the budget, the model settings and how many runs. A bad argument is a one-line usage error and nothing is
  * enqueued.
  */
 import { ErrandError, MAX_RUN_PRIORITY, preflightSchema } from "@errand/core";
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from "@errand/engine";
 import { FireBudget, MAX_FIRE_MANY } from "@errand/engine/ops";
+import { RunModelSettings } from "@errand/runtime";
 import { type ParsedArgs, usageError } from "./args.js";
 import { readJsonArgument } from "./files.js";
 import type { CliIO } from "./io.js";
@@ -32,6 +33,8 @@ export interface FireRequest {
   concurrencyKey?: string;
   /** `--budget`, when given: the budget of each run and its tree. */
   budget?: FireBudget;
+  /** `--model-settings`, when given: the runs' model settings, over the agent's. */
+  modelSettings?: RunModelSettings;
   count: number;
 }
 
@@ -96,10 +99,23 @@ async function readBudget(io: CliIO, argument: string): Promise<FireBudget> {
   throw usageError(`fire: --budget is not a budget: ${issues.join("; ")}`);
 }
 
+/** The settings of `--model-settings <json|@file>`; a usage error naming what is wrong when they are not settings. */
+async function readModelSettings(io: CliIO, argument: string): Promise<RunModelSettings> {
+  const parsed = RunModelSettings.safeParse(
+    await readJsonArgument(io, argument, "--model-settings"),
+  );
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues.map((issue) =>
+    issue.path.length === 0 ? issue.message : `${issue.path.join(".")}: ${issue.message}`,
+  );
+  throw usageError(`fire: --model-settings are not model settings: ${issues.join("; ")}`);
+}
+
 /**
  * The checked request of `errand fire <agent> --input … [--schema …]
  * [--metadata key=value]… [--deadline <seconds>] [--idempotency-key <key>]
- * [--priority <n>] [--agent-version <v>] [--concurrency-key <key>] [--budget <json|@file>] [--count N]`.
+ * [--priority <n>] [--agent-version <v>] [--concurrency-key <key>] [--budget <json|@file>]
+ * [--model-settings <json|@file>] [--count N]`.
  */
 export async function readFireRequest(args: ParsedArgs, io: CliIO): Promise<FireRequest> {
   const agent = args.positional(0, "agent");
@@ -114,6 +130,9 @@ export async function readFireRequest(args: ParsedArgs, io: CliIO): Promise<Fire
   const concurrencyKey = args.string("concurrency-key");
   const budgetArg = args.string("budget");
   const budget = budgetArg === undefined ? undefined : await readBudget(io, budgetArg);
+  const settingsArg = args.string("model-settings");
+  const modelSettings =
+    settingsArg === undefined ? undefined : await readModelSettings(io, settingsArg);
   const outputSchema = schemaArg === undefined ? undefined : await readSchema(io, schemaArg);
   return {
     agent,
@@ -127,5 +146,6 @@ export async function readFireRequest(args: ParsedArgs, io: CliIO): Promise<Fire
     ...(agentVersion === undefined ? {} : { agentVersion }),
     ...(concurrencyKey === undefined ? {} : { concurrencyKey }),
     ...(budget === undefined ? {} : { budget }),
+    ...(modelSettings === undefined ? {} : { modelSettings }),
   };
 }

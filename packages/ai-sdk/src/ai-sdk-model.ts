@@ -11,6 +11,7 @@ import type { Model, ModelResponse } from "@errand/runtime";
 import { providerCallFailure } from "./answer/classify-error.js";
 import { readResult } from "./answer/read-result.js";
 import { foldStream } from "./answer/stream-fold.js";
+import { capabilitiesOf } from "./capabilities.js";
 import type { AiSdkLanguageModel, ProviderData } from "./language-model.js";
 import { callOptions, settingsRefusal } from "./request/call-options.js";
 
@@ -75,6 +76,7 @@ export function aiSdkModel(model: AiSdkLanguageModel, options: AiSdkModelOptions
     name: `${model.provider}:${model.modelId}`,
     supportsTools: true,
     providerKey: options.providerKey ?? `ai-sdk:${model.provider}`,
+    capabilities: capabilitiesOf(model, options.providerOptions),
     refuseSettings: (settings) => settingsRefusal(model, settings),
     missingCredentials() {
       const variable = options.apiKeyVariable;

@@ -72,6 +72,7 @@ export interface CallOptions {
   toolChoice?: ToolChoice;
   maxOutputTokens?: number;
   temperature?: number;
+  topP?: number;
   /** `v4` only. */
   reasoning?: ReasoningLevel;
   providerOptions?: ProviderData;

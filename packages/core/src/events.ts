@@ -13,12 +13,14 @@ export const EVENT_VERSION = 1;
 const tokens = z.number().int().nonnegative();
 
 /**
- * Tokens spent by model requests. `cachedInputTokens` (part of `inputTokens`
- * the provider read from its prompt cache), `cacheWriteTokens` (part of
- * `inputTokens` the provider wrote to its prompt cache, which Anthropic bills
- * apart) and `reasoningTokens` (part of `outputTokens` spent reasoning) are
- * present only when the provider reported them; they came after v1
- * (additive): older logs have none.
+ * Tokens spent by model requests. `inputTokens` counts every input token,
+ * cached or not; `outputTokens` every output token, reasoning included.
+ * `cachedInputTokens` (part of `inputTokens` the provider read from its
+ * prompt cache), `cacheWriteTokens` (part of `inputTokens` the provider
+ * wrote to its prompt cache, e.g. Anthropic's cache creation) and
+ * `reasoningTokens` (part of `outputTokens` spent reasoning) are present
+ * only when the provider reported them; they came after v1 (additive): older
+ * logs have none.
  */
 export const Usage = z.object({
   inputTokens: tokens,
@@ -191,6 +193,13 @@ export const EventData = {
      * ancestors'. Optional and additive: absent for a run without a budget.
      */
     budget: RunBudget.optional(),
+    /**
+     * The model settings the run was fired with, over its agent's
+     * (docs/architecture/firing.md#preflight): checked by `fire` against the
+     * model's capabilities. Optional and additive: absent for a run fired
+     * without any.
+     */
+    modelSettings: z.record(z.string(), z.unknown()).optional(),
   }),
   /**
    * A worker took the run. `trace` (optional, additive) is the attempt's

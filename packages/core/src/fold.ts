@@ -89,7 +89,7 @@ function addCount(a: number | undefined, b: number | undefined): number | undefi
 }
 
 /**
- * Two usages summed. The cached and reasoning counts appear only once a step
+ * Two usages summed. The cache and reasoning counts appear only once a step
  * reported them, so a log without them folds to the usage it always did.
  */
 function addUsage(total: Usage, step: Usage): Usage {

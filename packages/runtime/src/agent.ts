@@ -6,7 +6,7 @@
  */
 import { ErrandError, preflightSchema, Script } from "@errand/core";
 import type { z } from "zod";
-import { type Agent, type Model, settingsRefusal } from "./model.js";
+import { type Agent, type Model, schemaRefusal, settingsRefusal } from "./model.js";
 import { checkModelSettings, type ModelSettings } from "./model-settings.js";
 import type { Tool } from "./tool.js";
 
@@ -125,17 +125,19 @@ function jsonSchemaOf(
 
 /**
  * Refuses (with an `ErrandError`, code `schema_not_supported`) a schema'd
- * agent whose model cannot call tools, so such a run is refused before it
+ * agent whose model cannot call tools, or whose model's capabilities refuse
+ * a keyword of its schema (`details.keyword`, `details.provider`), so such a run is refused before it
  * starts (docs/architecture/structured-output.md#rule-7). `model` is the model the host resolved for an agent
  * that names its model; without it the agent's own {@link Model} is checked.
  */
 export function assertAgentCanCarrySchema(agent: Agent, model?: Model): void {
   const resolved = model ?? (typeof agent.model === "string" ? undefined : agent.model);
-  if (agent.outputSchema !== undefined && resolved?.supportsTools === false) {
-    throw new ErrandError(
-      "schema_not_supported",
-      `agent ${agent.name}: model ${resolved.name} cannot call tools, so it cannot record a structured output`,
-    );
+  if (agent.outputSchema === undefined || resolved === undefined) return;
+  const refusal = schemaRefusal(resolved, agent.outputSchema);
+  if (refusal !== undefined) {
+    throw new ErrandError("schema_not_supported", `agent ${agent.name}: ${refusal.message}`, {
+      details: { agent: agent.name, ...refusal.details },
+    });
   }
 }
 

@@ -121,8 +121,14 @@ export type {
   ModelResponse,
   TranscriptMessage,
 } from "./model.js";
+export {
+  ModelCapabilities,
+  RefusedSetting,
+  SchemaKeywordRefusal,
+  SettingsConflict,
+} from "./model-capabilities.js";
 export type { RetryPolicy } from "./model-retries.js";
-export { ModelSettings } from "./model-settings.js";
+export { ModelSettings, RunModelSettings } from "./model-settings.js";
 export { PLACEHOLDER_API_KEY, readOpenAIEnv } from "./openai/client.js";
 export { type OpenAIModelOptions, openaiModel } from "./openai/model.js";
 export type { ResponsesHistory } from "./openai/responses.js";

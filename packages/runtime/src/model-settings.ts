@@ -27,6 +27,8 @@ export const ModelSettings = z.strictObject({
     .optional(),
   /** Sampling temperature, 0 to 2. */
   temperature: z.number().min(0).max(2).optional(),
+  /** Nucleus sampling: only the tokens of the top `topP` probability mass, 0 to 1. */
+  topP: z.number().min(0).max(1).optional(),
   /** The most tokens one response may produce, reasoning included. */
   maxOutputTokens: z.number().int().positive().optional(),
   /** Whether the model may make several tool calls in one response. */
@@ -40,6 +42,38 @@ export const ModelSettings = z.strictObject({
     .optional(),
 });
 export type ModelSettings = z.infer<typeof ModelSettings>;
+
+/**
+ * The settings one run may give on top of its agent's (`fire({ modelSettings })`):
+ * all but the tool settings, which name the agent's tools.
+ */
+export const RunModelSettings = ModelSettings.omit({ toolChoice: true, parallelToolCalls: true });
+export type RunModelSettings = z.infer<typeof RunModelSettings>;
+
+/**
+ * The settings a run asks its model for: its agent's, with those the run was
+ * fired with (its `run-queued.modelSettings`) over them, `reasoning` merged
+ * field by field. Throws `invalid_spec` for run settings that are not
+ * {@link RunModelSettings}.
+ */
+export function runModelSettings(agent: ModelSettings, run: unknown): ModelSettings {
+  if (run === undefined) return agent;
+  const parsed = RunModelSettings.safeParse(run);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ErrandError(
+      "invalid_spec",
+      `modelSettings: ${issue?.path.join(".") || "modelSettings"}: ${issue?.message ?? "invalid"}`,
+    );
+  }
+  const { reasoning, ...rest } = parsed.data;
+  const merged = { ...agent.reasoning, ...reasoning };
+  return {
+    ...agent,
+    ...rest,
+    ...(Object.keys(merged).length === 0 ? {} : { reasoning: merged }),
+  };
+}
 
 /** The names of the settings `settings` gives, as written (`reasoning.effort`, `temperature`, …). */
 export function settingNames(settings: ModelSettings): string[] {

@@ -7,6 +7,11 @@
  * (defining agents) imports without being imported back.
  */
 import type { ModelDelta, OutputItem, Script, ToolCall, Usage } from "@errand/core";
+import {
+  type ModelCapabilities,
+  schemaCapabilityRefusal,
+  settingsCapabilityRefusal,
+} from "./model-capabilities.js";
 import { type ModelSettings, settingNames } from "./model-settings.js";
 import type { Tool } from "./tool.js";
 import type { ToolSpec } from "./tool-spec.js";
@@ -100,6 +105,14 @@ export interface Model {
    * a run. A model without it is taken to be ready.
    */
   missingCredentials?(): string | undefined;
+  /**
+   * What it can honour, as data (its provider, the schema keywords and
+   * settings it refuses, whether it forces tool calls): copied into its
+   * agents' registrations so that `fire` refuses a schema or settings it
+   * cannot take before anything is written. Its settings rules are checked
+   * with `refuseSettings`, wherever settings are.
+   */
+  readonly capabilities?: ModelCapabilities;
   respond(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse>;
 }
 
@@ -128,13 +141,53 @@ export interface Agent {
 /**
  * Why `model` cannot honour `settings`, or `undefined` when it honours them
  * all (or none are given). A model that does not say ({@link Model.refuseSettings}
- * absent) honours none.
+ * absent) honours none; one that does is also held to its
+ * {@link Model.capabilities}' settings rules.
  */
 export function settingsRefusal(model: Model, settings: ModelSettings): string | undefined {
   const names = settingNames(settings);
   if (names.length === 0) return undefined;
-  if (model.refuseSettings) return model.refuseSettings(settings);
-  return `model ${model.name} takes no model settings, so it cannot honour ${names.join(", ")}`;
+  if (!model.refuseSettings) {
+    return `model ${model.name} takes no model settings, so it cannot honour ${names.join(", ")}`;
+  }
+  return (
+    model.refuseSettings(settings) ??
+    (model.capabilities === undefined
+      ? undefined
+      : settingsCapabilityRefusal(model.capabilities, settings))
+  );
+}
+
+/** Why a model cannot carry a structured-output schema: a sentence, and what to branch on. */
+export interface SchemaRefusal {
+  message: string;
+  /** `keyword`, `path` and `provider` when a capability refuses a keyword. */
+  details: Record<string, unknown>;
+}
+
+/**
+ * Why `model` cannot carry the structured-output `schema` (JSON Schema that
+ * preflight accepted), or `undefined` when it can: a model without tool
+ * calls carries none; one whose {@link Model.capabilities} refuse a keyword
+ * of the schema carries no schema holding it.
+ */
+export function schemaRefusal(
+  model: Model,
+  schema: Record<string, unknown>,
+): SchemaRefusal | undefined {
+  if (!model.supportsTools) {
+    return {
+      message: `model ${model.name} cannot call tools, so it cannot record a structured output`,
+      details: {},
+    };
+  }
+  const refused =
+    model.capabilities === undefined
+      ? undefined
+      : schemaCapabilityRefusal(model.capabilities, schema);
+  if (refused === undefined) return undefined;
+  const { keyword, path, provider, message } = refused;
+  return { message: `model ${model.name}: ${message}`, details: { keyword, path, provider } };
 }
 
 /**

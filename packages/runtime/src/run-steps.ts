@@ -22,8 +22,9 @@ import { errorMessage, isModelError, type ParkRequest } from "./errors.js";
 import { type LiveChannel, liveModel } from "./live-model.js";
 import { type Logger, lazyChild, noopLogger } from "./logger.js";
 import type { Agent, Model, ModelRequest, ModelResponse } from "./model.js";
-import { settingsRefusal } from "./model.js";
+import { schemaRefusal, settingsRefusal } from "./model.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, respondWithRetries } from "./model-retries.js";
+import { type ModelSettings, runModelSettings } from "./model-settings.js";
 import { type RunDeadline, startDeadline } from "./run-deadline.js";
 import type { EventSink } from "./sink.js";
 import { type CallRunner, runCalls } from "./step-calls.js";
@@ -110,6 +111,8 @@ class RunLoop {
   private readonly logger: Logger;
   /** Set when a tool asked to park the run: thrown once the step is appended. */
   private parkRequest: ParkRequest | undefined;
+  /** The settings the model is asked with: the agent's, under the run's own (set by `prepare`). */
+  private settings: ModelSettings;
 
   constructor(private readonly options: RunStepsOptions) {
     const { agent, state } = options;
@@ -119,6 +122,7 @@ class RunLoop {
     this.state = state;
     this.queued = state.queued;
     this.model = resolveModel(agent, options.model);
+    this.settings = agent.modelSettings;
     const traceContent = options.traceContent ?? false;
     const live = options.live;
     const streamed = live ? liveModel(this.model, live, state.attempts) : this.model;
@@ -181,18 +185,22 @@ class RunLoop {
 
   /**
    * Compiles the run's own schema; a `failed` event when the run cannot carry
-   * it, or when the model cannot honour the agent's settings.
+   * it, or when the model cannot honour the agent's settings under the run's.
    */
   private prepare(): NewEvent | undefined {
     if (isSettled(this.state)) return undefined;
-    const refusal = settingsRefusal(this.model, this.options.agent.modelSettings);
+    try {
+      this.settings = runModelSettings(this.options.agent.modelSettings, this.queued.modelSettings);
+    } catch (error) {
+      return this.failed("invalid_spec", errorMessage(error));
+    }
+    const refusal = settingsRefusal(this.model, this.settings);
     if (refusal !== undefined) return this.failed("settings_not_supported", refusal);
     const schema = this.queued.outputSchema;
     if (schema === undefined) return undefined;
-    if (!this.model.supportsTools) {
-      const message = `model ${this.model.name} cannot call tools, so it cannot record a structured output`;
-      return this.failed("schema_not_supported", message);
-    }
+    const schemaRefused = schemaRefusal(this.model, schema);
+    if (schemaRefused !== undefined)
+      return this.failed("schema_not_supported", schemaRefused.message);
     try {
       this.runner.output = compileOutputSchema(schema);
       return undefined;
@@ -288,7 +296,7 @@ class RunLoop {
         ...agent.tools.map((tool) => tool.spec),
         ...(schema === undefined ? [] : [structuredOutputToolSpec(schema)]),
       ],
-      settings: agent.modelSettings,
+      settings: this.settings,
       agent,
       input: this.queued.input,
       ...(typeof agent.model === "string" ? { model: agent.model } : {}),
@@ -332,7 +340,7 @@ class RunLoop {
  * `timeout`, `model_error` (after retries), `tool_error` (a `FatalToolError`),
  * `budget_exceeded` (the `budget` gate refused a request, before it is made),
  * `schema_not_supported` / `settings_not_supported` (the model cannot carry
- * the run's schema or honour the agent's settings: before any request),
+ * the run's schema or honour its settings: before any request),
  * `cancelled` when `signal` fires or the log holds a `cancel-requested`.
  * A run already settled is returned as is.
  *

@@ -9,7 +9,7 @@ import { recordingInput, SCRIPTED_CITY, writeCitySchema } from "../test-support/
 import { spawnErrand } from "../test-support/processes.js";
 import { runErrand } from "../test-support/run-errand.js";
 
-// A Redis of its own with nothing running on it, so that DBSIZE shows any write.
+// A Redis of its own with nothing running on it, so that DBSIZE (or, once a worker ran, its keys) shows any write.
 const prefix = uniqueKeyPrefix("cli-refusals");
 let server: RedisServer;
 let redis: Redis;
@@ -27,6 +27,14 @@ beforeAll(async () => {
     JSON.stringify({ type: "object", properties: { city: { type: "string" } } }),
   );
 });
+
+/**
+ * The keys of the Redis, sorted, bar a stopped worker's BullMQ stalled
+ * check, which expires on its own while a slow command runs.
+ */
+async function keysBesideStalledChecks(): Promise<string[]> {
+  return (await redis.keys("*")).filter((key) => !key.endsWith(":stalled-check")).sort();
+}
 
 afterAll(async () => {
   redis?.disconnect();
@@ -111,7 +119,7 @@ describe("errand fire of an input its agent's inputSchema refuses", () => {
     new URL("../test-support/described-agents.mjs", import.meta.url),
   );
 
-  it("exits 2 with the issues on one line, DBSIZE unchanged", async () => {
+  it("exits 2 with the issues on one line, keys unchanged", async () => {
     const env = { REDIS_URL: server.url };
     const worker = await spawnErrand(
       ["worker", "--agents", DESCRIBED_AGENTS, "--prefix", prefix],
@@ -120,7 +128,7 @@ describe("errand fire of an input its agent's inputSchema refuses", () => {
     );
     // Its registration outlives it: fire checks the input against the schema it registered.
     expect(await worker.stop()).toBe(0);
-    const before = await redis.dbsize();
+    const before = await keysBesideStalledChecks();
     const outcome = await runErrand(
       ["fire", "summarizer", "--input", '{"document": 7}', "--prefix", prefix],
       { env },
@@ -130,6 +138,64 @@ describe("errand fire of an input its agent's inputSchema refuses", () => {
     expect(outcome.stderr).toBe(
       'errand: the input does not match agent "summarizer"\'s inputSchema: document: expected string, received number; sentences: expected number, received undefined; fix the input and fire again\n',
     );
-    expect(await redis.dbsize()).toBe(before);
+    expect(await keysBesideStalledChecks()).toEqual(before);
+  });
+});
+
+describe("errand fire of what the agent's model cannot take", () => {
+  const CAPABLE_AGENTS = fileURLToPath(
+    new URL("../test-support/capable-agents.mjs", import.meta.url),
+  );
+  const verdict = JSON.stringify({
+    type: "object",
+    properties: {
+      verdict: {
+        anyOf: [
+          { type: "string", const: "yes" },
+          { type: "string", const: "no" },
+        ],
+      },
+    },
+    required: ["verdict"],
+    additionalProperties: false,
+  });
+
+  it("exits 2 for a schema its provider refuses and for settings it refuses, keys unchanged", async () => {
+    const env = { REDIS_URL: server.url };
+    const worker = await spawnErrand(
+      ["worker", "--agents", CAPABLE_AGENTS, "--prefix", prefix],
+      env,
+      "worker ready",
+    );
+    // Its registration outlives it: fire checks against the capabilities it registered.
+    expect(await worker.stop()).toBe(0);
+    const before = await keysBesideStalledChecks();
+    const schema = await runErrand(
+      ["fire", "gemini-judge", "--input", "{}", "--schema", verdict, "--prefix", prefix],
+      { env },
+    );
+    expect(schema.code).toBe(2);
+    expect(schema.stdout).toBe("");
+    expect(schema.stderr).toMatch(
+      /^errand: agent gemini-judge: google cannot carry the JSON Schema keyword const within anyOf/,
+    );
+    const settings = await runErrand(
+      [
+        "fire",
+        "claude-thinker",
+        "--input",
+        "{}",
+        "--model-settings",
+        '{"temperature":0.2}',
+        "--prefix",
+        prefix,
+      ],
+      { env },
+    );
+    expect(settings.code).toBe(2);
+    expect(settings.stderr).toMatch(
+      /^errand: agent claude-thinker: anthropic refuses temperature with reasoning\.effort/,
+    );
+    expect(await keysBesideStalledChecks()).toEqual(before);
   });
 });

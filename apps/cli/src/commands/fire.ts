@@ -52,6 +52,7 @@ async function fireRuns(errand: Errand, request: FireRequest): Promise<Fired> {
     ...(request.agentVersion === undefined ? {} : { agentVersion: request.agentVersion }),
     ...(request.concurrencyKey === undefined ? {} : { concurrencyKey: request.concurrencyKey }),
     ...(request.budget === undefined ? {} : { budget: request.budget }),
+    ...(request.modelSettings === undefined ? {} : { modelSettings: request.modelSettings }),
   };
   if (request.count === 1) {
     const fired = await errand.fire(spec);
@@ -142,7 +143,7 @@ async function fireAndWait(
 /** `fire`. */
 export const fireCommand: CommandSpec = {
   usage:
-    "errand fire <agent> --input <json|@file> [--schema <json|@file>] [--metadata key=value]... [--deadline <seconds>] [--idempotency-key <key>] [--priority <n>] [--agent-version <v>] [--concurrency-key <key>] [--budget <json|@file>] [--count N] [--wait [--timeout <seconds>]] [--json]",
+    "errand fire <agent> --input <json|@file> [--schema <json|@file>] [--metadata key=value]... [--deadline <seconds>] [--idempotency-key <key>] [--priority <n>] [--agent-version <v>] [--concurrency-key <key>] [--budget <json|@file>] [--model-settings <json|@file>] [--count N] [--wait [--timeout <seconds>]] [--json]",
   description: [
     "Fires a run of <agent> with the given input (inline JSON, or @path to read a file)",
     "and prints its runId. --schema gives the structured output the run must record (a",
@@ -160,6 +161,11 @@ export const fireCommand: CommandSpec = {
     "tokens, costUsd, steps, runs, and onExceeded (finish-in-flight, the default, or",
     'cancel-tree), e.g. --budget \'{"tokens":200000,"costUsd":1.5}\'. Runs of the tree',
     "stop with budget_exceeded before their next model request once it is spent.",
+    "--model-settings gives the runs' model settings over the agent's, as JSON (reasoning,",
+    "temperature, topP, maxOutputTokens), e.g. --model-settings '{\"temperature\":0.2}'. A",
+    "setting the agent's model refuses, alone or with the agent's own, is refused with",
+    "exit code 2 (settings_not_supported), as is a --schema holding a JSON Schema keyword",
+    "the model's provider refuses (schema_not_supported).",
     "--count fires that many runs in one batch.",
     "--wait waits until they settle and prints their results (a progress bar on a terminal",
     "when waiting on many); with --json, the RunResult (an array of them with --count).",
@@ -213,6 +219,11 @@ export const fireCommand: CommandSpec = {
       type: "string",
       value: "<json|@file>",
       description: "the budget of the run's tree: tokens, costUsd, steps, runs, onExceeded",
+    },
+    "model-settings": {
+      type: "string",
+      value: "<json|@file>",
+      description: "the runs' model settings, over the agent's: reasoning, temperature, topP, …",
     },
     count: { type: "string", value: "<N>", description: "fire N runs (default 1)" },
     wait: { type: "boolean", description: "wait for the results" },

@@ -30,6 +30,7 @@ const STATUS_OF_CODE: Partial<Record<ErrorCode, ContentfulStatusCode>> = {
   unknown_agent: 400,
   unsupported_schema: 400,
   schema_not_supported: 400,
+  settings_not_supported: 400,
   input_too_large: 413,
   invalid_input: 400,
   limit_exceeded: 400,

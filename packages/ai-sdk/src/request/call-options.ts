@@ -65,7 +65,7 @@ export function callOptions(
   providerOptions: ProviderData | undefined,
   signal: AbortSignal,
 ): CallOptions {
-  const { reasoning, temperature, maxOutputTokens } = request.settings;
+  const { reasoning, temperature, topP, maxOutputTokens } = request.settings;
   return {
     prompt: toPrompt(request.messages),
     ...(request.tools.length === 0 ? {} : { tools: toolsOf(request) }),
@@ -73,6 +73,7 @@ export function callOptions(
       ? {}
       : { toolChoice: toolChoice(request.settings.toolChoice) }),
     ...(temperature === undefined ? {} : { temperature }),
+    ...(topP === undefined ? {} : { topP }),
     ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
     ...(reasoning?.effort === undefined ? {} : { reasoning: reasoning.effort as ReasoningLevel }),
     ...(providerOptions === undefined ? {} : { providerOptions }),

@@ -2,8 +2,9 @@
  * The checks `fire` makes before anything is written: a well-formed spec, a
  * registered agent (whose registration, chosen among the queues that serve
  * it, decides the queue, the limits and the agent's own schema), an output
- * schema inside the supported subset, a model that can carry it, an input
- * that is JSON, within the size and nesting limits and matching the agent's
+ * schema inside the supported subset, a model that can carry it (no keyword
+ * its provider refuses), per-run model settings the model honours (checked
+ * by `fire-capabilities.ts`), an input that is JSON, within the size and nesting limits and matching the agent's
  * input schema (the registration's, read in the same read), metadata within its
  * limits, and a parent that exists (whose priority and concurrency key a
  * child without its own takes). A spec
@@ -47,6 +48,7 @@ import { markChecked } from "@errand/store/ops";
 import { resolveFireBudget } from "../budgets/fire-budget.js";
 import type { ScopeSpend } from "../budgets/tree-budget.js";
 import { type AgentRegistration, chooseRegistration } from "../queues/registry.js";
+import { checkRunSettings, checkSchemaCapability } from "./fire-capabilities.js";
 import {
   checkMetadata,
   DEFAULT_IDEMPOTENCY_TTL_MS,
@@ -176,13 +178,15 @@ function acceptedSchema(
     );
   }
   const schema = own ?? fired;
-  if (schema !== undefined && !registration.supportsSchema) {
+  if (schema === undefined) return undefined;
+  if (!registration.supportsSchema) {
     throw new ErrandError(
       "schema_not_supported",
       `agent ${registration.name} runs on a model that cannot call tools, so it cannot record a structured output; fire it without outputSchema`,
       { details: { agent: registration.name } },
     );
   }
+  checkSchemaCapability(registration, schema);
   return schema;
 }
 
@@ -253,8 +257,10 @@ async function requireParent(
  * Checks one spec, in order: its shape (`invalid_spec`, a `deadlineMs` over
  * a year included), its agent (`unknown_agent`; `agent_version_unavailable`
  * for a pinned version no worker of it ever ran), its schema or the agent's
- * own (`unsupported_schema`, `schema_not_supported`, `invalid_spec` for a
- * schema other than the agent's; a budget that limits nothing), its input (`invalid_spec` when not JSON —
+ * own (`unsupported_schema`, `schema_not_supported` — also for a keyword the
+ * model's provider refuses —, `invalid_spec` for a
+ * schema other than the agent's; a budget that limits nothing), its
+ * per-run model settings (`settings_not_supported`), its input (`invalid_spec` when not JSON —
  * a lone surrogate included — or nested over {@link MAX_INPUT_NESTING};
  * `input_too_large`; `invalid_input`, with `details.issues`, when it does
  * not match the agent's input schema), its metadata (`invalid_spec` past its limits) and its
@@ -279,6 +285,7 @@ export async function preflightFire(
   );
   const warning = noLiveWorkerWarning(registrations, now, parsed.agentVersion);
   const outputSchema = acceptedSchema(parsed, registration);
+  if (parsed.modelSettings !== undefined) checkRunSettings(registration, parsed.modelSettings);
   checkInput(parsed.input, limits.maxInputBytes);
   checkInputSchema(parsed.input, registration);
   if (parsed.metadata !== undefined) {
@@ -331,6 +338,7 @@ export async function preflightFire(
         ...(registration.version === undefined ? {} : { agentVersion: registration.version }),
         ...(concurrencyKey === undefined ? {} : { concurrencyKey }),
         ...(trace === undefined ? {} : { trace }),
+        ...(parsed.modelSettings === undefined ? {} : { modelSettings: parsed.modelSettings }),
       };
       const budget = budgetOf(runId, data.rootRunId);
       if (budget !== undefined) data.budget = budget;

@@ -6,6 +6,7 @@
  */
 import { ErrandError, RunPriority } from "@errand/core";
 import { isRunId, utf8ByteLength } from "@errand/core/ops";
+import { RunModelSettings } from "@errand/runtime";
 import { z } from "zod";
 import { FireBudget } from "../budgets/fire-budget.js";
 import type { FireWarning } from "./fire-warnings.js";
@@ -122,6 +123,13 @@ export const FireSpec = z
      * is clamped to what its ancestors' budgets have left (docs/architecture/budgets.md#budgets).
      */
     budget: FireBudget.optional(),
+    /**
+     * Model settings for this run, over the agent's (`reasoning`,
+     * `temperature`, `topP`, `maxOutputTokens`; not the tool settings). A
+     * setting the agent's model refuses, alone or with the agent's, is
+     * refused here (`settings_not_supported`), before anything is written.
+     */
+    modelSettings: RunModelSettings.optional(),
   })
   .refine((spec) => spec.idempotencyTtlMs === undefined || spec.idempotencyKey !== undefined, {
     message: "idempotencyTtlMs needs an idempotencyKey",

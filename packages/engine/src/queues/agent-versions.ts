@@ -3,6 +3,7 @@
  * each is live, and how many runs wait for each (docs/architecture/firing.md#versions): what the reaper settles `agent_version_unavailable` by, and
  * what `doctor` and the dashboard show.
  */
+import type { ModelCapabilities } from "@errand/runtime";
 import { createEventStore, type EventStore } from "@errand/store";
 import type { EngineKeys } from "../engine-keys.js";
 import type { RedisConnection } from "../redis/connection.js";
@@ -21,6 +22,11 @@ export interface AgentVersionStanding {
   version: string;
   /** The agent's one-line description in this version, when it has one. */
   description?: string;
+  /**
+   * What the model of this version honours (its provider first), as its
+   * newest record says, when the model declares it.
+   */
+  capabilities?: ModelCapabilities;
   /** Whether a worker of this version is live. */
   live: boolean;
   /** The queues whose workers run it, sorted. */
@@ -82,10 +88,14 @@ export function versionStandings(
           .at(-1) ?? "";
       const gone = Math.max(...records.map(goneAt));
       const description = records.find((record) => record.description !== undefined)?.description;
+      const capabilities = [...records]
+        .sort((a, b) => a.lastSeenAt.localeCompare(b.lastSeenAt))
+        .findLast((record) => record.capabilities !== undefined)?.capabilities;
       return {
         agent: records[0]?.name ?? "",
         version,
         ...(description === undefined ? {} : { description }),
+        ...(capabilities === undefined ? {} : { capabilities }),
         live,
         queues: [...new Set(records.map((record) => record.queue))].sort(),
         lastSeenAt,

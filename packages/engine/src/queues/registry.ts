@@ -4,7 +4,7 @@
  * `agent-queues.ts`), and while they live they keep two records fresh: the
  * queue's own (its agents, when a worker last beat) and, for each of its
  * agents, how that queue runs it (its description, input and output schemas,
- * limits, whether its model can call tools). `fire` reads an agent's records to refuse a run nobody serves
+ * limits, whether its model can call tools and what else it honours). `fire` reads an agent's records to refuse a run nobody serves
  * and to pick the queue its job goes to, so a run is only ever taken by a
  * worker that runs its agent.
  *
@@ -12,6 +12,7 @@
  * every worker of its agent restarts waits in the queue of the workers last
  * seen, and `doctor` and the dashboard say so.
  */
+import { ModelCapabilities } from "@errand/runtime";
 import { z } from "zod";
 import type { EngineKeys } from "../engine-keys.js";
 import type { RedisConnection } from "../redis/connection.js";
@@ -28,6 +29,20 @@ export const AgentRegistration = z.object({
   queue: z.string().min(1),
   /** Whether its model can call tools, and so carry a structured-output schema. */
   supportsSchema: z.boolean(),
+  /**
+   * What its model honours (`Model.capabilities`): `fire` refuses a schema
+   * or per-run settings it cannot take. Absent when the model declares none
+   * and in records of older workers: `fire` then checks `supportsSchema` only.
+   */
+  capabilities: ModelCapabilities.optional(),
+  /**
+   * Whether its model takes model settings at all (`Model.refuseSettings`):
+   * `fire` refuses per-run settings for a model that takes none. Absent in
+   * records of older workers: taken as false.
+   */
+  takesSettings: z.boolean().optional(),
+  /** The agent's own model settings, which a run's settings go over: `fire` checks them together. */
+  modelSettings: z.record(z.string(), z.unknown()).optional(),
   /** Whether it takes its script from `input.script` (scripted model). */
   scriptFromInput: z.boolean().default(false),
   /** The agent's `maxSteps`: the limit written into each new run's `run-queued`. */

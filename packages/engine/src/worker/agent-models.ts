@@ -4,7 +4,7 @@
  * the worker starts: by the worker's `models` option, else by `openaiModel`
  * when `OPENAI_API_KEY` or `OPENAI_BASE_URL` is set (a base URL alone is
  * enough: a local server needs no key). What the model can do
- * goes into the agent's registration (`supportsSchema`).
+ * goes into the agent's registration (`supportsSchema`, `capabilities`).
  */
 import { ErrandError } from "@errand/core";
 import { type Agent, agentVersion, type Model, openaiModel, readOpenAIEnv } from "@errand/runtime";
@@ -79,6 +79,11 @@ export function queueRecords(
     ...(agent.description === undefined ? {} : { description: agent.description }),
     queue,
     supportsSchema: model.supportsTools,
+    ...(model.capabilities === undefined ? {} : { capabilities: model.capabilities }),
+    takesSettings: model.refuseSettings !== undefined,
+    ...(Object.keys(agent.modelSettings).length === 0
+      ? {}
+      : { modelSettings: agent.modelSettings }),
     scriptFromInput: agent.scriptFromInput,
     maxSteps: agent.maxSteps,
     ...(agent.timeoutMs === undefined ? {} : { timeoutMs: agent.timeoutMs }),

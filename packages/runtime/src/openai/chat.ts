@@ -67,10 +67,11 @@ export function chatSettingsRefusal(settings: ModelSettings): string | undefined
 
 /** The settings under their Chat Completions names; none is left out. */
 function settingsFields(settings: ModelSettings): Partial<ChatCompletionCreateParamsNonStreaming> {
-  const { reasoning, temperature, maxOutputTokens, parallelToolCalls } = settings;
+  const { reasoning, temperature, topP, maxOutputTokens, parallelToolCalls } = settings;
   return {
     ...(reasoning?.effort === undefined ? {} : { reasoning_effort: reasoning.effort }),
     ...(temperature === undefined ? {} : { temperature }),
+    ...(topP === undefined ? {} : { top_p: topP }),
     ...(maxOutputTokens === undefined ? {} : { max_completion_tokens: maxOutputTokens }),
     ...(parallelToolCalls === undefined ? {} : { parallel_tool_calls: parallelToolCalls }),
     ...(settings.toolChoice === undefined ? {} : { tool_choice: toolChoice(settings.toolChoice) }),

@@ -11,6 +11,7 @@ import type OpenAI from "openai";
 import { malformed } from "../answer-fields.js";
 import { errorMessage, ModelError } from "../errors.js";
 import type { Model, ModelRequest, ModelResponse } from "../model.js";
+import type { ModelCapabilities } from "../model-capabilities.js";
 import type { ModelSettings } from "../model-settings.js";
 import { readChatCompletion } from "./answer.js";
 import { chatRequestBody, chatSettingsRefusal } from "./chat.js";
@@ -160,6 +161,33 @@ function apiShape(options: OpenAIModelOptions): ApiShape {
 }
 
 /**
+ * What an OpenAI model honours: every schema of errand's strict subset
+ * (strict function calling), forced tool calls; reasoning summaries on the
+ * Responses API only (as `refuseSettings` says).
+ */
+function openaiCapabilities(options: OpenAIModelOptions): ModelCapabilities {
+  return {
+    provider: "openai",
+    modelId: options.model,
+    forcesToolCalls: true,
+    streaming: true,
+    reasoning: true,
+    promptCaching: true,
+    ...(options.api === "responses"
+      ? {}
+      : {
+          refusedSettings: [
+            {
+              setting: "reasoning.summary",
+              reason:
+                'the Chat Completions API has no reasoning summaries: use openaiModel({ api: "responses" })',
+            },
+          ],
+        }),
+  };
+}
+
+/**
  * A {@link Model} on the official `openai` client. Tools are sent as
  * functions, strict where their schema allows; the agent's model settings
  * are sent under the API's own names, and one the API lacks is refused when
@@ -193,6 +221,7 @@ export function openaiModel(options: OpenAIModelOptions): Model {
     supportsTools: true,
     providerKey: options.providerKey ?? providerKeyOf(client),
     refuseSettings: shape.refuseSettings,
+    capabilities: openaiCapabilities(options),
     async respond(request, signal) {
       const model = request.model ?? options.model;
       if (options.stream) {

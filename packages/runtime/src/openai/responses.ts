@@ -147,10 +147,11 @@ function toWireTool(spec: ToolSpec): FunctionTool {
 
 /** The settings under their Responses API names; none is left out. */
 function settingsFields(settings: ModelSettings): Partial<ResponseCreateParamsNonStreaming> {
-  const { reasoning, temperature, maxOutputTokens, parallelToolCalls, toolChoice } = settings;
+  const { reasoning, temperature, topP, maxOutputTokens, parallelToolCalls, toolChoice } = settings;
   return {
     ...(reasoning === undefined ? {} : { reasoning }),
     ...(temperature === undefined ? {} : { temperature }),
+    ...(topP === undefined ? {} : { top_p: topP }),
     ...(maxOutputTokens === undefined ? {} : { max_output_tokens: maxOutputTokens }),
     ...(parallelToolCalls === undefined ? {} : { parallel_tool_calls: parallelToolCalls }),
     ...(toolChoice === undefined

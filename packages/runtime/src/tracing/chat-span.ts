@@ -33,6 +33,9 @@ function tracedRespond(
       ...(usage.cachedInputTokens === undefined
         ? {}
         : { [GEN_AI.cacheReadInputTokens]: usage.cachedInputTokens }),
+      ...(usage.cacheWriteTokens === undefined
+        ? {}
+        : { [GEN_AI.cacheCreationInputTokens]: usage.cacheWriteTokens }),
       ...(usage.reasoningTokens === undefined
         ? {}
         : { [GEN_AI.reasoningOutputTokens]: usage.reasoningTokens }),

@@ -19,6 +19,7 @@ export const GEN_AI = {
   inputTokens: "gen_ai.usage.input_tokens",
   outputTokens: "gen_ai.usage.output_tokens",
   cacheReadInputTokens: "gen_ai.usage.cache_read.input_tokens",
+  cacheCreationInputTokens: "gen_ai.usage.cache_creation.input_tokens",
   reasoningOutputTokens: "gen_ai.usage.reasoning.output_tokens",
   inputMessages: "gen_ai.input.messages",
   outputMessages: "gen_ai.output.messages",
