@@ -142,7 +142,7 @@ describe("a Claude run with thinking SIGKILLed between its steps", () => {
     const [step1, killedStep2, resumedStep2] = fake.requests;
     expect(fake.requests).toHaveLength(3);
     expect(resumedStep2?.rawBody).toBe(killedStep2?.rawBody);
-    const issued = (step1?.answer?.body as { content: Block[] }).content;
+    const issued = (step1?.answer?.body as { content: Block[] } | undefined)?.content ?? [];
     const sent = resumedStep2?.body as { messages: { role: string; content: Block[] }[] };
     const assistant = sent.messages.find((message) => message.role === "assistant");
     expect(assistant?.content.slice(0, 3)).toEqual([

@@ -28,13 +28,13 @@ export {
 } from "./answer-fields.js";
 export { compileInputSchema, type InputCheck, invalidInput } from "./input-schema.js";
 export { lazyChild, noopLogger } from "./logger.js";
-export { retryAfterMs } from "./openai/client.js";
 export {
   type SchemaCapabilityRefusal,
   schemaCapabilityRefusal,
   settingsCapabilityRefusal,
 } from "./model-capabilities.js";
 export { runModelSettings } from "./model-settings.js";
+export { retryAfterMs } from "./openai/client.js";
 export { invalidOutputMessage, STRUCTURED_OUTPUT_TOOL } from "./structured-output.js";
 export { setContentAttribute } from "./tracing/content.js";
 export { GEN_AI, modelIdentity } from "./tracing/gen-ai.js";
