@@ -14,7 +14,7 @@ import { isTerminalEventType, type RunEvent } from "@errand/core";
 import { createErrand, type Errand } from "@errand/engine";
 import { STRUCTURED_OUTPUT_TOOL } from "@errand/runtime/ops";
 import {
-  type FakeAnthropic,
+  type FakeProvider,
   type ProviderRequest,
   type ProviderTurn,
   type RedisServer,
@@ -48,7 +48,7 @@ function turnsOf(heldMs: number): ProviderTurn[] {
 type Block = Record<string, unknown>;
 
 let redis: RedisServer;
-let fake: FakeAnthropic;
+let fake: FakeProvider;
 let errand: Errand;
 const workers: ChaosProcess[] = [];
 let events: RunEvent[] = [];

@@ -168,17 +168,13 @@ export type {
 } from "./fake-openai/wire-types.js";
 export { uniqueKeyPrefix } from "./key-prefix.js";
 export { type MockLlm, type MockLlmRule, startMockLlm } from "./mock-llm/start-mock-llm.js";
-export {
-  type FakeAnthropic,
-  type FakeAnthropicOptions,
-  startFakeAnthropic,
-} from "./provider-fakes/fake-anthropic.js";
-export {
-  type FakeGemini,
-  type FakeGeminiOptions,
-  startFakeGemini,
-} from "./provider-fakes/fake-gemini.js";
+export { startFakeAnthropic } from "./provider-fakes/fake-anthropic.js";
+export { startFakeGemini } from "./provider-fakes/fake-gemini.js";
 export type { ProviderTurn, TurnCall } from "./provider-fakes/provider-turn.js";
-export type { ProviderRequest } from "./provider-fakes/wire-server.js";
+export type {
+  FakeProvider,
+  FakeProviderOptions,
+  ProviderRequest,
+} from "./provider-fakes/wire-server.js";
 export { startTlsRedis, type TlsRedisServer } from "./redis/tls-redis.js";
 export { SECRET_KEY_SAMPLES } from "./secret-keys.js";

@@ -15,23 +15,14 @@
  * that does not start with its thinking block.
  */
 import { createHmac } from "node:crypto";
-import type { ProviderTurn, TurnCall, TurnSource } from "./provider-turn.js";
+import type { ProviderTurn, TurnCall } from "./provider-turn.js";
 import { TurnCounter } from "./provider-turn.js";
-import { type ProviderRequest, startWireServer, type WireReply } from "./wire-server.js";
-
-/** Options of {@link startFakeAnthropic}. */
-export interface FakeAnthropicOptions extends TurnSource {
-  /** Asked first: a body and status to send instead of the turn's. */
-  intercept?: (request: ProviderRequest) => { status: number; body: unknown } | undefined;
-}
-
-/** A running fake Anthropic server. */
-export interface FakeAnthropic {
-  /** The base URL for `createAnthropic({ baseURL })`, ending with `/v1`. */
-  baseURL: string;
-  requests: ProviderRequest[];
-  close(): Promise<void>;
-}
+import {
+  type FakeProvider,
+  type FakeProviderOptions,
+  startWireServer,
+  type WireReply,
+} from "./wire-server.js";
 
 type Block = Record<string, unknown>;
 type Message = { role: string; content: string | Block[] };
@@ -186,8 +177,8 @@ function messageEvents(message: Record<string, unknown>) {
   return events;
 }
 
-/** Starts the fake on a free 127.0.0.1 port. */
-export async function startFakeAnthropic(options: FakeAnthropicOptions): Promise<FakeAnthropic> {
+/** Starts the fake on a free 127.0.0.1 port; its `baseURL` ends with `/v1`. */
+export async function startFakeAnthropic(options: FakeProviderOptions): Promise<FakeProvider> {
   const counter = new TurnCounter();
   const redacted = new Set<string>();
 

@@ -12,23 +12,14 @@
  * the server gave it, or with another one.
  */
 import { createHmac } from "node:crypto";
-import type { ProviderTurn, TurnCall, TurnSource } from "./provider-turn.js";
+import type { ProviderTurn, TurnCall } from "./provider-turn.js";
 import { TurnCounter } from "./provider-turn.js";
-import { type ProviderRequest, startWireServer, type WireReply } from "./wire-server.js";
-
-/** Options of {@link startFakeGemini}. */
-export interface FakeGeminiOptions extends TurnSource {
-  /** Asked first: a body and status to send instead of the turn's. */
-  intercept?: (request: ProviderRequest) => { status: number; body: unknown } | undefined;
-}
-
-/** A running fake Gemini server. */
-export interface FakeGemini {
-  /** The base URL for `createGoogleGenerativeAI({ baseURL })`, ending with `/v1beta`. */
-  baseURL: string;
-  requests: ProviderRequest[];
-  close(): Promise<void>;
-}
+import {
+  type FakeProvider,
+  type FakeProviderOptions,
+  startWireServer,
+  type WireReply,
+} from "./wire-server.js";
 
 type Part = Record<string, unknown>;
 type Content = { role?: string; parts?: Part[] };
@@ -104,8 +95,8 @@ function usageOf(step: number, parts: readonly Part[], thinking: boolean) {
   };
 }
 
-/** Starts the fake on a free 127.0.0.1 port. */
-export async function startFakeGemini(options: FakeGeminiOptions): Promise<FakeGemini> {
+/** Starts the fake on a free 127.0.0.1 port; its `baseURL` ends with `/v1beta`. */
+export async function startFakeGemini(options: FakeProviderOptions): Promise<FakeProvider> {
   const counter = new TurnCounter();
   const issued = new Map<string, string>();
 

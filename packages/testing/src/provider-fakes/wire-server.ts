@@ -5,9 +5,10 @@
  * server-sent events, holding an answer while a turn sleeps until the client
  * goes away or the server closes.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as delay } from "node:timers/promises";
+import type { TurnSource } from "./provider-turn.js";
 
 /** One request a fake provider received, in arrival order. */
 export interface ProviderRequest {
@@ -74,6 +75,21 @@ export interface WireServer {
   close(): Promise<void>;
 }
 
+/** A running fake provider, as a test uses it. */
+export interface FakeProvider {
+  /** The base URL to give the provider package (`createAnthropic({ baseURL })`, …). */
+  baseURL: string;
+  /** Every request received, in order. */
+  requests: ProviderRequest[];
+  close(): Promise<void>;
+}
+
+/** What a fake provider is started with: its turns, and a hook to answer yourself. */
+export interface FakeProviderOptions extends TurnSource {
+  /** Asked first: a body and status to send instead of the turn's. */
+  intercept?: (request: ProviderRequest) => { status: number; body: unknown } | undefined;
+}
+
 function parseObject(text: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(text);
@@ -120,6 +136,18 @@ export async function startWireServer(
         response.end(JSON.stringify(failure(`the fake server failed: ${String(error)}`)));
       });
   });
+  const { origin, close } = await listenOnLoopback(server, closing);
+  return { origin, requests, close };
+}
+
+/**
+ * Listens on a free 127.0.0.1 port; `close` (once, however often called)
+ * fires `closing`, stops listening and drops every connection.
+ */
+export async function listenOnLoopback(
+  server: Server,
+  closing: AbortController,
+): Promise<{ origin: string; close(): Promise<void> }> {
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen({ host: "127.0.0.1", port: 0 }, resolve);
@@ -128,7 +156,6 @@ export async function startWireServer(
   let closed: Promise<void> | undefined;
   return {
     origin: `http://127.0.0.1:${port}`,
-    requests,
     close() {
       closed ??= new Promise<void>((resolve, reject) => {
         closing.abort();
