@@ -9,25 +9,18 @@
  * server holds; A is killed; worker B takes the run over from its log and
  * sends step 2 again: the same body, accepted.
  */
-import { fileURLToPath } from "node:url";
-import { isTerminalEventType, type RunEvent } from "@errand/core";
-import { createErrand, type Errand } from "@errand/engine";
+import type { RunEvent } from "@errand/core";
 import { STRUCTURED_OUTPUT_TOOL } from "@errand/runtime/ops";
 import {
   type FakeProvider,
   type ProviderRequest,
   type ProviderTurn,
-  type RedisServer,
   startFakeAnthropic,
-  startRedis,
-  uniqueKeyPrefix,
 } from "@errand/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ChaosProcess, startChaosProcess } from "../chaos/chaos-process.js";
 import { Arrivals } from "./arrivals.js";
+import { type ResumeFleet, startResumeFleet } from "./resume-fleet.js";
 import { THINKING_AGENT } from "./thinking-agent.js";
-
-const WORKER = fileURLToPath(new URL("./reasoning-worker.ts", import.meta.url));
 
 /** Step 1 thinks and notes; step 2 thinks and records, held by the server while worker A lives. */
 function turnsOf(heldMs: number): ProviderTurn[] {
@@ -47,20 +40,9 @@ function turnsOf(heldMs: number): ProviderTurn[] {
 
 type Block = Record<string, unknown>;
 
-let redis: RedisServer;
 let fake: FakeProvider;
-let errand: Errand;
-const workers: ChaosProcess[] = [];
+let fleet: ResumeFleet;
 let events: RunEvent[] = [];
-
-async function settledLog(runId: string): Promise<RunEvent[]> {
-  const log: RunEvent[] = [];
-  for await (const event of errand.events(runId, { follow: true })) {
-    log.push(event);
-    if (isTerminalEventType(event.type)) return log;
-  }
-  throw new Error(`run ${runId} ended without settling`);
-}
 
 beforeAll(async () => {
   let workerAlive = true;
@@ -72,36 +54,19 @@ beforeAll(async () => {
       return undefined;
     },
   });
-  redis = await startRedis({ maxmemoryPolicy: "noeviction" });
-  const prefix = uniqueKeyPrefix("thinking-resume");
-  errand = createErrand({ connection: redis.url, prefix });
-  const start = (workerId: string) => {
-    const worker = startChaosProcess(workerId, WORKER, {
-      REDIS_URL: redis.url,
-      ERRAND_PREFIX: prefix,
-      WORKER_ID: workerId,
-      FAKE_ANTHROPIC_URL: fake.baseURL,
-      LOCK_DURATION_MS: "1000",
-      STALLED_INTERVAL_MS: "500",
-    });
-    workers.push(worker);
-    return worker.waitForMessage("worker ready").then(() => worker);
-  };
-
-  const workerA = await start("worker-a");
-  const { runId } = await errand.fire({ agent: THINKING_AGENT, input: "Lyon or Nice?" });
+  fleet = await startResumeFleet("thinking-resume", { FAKE_ANTHROPIC_URL: fake.baseURL });
+  const workerA = await fleet.startWorker("worker-a");
+  const { runId } = await fleet.errand.fire({ agent: THINKING_AGENT, input: "Lyon or Nice?" });
   await arrivals.until((requests) => requests.length === 2);
   await workerA.signal("SIGKILL");
   workerAlive = false;
-  await start("worker-b");
-  events = await settledLog(runId);
+  await fleet.startWorker("worker-b");
+  events = await fleet.settledLog(runId);
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.all(workers.map((worker) => worker.signal("SIGKILL")));
-  await errand?.close();
+  await fleet?.close();
   await fake?.close();
-  await redis?.stop();
 });
 
 describe("a Claude run with thinking SIGKILLed between its steps", () => {
