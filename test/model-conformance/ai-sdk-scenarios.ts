@@ -7,13 +7,13 @@
 
 import type { CallOptions } from "@errand/ai-sdk";
 import { NO_STRUCTURED_OUTPUT_MESSAGE } from "@errand/core/ops";
-import { type AgentOptions, defineTool } from "@errand/runtime";
+import type { AgentOptions } from "@errand/runtime";
 import { invalidOutputMessage, STRUCTURED_OUTPUT_TOOL } from "@errand/runtime/ops";
 import type { ProviderTurn } from "@errand/testing";
 import { expect } from "vitest";
-import { z } from "zod";
 import type { AiSdkLane, AiSdkPrepared } from "./ai-sdk-lanes.js";
 import type { PlayedRun } from "./run-agent.js";
+import { ada, addTool, Person, types } from "./scenarios.js";
 
 /** What a scenario's checks read. */
 interface Outcome {
@@ -31,28 +31,10 @@ export interface AiSdkScenario {
   setup(): { options: Partial<AgentOptions>; check(outcome: Outcome): void };
 }
 
-const Person = z.object({ name: z.string(), age: z.number().int() });
-const ada = { name: "Ada", age: 36 };
 const record = (args: unknown, think = false): ProviderTurn => ({
   call: [{ tool: STRUCTURED_OUTPUT_TOOL, args }],
   think,
 });
-
-function addTool() {
-  const calls: { a: number; b: number }[] = [];
-  const tool = defineTool({
-    name: "add",
-    description: "Adds two numbers.",
-    parameters: z.object({ a: z.number(), b: z.number() }),
-    handler: (args) => {
-      calls.push(args);
-      return { sum: args.a + args.b };
-    },
-  });
-  return { tool, calls };
-}
-
-const types = (run: PlayedRun) => run.events.map((event) => event.type);
 
 /** The tool results call `index` (from 0) gave the model, as `{ toolCallId, value }`. */
 function toolResults(calls: readonly CallOptions[], index: number) {
