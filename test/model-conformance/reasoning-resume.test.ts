@@ -10,25 +10,20 @@
  * reasoning the server issued at step 1 — encrypted content in the input, or
  * the previous response's id.
  */
-import { fileURLToPath } from "node:url";
-import { isTerminalEventType, type RunEvent, type Script } from "@errand/core";
-import { createErrand, type Errand } from "@errand/engine";
+import type { RunEvent, Script } from "@errand/core";
 import type { ResponsesHistory } from "@errand/runtime";
 import { STRUCTURED_OUTPUT_TOOL } from "@errand/runtime/ops";
 import {
   type FakeOpenAI,
   type RecordedRequest,
-  type RedisServer,
   type ResponsesRequest,
   startFakeOpenAI,
-  startRedis,
-  uniqueKeyPrefix,
 } from "@errand/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ChaosProcess, startChaosProcess } from "../chaos/chaos-process.js";
+import { Arrivals } from "./arrivals.js";
 import { REASONING_AGENTS } from "./reasoning-agents.js";
+import { type ResumeFleet, startResumeFleet } from "./resume-fleet.js";
 
-const WORKER = fileURLToPath(new URL("./reasoning-worker.ts", import.meta.url));
 const HISTORIES = Object.keys(REASONING_AGENTS) as ResponsesHistory[];
 
 /** Step 1 notes a finding; step 2 records the answer, held by the server while worker A lives. */
@@ -39,46 +34,13 @@ function scriptOf(heldMs: number): Script {
   ];
 }
 
-/** Resolves when the server has received requests matching a condition: told of each as it arrives. */
-class Arrivals {
-  private readonly waiters = new Set<() => void>();
-  constructor(private readonly requests: () => readonly RecordedRequest[]) {}
-
-  notify(): void {
-    for (const wake of this.waiters) wake();
-  }
-
-  until(condition: (requests: readonly RecordedRequest[]) => boolean): Promise<void> {
-    return new Promise((resolve) => {
-      const check = () => {
-        if (!condition(this.requests())) return;
-        this.waiters.delete(check);
-        resolve();
-      };
-      this.waiters.add(check);
-      check();
-    });
-  }
-}
-
-let redis: RedisServer;
 let fake: FakeOpenAI;
-let errand: Errand;
-const workers: ChaosProcess[] = [];
+let fleet: ResumeFleet;
 /** Each run's id and its log once settled, by history. */
 const runs = new Map<ResponsesHistory, { runId: string; events: RunEvent[] }>();
 
 function requestsOf(requests: readonly RecordedRequest[], history: ResponsesHistory) {
   return requests.filter((request) => request.body?.model === REASONING_AGENTS[history]);
-}
-
-async function settledLog(runId: string): Promise<RunEvent[]> {
-  const events: RunEvent[] = [];
-  for await (const event of errand.events(runId, { follow: true })) {
-    events.push(event);
-    if (isTerminalEventType(event.type)) return events;
-  }
-  throw new Error(`run ${runId} ended without settling`);
 }
 
 beforeAll(async () => {
@@ -91,25 +53,10 @@ beforeAll(async () => {
       return undefined;
     },
   });
-  redis = await startRedis({ maxmemoryPolicy: "noeviction" });
-  const prefix = uniqueKeyPrefix("reasoning-resume");
-  errand = createErrand({ connection: redis.url, prefix });
-  const start = (workerId: string) => {
-    const worker = startChaosProcess(workerId, WORKER, {
-      REDIS_URL: redis.url,
-      ERRAND_PREFIX: prefix,
-      WORKER_ID: workerId,
-      FAKE_OPENAI_URL: fake.baseURL,
-      LOCK_DURATION_MS: "1000",
-      STALLED_INTERVAL_MS: "500",
-    });
-    workers.push(worker);
-    return worker.waitForMessage("worker ready").then(() => worker);
-  };
-
-  const workerA = await start("worker-a");
+  fleet = await startResumeFleet("reasoning-resume", { FAKE_OPENAI_URL: fake.baseURL });
+  const workerA = await fleet.startWorker("worker-a");
   for (const history of HISTORIES) {
-    const { runId } = await errand.fire({
+    const { runId } = await fleet.errand.fire({
       agent: REASONING_AGENTS[history],
       input: "Lyon or Nice?",
     });
@@ -120,15 +67,13 @@ beforeAll(async () => {
   );
   await workerA.signal("SIGKILL");
   workerAlive = false;
-  await start("worker-b");
-  for (const run of runs.values()) run.events = await settledLog(run.runId);
+  await fleet.startWorker("worker-b");
+  for (const run of runs.values()) run.events = await fleet.settledLog(run.runId);
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.all(workers.map((worker) => worker.signal("SIGKILL")));
-  await errand?.close();
+  await fleet?.close();
   await fake?.close();
-  await redis?.stop();
 });
 
 describe.each(HISTORIES)("a reasoning run (history %s) SIGKILLed between its steps", (history) => {

@@ -30,12 +30,12 @@ export interface Scenario {
   setup(): { options: Partial<AgentOptions>; check(outcome: Outcome): void };
 }
 
-const Person = z.object({ name: z.string(), age: z.number().int() });
-const ada = { name: "Ada", age: 36 };
+export const Person = z.object({ name: z.string(), age: z.number().int() });
+export const ada = { name: "Ada", age: 36 };
 const record = (args: unknown): Turn => ({ call: [{ tool: STRUCTURED_OUTPUT_TOOL, args }] });
 
 /** An `add` tool (strict schema) that remembers its calls. */
-function addTool() {
+export function addTool() {
   const calls: { a: number; b: number }[] = [];
   const tool = defineTool({
     name: "add",
@@ -49,7 +49,7 @@ function addTool() {
   return { tool, calls };
 }
 
-function types(run: PlayedRun): string[] {
+export function types(run: PlayedRun): string[] {
   return run.events.map((event) => event.type);
 }
 

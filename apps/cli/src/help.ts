@@ -60,7 +60,18 @@ export function overviewHelp(commands: readonly Pick<CommandEntry, "name" | "sum
         "OPENAI_BASE_URL",
         "an OpenAI-compatible server (Ollama, vLLM, LM Studio, …); enough without a key",
       ],
-      ["ERRAND_MODEL", "the model to ask (default gpt-4o-mini)"],
+      [
+        "ERRAND_MODEL",
+        "the model: anthropic/<model>, google/<model>, openai/<model> or a name (default gpt-4o-mini)",
+      ],
+      [
+        "ANTHROPIC_API_KEY",
+        "Anthropic's key, for ERRAND_MODEL=anthropic/… (ANTHROPIC_BASE_URL: another server)",
+      ],
+      [
+        "GOOGLE_GENERATIVE_AI_API_KEY",
+        "Google's key, for ERRAND_MODEL=google/… (GOOGLE_GENERATIVE_AI_BASE_URL: another server)",
+      ],
       [
         "ERRAND_DASHBOARD_TOKEN",
         "the token the dashboard asks of every request; needed beyond loopback",

@@ -105,6 +105,15 @@ export type WaitpointTimeoutAction = z.infer<typeof WaitpointTimeoutAction>;
 const itemId = z.string().min(1).optional();
 
 /**
+ * What an AI SDK provider attached to an output part (`providerMetadata`,
+ * a JSON object per provider name: Anthropic's thinking `signature` or
+ * `redactedData`, Gemini's `thoughtSignature`, …), sent back as the part's
+ * `providerOptions` on the next request, as it was given. Optional and
+ * additive: written by `@errand/ai-sdk` only.
+ */
+const providerMetadata = z.record(z.string(), z.record(z.string(), z.json())).optional();
+
+/**
  * One item of a model response's output, in the order the provider gave it:
  * what a provider that keeps reasoning between turns (the OpenAI Responses
  * API) must be sent back on the next request, so that a run resumed on
@@ -119,6 +128,9 @@ export const OutputItem = z.discriminatedUnion("type", [
     summary: z.array(z.string()),
     /** The provider's encrypted reasoning: sent back when the provider does not store responses. */
     encryptedContent: z.string().min(1).optional(),
+    /** The reasoning text itself, for a provider that must be sent it back (Anthropic's thinking). */
+    text: z.string().optional(),
+    providerMetadata,
   }),
   z.object({
     type: z.literal("message"),
@@ -127,12 +139,14 @@ export const OutputItem = z.discriminatedUnion("type", [
     phase: z.string().min(1).optional(),
     /** This message's own text, only when the step's `text` joins several messages. */
     text: z.string().optional(),
+    providerMetadata,
   }),
   z.object({
     type: z.literal("function_call"),
     id: itemId,
     /** The `callId` of the step's call this item carries. */
     callId: z.string().min(1),
+    providerMetadata,
   }),
 ]);
 export type OutputItem = z.infer<typeof OutputItem>;

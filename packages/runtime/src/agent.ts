@@ -142,6 +142,20 @@ export function assertAgentCanCarrySchema(agent: Agent, model?: Model): void {
 }
 
 /**
+ * Throws an `ErrandError` (`invalid_spec`) when `model` says it cannot send
+ * requests (`Model.missingCredentials`: an API key not set), naming the agent.
+ */
+export function assertModelIsReady(agent: Agent, model: Model): void {
+  const missing = model.missingCredentials?.();
+  if (missing) {
+    throw new ErrandError(
+      "invalid_spec",
+      `agent ${agent.name}: model ${model.name} cannot send requests: ${missing}`,
+    );
+  }
+}
+
+/**
  * Refuses (with an `ErrandError`, code `settings_not_supported`) an agent
  * whose model cannot honour one of its model settings, so that no setting is
  * ever dropped silently. `model` is the model the host resolved for an agent

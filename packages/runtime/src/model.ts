@@ -99,6 +99,13 @@ export interface Model {
    */
   refuseSettings?(settings: ModelSettings): string | undefined;
   /**
+   * What keeps this model from sending any request — its provider's API key
+   * is not set, naming the variable — or `undefined`. Asked by a worker when
+   * it starts: a worker with such a model refuses to start, before it takes
+   * a run. A model without it is taken to be ready.
+   */
+  missingCredentials?(): string | undefined;
+  /**
    * What it can honour, as data (its provider, the schema keywords and
    * settings it refuses, whether it forces tool calls): copied into its
    * agents' registrations so that `fire` refuses a schema or settings it

@@ -12,7 +12,20 @@
  * @packageDocumentation
  */
 
-export { assertAgentCanCarrySchema, assertModelTakesSettings, DEFAULT_MAX_STEPS } from "./agent.js";
+export {
+  assertAgentCanCarrySchema,
+  assertModelIsReady,
+  assertModelTakesSettings,
+  DEFAULT_MAX_STEPS,
+} from "./agent.js";
+export {
+  CallIds,
+  isObject,
+  kindOf,
+  malformed,
+  optionalText,
+  readArguments,
+} from "./answer-fields.js";
 export { compileInputSchema, type InputCheck, invalidInput } from "./input-schema.js";
 export { lazyChild, noopLogger } from "./logger.js";
 export {
@@ -21,6 +34,7 @@ export {
   settingsCapabilityRefusal,
 } from "./model-capabilities.js";
 export { runModelSettings } from "./model-settings.js";
+export { retryAfterMs } from "./openai/client.js";
 export {
   compileOutputSchema,
   invalidOutputMessage,

@@ -111,6 +111,17 @@
  * (the conversation as chat messages, the tools by name), so one assertion
  * covers both.
  *
+ * ## Fake Anthropic and Gemini servers
+ *
+ * `startFakeAnthropic({ turnsFor })` speaks Anthropic's Messages API (JSON
+ * and server-sent events) and `startFakeGemini({ turnsFor })` the Gemini
+ * API (`generateContent`, `streamGenerateContent?alt=sse`), so the real
+ * `@ai-sdk/anthropic` and `@ai-sdk/google` parse their answers. Both play
+ * `ProviderTurn`s by model (`say`, `call`, `think`, `redact`, `fail`,
+ * `malformed`, `sleepMs`), report cache and reasoning usage, record each
+ * request's raw body, and refuse a thinking block or thought signature sent
+ * back other than as issued, as the real APIs do.
+ *
  * ## An independent mock: @dwmkerr/mock-llm
  *
  * `startMockLlm()` runs the registry's `@dwmkerr/mock-llm` in a child process
@@ -157,5 +168,13 @@ export type {
 } from "./fake-openai/wire-types.js";
 export { uniqueKeyPrefix } from "./key-prefix.js";
 export { type MockLlm, type MockLlmRule, startMockLlm } from "./mock-llm/start-mock-llm.js";
+export { startFakeAnthropic } from "./provider-fakes/fake-anthropic.js";
+export { startFakeGemini } from "./provider-fakes/fake-gemini.js";
+export type { ProviderTurn, TurnCall } from "./provider-fakes/provider-turn.js";
+export type {
+  FakeProvider,
+  FakeProviderOptions,
+  ProviderRequest,
+} from "./provider-fakes/wire-server.js";
 export { startTlsRedis, type TlsRedisServer } from "./redis/tls-redis.js";
 export { SECRET_KEY_SAMPLES } from "./secret-keys.js";

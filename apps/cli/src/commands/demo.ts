@@ -104,8 +104,10 @@ export const demoCommand: CommandSpec = {
     "prints { parent, children } as RunResults instead.",
     "",
     "Without REDIS_URL it starts a private redis-server (from PATH, else Docker) and",
-    "removes it afterwards, also on Ctrl-C. Without OPENAI_API_KEY or OPENAI_BASE_URL the",
-    "agents run on the scripted model; with either, on ERRAND_MODEL (default gpt-4o-mini)",
+    "removes it afterwards, also on Ctrl-C. ERRAND_MODEL=anthropic/<model> runs the agents",
+    "on Claude (ANTHROPIC_API_KEY), google/<model> on Gemini (GOOGLE_GENERATIVE_AI_API_KEY).",
+    "Otherwise, without OPENAI_API_KEY or OPENAI_BASE_URL the agents run on the scripted",
+    "model; with either, on ERRAND_MODEL (default gpt-4o-mini; openai/<model> alike)",
     "at OPENAI_BASE_URL (a local server needs no key), else at OpenAI.",
     "Exits 0 when every run settled as designed, 1 otherwise.",
   ].join("\n"),
@@ -135,7 +137,7 @@ export const demoCommand: CommandSpec = {
         timeoutMs: args.integer("timeout", { min: 1, max: 3600 }, 300) * 1000,
         prefix: keyPrefix(args),
         json: args.flag("json"),
-        model: modelFromEnv(io.env),
+        model: await modelFromEnv(io.env),
         interrupted: interrupted.signal,
       };
       const redis = await localRedis(args, io);

@@ -8,6 +8,7 @@ import { redisAclConfig } from "@errand/engine/ops";
 import { Cluster } from "ioredis";
 import { CONNECTION_OPTIONS, type CommandSpec, JSON_OPTION } from "../command.js";
 import { type DoctorCheck, passed, problem } from "../doctor/check.js";
+import { checkModel } from "../doctor/model-checks.js";
 import { runServerChecks } from "../doctor/run-checks.js";
 import { EXIT } from "../exit-codes.js";
 import type { CliIO } from "../io.js";
@@ -67,7 +68,8 @@ export const doctorCommand: CommandSpec = {
     "its version (7.0 or newer); maxmemory-policy noeviction; memory under 90% of maxmemory;",
     "that it takes a write (a key <prefix>:doctor:write-probe, gone within 10 s);",
     "persistence; that each run's keys and each queue's keys share one Redis Cluster slot;",
-    "that workers beat; that collectors read every shard and dead-lettered nothing. Each",
+    "that workers beat; that collectors read every shard and dead-lettered nothing; the model",
+    "ERRAND_MODEL picks (anthropic/…, google/…, openai/…) and whether its API key is set. Each",
     "problem comes with the fix to apply. Credentials in the URL are printed [redacted].",
     "Exits 1 when any check fails, and 3 when no Redis is given or it cannot be used (the",
     "report then holds that one check). With --json it prints { ok, checks: [{ name, ok,",
@@ -98,6 +100,7 @@ export const doctorCommand: CommandSpec = {
       } finally {
         redis.disconnect();
       }
+      checks.push(checkModel(io.env));
     }
     const ok = checks.every((c) => c.ok);
     if (args.flag("json")) writeJson(io, { ok, checks });

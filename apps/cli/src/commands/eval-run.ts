@@ -166,11 +166,13 @@ export const evalRunCommand: CommandSpec = {
       if (signal !== undefined) stop.abort(signal);
     });
     try {
+      const model =
+        typeof agent.model === "string" ? (await modelFromEnv(io.env)).model : undefined;
       const evaluation = await withErrand(args, io, (errand) =>
         errand.evaluate({
           agent,
           ...(resume === undefined ? { runs: runsOf(args) } : { resume }),
-          ...(typeof agent.model === "string" ? { model: modelFromEnv(io.env).model } : {}),
+          ...(model === undefined ? {} : { model }),
           ...(tools === undefined ? {} : { tools }),
           ...(onUnrecorded === undefined ? {} : { onUnrecorded }),
           concurrency: args.integer("concurrency", { min: 1, max: 32 }, 4),

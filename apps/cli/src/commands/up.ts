@@ -124,13 +124,13 @@ export const upCommand: CommandSpec = {
       : args.integer("dashboard-port", { min: 0, max: 65535 }, DEFAULT_DASHBOARD_PORT);
     const prefix = keyPrefix(args);
     const agentsPath = args.string("agents");
-    const model = modelFromEnv(io.env);
+    const model = agentsPath === undefined ? await modelFromEnv(io.env) : undefined;
     const agents =
-      agentsPath === undefined ? demoAgents(model.model) : await loadAgents(io, agentsPath);
+      model === undefined ? await loadAgents(io, agentsPath ?? "") : demoAgents(model.model);
     const signals = catchStopSignals();
     try {
       const redis = await localRedis(args, io);
-      const described = agentsPath === undefined ? { model: model.description } : {};
+      const described = model === undefined ? {} : { model: model.description };
       const plan = {
         redis,
         prefix,

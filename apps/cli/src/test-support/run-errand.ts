@@ -37,6 +37,11 @@ function childEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv 
     REDIS_URL: undefined,
     OPENAI_API_KEY: undefined,
     OPENAI_BASE_URL: undefined,
+    ERRAND_MODEL: undefined,
+    ANTHROPIC_API_KEY: undefined,
+    ANTHROPIC_BASE_URL: undefined,
+    GOOGLE_GENERATIVE_AI_API_KEY: undefined,
+    GOOGLE_GENERATIVE_AI_BASE_URL: undefined,
     ERRAND_DASHBOARD_URL: undefined,
   };
   for (const [name, value] of Object.entries(extra)) env[name] = value;

@@ -20,4 +20,20 @@ describe("resolveAgentModels", () => {
       }),
     );
   });
+
+  it("refuses, before the worker takes a run, an agent whose model says its key is not set", () => {
+    const keyless = {
+      ...scriptedModel(),
+      missingCredentials: () => "ANTHROPIC_API_KEY is not set",
+    };
+    const agent = defineAgent({ name: "claude", instructions: "Answer.", model: keyless });
+    expect(() => resolveAgentModels([agent])).toThrow(
+      expect.objectContaining({
+        code: "invalid_spec",
+        message: "agent claude: model scripted cannot send requests: ANTHROPIC_API_KEY is not set",
+      }),
+    );
+    const ready = { ...keyless, missingCredentials: () => undefined };
+    expect(resolveAgentModels([{ ...agent, model: ready }]).get("claude")?.model).toBe(ready);
+  });
 });

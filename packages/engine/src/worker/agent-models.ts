@@ -8,7 +8,11 @@
  */
 import { ErrandError } from "@errand/core";
 import { type Agent, agentVersion, type Model, openaiModel, readOpenAIEnv } from "@errand/runtime";
-import { assertAgentCanCarrySchema, assertModelTakesSettings } from "@errand/runtime/ops";
+import {
+  assertAgentCanCarrySchema,
+  assertModelIsReady,
+  assertModelTakesSettings,
+} from "@errand/runtime/ops";
 import type { AgentRegistration, QueueRecords } from "../queues/registry.js";
 
 /** Picks the model of an agent that names one; `undefined` leaves it to the default. */
@@ -36,7 +40,8 @@ function defaultModel(agent: Agent, name: string): Model {
  * The model of every agent, by agent name. Throws an `ErrandError`:
  * `invalid_spec` for no agent at all, two agents of one name or a model name
  * nothing resolves; `schema_not_supported` for a schema'd agent on a model without tools;
- * `settings_not_supported` for model settings the resolved model cannot honour.
+ * `settings_not_supported` for model settings the resolved model cannot honour;
+ * `invalid_spec` for a model that cannot send requests (its API key unset).
  */
 export function resolveAgentModels(
   agents: readonly Agent[],
@@ -55,6 +60,7 @@ export function resolveAgentModels(
         : agent.model;
     assertAgentCanCarrySchema(agent, model);
     assertModelTakesSettings(agent, model);
+    assertModelIsReady(agent, model);
     resolved.set(agent.name, { agent, model, version: agentVersion(agent) });
   }
   return resolved;

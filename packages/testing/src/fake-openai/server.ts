@@ -11,8 +11,8 @@ import {
   type IncomingMessage,
   type ServerResponse,
 } from "node:http";
-import type { AddressInfo } from "node:net";
 import { setTimeout as delay } from "node:timers/promises";
+import { listenOnLoopback } from "../provider-fakes/wire-server.js";
 import { buildCompletion } from "./chat-bodies.js";
 import { buildResponse } from "./responses-bodies.js";
 import { ResponsesMemory } from "./responses-conversation.js";
@@ -295,23 +295,6 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     });
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen({ host: "127.0.0.1", port: 0 }, resolve);
-  });
-  const { port } = server.address() as AddressInfo;
-
-  let closed: Promise<void> | undefined;
-  return {
-    baseURL: `http://127.0.0.1:${port}/v1`,
-    requests,
-    close() {
-      closed ??= new Promise<void>((resolve, reject) => {
-        closing.abort();
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      });
-      return closed;
-    },
-  };
+  const { origin, close } = await listenOnLoopback(server, closing);
+  return { baseURL: `${origin}/v1`, requests, close };
 }
