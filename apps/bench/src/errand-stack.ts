@@ -70,7 +70,7 @@ export const SILENT_LOGGER: Logger = createLogger({ level: "silent" });
 
 /**
  * A worker running the bench agent on `redis`, logging nothing, its first
- * attempts optimistic, with `flowControl` if given.
+ * attempts optimistic, without a schedule ticker, with `flowControl` if given.
  */
 export function startBenchWorker(
   redis: BenchTarget,
@@ -86,6 +86,8 @@ export function startBenchWorker(
     concurrency,
     optimisticStart: true,
     logger: SILENT_LOGGER,
+    // No schedule ticker: its own connections and polling would be counted as the runs'.
+    schedules: false,
     ...(flowControl === undefined ? {} : { flowControl }),
     ...(redis.workerMetrics === false ? { prometheus: false } : {}),
   });

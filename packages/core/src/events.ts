@@ -111,7 +111,7 @@ const itemId = z.string().min(1).optional();
  * `providerOptions` on the next request, as it was given. Optional and
  * additive: written by `@errand/ai-sdk` only.
  */
-const providerMetadata = z.record(z.string(), z.record(z.string(), z.json())).optional();
+const providerMetadata = z.record(z.string(), z.record(z.string(), z.unknown())).optional();
 
 /**
  * One item of a model response's output, in the order the provider gave it:

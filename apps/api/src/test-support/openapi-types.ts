@@ -234,6 +234,17 @@ export interface components {
         /** @enum {string} */
         onExceeded?: "finish-in-flight" | "cancel-tree";
       };
+      modelSettings?: {
+        reasoning?: {
+          /** @enum {string} */
+          effort?: "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max";
+          /** @enum {string} */
+          summary?: "auto" | "concise" | "detailed";
+        };
+        temperature?: number;
+        topP?: number;
+        maxOutputTokens?: number;
+      };
     };
     FireBatchResult: {
       total: number;
@@ -283,6 +294,7 @@ export interface components {
         inputTokens: number;
         outputTokens: number;
         cachedInputTokens?: number;
+        cacheWriteTokens?: number;
         reasoningTokens?: number;
       };
       costUsd?: number;
@@ -467,6 +479,9 @@ export interface components {
                   onExceeded: "finish-in-flight" | "cancel-tree";
                 }[];
               };
+              modelSettings?: {
+                [key: string]: unknown;
+              };
             };
           }
         | {
@@ -509,6 +524,7 @@ export interface components {
                 inputTokens: number;
                 outputTokens: number;
                 cachedInputTokens?: number;
+                cacheWriteTokens?: number;
                 reasoningTokens?: number;
               };
               finish: string;
@@ -519,6 +535,12 @@ export interface components {
                     id?: string;
                     summary: string[];
                     encryptedContent?: string;
+                    text?: string;
+                    providerMetadata?: {
+                      [key: string]: {
+                        [key: string]: unknown;
+                      };
+                    };
                   }
                 | {
                     /** @enum {string} */
@@ -526,12 +548,22 @@ export interface components {
                     id?: string;
                     phase?: string;
                     text?: string;
+                    providerMetadata?: {
+                      [key: string]: {
+                        [key: string]: unknown;
+                      };
+                    };
                   }
                 | {
                     /** @enum {string} */
                     type: "function_call";
                     id?: string;
                     callId: string;
+                    providerMetadata?: {
+                      [key: string]: {
+                        [key: string]: unknown;
+                      };
+                    };
                   }
               )[];
               responseId?: string;

@@ -192,6 +192,7 @@ export async function runFanOutBench(options: FanOutBenchOptions): Promise<FanOu
       parentLimits: { maxChildrenPerParent: children },
       logger: SILENT_LOGGER,
       prometheus: false,
+      schedules: false,
     });
     try {
       onProgress(`fanning out to ${children} children, ${batch} a spawn_agents call`);

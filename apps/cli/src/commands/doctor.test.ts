@@ -154,6 +154,7 @@ describe("errand doctor on a deployment that is fit", () => {
       "queue shards taken",
       "agent versions",
       "collectors",
+      "model",
     ]);
     expect(report?.ok).toBe(true);
     expect(code).toBe(0);

@@ -6,7 +6,7 @@
  */
 import type { LiveEntry, Page, RunEvent, RunSoFar } from "@errand/core";
 import type { EventStore } from "@errand/store";
-import type { JobsOptions } from "bullmq";
+import type { JobsOptions, Queue } from "bullmq";
 import { withTreeSpend } from "../budgets/tree-view.js";
 import type { EngineKeys } from "../engine-keys.js";
 import { type EvaluateOptions, evaluate } from "../evaluations/evaluate.js";
@@ -30,7 +30,7 @@ import {
 import { redisTarget } from "../redis/redis-target.js";
 import { type EngineOptions, openResources } from "../resources.js";
 import { createSchedules, type Schedules } from "../schedules/client-schedules.js";
-import { openSchedulesQueue } from "../schedules/schedules-queue.js";
+import { openSchedulesQueue, type ScheduleTickData } from "../schedules/schedules-queue.js";
 import {
   type CompletedWaitpoint,
   type CompleteOptions,
@@ -304,7 +304,11 @@ export function createErrand(options: ErrandOptions): Errand {
     logger,
     options.jobOptions ?? DEFAULT_JOB_OPTIONS,
   );
-  const schedulesQueue = openSchedulesQueue(queueConnection, keys, logger);
+  let schedulesQueue: Queue<ScheduleTickData> | undefined;
+  const openedSchedulesQueue = () => {
+    schedulesQueue ??= openSchedulesQueue(queueConnection, keys, logger);
+    return schedulesQueue;
+  };
   const waiter = openSettledWaiter(options.connection, keys, {
     logger,
     name: "client settled subscriber",
@@ -387,13 +391,13 @@ export function createErrand(options: ErrandOptions): Errand {
           listWaiting({ ...resources, shards: store.shards }, waitingOptions),
         ),
     },
-    schedules: patientSchedules(createSchedules(context, schedulesQueue), patiently),
+    schedules: patientSchedules(createSchedules(context, openedSchedulesQueue), patiently),
     async close() {
       await closeWithin({
         close: () =>
           runEach([
             () => queues.close(),
-            () => schedulesQueue.close(),
+            async () => schedulesQueue?.close(),
             () => waiter.close(),
             () => Promise.all([closeConnection(redis), closeConnection(queueConnection)]),
           ]),

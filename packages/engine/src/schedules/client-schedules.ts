@@ -71,15 +71,23 @@ function scheduleNotFound(id: string): ErrandError {
   );
 }
 
-/** The schedules of the client whose fire context is `context`, ticking through `queue`. */
-export function createSchedules(context: FireContext, queue: Queue<ScheduleTickData>): Schedules {
+/**
+ * The schedules of the client whose fire context is `context`, ticking
+ * through the queue `schedulesQueue` opens (called at the first call that
+ * needs it: a client that never touches schedules opens no queue, and so
+ * writes nothing when created).
+ */
+export function createSchedules(
+  context: FireContext,
+  schedulesQueue: () => Queue<ScheduleTickData>,
+): Schedules {
   const { redis, keys } = context;
   const nowMs = () => context.now().getTime();
 
   async function view(record: ScheduleRecord): Promise<ScheduleView> {
     const { id } = record.schedule;
     const [scheduler, runs] = await Promise.all([
-      record.paused ? undefined : queue.getJobScheduler(id),
+      record.paused ? undefined : schedulesQueue().getJobScheduler(id),
       readScheduleRuns(redis, keys, id, LISTED_RUNS),
     ]);
     const lastRuns = runs.map((run) => ({
@@ -109,8 +117,8 @@ export function createSchedules(context: FireContext, queue: Queue<ScheduleTickD
     const record = await requireRecord(id);
     const updated = { ...record, paused, updatedAt: context.now().toISOString() };
     await writeScheduleRecord(redis, keys, updated);
-    if (paused) await queue.removeJobScheduler(id);
-    else await upsertTickScheduler(queue, record.schedule, nowMs());
+    if (paused) await schedulesQueue().removeJobScheduler(id);
+    else await upsertTickScheduler(schedulesQueue(), record.schedule, nowMs());
     return view(updated);
   }
 
@@ -141,7 +149,7 @@ export function createSchedules(context: FireContext, queue: Queue<ScheduleTickD
         updatedAt: at,
       };
       await writeScheduleRecord(redis, keys, record);
-      if (!record.paused) await upsertTickScheduler(queue, schedule, nowMs());
+      if (!record.paused) await upsertTickScheduler(schedulesQueue(), schedule, nowMs());
       return view(record);
     },
     async list() {
@@ -151,7 +159,7 @@ export function createSchedules(context: FireContext, queue: Queue<ScheduleTickD
     resume: (id) => setPaused(id, false),
     async remove(id) {
       await requireRecord(id);
-      await queue.removeJobScheduler(id);
+      await schedulesQueue().removeJobScheduler(id);
       await deleteScheduleRecord(redis, keys, id);
     },
   };

@@ -82,7 +82,7 @@ describe("a run waiting on a waitpoint", () => {
     const events = await fx.waitForEvent(runId);
     const state = foldRun(events);
     expect(settleRun(state)).toMatchObject({ status: "succeeded", text: "done", attempts: 1 });
-    expect(ofType(events, "run-started").map((e) => e.data)).toEqual([
+    expect(ofType(events, "run-started").map((e) => e.data)).toMatchObject([
       { attempt: 1, workerId: "waitpoint-a" },
       { attempt: 1, workerId: "waitpoint-b" },
     ]);
@@ -119,7 +119,7 @@ describe("a run waiting on a waitpoint", () => {
     });
     const other = await fx.waitForEvent(otherRunId);
     expect(settleRun(foldRun(other))).toMatchObject({ status: "succeeded", text: "meanwhile" });
-    expect(ofType(other, "run-started").map((e) => e.data)).toEqual([
+    expect(ofType(other, "run-started").map((e) => e.data)).toMatchObject([
       { attempt: 1, workerId: "waitpoint-slot" },
     ]);
     const stillWaiting = foldRun(await fx.errand.store.readLog(waitingRunId));

@@ -278,7 +278,7 @@ describe("SIGTERM", () => {
     await fx.spawn("patient", FAST_TAKEOVER);
     const events = await fx.waitForEvent(runId);
     expect(settleRun(foldRun(events))).toMatchObject({ status: "succeeded", attempts: 2 });
-    expect(events.filter((event) => event.type === "run-started").at(-1)?.data).toEqual({
+    expect(events.filter((event) => event.type === "run-started").at(-1)?.data).toMatchObject({
       attempt: 2,
       workerId: "patient",
     });
