@@ -48,10 +48,12 @@
       seq (of the batch's first event), events (a JSON array with one
       [type, at, data] per event, data as given)
     - HSET on the head: seq, updatedAt, and what the events change, as the fold
-      does: run-queued sets runId, agent, rootRunId, parentRunId, depth,
-      priority, concurrencyKey, hasSchema, createdAt, status=queued; run-started sets status=running,
+      does: run-queued sets agent, rootRunId (only when not the run itself),
+      parentRunId, depth, priority, concurrencyKey, hasSchema=1 (only when it
+      has a schema), attempt=0, createdAt, status=queued; run-started sets status=running,
       attempt (the highest seen), startedAt (the first); output-recorded sets
-      hasOutput=1; cancel-requested sets cancelRequested=1; finished sets
+      hasOutput=1; cancel-requested sets cancelRequested=1 (an absent flag is
+      0, and the runId is the key's: readers fill them in, `decodeHead`); finished sets
       status=succeeded (failed when the run has a schema and no output),
       failed sets status=failed, cancelled sets status=cancelled; the three
       terminal events set settledAt
@@ -147,9 +149,10 @@ for i = 1, count do
     end
     hasSchema = data.outputSchema ~= nil and data.outputSchema ~= cjson.null
     status = "queued"
-    updates.runId = runId
     updates.agent = tostring(data.agent)
-    updates.rootRunId = tostring(data.rootRunId)
+    if tostring(data.rootRunId) ~= runId then
+      updates.rootRunId = tostring(data.rootRunId)
+    end
     updates.depth = tostring(data.depth)
     if type(data.parentRunId) == "string" then
       updates.parentRunId = data.parentRunId
@@ -160,9 +163,9 @@ for i = 1, count do
     if type(data.concurrencyKey) == "string" then
       updates.concurrencyKey = data.concurrencyKey
     end
-    updates.hasSchema = hasSchema and "1" or "0"
-    updates.hasOutput = "0"
-    updates.cancelRequested = "0"
+    if hasSchema then
+      updates.hasSchema = "1"
+    end
     updates.attempt = "0"
     updates.createdAt = at
   elseif eventType == "run-started" then

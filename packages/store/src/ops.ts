@@ -27,6 +27,7 @@ export {
 } from "./lua-command.js";
 export { markChecked } from "./new-events.js";
 export {
+  announcedRunIds,
   defineIndexRunsScript,
   type IndexAcknowledgement,
   type IndexedRun,
@@ -55,6 +56,7 @@ export {
   readStoredResults,
   readStoredRuns,
   type StoredRuns,
+  storedResultJson,
 } from "./outcomes/stored-results.js";
 export { logEntryId } from "./readers.js";
 export { readWatchedStreams } from "./watched-logs.js";

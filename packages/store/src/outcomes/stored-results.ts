@@ -8,10 +8,21 @@ import { isRunId } from "@errand/core/ops";
 import { type OutcomeReads, type RunStanding, readStandings } from "./standings.js";
 
 /**
+ * The text a result is stored as: its JSON without what the result's key
+ * already says — the `runId`, and the `rootRunId` of a run that is its own
+ * root — which {@link parseStoredResult} fills in again
+ * (docs/architecture/collector.md#slim-heads-and-results-in-two-releases).
+ */
+export function storedResultJson(result: RunResult): string {
+  const { runId, rootRunId, ...rest } = result;
+  return JSON.stringify(rootRunId === runId ? rest : { rootRunId, ...rest });
+}
+
+/**
  * A stored result, parsed and checked against the `RunResult` schema: the
  * one way a result written by the collector is read. The `runId` and the
  * root of a run that is its own root are filled in when the text leaves them
- * out, as a later version will store results (docs/architecture/collector.md#slim-heads-and-results-in-two-releases); results stored whole read alike. Throws an `ErrandError` `internal` for text the collector could not
+ * out, as {@link storedResultJson} stores results; results stored whole by older versions read alike. Throws an `ErrandError` `internal` for text the collector could not
  * have written.
  */
 export function parseStoredResult(runId: string, json: string): RunResult {
