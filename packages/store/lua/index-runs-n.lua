@@ -38,6 +38,9 @@
       "1" when the caller's own earlier call indexed the run (answered 1 for
         it) in the agent's runs, so that this one leaves that ZADD out, or ""
         (then it is made: idempotent)
+      when its log and head expire, in ms since the epoch, as the append that
+        settled it said (its shard entry's expiresAt), or "" when not known
+        (then the head's PEXPIRETIME is read)
       m, the number of its entry ids that follow, then those m ids: the
         shard entries applied for it, acknowledged when its reply is 1, or
         when it has no head and no result was given (nothing to write)
@@ -56,10 +59,11 @@
       (""), leaves the deadlines; a run not settled is in active and, with a
       deadline, in the deadlines
     - head settled and a result given: the run's children (a settled run
-      spawns no more) and its result get the head's expiry time
-      (PEXPIRETIME, absolute: a relative PTTL could land a millisecond past
-      the head), so that they expire with its log whatever the
-      retention its settling writer used; SET result NX (a result, once
+      spawns no more) and its result get the head's expiry time (the one
+      given, which the settling append set on the head; else PEXPIRETIME:
+      absolute, as a relative PTTL could land a millisecond past the head),
+      so that they expire with its log whatever the retention its settling
+      writer used; SET result NX (a result, once
       stored, never changes)
     - head absent: ZREM member from every index above and runId from the deadlines
   Then, once for the call: PUBLISH on the channel of the runIds whose results
@@ -75,7 +79,8 @@ local count = (#KEYS - 6) / 4
 local announced = {}
 local ACK_SLICE = 1000
 
-local function indexRun(headKey, agentKey, resultKey, childrenKey, runId, member, deadline, result, listed)
+local function indexRun(headKey, agentKey, resultKey, childrenKey, runId, member, deadline, result, listed,
+    expiresAt)
   local status = redis.call("HGET", headKey, "status")
   if not status then
     for _, key in ipairs({ activeKey, KEYS[2], KEYS[3], KEYS[4], agentKey }) do
@@ -95,7 +100,11 @@ local function indexRun(headKey, agentKey, resultKey, childrenKey, runId, member
       redis.call("ZREM", deadlinesKey, runId)
     end
     if result ~= "" then
-      local expiresAt = redis.call("PEXPIRETIME", headKey)
+      if expiresAt == "" then
+        expiresAt = redis.call("PEXPIRETIME", headKey)
+      else
+        expiresAt = tonumber(expiresAt)
+      end
       if expiresAt > 0 then
         redis.call("PEXPIREAT", childrenKey, expiresAt)
         redis.call("SET", resultKey, result, "NX", "PXAT", expiresAt)
@@ -120,15 +129,15 @@ for i = 1, count do
   local k = 6 + 4 * (i - 1)
   local result = ARGV[a + 3]
   local indexed = indexRun(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4],
-    ARGV[a], ARGV[a + 1], ARGV[a + 2], result, ARGV[a + 4])
+    ARGV[a], ARGV[a + 1], ARGV[a + 2], result, ARGV[a + 4], ARGV[a + 5])
   replies[i] = indexed
-  local ids = tonumber(ARGV[a + 5])
+  local ids = tonumber(ARGV[a + 6])
   if indexed == 1 or result == "" then
-    for j = a + 6, a + 5 + ids do
+    for j = a + 7, a + 6 + ids do
       acknowledged[#acknowledged + 1] = ARGV[j]
     end
   end
-  a = a + 6 + ids
+  a = a + 7 + ids
 end
 for j = a, #ARGV do
   acknowledged[#acknowledged + 1] = ARGV[j]

@@ -177,7 +177,7 @@ describe("indexRuns of a run its writer listed already", () => {
       run: { runId, agent: "researcher", createdAt: "2026-01-01T00:00:00.000Z", listed: true },
       result: settleRun(foldRun(await store.readLog(runId), runId))!,
     });
-    expect(listed.args).toEqual([...settled.args.slice(0, 4), "1"]);
+    expect(listed.args).toEqual([...settled.args.slice(0, 4), "1", ""]);
     expect(await indexRuns(writer, SHARD, [listed])).toEqual([true]);
 
     expect(await fx.redis.zcard(agentRuns)).toBe(0);

@@ -84,6 +84,12 @@ export interface IndexedRun {
    * that answer may say so; unset, they are written again (idempotent).
    */
   listed?: boolean;
+  /**
+   * When the settled run's log and head expire, in ms since the epoch, as the
+   * append that settled it said (its shard entry's `expiresAt`); unset, the
+   * call reads the head's expiry (one command more).
+   */
+  expiresAt?: number;
 }
 
 /** A run to index, and its result when it settled. */
@@ -96,7 +102,14 @@ export interface RunToIndex {
 /** One run's part of an `index-runs-n.lua` call: its keys and its arguments. */
 export interface IndexSegment {
   keys: [head: string, agentRuns: string, result: string, children: string];
-  args: [runId: string, member: string, deadline: string, result: string, listed: string];
+  args: [
+    runId: string,
+    member: string,
+    deadline: string,
+    result: string,
+    listed: string,
+    expiresAt: string,
+  ];
 }
 
 /**
@@ -119,6 +132,7 @@ export function indexSegment(keys: StoreKeys, { run, result }: RunToIndex): Inde
       run.deadlineUnknown ? "?" : Number.isNaN(deadline) ? "" : String(deadline),
       result === undefined ? "" : storedResultJson(result),
       run.listed ? "1" : "",
+      run.expiresAt === undefined ? "" : String(run.expiresAt),
     ],
   };
 }
