@@ -49,6 +49,7 @@ export {
   defineStandingsScript,
   type OutcomeReads,
   type RunStanding,
+  type StandingsOptions,
 } from "./outcomes/standings.js";
 export {
   parseStoredResult,
