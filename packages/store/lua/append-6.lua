@@ -21,8 +21,8 @@
     ARGV[1] runId
     ARGV[2] expected seq: the head's seq the writer last saw (0 for a new run),
             or "*" for an unfenced append (cancel-requested from a client, the reaper)
-    ARGV[3] retention in seconds, set as the TTL of the log, head and blobs keys
-            when the batch settles the run
+    ARGV[3] when the log, head and blobs keys expire if the batch settles the
+            run: ms since the epoch (the writer's clock plus its retention)
     ARGV[4] how long the idempotency key is kept, in ms ("0" without KEYS[6])
     ARGV[5 + 3(i-1)]  type of event i     (i = 1 … n, n >= 1)
     ARGV[6 + 3(i-1)]  at of event i       (ISO-8601)
@@ -37,7 +37,7 @@
     -4  run not found: no head and the first event is not run-queued
     -5  run exists: run-queued on a run that has a head, or not first in the batch,
                                   index = the refused event
-    -6  malformed arguments (retention, expected seq, event count, data JSON,
+    -6  malformed arguments (expiry, expected seq, event count, data JSON,
         an idempotency key without its TTL or its run-queued)
     -7  duplicate: the idempotency key names a run fired within its TTL:
         { -7, 0, 0, that runId }; nothing is written
@@ -46,17 +46,22 @@
     - XADD to the run log, entry id "0-<seq>", fields: seq, type, at, data
     - one XADD to the shard stream for the whole batch, id "*", fields: runId,
       seq (of the batch's first event), events (a JSON array with one
-      [type, at, data] per event, data as given)
+      [type, at, data] per event, data as given), and, when the batch settles
+      the run, expiresAt (ARGV[3]: the collector gives the result and the
+      children the same expiry without asking Redis for the head's)
     - HSET on the head: seq, updatedAt, and what the events change, as the fold
-      does: run-queued sets runId, agent, rootRunId, parentRunId, depth,
-      priority, concurrencyKey, tenant, hasSchema, createdAt, status=queued;
-      run-started sets status=running, attempt (the highest seen), startedAt (the first); output-recorded sets
-      hasOutput=1; cancel-requested sets cancelRequested=1; finished sets
+      does: run-queued sets agent, rootRunId (only when not the run itself),
+      parentRunId, depth, priority, concurrencyKey, tenant (only when it has
+      one), hasSchema=1 (only when it has a schema), attempt=0, createdAt,
+      status=queued; run-started sets status=running,
+      attempt (the highest seen), startedAt (the first); output-recorded sets
+      hasOutput=1; cancel-requested sets cancelRequested=1 (an absent flag is
+      0, and the runId is the key's: readers fill them in, `decodeHead`); finished sets
       status=succeeded (failed when the run has a schema and no output),
       failed sets status=failed, cancelled sets status=cancelled; the three
       terminal events set settledAt
     - with an idempotency key: SET it to the runId, PX its TTL
-    - on a terminal event: EXPIRE(retention) on the run log, head and blobs;
+    - on a terminal event: PEXPIREAT(ARGV[3]) on the run log, head and blobs;
       then the run log is rewritten at its exact size (COPY to the rewrite
       key, then RENAME it over the log: same entries, same last id, same TTL;
       Redis 7 gives a stream's first node 4 KiB up front, a copy holds only
@@ -66,14 +71,14 @@ local logKey, headKey, shardKey, blobsKey, rewriteKey = KEYS[1], KEYS[2], KEYS[3
 local idempotencyKey = KEYS[6]
 local runId = ARGV[1]
 local expected = ARGV[2]
-local retention = tonumber(ARGV[3])
+local expiresAt = tonumber(ARGV[3])
 local idempotencyTtl = tonumber(ARGV[4])
 local count = (#ARGV - 4) / 3
 
 local OK, SEQ_CONFLICT, SETTLED, OUTPUT_RECORDED, NOT_FOUND, EXISTS, MALFORMED, DUPLICATE =
   0, -1, -2, -3, -4, -5, -6, -7
 
-if retention == nil or retention < 1 or retention ~= math.floor(retention)
+if expiresAt == nil or expiresAt < 1 or expiresAt ~= math.floor(expiresAt)
   or count < 1 or count ~= math.floor(count) then
   return { MALFORMED, 0, 0 }
 end
@@ -147,9 +152,10 @@ for i = 1, count do
     end
     hasSchema = data.outputSchema ~= nil and data.outputSchema ~= cjson.null
     status = "queued"
-    updates.runId = runId
     updates.agent = tostring(data.agent)
-    updates.rootRunId = tostring(data.rootRunId)
+    if tostring(data.rootRunId) ~= runId then
+      updates.rootRunId = tostring(data.rootRunId)
+    end
     updates.depth = tostring(data.depth)
     if type(data.parentRunId) == "string" then
       updates.parentRunId = data.parentRunId
@@ -163,9 +169,9 @@ for i = 1, count do
     if type(data.tenant) == "string" then
       updates.tenant = data.tenant
     end
-    updates.hasSchema = hasSchema and "1" or "0"
-    updates.hasOutput = "0"
-    updates.cancelRequested = "0"
+    if hasSchema then
+      updates.hasSchema = "1"
+    end
     updates.attempt = "0"
     updates.createdAt = at
   elseif eventType == "run-started" then
@@ -216,8 +222,13 @@ for i = 1, count do
   redis.call("XADD", logKey, "0-" .. eventSeq, "seq", eventSeq, "type", eventType, "at", at, "data", data)
   listed[i] = "[" .. cjson.encode(eventType) .. "," .. cjson.encode(at) .. "," .. data .. "]"
 end
-redis.call("XADD", shardKey, "*", "runId", runId, "seq", tostring(seq + 1),
-  "events", "[" .. table.concat(listed, ",") .. "]")
+local batch = "[" .. table.concat(listed, ",") .. "]"
+if settles then
+  redis.call("XADD", shardKey, "*", "runId", runId, "seq", tostring(seq + 1), "events", batch,
+    "expiresAt", ARGV[3])
+else
+  redis.call("XADD", shardKey, "*", "runId", runId, "seq", tostring(seq + 1), "events", batch)
+end
 
 local newSeq = seq + count
 local fields = { "seq", tostring(newSeq), "status", status }
@@ -232,9 +243,9 @@ if idempotencyKey then
 end
 
 if settles then
-  redis.call("EXPIRE", logKey, retention)
-  redis.call("EXPIRE", headKey, retention)
-  redis.call("EXPIRE", blobsKey, retention)
+  redis.call("PEXPIREAT", logKey, ARGV[3])
+  redis.call("PEXPIREAT", headKey, ARGV[3])
+  redis.call("PEXPIREAT", blobsKey, ARGV[3])
   -- The copy keeps the log's TTL, and RENAME carries it back over the log.
   redis.call("COPY", logKey, rewriteKey, "REPLACE")
   redis.call("RENAME", rewriteKey, logKey)

@@ -1,7 +1,7 @@
 --[[
   Brings runs of one shard in the shard's indexes up to date with their heads
-  and, for each settled run given with its result, stores the result and
-  announces it; then acknowledges, in the shard stream's consumer group, the
+  and, for each settled run given with its result, stores the result; then
+  announces the runs whose results it stored, in one message, and acknowledges, in the shard stream's consumer group, the
   entries whose effects are written. Each run is handled on its own, as if
   alone: one call does the work of a whole batch of the shard's stream.
   Atomic with the read of each head, whose status only moves forward (queued,
@@ -12,14 +12,13 @@
   written (a call that fails part way acknowledges nothing).
 
   Input (n runs, n >= 1; every key in the shard's hash tag {sN}):
-    KEYS[1] runs            <p>:{sN}:index:runs                  ZSET
-    KEYS[2] active runs     <p>:{sN}:index:status:active         ZSET (queued or running)
-    KEYS[3] succeeded runs  <p>:{sN}:index:status:succeeded      ZSET
-    KEYS[4] failed runs     <p>:{sN}:index:status:failed         ZSET
-    KEYS[5] cancelled runs  <p>:{sN}:index:status:cancelled      ZSET
-    KEYS[6] deadlines       <p>:{sN}:deadlines                   ZSET (score ms, member runId)
-    KEYS[7] shard stream    <p>:{sN}:events                      STREAM (only XACK)
-    for run i = 1 … n, at k = 7 + 5(i-1):
+    KEYS[1] active runs     <p>:{sN}:index:status:active         ZSET (queued or running)
+    KEYS[2] succeeded runs  <p>:{sN}:index:status:succeeded      ZSET
+    KEYS[3] failed runs     <p>:{sN}:index:status:failed         ZSET
+    KEYS[4] cancelled runs  <p>:{sN}:index:status:cancelled      ZSET
+    KEYS[5] deadlines       <p>:{sN}:deadlines                   ZSET (score ms, member runId)
+    KEYS[6] shard stream    <p>:{sN}:events                      STREAM (only XACK)
+    for run i = 1 … n, at k = 6 + 5(i-1):
     KEYS[k+1] its head      <p>:{sN}:run:<runId>                 HASH (read only)
     KEYS[k+2] agent's runs  <p>:{sN}:index:agent:<agent>         ZSET
     KEYS[k+3] its result    <p>:{sN}:result:<runId>              STRING (JSON)
@@ -27,7 +26,8 @@
     KEYS[k+5] tenant's runs <p>:{sN}:index:tenant:<tenant>       ZSET (untouched for a run
               without a tenant, whose key names the empty tenant)
 
-    ARGV[1] the channel announcing the shard's settled runs
+    ARGV[1] the channel announcing the shard's settled runs (one message a
+            call: the runIds whose results it stored, separated by spaces)
     ARGV[2] the consumer group the entries are acknowledged in ("" for none:
             then every run's and the call's entry ids below are ignored)
     then, for each run i = 1 … n, in order:
@@ -38,9 +38,12 @@
         (a settled run whose run-queued the caller did not read)
       its result as JSON when it settled, or "" otherwise
       "1" when the caller's own earlier call indexed the run (answered 1 for
-        it) in the runs and the agent's runs, so that this one leaves those
-        two ZADDs out, or "" (then they are made: idempotent)
+        it) in the agent's runs and the tenant's runs, so that this one leaves
+        those ZADDs out, or "" (then they are made: idempotent)
       "1" when the run has a tenant (KEYS[k+5] is its tenant's runs), or ""
+      when its log and head expire, in ms since the epoch, as the append that
+        settled it said (its shard entry's expiresAt), or "" when not known
+        (then the head's PEXPIRETIME is read)
       m, the number of its entry ids that follow, then those m ids: the
         shard entries applied for it, acknowledged when its reply is 1, or
         when it has no head and no result was given (nothing to write)
@@ -53,32 +56,38 @@
         no result was stored
 
   Effects, per run:
-    - head present: ZADD member to runs, the agent's runs and the tenant's
-      runs (unless the caller said it indexed the run there already); a settled run
+    - head present: ZADD member to the agent's runs and the tenant's runs
+      (unless the caller said it indexed the run there already); a settled run
       moves from active to its status's set and, unless it has no deadline
       (""), leaves the deadlines; a run not settled is in active and, with a
       deadline, in the deadlines
     - head settled and a result given: the run's children (a settled run
-      spawns no more) and its result get the head's expiry time
-      (PEXPIRETIME, absolute: a relative PTTL could land a millisecond past
-      the head), so that they expire with its log whatever the
-      retention its settling writer used; SET result NX (a result, once
-      stored, never changes); then PUBLISH runId on the channel
+      spawns no more) and its result get the head's expiry time (the one
+      given, which the settling append set on the head; else PEXPIRETIME:
+      absolute, as a relative PTTL could land a millisecond past the head),
+      so that they expire with its log whatever the retention its settling
+      writer used; SET result NX (a result, once
+      stored, never changes)
     - head absent: ZREM member from every index above (the tenant's runs
       included) and runId from the deadlines
-  Then, once for the call: XACK of the entry ids acknowledged (none: no XACK;
-  one per 1,000 ids beyond).
+  Then, once for the call: PUBLISH on the channel of the runIds whose results
+  were given and stored (none: no PUBLISH), then XACK of the entry ids
+  acknowledged (none: no XACK; one per 1,000 ids beyond). There is no index
+  of every run: `list` reads the union of the status indexes (an older
+  collector's <p>:{sN}:index:runs is neither written nor read).
 ]]
-local runsKey, activeKey, deadlinesKey, streamKey = KEYS[1], KEYS[2], KEYS[6], KEYS[7]
-local settledKeys = { succeeded = KEYS[3], failed = KEYS[4], cancelled = KEYS[5] }
+local activeKey, deadlinesKey, streamKey = KEYS[1], KEYS[5], KEYS[6]
+local settledKeys = { succeeded = KEYS[2], failed = KEYS[3], cancelled = KEYS[4] }
 local channel, group = ARGV[1], ARGV[2]
-local count = (#KEYS - 7) / 5
+local count = (#KEYS - 6) / 5
+local announced = {}
 local ACK_SLICE = 1000
 
-local function indexRun(headKey, agentKey, resultKey, childrenKey, tenantKey, runId, member, deadline, result, listed, tenanted)
+local function indexRun(headKey, agentKey, resultKey, childrenKey, tenantKey, runId, member, deadline, result,
+    listed, tenanted, expiresAt)
   local status = redis.call("HGET", headKey, "status")
   if not status then
-    for _, key in ipairs({ runsKey, activeKey, KEYS[3], KEYS[4], KEYS[5], agentKey }) do
+    for _, key in ipairs({ activeKey, KEYS[2], KEYS[3], KEYS[4], agentKey }) do
       redis.call("ZREM", key, member)
     end
     if tenanted == "1" then
@@ -88,7 +97,6 @@ local function indexRun(headKey, agentKey, resultKey, childrenKey, tenantKey, ru
     return 0
   end
   if listed ~= "1" then
-    redis.call("ZADD", runsKey, 0, member)
     redis.call("ZADD", agentKey, 0, member)
     if tenanted == "1" then
       redis.call("ZADD", tenantKey, 0, member)
@@ -102,14 +110,18 @@ local function indexRun(headKey, agentKey, resultKey, childrenKey, tenantKey, ru
       redis.call("ZREM", deadlinesKey, runId)
     end
     if result ~= "" then
-      local expiresAt = redis.call("PEXPIRETIME", headKey)
+      if expiresAt == "" then
+        expiresAt = redis.call("PEXPIRETIME", headKey)
+      else
+        expiresAt = tonumber(expiresAt)
+      end
       if expiresAt > 0 then
         redis.call("PEXPIREAT", childrenKey, expiresAt)
         redis.call("SET", resultKey, result, "NX", "PXAT", expiresAt)
       else
         redis.call("SET", resultKey, result, "NX")
       end
-      redis.call("PUBLISH", channel, runId)
+      announced[#announced + 1] = runId
     end
   else
     redis.call("ZADD", activeKey, 0, member)
@@ -124,21 +136,24 @@ local replies = {}
 local acknowledged = {}
 local a = 3
 for i = 1, count do
-  local k = 7 + 5 * (i - 1)
+  local k = 6 + 5 * (i - 1)
   local result = ARGV[a + 3]
   local indexed = indexRun(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], KEYS[k + 5],
-    ARGV[a], ARGV[a + 1], ARGV[a + 2], result, ARGV[a + 4], ARGV[a + 5])
+    ARGV[a], ARGV[a + 1], ARGV[a + 2], result, ARGV[a + 4], ARGV[a + 5], ARGV[a + 6])
   replies[i] = indexed
-  local ids = tonumber(ARGV[a + 6])
+  local ids = tonumber(ARGV[a + 7])
   if indexed == 1 or result == "" then
-    for j = a + 7, a + 6 + ids do
+    for j = a + 8, a + 7 + ids do
       acknowledged[#acknowledged + 1] = ARGV[j]
     end
   end
-  a = a + 7 + ids
+  a = a + 8 + ids
 end
 for j = a, #ARGV do
   acknowledged[#acknowledged + 1] = ARGV[j]
+end
+if #announced > 0 then
+  redis.call("PUBLISH", channel, table.concat(announced, " "))
 end
 if group ~= "" then
   -- In slices: unpack's arguments live on Lua's C stack, which holds a few thousand.

@@ -7,13 +7,17 @@
   collector writes the result, so a stored result always finds its head
   settled, unless the head expired a moment before the result. A run read in
   full costs one lookup when it has a result (its GET) and two when it has
-  none (its GET, then its head's EXISTS); a run only counted, two.
+  none (its GET, then its head's EXISTS); read head first (ARGV[2], for runs
+  a caller expects pending: the first read of a wait), one when its head is
+  not settled (the head's status), two otherwise (then its GET); a run only
+  counted, two.
 
   Input (n runs, n >= 1; every key in the shard's hash tag {sN}):
     for run i = 1 … n, at k = 2(i-1):
     KEYS[k+1] its result  <p>:{sN}:result:<runId>  STRING (JSON)
     KEYS[k+2] its head    <p>:{sN}:run:<runId>     HASH
     ARGV[1] f, how many of the runs, from the first, are read in full (0 … n)
+    ARGV[2] "1": read the runs read in full head first; "" (or absent): result first
 
   Output: an array: first a string of n characters, the i-th for run i:
     r  read in full, its result stored: its text follows
@@ -27,11 +31,25 @@
 ]]
 local SETTLED = { succeeded = "s", failed = "f", cancelled = "c" }
 local inFull = tonumber(ARGV[1])
+local headFirst = ARGV[2] == "1"
 local reply = { "" }
 local standings = {}
 for k = 1, #KEYS, 2 do
   local standing
-  if (k + 1) / 2 <= inFull then
+  if (k + 1) / 2 <= inFull and headFirst then
+    local status = redis.call("HGET", KEYS[k + 1], "status")
+    if status and not SETTLED[status] then
+      standing = "p"
+    else
+      local stored = redis.call("GET", KEYS[k])
+      if stored then
+        standing = "r"
+        reply[#reply + 1] = stored
+      else
+        standing = status and "p" or "n"
+      end
+    end
+  elseif (k + 1) / 2 <= inFull then
     local stored = redis.call("GET", KEYS[k])
     if stored then
       standing = "r"

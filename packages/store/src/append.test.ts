@@ -1,6 +1,7 @@
 import { foldRun, isErrandError, type NewEvent } from "@errand/core";
 import { shardOfRunId } from "@errand/core/ops";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { decodeShardEntry } from "./codec.js";
 import { isSeqConflict, SeqConflictError } from "./errors.js";
 import type { EventStore } from "./event-store.js";
 import type { RunHead } from "./head.js";
@@ -115,8 +116,12 @@ describe("appendEvents", () => {
         ],
       ]),
     );
-    // One shard entry for the whole append: the runId, the first seq, and every event.
+    // One shard entry for the whole append: the runId, the first seq, every event and, as
+    // the batch settles the run, the expiry it set on the head (the collector's, for the result).
     const shardEntries = await shardEntriesOf(runId);
+    const headExpiresAt = await fx.redis.pexpiretime(store.keys.runHead(runId));
+    expect(headExpiresAt).toBeGreaterThan(Date.now());
+    expect(await fx.redis.pexpiretime(store.keys.runLog(runId))).toBe(headExpiresAt);
     expect(shardEntries.map(([, fields]) => fields)).toEqual([
       [
         "runId",
@@ -125,8 +130,11 @@ describe("appendEvents", () => {
         "1",
         "events",
         JSON.stringify(batch.map((event) => [event.type, event.at, event.data])),
+        "expiresAt",
+        String(headExpiresAt),
       ],
     ]);
+    expect(decodeShardEntry(shardOfRunId(runId), shardEntries[0]!).expiresAt).toBe(headExpiresAt);
   });
 
   it("keeps a head that agrees with the fold", async () => {

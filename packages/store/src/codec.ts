@@ -37,6 +37,12 @@ export interface ShardEntry {
   events?: RunEvent[];
   /** Why the entry is not events of a run of its stream's shard, otherwise. */
   error?: string;
+  /**
+   * When the run's log and head expire, in ms since the epoch: given by the
+   * append that settled the run (`append-6.lua`), absent from any other entry
+   * and from entries of writers older than it.
+   */
+  expiresAt?: number;
 }
 
 type DecodedAll = { ok: true; events: RunEvent[] } | { ok: false; error: string };
@@ -150,7 +156,9 @@ export function decodeShardEntry(shard: number, [id, fields]: StreamEntry): Shar
   const foreign = foreignRun(runId, shard);
   if (foreign !== undefined) return { id, runId, size, error: foreign };
   const decoded = decodeShardEvents(runId, fields);
-  return decoded.ok
-    ? { id, runId, size, events: decoded.events }
-    : { id, runId, size, error: decoded.error };
+  if (!decoded.ok) return { id, runId, size, error: decoded.error };
+  const expiresAt = Number(fieldOf(fields, "expiresAt"));
+  return Number.isSafeInteger(expiresAt) && expiresAt > 0
+    ? { id, runId, size, events: decoded.events, expiresAt }
+    : { id, runId, size, events: decoded.events };
 }

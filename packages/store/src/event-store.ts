@@ -225,7 +225,8 @@ export function createEventStore(options: EventStoreOptions): EventStore {
     const reply = await scripts.append(runKeys, [
       runId,
       expectedSeq === "any" ? "*" : expectedSeq,
-      retentionSeconds,
+      // The expiry should this batch settle the run: the retention counts from this writer's clock.
+      Date.now() + retentionSeconds * 1000,
       idempotency?.ttlMs ?? 0,
       ...valid.flatMap(encodeEventArgs),
     ]);

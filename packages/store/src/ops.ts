@@ -27,6 +27,7 @@ export {
 } from "./lua-command.js";
 export { markChecked } from "./new-events.js";
 export {
+  announcedRunIds,
   defineIndexRunsScript,
   type IndexAcknowledgement,
   type IndexedRun,
@@ -48,6 +49,7 @@ export {
   defineStandingsScript,
   type OutcomeReads,
   type RunStanding,
+  type StandingsOptions,
 } from "./outcomes/standings.js";
 export {
   parseStoredResult,
@@ -55,6 +57,7 @@ export {
   readStoredResults,
   readStoredRuns,
   type StoredRuns,
+  storedResultJson,
 } from "./outcomes/stored-results.js";
 export { logEntryId } from "./readers.js";
 export { readWatchedStreams } from "./watched-logs.js";

@@ -5,8 +5,8 @@
  * terminal event is in the batch is settled: its result is worked out. Then
  * one script call brings every run settled or queued in the batch up to
  * date in the shard's indexes (a run this collector listed when queued, in a
- * call that answered for it, is not written in the runs and its agent's
- * runs again when it settles) and stores each settled run's result with a wake-up on the shard's
+ * call that answered for it, is not written in its agent's runs again when
+ * it settles) and stores each settled run's result with a wake-up on the shard's
  * settled channel, then acknowledges the entries whose effects it wrote (the
  * XACK is the call's last command: every key of the call, the shard stream
  * included, carries the shard's hash tag, and every run of an entry
@@ -63,6 +63,8 @@ interface RunGroup {
   ids: string[];
   events: RunEvent[];
   projection: RunState | undefined;
+  /** When the run's log and head expire, as the entry of its settling append says; undefined when it does not. */
+  expiresAt?: number;
 }
 
 /**
@@ -71,7 +73,7 @@ interface RunGroup {
  */
 async function prepareSettledRun(
   context: CollectorContext,
-  { runId, projection }: RunGroup,
+  { runId, projection, expiresAt }: RunGroup,
 ): Promise<RunToIndex> {
   const result = await settledResult(context, runId, projection);
   const run: IndexedRun = {
@@ -80,7 +82,8 @@ async function prepareSettledRun(
     ...(result.tenant === undefined ? {} : { tenant: result.tenant }),
     createdAt: result.createdAt,
   };
-  // Listed by this collector's call for its run-queued: the settling call leaves the runs and the agent's runs be.
+  if (expiresAt !== undefined) run.expiresAt = expiresAt;
+  // Listed by this collector's call for its run-queued: the settling call leaves the agent's and tenant's runs be.
   if (context.projections.isListed(runId)) run.listed = true;
   const queued = projection?.queued;
   if (queued === undefined) run.deadlineUnknown = true;
@@ -158,6 +161,7 @@ function groupByRun(
     }
     group.ids.push(id);
     for (const event of events) group.events.push(event);
+    if (entry.expiresAt !== undefined) group.expiresAt = entry.expiresAt;
     group.projection = projection;
   }
   return [...byRun.values()];

@@ -1,4 +1,5 @@
 import { setTimeout as delay } from "node:timers/promises";
+import { announcedRunIds } from "@errand/store/ops";
 import { afterAll, describe, expect } from "vitest";
 import { redisTest } from "../test-support/engine-test.js";
 import { DEFAULT_COLLECTOR_GROUP } from "./consumer-group.js";
@@ -111,9 +112,9 @@ describe("a collector killed with SIGKILL", () => {
     const subscriber = fx.connect();
     let announced = 0;
     const fortySettled = new Promise<void>((resolve) => {
-      subscriber.on("message", () => {
-        announced += 1;
-        if (announced === 40) resolve();
+      subscriber.on("message", (_channel: string, message: string) => {
+        announced += announcedRunIds(message).length;
+        if (announced >= 40) resolve();
       });
     });
     await subscriber.subscribe(

@@ -1,5 +1,5 @@
 import { shardOfRunId } from "@errand/core/ops";
-import { decodeShardEntry } from "@errand/store/ops";
+import { announcedRunIds, decodeShardEntry } from "@errand/store/ops";
 import { describe, expect } from "vitest";
 import { redisTest } from "../test-support/engine-test.js";
 import { DEFAULT_COLLECTOR_GROUP, ensureGroup } from "./consumer-group.js";
@@ -204,27 +204,31 @@ describe("createCollector", () => {
     }
   });
 
-  it("writes the runs index of a run it indexed when queued only then, not again when it settles", async ({
+  it("writes the agent's index of a run it indexed when queued only then, not again when it settles", async ({
     engineRedis: fx,
   }) => {
     const { prefix, keys, store } = fx.prefixed("collect-listed");
     const runs = planRuns({ count: 8, shards: TEST_SHARDS, seed: "collect-listed" });
+    const agentIndexes = Array.from({ length: TEST_SHARDS }, (_, shard) =>
+      ["researcher", "writer"].map((agent) => keys.runIndexByAgent(shard, agent)),
+    ).flat();
+    const agentMembers = async () =>
+      (await Promise.all(agentIndexes.map((key) => fx.redis.zrange(key, 0, -1)))).flat();
     const collector = createCollector(collectorOptions(fx, prefix));
     await collector.start();
     try {
       await writeRuns(store, runs, { upTo: 1 });
       await waitUntilIndexed(fx.redis, keys, [], TEST_SHARDS);
-      expect((await readIndexedState(fx.redis, keys, runs, TEST_SHARDS)).index.runs).toHaveLength(
-        runs.length,
-      );
-      // Emptied by hand: a settling call that wrote the runs index again would fill it again.
-      for (let shard = 0; shard < TEST_SHARDS; shard += 1) await fx.redis.del(keys.runIndex(shard));
+      expect(await agentMembers()).toHaveLength(runs.length);
+      // Emptied by hand: a settling call that wrote the agent's index again would fill it again.
+      await fx.redis.del(...agentIndexes);
 
       await writeRuns(store, runs, { from: 1 });
       await waitUntilIndexed(fx.redis, keys, settlingRunIds(runs), TEST_SHARDS);
-      const after = await readIndexedState(fx.redis, keys, runs, TEST_SHARDS);
-      const expected = await expectedIndexedState(store, runs);
-      expect(after).toEqual({ ...expected, index: { ...expected.index, runs: [] } });
+      expect(await readIndexedState(fx.redis, keys, runs, TEST_SHARDS)).toEqual(
+        await expectedIndexedState(store, runs),
+      );
+      expect(await agentMembers()).toEqual([]);
     } finally {
       await collector.stop();
     }
@@ -256,7 +260,9 @@ describe("createCollector", () => {
     );
     const announced: string[] = [];
     const subscriber = fx.connect();
-    subscriber.on("message", (_channel: string, runId: string) => announced.push(runId));
+    subscriber.on("message", (_channel: string, message: string) =>
+      announced.push(...announcedRunIds(message)),
+    );
     await subscriber.subscribe(
       ...Array.from({ length: TEST_SHARDS }, (_, shard) => keys.settledChannel(shard)),
     );
@@ -284,8 +290,10 @@ describe("createCollector", () => {
 
     const announcements = new Map<string, number>();
     const subscriber = fx.connect();
-    subscriber.on("message", (_channel: string, runId: string) => {
-      announcements.set(runId, (announcements.get(runId) ?? 0) + 1);
+    subscriber.on("message", (_channel: string, message: string) => {
+      for (const runId of announcedRunIds(message)) {
+        announcements.set(runId, (announcements.get(runId) ?? 0) + 1);
+      }
     });
     await subscriber.subscribe(
       ...Array.from({ length: TEST_SHARDS }, (_, shard) => keys.settledChannel(shard)),

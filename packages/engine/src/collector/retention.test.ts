@@ -76,6 +76,12 @@ describe("a settled run's outcome", () => {
     expect(shortResult).toBeGreaterThan(0);
     expect(shortResult).toBeLessThanOrEqual(SHORT_RETENTION_SECONDS * 1_000);
     expect(shortResult).toBeLessThanOrEqual(shortHead);
+    // To the millisecond: the expiry the settling append set on the head (its shard entry's).
+    for (const runId of [long, short]) {
+      expect(await fx.redis.pexpiretime(keys.result(runId))).toBe(
+        await fx.redis.pexpiretime(keys.runHead(runId)),
+      );
+    }
   });
 
   it("is never pending once settled: when its log expires, the run is not found", async ({

@@ -151,7 +151,8 @@ async function readPage(
   const read = async (announced?: readonly string[]): Promise<number> => {
     reads += 1;
     if (open === undefined) {
-      merge(await readStoredRuns(context, pageIds, restIds));
+      // Waiting, the page's runs are expected pending: read head first.
+      merge(await readStoredRuns(context, pageIds, restIds, { expectPending: waitMs > 0 }));
       open = new Set(pageIds.filter((runId) => standings.get(runId) === "pending"));
       return open.size;
     }

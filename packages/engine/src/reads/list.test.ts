@@ -1,4 +1,5 @@
 import { foldRun, isErrandError } from "@errand/core";
+import { shardOfRunId } from "@errand/core/ops";
 import { afterAll, describe, expect } from "vitest";
 import { indexPlanned } from "../collector/test-support/index-planned.js";
 import { type PlannedRun, planRuns } from "../collector/test-support/planned-runs.js";
@@ -25,6 +26,10 @@ it.beforeAll(async ({ engineRedis: fx }) => {
 afterAll(async () => {
   await reads?.close();
 });
+
+function shardOf(run: PlannedRun): number {
+  return shardOfRunId(run.runId);
+}
 
 /** The summaries of `planned` as their logs say, newest first. */
 async function expectedSummaries(
@@ -163,13 +168,38 @@ describe("list", () => {
       );
       expect(page.hasMore).toBe(false);
       const shardIndexes = Array.from({ length: TEST_SHARDS }, (_, shard) =>
-        expiring.keys.runIndex(shard),
-      );
+        (["active", "succeeded", "failed", "cancelled"] as const).map((status) =>
+          expiring.keys.runIndexByStatus(shard, status),
+        ),
+      ).flat();
       const remaining = await Promise.all(shardIndexes.map((key) => fx.redis.zrange(key, 0, -1)));
       expect(remaining.flat().some((member) => member.endsWith(gone.runId))).toBe(false);
       expect(remaining.flat()).toHaveLength(5);
     } finally {
       await expiringReads.close();
+    }
+  });
+
+  it("lists a run found in two status indexes (read while it moves) once, on every page size", async ({
+    engineRedis: fx,
+  }) => {
+    const { keys } = scope;
+    const settled = runs.find((run) => run.events.length > 1)!;
+    const moving = (
+      await fx.redis.zrange(keys.runIndexByStatus(shardOf(settled), "succeeded"), 0, -1)
+    )
+      .concat(await fx.redis.zrange(keys.runIndexByStatus(shardOf(settled), "failed"), 0, -1))
+      .concat(await fx.redis.zrange(keys.runIndexByStatus(shardOf(settled), "cancelled"), 0, -1))
+      .find((member) => member.endsWith(settled.runId))!;
+    const active = keys.runIndexByStatus(shardOf(settled), "active");
+    await fx.redis.zadd(active, 0, moving);
+    try {
+      const expected = (await expectedSummaries(scope.store, runs)).map((item) => item.runId);
+      for (const limit of [1, 4, 500]) {
+        expect((await allPages({}, limit)).items.map((item) => item.runId)).toEqual(expected);
+      }
+    } finally {
+      await fx.redis.zrem(active, moving);
     }
   });
 

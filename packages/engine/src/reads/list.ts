@@ -2,11 +2,11 @@
  * `list({ status?, agent?, parentRunId?, tenant?, limit?, cursor? })`: a page of run
  * summaries, newest first (docs/architecture/tool-results.md#the-result-vocabulary: `{ items, count, hasMore, nextCursor? }`).
  *
- * It reads the run indexes the collector keeps — per shard, every run, runs
- * by status (`active` holds queued and running runs), by agent and by
- * tenant — or a
- * parent's children, recorded when each is fired; merges them in creation
- * order, and checks
+ * It reads the run indexes the collector keeps — per shard, runs by status
+ * (`active` holds queued and running runs; every run is the union of the
+ * four, read active first), by agent and by tenant — or a parent's
+ * children, recorded when each is fired; merges them in creation order, and
+ * checks
  * each candidate against its head, which is always current: the filters
  * apply to what the head says, and a run whose head expired is dropped from
  * the index it was found in. The cursor carries the last item's
@@ -20,7 +20,6 @@ import {
   type LimitBounds,
   page,
   resolveLimit,
-  shardOfRunId,
 } from "@errand/core/ops";
 import type { HeadStatus, RunHead } from "@errand/store";
 import { parseStoredResult, runIdOfIndexMember, runIndexMember } from "@errand/store/ops";
@@ -31,6 +30,9 @@ import type { ReadsContext } from "./context.js";
 export const LIST_LIMITS: LimitBounds = { default: 50, max: 500 };
 
 const STATUSES: readonly HeadStatus[] = ["queued", "running", "succeeded", "failed", "cancelled"];
+
+/** The status indexes of a shard, whose union holds every run of it: the order `list` reads them in. */
+const INDEXED_STATUSES = ["active", "succeeded", "failed", "cancelled"] as const;
 
 /** One run in a list: the summary, without its events or output. */
 export interface RunSummary {
@@ -74,8 +76,6 @@ function invalid(message: string): never {
  */
 interface ListSource {
   keys: string[];
-  /** Whether the keys are the collector's indexes (whose runs are also in their shard's index of every run). */
-  indexed: boolean;
   member(createdAt: string, runId: string): string;
   runIdOf(member: string): string;
 }
@@ -86,14 +86,12 @@ function sourceOf(context: ReadsContext, options: ListOptions): ListSource {
     const children = keys.children(options.parentRunId);
     return {
       keys: [children],
-      indexed: false,
       member: (_, runId) => runId,
       runIdOf: (member) => member,
     };
   }
   const indexed = (indexKeys: string[]): ListSource => ({
     keys: indexKeys,
-    indexed: true,
     member: runIndexMember,
     runIdOf: runIdOfIndexMember,
   });
@@ -109,7 +107,14 @@ function sourceOf(context: ReadsContext, options: ListOptions): ListSource {
   if (status !== undefined) {
     return indexed(shards.map((shard) => keys.runIndexByStatus(shard, status)));
   }
-  return indexed(shards.map((shard) => keys.runIndex(shard)));
+  // Active first: a run moves from active to a settled index, atomically, and
+  // the keys of a shard are read in order on one connection, so a run moving
+  // while they are read is found twice (once kept), never missed.
+  return indexed(
+    shards.flatMap((shard) =>
+      INDEXED_STATUSES.map((indexed) => keys.runIndexByStatus(shard, indexed)),
+    ),
+  );
 }
 
 /** The member of `source` a cursor points below. */
@@ -136,7 +141,7 @@ function matches(head: RunHead, options: ListOptions): boolean {
 /** An index member and the key it was found in. */
 type Candidate = [member: string, key: string];
 
-/** The `count` newest members below `below` over every key, newest first. */
+/** The `count` newest members below `below` over every key, newest first, each once. */
 async function newestBelow(
   context: ReadsContext,
   keys: readonly string[],
@@ -151,9 +156,9 @@ async function newestBelow(
       ),
     ),
   );
-  return perKey
-    .flat()
-    .sort(([a], [b]) => (a < b ? 1 : a > b ? -1 : 0))
+  const newest = perKey.flat().sort(([a], [b]) => (a < b ? 1 : a > b ? -1 : 0));
+  return newest
+    .filter(([member], index) => index === 0 || newest[index - 1]![0] !== member)
     .slice(0, count);
 }
 
@@ -187,19 +192,9 @@ async function summarize(context: ReadsContext, head: RunHead): Promise<RunSumma
   return runSummaryOf(head, stored);
 }
 
-/** Drops an expired run from where it was found and, from an index, from its shard's index of every run. */
-async function prune(
-  context: ReadsContext,
-  source: ListSource,
-  [member, key]: Candidate,
-): Promise<void> {
-  const removed = context.redis.zrem(key, member);
-  if (!source.indexed) {
-    await removed;
-    return;
-  }
-  const all = context.keys.runIndex(shardOfRunId(source.runIdOf(member)));
-  await Promise.all([removed, context.redis.zrem(all, member)]);
+/** Drops an expired run from where it was found. */
+async function prune(context: ReadsContext, [member, key]: Candidate): Promise<void> {
+  await context.redis.zrem(key, member);
 }
 
 /** A page of run summaries: see the module documentation. */
@@ -228,7 +223,7 @@ export async function listRuns(
       candidates.map(([member]) => context.store.readHead(source.runIdOf(member))),
     );
     for (const [index, head] of heads.entries()) {
-      if (head === undefined) await prune(context, source, candidates[index]!);
+      if (head === undefined) await prune(context, candidates[index]!);
       else if (matches(head, options)) found.push(head);
     }
     below = candidates.at(-1)?.[0];

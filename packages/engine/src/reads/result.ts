@@ -16,9 +16,18 @@ export interface ResultOptions {
   waitMs?: number;
 }
 
-/** The run's stored result; throws `not_found` for a run that does not exist (or expired). */
-async function readStanding(context: ReadsContext, runId: string): Promise<RunResult | undefined> {
-  const { results, standings } = await readStoredRuns(context, [runId]);
+/**
+ * The run's stored result; throws `not_found` for a run that does not exist
+ * (or expired). Waiting, the run is expected pending: read head first.
+ */
+async function readStanding(
+  context: ReadsContext,
+  runId: string,
+  waiting: boolean,
+): Promise<RunResult | undefined> {
+  const { results, standings } = await readStoredRuns(context, [runId], [], {
+    expectPending: waiting,
+  });
   if (standings.get(runId) === "not_found") throw runNotFound(runId);
   return results.get(runId);
 }
@@ -46,7 +55,7 @@ export async function readResult(
     [runId],
     waitMs,
     (announced) =>
-      announced === undefined ? readStanding(context, runId) : readOne(context, runId),
+      announced === undefined ? readStanding(context, runId, waitMs > 0) : readOne(context, runId),
     (result) => result !== undefined,
   );
   return settled && withTreeSpend(context.redis, context.keys, settled);

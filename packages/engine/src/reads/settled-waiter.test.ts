@@ -61,7 +61,8 @@ describe("the settled waiter", () => {
       const waiting = reads.result(runId, { waitMs: 600_000 });
       await expect.poll(() => subscribersOf(channel)).toBe(1);
 
-      // The run's result is stored, but its announcement is lost: nobody publishes it.
+      // The run settles (its head, as the settling append leaves it) and its result is
+      // stored, but its announcement is lost: nobody publishes it.
       const result: RunResult = {
         runId,
         agent: "researcher",
@@ -73,7 +74,10 @@ describe("the settled waiter", () => {
         usage: { inputTokens: 1, outputTokens: 1 },
         createdAt: run!.events[0]!.at,
       };
-      await withAdmin((redis) => redis.set(keys.result(runId), JSON.stringify(result)));
+      await withAdmin(async (redis) => {
+        await redis.hset(keys.runHead(runId), "status", "succeeded");
+        await redis.set(keys.result(runId), JSON.stringify(result));
+      });
       await server.kill();
       await server.restart();
 

@@ -11,6 +11,7 @@ import { ErrandError, type RunResult } from "@errand/core";
 import { createdAtOfRunId, shardOfRunId } from "@errand/core/ops";
 import type { StoreKeys } from "../keys.js";
 import { defineLuaCommand, type LuaCall, type RedisClient, readLuaFile } from "../lua-command.js";
+import { storedResultJson } from "./stored-results.js";
 
 const INDEX_RUNS_SCRIPT = {
   command: "errandIndexRuns",
@@ -47,6 +48,16 @@ export function runIndexMember(createdAt: string, runId: string): string {
   return `${String(ms).padStart(MEMBER_TIME_DIGITS, "0")}:${runId}`;
 }
 
+/**
+ * The runIds one message on a shard's settled channel announces: an
+ * `index-runs-n.lua` call announces every run whose result it stored in one
+ * message, the runIds separated by spaces (a runId has none; an older
+ * collector's message is a single runId, read alike).
+ */
+export function announcedRunIds(message: string): string[] {
+  return message.split(" ");
+}
+
 /** The runId of an index member. */
 export function runIdOfIndexMember(member: string): string {
   return member.slice(MEMBER_TIME_DIGITS + 1);
@@ -69,12 +80,18 @@ export interface IndexedRun {
    */
   deadlineUnknown?: boolean;
   /**
-   * True when the writer's own earlier call indexed the run in the runs, its
-   * agent's and its tenant's runs (it answered true for the run's
-   * `run-queued`), so that the settling call leaves those writes out. Only a writer that saw
+   * True when the writer's own earlier call indexed the run in its agent's
+   * and its tenant's runs (it answered true for the run's `run-queued`), so
+   * that the settling call leaves those writes out. Only a writer that saw
    * that answer may say so; unset, they are written again (idempotent).
    */
   listed?: boolean;
+  /**
+   * When the settled run's log and head expire, in ms since the epoch, as the
+   * append that settled it said (its shard entry's `expiresAt`); unset, the
+   * call reads the head's expiry (one command more).
+   */
+  expiresAt?: number;
 }
 
 /** A run to index, and its result when it settled. */
@@ -94,6 +111,7 @@ export interface IndexSegment {
     result: string,
     listed: string,
     tenanted: string,
+    expiresAt: string,
   ];
 }
 
@@ -116,9 +134,10 @@ export function indexSegment(keys: StoreKeys, { run, result }: RunToIndex): Inde
       run.runId,
       runIndexMember(run.createdAt, run.runId),
       run.deadlineUnknown ? "?" : Number.isNaN(deadline) ? "" : String(deadline),
-      result === undefined ? "" : JSON.stringify(result),
+      result === undefined ? "" : storedResultJson(result),
       run.listed ? "1" : "",
       run.tenant === undefined ? "" : "1",
+      run.expiresAt === undefined ? "" : String(run.expiresAt),
     ],
   };
 }
@@ -145,7 +164,8 @@ export interface IndexAcknowledgement {
  * Brings runs of `shard` in the shard's indexes up to date with their heads,
  * in one script call (`lua/index-runs-n.lua`); a run whose segment carries its
  * result then gets its result stored (once) and announced on the shard's
- * settled channel by the same call, its result and children
+ * settled channel by the same call (one message for the call's runs:
+ * {@link announcedRunIds}), its result and children
  * expiring with its log (the head's TTL). With `acknowledge`, the same call
  * then acknowledges the entries it names (only if every run was handled:
  * a call that fails acknowledges nothing). Resolves with one flag per run, in order: false for a run
@@ -161,7 +181,6 @@ export async function indexRuns(
   if (segments.length === 0) return [];
   const { keys, indexRunsScript } = writer;
   const callKeys = [
-    keys.runIndex(shard),
     keys.runIndexByStatus(shard, "active"),
     keys.runIndexByStatus(shard, "succeeded"),
     keys.runIndexByStatus(shard, "failed"),

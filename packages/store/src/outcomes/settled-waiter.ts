@@ -1,6 +1,7 @@
 /**
- * Waiting for runs to settle without polling. The collector PUBLISHes a
- * runId on its shard's settled channel once the run's result is written. A
+ * Waiting for runs to settle without polling. The collector PUBLISHes the
+ * runIds of a batch on its shard's settled channel once their results are
+ * written (one message a batch: `announcedRunIds`). A
  * waiter subscribes to the channels of the shards involved BEFORE it reads,
  * then reads again each time one of its runs is announced, until the read
  * says it is done or the time is up: a result written between the read and
@@ -19,6 +20,7 @@ import { shardOfRunId } from "@errand/core/ops";
 import { closeConnection, whenReady } from "../client-lifecycle.js";
 import type { StoreKeys } from "../keys.js";
 import type { RedisClient } from "../lua-command.js";
+import { announcedRunIds } from "./index-runs.js";
 
 /** Waits for runs to settle. */
 export interface SettledWaiter {
@@ -122,15 +124,17 @@ export function createSettledWaiter(
   function subscriberConnection(): { connection: RedisClient; ready: Promise<void> } {
     if (!subscriber) {
       const opened = openSubscriber();
-      opened.on("message", (_channel: string, runId: string) => {
-        if (settledHeard.hasSubscribers) {
-          const heard: SettledHeard = {
-            runId,
-            heardAt: performance.timeOrigin + performance.now(),
-          };
-          settledHeard.publish(heard);
+      opened.on("message", (_channel: string, message: string) => {
+        const heardAt = settledHeard.hasSubscribers
+          ? performance.timeOrigin + performance.now()
+          : 0;
+        for (const runId of announcedRunIds(message)) {
+          if (settledHeard.hasSubscribers) {
+            const heard: SettledHeard = { runId, heardAt };
+            settledHeard.publish(heard);
+          }
+          for (const watcher of watchers.get(runId) ?? []) watcher.notify(runId);
         }
-        for (const watcher of watchers.get(runId) ?? []) watcher.notify(runId);
       });
       let connectedBefore = false;
       opened.on("ready", () => {

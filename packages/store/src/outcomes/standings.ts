@@ -68,15 +68,30 @@ interface ShardCall {
   inFull: number;
 }
 
+/** How {@link readStandings} reads. */
+export interface StandingsOptions {
+  /**
+   * The runs read in full are expected pending (the first read of a wait):
+   * each is read head first, one lookup while it is not settled (two once it
+   * is), instead of result first (one lookup once settled, two before).
+   */
+  expectPending?: boolean;
+}
+
 function isStringList(reply: unknown): reply is string[] {
   return Array.isArray(reply) && reply.every((item) => typeof item === "string");
 }
 
 /** The standings of the runs of one call, and the results of those read in full, into `into`. */
-async function readCall(context: OutcomeReads, call: ShardCall, into: Standings): Promise<void> {
+async function readCall(
+  context: OutcomeReads,
+  call: ShardCall,
+  into: Standings,
+  options: StandingsOptions,
+): Promise<void> {
   const { runIds, inFull } = call;
   const keys = runIds.flatMap((runId) => [context.keys.result(runId), context.keys.runHead(runId)]);
-  const reply = await context.standingsScript(keys, [inFull]);
+  const reply = await context.standingsScript(keys, [inFull, options.expectPending ? "1" : ""]);
   const [characters = "", ...texts] = isStringList(reply) ? reply : [];
   const read = [...characters];
   // "r" (a result read, its text among `texts`) only for a run read in full.
@@ -157,8 +172,11 @@ export async function readStandings(
   context: OutcomeReads,
   inFull: readonly string[],
   counted: readonly string[] = [],
+  options: StandingsOptions = {},
 ): Promise<Standings> {
   const read: Standings = { standings: new Map(), stored: new Map() };
-  await Promise.all(scriptCalls(inFull, counted).map((call) => readCall(context, call, read)));
+  await Promise.all(
+    scriptCalls(inFull, counted).map((call) => readCall(context, call, read, options)),
+  );
   return read;
 }

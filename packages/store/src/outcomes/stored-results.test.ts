@@ -37,7 +37,7 @@ describe("parseStoredResult", () => {
     expect(parseStoredResult(result.runId, JSON.stringify(result))).toEqual(result);
   });
 
-  it("reads a result stored without its runId and a root run's own root, as a later version stores it", async () => {
+  it("reads a result stored without its runId and a root run's own root, as storedResultJson stores it", async () => {
     const settled = await settledResult();
     const result = { ...settled, rootRunId: settled.runId };
     const { runId, rootRunId: _ownRoot, ...slim } = result;
@@ -141,5 +141,41 @@ describe("readStoredRuns", () => {
     expect(called("get")).toBe(3);
     expect(called("exists")).toBe(3);
     expect(called("hget")).toBe(1);
+  });
+
+  it("reads the runs read in full head first when they are expected pending: a pending run costs its head's status alone", async () => {
+    const context = {
+      redis: fx.redis,
+      keys: store.keys,
+      standingsScript: defineStandingsScript(fx.redis),
+    };
+    const settled = await settledResult();
+    await fx.redis.set(store.keys.result(settled.runId), JSON.stringify(settled));
+    const pending = store.newRunId();
+    await store.appendEvents(pending, 0, [queued()]);
+    // Settled by its head, its result not stored yet: still pending.
+    const unannounced = (await settledResult()).runId;
+    const unknown = store.newRunId();
+
+    const before = await commandCalls();
+    const read = await readStoredRuns(context, [settled.runId, pending, unannounced, unknown], [], {
+      expectPending: true,
+    });
+    const after = await commandCalls();
+    const called = (name: string) => (after.get(name) ?? 0) - (before.get(name) ?? 0);
+
+    expect(read.results).toEqual(new Map([[settled.runId, settled]]));
+    expect(read.standings).toEqual(
+      new Map([
+        [settled.runId, "succeeded"],
+        [pending, "pending"],
+        [unannounced, "pending"],
+        [unknown, "not_found"],
+      ]),
+    );
+    // Each head's status; a GET only for the settled head, the unannounced one and the unknown run.
+    expect(called("hget")).toBe(4);
+    expect(called("get")).toBe(3);
+    expect(called("exists")).toBe(0);
   });
 });

@@ -5,13 +5,29 @@
  */
 import { ErrandError, RunResult } from "@errand/core";
 import { isRunId } from "@errand/core/ops";
-import { type OutcomeReads, type RunStanding, readStandings } from "./standings.js";
+import {
+  type OutcomeReads,
+  type RunStanding,
+  readStandings,
+  type StandingsOptions,
+} from "./standings.js";
+
+/**
+ * The text a result is stored as: its JSON without what the result's key
+ * already says — the `runId`, and the `rootRunId` of a run that is its own
+ * root — which {@link parseStoredResult} fills in again
+ * (docs/architecture/collector.md#slim-heads-and-results-in-two-releases).
+ */
+export function storedResultJson(result: RunResult): string {
+  const { runId, rootRunId, ...rest } = result;
+  return JSON.stringify(rootRunId === runId ? rest : { rootRunId, ...rest });
+}
 
 /**
  * A stored result, parsed and checked against the `RunResult` schema: the
  * one way a result written by the collector is read. The `runId` and the
  * root of a run that is its own root are filled in when the text leaves them
- * out, as a later version will store results (docs/architecture/collector.md#slim-heads-and-results-in-two-releases); results stored whole read alike. Throws an `ErrandError` `internal` for text the collector could not
+ * out, as {@link storedResultJson} stores results; results stored whole by older versions read alike. Throws an `ErrandError` `internal` for text the collector could not
  * have written.
  */
 export function parseStoredResult(runId: string, json: string): RunResult {
@@ -60,17 +76,19 @@ export interface StoredRuns {
  * only counted whose result outlived its head (it expired a moment before)
  * is read once more, in full: only then is there a second round trip. A run
  * given twice is read once (in full, if it is in `full`); a string that is
- * not a run id is `not_found`.
+ * not a run id is `not_found`. With `expectPending` (the first read of a
+ * wait), the runs of `full` are read head first.
  */
 export async function readStoredRuns(
   context: OutcomeReads,
   full: readonly string[],
   counted: readonly string[] = [],
+  options: StandingsOptions = {},
 ): Promise<StoredRuns> {
   const fullIds = [...new Set(full.filter(isRunId))];
   const inFull = new Set(fullIds);
   const countedIds = [...new Set(counted.filter((runId) => isRunId(runId) && !inFull.has(runId)))];
-  const read = await readStandings(context, fullIds, countedIds);
+  const read = await readStandings(context, fullIds, countedIds, options);
   const results = new Map<string, RunResult>();
   const standings = new Map<string, RunStanding>();
   for (const runId of [...full, ...counted]) standings.set(runId, "not_found");

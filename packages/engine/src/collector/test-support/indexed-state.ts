@@ -7,7 +7,7 @@
  */
 import { foldRun, settleRun } from "@errand/core";
 import type { EventStore } from "@errand/store";
-import { runIndexMember } from "@errand/store/ops";
+import { runIndexMember, storedResultJson } from "@errand/store/ops";
 import type { Cluster, Redis } from "ioredis";
 import type { EngineKeys } from "../../engine-keys.js";
 import { readCollectorMetrics } from "../metrics.js";
@@ -18,11 +18,11 @@ import type { PlannedRun } from "./planned-runs.js";
 export interface IndexedState {
   /** Result JSON by runId (null: none). */
   results: Record<string, string | null>;
-  /** Per index (runs, active, succeeded, failed, cancelled), its members over every shard, sorted. */
+  /** Per status index (active, succeeded, failed, cancelled), its members over every shard, sorted. */
   index: Record<string, string[]>;
 }
 
-const INDEXES = ["runs", "active", "succeeded", "failed", "cancelled"] as const;
+const INDEXES = ["active", "succeeded", "failed", "cancelled"] as const;
 
 /** Reads what the collector wrote for `runs`. */
 export async function readIndexedState(
@@ -37,8 +37,7 @@ export async function readIndexedState(
   for (const name of INDEXES) {
     const members: string[] = [];
     for (let shard = 0; shard < shards; shard += 1) {
-      const key = name === "runs" ? keys.runIndex(shard) : keys.runIndexByStatus(shard, name);
-      members.push(...(await redis.zrange(key, 0, -1)));
+      members.push(...(await redis.zrange(keys.runIndexByStatus(shard, name), 0, -1)));
     }
     index[name] = members.sort();
   }
@@ -55,9 +54,8 @@ export async function expectedIndexedState(
   for (const run of runs) {
     const state = foldRun(await store.readLog(run.runId), run.runId);
     const result = settleRun(state);
-    results[run.runId] = result === undefined ? null : JSON.stringify(result);
+    results[run.runId] = result === undefined ? null : storedResultJson(result);
     const member = runIndexMember(run.events[0]!.at, run.runId);
-    index.runs!.push(member);
     index[result?.status ?? "active"]!.push(member);
   }
   for (const list of Object.values(index)) list.sort();

@@ -1,0 +1,54 @@
+/**
+ * errand's own Redis commands per one-step run, pinned: the bench's
+ * end-to-end phase (fire, worker, collector, `collect` waiting) and its
+ * BullMQ baseline (a job with errand's job options) on one private Redis,
+ * counted with `INFO commandstats` (commands inside scripts included), and
+ * errand's share — the run's commands less BullMQ's job's — held under the
+ * bound BENCHMARKS.md states. A command added to a run's path fails it. The
+ * counts are exact but for how the collector's batches fall (a read, a
+ * script call and an XACK a batch, a PUBLISH a batch that settles runs),
+ * hence the bound's margin.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type BenchRedis, startBenchRedis } from "./bench-redis.js";
+import { measureBullmq } from "./phases/bullmq-baseline.js";
+import { measureErrandThroughput } from "./phases/errand-throughput.js";
+
+/** Runs (and BullMQ jobs) counted: below the 1,000 completed jobs BullMQ keeps, so neither side trims. */
+const RUNS = 600;
+const CONCURRENCY = 50;
+
+/**
+ * errand's own commands per run may not exceed this: 31.3–31.6 measured
+ * (BENCHMARKS.md, "Seventh round"; 34.7 before it), so one command more a
+ * run fails.
+ */
+const OWN_COMMANDS_BOUND = 32;
+
+let redis: BenchRedis;
+
+beforeAll(async () => {
+  redis = await startBenchRedis();
+});
+afterAll(async () => {
+  await redis?.stop();
+});
+
+describe("errand's own Redis commands per one-step run", () => {
+  it("stay within the bound: no PEXPIRETIME, no EXISTS on a waiting first read, one PUBLISH a batch", async () => {
+    const bullmq = await measureBullmq(redis, RUNS, CONCURRENCY);
+    const errand = await measureErrandThroughput(redis, RUNS, CONCURRENCY);
+    const own = errand.commandsPerRun - bullmq.commands.total;
+    const byName = errand.commandsPerRunByName;
+    const context = `own ${own.toFixed(2)}; errand ${JSON.stringify(byName)}; BullMQ ${JSON.stringify(bullmq.commands.byName)}`;
+    expect(own, context).toBeLessThanOrEqual(OWN_COMMANDS_BOUND);
+    const ownOf = (name: string) => (byName[name] ?? 0) - (bullmq.commands.byName[name] ?? 0);
+    // One announcement per collector batch, not one per run.
+    expect(ownOf("publish"), context).toBeLessThan(0.9);
+    // The settling append's expiry rides in its shard entry; a waiting first read looks at the head alone.
+    expect(ownOf("pexpiretime"), context).toBe(0);
+    expect(ownOf("exists"), context).toBeLessThan(0.1);
+    // Three index writes a run (active and the agent's when queued, the status when settled): no index of every run.
+    expect(ownOf("zadd"), context).toBe(3);
+  });
+});
