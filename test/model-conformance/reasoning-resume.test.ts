@@ -91,10 +91,12 @@ describe.each(HISTORIES)("a reasoning run (history %s) SIGKILLed between its ste
       "output-recorded",
       "finished",
     ]);
-    expect(events.filter((event) => event.type === "run-started").map((e) => e.data)).toMatchObject([
-      { attempt: 1, workerId: "worker-a" },
-      { attempt: 2, workerId: "worker-b" },
-    ]);
+    expect(events.filter((event) => event.type === "run-started").map((e) => e.data)).toMatchObject(
+      [
+        { attempt: 1, workerId: "worker-a" },
+        { attempt: 2, workerId: "worker-b" },
+      ],
+    );
     expect(events[2]).toMatchObject({
       data: {
         items: [{ type: "reasoning" }, { type: "function_call" }],
