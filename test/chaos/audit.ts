@@ -132,16 +132,10 @@ async function countRepeatedSideEffects(redis: Redis | Cluster, prefix: string):
   return counts.filter((count) => Number(count) > 1).length;
 }
 
-/** Audits `fired` and the children they spawned, then every run Redis holds under `prefix`. */
-export async function audit(
-  errand: Errand,
-  redis: Redis | Cluster,
-  prefix: string,
-  fired: readonly FiredRun[],
-  hasJob: HasJob,
-): Promise<AuditFindings> {
-  const findings: AuditFindings = {
-    fired: fired.length,
+/** Findings of an audit of `fired` runs before it has looked at any: nothing counted, nothing found. */
+export function noFindings(fired: number, repeatedSideEffects: number): AuditFindings {
+  return {
+    fired,
     children: 0,
     settled: 0,
     lost: [],
@@ -154,9 +148,20 @@ export async function audit(
     failedForRedis: [],
     orphaned: [],
     leftBehind: [],
-    repeatedSideEffects: await countRepeatedSideEffects(redis, prefix),
+    repeatedSideEffects,
     outcomes: {},
   };
+}
+
+/** Audits `fired` and the children they spawned, then every run Redis holds under `prefix`. */
+export async function audit(
+  errand: Errand,
+  redis: Redis | Cluster,
+  prefix: string,
+  fired: readonly FiredRun[],
+  hasJob: HasJob,
+): Promise<AuditFindings> {
+  const findings = noFindings(fired.length, await countRepeatedSideEffects(redis, prefix));
   const accepted = new Set<string>();
   const check = async (runId: string): Promise<{ events: RunEvent[]; result?: RunResult }> => {
     accepted.add(runId);

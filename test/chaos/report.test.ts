@@ -3,28 +3,11 @@
  * line that says FAILED must also say why.
  */
 import { describe, expect, it } from "vitest";
-import type { AuditFindings } from "./audit.js";
+import { type AuditFindings, noFindings } from "./audit.js";
 import { type ChaosSummary, formatTable } from "./report.js";
 
 function findings(overrides: Partial<AuditFindings>): AuditFindings {
-  return {
-    fired: 3,
-    children: 0,
-    settled: 3,
-    lost: [],
-    duplicateTerminal: [],
-    duplicateOutput: [],
-    inconsistentHistory: [],
-    wrongStatus: [],
-    resultDiffersFromLog: [],
-    parentsWaiting: [],
-    failedForRedis: [],
-    orphaned: [],
-    leftBehind: [],
-    repeatedSideEffects: 0,
-    outcomes: { succeeded: 3 },
-    ...overrides,
-  };
+  return { ...noFindings(3, 0), settled: 3, outcomes: { succeeded: 3 }, ...overrides };
 }
 
 function summary(overrides: Partial<ChaosSummary>): ChaosSummary {
