@@ -2,10 +2,11 @@
  * What one tick of a schedule does (docs/architecture/schedules.md#exactly-once):
  * which ticks it fires (its own, and, when it starts late, the missed ones
  * its `catchUp` names), what the schedule's previous run still running does
- * to it (`overlap`, one verdict a tick across every process), and the fire itself — errand's own `fire`, under the
- * idempotency key `schedule:<id>:<tick ms>`, so that a tick handled twice
- * (a job run again after its worker died, two catch-ups that overlap) makes
- * one run. Each run carries the schedule and tick in its metadata.
+ * to it (`overlap`: one verdict a tick, whichever processes handle it), and
+ * the fire itself — errand's own `fire`, under the idempotency key
+ * `schedule:<id>:<tick ms>`, so that a tick handled twice (a job run again
+ * after its worker died, two catch-ups that overlap) makes one run. Each run
+ * carries the schedule and tick in its metadata.
  */
 import { setTimeout as delay } from "node:timers/promises";
 import { ErrandError } from "@errand/core";
