@@ -252,6 +252,7 @@ describe.concurrent("schedules", () => {
     await errand.schedules.list();
     const before = await connectionCount(stack);
     const without = await startWorker(stack, prefix, { schedules: false });
+    await delay(SCHEDULES_WATCH_MS); // every connection it opens is open, as for the one below
     const ofWorker = (await connectionCount(stack)) - before;
     await without.close({ graceMs: 0 });
     await expect.poll(() => connectionCount(stack), { timeout: 10_000 }).toBe(before);
