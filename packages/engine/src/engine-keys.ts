@@ -76,6 +76,12 @@ export interface EngineKeys extends StoreKeys {
   readonly schedules: string;
   /** The runs one schedule made: ZSET, member runId, score its tick (ms since the epoch); the newest kept. */
   scheduleRuns(scheduleId: string): string;
+  /**
+   * The ticks of one schedule decided so far, when its `overlap` is `skip` or
+   * `cancel-previous`: ZSET, score the tick (ms), member `<tick>:fire:<decided at ms>`
+   * or `<tick>:skip` (see `lua/decide-schedule-ticks-1.lua`); the newest kept.
+   */
+  scheduleTicks(scheduleId: string): string;
   /** The BullMQ queue whose job schedulers tick the schedules (under {@link bullmqPrefix}). */
   readonly schedulesQueue: string;
 }
@@ -102,6 +108,7 @@ export function engineKeys(prefix?: string): EngineKeys {
     evaluation: (evaluationId) => `${base}:evaluation:${evaluationId}`,
     schedules: `${base}:schedules`,
     scheduleRuns: (scheduleId) => `${base}:schedule-runs:${scheduleId}`,
+    scheduleTicks: (scheduleId) => `${base}:schedule-ticks:${scheduleId}`,
     schedulesQueue: `${base.replaceAll(":", ".")}#schedules`,
   };
 }

@@ -8,7 +8,6 @@
  */
 import { FatalToolError, type ToolContext } from "@errand/runtime";
 import type { JobsOptions } from "bullmq";
-import type { CancelContext } from "../client/cancel.js";
 import type { FireContext } from "../client/fire-context.js";
 import { DEFAULT_MAX_INPUT_BYTES } from "../client/fire-spec.js";
 import { createRunQueues } from "../queues/run-queues.js";
@@ -115,8 +114,11 @@ export interface OpenParentServicesOptions {
 /** A worker's parent services, and how to close the queues they opened. */
 export interface OpenParentServices {
   services: ParentServices;
-  /** What cancels runs with the children's queues (a budget's `cancel-tree`). */
-  cancelContext: CancelContext;
+  /**
+   * What fires and cancels runs with the children's queues: a budget's
+   * `cancel-tree`, and the runs of the worker's schedule ticker.
+   */
+  fireContext: FireContext;
   close(): Promise<void>;
 }
 
@@ -131,7 +133,7 @@ export function openParentServices(options: OpenParentServicesOptions): OpenPare
   const fire: FireContext = { ...reads, queues, maxInputBytes: DEFAULT_MAX_INPUT_BYTES };
   return {
     services: createParentServices(fire, reads, limits, links),
-    cancelContext: fire,
+    fireContext: fire,
     async close() {
       await queues.close();
       await closeConnection(queueConnection);

@@ -60,15 +60,17 @@ export async function writeScheduleRecord(
   await redis.hset(keys.schedules, record.schedule.id, JSON.stringify(record));
 }
 
-/** Deletes schedule `id`'s record and its runs; resolves with whether it had a record. */
+/** Deletes schedule `id`'s record, its runs and its decided ticks; resolves with whether it had a record. */
 export async function deleteScheduleRecord(
   redis: RedisConnection,
   keys: EngineKeys,
   id: string,
 ): Promise<boolean> {
+  // One key a command: on a Redis Cluster, the three live in different slots.
   const [removed] = await Promise.all([
     redis.hdel(keys.schedules, id),
     redis.del(keys.scheduleRuns(id)),
+    redis.del(keys.scheduleTicks(id)),
   ]);
   return removed === 1;
 }
@@ -86,6 +88,17 @@ export async function noteScheduleRun(
   const key = keys.scheduleRuns(id);
   await redis.zadd(key, run.tick, run.runId);
   await redis.zremrangebyrank(key, 0, -(KEPT_SCHEDULE_RUNS + 1));
+}
+
+/** The run schedule `id` fired for `tick`, once noted. */
+export async function readScheduleRunOfTick(
+  redis: RedisConnection,
+  keys: EngineKeys,
+  id: string,
+  tick: number,
+): Promise<string | undefined> {
+  const [runId] = await redis.zrangebyscore(keys.scheduleRuns(id), tick, tick, "LIMIT", 0, 1);
+  return runId;
 }
 
 /** The newest `count` runs schedule `id` made, newest first. */

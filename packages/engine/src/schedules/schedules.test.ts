@@ -1,23 +1,27 @@
 /**
- * Schedules end to end, on a Redis of this file's own (append-only file on,
- * so that a restart keeps its data) with in-process workers and clients:
- * one run per tick across three workers and two clients, `overlap: "skip"`,
- * a Redis and worker restart, `catchUp` after an outage, and every refusal
- * at upsert with nothing written. Runs are counted from their logs, by the
- * tick their metadata names — never from the schedule's own bookkeeping.
+ * Schedules end to end, with in-process workers and clients: one run per
+ * tick across three workers and two clients, `overlap: "skip"` across two
+ * workers, a ticker that costs nothing until a schedule exists, every
+ * refusal at upsert with nothing written, and — each on a Redis of its own
+ * with an append-only file, restarted under it — a Redis and worker restart
+ * that keep the schedule and its next tick, and `catchUp` after a 10 s Redis
+ * outage that the workers live through. The tests run at once. Runs are
+ * counted from their logs, by the tick their metadata names — never from
+ * the schedule's own bookkeeping.
  */
 import { setTimeout as delay } from "node:timers/promises";
 import { isErrandError, type RunEvent } from "@errand/core";
 import { defineAgent, defineTool, scriptedModel } from "@errand/runtime";
 import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
 import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, type ExpectStatic, it } from "vitest";
 import { z } from "zod";
 import { createErrand, type Errand } from "../client/client.js";
 import { createLogger } from "../logger.js";
-import { captureLogs, type LogCapture } from "../test-support/log-capture.js";
-import { createWorker } from "../worker/create-worker.js";
+import { captureLogs } from "../test-support/log-capture.js";
+import { createWorker, type WorkerOptions } from "../worker/create-worker.js";
 import { SCHEDULE_METADATA_KEY, TICK_METADATA_KEY } from "./fire-tick.js";
+import { SCHEDULES_WATCH_MS } from "./schedule-ticker.js";
 
 /** How long a lingering run's one tool call takes: several ticks of a one-second schedule. */
 const LINGER_MS = 3_500;
@@ -50,44 +54,67 @@ const lingering = defineAgent({
 
 const silent = createLogger({ level: "silent" });
 
-let server: RedisServer;
-let redis: Redis;
+/** A Redis the tests of this file share (none restarts it). */
+let shared: Stack;
+/** What the file closes at its end, last opened first. */
 const closers: (() => Promise<void>)[] = [];
 
+/** A Redis server and a connection of the test's own to read it. */
+interface Stack {
+  server: RedisServer;
+  redis: Redis;
+}
+
+/** Starts a Redis (with an append-only file, so that a restart keeps its data), closed at the end of the file. */
+async function startStack(): Promise<Stack> {
+  const server = await startRedis({ appendonly: true, appendfsync: "always" });
+  const redis = new Redis(server.url);
+  redis.on("error", () => {}); // it reconnects after a restart
+  closers.push(async () => {
+    redis.disconnect();
+    await server.stop();
+  });
+  return { server, redis };
+}
+
 beforeAll(async () => {
-  server = await startRedis({ appendonly: true, appendfsync: "always" });
-  redis = new Redis(server.url);
-  redis.on("error", () => {}); // it reconnects after the restart below
+  shared = await startStack();
 });
 afterAll(async () => {
   for (const close of closers.reverse()) await close();
-  redis?.disconnect();
-  await server?.stop();
 });
 
 /** A worker of both agents under `prefix`, closed at the end of the file unless closed before. */
-async function startWorker(prefix: string, options: { logger?: LogCapture["logger"] } = {}) {
+async function startWorker(
+  stack: Stack,
+  prefix: string,
+  options: Partial<Pick<WorkerOptions, "logger" | "schedules">> = {},
+) {
   const worker = await createWorker({
-    connection: server.url,
+    connection: stack.server.url,
     prefix,
     agents: [ticking, lingering],
     concurrency: 4,
-    logger: options.logger ?? silent,
+    logger: silent,
+    ...options,
   });
   closers.push(() => worker.close({ graceMs: 500 }));
   return worker;
 }
 
 /** A client under `prefix`, closed at the end of the file. */
-function openClient(prefix: string): Errand {
-  const errand = createErrand({ connection: server.url, prefix, logger: silent });
+function openClient(stack: Stack, prefix: string): Errand {
+  const errand = createErrand({ connection: stack.server.url, prefix, logger: silent });
   closers.push(() => errand.close());
   return errand;
 }
 
-/** Every run fired under `prefix` with its `run-queued`, read from its log. */
-async function runsUnder(errand: Errand): Promise<{ runId: string; queued: RunEvent }[]> {
-  const heads = await redis.keys(`${errand.keys.prefix}:*:run:*`);
+/** Every run fired under `errand`'s prefix with its `run-queued`, read from its log. */
+async function runsUnder(
+  stack: Stack,
+  errand: Errand,
+): Promise<{ runId: string; queued: RunEvent }[]> {
+  const heads = await stack.redis.keys(`${errand.keys.prefix}:*:run:*`);
   const runIds = heads.flatMap((key) => /:run:(R\w+)$/.exec(key)?.[1] ?? []);
   return Promise.all(
     runIds.map(async (runId) => ({ runId, queued: (await errand.store.readLog(runId))[0]! })),
@@ -95,8 +122,8 @@ async function runsUnder(errand: Errand): Promise<{ runId: string; queued: RunEv
 }
 
 /** The ticks (ms) of the runs schedule `id` made, from their metadata, oldest first. */
-async function ticksOf(errand: Errand, id: string): Promise<number[]> {
-  const runs = await runsUnder(errand);
+async function ticksOf(stack: Stack, errand: Errand, id: string): Promise<number[]> {
+  const runs = await runsUnder(stack, errand);
   return runs
     .map(({ queued }) => (queued.data as { metadata?: Record<string, string> }).metadata ?? {})
     .filter((metadata) => metadata[SCHEDULE_METADATA_KEY] === id)
@@ -104,20 +131,29 @@ async function ticksOf(errand: Errand, id: string): Promise<number[]> {
     .sort((a, b) => a - b);
 }
 
-/** Waits until schedule `id` made at least `count` runs (generously bounded); resolves with their ticks. */
-async function untilTicks(errand: Errand, id: string, count: number): Promise<number[]> {
-  await expect
-    .poll(async () => (await ticksOf(errand, id)).length, { timeout: 60_000, interval: 250 })
-    .toBeGreaterThanOrEqual(count);
-  return ticksOf(errand, id);
+/** Waits until schedule `id` made runs for at least `count` ticks after `after` (generously bounded); resolves with all its ticks. */
+async function untilTicks(
+  stack: Stack,
+  errand: Errand,
+  id: string,
+  count: number,
+  after = 0,
+): Promise<number[]> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const ticks = await ticksOf(stack, errand, id);
+    if (ticks.filter((tick) => tick > after).length >= count) return ticks;
+    if (Date.now() > deadline) throw new Error(`schedule ${id} made ${ticks.length} runs in 60 s`);
+    await delay(250);
+  }
 }
 
 /**
  * The keys under `prefix` a schedule or a run could write: BullMQ's periodic
  * stalled check and the `meta` every BullMQ queue writes as it opens are left out.
  */
-async function scheduleAndRunKeys(prefix: string): Promise<string[]> {
-  const keys = await redis.keys(`${prefix}*`);
+async function scheduleAndRunKeys(stack: Stack, prefix: string): Promise<string[]> {
+  const keys = await stack.redis.keys(`${prefix}*`);
   return keys
     .filter(
       (key) =>
@@ -126,16 +162,32 @@ async function scheduleAndRunKeys(prefix: string): Promise<string[]> {
     .sort();
 }
 
+/** How many connections `stack`'s Redis has. */
+async function connectionCount(stack: Stack): Promise<number> {
+  const info = await stack.redis.info("clients");
+  return Number(/connected_clients:(\d+)/.exec(info)![1]);
+}
+
 /** `ticks` has no tick twice. */
-function expectNoDuplicates(ticks: readonly number[]): void {
+function expectNoDuplicates(expect: ExpectStatic, ticks: readonly number[]): void {
   expect(new Set(ticks).size).toBe(ticks.length);
 }
 
-describe("schedules", () => {
-  it("fires each tick of a one-second schedule once across three workers and two clients", async () => {
+/** `ticks` is every tick of a one-second schedule from its first to its last, each once. */
+function expectEverySecond(expect: ExpectStatic, ticks: readonly number[]): void {
+  expect(ticks.every((tick) => tick % 1_000 === 0)).toBe(true);
+  expect(ticks.slice(1).map((tick, i) => tick - ticks[i]!)).toEqual(
+    ticks.slice(1).map(() => 1_000),
+  );
+}
+
+describe.concurrent("schedules", () => {
+  it("fires each tick of a one-second schedule once across three workers and two clients for 20 s", async ({
+    expect,
+  }) => {
     const prefix = uniqueKeyPrefix("schedules-once");
-    await Promise.all([startWorker(prefix), startWorker(prefix), startWorker(prefix)]);
-    const [first, second] = [openClient(prefix), openClient(prefix)];
+    await Promise.all([0, 1, 2].map(() => startWorker(shared, prefix)));
+    const [first, second] = [openClient(shared, prefix), openClient(shared, prefix)];
     const spec = {
       id: "every-second",
       agent: "ticking",
@@ -147,16 +199,15 @@ describe("schedules", () => {
     // Both clients upsert the same schedule, at once and again: one schedule, one job scheduler.
     await Promise.all([first.schedules.upsert(spec), second.schedules.upsert(spec)]);
     await second.schedules.upsert(spec);
-    await untilTicks(first, "every-second", 12);
+    await untilTicks(shared, first, "every-second", 21);
     await first.schedules.pause("every-second");
     // A tick in hand when it paused may still land: let it, then count.
     await delay(1_500);
-    const ticks = await ticksOf(first, "every-second");
+    const ticks = await ticksOf(shared, first, "every-second");
 
-    expectNoDuplicates(ticks);
-    const span = (ticks.at(-1)! - ticks[0]!) / 1_000 + 1;
-    expect(ticks.every((tick) => tick % 1_000 === 0)).toBe(true);
-    expect(ticks.length).toBeGreaterThanOrEqual(span - 1);
+    expect(ticks.length).toBeGreaterThanOrEqual(21);
+    expectEverySecond(expect, ticks);
+    expect((await runsUnder(shared, first)).length).toBe(ticks.length);
     const [listed] = await second.schedules.list();
     expect(listed).toMatchObject({
       id: "every-second",
@@ -167,15 +218,17 @@ describe("schedules", () => {
     expect(listed).not.toHaveProperty("nextFireAt");
   });
 
-  it("skips a tick while the schedule's previous run still runs (overlap: skip)", async () => {
+  it("skips ticks across two workers while the schedule's previous run still runs (overlap: skip)", async ({
+    expect,
+  }) => {
     const prefix = uniqueKeyPrefix("schedules-skip");
-    await startWorker(prefix);
-    const errand = openClient(prefix);
+    await Promise.all([startWorker(shared, prefix), startWorker(shared, prefix)]);
+    const errand = openClient(shared, prefix);
     await errand.schedules.upsert({ id: "slow", agent: "lingering", input: null, everyMs: 1_000 });
-    await untilTicks(errand, "slow", 3);
+    await untilTicks(shared, errand, "slow", 3);
     await errand.schedules.remove("slow");
 
-    const runs = (await runsUnder(errand)).map(({ runId }) => runId);
+    const runs = (await runsUnder(shared, errand)).map(({ runId }) => runId);
     const heads = await Promise.all(runs.map((runId) => errand.store.readHead(runId)));
     const byStart = heads
       .map((head) => head!)
@@ -192,86 +245,39 @@ describe("schedules", () => {
     expect(byStart.length).toBeLessThan(span);
   });
 
-  it("keeps the schedule and its next tick across a Redis restart and a worker restart", async () => {
-    const prefix = uniqueKeyPrefix("schedules-restart");
-    const worker = await startWorker(prefix);
-    const errand = openClient(prefix);
+  it("opens no connection for schedules until one exists, then one", async ({ expect }) => {
+    const stack = await startStack();
+    const prefix = uniqueKeyPrefix("schedules-lazy");
+    const errand = openClient(stack, prefix);
+    await errand.schedules.list();
+    const before = await connectionCount(stack);
+    const without = await startWorker(stack, prefix, { schedules: false });
+    await delay(SCHEDULES_WATCH_MS); // every connection it opens is open, as for the one below
+    const ofWorker = (await connectionCount(stack)) - before;
+    await without.close({ graceMs: 0 });
+    await expect.poll(() => connectionCount(stack), { timeout: 10_000 }).toBe(before);
+
+    await startWorker(stack, prefix);
+    await delay(2 * SCHEDULES_WATCH_MS); // it looked for a schedule at least twice
+    expect((await connectionCount(stack)) - before).toBe(ofWorker);
+    expect(await stack.redis.keys(`${prefix}*#schedules*`)).toEqual([]);
+
     await errand.schedules.upsert({
-      id: "durable",
+      id: "lazy",
       agent: "ticking",
-      input: { label: "durable" },
+      input: { label: "lazy" },
       everyMs: 1_000,
-      catchUp: "all",
     });
-    const before = await untilTicks(errand, "durable", 2);
-    await worker.close({ graceMs: 500 });
-    await server.kill();
-    await server.restart();
-    const [listed] = await errand.schedules.list();
-    expect(listed).toMatchObject({ id: "durable", paused: false });
-    expect(Date.parse(listed!.nextFireAt!)).toBeGreaterThan(before.at(-1)!);
-
-    await startWorker(prefix);
-    const after = await untilTicks(errand, "durable", before.length + 3);
-    expectNoDuplicates(after);
-    expect(after.at(-1)!).toBeGreaterThan(before.at(-1)!);
-    await errand.schedules.remove("durable");
+    await untilTicks(stack, errand, "lazy", 1);
+    expect((await connectionCount(stack)) - before).toBe(ofWorker + 1);
   });
 
-  it("catches up after an outage as each catchUp says", async () => {
-    const prefix = uniqueKeyPrefix("schedules-catch-up");
-    const worker = await startWorker(prefix);
-    const errand = openClient(prefix);
-    const policies = ["none", "last", "all"] as const;
-    for (const catchUp of policies) {
-      await errand.schedules.upsert({
-        id: `catch-up-${catchUp}`,
-        agent: "ticking",
-        input: { label: catchUp },
-        everyMs: 1_000,
-        overlap: "allow",
-        catchUp,
-      });
-    }
-    for (const catchUp of policies) await untilTicks(errand, `catch-up-${catchUp}`, 1);
-    await worker.close({ graceMs: 500 });
-    const outageStart = Date.now();
-    await delay(10_000); // a 10 s outage, past LATE_TICK_MS: the pending ticks start late
-    const logs = captureLogs();
-    await startWorker(prefix, { logger: logs.logger });
-    const late = await Promise.all(
-      policies.map((catchUp) =>
-        logs.waitFor(
-          (line) => line.schedule === `catch-up-${catchUp}` && typeof line.firing === "number",
-        ),
-      ),
-    );
-    const outageEnd = Date.now();
-    for (const catchUp of policies) await untilTicks(errand, `catch-up-${catchUp}`, 4);
-    const [none, last, all] = await Promise.all(
-      policies.map((catchUp) => ticksOf(errand, `catch-up-${catchUp}`)),
-    );
-    for (const ticks of [none!, last!, all!]) expectNoDuplicates(ticks);
-    const inOutage = (ticks: number[]) =>
-      ticks.filter((tick) => tick > outageStart + 1_000 && tick < outageEnd - 2_000);
-
-    expect(late.map((line) => line.firing)).toEqual([0, 1, expect.any(Number)]);
-    expect(late[2]!.firing as number).toBeGreaterThanOrEqual(6);
-    expect(inOutage(none!)).toEqual([]);
-    expect(inOutage(last!)).toEqual([]);
-    // `all` fired every tick the outage missed.
-    const missed = inOutage(all!);
-    expect(missed.length).toBeGreaterThanOrEqual(3);
-    expect(missed.at(-1)! - missed[0]!).toBe((missed.length - 1) * 1_000);
-    for (const catchUp of policies) await errand.schedules.remove(`catch-up-${catchUp}`);
-  });
-
-  it("refuses a bad schedule at upsert with a coded error, writing nothing", async () => {
+  it("refuses a bad schedule at upsert with a coded error, writing nothing", async ({ expect }) => {
     const prefix = uniqueKeyPrefix("schedules-refused");
-    await startWorker(prefix);
-    const errand = openClient(prefix);
+    await startWorker(shared, prefix);
+    const errand = openClient(shared, prefix);
     const good = { id: "refused", agent: "ticking", input: { label: "x" }, cron: "*/5 * * * *" };
-    const keysBefore = await scheduleAndRunKeys(prefix);
+    const keysBefore = await scheduleAndRunKeys(shared, prefix);
     const refusals: [Record<string, unknown>, string][] = [
       [{ ...good, cron: "61 * * * *" }, "invalid_spec"],
       [{ ...good, cron: "every tuesday" }, "invalid_spec"],
@@ -287,7 +293,7 @@ describe("schedules", () => {
       const refused = await errand.schedules.upsert(spec).catch((error: unknown) => error);
       expect(isErrandError(refused, code as never), JSON.stringify(spec)).toBe(true);
     }
-    expect(await scheduleAndRunKeys(prefix)).toEqual(keysBefore);
+    expect(await scheduleAndRunKeys(shared, prefix)).toEqual(keysBefore);
     expect(await errand.schedules.list()).toEqual([]);
     const missing = await errand.schedules.pause("refused").catch((error: unknown) => error);
     expect(isErrandError(missing, "not_found")).toBe(true);
@@ -301,5 +307,89 @@ describe("schedules", () => {
     });
     expect(Date.parse(listed.nextFireAt!)).toBeGreaterThan(Date.now());
     await errand.schedules.remove("refused");
+  });
+
+  it("keeps the schedule and its next tick across a Redis restart and a worker restart", async ({
+    expect,
+  }) => {
+    const stack = await startStack();
+    const prefix = uniqueKeyPrefix("schedules-restart");
+    const worker = await startWorker(stack, prefix);
+    const errand = openClient(stack, prefix);
+    await errand.schedules.upsert({
+      id: "durable",
+      agent: "ticking",
+      input: { label: "durable" },
+      everyMs: 1_000,
+      catchUp: "all",
+    });
+    const before = await untilTicks(stack, errand, "durable", 2);
+    await worker.close({ graceMs: 500 });
+    const [pending] = await errand.schedules.list();
+    await stack.server.kill();
+    await stack.server.restart();
+    const [listed] = await errand.schedules.list();
+    expect(listed).toEqual(pending);
+    expect(Date.parse(listed!.nextFireAt!)).toBeGreaterThan(before.at(-1)!);
+
+    await startWorker(stack, prefix);
+    const after = await untilTicks(stack, errand, "durable", 3, before.at(-1)!);
+    expect(after).toContain(Date.parse(listed!.nextFireAt!));
+    expectEverySecond(expect, after);
+  });
+
+  it("catches up after a 10 s Redis outage as each catchUp says, its workers reconnecting", async ({
+    expect,
+  }) => {
+    const stack = await startStack();
+    const prefix = uniqueKeyPrefix("schedules-catch-up");
+    const logs = captureLogs();
+    await Promise.all([
+      startWorker(stack, prefix, { logger: logs.logger }),
+      startWorker(stack, prefix, { logger: logs.logger }),
+    ]);
+    const errand = openClient(stack, prefix);
+    const policies = ["none", "last", "all"] as const;
+    for (const catchUp of policies) {
+      await errand.schedules.upsert({
+        id: `catch-up-${catchUp}`,
+        agent: "ticking",
+        input: { label: catchUp },
+        everyMs: 1_000,
+        overlap: "allow",
+        catchUp,
+      });
+    }
+    for (const catchUp of policies) await untilTicks(stack, errand, `catch-up-${catchUp}`, 1);
+    await stack.server.kill();
+    const outageStart = Date.now();
+    await delay(10_000); // past LATE_TICK_MS: the pending ticks start late
+    await stack.server.restart();
+    const outageEnd = Date.now();
+    const late = await Promise.all(
+      policies.map((catchUp) =>
+        logs.waitFor(
+          (line) => line.schedule === `catch-up-${catchUp}` && typeof line.firing === "number",
+        ),
+      ),
+    );
+    // The same workers tick on after the outage.
+    for (const catchUp of policies) {
+      await untilTicks(stack, errand, `catch-up-${catchUp}`, 2, outageEnd);
+    }
+    const [none, last, all] = await Promise.all(
+      policies.map((catchUp) => ticksOf(stack, errand, `catch-up-${catchUp}`)),
+    );
+    for (const ticks of [none!, last!, all!]) expectNoDuplicates(expect, ticks);
+    const inOutage = (ticks: number[]) =>
+      ticks.filter((tick) => tick > outageStart + 1_000 && tick < outageEnd - 1_000);
+
+    expect(late.map((line) => line.firing)).toEqual([0, 1, expect.any(Number)]);
+    expect(late[2]!.firing as number).toBeGreaterThanOrEqual(9);
+    expect(inOutage(none!)).toEqual([]);
+    expect(inOutage(last!)).toEqual([]);
+    // `all` fired every tick the outage missed, and ticked on every second since.
+    expect(inOutage(all!).length).toBeGreaterThanOrEqual(7);
+    expectEverySecond(expect, all!);
   });
 });

@@ -2,7 +2,8 @@
  * How a worker closes (`ErrandWorker.close`), in order: it stops taking jobs
  * and lets the active ones finish within the grace period (pausing keeps
  * renewing their locks); runs still going after it are left to their locks.
- * Then each part closes after what used it: the shards' BullMQ workers, the
+ * Then each part closes after what used it: the shards' BullMQ workers and
+ * the schedule ticker, the
  * adoption passes and their queues, the heartbeat (its records then say the
  * worker stopped), the cancel subscription, the settled waiter and the parent
  * services, and last the two connections all of these issued their commands
@@ -23,6 +24,7 @@ import {
   settlesWithin,
 } from "../redis/closing.js";
 import { closeConnection, type RedisConnection } from "../redis/connection.js";
+import type { ScheduleTicker } from "../schedules/schedule-ticker.js";
 import type { Adoption } from "./adopt-orphans.js";
 import type { CancelListener } from "./cancel-listener.js";
 import type { Heartbeat } from "./heartbeat.js";
@@ -32,6 +34,8 @@ import type { RunWorker } from "./run-worker.js";
 export interface WorkerParts {
   /** One BullMQ worker a shard taken. */
   workers: readonly RunWorker[];
+  /** Its schedule ticker, unless it runs none. */
+  ticker: ScheduleTicker | undefined;
   /** How many jobs are active now. */
   activeJobs(): number;
   adoption: Adoption;
@@ -71,7 +75,7 @@ export async function closeWorkerParts(parts: WorkerParts, graceMs: number): Pro
   await closeWithin({
     close: () =>
       runEach([
-        () => Promise.all(workers.map((worker) => worker.close(true))),
+        () => Promise.all([...workers.map((worker) => worker.close(true)), parts.ticker?.close()]),
         () => parts.adoption.stop(),
         () => parts.adoptionQueues.close(),
         () => parts.heartbeat.stop(),

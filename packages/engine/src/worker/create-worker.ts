@@ -333,7 +333,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
       ttlMs: store.retentionSeconds * 1_000,
       prices: { ...DEFAULT_PRICE_TABLE, ...options.prices },
       cancelTree: (runId, reason) =>
-        cancel(parent.cancelContext, runId, { cascade: true, reason, by: "budget" }),
+        cancel(parent.fireContext, runId, { cascade: true, reason, by: "budget" }),
       logger,
     },
     ...(options.retry === undefined ? {} : { retry: options.retry }),
@@ -384,7 +384,9 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
   }
   await Promise.all(workers.map((worker) => worker.waitUntilReady()));
   const ticker =
-    options.schedules === false ? undefined : await startScheduleTicker({ ...options, logger });
+    options.schedules === false
+      ? undefined
+      : startScheduleTicker({ fire: parent.fireContext, bullConnection });
   const adoptionQueues = createRunQueues(bullConnection, keys, logger);
   const adoption = startAdoption(
     {
@@ -408,6 +410,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
 
   const parts: WorkerParts = {
     workers,
+    ticker,
     activeJobs: jobs.active,
     adoption,
     adoptionQueues,
@@ -427,12 +430,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     queueShards: taken.map(({ shard }) => shard),
     prometheus,
     close(closeOptions = {}) {
-      // The ticker and the run parts close side by side: with Redis unreachable each waits its
-      // allowance, and one after the other they would make a worker's exit twice as long.
-      closing ??= Promise.all([
-        ticker?.close(),
-        closeWorkerParts(parts, closeOptions.graceMs ?? DEFAULT_CLOSE_GRACE_MS),
-      ]).then(() => undefined);
+      closing ??= closeWorkerParts(parts, closeOptions.graceMs ?? DEFAULT_CLOSE_GRACE_MS);
       return closing;
     },
   };
