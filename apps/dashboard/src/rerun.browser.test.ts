@@ -2,7 +2,8 @@
  * Bulk re-run on the page, in Chromium: a selection of settled runs re-run
  * from the runs list — confirmed with its count, one refused because no
  * worker of the version it ran lives — with what became of each run shown
- * and linked; every run a filtered list matches re-run on the newest version;
+ * and linked; every run a filtered list matches — more than one call
+ * re-runs — re-run on the newest version, each once;
  * and the buttons disabled on a read-only dashboard.
  */
 import { createWorker, RERUN_OF_KEY } from "@errand/engine";
@@ -55,6 +56,22 @@ async function runOnGoneVersion(batch: string): Promise<string> {
   } finally {
     await old.close({ graceMs: 500 });
   }
+}
+
+/** A city run that records `city` at once. */
+function recordOnly(city: string) {
+  return [{ call: [{ tool: "structured_output", args: { city, population: 1 } }] }];
+}
+
+/** How many runs of `CITY` (the newest 500) re-run each source run, by its runId. */
+async function rerunCounts(): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (const run of (await w.errand.list({ agent: CITY, limit: 500 })).items) {
+    const [queued] = await w.errand.store.readLog(run.runId);
+    const source = queued?.type === "run-queued" ? queued.data.metadata[RERUN_OF_KEY] : undefined;
+    if (source !== undefined) counts.set(source, (counts.get(source) ?? 0) + 1);
+  }
+  return counts;
 }
 
 /** The runs of `CITY` fired as re-runs of `sourceRunId`. */
@@ -119,14 +136,17 @@ it("re-runs a selection and says what became of each run, the refused one with i
   expect((await w.errand.result(firstNew!, { waitMs: 20_000 }))?.status).toBe("succeeded");
 });
 
-it("re-runs every run a filtered list matches, on the newest version when ticked", async () => {
+it("re-runs every run a filtered list matches, page after page, on the newest version when ticked", async () => {
+  // More than one call re-runs (100): the page follows nextCursor to the last of them.
   const gone = await runOnGoneVersion("rerun-all");
-  const sources = [gone, await settledCityRun("rerun-all"), await settledCityRun("rerun-all")];
+  const fired = await w.errand.fireMany(
+    Array.from({ length: 100 }, (_, i) => cityItem(recordOnly(`Town${i}`), { batch: "rerun-all" })),
+  );
+  const sources = [gone, ...fired.results.map((item) => item.runId!)];
+  await w.errand.collect(sources, { waitMs: 30_000 });
   const { page } = browser;
   await page.goto(`${w.dashboard.url}/#/runs?q=rerun-all&status=succeeded`);
-  for (const runId of sources) {
-    await page.locator(`[data-testid="run-row"][data-run-id="${runId}"]`).waitFor();
-  }
+  await page.locator('[data-testid="run-row"]').nth(49).waitFor();
   // A list of settled runs has nothing to cancel, but all of it can be re-run.
   expect(await page.locator('[data-testid="filter-cancel-button"]').isHidden()).toBe(true);
   await page.click('[data-testid="filter-rerun-button"]');
@@ -135,13 +155,16 @@ it("re-runs every run a filtered list matches, on the newest version when ticked
   expect(await dialog.locator("h2").textContent()).toBe(
     'Re-run every run matching q "rerun-all", status "succeeded"?',
   );
-  expect(await dialog.locator("p").textContent()).toContain("3 runs shown.");
+  expect(await dialog.locator("p").textContent()).toContain(
+    "50 runs shown, and more further down the list.",
+  );
   await page.check('[data-testid="confirm-checkbox"]');
   await browser.screenshot("rerun-03-matching-confirm");
   await page.click('[data-testid="confirm-ok"]');
-  await page.locator('[data-testid="rerun-summary"]', { hasText: "Re-ran 3 runs" }).waitFor();
-  expect(await page.locator('[data-testid="rerun-item"][data-ok="true"]').count()).toBe(3);
-  for (const sourceRunId of sources) expect(await rerunsOf(sourceRunId)).toHaveLength(1);
+  await page.locator('[data-testid="rerun-summary"]', { hasText: "Re-ran 101 runs" }).waitFor();
+  expect(await page.locator('[data-testid="rerun-item"][data-ok="true"]').count()).toBe(101);
+  const counts = await rerunCounts();
+  expect(sources.map((runId) => counts.get(runId))).toEqual(sources.map(() => 1));
   await browser.screenshot("rerun-04-matching-results");
   expect(browser.errors).toEqual([]);
 });
