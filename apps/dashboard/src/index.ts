@@ -30,8 +30,12 @@
  *   however many watch; at most `maxLiveClients` streams at once).
  * - `POST /api/runs/:runId/cancel` (`{ cascade?, reason? }`),
  *   `POST /api/runs/cancel` (`{ runIds, cascade?, reason? }`: up to 100 runs,
- *   answered run by run) and `POST /api/runs/:runId/replay` — the actions,
- *   refused in read-only mode.
+ *   answered run by run), `POST /api/runs/rerun` (`{ runIds }` or
+ *   `{ filter, cursor? }`: up to 100 runs a call, answered run by run) and
+ *   `POST /api/runs/:runId/replay` — the actions, refused in read-only mode.
+ * - `GET /api/schedules` and `GET /api/schedules/:id` — the schedules with
+ *   their next and last fire, one with the runs it made;
+ *   `POST /api/schedules/:id/pause` and `…/resume`, guarded like cancel.
  *
  * ## Safety
  *
@@ -56,6 +60,11 @@ export {
   type BulkCancelResult,
   MAX_BULK_CANCEL,
 } from "./actions/bulk-cancel.js";
+export {
+  BulkRerunBody,
+  type BulkRerunResult,
+  RerunFilter,
+} from "./actions/bulk-rerun.js";
 export { CANCELLED_BY, CancelBody } from "./actions/run-actions.js";
 export { createDashboard, type Dashboard } from "./create-dashboard.js";
 export type { ApiErrorBody, DashboardRefusal } from "./http/api-error.js";
@@ -94,5 +103,6 @@ export type {
 export type { RunTree, TreeNode } from "./reads/run-tree.js";
 export type { RunWithUsage } from "./reads/run-usage.js";
 export type { RunDefinition, RunDetail, RunView } from "./reads/run-view.js";
+export type { ScheduleDetail, ScheduleRunView } from "./reads/schedules.js";
 export type { SearchHit, SearchMatch, SearchPage } from "./reads/search-runs.js";
 export type { MinuteCounts, Throughput } from "./reads/throughput.js";

@@ -2,7 +2,8 @@
  * The dashboard runs as errand's least-privilege ACL user (`redisAclRules`),
  * as the client, worker and collector beside it do: every route — session,
  * overview, lists, search, a run, its timeline, an event, a blob, the tree,
- * both live streams, cancel and replay — answers, and the server's ACL LOG
+ * both live streams, the schedules, cancel, replay, bulk re-run, pausing and
+ * resuming a schedule — answers, and the server's ACL LOG
  * stays empty.
  */
 import { randomBytes } from "node:crypto";
@@ -64,6 +65,12 @@ describe("the dashboard as the least-privilege ACL user", () => {
     overviewStream.close();
 
     await w.waitForResult(lead);
+    await w.errand.schedules.upsert({
+      id: "nightly",
+      agent: CITY,
+      input: { script: lookupThenRecord("Oslo") },
+      cron: "0 3 * * *",
+    });
     const children = await w.childrenByCity(lead);
     const big = children.get(BIG_CITY)!;
     const gets = [
@@ -76,6 +83,8 @@ describe("the dashboard as the least-privilege ACL user", () => {
       `/api/runs/${lead}/events/1`,
       `/api/runs/${lead}/tree`,
       `/api/runs/${big}/blobs/0`,
+      "/api/schedules",
+      "/api/schedules/nightly",
     ];
     for (const path of gets) {
       expect({ path, status: (await requestJson(base, path)).status }).toEqual({
@@ -88,6 +97,16 @@ describe("the dashboard as the least-privilege ACL user", () => {
     );
     expect((await postAction(base, `/api/runs/${children.get("Oslo")}/replay`)).status).toBe(201);
     await w.waitForResult(slow);
+    const rerun = await postAction<{ succeeded: number }>(base, "/api/runs/rerun", {
+      runIds: [lead],
+    });
+    expect({ status: rerun.status, succeeded: rerun.body.succeeded }).toEqual({
+      status: 200,
+      succeeded: 1,
+    });
+    for (const action of ["pause", "resume"]) {
+      expect((await postAction(base, `/api/schedules/nightly/${action}`)).status).toBe(200);
+    }
 
     expect(await admin.acl("LOG")).toEqual([]);
     // Every connection but this test's own is the ACL user's.

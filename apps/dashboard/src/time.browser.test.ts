@@ -171,7 +171,7 @@ describe("where time goes, on the page", () => {
         .locator(`[data-testid="run-row"][data-run-id="${runId}"][data-status="cancelled"]`)
         .waitFor();
     }
-    expect(await page.locator('[data-testid="select-run"]').count()).toBe(0);
+    expect(await page.locator('[data-testid="select-run"]:checked').count()).toBe(0);
     await browser.screenshot("time-04-bulk-cancelled");
   });
 

@@ -47,6 +47,7 @@ export { CLIENT_COMMAND_RETRIES, closeConnection } from "./redis/connection.js";
 export { type RedisAclConfigOptions, redisAclConfig, redisAclRules } from "./redis/redis-acl.js";
 export { redactRedisUrl } from "./redis/redis-target.js";
 export { openRedisUrl } from "./redis/redis-url.js";
+export { readScheduleRuns } from "./schedules/schedule-records.js";
 export { DEFAULT_HEARTBEAT_MS, readWorkerHeartbeats, WorkerHeartbeat } from "./worker/heartbeat.js";
 export { WORKER_JOB_TAKEN_CHANNEL, type WorkerJobTaken } from "./worker/taken-jobs.js";
 export { untakenQueueShards } from "./worker/untaken-queue-shards.js";

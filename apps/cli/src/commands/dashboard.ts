@@ -49,7 +49,10 @@ export const dashboardCommand: CommandSpec = {
       description: `the port to listen on (default ${DEFAULT_DASHBOARD_PORT}; 0: a free one)`,
     },
     ...PUBLIC_URL_OPTION,
-    "read-only": { type: "boolean", description: "refuse cancel and replay from the page" },
+    "read-only": {
+      type: "boolean",
+      description: "refuse the page's actions: cancel, replay, re-run, answer, pause and resume",
+    },
     ...CONNECTION_OPTIONS,
   },
   async run(args, io) {

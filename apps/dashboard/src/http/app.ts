@@ -1,7 +1,8 @@
 /**
  * The dashboard's routes on Hono: the JSON API under `/api`, two
  * server-sent-event streams, the actions (cancel one run, a selection or
- * the open runs a filter matches, replay), the page, and the probes
+ * the open runs a filter matches, replay; re-run a selection or the runs a
+ * filter matches), the schedules (`schedule-routes.ts`), the page, and the probes
  * `/livez` and `/readyz` (`health-routes.ts`: the only routes that need no
  * token), and `/metrics` for Prometheus (`metrics-route.ts`). A request body over 16 KiB is refused before it is read
  * (`body-limit.ts`); searches and live streams beyond their caps are refused
@@ -17,6 +18,7 @@ import { isLiveOffset } from "@errand/store/ops";
 import { type Context, Hono } from "hono";
 import type { z } from "zod";
 import { BulkCancelBody, cancelRuns } from "../actions/bulk-cancel.js";
+import { BulkRerunBody, rerunRuns } from "../actions/bulk-rerun.js";
 import {
   AnswerBody,
   answerWaitpoint,
@@ -45,6 +47,7 @@ import { addHealthRoutes } from "./health-routes.js";
 import { addMetricsRoute } from "./metrics-route.js";
 import type { PageFile } from "./page-files.js";
 import { listOptionsOf, numberParam, wholeParam } from "./query.js";
+import { addScheduleRoutes } from "./schedule-routes.js";
 import type { Security } from "./security.js";
 
 /** What the routes use. */
@@ -242,6 +245,17 @@ export function createApp(parts: AppParts): Hono {
     return body.filter?.q === undefined ? c.json(await cancel()) : inSearchPlace(c, cancel);
   });
 
+  app.post("/api/runs/rerun", security.guardAction, async (c) => {
+    const body = await actionBody(
+      c,
+      BulkRerunBody,
+      "{ runIds, version?, requestKey? } or { filter: { q?, status?, agent?, parent? }, cursor?, limit?, version?, requestKey? }",
+    );
+    if (body instanceof Response) return body;
+    const rerun = () => rerunRuns(context, parts.searchMetadata, body);
+    return body.filter?.q === undefined ? c.json(await rerun()) : inSearchPlace(c, rerun);
+  });
+
   app.post("/api/runs/:runId/cancel", security.guardAction, async (c) => {
     const body = await actionBody(c, CancelBody, "{ cascade?, reason? }");
     if (body instanceof Response) return body;
@@ -257,6 +271,8 @@ export function createApp(parts: AppParts): Hono {
   app.post("/api/runs/:runId/replay", security.guardAction, async (c) =>
     c.json(await replayRun(context, c.req.param("runId")), 201),
   );
+
+  addScheduleRoutes(app, context, security.guardAction);
 
   app.all("/api/*", (c) =>
     apiError(c, 404, "not_found", `no such API route: ${c.req.method} ${c.req.path}`),

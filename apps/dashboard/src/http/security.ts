@@ -135,7 +135,7 @@ export function createSecurity(options: ResolvedOptions): Security {
         c,
         403,
         "read_only",
-        "this dashboard is read-only: it shows runs but does not cancel or replay them",
+        "this dashboard is read-only: it shows runs and schedules but does not cancel, replay or re-run runs, nor pause or resume schedules",
       );
     }
     const origin = c.req.header("origin");

@@ -1,12 +1,13 @@
 /**
- * The page's calls to the dashboard's API: reads, the two actions (with
+ * The page's calls to the dashboard's API: reads, the actions (with
  * the CSRF header of the session) and the live streams.
  */
-import type { Evaluation, EvaluationSummary } from "@errand/engine";
+import type { Evaluation, EvaluationSummary, ScheduleView } from "@errand/engine";
 import type {
   ApiErrorBody,
   BlobView,
   BulkCancelResult,
+  BulkRerunResult,
   LiveEntry,
   Overview,
   OverviewMessage,
@@ -14,6 +15,7 @@ import type {
   RunTree,
   RunView,
   RunWithUsage,
+  ScheduleDetail,
   SearchHit,
   SessionInfo,
   TimelineEvent,
@@ -22,18 +24,26 @@ import type {
   WaterfallBar,
 } from "../index.js";
 
-export type { Evaluation, EvaluationCase, EvaluationSummary } from "@errand/engine";
+export type {
+  Evaluation,
+  EvaluationCase,
+  EvaluationSummary,
+  RerunItem,
+  ScheduleView,
+} from "@errand/engine";
 
 /** The API's shapes, as the server declares them. */
 export type {
   BlobView,
   BulkCancelResult,
+  BulkRerunResult,
   LiveEntry,
   Overview,
   OverviewMessage,
   RunDetail,
   RunTree,
   RunView,
+  ScheduleDetail,
   SessionInfo,
   TimelineEvent,
   WaitingOn,
@@ -155,6 +165,15 @@ export const listEvaluations = () =>
 export const readEvaluation = (evaluationId: string) =>
   getJson<Evaluation>(`/api/evaluations/${encodeURIComponent(evaluationId)}`);
 
+const schedulePath = (id: string) => `/api/schedules/${encodeURIComponent(id)}`;
+/** Every schedule, by id, with its next and last fire. */
+export const listSchedules = () => getJson<{ items: ScheduleView[] }>("/api/schedules");
+/** One schedule and the runs it made, newest first. */
+export const readSchedule = (id: string) => getJson<ScheduleDetail>(schedulePath(id));
+/** Pauses the schedule (`paused`) or resumes it; answers it as it is now. */
+export const setSchedulePaused = (id: string, paused: boolean) =>
+  postAction<ScheduleView>(`${schedulePath(id)}/${paused ? "pause" : "resume"}`, {});
+
 /** What a cancel did to the run. */
 export interface CancelAnswer {
   runId: string;
@@ -186,6 +205,30 @@ export type RunsFilter = Pick<RunsQuery, "q" | "status" | "agent" | "parent">;
 /** Cancels the open runs `filter` matches (up to 100; `more` says when more match), answered run by run. */
 export const cancelMatching = (filter: RunsFilter, cascade: boolean) =>
   postAction<BulkCancelResult>("/api/runs/cancel", { filter, cascade });
+/**
+ * Which version a re-run runs on: `"original"`, the one each run ran (refused
+ * run by run when none of its workers is live), or `"newest"`.
+ */
+export type RerunVersion = "original" | "newest";
+/**
+ * Re-runs each of `runIds` (up to 100) on `version`, answered run by run;
+ * `requestKey` names the request, so sending it again fires no run twice.
+ */
+export const rerunRuns = (runIds: readonly string[], version: RerunVersion, requestKey: string) =>
+  postAction<BulkRerunResult>("/api/runs/rerun", { runIds, version, requestKey });
+/** Re-runs a page (up to 100) of the runs `filter` matches, from `cursor`; `nextCursor` goes on. */
+export const rerunMatching = (
+  filter: RunsFilter,
+  version: RerunVersion,
+  requestKey: string,
+  cursor: string | undefined,
+) =>
+  postAction<BulkRerunResult>("/api/runs/rerun", {
+    filter,
+    version,
+    requestKey,
+    ...(cursor === undefined ? {} : { cursor }),
+  });
 /** Fires the run again with the same input; answers the new runId. */
 export const replayRun = (runId: string) =>
   postAction<{ runId: string }>(`${runPath(runId)}/replay`, {});

@@ -1,6 +1,7 @@
 /**
  * Hash routes: `#/` the overview, `#/runs?…` the runs, `#/runs/<runId>` one
- * run, `#/evaluations` the evaluations, `#/evaluations/<id>` one of them. Each view renders into the main element and returns how to stop
+ * run, `#/evaluations` the evaluations, `#/evaluations/<id>` one of them,
+ * `#/schedules` the schedules, `#/schedules/<id>` one of them. Each view renders into the main element and returns how to stop
  * (close its streams) when the route changes.
  */
 
@@ -13,7 +14,9 @@ export type Route =
   | { view: "runs"; params: URLSearchParams }
   | { view: "run"; runId: string }
   | { view: "evaluations" }
-  | { view: "evaluation"; evaluationId: string };
+  | { view: "evaluation"; evaluationId: string }
+  | { view: "schedules" }
+  | { view: "schedule"; scheduleId: string };
 
 /** The route of `hash` (`location.hash`). */
 function parseRoute(hash: string): Route {
@@ -27,6 +30,11 @@ function parseRoute(hash: string): Route {
     return { view: "evaluation", evaluationId: decodeURIComponent(evaluation[1]) };
   }
   if (pathname === "/evaluations") return { view: "evaluations" };
+  const schedule = /^\/schedules\/([^/]+)$/.exec(pathname);
+  if (schedule?.[1] !== undefined) {
+    return { view: "schedule", scheduleId: decodeURIComponent(schedule[1]) };
+  }
+  if (pathname === "/schedules") return { view: "schedules" };
   return { view: "overview" };
 }
 

@@ -1,12 +1,13 @@
 /**
  * The runs: filters by status, agent and parent, a search box (runId or
  * metadata value), newest first, older pages on request, each settled run
- * with its tokens and cost; open runs can be selected and cancelled at once,
- * or, in a filtered list, every open run the filters match. The first page is
+ * with its tokens and cost; runs can be selected and cancelled (the open
+ * ones) or re-run at once, or, in a filtered list, every open run the
+ * filters match cancelled, every run they match re-run. The first page is
  * read again whenever the overview stream says something changed.
  */
 import { type ListPage, listRuns, type RunRow, type RunsFilter, type RunsQuery } from "../api.js";
-import { RunSelection } from "../components/run-selection.js";
+import { type MatchingFilters, RunSelection } from "../components/run-selection.js";
 import { statusBadge } from "../components/status.js";
 import { h, link, replaceChildren } from "../dom.js";
 import {
@@ -35,18 +36,25 @@ function routeOf(query: RunsQuery): string {
   return `/runs${search ? `?${search}` : ""}`;
 }
 
-/**
- * The filters "Cancel all matching" sends: those set, when one is and the
- * status filter leaves room for open runs; `undefined` otherwise.
- */
-function cancellableFilter(query: RunsQuery): RunsFilter | undefined {
-  if (query.status && query.status !== "queued" && query.status !== "running") return undefined;
+/** The list's filters that are set, when one is; `undefined` otherwise. */
+function filterOf(query: RunsQuery): RunsFilter | undefined {
   const filter: RunsFilter = {};
   for (const key of ["q", "status", "agent", "parent"] as const) {
     const value = query[key]?.trim();
     if (value) filter[key] = value;
   }
   return Object.keys(filter).length === 0 ? undefined : filter;
+}
+
+/**
+ * What "Cancel all matching" and "Re-run all matching" send: the filters
+ * set — for a cancel, only when the status filter leaves room for open runs.
+ */
+function matchingFilters(query: RunsQuery): MatchingFilters {
+  const filter = filterOf(query);
+  if (filter === undefined) return {};
+  const settled = query.status && query.status !== "queued" && query.status !== "running";
+  return settled ? { rerun: filter } : { cancel: filter, rerun: filter };
 }
 
 function matchNote(row: RunRow): string | null {
@@ -186,7 +194,7 @@ export function showRuns(main: HTMLElement, params: URLSearchParams): Mounted {
     ),
   );
   const rows = h("tbody", {});
-  const selection = new RunSelection(() => void load(false), cancellableFilter(query));
+  const selection = new RunSelection(() => void load(false), matchingFilters(query));
   const summary = h("p", { class: "muted small", testid: "runs-summary" });
   const more = h("button", { class: "button", testid: "load-more" }, "Older runs");
   const table = h(
@@ -211,6 +219,7 @@ export function showRuns(main: HTMLElement, params: URLSearchParams): Mounted {
     h("h1", {}, "Runs"),
     form,
     selection.bar,
+    selection.rerunPanel,
     h("section", { class: "panel flush" }, table),
     h("div", { class: "pager" }, summary, more),
   );
@@ -235,7 +244,7 @@ export function showRuns(main: HTMLElement, params: URLSearchParams): Mounted {
       }
       pages += 1;
       rows.append(...page.items.map((row) => rowOf(row, selection)));
-      selection.rowsShown();
+      selection.rowsShown(page.hasMore);
       if (rows.children.length === 0) {
         rows.append(
           h(
