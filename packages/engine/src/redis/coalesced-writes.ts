@@ -5,7 +5,8 @@
  * builds a `Pipeline` for every turn (a copy of every script the connection
  * defined, BullMQ's 52 included), and a promise, a callback and a result
  * slot for every command, even when the turn issued one command, as it
- * mostly does at a steady rate: about a quarter of what a run allocated.
+ * mostly does at a steady rate: there, about a quarter of what a run
+ * allocated; a few per cent on a backlog, where a turn carries many.
  * Corking the socket instead gives the same one write a turn, for an
  * `Immediate` a turn: the first command written in a turn corks the socket
  * and schedules its uncorking after the turn's I/O callbacks (where
