@@ -31,14 +31,14 @@ const stageList = (stages: StageFigures) =>
 
 /** What a process did during a latency phase besides the runs. */
 const processWatched = (figures: ProcessFigures) =>
-  `event-loop delay p99 ${figures.eventLoopDelayP99Ms} ms, max ${figures.eventLoopDelayMaxMs} ms; ${figures.gcPauses} GC pauses, ${figures.gcPauseTotalMs} ms in all, longest ${figures.gcPauseMaxMs} ms`;
+  `event-loop delay p99 ${figures.eventLoopDelayP99Ms} ms, max ${figures.eventLoopDelayMaxMs} ms; ${figures.gcPauses} GC pauses, ${figures.gcPauseTotalMs} ms in all, longest ${figures.gcPauseMaxMs} ms; heap allocated ${figures.heapAllocatedMb} MB`;
 
 /** What the process and the server did during a latency phase. */
 const watched = (profile: LatencyProfile) => {
   const redisEvents = Object.entries(profile.redisLatencyMaxMs)
     .map(([event, maxMs]) => `${event} ${maxMs}`)
     .join(", ");
-  return `${processWatched(profile)}; Redis latency events (max ms): ${redisEvents === "" ? "none" : redisEvents}`;
+  return `${processWatched(profile)} (${profile.heapAllocatedKbPerRun} KB a run); Redis latency events (max ms): ${redisEvents === "" ? "none" : redisEvents}`;
 };
 
 /** The node CPU of a whole run: its parts' together. */
@@ -69,6 +69,12 @@ function rows({ report, conditions }: BenchResult): Row[] {
       figure: "node CPU per run",
       value: rate(errand.nodeCpuUsPerRun, "µs"),
       meaning: "this process (client, worker, collector), user + system, end to end",
+    },
+    {
+      figure: "node heap per run",
+      value: rate(errand.nodeHeapKbPerRun, "KB"),
+      meaning:
+        "bytes this process's JavaScript heap allocated, end to end (buffers outside it not counted)",
     },
     {
       figure: "redis CPU per run",

@@ -23,7 +23,9 @@
  * `errand:collector:batch-read`, `errand:waiter:settled-heard`: the bench
  * opens no connection of its own in the measured process); the others are
  * this process's clock. Meanwhile the profile watches this process's
- * event-loop delay and garbage-collection pauses, and the server's latency
+ * event-loop delay, garbage-collection pauses and the bytes its heap
+ * allocated (per timed run: the bench's own bookkeeping of a run, its
+ * milestones and its promise, included), and the server's latency
  * monitor (`LATENCY LATEST`, events of 1 ms or more). When the worker and
  * the collector run in another process, that process records the job taken
  * and the read (`process-watch.ts`) and the profile is given them at the end.
@@ -68,6 +70,8 @@ export interface LatencyProfile extends ProcessFigures {
   stagesP99Ms: StageFigures;
   /** Each stage's mean over the slowest 1 % of runs (latency at or above its p99), in ms: where the tail went. */
   tailStagesMeanMs: StageFigures;
+  /** {@link ProcessFigures.heapAllocatedMb} per timed run, in KB (1,024 bytes). */
+  heapAllocatedKbPerRun: number;
   /** The server's latency monitor: the longest of each kind of event (`command`, `aof-write`, …), in ms. */
   redisLatencyMaxMs: Record<string, number>;
 }
@@ -199,8 +203,10 @@ export async function startLatencyProfile(redis: BenchRedis): Promise<LatencyRec
       stages.map(({ total }) => total),
       99,
     );
+    const watched = watch.stop();
     return {
-      ...watch.stop(),
+      ...watched,
+      heapAllocatedKbPerRun: (watched.heapAllocatedMb * 1024) / runs.size,
       stagesP50Ms: perStage(stages, (values) => percentile(values, 50)),
       stagesP99Ms: perStage(stages, (values) => percentile(values, 99)),
       tailStagesMeanMs: perStage(

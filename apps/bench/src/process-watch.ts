@@ -1,7 +1,7 @@
 /**
  * What a process of the latency phases does besides the runs, and when its
- * parts reached a run's milestones: its event loop's delay and garbage
- * collection pauses (`watchProcess`), and the times errand's worker took a
+ * parts reached a run's milestones: its event loop's delay, garbage
+ * collection pauses and the bytes its heap allocated (`watchProcess`), and the times errand's worker took a
  * run's job and a collector's read returned its events (`recordPartMilestones`,
  * from errand's diagnostics channels). The bench process watches itself; a
  * child process running the worker and the collector watches itself and
@@ -15,8 +15,9 @@ import {
   WORKER_JOB_TAKEN_CHANNEL,
   type WorkerJobTaken,
 } from "@errand/engine/ops";
+import { startHeapMeter } from "./heap-meter.js";
 
-/** What one process did meanwhile: its event-loop delay and its garbage-collection pauses. */
+/** What one process did meanwhile: its event-loop delay, its garbage-collection pauses, what its heap allocated. */
 export interface ProcessFigures {
   /** The event-loop delay (`monitorEventLoopDelay`), 99th percentile and maximum, in ms. */
   eventLoopDelayP99Ms: number;
@@ -25,6 +26,8 @@ export interface ProcessFigures {
   gcPauses: number;
   gcPauseTotalMs: number;
   gcPauseMaxMs: number;
+  /** The bytes its JavaScript heap allocated (`heap-meter.ts`), in MB (2^20 bytes). */
+  heapAllocatedMb: number;
 }
 
 /** The ticks of the event-loop delay monitor, in ms. */
@@ -33,6 +36,7 @@ const EVENT_LOOP_RESOLUTION_MS = 5;
 /** Starts watching this process; `stop` (once) resolves what it saw. */
 export function watchProcess(): { stop(): ProcessFigures } {
   const eventLoop = monitorEventLoopDelay({ resolution: EVENT_LOOP_RESOLUTION_MS });
+  const heap = startHeapMeter();
   const gcPauses: number[] = [];
   const gc = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) gcPauses.push(entry.duration);
@@ -43,6 +47,7 @@ export function watchProcess(): { stop(): ProcessFigures } {
   return {
     stop() {
       if (figures !== undefined) return figures;
+      const heapAllocated = heap.stop();
       eventLoop.disable();
       gc.disconnect();
       const ms = (nanoseconds: number) => nanoseconds / 1e6;
@@ -52,6 +57,7 @@ export function watchProcess(): { stop(): ProcessFigures } {
         gcPauses: gcPauses.length,
         gcPauseTotalMs: gcPauses.reduce((sum, pause) => sum + pause, 0),
         gcPauseMaxMs: Math.max(0, ...gcPauses),
+        heapAllocatedMb: heapAllocated / 2 ** 20,
       };
       return figures;
     },

@@ -74,6 +74,12 @@ export interface ErrandFigures {
   latencyAofSplitStagesP99Ms: StageFigures;
   /** CPU (user + system) of this process — client, worker and collector — per run, end to end, in µs. */
   nodeCpuUsPerRun: number;
+  /**
+   * The bytes this process's JavaScript heap allocated per run, end to end,
+   * in KB (1,024 bytes): what its garbage collector has to sweep up
+   * (`heap-meter.ts`; buffers outside the heap not counted).
+   */
+  nodeHeapKbPerRun: number;
   /** CPU (user + system, from `INFO cpu`) of the Redis server per run, end to end, in µs. */
   redisCpuUsPerRun: number;
   /** Shard stream entries (one per append: two a one-step run) a collector folds per second on a prepared backlog. */

@@ -31,6 +31,7 @@ const FIGURES = {
     "latencyAofSplitP99Ms",
     "latencyAofSplitStagesP99Ms",
     "nodeCpuUsPerRun",
+    "nodeHeapKbPerRun",
     "redisCpuUsPerRun",
     "collectorEventsPerSec",
     "redisCommandsPerRun",
@@ -144,6 +145,8 @@ describe("runBench", () => {
         profile.gcPauses,
         profile.gcPauseTotalMs,
         profile.gcPauseMaxMs,
+        profile.heapAllocatedMb,
+        profile.heapAllocatedKbPerRun,
         ...Object.values(profile.redisLatencyMaxMs),
       ]) {
         expect(Number.isFinite(figure), `${phase}: ${figure}`).toBe(true);
@@ -153,6 +156,9 @@ describe("runBench", () => {
     for (const figure of Object.values(conditions.latencyAofSplitPartsProcess)) {
       expect(Number.isFinite(figure), `parts process: ${figure}`).toBe(true);
     }
+    // Every run allocated on the heap, and the meter saw it.
+    expect(report.errand.nodeHeapKbPerRun).toBeGreaterThan(0);
+    expect(conditions.latencyProfile.aof.heapAllocatedKbPerRun).toBeGreaterThan(0);
     expect(conditions.latencyAofSplitWarmupRuns).toBeGreaterThanOrEqual(50);
     // The AOF phase ran with the file on: every run's writes went to it.
     expect(conditions.aofBytesPerRun).toBeGreaterThan(0);

@@ -70,6 +70,7 @@ function roundProcess(figures: ProcessFigures): ProcessFigures {
     gcPauses: figures.gcPauses,
     gcPauseTotalMs: round(figures.gcPauseTotalMs, 2),
     gcPauseMaxMs: round(figures.gcPauseMaxMs, 2),
+    heapAllocatedMb: round(figures.heapAllocatedMb, 2),
   };
 }
 
@@ -80,6 +81,7 @@ function roundProfile(profile: LatencyProfile): LatencyProfile {
     stagesP99Ms: roundStages(profile.stagesP99Ms),
     tailStagesMeanMs: roundStages(profile.tailStagesMeanMs),
     ...roundProcess(profile),
+    heapAllocatedKbPerRun: round(profile.heapAllocatedKbPerRun, 1),
     redisLatencyMaxMs: profile.redisLatencyMaxMs,
   };
 }
@@ -221,6 +223,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchResult>
       latencyAofSplitP99Ms: round(m.latencyAofSplit.p99Ms, 2),
       latencyAofSplitStagesP99Ms: roundStages(m.latencyAofSplit.profile.stagesP99Ms),
       nodeCpuUsPerRun: round(m.throughput.cpu.nodeUs),
+      nodeHeapKbPerRun: round(m.throughput.heapKbPerRun, 1),
       redisCpuUsPerRun: round(m.throughput.cpu.redisUs),
       collectorEventsPerSec: round(m.collector.eventsPerSec),
       redisCommandsPerRun: round(m.throughput.commandsPerRun, 2),

@@ -6,12 +6,13 @@
  * entries are trimmed behind the collectors within `trimIntervalMs`, so they
  * are not what a settled run keeps), the same growth by kind of key
  * (`MEMORY USAGE` of every key: logs, heads, results, indexes, BullMQ's
- * share), and this process's RSS at the end.
+ * share), this process's RSS at the end, and the bytes its heap allocated.
  */
 import type { BenchRedis } from "../bench-redis.js";
 import { commandCalls, commandsPerUnit, keysMemoryUsage, usedMemory } from "../bench-redis.js";
 import { type CpuPerUnit, cpuPerUnit, startCpuMeter } from "../cpu-meter.js";
 import { fireBenchRuns, startErrandStack, waitForResults } from "../errand-stack.js";
+import { startHeapMeter } from "../heap-meter.js";
 import { bytesByKeyKind, bytesPerRunByKind } from "../key-kinds.js";
 import { perSecond } from "../stats.js";
 
@@ -37,6 +38,8 @@ export interface ErrandThroughput {
   rssMb: number;
   /** CPU per run. */
   cpu: CpuPerUnit;
+  /** The bytes this process's JavaScript heap allocated per run, in KB (1,024 bytes). */
+  heapKbPerRun: number;
 }
 
 /** The longest the phase waits for its runs. */
@@ -60,10 +63,12 @@ export async function measureErrandThroughput(
     const callsBefore = await commandCalls(redis.admin);
     const memoryBefore = await usedMemory(redis.admin);
     const meter = await startCpuMeter(redis.admin);
+    const heap = startHeapMeter();
     const start = performance.now();
     const runIds = await fireBenchRuns(stack, runs);
     await waitForResults(stack.errand, runIds, SETTLE_TIMEOUT_MS);
     const elapsed = performance.now() - start;
+    const heapAllocated = heap.stop();
     const spent = await meter.read();
     const commands = commandsPerUnit(callsBefore, await commandCalls(redis.admin), runs);
     const memoryAfter = await usedMemory(redis.admin);
@@ -83,6 +88,7 @@ export async function measureErrandThroughput(
       ),
       rssMb: process.memoryUsage().rss / 1024 ** 2,
       cpu: cpuPerUnit(spent, runs),
+      heapKbPerRun: heapAllocated / 1024 / runs,
     };
   } finally {
     await stack.stop();
