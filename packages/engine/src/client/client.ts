@@ -13,6 +13,9 @@ import { type EvaluateOptions, evaluate } from "../evaluations/evaluate.js";
 import type { Evaluation } from "../evaluations/evaluation-record.js";
 import { type EvaluationSets, evaluationSets } from "../evaluations/evaluation-sets.js";
 import { type EvaluationSummary, evaluationStore } from "../evaluations/evaluation-store.js";
+import { flowKeys } from "../flow-control/flow-keys.js";
+import { flowScripts } from "../flow-control/flow-scripts.js";
+import { withProviderLimits } from "../flow-control/provider-limits.js";
 import { createRunQueues, DEFAULT_JOB_OPTIONS } from "../queues/run-queues.js";
 import type { CollectOptions, CollectResult } from "../reads/collect.js";
 import { createReadsContext } from "../reads/context.js";
@@ -400,6 +403,13 @@ export function createErrand(options: ErrandOptions): Errand {
             fireCase: (spec, evaluation) => fireEvaluationCase(context, spec, evaluation),
             followLog: (runId, signal) => errand.events(runId, { follow: true, signal }),
           },
+          limitModel: (model, flowControl) =>
+            withProviderLimits(model, {
+              redis,
+              keys: flowKeys(keys.prefix),
+              scripts: flowScripts(redis),
+              flowControl,
+            }),
           now: resources.now,
         },
         evaluateOptions,

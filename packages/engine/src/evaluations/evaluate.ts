@@ -13,6 +13,7 @@ import { type Agent, agentVersion, type Model } from "@errand/runtime";
 import { modelIdentity } from "@errand/runtime/ops";
 import type { EventStore } from "@errand/store";
 import { DEFAULT_PRICE_TABLE, type PriceTable, responsePricer } from "../budgets/price-table.js";
+import type { FlowControlOptions } from "../flow-control/flow-options.js";
 import {
   type Evaluation,
   type EvaluationCase,
@@ -76,6 +77,14 @@ export interface EvaluateOptions {
   scorers?: readonly Scorer[];
   /** Cases run at once. Default {@link DEFAULT_EVALUATION_CONCURRENCY}. */
   concurrency?: number;
+  /**
+   * The workers' `flowControl`: a candidate in this process then asks its
+   * model under the fleet's provider rate limits and 429 pauses, shared
+   * with the workers (its model must have a `providerKey`). Concurrency
+   * limits take leases for runs, which an in-process candidate is not: a
+   * candidate held to them runs on live workers. Ignored for those.
+   */
+  flowControl?: FlowControlOptions;
   /** Prices of an in-process candidate's responses, merged over the default table (a worker prices by its own). */
   prices?: PriceTable;
   /** Labels kept with the evaluation. */
@@ -97,6 +106,8 @@ export interface EvaluateContext {
   collectRuns: CollectRuns;
   /** How a candidate on the fleet fires and follows its cases. */
   fleet: FleetContext;
+  /** `model` under the fleet's provider rate limits and pauses of `flowControl`. */
+  limitModel(model: Model, flowControl: FlowControlOptions): Model;
   now: () => Date;
 }
 
@@ -254,11 +265,16 @@ function candidateRunner(
     { ...DEFAULT_PRICE_TABLE, ...options.prices },
     pricedModelName(agent, options.model),
   );
+  const model = options.model ?? (typeof agent.model === "string" ? undefined : agent.model);
+  const limited =
+    model === undefined || options.flowControl === undefined
+      ? options.model
+      : context.limitModel(model, options.flowControl);
   return inProcessCandidate({
     store: context.store,
     collectRuns: context.collectRuns,
     agent,
-    ...(options.model === undefined ? {} : { model: options.model }),
+    ...(limited === undefined ? {} : { model: limited }),
     ...(priceResponse === undefined ? {} : { priceResponse }),
     tools: spec.tools,
     onUnrecorded: spec.onUnrecorded,
