@@ -6,7 +6,9 @@
  * run's log: the tool's counter in Redis proves its handler ran 0 times on
  * either worker. A version no live worker runs is refused before anything
  * is written. A saved run set gives the same cases each time it is
- * evaluated, and the cases' own runs are never taken as recorded runs.
+ * evaluated, and the cases' own runs are never taken as recorded runs. A
+ * `v3` that makes a call no recorded run made gets the refusal on its
+ * worker, and the case lists the unrecorded call.
  */
 import type { RunEventOf } from "@errand/core";
 import { agentVersion } from "@errand/runtime";
@@ -24,6 +26,7 @@ import {
   lookupCounter,
   V1_INSTRUCTIONS,
   V2_INSTRUCTIONS,
+  V3_INSTRUCTIONS,
 } from "./test-support/forecast-fixture.js";
 
 const it = redisTest;
@@ -32,15 +35,18 @@ const RUNS = 12;
 let fake: FakeOpenAI;
 let stack: ErrandStack;
 let candidateWorker: ErrandWorker;
+let unrecordedWorker: ErrandWorker | undefined;
 let prefix: string;
 let runIds: string[];
 let v2: string;
+let shared: Parameters<typeof createWorker>[0];
 
 beforeAll(async () => {
   fake = await startFakeOpenAI({ scriptFor: forecastScript });
 });
 
 afterAll(async () => {
+  await unrecordedWorker?.close();
   await candidateWorker?.close();
   await stack?.stop();
   await fake?.close();
@@ -58,11 +64,12 @@ function fireWeekly(from: number, count: number) {
 
 it.beforeAll(async ({ engineRedis }) => {
   prefix = engineRedis.prefixed("evaluate-fleet").prefix;
-  const shared = {
+  shared = {
     connection: engineRedis.url,
     prefix,
     shards: TEST_SHARDS,
     logger: captureLogs().logger,
+    agents: [],
   };
   const recorded = forecaster(fake, engineRedis.redis, prefix, V1_INSTRUCTIONS);
   stack = await startErrandStack({ ...shared, worker: { agents: [recorded], concurrency: 8 } });
@@ -164,5 +171,29 @@ describe("a candidate version that live workers run", () => {
       "weekly",
       "weekly-now",
     ]);
+  });
+
+  it("refuses on the worker a call no recorded run made, and lists it on its case", async ({
+    engineRedis,
+  }) => {
+    const { redis } = engineRedis;
+    const v3 = forecaster(fake, redis, prefix, V3_INSTRUCTIONS);
+    unrecordedWorker = await createWorker({ ...shared, agents: [v3] });
+    const some = runIds.slice(0, 2);
+    const lookups = Number(await redis.get(lookupCounter(prefix)));
+    const evaluated = await stack.errand.evaluate({
+      runs: some,
+      agent: { agent: "forecaster", version: agentVersion(v3) },
+    });
+    expect(Number(await redis.get(lookupCounter(prefix)))).toBe(lookups);
+    expect(evaluated.totals).toMatchObject({ cases: 2, unrecordedCalls: 2, failed: 0 });
+    for (const c of evaluated.cases) {
+      const city = (c.toolCalls.original[0]!.args as { city: string }).city;
+      expect(c.unrecordedCalls).toEqual([
+        { tool: "lookup", args: { city: `${city} tomorrow` }, policy: "refuse" },
+      ]);
+      expect(c.toolCalls.candidate[0]).toMatchObject({ answeredFrom: "refused", ok: false });
+      expect(c.toolCalls.candidate[0]!.error).toMatch(/^unrecorded_call: lookup/);
+    }
   });
 });
