@@ -30,7 +30,7 @@ import {
 } from "./test-support/forecast-fixture.js";
 
 const it = redisTest;
-const RUNS = 12;
+const RUNS = 8;
 
 let fake: FakeOpenAI;
 let stack: ErrandStack;
