@@ -81,7 +81,7 @@ export function recordedParentServices(
   return brandParentServices({
     limits: DEFAULT_PARENT_LIMITS,
     async spawn(call, items): Promise<SpawnResult> {
-      const outcomes = [];
+      const outcomes: SpawnResult["results"] = [];
       for (const item of items) {
         const runId = available.get(childKey(item))?.shift();
         if (runId !== undefined) {
