@@ -14,11 +14,11 @@ import { writeError } from "./output.js";
 
 const HELP_WORDS = new Set(["--help", "-h", "help"]);
 
-/** The command named by the first one or two words of `argv`, and the words after its name. */
+/** The command named by the first one, two or three words of `argv` (`eval sets save`), and the words after its name. */
 function findCommand(
   argv: readonly string[],
 ): { entry: CommandEntry; rest: readonly string[] } | undefined {
-  for (const words of [2, 1]) {
+  for (const words of [3, 2, 1]) {
     const name = argv.slice(0, words).join(" ");
     const entry = COMMANDS.find((command) => command.name === name);
     if (entry) return { entry, rest: argv.slice(words) };

@@ -60,7 +60,7 @@ export function evaluationLines(evaluation: Evaluation): string[] {
   const { totals } = evaluation;
   const header = [
     `evaluation ${evaluation.evaluationId} (${evaluation.status})`,
-    `candidate  ${evaluation.candidate.agent}@${evaluation.candidate.version}, tools ${evaluation.tools}, unrecorded calls ${evaluation.onUnrecorded}`,
+    `candidate  ${evaluation.candidate.agent}@${evaluation.candidate.version}${evaluation.candidate.runsOn === "fleet" ? " on live workers" : ""}, tools ${evaluation.tools}, unrecorded calls ${evaluation.onUnrecorded}`,
     `cases      ${totals.cases} of ${evaluation.runIds.length} · ${totals.changed} changed · ${totals.failed} failed · ${totals.unrecordedCalls} unrecorded call(s)`,
     `cost       original ${usd(totals.original.costUsd)} · candidate ${usd(totals.candidate.costUsd)}`,
     `tokens     original ${totals.original.tokens} · candidate ${totals.candidate.tokens}`,

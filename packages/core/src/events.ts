@@ -207,6 +207,22 @@ export const EventData = {
      * without any.
      */
     modelSettings: z.record(z.string(), z.unknown()).optional(),
+    /**
+     * The run is a case of an evaluation, fired by `evaluate` for a candidate
+     * on the fleet (docs/architecture/evaluations.md#candidates-on-the-fleet):
+     * its worker answers its tool calls from the log of `recordedRunId` (with
+     * `tools: "recorded"`, calls the log cannot answer handled by
+     * `onUnrecorded`) and its `spawn_agents` from that run's children.
+     * Optional and additive: absent for every other run.
+     */
+    evaluation: z
+      .object({
+        evaluationId: z.string().min(1),
+        recordedRunId: z.string().min(1),
+        tools: z.enum(["recorded", "live"]),
+        onUnrecorded: z.enum(["refuse", "fail", "live"]),
+      })
+      .optional(),
   }),
   /**
    * A worker took the run. `trace` (optional, additive) is the attempt's

@@ -70,6 +70,18 @@ export interface EngineKeys extends StoreKeys {
    */
   evaluation(evaluationId: string): string;
   /**
+   * The saved run sets evaluations take (docs/architecture/evaluations.md#saved-run-sets):
+   * HASH, field the set's name, value JSON `EvaluationSet`.
+   */
+  readonly evaluationSets: string;
+  /**
+   * Where each call of a candidate run on the fleet was answered from
+   * (docs/architecture/evaluations.md#candidates-on-the-fleet): HASH, field
+   * callId, value JSON; written by the worker, read and deleted by the
+   * evaluation.
+   */
+  evaluationCalls(evaluationId: string, candidateRunId: string): string;
+  /**
    * The schedules (docs/architecture/schedules.md#redis-layout): HASH, field
    * schedule id, value JSON `ScheduleRecord`.
    */
@@ -106,6 +118,9 @@ export function engineKeys(prefix?: string): EngineKeys {
     accessRate: (keyId) => `${base}:{access}:rate:${keyId}`,
     evaluations: `${base}:evaluations`,
     evaluation: (evaluationId) => `${base}:evaluation:${evaluationId}`,
+    evaluationSets: `${base}:evaluation-sets`,
+    evaluationCalls: (evaluationId, candidateRunId) =>
+      `${base}:evaluation-calls:${evaluationId}:${candidateRunId}`,
     schedules: `${base}:schedules`,
     scheduleRuns: (scheduleId) => `${base}:schedule-runs:${scheduleId}`,
     scheduleTicks: (scheduleId) => `${base}:schedule-ticks:${scheduleId}`,

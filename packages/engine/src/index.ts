@@ -241,6 +241,7 @@ export type {
   CaseToolCall,
   Evaluation,
   EvaluationCase,
+  EvaluationSet,
   EvaluationSpec,
   EvaluationTotals,
   FieldChange,
@@ -248,7 +249,9 @@ export type {
   UnrecordedCall,
   UnrecordedCallPolicy,
 } from "./evaluations/evaluation-record.js";
+export type { EvaluationSets, SaveSetOptions } from "./evaluations/evaluation-sets.js";
 export type { EvaluationSummary } from "./evaluations/evaluation-store.js";
+export { EVALUATION_OF_KEY, type FleetCandidate } from "./evaluations/fleet-candidate.js";
 export { evaluationJUnit, type JUnitOptions } from "./evaluations/junit.js";
 export {
   type EvaluationCaseInput,

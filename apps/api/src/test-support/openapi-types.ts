@@ -482,6 +482,14 @@ export interface components {
               modelSettings?: {
                 [key: string]: unknown;
               };
+              evaluation?: {
+                evaluationId: string;
+                recordedRunId: string;
+                /** @enum {string} */
+                tools: "recorded" | "live";
+                /** @enum {string} */
+                onUnrecorded: "refuse" | "fail" | "live";
+              };
             };
           }
         | {

@@ -4,74 +4,45 @@
  * stops between cases and leaves the evaluation to resume with `--resume`.
  */
 
-import type { RunFilter } from "@errand/engine";
+import type { EvaluateOptions, FleetCandidate } from "@errand/engine";
 import type { Agent } from "@errand/runtime";
 import { loadAgents } from "../agents-module.js";
 import { type ParsedArgs, usageError } from "../args.js";
 import { CONNECTION_OPTIONS, type CommandSpec, JSON_OPTION } from "../command.js";
 import { withErrand } from "../errand-client.js";
 import { evaluationLines, evaluationProgress } from "../evaluation-lines.js";
+import { oneOf, RUN_SELECTION_OPTIONS, runSelectionOf } from "../evaluation-runs-args.js";
 import { EXIT } from "../exit-codes.js";
 import type { CliIO } from "../io.js";
 import { catchStopSignals } from "../lifecycle.js";
 import { modelFromEnv } from "../models.js";
 import { writeJson, writeLines } from "../output.js";
 
+const COMMAND = "eval run";
 const POLICIES = ["refuse", "fail", "live"] as const;
-const STATUSES = ["succeeded", "failed", "cancelled"] as const;
 
-function oneOf<T extends string>(
-  args: ParsedArgs,
-  name: string,
-  values: readonly T[],
-): T | undefined {
-  const value = args.string(name);
-  if (value === undefined || (values as readonly string[]).includes(value))
-    return value as T | undefined;
-  throw usageError(
-    `eval run: --${name} must be one of ${values.join(", ")}, not ${JSON.stringify(value)}`,
-  );
+/** The runs asked for: a saved `--set`, `--run` ids, or a filter. */
+function runsOf(args: ParsedArgs): EvaluateOptions["runs"] {
+  const set = args.string("set");
+  return set === undefined ? runSelectionOf(COMMAND, args) : { set };
 }
 
-function metadataOf(args: ParsedArgs): Record<string, string> | undefined {
-  const pairs = args.strings("metadata");
-  if (pairs.length === 0) return undefined;
-  return Object.fromEntries(
-    pairs.map((pair) => {
-      const at = pair.indexOf("=");
-      if (at < 1)
-        throw usageError(`eval run: --metadata takes key=value, not ${JSON.stringify(pair)}`);
-      return [pair.slice(0, at), pair.slice(at + 1)];
-    }),
-  );
-}
-
-/** The runs asked for: `--run` ids, or a filter from the other options. */
-function runsOf(args: ParsedArgs): string[] | RunFilter | undefined {
-  const runIds = args.strings("run");
-  if (runIds.length > 0) return runIds;
-  const agent = args.string("from-agent");
-  const status = oneOf(args, "status", STATUSES);
-  const since = args.string("since");
-  const until = args.string("until");
-  const metadata = metadataOf(args);
-  const limit = args.integer("limit", { min: 1, max: 1000 }, 100);
-  return {
-    limit,
-    ...(agent === undefined ? {} : { agent }),
-    ...(status === undefined ? {} : { status }),
-    ...(since === undefined ? {} : { since }),
-    ...(until === undefined ? {} : { until }),
-    ...(metadata === undefined ? {} : { metadata }),
-  };
-}
-
-async function candidateOf(args: ParsedArgs, io: CliIO): Promise<Agent> {
+async function candidateOf(args: ParsedArgs, io: CliIO): Promise<Agent | FleetCandidate> {
+  const name = args.string("agent");
+  if (args.flag("fleet")) {
+    if (name === undefined)
+      throw usageError("eval run: --fleet needs --agent <name>, the agent live workers run");
+    const version = args.string("version");
+    return { agent: name, ...(version === undefined ? {} : { version }) };
+  }
+  if (args.string("version") !== undefined)
+    throw usageError("eval run: --version names a version live workers run: give --fleet too");
   const module = args.string("agents");
   if (module === undefined)
-    throw usageError("eval run: --agents <module> names the module of the candidate agent");
+    throw usageError(
+      "eval run: --agents <module> names the module of the candidate agent (or --fleet --agent <name> for live workers)",
+    );
   const agents = await loadAgents(io, module);
-  const name = args.string("agent");
   if (name === undefined && agents.length === 1) return agents[0]!;
   const found = agents.find((agent) => agent.name === name);
   if (found !== undefined) return found;
@@ -79,14 +50,25 @@ async function candidateOf(args: ParsedArgs, io: CliIO): Promise<Agent> {
   throw usageError(`eval run: --agent names the candidate among ${module}'s agents (${names})`);
 }
 
+/** The command that resumes `evaluationId` with the candidate of `args`, named `name`. */
+function resumeCommand(args: ParsedArgs, name: string, evaluationId: string): string {
+  const candidate = args.flag("fleet")
+    ? `--fleet --agent ${name}`
+    : `--agents ${args.string("agents")} --agent ${name}`;
+  return `errand eval run ${candidate} --resume ${evaluationId}`;
+}
+
 /** `eval run`. */
 export const evalRunCommand: CommandSpec = {
   usage:
-    "errand eval run --agents <module> [--agent <name>] [--run <runId>]… [--from-agent <name>] [--status <status>] [--since <time>] [--until <time>] [--metadata key=value]… [--limit N] [--tools recorded|live] [--on-unrecorded refuse|fail|live] [--concurrency N] [--resume <evaluationId>] [--json]",
+    "errand eval run (--agents <module> [--agent <name>] | --fleet --agent <name> [--version <version>]) [--set <name> | --run <runId>… | [--from-agent <name>] [--status <status>] [--since <time>] [--until <time>] [--metadata key=value]… [--limit N]] [--tools recorded|live] [--on-unrecorded refuse|fail|live] [--concurrency N] [--resume <evaluationId>] [--json]",
   description: [
     "Runs the candidate agent (--agent of the --agents module; its model from OPENAI_* like",
     "the worker's) on the input of each recorded run, in this process, and keeps the",
-    "evaluation in Redis. The runs: each --run, or the settled runs matching --from-agent,",
+    "evaluation in Redis. With --fleet the candidate is --agent's --version (default its",
+    "newest live one) that live workers run: each case is a run on the fleet, refused with",
+    "agent_version_unavailable when no worker of that version is live. The runs: a saved",
+    "--set (errand eval sets save), each --run, or the settled runs matching --from-agent,",
     "--status, --since, --until (ISO-8601) and --metadata, newest --limit (default 100).",
     "--tools recorded (default) answers each tool call from the run's log; a call the log",
     "cannot answer is refused (--on-unrecorded refuse, default), fails the case (fail) or",
@@ -105,35 +87,17 @@ export const evalRunCommand: CommandSpec = {
       value: "<name>",
       description: "the candidate, by name (default: the module's only agent)",
     },
-    run: {
-      type: "string",
-      multiple: true,
-      value: "<runId>",
-      description: "a recorded run to evaluate",
+    fleet: {
+      type: "boolean",
+      description: "the candidate is --agent as live workers run it, not agent code here",
     },
-    "from-agent": { type: "string", value: "<name>", description: "the runs of this agent" },
-    status: {
+    version: {
       type: "string",
-      value: "<status>",
-      description: `the runs that ended so: ${STATUSES.join(", ")}`,
+      value: "<version>",
+      description: "with --fleet: the version to evaluate (default the newest live one)",
     },
-    since: {
-      type: "string",
-      value: "<time>",
-      description: "the runs created at or after this time",
-    },
-    until: { type: "string", value: "<time>", description: "the runs created before this time" },
-    metadata: {
-      type: "string",
-      multiple: true,
-      value: "key=value",
-      description: "the runs fired with this label",
-    },
-    limit: {
-      type: "string",
-      value: "<N>",
-      description: "the most runs a filter takes (default 100, at most 1000)",
-    },
+    set: { type: "string", value: "<name>", description: "the runs of a saved run set" },
+    ...RUN_SELECTION_OPTIONS,
     tools: {
       type: "string",
       value: "recorded|live",
@@ -155,8 +119,8 @@ export const evalRunCommand: CommandSpec = {
   },
   async run(args, io) {
     const agent = await candidateOf(args, io);
-    const tools = oneOf(args, "tools", ["recorded", "live"] as const);
-    const onUnrecorded = oneOf(args, "on-unrecorded", POLICIES);
+    const tools = oneOf(COMMAND, args, "tools", ["recorded", "live"] as const);
+    const onUnrecorded = oneOf(COMMAND, args, "on-unrecorded", POLICIES);
     const resume = args.string("resume");
     const json = args.flag("json");
     const progress = evaluationProgress(io.stderr, json);
@@ -167,7 +131,9 @@ export const evalRunCommand: CommandSpec = {
     });
     try {
       const model =
-        typeof agent.model === "string" ? (await modelFromEnv(io.env)).model : undefined;
+        "model" in agent && typeof agent.model === "string"
+          ? (await modelFromEnv(io.env)).model
+          : undefined;
       const evaluation = await withErrand(args, io, (errand) =>
         errand.evaluate({
           agent,
@@ -185,7 +151,7 @@ export const evalRunCommand: CommandSpec = {
       else writeLines(io, evaluationLines(evaluation));
       if (evaluation.status === "interrupted") {
         io.stderr.write(
-          `interrupted: finish it with errand eval run --agents ${args.string("agents")} --agent ${agent.name} --resume ${evaluation.evaluationId}\n`,
+          `interrupted: finish it with ${resumeCommand(args, evaluation.candidate.agent, evaluation.evaluationId)}\n`,
         );
         return EXIT.failure;
       }

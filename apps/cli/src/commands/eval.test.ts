@@ -3,7 +3,10 @@
  * collector recorded on a private Redis: `eval run` evaluates a candidate
  * from an agents module (progress on a terminal, the record with --json),
  * `eval list` and `eval show` read it back, `eval export` writes it as
- * JUnit XML that a JUnit reader parses.
+ * JUnit XML that a JUnit reader parses; `eval sets save` saves the runs
+ * under a name that `eval run --set` then takes, here with `--fleet`: the
+ * live worker's version evaluated on the fleet, a version with no live
+ * worker refused.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -132,5 +135,52 @@ describe("errand eval", () => {
     expect(result.total).toBe(RUNS);
     expect(result.failed).toBe(RUNS);
     expect(result.suites[0]!.cases.map((c) => c.name).sort()).toEqual([...runIds].sort());
+  });
+});
+
+describe("errand eval sets and eval run --fleet", () => {
+  it("save and show a set, evaluate it on the live worker's version, refuse a version with none", async () => {
+    const saved = await errand(["eval", "sets", "save", "greetings", "--from-agent", "greeter"]);
+    expect(saved.code, saved.stderr).toBe(0);
+    expect(saved.stdout).toContain(`runs       ${RUNS}`);
+    const shown = JSON.parse(
+      (await errand(["eval", "sets", "show", "greetings", "--json"])).stdout,
+    );
+    expect([...shown.runIds].sort()).toEqual([...runIds].sort());
+    const listed = await errand(["eval", "sets", "list"]);
+    expect(listed.stdout).toMatch(/greetings +3 +filter/);
+
+    const evaluated = await errand([
+      "eval",
+      "run",
+      "--fleet",
+      "--agent",
+      "greeter",
+      "--set",
+      "greetings",
+      "--json",
+    ]);
+    expect(evaluated.code, evaluated.stderr).toBe(0);
+    const record = JSON.parse(evaluated.stdout);
+    expect(record).toMatchObject({
+      runs: { set: "greetings" },
+      runIds: shown.runIds,
+      candidate: { agent: "greeter", runsOn: "fleet" },
+      totals: { cases: RUNS, changed: 0, failed: 0 },
+    });
+
+    const refused = await errand([
+      "eval",
+      "run",
+      "--fleet",
+      "--agent",
+      "greeter",
+      "--version",
+      "gone",
+      "--set",
+      "greetings",
+    ]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`no worker of version "gone" of agent "greeter" is live`);
   });
 });

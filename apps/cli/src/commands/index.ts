@@ -133,6 +133,21 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./eval-export.js")).evalExportCommand,
   },
   {
+    name: "eval sets save",
+    summary: "save a named set of recorded runs that evaluations take",
+    load: async () => (await import("./eval-sets-save.js")).evalSetSaveCommand,
+  },
+  {
+    name: "eval sets list",
+    summary: "list the saved run sets",
+    load: async () => (await import("./eval-sets-list.js")).evalSetListCommand,
+  },
+  {
+    name: "eval sets show",
+    summary: "show a saved run set and its runIds",
+    load: async () => (await import("./eval-sets-show.js")).evalSetShowCommand,
+  },
+  {
     name: "schedules upsert",
     summary: "create or replace a schedule that fires runs on a cron expression or an interval",
     load: async () => (await import("./schedules-upsert.js")).schedulesUpsertCommand,

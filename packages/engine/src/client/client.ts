@@ -11,7 +11,11 @@ import { withTreeSpend } from "../budgets/tree-view.js";
 import type { EngineKeys } from "../engine-keys.js";
 import { type EvaluateOptions, evaluate } from "../evaluations/evaluate.js";
 import type { Evaluation } from "../evaluations/evaluation-record.js";
+import { type EvaluationSets, evaluationSets } from "../evaluations/evaluation-sets.js";
 import { type EvaluationSummary, evaluationStore } from "../evaluations/evaluation-store.js";
+import { flowKeys } from "../flow-control/flow-keys.js";
+import { flowScripts } from "../flow-control/flow-scripts.js";
+import { withProviderLimits } from "../flow-control/provider-limits.js";
 import { createRunQueues, DEFAULT_JOB_OPTIONS } from "../queues/run-queues.js";
 import type { CollectOptions, CollectResult } from "../reads/collect.js";
 import { createReadsContext } from "../reads/context.js";
@@ -40,6 +44,7 @@ import { listWaiting, type WaitingOptions, type WaitingWaitpoints } from "../wai
 import { type CancelOptions, type CancelResult, cancel } from "./cancel.js";
 import { fire } from "./fire.js";
 import type { FireContext } from "./fire-context.js";
+import { fireEvaluationCase } from "./fire-evaluation-case.js";
 import { type FireManyResult, fireMany } from "./fire-many.js";
 import {
   DEFAULT_MAX_INPUT_BYTES,
@@ -193,14 +198,16 @@ export interface Errand {
   readonly waitpoints: Waitpoints;
   /**
    * Evaluates a candidate agent against recorded runs (docs/architecture/evaluations.md#evaluations):
-   * each run's input goes to the candidate, run in this process with a live
-   * model, its tool calls answered from the run's log (`tools: "recorded"`,
+   * each run's input goes to the candidate — agent code run in this process,
+   * or `{ agent, version }` run by live workers, each case a run on the fleet
+   * (refused `agent_version_unavailable`, nothing written, when no worker of
+   * that version is live) — with a live model, its tool calls answered from the run's log (`tools: "recorded"`,
    * the default: no tool runs) and its `spawn_agents` from the run's
    * children (none is fired); both results are scored and compared, and the
    * evaluation record is kept in Redis, each case as it finishes. Resolves
    * with the record, changed cases first. Throws `invalid_spec` for bad
-   * runs or scorers, `not_found` for a run without a log or an unknown
-   * `resume`.
+   * runs or scorers, `not_found` for a run without a log, an unknown
+   * `resume` or saved set.
    *
    * ```ts
    * const evaluation = await errand.evaluate({ runs: { agent: "support", status: "succeeded", limit: 50 }, agent: supportV2 });
@@ -258,6 +265,15 @@ export interface Evaluations {
   get(evaluationId: string): Promise<Evaluation | undefined>;
   /** A page of evaluations, newest first, without their cases (`limit` default 20, at most 200). */
   list(options?: { limit?: number; cursor?: string }): Promise<Page<EvaluationSummary>>;
+  /**
+   * Saved run sets (docs/architecture/evaluations.md#saved-run-sets): runs
+   * saved under a name, which `evaluate({ runs: { set: name } })` takes.
+   *
+   * ```ts
+   * await errand.evaluations.sets.save({ name: "support-golden", runs: { agent: "support", status: "succeeded", limit: 50 } });
+   * ```
+   */
+  readonly sets: EvaluationSets;
 }
 
 /** `schedules` whose every call waits out a Redis that cannot answer now, as the client's others do. */
@@ -329,6 +345,13 @@ export function createErrand(options: ErrandOptions): Errand {
     fairQueueing: options.fairQueueing ?? true,
   };
   const evaluations = evaluationStore(redis, keys);
+  const sets = evaluationSets({
+    redis,
+    keys,
+    store: withPatientReads(store, patiently),
+    listRuns: reads.list,
+    now: resources.now,
+  });
   const errand: Errand = {
     keys,
     store: withPatientReads(store, patiently),
@@ -371,7 +394,22 @@ export function createErrand(options: ErrandOptions): Errand {
           store: withPatientReads(store, patiently),
           evaluations,
           listRuns: reads.list,
+          readSet: sets.get,
           collectRuns: reads.collect,
+          fleet: {
+            redis,
+            keys,
+            now: resources.now,
+            fireCase: (spec, evaluation) => fireEvaluationCase(context, spec, evaluation),
+            followLog: (runId, signal) => errand.events(runId, { follow: true, signal }),
+          },
+          limitModel: (model, flowControl) =>
+            withProviderLimits(model, {
+              redis,
+              keys: flowKeys(keys.prefix),
+              scripts: flowScripts(redis),
+              flowControl,
+            }),
           now: resources.now,
         },
         evaluateOptions,
@@ -380,6 +418,11 @@ export function createErrand(options: ErrandOptions): Errand {
       get: (evaluationId) =>
         patiently("read of an evaluation", () => evaluations.read(evaluationId)),
       list: (listOptions) => patiently("list of evaluations", () => evaluations.list(listOptions)),
+      sets: {
+        save: (saveOptions) => patiently("save of a run set", () => sets.save(saveOptions)),
+        get: (name) => patiently("read of a run set", () => sets.get(name)),
+        list: () => patiently("list of run sets", () => sets.list()),
+      },
     },
     waitpoints: {
       complete: (token, answer, completeOptions) =>

@@ -13,9 +13,11 @@ import { type Agent, agentVersion, type Model } from "@errand/runtime";
 import { modelIdentity } from "@errand/runtime/ops";
 import type { EventStore } from "@errand/store";
 import { DEFAULT_PRICE_TABLE, type PriceTable, responsePricer } from "../budgets/price-table.js";
+import type { FlowControlOptions } from "../flow-control/flow-options.js";
 import {
   type Evaluation,
   type EvaluationCase,
+  EvaluationSetName,
   type EvaluationSpec,
   type EvaluationState,
   RunFilter,
@@ -24,10 +26,17 @@ import {
   type UnrecordedCallPolicy,
 } from "./evaluation-record.js";
 import type { EvaluationStore } from "./evaluation-store.js";
+import {
+  type FleetCandidate,
+  type FleetContext,
+  fleetCandidate,
+  liveCandidateVersion,
+} from "./fleet-candidate.js";
+import { inProcessCandidate } from "./in-process-candidate.js";
 import type { CollectRuns } from "./recorded-children.js";
-import { type CaseRunner, runCase } from "./run-case.js";
+import { type CaseRunner, type RunCandidate, runCase } from "./run-case.js";
 import { defaultScorers, type Scorer } from "./scorers.js";
-import { type ListRuns, selectRuns } from "./select-runs.js";
+import { type ListRuns, type ReadSet, selectRuns } from "./select-runs.js";
 
 /** How many cases run at once by default. */
 export const DEFAULT_EVALUATION_CONCURRENCY = 4;
@@ -49,11 +58,16 @@ export interface EvaluationProgress {
 
 /** What `errand.evaluate` takes. */
 export interface EvaluateOptions {
-  /** The recorded runs: their ids, or a filter. Required unless `resume` is given. */
-  runs?: readonly string[] | RunFilter;
-  /** The candidate: an agent defined in this process (`defineAgent`), run here. */
-  agent: Agent;
-  /** The model the candidate runs with; default the agent's own (required when the agent names its model). */
+  /** The recorded runs: their ids, a filter, or a saved set (`{ set: name }`). Required unless `resume` is given. */
+  runs?: readonly string[] | RunFilter | { set: string };
+  /**
+   * The candidate: an agent defined in this process (`defineAgent`), run
+   * here; or `{ agent, version? }`, a version that live workers run (default
+   * its newest live one), each case fired as a run on the fleet
+   * (docs/architecture/evaluations.md#candidates-on-the-fleet).
+   */
+  agent: Agent | FleetCandidate;
+  /** The model an in-process candidate runs with; default the agent's own (required when the agent names its model). */
   model?: Model;
   /** `recorded` (default): tool calls answered from the original run's log; `live`: the tools run. */
   tools?: "recorded" | "live";
@@ -63,7 +77,15 @@ export interface EvaluateOptions {
   scorers?: readonly Scorer[];
   /** Cases run at once. Default {@link DEFAULT_EVALUATION_CONCURRENCY}. */
   concurrency?: number;
-  /** Prices of the candidate's responses, merged over the default table. */
+  /**
+   * The workers' `flowControl`: a candidate in this process then asks its
+   * model under the fleet's provider rate limits and 429 pauses, shared
+   * with the workers (its model must have a `providerKey`). Concurrency
+   * limits take leases for runs, which an in-process candidate is not: a
+   * candidate held to them runs on live workers. Ignored for those.
+   */
+  flowControl?: FlowControlOptions;
+  /** Prices of an in-process candidate's responses, merged over the default table (a worker prices by its own). */
   prices?: PriceTable;
   /** Labels kept with the evaluation. */
   metadata?: Record<string, string>;
@@ -80,8 +102,18 @@ export interface EvaluateContext {
   store: EventStore;
   evaluations: EvaluationStore;
   listRuns: ListRuns;
+  readSet: ReadSet;
   collectRuns: CollectRuns;
+  /** How a candidate on the fleet fires and follows its cases. */
+  fleet: FleetContext;
+  /** `model` under the fleet's provider rate limits and pauses of `flowControl`. */
+  limitModel(model: Model, flowControl: FlowControlOptions): Model;
   now: () => Date;
+}
+
+/** Whether the candidate is a version live workers run, not agent code. */
+function isFleetCandidate(candidate: Agent | FleetCandidate): candidate is FleetCandidate {
+  return typeof (candidate as Partial<FleetCandidate>).agent === "string";
 }
 
 function newEvaluationId(now: Date): string {
@@ -99,14 +131,23 @@ function selectionOf(runs: EvaluateOptions["runs"]): RunSelection {
     if (runs.length === 0) throw new ErrandError("invalid_spec", "evaluate was given no runIds");
     return { runIds: [...runs] };
   }
+  if ("set" in runs) {
+    const parsed = EvaluationSetName.safeParse(runs.set);
+    if (!parsed.success)
+      throw new ErrandError(
+        "invalid_spec",
+        `invalid runs: ${JSON.stringify(runs.set)} is not a set name`,
+      );
+    return { set: parsed.data };
+  }
   const parsed = RunFilter.safeParse(runs);
   if (parsed.success) return { filter: parsed.data };
   const issues = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
   throw new ErrandError("invalid_spec", `invalid runs filter: ${issues.join("; ")}`);
 }
 
-/** The name the candidate's responses are priced by: the model's own, without its provider (`openai:gpt-4o` → `gpt-4o`). */
-function pricedModelName({ agent, model }: EvaluateOptions): string {
+/** The name an in-process candidate's responses are priced by: the model's own, without its provider (`openai:gpt-4o` → `gpt-4o`). */
+function pricedModelName(agent: Agent, model: Model | undefined): string {
   if (model !== undefined) return modelIdentity(model).model;
   return typeof agent.model === "string" ? agent.model : modelIdentity(agent.model).model;
 }
@@ -126,17 +167,21 @@ function checkScorers(scorers: readonly Scorer[]): void {
 async function openSpec(
   context: EvaluateContext,
   options: EvaluateOptions,
+  candidate: EvaluationSpec["candidate"],
   scorers: readonly Scorer[],
 ): Promise<{ spec: EvaluationSpec; cases: EvaluationCase[] }> {
-  const version = agentVersion(options.agent);
   if (options.resume !== undefined) {
     const kept = await context.evaluations.read(options.resume);
     if (kept === undefined)
       throw new ErrandError("not_found", `there is no evaluation ${options.resume}`);
-    if (kept.candidate.agent !== options.agent.name || kept.candidate.version !== version) {
+    const same =
+      kept.candidate.agent === candidate.agent &&
+      kept.candidate.version === candidate.version &&
+      (kept.candidate.runsOn ?? "process") === candidate.runsOn;
+    if (!same) {
       throw new ErrandError(
         "invalid_spec",
-        `evaluation ${options.resume} evaluates ${kept.candidate.agent}@${kept.candidate.version}, not ${options.agent.name}@${version}: resume it with the same candidate, or start a new evaluation`,
+        `evaluation ${options.resume} evaluates ${kept.candidate.agent}@${kept.candidate.version} (in ${kept.candidate.runsOn ?? "process"}), not ${candidate.agent}@${candidate.version} (in ${candidate.runsOn}): resume it with the same candidate, or start a new evaluation`,
       );
     }
     const { cases, status: _status, updatedAt: _updatedAt, totals: _totals, ...spec } = kept;
@@ -148,8 +193,8 @@ async function openSpec(
     evaluationId: newEvaluationId(createdAt),
     createdAt: createdAt.toISOString(),
     runs,
-    runIds: await selectRuns(context.listRuns, context.store, runs),
-    candidate: { agent: options.agent.name, version },
+    runIds: await selectRuns(context.listRuns, context.store, context.readSet, runs),
+    candidate,
     tools: options.tools ?? "recorded",
     onUnrecorded: options.onUnrecorded ?? "refuse",
     scorers: scorers.map((s) => s.name),
@@ -167,36 +212,92 @@ function stateOf(
   return { status, updatedAt: context.now().toISOString(), totals: totalsOf(cases) };
 }
 
+/** Who the candidate is, as the spec records it; for one on the fleet, its live version (refused when none is live). */
+async function candidateOf(
+  context: EvaluateContext,
+  options: EvaluateOptions,
+): Promise<EvaluationSpec["candidate"]> {
+  const { agent } = options;
+  if (isFleetCandidate(agent)) {
+    // Resumed without a version, it goes on with the version it began with.
+    const version =
+      agent.version ??
+      (options.resume === undefined
+        ? undefined
+        : (await context.evaluations.read(options.resume))?.candidate.version);
+    return {
+      agent: agent.agent,
+      version: await liveCandidateVersion(context.fleet, {
+        agent: agent.agent,
+        ...(version === undefined ? {} : { version }),
+      }),
+      runsOn: "fleet",
+    };
+  }
+  if (typeof agent.model === "string" && options.model === undefined) {
+    throw new ErrandError(
+      "invalid_spec",
+      `the candidate ${agent.name} names its model (${agent.model}): pass the Model to run it with as evaluate's model`,
+    );
+  }
+  return { agent: agent.name, version: agentVersion(agent), runsOn: "process" };
+}
+
+/** How the cases' candidate runs: here, or on the fleet. */
+function candidateRunner(
+  context: EvaluateContext,
+  options: EvaluateOptions,
+  spec: EvaluationSpec,
+  signal: AbortSignal,
+): RunCandidate {
+  const { agent } = options;
+  if (isFleetCandidate(agent)) {
+    return fleetCandidate(context.fleet, {
+      evaluationId: spec.evaluationId,
+      agent: spec.candidate.agent,
+      version: spec.candidate.version,
+      tools: spec.tools,
+      onUnrecorded: spec.onUnrecorded,
+      signal,
+    });
+  }
+  const priceResponse = responsePricer(
+    { ...DEFAULT_PRICE_TABLE, ...options.prices },
+    pricedModelName(agent, options.model),
+  );
+  const model = options.model ?? (typeof agent.model === "string" ? undefined : agent.model);
+  const limited =
+    model === undefined || options.flowControl === undefined
+      ? options.model
+      : context.limitModel(model, options.flowControl);
+  return inProcessCandidate({
+    store: context.store,
+    collectRuns: context.collectRuns,
+    agent,
+    ...(limited === undefined ? {} : { model: limited }),
+    ...(priceResponse === undefined ? {} : { priceResponse }),
+    tools: spec.tools,
+    onUnrecorded: spec.onUnrecorded,
+    now: context.now,
+    signal,
+  });
+}
+
 /** Runs (or resumes) an evaluation and returns its record; see {@link EvaluateOptions}. */
 export async function evaluate(
   context: EvaluateContext,
   options: EvaluateOptions,
 ): Promise<Evaluation> {
-  if (typeof options.agent.model === "string" && options.model === undefined) {
-    throw new ErrandError(
-      "invalid_spec",
-      `the candidate ${options.agent.name} names its model (${options.agent.model}): pass the Model to run it with as evaluate's model`,
-    );
-  }
   const scorers = options.scorers ?? defaultScorers();
   checkScorers(scorers);
-  const { spec, cases } = await openSpec(context, options, scorers);
+  const candidate = await candidateOf(context, options);
+  const { spec, cases } = await openSpec(context, options, candidate, scorers);
   const { evaluationId } = spec;
   const signal = options.signal ?? new AbortController().signal;
-  const priceResponse = responsePricer(
-    { ...DEFAULT_PRICE_TABLE, ...options.prices },
-    pricedModelName(options),
-  );
   const runner: CaseRunner = {
     store: context.store,
-    collectRuns: context.collectRuns,
-    candidate: options.agent,
-    ...(options.model === undefined ? {} : { model: options.model }),
-    ...(priceResponse === undefined ? {} : { priceResponse }),
-    tools: spec.tools,
-    onUnrecorded: spec.onUnrecorded,
+    runCandidate: candidateRunner(context, options, spec, signal),
     scorers,
-    now: context.now,
     signal,
   };
   const finished = new Set(cases.map((c) => c.runId));

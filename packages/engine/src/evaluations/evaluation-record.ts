@@ -27,12 +27,37 @@ export const RunFilter = z.object({
 });
 export type RunFilter = z.infer<typeof RunFilter>;
 
-/** The runs of an evaluation as it was asked for: ids, or a filter. */
-export const RunSelection = z.union([
+/** Runs named one by one, or a filter: what a saved set is made of. */
+export const ResolvableSelection = z.union([
   z.object({ runIds: z.array(z.string().min(1)).min(1).max(1000) }),
   z.object({ filter: RunFilter }),
 ]);
+export type ResolvableSelection = z.infer<typeof ResolvableSelection>;
+
+/** The name of a saved run set: 1 to 128 of letters, digits, `.`, `_`, `-`, `:`. */
+export const EvaluationSetName = z
+  .string()
+  .regex(/^[A-Za-z0-9._:-]{1,128}$/, "a set name is 1 to 128 of letters, digits, . _ - :");
+
+/** The runs of an evaluation as it was asked for: ids, a filter, or a saved set by name. */
+export const RunSelection = z.union([
+  ...ResolvableSelection.options,
+  z.object({ set: EvaluationSetName }),
+]);
 export type RunSelection = z.infer<typeof RunSelection>;
+
+/**
+ * A saved run set (docs/architecture/evaluations.md#saved-run-sets): the
+ * selection it was saved from and the runIds it resolved to then, which is
+ * what an evaluation of the set takes, every time.
+ */
+export const EvaluationSet = z.object({
+  name: EvaluationSetName,
+  createdAt: z.string(),
+  runs: ResolvableSelection,
+  runIds: z.array(z.string()).min(1),
+});
+export type EvaluationSet = z.infer<typeof EvaluationSet>;
 
 /** What the candidate does with a tool call its original run's log cannot answer. */
 export const UnrecordedCallPolicy = z.enum(["refuse", "fail", "live"]);
@@ -46,7 +71,17 @@ export const EvaluationSpec = z.object({
   runs: RunSelection,
   /** The runs it resolved to, in case order. */
   runIds: z.array(z.string()),
-  candidate: z.object({ agent: z.string(), version: z.string() }),
+  /**
+   * The candidate's agent and version, and where it ran: `process` (agent
+   * code in the calling process) or `fleet` (live workers of that version).
+   * `runsOn` came after the first evaluations: a record without it ran in
+   * `process`.
+   */
+  candidate: z.object({
+    agent: z.string(),
+    version: z.string(),
+    runsOn: z.enum(["process", "fleet"]).optional(),
+  }),
   tools: z.enum(["recorded", "live"]),
   onUnrecorded: UnrecordedCallPolicy,
   /** The names of its scorers, in order. */

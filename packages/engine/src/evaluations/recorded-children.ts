@@ -81,13 +81,15 @@ export function recordedParentServices(
   return brandParentServices({
     limits: DEFAULT_PARENT_LIMITS,
     async spawn(call, items): Promise<SpawnResult> {
-      const outcomes = items.map((item) => {
+      const outcomes: SpawnResult["results"] = [];
+      for (const item of items) {
         const runId = available.get(childKey(item))?.shift();
         if (runId !== undefined) {
           spawned.push(runId);
-          return { ok: true as const, runId, agent: item.agent };
+          outcomes.push({ ok: true as const, runId, agent: item.agent });
+          continue;
         }
-        ledger.unrecorded.push({ tool: SPAWN_TOOL, args: item, policy });
+        await ledger.unrecorded(call.callId, { tool: SPAWN_TOOL, args: item, policy });
         if (policy === "fail") {
           throw new FatalToolError(
             `${SPAWN_TOOL} spawned ${item.agent} with an input no child of the recorded run had (unrecorded_call), and the evaluation's policy is to fail the case`,
@@ -95,14 +97,14 @@ export function recordedParentServices(
           );
         }
         const message = `no child of the recorded run ran ${item.agent} with this input, and an evaluation fires no child`;
-        return {
+        outcomes.push({
           ok: false as const,
           agent: item.agent,
           error: { code: "unrecorded_call", message },
           retryable: false,
-        };
-      });
-      ledger.answeredFrom.set(call.callId, "log");
+        });
+      }
+      await ledger.answered(call.callId, "log");
       const answer = batch(outcomes);
       return answer.succeeded > 0
         ? { ...answer, nextAction: { tool: COLLECT_TOOL, args: { wait: true } } }

@@ -11,16 +11,43 @@ import { FatalToolError, type Tool } from "@errand/runtime";
 import type { CaseToolCall, UnrecordedCall, UnrecordedCallPolicy } from "./evaluation-record.js";
 import type { RecordedCalls } from "./recorded-calls.js";
 
-/** Where each call of a case was answered from, and the calls the log could not answer. */
+/** Where a call's answer came from. */
+export type AnsweredFrom = NonNullable<CaseToolCall["answeredFrom"]>;
+
+/**
+ * Where each call of a case was answered from, and the calls the log could
+ * not answer, told as they happen. A candidate in this process keeps them in
+ * memory ({@link newCallLedger}); one on a worker writes each down before
+ * its call is answered (`evaluation-calls.ts`), so they are all stored by the
+ * time its run settles.
+ */
 export interface CallLedger {
-  /** By callId. */
-  answeredFrom: Map<string, NonNullable<CaseToolCall["answeredFrom"]>>;
-  unrecorded: UnrecordedCall[];
+  answered(callId: string, from: AnsweredFrom): void | Promise<void>;
+  unrecorded(callId: string, call: UnrecordedCall): void | Promise<void>;
 }
 
-/** An empty ledger. */
-export function newCallLedger(): CallLedger {
-  return { answeredFrom: new Map(), unrecorded: [] };
+/** A ledger kept in memory. */
+export interface MemoryLedger extends CallLedger {
+  /** By callId. */
+  answeredFrom: Map<string, AnsweredFrom>;
+  /** In the order they were made. */
+  unrecordedCalls: UnrecordedCall[];
+}
+
+/** An empty ledger kept in memory. */
+export function newCallLedger(): MemoryLedger {
+  const answeredFrom = new Map<string, AnsweredFrom>();
+  const unrecordedCalls: UnrecordedCall[] = [];
+  return {
+    answeredFrom,
+    unrecordedCalls,
+    answered(callId, from) {
+      answeredFrom.set(callId, from);
+    },
+    unrecorded(_callId, call) {
+      unrecordedCalls.push(call);
+    },
+  };
 }
 
 /** What the model reads for an unrecorded call under `refuse`. */
@@ -45,19 +72,19 @@ export function recordedTool(
     async handler(args, ctx) {
       const answer = await recorded.answer(tool.name, args, tool.parameters);
       if (answer !== undefined) {
-        ledger.answeredFrom.set(ctx.callId, "log");
+        await ledger.answered(ctx.callId, "log");
         if (!answer.ok) throw new Error(answer.error);
         return answer.value;
       }
-      ledger.unrecorded.push({ tool: tool.name, args, policy });
+      await ledger.unrecorded(ctx.callId, { tool: tool.name, args, policy });
       if (policy === "live") {
-        ledger.answeredFrom.set(ctx.callId, "live");
+        await ledger.answered(ctx.callId, "live");
         return tool.handler(args, ctx);
       }
       if (policy === "fail") {
         throw new FatalToolError(unrecordedFailure(tool.name), { code: "unrecorded_call" });
       }
-      ledger.answeredFrom.set(ctx.callId, "refused");
+      await ledger.answered(ctx.callId, "refused");
       throw new Error(unrecordedRefusal(tool.name));
     },
   };

@@ -32,6 +32,7 @@ import {
   requireQueueShards,
 } from "../queues/queue-shards.js";
 import { createRunQueues, DEFAULT_JOB_OPTIONS } from "../queues/run-queues.js";
+import { collectRuns } from "../reads/collect.js";
 import { createReadsContext } from "../reads/context.js";
 import { runLinks } from "../reads/view-url.js";
 import { openJobsConnection, openSettledWaiter } from "../redis/connection.js";
@@ -325,6 +326,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     cancels,
     services: { ...options.services, [PARENT_SERVICES]: parent.services },
     pendingOf: (runIds: readonly string[]) => pendingRunIds(reads, runIds),
+    collectRuns: (runIds, collectOptions) => collectRuns(reads, runIds, collectOptions),
     ...(prometheus === undefined ? {} : { runMetrics: createRunMetrics(prometheus) }),
     live: redisLiveChannel(store, logger),
     budgets: {

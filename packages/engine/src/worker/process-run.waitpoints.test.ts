@@ -60,6 +60,7 @@ function contextWith(
     logger,
     now,
     pendingOf: async () => [],
+    collectRuns: (runIds, options) => fx.errand.collect(runIds, options),
   };
 }
 

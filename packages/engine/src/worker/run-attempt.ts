@@ -18,6 +18,7 @@ import { isWaitpointOverdue, parkedWaitpoint } from "@errand/core/ops";
 import { isParkRequest, type Logger, type ParkRequest, runSteps } from "@errand/runtime";
 import { type EventStore, isSeqConflict } from "@errand/store";
 import { markChecked } from "@errand/store/ops";
+import { fleetRunParts } from "../evaluations/fleet-run-parts.js";
 import { inAttemptSpan, recordAttemptEnd } from "../tracing/agent-span.js";
 import { traceField } from "../tracing/trace-context.js";
 import type { ResolvedAgent } from "./agent-models.js";
@@ -114,8 +115,10 @@ function runAttempt(
       ...(optimistic ? { deferredStart: { started, onLogged: logStarted } } : {}),
     });
     const traceContent = context.traceContent ?? false;
+    // A case of an evaluation runs with its tools and spawns answered from its recorded run.
+    const parts = await fleetRunParts(context, begun, agent, context.services);
     const settled = await runSteps({
-      agent,
+      agent: parts.agent,
       model,
       state: begun,
       sink,
@@ -124,7 +127,7 @@ function runAttempt(
       logger: context.logger,
       now: context.now,
       traceContent,
-      ...(context.services === undefined ? {} : { services: context.services }),
+      ...(parts.services === undefined ? {} : { services: parts.services }),
       ...(context.retry === undefined ? {} : { retry: context.retry }),
       ...(context.live === undefined ? {} : { live: context.live }),
       // Spreads last: on Node 20 a spread followed by new keys costs microseconds.

@@ -3,6 +3,7 @@
  * by every job (`process-run.ts`) and every attempt (`run-attempt.ts`).
  */
 import type { LiveChannel, RetryPolicy } from "@errand/runtime";
+import type { CollectRuns } from "../evaluations/recorded-children.js";
 import type { RunAdmission } from "../flow-control/run-admission.js";
 import type { EngineResources } from "../resources.js";
 import type { ResolvedAgent } from "./agent-models.js";
@@ -24,6 +25,8 @@ export interface RunProcessorContext extends EngineResources, AttemptSinkContext
   services?: Readonly<Record<string, unknown>>;
   /** How failed model requests are retried. */
   retry?: Partial<RetryPolicy>;
+  /** Reads the outcomes of runs, as the client's `collect`: what a case of an evaluation collects its recorded children with. */
+  collectRuns: CollectRuns;
   /** The runs of `runIds` that have no stored result yet: what a parked run still waits for. */
   pendingOf(runIds: readonly string[]): Promise<string[]>;
   /** Where streaming models publish their deltas (docs/architecture/redis-layout.md#the-live-channel-streaming). */

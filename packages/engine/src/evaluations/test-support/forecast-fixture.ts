@@ -3,7 +3,8 @@
  * the real `openai` client against the fake OpenAI server, whose answers
  * depend on the agent's instructions — `v1` looks the city up and answers
  * in lower case; `v2` looks it up the same way and answers in upper case
- * for the even cities — and a `lookup` tool that counts each run of its
+ * for the even cities; `v3` looks up tomorrow's weather instead, a call
+ * no recorded run made — and a `lookup` tool that counts each run of its
  * handler in Redis. Test-only: not exported.
  */
 import type { Script } from "@errand/core";
@@ -15,6 +16,7 @@ import { z } from "zod";
 /** The instructions of the recorded version, and of the candidate. */
 export const V1_INSTRUCTIONS = "v1: look the city up, then answer in lower case.";
 export const V2_INSTRUCTIONS = "v2: look the city up, then shout the answer for even cities.";
+export const V3_INSTRUCTIONS = "v3: look tomorrow's weather up, then answer in lower case.";
 
 /** The model name: one the default price table knows, so both sides have a cost. */
 const MODEL = "gpt-4o-mini";
@@ -30,8 +32,9 @@ export function forecastScript(request: ChatCompletionRequest): Script | undefin
   const { city, n } = JSON.parse(user) as { city: string; n: number };
   const shout = system.startsWith("v2") && n % 2 === 0;
   const answer = shout ? `SUNNY IN ${city.toUpperCase()}` : `sunny in ${city}`;
+  const looked = system.startsWith("v3") ? `${city} tomorrow` : city;
   return [
-    { call: [{ tool: "lookup", args: { city } }] },
+    { call: [{ tool: "lookup", args: { city: looked } }] },
     { call: [{ tool: "structured_output", args: { answer, city } }] },
   ];
 }
