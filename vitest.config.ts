@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { join, sep } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
 import { SOURCE_CONDITIONS } from "./vitest.preset.js";
@@ -72,11 +72,19 @@ const TEST_FILES_AT_ONCE = availableParallelism();
 /** The group order of the projects of {@link RUN_ALONE}: vitest runs the default group (0) first. */
 const AFTER_THE_OTHERS = 1;
 
-/** The test files under a project's folder, relative to it. */
-function testFiles(dir: string): string[] {
-  return readdirSync(join(ROOT, dir), { recursive: true, encoding: "utf8" })
-    .filter((file) => file.endsWith(".test.ts") && !file.split(sep).includes("node_modules"))
-    .map((file) => file.split(sep).join("/"));
+/**
+ * The test files under a project's folder, relative to it. The walk leaves
+ * out `node_modules` and follows no symbolic link: pnpm links each
+ * workspace package into its dependents' `node_modules`, and a recursive
+ * `readdirSync` followed those links into every package again and again
+ * (1.7 million entries, about 30 s before each vitest run started).
+ */
+function testFiles(dir: string, under = ""): string[] {
+  return readdirSync(join(ROOT, dir, under), { withFileTypes: true }).flatMap((entry) => {
+    const path = under === "" ? entry.name : `${under}/${entry.name}`;
+    if (entry.isDirectory()) return entry.name === "node_modules" ? [] : testFiles(dir, path);
+    return entry.isFile() && entry.name.endsWith(".test.ts") ? [path] : [];
+  });
 }
 
 /**

@@ -100,7 +100,8 @@ describe("priorities", () => {
       { agent: "orphan", input: 2 },
     ]);
     const [prioritized, plain] = fired.results.map((item) => item.runId!);
-    const queues = createRunQueues(fx.redis.duplicate(), fx.errand.keys, logger);
+    const queuesRedis = fx.redis.duplicate();
+    const queues = createRunQueues(queuesRedis, fx.errand.keys, logger);
     const adopterQueue = `${fx.prefix}.orphan,adopter`;
     const [adopter] = queues.shardsOf(adopterQueue);
     const [from] = queues.shardsOf(orphaned);
@@ -126,7 +127,7 @@ describe("priorities", () => {
     } finally {
       await adoption.stop();
       await queues.close();
-      await closeConnection(resources.redis);
+      await Promise.all([closeConnection(queuesRedis), closeConnection(resources.redis)]);
     }
   });
 });
