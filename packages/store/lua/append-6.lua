@@ -24,9 +24,12 @@
     ARGV[3] when the log, head and blobs keys expire if the batch settles the
             run: ms since the epoch (the writer's clock plus its retention)
     ARGV[4] how long the idempotency key is kept, in ms ("0" without KEYS[6])
-    ARGV[5 + 3(i-1)]  type of event i     (i = 1 … n, n >= 1)
-    ARGV[6 + 3(i-1)]  at of event i       (ISO-8601)
-    ARGV[7 + 3(i-1)]  data of event i     (JSON object, validated by the client)
+    ARGV[5] "1": a batch of several events is one log entry (the per-append
+            shape below); "": one log entry per event (the shape writers
+            older than it write, and the only one their readers read)
+    ARGV[6 + 3(i-1)]  type of event i     (i = 1 … n, n >= 1)
+    ARGV[7 + 3(i-1)]  at of event i       (ISO-8601)
+    ARGV[8 + 3(i-1)]  data of event i     (JSON object, validated by the client)
 
   Output: { code, seq, index } (and the runId for -7)
      0  appended:                 seq = the new head seq (event i got seq - n + i)
@@ -43,7 +46,11 @@
         { -7, 0, 0, that runId }; nothing is written
 
   Effects (code 0 only):
-    - XADD to the run log, entry id "0-<seq>", fields: seq, type, at, data
+    - the run log: a batch of one event, or every batch without ARGV[5], as
+      one XADD per event, entry id "0-<seq>", fields: seq, type, at, data;
+      a batch of several events with ARGV[5] as one XADD, entry id
+      "0-<seq of its last event>", fields: seq (of its first event), events
+      (the JSON array below)
     - one XADD to the shard stream for the whole batch, id "*", fields: runId,
       seq (of the batch's first event), events (a JSON array with one
       [type, at, data] per event, data as given), and, when the batch settles
@@ -73,7 +80,8 @@ local runId = ARGV[1]
 local expected = ARGV[2]
 local expiresAt = tonumber(ARGV[3])
 local idempotencyTtl = tonumber(ARGV[4])
-local count = (#ARGV - 4) / 3
+local entryPerAppend = ARGV[5] == "1"
+local count = (#ARGV - 5) / 3
 
 local OK, SEQ_CONFLICT, SETTLED, OUTPUT_RECORDED, NOT_FOUND, EXISTS, MALFORMED, DUPLICATE =
   0, -1, -2, -3, -4, -5, -6, -7
@@ -84,7 +92,7 @@ if expiresAt == nil or expiresAt < 1 or expiresAt ~= math.floor(expiresAt)
 end
 
 if idempotencyKey then
-  if ARGV[5] ~= "run-queued" or idempotencyTtl == nil or idempotencyTtl < 1
+  if ARGV[6] ~= "run-queued" or idempotencyTtl == nil or idempotencyTtl < 1
     or idempotencyTtl ~= math.floor(idempotencyTtl) then
     return { MALFORMED, 0, 0 }
   end
@@ -104,7 +112,7 @@ local attempt = tonumber(head[5] or "0") or 0
 local startedAt = head[6]
 
 local function eventAt(i, offset)
-  return ARGV[4 + 3 * (i - 1) + offset]
+  return ARGV[5 + 3 * (i - 1) + offset]
 end
 
 local firstType = eventAt(1, 1)
@@ -216,13 +224,19 @@ end
 
 -- Write.
 local listed = {}
+local oneEntry = entryPerAppend and count > 1
 for i = 1, count do
   local eventType, at, data = eventAt(i, 1), eventAt(i, 2), eventAt(i, 3)
-  local eventSeq = tostring(seq + i)
-  redis.call("XADD", logKey, "0-" .. eventSeq, "seq", eventSeq, "type", eventType, "at", at, "data", data)
+  if not oneEntry then
+    local eventSeq = tostring(seq + i)
+    redis.call("XADD", logKey, "0-" .. eventSeq, "seq", eventSeq, "type", eventType, "at", at, "data", data)
+  end
   listed[i] = "[" .. cjson.encode(eventType) .. "," .. cjson.encode(at) .. "," .. data .. "]"
 end
 local batch = "[" .. table.concat(listed, ",") .. "]"
+if oneEntry then
+  redis.call("XADD", logKey, "0-" .. tostring(seq + count), "seq", tostring(seq + 1), "events", batch)
+end
 if settles then
   redis.call("XADD", shardKey, "*", "runId", runId, "seq", tostring(seq + 1), "events", batch,
     "expiresAt", ARGV[3])

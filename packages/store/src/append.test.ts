@@ -3,7 +3,7 @@ import { shardOfRunId } from "@errand/core/ops";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeShardEntry } from "./codec.js";
 import { isSeqConflict, SeqConflictError } from "./errors.js";
-import type { EventStore } from "./event-store.js";
+import { createEventStore, type EventStore } from "./event-store.js";
 import type { RunHead } from "./head.js";
 import { markChecked } from "./new-events.js";
 import {
@@ -97,12 +97,38 @@ describe("appendEvents", () => {
     );
     expect(await store.readLog(runId)).toEqual(appended);
 
-    const logEntries = (await fx.redis.xrange(store.keys.runLog(runId), "-", "+")) as [
-      string,
-      string[],
-    ][];
-    expect(logEntries).toEqual(
-      batch.map((event, index) => [
+    // One log entry for the whole append: its id the last seq, the first seq, every event.
+    const eventsJson = JSON.stringify(batch.map((event) => [event.type, event.at, event.data]));
+    expect(await fx.redis.xrange(store.keys.runLog(runId), "-", "+")).toEqual([
+      ["0-5", ["seq", "1", "events", eventsJson]],
+    ]);
+    // One shard entry for the whole append: the runId, the first seq, every event and, as
+    // the batch settles the run, the expiry it set on the head (the collector's, for the result).
+    const shardEntries = await shardEntriesOf(runId);
+    const headExpiresAt = await fx.redis.pexpiretime(store.keys.runHead(runId));
+    expect(headExpiresAt).toBeGreaterThan(Date.now());
+    expect(await fx.redis.pexpiretime(store.keys.runLog(runId))).toBe(headExpiresAt);
+    expect(shardEntries.map(([, fields]) => fields)).toEqual([
+      ["runId", runId, "seq", "1", "events", eventsJson, "expiresAt", String(headExpiresAt)],
+    ]);
+    expect(decodeShardEntry(shardOfRunId(runId), shardEntries[0]!).expiresAt).toBe(headExpiresAt);
+  });
+
+  it("writes one log entry per event with logEntries per-event, and one for an append of one event", async () => {
+    // A writer of the same store, appending one entry per event.
+    const perEvent = createEventStore({
+      redis: fx.redis,
+      prefix: store.keys.prefix,
+      logEntries: "per-event",
+    });
+    const runId = perEvent.newRunId();
+    const batch = [queued(), started(1), modelResponded(1)];
+    const last = finished("done");
+    await perEvent.appendEvents(runId, 0, batch);
+    await store.appendEvents(runId, 3, [last]);
+    // The shape every reader reads: seq, type, at, data, entry id the seq.
+    expect(await fx.redis.xrange(store.keys.runLog(runId), "-", "+")).toEqual(
+      [...batch, last].map((event, index) => [
         `0-${index + 1}`,
         [
           "seq",
@@ -116,25 +142,6 @@ describe("appendEvents", () => {
         ],
       ]),
     );
-    // One shard entry for the whole append: the runId, the first seq, every event and, as
-    // the batch settles the run, the expiry it set on the head (the collector's, for the result).
-    const shardEntries = await shardEntriesOf(runId);
-    const headExpiresAt = await fx.redis.pexpiretime(store.keys.runHead(runId));
-    expect(headExpiresAt).toBeGreaterThan(Date.now());
-    expect(await fx.redis.pexpiretime(store.keys.runLog(runId))).toBe(headExpiresAt);
-    expect(shardEntries.map(([, fields]) => fields)).toEqual([
-      [
-        "runId",
-        runId,
-        "seq",
-        "1",
-        "events",
-        JSON.stringify(batch.map((event) => [event.type, event.at, event.data])),
-        "expiresAt",
-        String(headExpiresAt),
-      ],
-    ]);
-    expect(decodeShardEntry(shardOfRunId(runId), shardEntries[0]!).expiresAt).toBe(headExpiresAt);
   });
 
   it("keeps a head that agrees with the fold", async () => {
@@ -260,7 +267,8 @@ describe("appendEvents", () => {
       ...winner,
     ]);
     const after = await snapshot(runId);
-    expect(after.log).toBe(before.log + winner.length);
+    // The winner's append is one log entry and one shard entry.
+    expect(after.log).toBe(before.log + 1);
     expect(after.shard).toBe(before.shard + 1);
   });
 

@@ -74,7 +74,19 @@ export interface EventStoreOptions {
   durability?: Durability;
   /** How long a `"replicated"` append waits for a replica, in ms. Default {@link DEFAULT_REPLICATION_TIMEOUT_MS}. */
   replicationTimeoutMs?: number;
+  /**
+   * How an append of several events is written to the run's log:
+   * `"per-append"` (default) as one entry, `"per-event"` as one entry per
+   * event, the only shape that readers older than this option read. Give
+   * `"per-event"` while such readers still run (a rolling deploy from an
+   * older version: docs/architecture/redis-layout.md#upgrading-to-one-log-entry-per-append).
+   * Readers read both, in any mix.
+   */
+  logEntries?: LogEntries;
 }
+
+/** How an append of several events is written to a run's log (see {@link EventStoreOptions.logEntries}). */
+export type LogEntries = "per-append" | "per-event";
 
 /**
  * What {@link EventStore.createRun} did: made the run, or found the run its
@@ -194,8 +206,16 @@ export function createEventStore(options: EventStoreOptions): EventStore {
     });
   }
   requireWholeNumber("retentionSeconds", retentionSeconds, 1);
-  const { durability = "acknowledged", replicationTimeoutMs = DEFAULT_REPLICATION_TIMEOUT_MS } =
-    options;
+  const {
+    durability = "acknowledged",
+    replicationTimeoutMs = DEFAULT_REPLICATION_TIMEOUT_MS,
+    logEntries = "per-append",
+  } = options;
+  if (logEntries !== "per-append" && logEntries !== "per-event") {
+    throw new ErrandError("invalid_spec", `logEntries must be "per-append" or "per-event"`, {
+      details: { logEntries },
+    });
+  }
   requireWholeNumber("replicationTimeoutMs", replicationTimeoutMs, 1);
   const keys = storeKeys(options.prefix);
   const scripts = defineStoreScripts(redis);
@@ -228,6 +248,7 @@ export function createEventStore(options: EventStoreOptions): EventStore {
       // The expiry should this batch settle the run: the retention counts from this writer's clock.
       Date.now() + retentionSeconds * 1000,
       idempotency?.ttlMs ?? 0,
+      logEntries === "per-append" ? "1" : "",
       ...valid.flatMap(encodeEventArgs),
     ]);
     const [code, seq, , fired] = reply;
