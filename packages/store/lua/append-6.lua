@@ -38,15 +38,17 @@
                                   seq = current seq, index = the refused event
     -3  output already recorded: a second output-recorded, index = the refused event
     -4  run not found: no head and the first event is not run-queued
-    -5  run exists: run-queued on a run that has a head, or not first in the batch,
-                                  index = the refused event
+    -5  run exists: run-queued on a run that has a head (seq = the head's
+        seq), or not first in the batch, index = the refused event; a batch
+        opening a run reads no head: its first XADD (the log's entry 0-1)
+        is refused on a run that has a log, and nothing is written
     -6  malformed arguments (expiry, expected seq, event count, data JSON,
         an idempotency key without its TTL or its run-queued)
     -7  duplicate: the idempotency key names a run fired within its TTL:
         { -7, 0, 0, that runId }; nothing is written
 
   Effects (code 0 only):
-    - the run log: a batch of one event, or every batch without ARGV[5], as
+    - the run log: a batch of one event, a batch opening the run, or every batch without ARGV[5], as
       one XADD per event, entry id "0-<seq>", fields: seq, type, at, data;
       a batch of several events with ARGV[5] as one XADD, entry id
       "0-<seq of its last event>", fields: seq (of its first event), events
@@ -102,8 +104,13 @@ if idempotencyKey then
   end
 end
 
-local head = redis.call("HMGET", headKey, "seq", "status", "hasOutput", "hasSchema", "attempt", "startedAt")
-local exists = head[1] ~= false
+-- A batch opening a run reads no head: its first write, the XADD of its log's
+-- entry 0-1, fails on a run that has a log (every run with a head has one),
+-- and the call then answers "run exists" having written nothing.
+local opening = ARGV[6] == "run-queued"
+local head = opening and {}
+  or redis.call("HMGET", headKey, "seq", "status", "hasOutput", "hasSchema", "attempt", "startedAt")
+local exists = head[1] ~= nil and head[1] ~= false
 local seq = exists and tonumber(head[1]) or 0
 local status = head[2]
 local hasOutput = head[3] == "1"
@@ -223,19 +230,45 @@ for i = 1, count do
 end
 
 -- Write.
+local logWritten = false
+-- XADD to the run log; the first one of a batch opening a run is the call's
+-- first write, and refuses a run that exists (its log's top entry is 0-1 or past it).
+local function addToLog(...)
+  if logWritten or not opening then
+    redis.call("XADD", logKey, ...)
+    return nil
+  end
+  logWritten = true
+  local added = redis.pcall("XADD", logKey, ...)
+  if type(added) == "table" and added.err then
+    if string.find(added.err, "equal or smaller", 1, true) then
+      return { EXISTS, tonumber(redis.call("HGET", headKey, "seq") or "0") or 0, 1 }
+    end
+    return added
+  end
+  return nil
+end
+
 local listed = {}
-local oneEntry = entryPerAppend and count > 1
+-- A batch opening a run keeps one entry per event: its first is 0-1, which tells a run that exists.
+local oneEntry = entryPerAppend and count > 1 and not opening
 for i = 1, count do
   local eventType, at, data = eventAt(i, 1), eventAt(i, 2), eventAt(i, 3)
   if not oneEntry then
     local eventSeq = tostring(seq + i)
-    redis.call("XADD", logKey, "0-" .. eventSeq, "seq", eventSeq, "type", eventType, "at", at, "data", data)
+    local refused = addToLog("0-" .. eventSeq, "seq", eventSeq, "type", eventType, "at", at, "data", data)
+    if refused then
+      return refused
+    end
   end
   listed[i] = "[" .. cjson.encode(eventType) .. "," .. cjson.encode(at) .. "," .. data .. "]"
 end
 local batch = "[" .. table.concat(listed, ",") .. "]"
 if oneEntry then
-  redis.call("XADD", logKey, "0-" .. tostring(seq + count), "seq", tostring(seq + 1), "events", batch)
+  local refused = addToLog("0-" .. tostring(seq + count), "seq", tostring(seq + 1), "events", batch)
+  if refused then
+    return refused
+  end
 end
 if settles then
   redis.call("XADD", shardKey, "*", "runId", runId, "seq", tostring(seq + 1), "events", batch,

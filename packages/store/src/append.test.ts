@@ -87,31 +87,54 @@ describe("appendEvents", () => {
     await store.appendEvents(store.newRunId(), 0, [queued()]);
 
     const runId = store.newRunId();
-    const batch = [queued(), started(1), modelResponded(1), modelResponded(2), finished("done")];
+    const opening = queued();
+    const batch = [started(1), modelResponded(1), modelResponded(2), finished("done")];
     const callsBefore = await scriptCalls();
-    const appended = await store.appendEvents(runId, 0, batch);
-    expect((await scriptCalls()) - callsBefore).toBe(1);
+    const [first] = await store.appendEvents(runId, 0, [opening]);
+    const appended = await store.appendEvents(runId, 1, batch);
+    expect((await scriptCalls()) - callsBefore).toBe(2);
 
     expect(appended).toEqual(
-      batch.map((event, index) => ({ v: 1, runId, seq: index + 1, ...event })),
+      batch.map((event, index) => ({ v: 1, runId, seq: index + 2, ...event })),
     );
-    expect(await store.readLog(runId)).toEqual(appended);
+    expect(await store.readLog(runId)).toEqual([first, ...appended]);
 
     // One log entry for the whole append: its id the last seq, the first seq, every event.
     const eventsJson = JSON.stringify(batch.map((event) => [event.type, event.at, event.data]));
-    expect(await fx.redis.xrange(store.keys.runLog(runId), "-", "+")).toEqual([
-      ["0-5", ["seq", "1", "events", eventsJson]],
+    expect((await fx.redis.xrange(store.keys.runLog(runId), "-", "+")).slice(1)).toEqual([
+      ["0-5", ["seq", "2", "events", eventsJson]],
     ]);
     // One shard entry for the whole append: the runId, the first seq, every event and, as
     // the batch settles the run, the expiry it set on the head (the collector's, for the result).
-    const shardEntries = await shardEntriesOf(runId);
+    const shardEntries = (await shardEntriesOf(runId)).slice(1);
     const headExpiresAt = await fx.redis.pexpiretime(store.keys.runHead(runId));
     expect(headExpiresAt).toBeGreaterThan(Date.now());
     expect(await fx.redis.pexpiretime(store.keys.runLog(runId))).toBe(headExpiresAt);
     expect(shardEntries.map(([, fields]) => fields)).toEqual([
-      ["runId", runId, "seq", "1", "events", eventsJson, "expiresAt", String(headExpiresAt)],
+      ["runId", runId, "seq", "2", "events", eventsJson, "expiresAt", String(headExpiresAt)],
     ]);
     expect(decodeShardEntry(shardOfRunId(runId), shardEntries[0]!).expiresAt).toBe(headExpiresAt);
+  });
+
+  it("writes a batch opening a run one log entry per event: its first entry, 0-1, tells a run that exists", async () => {
+    const runId = store.newRunId();
+    const batch = [queued(), started(1)];
+    await store.appendEvents(runId, 0, batch);
+    expect(await fx.redis.xrange(store.keys.runLog(runId), "-", "+")).toEqual(
+      batch.map((event, index) => [
+        `0-${index + 1}`,
+        [
+          "seq",
+          String(index + 1),
+          "type",
+          event.type,
+          "at",
+          event.at,
+          "data",
+          JSON.stringify(event.data),
+        ],
+      ]),
+    );
   });
 
   it("writes one log entry per event with logEntries per-event, and one for an append of one event", async () => {
@@ -424,6 +447,11 @@ describe("appendEvents", () => {
     const before = await snapshot(existing);
     const again = await refusal(store.appendEvents(existing, "any", [queued()]));
     expect(isErrandError(again, "invalid_spec")).toBe(true);
+    // A batch opening a run reads no head: its log's first entry refuses it, alone or with more.
+    for (const batch of [[queued()], [queued(), started(1)]]) {
+      const reopened = await refusal(store.appendEvents(existing, 0, batch));
+      expect(isErrandError(reopened, "invalid_spec")).toBe(true);
+    }
     expect(await snapshot(existing)).toEqual(before);
   });
 
