@@ -6,6 +6,7 @@ import { isSeqConflict, SeqConflictError } from "./errors.js";
 import { createEventStore, type EventStore } from "./event-store.js";
 import type { RunHead } from "./head.js";
 import { markChecked } from "./new-events.js";
+import { runIndexMember } from "./outcomes/index-runs.js";
 import {
   cancelled,
   cancelRequested,
@@ -165,6 +166,48 @@ describe("appendEvents", () => {
         ],
       ]),
     );
+  });
+
+  it("indexes a run as queued in the append that opens it, and says so in its shard entry", async () => {
+    const runId = store.newRunId();
+    const shard = shardOfRunId(runId);
+    const deadlineAt = "2030-01-01T00:00:00.000Z";
+    const opening = queued({ tenant: "acme", limits: { maxSteps: 10, deadlineAt } });
+    await store.appendEvents(runId, 0, [opening]);
+    const member = runIndexMember(opening.at, runId);
+    for (const index of [
+      store.keys.runIndexByStatus(shard, "active"),
+      store.keys.runIndexByAgent(shard, "researcher"),
+      store.keys.runIndexByTenant(shard, "acme"),
+    ]) {
+      expect(await fx.redis.zscore(index, member)).toBe("0");
+    }
+    expect(await fx.redis.zscore(store.keys.deadlines(shard), runId)).toBe(
+      String(Date.parse(deadlineAt)),
+    );
+    await store.appendEvents(runId, 1, [started(1), finished("done")]);
+    const [openingEntry, settlingEntry] = (await shardEntriesOf(runId)).map((entry) =>
+      decodeShardEntry(shard, entry),
+    );
+    expect(openingEntry?.indexed).toBe(true);
+    // The settling append leaves the indexes to the collector.
+    expect(settlingEntry?.indexed).toBeUndefined();
+    expect(await fx.redis.zcard(store.keys.runIndexByStatus(shard, "active"))).toBeGreaterThan(0);
+    expect(await fx.redis.exists(store.keys.runIndexByAgent(shard, ""))).toBe(0);
+
+    // A run opened and settled in one batch is left to the collector altogether.
+    const settledAtOnce = store.newRunId();
+    const [queuedAtOnce] = await store.appendEvents(settledAtOnce, 0, [
+      queued(),
+      cancelled("user"),
+    ]);
+    const atOnce = runIndexMember(queuedAtOnce!.at, settledAtOnce);
+    const settledShard = shardOfRunId(settledAtOnce);
+    expect(
+      await fx.redis.zscore(store.keys.runIndexByStatus(settledShard, "active"), atOnce),
+    ).toBeNull();
+    const [atOnceEntry] = await shardEntriesOf(settledAtOnce);
+    expect(decodeShardEntry(settledShard, atOnceEntry!).indexed).toBeUndefined();
   });
 
   it("keeps a head that agrees with the fold", async () => {

@@ -40,10 +40,17 @@ export interface ShardEntry {
   error?: string;
   /**
    * When the run's log and head expire, in ms since the epoch: given by the
-   * append that settled the run (`append-6.lua`), absent from any other entry
+   * append that settled the run (`append-10.lua`), absent from any other entry
    * and from entries of writers older than it.
    */
   expiresAt?: number;
+  /**
+   * True when the append that opened the run indexed it as queued (its
+   * active, agent's, tenant's runs and deadline: `append-10.lua`), so that
+   * the collector writes nothing for it; absent from entries of writers
+   * older than it.
+   */
+  indexed?: true;
 }
 
 type DecodedAll = { ok: true; events: RunEvent[] } | { ok: false; error: string };
@@ -172,8 +179,9 @@ export function decodeShardEntry(shard: number, [id, fields]: StreamEntry): Shar
   if (foreign !== undefined) return { id, runId, size, error: foreign };
   const decoded = decodeEntryEvents(runId, fields);
   if (!decoded.ok) return { id, runId, size, error: decoded.error };
+  const entry: ShardEntry = { id, runId, size, events: decoded.events };
   const expiresAt = Number(fieldOf(fields, "expiresAt"));
-  return Number.isSafeInteger(expiresAt) && expiresAt > 0
-    ? { id, runId, size, events: decoded.events, expiresAt }
-    : { id, runId, size, events: decoded.events };
+  if (Number.isSafeInteger(expiresAt) && expiresAt > 0) entry.expiresAt = expiresAt;
+  if (fieldOf(fields, "indexed") === "1") entry.indexed = true;
+  return entry;
 }
