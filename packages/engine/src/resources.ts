@@ -6,7 +6,7 @@
  * context is these resources plus what that part alone needs.
  */
 import type { Logger } from "@errand/runtime";
-import { createEventStore, type Durability, type EventStore } from "@errand/store";
+import { createEventStore, type Durability, type EventStore, type LogEntries } from "@errand/store";
 import { type EngineKeys, engineKeys } from "./engine-keys.js";
 import { createLogger } from "./logger.js";
 import {
@@ -54,6 +54,14 @@ export interface EngineOptions {
   durability?: Durability;
   /** How long a `"replicated"` append waits for a replica, in ms. Default 1000. */
   replicationTimeoutMs?: number;
+  /**
+   * How an append of several events is written to a run's log: `"per-append"`
+   * (default) as one entry; `"per-event"` as one entry per event, the only
+   * shape versions before this option read. Give `"per-event"` to every
+   * process while any older one runs
+   * (docs/architecture/redis-layout.md#upgrading-to-one-log-entry-per-append).
+   */
+  logEntries?: LogEntries;
   /** The clock. Default the system clock. */
   now?: Clock;
   /** Where log lines go. Default {@link createLogger}() (JSON on stdout, `ERRAND_LOG_LEVEL`). */
@@ -98,6 +106,7 @@ export function openResources(options: EngineOptions, command: CommandConnection
       ...(options.replicationTimeoutMs === undefined
         ? {}
         : { replicationTimeoutMs: options.replicationTimeoutMs }),
+      ...(options.logEntries === undefined ? {} : { logEntries: options.logEntries }),
     });
   } catch (error) {
     redis.disconnect();

@@ -3,9 +3,10 @@ import { shardOfRunId } from "@errand/core/ops";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeShardEntry } from "./codec.js";
 import { isSeqConflict, SeqConflictError } from "./errors.js";
-import type { EventStore } from "./event-store.js";
+import { createEventStore, type EventStore } from "./event-store.js";
 import type { RunHead } from "./head.js";
 import { markChecked } from "./new-events.js";
+import { runIndexMember } from "./outcomes/index-runs.js";
 import {
   cancelled,
   cancelRequested,
@@ -87,21 +88,40 @@ describe("appendEvents", () => {
     await store.appendEvents(store.newRunId(), 0, [queued()]);
 
     const runId = store.newRunId();
-    const batch = [queued(), started(1), modelResponded(1), modelResponded(2), finished("done")];
+    const opening = queued();
+    const batch = [started(1), modelResponded(1), modelResponded(2), finished("done")];
     const callsBefore = await scriptCalls();
-    const appended = await store.appendEvents(runId, 0, batch);
-    expect((await scriptCalls()) - callsBefore).toBe(1);
+    const [first] = await store.appendEvents(runId, 0, [opening]);
+    const appended = await store.appendEvents(runId, 1, batch);
+    expect((await scriptCalls()) - callsBefore).toBe(2);
 
     expect(appended).toEqual(
-      batch.map((event, index) => ({ v: 1, runId, seq: index + 1, ...event })),
+      batch.map((event, index) => ({ v: 1, runId, seq: index + 2, ...event })),
     );
-    expect(await store.readLog(runId)).toEqual(appended);
+    expect(await store.readLog(runId)).toEqual([first, ...appended]);
 
-    const logEntries = (await fx.redis.xrange(store.keys.runLog(runId), "-", "+")) as [
-      string,
-      string[],
-    ][];
-    expect(logEntries).toEqual(
+    // One log entry for the whole append: its id the last seq, the first seq, every event.
+    const eventsJson = JSON.stringify(batch.map((event) => [event.type, event.at, event.data]));
+    expect((await fx.redis.xrange(store.keys.runLog(runId), "-", "+")).slice(1)).toEqual([
+      ["0-5", ["seq", "2", "events", eventsJson]],
+    ]);
+    // One shard entry for the whole append: the runId, the first seq, every event and, as
+    // the batch settles the run, the expiry it set on the head (the collector's, for the result).
+    const shardEntries = (await shardEntriesOf(runId)).slice(1);
+    const headExpiresAt = await fx.redis.pexpiretime(store.keys.runHead(runId));
+    expect(headExpiresAt).toBeGreaterThan(Date.now());
+    expect(await fx.redis.pexpiretime(store.keys.runLog(runId))).toBe(headExpiresAt);
+    expect(shardEntries.map(([, fields]) => fields)).toEqual([
+      ["runId", runId, "seq", "2", "events", eventsJson, "expiresAt", String(headExpiresAt)],
+    ]);
+    expect(decodeShardEntry(shardOfRunId(runId), shardEntries[0]!).expiresAt).toBe(headExpiresAt);
+  });
+
+  it("writes a batch opening a run one log entry per event: its first entry, 0-1, tells a run that exists", async () => {
+    const runId = store.newRunId();
+    const batch = [queued(), started(1)];
+    await store.appendEvents(runId, 0, batch);
+    expect(await fx.redis.xrange(store.keys.runLog(runId), "-", "+")).toEqual(
       batch.map((event, index) => [
         `0-${index + 1}`,
         [
@@ -116,25 +136,78 @@ describe("appendEvents", () => {
         ],
       ]),
     );
-    // One shard entry for the whole append: the runId, the first seq, every event and, as
-    // the batch settles the run, the expiry it set on the head (the collector's, for the result).
-    const shardEntries = await shardEntriesOf(runId);
-    const headExpiresAt = await fx.redis.pexpiretime(store.keys.runHead(runId));
-    expect(headExpiresAt).toBeGreaterThan(Date.now());
-    expect(await fx.redis.pexpiretime(store.keys.runLog(runId))).toBe(headExpiresAt);
-    expect(shardEntries.map(([, fields]) => fields)).toEqual([
-      [
-        "runId",
-        runId,
-        "seq",
-        "1",
-        "events",
-        JSON.stringify(batch.map((event) => [event.type, event.at, event.data])),
-        "expiresAt",
-        String(headExpiresAt),
-      ],
+  });
+
+  it("writes one log entry per event with logEntries per-event, and one for an append of one event", async () => {
+    // A writer of the same store, appending one entry per event.
+    const perEvent = createEventStore({
+      redis: fx.redis,
+      prefix: store.keys.prefix,
+      logEntries: "per-event",
+    });
+    const runId = perEvent.newRunId();
+    const batch = [queued(), started(1), modelResponded(1)];
+    const last = finished("done");
+    await perEvent.appendEvents(runId, 0, batch);
+    await store.appendEvents(runId, 3, [last]);
+    // The shape every reader reads: seq, type, at, data, entry id the seq.
+    expect(await fx.redis.xrange(store.keys.runLog(runId), "-", "+")).toEqual(
+      [...batch, last].map((event, index) => [
+        `0-${index + 1}`,
+        [
+          "seq",
+          String(index + 1),
+          "type",
+          event.type,
+          "at",
+          event.at,
+          "data",
+          JSON.stringify(event.data),
+        ],
+      ]),
+    );
+  });
+
+  it("indexes a run as queued in the append that opens it, and says so in its shard entry", async () => {
+    const runId = store.newRunId();
+    const shard = shardOfRunId(runId);
+    const deadlineAt = "2030-01-01T00:00:00.000Z";
+    const opening = queued({ tenant: "acme", limits: { maxSteps: 10, deadlineAt } });
+    await store.appendEvents(runId, 0, [opening]);
+    const member = runIndexMember(opening.at, runId);
+    for (const index of [
+      store.keys.runIndexByStatus(shard, "active"),
+      store.keys.runIndexByAgent(shard, "researcher"),
+      store.keys.runIndexByTenant(shard, "acme"),
+    ]) {
+      expect(await fx.redis.zscore(index, member)).toBe("0");
+    }
+    expect(await fx.redis.zscore(store.keys.deadlines(shard), runId)).toBe(
+      String(Date.parse(deadlineAt)),
+    );
+    await store.appendEvents(runId, 1, [started(1), finished("done")]);
+    const [openingEntry, settlingEntry] = (await shardEntriesOf(runId)).map((entry) =>
+      decodeShardEntry(shard, entry),
+    );
+    expect(openingEntry?.indexed).toBe(true);
+    // The settling append leaves the indexes to the collector.
+    expect(settlingEntry?.indexed).toBeUndefined();
+    expect(await fx.redis.zcard(store.keys.runIndexByStatus(shard, "active"))).toBeGreaterThan(0);
+    expect(await fx.redis.exists(store.keys.runIndexByAgent(shard, ""))).toBe(0);
+
+    // A run opened and settled in one batch is left to the collector altogether.
+    const settledAtOnce = store.newRunId();
+    const [queuedAtOnce] = await store.appendEvents(settledAtOnce, 0, [
+      queued(),
+      cancelled("user"),
     ]);
-    expect(decodeShardEntry(shardOfRunId(runId), shardEntries[0]!).expiresAt).toBe(headExpiresAt);
+    const atOnce = runIndexMember(queuedAtOnce!.at, settledAtOnce);
+    const settledShard = shardOfRunId(settledAtOnce);
+    expect(
+      await fx.redis.zscore(store.keys.runIndexByStatus(settledShard, "active"), atOnce),
+    ).toBeNull();
+    const [atOnceEntry] = await shardEntriesOf(settledAtOnce);
+    expect(decodeShardEntry(settledShard, atOnceEntry!).indexed).toBeUndefined();
   });
 
   it("keeps a head that agrees with the fold", async () => {
@@ -260,7 +333,8 @@ describe("appendEvents", () => {
       ...winner,
     ]);
     const after = await snapshot(runId);
-    expect(after.log).toBe(before.log + winner.length);
+    // The winner's append is one log entry and one shard entry.
+    expect(after.log).toBe(before.log + 1);
     expect(after.shard).toBe(before.shard + 1);
   });
 
@@ -416,6 +490,11 @@ describe("appendEvents", () => {
     const before = await snapshot(existing);
     const again = await refusal(store.appendEvents(existing, "any", [queued()]));
     expect(isErrandError(again, "invalid_spec")).toBe(true);
+    // A batch opening a run reads no head: its log's first entry refuses it, alone or with more.
+    for (const batch of [[queued()], [queued(), started(1)]]) {
+      const reopened = await refusal(store.appendEvents(existing, 0, batch));
+      expect(isErrandError(reopened, "invalid_spec")).toBe(true);
+    }
     expect(await snapshot(existing)).toEqual(before);
   });
 

@@ -1,11 +1,12 @@
 /**
  * The one place where events meet Redis: a new event becomes the append
  * script's arguments (type, at, data as JSON), and a stream entry's fields
- * become events again. A run-log entry is one event (seq, type, at, data).
- * A shard-stream entry is one append: runId, seq (its first event's) and
- * events, a JSON array of `[type, at, data]`; an entry written by a worker
- * before that format (one entry per event: runId, seq, type, at, data) is
- * read too. The append script writes the fields under exactly these names.
+ * become events again. A run-log entry is one event (seq, type, at, data),
+ * or one append of several events: seq (its first event's) and events, a JSON
+ * array of `[type, at, data]` (docs/architecture/redis-layout.md#the-append).
+ * A shard-stream entry is one append: runId, seq and events alike; an entry
+ * written by a worker before that format (one entry per event: runId, seq,
+ * type, at, data) is read too. The append script writes the fields under exactly these names.
  * Both are decoded without validating their events' data again (core's
  * `decodeStoredEvent`): the append validated it before the fenced script
  * wrote the log and the shard stream alike.
@@ -39,10 +40,17 @@ export interface ShardEntry {
   error?: string;
   /**
    * When the run's log and head expire, in ms since the epoch: given by the
-   * append that settled the run (`append-6.lua`), absent from any other entry
+   * append that settled the run (`append-10.lua`), absent from any other entry
    * and from entries of writers older than it.
    */
   expiresAt?: number;
+  /**
+   * True when the append that opened the run indexed it as queued (its
+   * active, agent's, tenant's runs and deadline: `append-10.lua`), so that
+   * the collector writes nothing for it; absent from entries of writers
+   * older than it.
+   */
+  indexed?: true;
 }
 
 type DecodedAll = { ok: true; events: RunEvent[] } | { ok: false; error: string };
@@ -50,6 +58,20 @@ type DecodedAll = { ok: true; events: RunEvent[] } | { ok: false; error: string 
 /** The `[type, at, data]` arguments of one event for the append script. */
 export function encodeEventArgs(event: NewEvent): [string, string, string] {
   return [event.type, event.at, JSON.stringify(event.data)];
+}
+
+/**
+ * The `events` field the append script writes for `events` (in the log and
+ * the shard stream): `[[type, at, data], …]`, each data as encoded for the
+ * script. Types and times hold no character that Lua's cjson escapes
+ * otherwise than `JSON.stringify` does, so the text is the script's, byte for byte.
+ */
+export function appendedEventsJson(events: readonly NewEvent[]): string {
+  const listed = events.map((event) => {
+    const [type, at, data] = encodeEventArgs(event);
+    return `[${JSON.stringify(type)},${JSON.stringify(at)},${data}]`;
+  });
+  return `[${listed.join(",")}]`;
 }
 
 /** The value of the field `name` (its first occurrence), or undefined. Entries have a handful of fields. */
@@ -103,8 +125,8 @@ function decodeAppendEvents(runId: string, firstSeq: number, eventsJson: string)
   return { ok: true, events };
 }
 
-/** The events of a shard entry, in either format. */
-function decodeShardEvents(runId: string, fields: StreamFields): DecodedAll {
+/** The events of a log or shard entry, in either format: one append's (`events`), or one event's. */
+function decodeEntryEvents(runId: string, fields: StreamFields): DecodedAll {
   const eventsJson = fieldOf(fields, "events");
   if (eventsJson !== undefined) {
     return decodeAppendEvents(runId, Number(fieldOf(fields, "seq")), eventsJson);
@@ -124,15 +146,15 @@ function foreignRun(runId: string, shard: number): string | undefined {
 }
 
 /**
- * The event of one run-log entry, decoded without validating its data again:
- * the append validated it before the fenced script wrote it (core's
- * `decodeStoredEvent`). Throws an {@link ErrandError} `invalid_event` when the
- * entry is not an event: the log is the truth, so a broken entry is an
- * error, not something to skip.
+ * The events of one run-log entry, in seq order (one event, or one append's),
+ * decoded without validating their data again: the append validated it
+ * before the fenced script wrote it (core's `decodeStoredEvent`). Throws an
+ * {@link ErrandError} `invalid_event` when the entry is not events: the log
+ * is the truth, so a broken entry is an error, not something to skip.
  */
-export function decodeLogEntry(runId: string, [id, fields]: StreamEntry): RunEvent {
-  const decoded = decodeEventFields(runId, fields);
-  if (decoded.ok) return decoded.event;
+export function decodeLogEntry(runId: string, [id, fields]: StreamEntry): RunEvent[] {
+  const decoded = decodeEntryEvents(runId, fields);
+  if (decoded.ok) return decoded.events;
   throw new ErrandError(
     "invalid_event",
     `run ${runId}: log entry ${id} is not a valid event: ${decoded.error}`,
@@ -155,10 +177,11 @@ export function decodeShardEntry(shard: number, [id, fields]: StreamEntry): Shar
   for (const field of fields) size += field.length;
   const foreign = foreignRun(runId, shard);
   if (foreign !== undefined) return { id, runId, size, error: foreign };
-  const decoded = decodeShardEvents(runId, fields);
+  const decoded = decodeEntryEvents(runId, fields);
   if (!decoded.ok) return { id, runId, size, error: decoded.error };
+  const entry: ShardEntry = { id, runId, size, events: decoded.events };
   const expiresAt = Number(fieldOf(fields, "expiresAt"));
-  return Number.isSafeInteger(expiresAt) && expiresAt > 0
-    ? { id, runId, size, events: decoded.events, expiresAt }
-    : { id, runId, size, events: decoded.events };
+  if (Number.isSafeInteger(expiresAt) && expiresAt > 0) entry.expiresAt = expiresAt;
+  if (fieldOf(fields, "indexed") === "1") entry.indexed = true;
+  return entry;
 }

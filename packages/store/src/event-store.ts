@@ -34,6 +34,7 @@ import {
 import { type StoreKeys, storeKeys } from "./keys.js";
 import { appendLive, readLive } from "./live.js";
 import { placeEvents, validateNewEvents } from "./new-events.js";
+import { runIndexMember } from "./outcomes/index-runs.js";
 import { isAppendedAlready } from "./own-append.js";
 import { randomPool } from "./random-pool.js";
 import {
@@ -74,7 +75,19 @@ export interface EventStoreOptions {
   durability?: Durability;
   /** How long a `"replicated"` append waits for a replica, in ms. Default {@link DEFAULT_REPLICATION_TIMEOUT_MS}. */
   replicationTimeoutMs?: number;
+  /**
+   * How an append of several events is written to the run's log:
+   * `"per-append"` (default) as one entry, `"per-event"` as one entry per
+   * event, the only shape that readers older than this option read. Give
+   * `"per-event"` while such readers still run (a rolling deploy from an
+   * older version: docs/architecture/redis-layout.md#upgrading-to-one-log-entry-per-append).
+   * Readers read both, in any mix.
+   */
+  logEntries?: LogEntries;
 }
+
+/** How an append of several events is written to a run's log (see {@link EventStoreOptions.logEntries}). */
+export type LogEntries = "per-append" | "per-event";
 
 /**
  * What {@link EventStore.createRun} did: made the run, or found the run its
@@ -185,6 +198,38 @@ function mustBeReplicated(event: NewEvent): boolean {
   return isTerminalEventType(event.type) || event.type === "output-recorded";
 }
 
+/** What the append that opens a run writes in its shard's indexes: the run as queued. */
+interface QueuedIndexing {
+  agent: string;
+  tenant?: string;
+  member: string;
+  /** Its deadline, ms since the epoch, as text; undefined for none. */
+  deadlineMs?: string;
+}
+
+/**
+ * How the batch starting with `first` indexes its run, when it opens one
+ * (`run-queued`); undefined otherwise, or when its creation time cannot be
+ * indexed (then the collector indexes it, and fails that run alone).
+ */
+function queuedIndexing(runId: string, first: NewEvent): QueuedIndexing | undefined {
+  if (first.type !== "run-queued") return undefined;
+  const { agent, tenant, limits } = first.data;
+  let member: string;
+  try {
+    member = runIndexMember(first.at, runId);
+  } catch {
+    return undefined;
+  }
+  const deadline = limits.deadlineAt === undefined ? Number.NaN : Date.parse(limits.deadlineAt);
+  return {
+    agent,
+    member,
+    ...(tenant === undefined ? {} : { tenant }),
+    ...(Number.isNaN(deadline) ? {} : { deadlineMs: String(deadline) }),
+  };
+}
+
 /** Creates the run log on `options.redis`. */
 export function createEventStore(options: EventStoreOptions): EventStore {
   const { redis, shards = DEFAULT_SHARDS, retentionSeconds = DEFAULT_RETENTION_SECONDS } = options;
@@ -194,8 +239,16 @@ export function createEventStore(options: EventStoreOptions): EventStore {
     });
   }
   requireWholeNumber("retentionSeconds", retentionSeconds, 1);
-  const { durability = "acknowledged", replicationTimeoutMs = DEFAULT_REPLICATION_TIMEOUT_MS } =
-    options;
+  const {
+    durability = "acknowledged",
+    replicationTimeoutMs = DEFAULT_REPLICATION_TIMEOUT_MS,
+    logEntries = "per-append",
+  } = options;
+  if (logEntries !== "per-append" && logEntries !== "per-event") {
+    throw new ErrandError("invalid_spec", `logEntries must be "per-append" or "per-event"`, {
+      details: { logEntries },
+    });
+  }
   requireWholeNumber("replicationTimeoutMs", replicationTimeoutMs, 1);
   const keys = storeKeys(options.prefix);
   const scripts = defineStoreScripts(redis);
@@ -211,12 +264,18 @@ export function createEventStore(options: EventStoreOptions): EventStore {
     if (expectedSeq !== "any") requireWholeNumber("expectedSeq", expectedSeq, 0);
     const valid = validateNewEvents(runId, events);
     if (valid.length === 0) return { deduplicated: false, events: [] };
+    const shard = shardOfRunId(runId);
+    const opened = queuedIndexing(runId, valid[0]!);
     const runKeys = [
       keys.runLog(runId),
       keys.runHead(runId),
-      keys.shardEvents(shardOfRunId(runId)),
+      keys.shardEvents(shard),
       keys.runBlobs(runId),
       keys.runLogRewrite(runId),
+      keys.runIndexByStatus(shard, "active"),
+      keys.deadlines(shard),
+      keys.runIndexByAgent(shard, opened?.agent ?? ""),
+      keys.runIndexByTenant(shard, opened?.tenant ?? ""),
     ];
     if (idempotency !== undefined) {
       requireWholeNumber("idempotency ttlMs", idempotency.ttlMs, 1);
@@ -228,6 +287,9 @@ export function createEventStore(options: EventStoreOptions): EventStore {
       // The expiry should this batch settle the run: the retention counts from this writer's clock.
       Date.now() + retentionSeconds * 1000,
       idempotency?.ttlMs ?? 0,
+      logEntries === "per-append" ? "1" : "",
+      opened?.member ?? "",
+      opened?.deadlineMs ?? "",
       ...valid.flatMap(encodeEventArgs),
     ]);
     const [code, seq, , fired] = reply;

@@ -8,12 +8,12 @@
  */
 import { isTerminalEventType, type LiveEntry } from "@errand/core";
 import { requireWholeNumber } from "@errand/core/ops";
-import { decodeLogEntry, type StreamEntry } from "./codec.js";
+import type { StreamEntry } from "./codec.js";
 import { ABORTED, DEFAULT_FOLLOW_BLOCK_MS, unlessAborted } from "./follow.js";
 import type { StoreKeys } from "./keys.js";
 import { decodeLiveEntry, isLiveOffset, LIVE_READ_COUNT, LIVE_START } from "./live.js";
 import type { RedisClient } from "./lua-command.js";
-import { logEntryId, readHead } from "./readers.js";
+import { logEntryId, logEventsAfter, readHead } from "./readers.js";
 
 /** Options of {@link followLive}. */
 export interface FollowLiveOptions {
@@ -75,7 +75,7 @@ export async function* followLive(
     let deltas = 0;
     for (const [key, entries] of reply ?? []) {
       if (key !== liveKey) {
-        const events = entries.map((entry) => decodeLogEntry(runId, entry));
+        const events = logEventsAfter(runId, entries, seq);
         seq = events.at(-1)?.seq ?? seq;
         settled ||= events.some((event) => isTerminalEventType(event.type));
         continue;

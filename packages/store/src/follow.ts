@@ -4,9 +4,9 @@
  */
 import { isTerminalEventType, type RunEvent } from "@errand/core";
 import { requireWholeNumber } from "@errand/core/ops";
-import { decodeLogEntry, type StreamEntry } from "./codec.js";
+import type { StreamEntry } from "./codec.js";
 import type { StoreKeys } from "./keys.js";
-import { logEntryId, readHead } from "./readers.js";
+import { logEntryId, logEventsAfter, readHead } from "./readers.js";
 import type { RedisClient } from "./scripts.js";
 
 /** Options of {@link followLog}. */
@@ -100,8 +100,7 @@ export async function* followLog(
     if (reply === ABORTED) return;
     idle = reply === null;
     for (const [, entries] of reply ?? []) {
-      for (const entry of entries) {
-        const event = decodeLogEntry(runId, entry);
+      for (const event of logEventsAfter(runId, entries, seq)) {
         yield event;
         seq = event.seq;
         if (isTerminalEventType(event.type)) return;

@@ -49,6 +49,7 @@ export {
   createEventStore,
   type EventStore,
   type EventStoreOptions,
+  type LogEntries,
 } from "./event-store.js";
 export type { FollowLogOptions } from "./follow.js";
 export type { FollowLiveOptions } from "./follow-live.js";

@@ -13,7 +13,7 @@
  */
 
 export { closeConnection, whenReady } from "./client-lifecycle.js";
-export { decodeLogEntry, decodeShardEntry } from "./codec.js";
+export { decodeShardEntry } from "./codec.js";
 export { DEFAULT_SHARDS } from "./event-store.js";
 export { idempotencyShard } from "./idempotency.js";
 export { DEFAULT_KEY_PREFIX, shardTag, storeKeys } from "./keys.js";
@@ -59,5 +59,5 @@ export {
   type StoredRuns,
   storedResultJson,
 } from "./outcomes/stored-results.js";
-export { logEntryId } from "./readers.js";
+export { logEntryId, logEventsAfter } from "./readers.js";
 export { readWatchedStreams } from "./watched-logs.js";

@@ -20,11 +20,17 @@ describe("an append sent again after its reply was lost", () => {
       const again = await store.appendEvents(runId, 2, batch);
       expect(again).toEqual(first);
       expect(again.map((event) => event.seq)).toEqual([3, 4]);
-      expect(await fx.redis.xlen(store.keys.runLog(runId))).toBe(4);
+      // queued, started, then the batch in one entry: written once.
+      expect(await fx.redis.xlen(store.keys.runLog(runId))).toBe(3);
       const other = store.appendEvents(runId, 2, [modelResponded(1, "another writer")]);
       await expect(other).rejects.toSatisfy(isSeqConflict);
-      // Its batch went in, and another writer appended after it.
-      expect(await store.appendEvents(runId, 2, [batch[0]!])).toEqual([first[0]]);
+      // A batch of one event went in, and another writer appended after it.
+      const single = modelResponded(3);
+      const went = await store.appendEvents(runId, 4, [single]);
+      await store.appendEvents(runId, 5, [modelResponded(4)]);
+      expect(await store.appendEvents(runId, 4, [single])).toEqual(went);
+      // The first event of a batch written as one entry is not a batch of its own.
+      await expect(store.appendEvents(runId, 2, [batch[0]!])).rejects.toSatisfy(isSeqConflict);
     } finally {
       await fx.stop();
     }

@@ -9,7 +9,7 @@
  * entries stored byte for byte as this batch encodes them are its own.
  */
 import type { NewEvent } from "@errand/core";
-import { encodeEventArgs, type StreamEntry } from "./codec.js";
+import { appendedEventsJson, encodeEventArgs, type StreamEntry } from "./codec.js";
 import type { StoreKeys } from "./keys.js";
 import { logEntryId } from "./readers.js";
 import type { RedisClient } from "./scripts.js";
@@ -23,10 +23,31 @@ function fieldsByName([, fields]: StreamEntry): Map<string, string> {
   return byName;
 }
 
+/** Whether `entry` is the one entry of a batch of `events` appended after `expectedSeq`. */
+function isOneEntryOf(
+  entry: StreamEntry,
+  expectedSeq: number,
+  events: readonly NewEvent[],
+): boolean {
+  const stored = fieldsByName(entry);
+  return (
+    stored.get("seq") === String(expectedSeq + 1) &&
+    stored.get("events") === appendedEventsJson(events)
+  );
+}
+
+/** Whether `entry` is the entry of `event` alone, as a batch appended one entry per event writes it. */
+function isEntryOf(entry: StreamEntry, event: NewEvent): boolean {
+  const stored = fieldsByName(entry);
+  const [type, at, data] = encodeEventArgs(event);
+  return stored.get("type") === type && stored.get("at") === at && stored.get("data") === data;
+}
+
 /**
  * True when the run's log holds, right after `expectedSeq`, exactly `events`
- * (type, time and data as the append encodes them): an append refused as
- * stale was this very batch, written by an earlier call whose reply was lost.
+ * (type, time and data as the append encodes them, in one entry or one
+ * entry each): an append refused as stale was this very batch, written by
+ * an earlier call whose reply was lost.
  */
 export async function isAppendedAlready(
   redis: RedisClient,
@@ -40,10 +61,9 @@ export async function isAppendedAlready(
     logEntryId(expectedSeq + 1),
     logEntryId(expectedSeq + events.length),
   )) as StreamEntry[];
+  if (entries.length === 1 && events.length > 1) {
+    return isOneEntryOf(entries[0]!, expectedSeq, events);
+  }
   if (entries.length !== events.length) return false;
-  return entries.every((entry, index) => {
-    const stored = fieldsByName(entry);
-    const [type, at, data] = encodeEventArgs(events[index]!);
-    return stored.get("type") === type && stored.get("at") === at && stored.get("data") === data;
-  });
+  return entries.every((entry, index) => isEntryOf(entry, events[index]!));
 }

@@ -1,7 +1,7 @@
 import { isErrandError, newRunId } from "@errand/core";
 import { shardOfRunId } from "@errand/core/ops";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { EventStore } from "./event-store.js";
+import { createEventStore, type EventStore } from "./event-store.js";
 import { finished, modelResponded, queued, started } from "./test-support/events.js";
 import { type RedisFixture, startRedisFixture } from "./test-support/redis.js";
 
@@ -34,6 +34,31 @@ describe("readLog and readHead", () => {
     expect(await store.readLog(runId, { afterSeq: 1, count: 2 })).toEqual(appended.slice(1, 3));
     const refused = await store.readLog(runId, { count: 0 }).catch((error: unknown) => error);
     expect(isErrandError(refused, "invalid_spec")).toBe(true);
+  });
+
+  it("reads a log whose entries mix both shapes, one event each and one append each, in any range", async () => {
+    const perEvent = createEventStore({
+      redis: fx.redis,
+      prefix: store.keys.prefix,
+      shards: 1,
+      logEntries: "per-event",
+    });
+    const runId = store.newRunId();
+    const older = await perEvent.appendEvents(runId, 0, [queued(), started(), modelResponded(1)]);
+    const newer = await store.appendEvents(runId, 3, [modelResponded(2), modelResponded(3)]);
+    const last = await perEvent.appendEvents(runId, 5, [modelResponded(4), finished()]);
+    const all = [...older, ...newer, ...last];
+    expect(await fx.redis.xlen(store.keys.runLog(runId))).toBe(6);
+    expect(await store.readLog(runId)).toEqual(all);
+    for (let afterSeq = 0; afterSeq <= 7; afterSeq++) {
+      for (let untilSeq = afterSeq; untilSeq <= 7; untilSeq++) {
+        const range = all.filter((event) => event.seq > afterSeq && event.seq <= untilSeq);
+        expect(await store.readLog(runId, { afterSeq, untilSeq })).toEqual(range);
+        expect(await store.readLog(runId, { afterSeq, count: 1 })).toEqual(
+          all.filter((event) => event.seq > afterSeq).slice(0, 1),
+        );
+      }
+    }
   });
 
   it("reads nothing for a run that does not exist", async () => {

@@ -30,9 +30,27 @@ export interface ReadShardOptions {
 /** How many shard entries {@link readShard} returns when not told. */
 const DEFAULT_SHARD_READ_COUNT = 100;
 
-/** The log entry id of the event with `seq`: the run log's ids are `0-<seq>`. */
+/**
+ * The log entry id of the entry that ends with the event of `seq`: the run
+ * log's ids are `0-<seq>`, an entry of one append's events taking its last
+ * event's seq, so entries after `logEntryId(s)` hold every event after `s`
+ * (the first of them perhaps with events up to `s` too).
+ */
 export function logEntryId(seq: number): string {
   return `0-${seq}`;
+}
+
+/** The events of log `entries` with a seq above `afterSeq`, in order. */
+export function logEventsAfter(
+  runId: string,
+  entries: readonly StreamEntry[],
+  afterSeq: number,
+): RunEvent[] {
+  const events: RunEvent[] = [];
+  for (const entry of entries) {
+    for (const event of decodeLogEntry(runId, entry)) if (event.seq > afterSeq) events.push(event);
+  }
+  return events;
 }
 
 /**
@@ -51,14 +69,23 @@ export async function readLog(
   if (untilSeq !== undefined) requireWholeNumber("untilSeq", untilSeq, 0);
   if (count !== undefined) requireWholeNumber("count", count, 1);
   const start = `(${logEntryId(afterSeq)}`;
-  const end = untilSeq === undefined ? "+" : logEntryId(untilSeq);
   const key = keys.runLog(runId);
+  // Every entry after `afterSeq` holds one event of the range at least, and the one holding
+  // `untilSeq` may end past it: so the range ends at "+", and the entries read are counted.
+  const entriesNeeded = Math.min(
+    count ?? Number.POSITIVE_INFINITY,
+    untilSeq === undefined ? Number.POSITIVE_INFINITY : untilSeq - afterSeq,
+  );
+  if (entriesNeeded <= 0) return [];
   const entries = (
-    count === undefined
-      ? await redis.xrange(key, start, end)
-      : await redis.xrange(key, start, end, "COUNT", count)
+    entriesNeeded === Number.POSITIVE_INFINITY
+      ? await redis.xrange(key, start, "+")
+      : await redis.xrange(key, start, "+", "COUNT", entriesNeeded)
   ) as StreamEntry[];
-  return entries.map((entry) => decodeLogEntry(runId, entry));
+  const events = logEventsAfter(runId, entries, afterSeq).filter(
+    (event) => untilSeq === undefined || event.seq <= untilSeq,
+  );
+  return count === undefined ? events : events.slice(0, count);
 }
 
 /** The run's head, or `undefined` for an unknown (or expired) run. */

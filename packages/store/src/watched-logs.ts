@@ -2,7 +2,7 @@
  * One read of many streams at once, for a follower that serves many
  * watchers (the dashboard's live views): runs' logs and live channels, each
  * from after its own position, at most {@link LOG_READ_COUNT} entries a
- * stream, as raw entries (decode each run's with `decodeLogEntry` or
+ * stream, as raw entries (decode each run's with `logEventsAfter` or
  * `decodeLiveEntry`, so that one broken stream fails alone).
  *
  * - On one Redis server: one `XREAD BLOCK` over every log, which waits until

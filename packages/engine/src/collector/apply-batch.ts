@@ -4,7 +4,8 @@
  * projections, in stream order. A run whose
  * terminal event is in the batch is settled: its result is worked out. Then
  * one script call brings every run settled or queued in the batch up to
- * date in the shard's indexes (a run this collector listed when queued, in a
+ * date in the shard's indexes (a run queued by an append that indexed it,
+ * its entry says `indexed`, needs nothing) (a run this collector listed when queued, in a
  * call that answered for it, is not written in its agent's runs again when
  * it settles) and stores each settled run's result with a wake-up on the shard's
  * settled channel, then acknowledges the entries whose effects it wrote (the
@@ -65,6 +66,8 @@ interface RunGroup {
   projection: RunState | undefined;
   /** When the run's log and head expire, as the entry of its settling append says; undefined when it does not. */
   expiresAt?: number;
+  /** True when the append that opened the run indexed it as queued (its entry says `indexed`). */
+  indexedWhenQueued?: boolean;
 }
 
 /**
@@ -113,7 +116,7 @@ async function prepareRun(
   const queued = group.events.find(
     (event): event is RunEventOf<"run-queued"> => event.type === "run-queued",
   );
-  return queued === undefined ? undefined : prepareQueuedRun(queued);
+  return queued === undefined || group.indexedWhenQueued ? undefined : prepareQueuedRun(queued);
 }
 
 /** Whether the run's terminal event is among its entries of the batch. */
@@ -162,6 +165,11 @@ function groupByRun(
     group.ids.push(id);
     for (const event of events) group.events.push(event);
     if (entry.expiresAt !== undefined) group.expiresAt = entry.expiresAt;
+    if (entry.indexed) {
+      // Its opening append wrote its agent's and tenant's runs: the settling call leaves them be.
+      group.indexedWhenQueued = true;
+      context.projections.markListed(runId);
+    }
     group.projection = projection;
   }
   return [...byRun.values()];

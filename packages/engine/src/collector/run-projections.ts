@@ -76,8 +76,9 @@ export class RunProjections {
   }
 
   /**
-   * Notes that this collector's index call answered that it indexed `runId`
-   * (in the runs and its agent's runs), so that its settling call need not
+   * Notes that `runId` is in its agent's and tenant's runs: this collector's
+   * index call answered that it indexed it, or the append that opened it
+   * did (its shard entry says `indexed`), so that its settling call need not
    * write those again. Nothing for a run not followed.
    */
   markListed(runId: string): void {

@@ -22,9 +22,9 @@ import type { Logger } from "@errand/runtime";
 import type { StreamEntry } from "@errand/store";
 import {
   decodeLiveEntry,
-  decodeLogEntry,
   LIVE_START,
   logEntryId,
+  logEventsAfter,
   readWatchedStreams,
 } from "@errand/store/ops";
 import type { EngineKeys } from "../engine-keys.js";
@@ -226,9 +226,10 @@ export function createRunLogFollower(
         logEntryId(afterSeq),
         signal,
       )) {
-        const event = decodeLogEntry(runId, entry);
-        yield event;
-        if (isTerminalEventType(event.type)) return;
+        for (const event of logEventsAfter(runId, [entry], afterSeq)) {
+          yield event;
+          if (isTerminalEventType(event.type)) return;
+        }
       }
     },
     async *followLive(runId, from, signal) {

@@ -1,4 +1,4 @@
-import { foldRun, type RunResult, settleRun } from "@errand/core";
+import { foldRun, type RunEvent, type RunResult, settleRun } from "@errand/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EventStore } from "../event-store.js";
 import { finished, queued, started } from "../test-support/events.js";
@@ -56,9 +56,11 @@ async function pendingIds(store: EventStore): Promise<string[]> {
 
 /** The segment of a run whose log `store` holds, with its result when it settled. */
 async function segmentOf(store: EventStore, runId: string): Promise<IndexSegment> {
-  const result = settleRun(foldRun(await store.readLog(runId), runId));
+  const log = await store.readLog(runId);
+  const result = settleRun(foldRun(log, runId));
   return indexSegment(store.keys, {
-    run: { runId, agent: "researcher", createdAt: "2026-01-01T00:00:00.000Z" },
+    // Its run-queued's time: the member the append that opened it indexed it under.
+    run: { runId, agent: "researcher", createdAt: log[0]?.at ?? "2026-01-01T00:00:00.000Z" },
     ...(result === undefined ? {} : { result }),
   });
 }
@@ -162,7 +164,7 @@ describe("indexRuns of a run its writer listed already", () => {
   it("moves the settled run from active to its status's index and stores its result, leaving the agent's runs be", async () => {
     const { store, writer } = await openShard("listed");
     const runId = store.newRunId();
-    await store.appendEvents(runId, 0, [queued()]);
+    const [{ at: queuedAt }] = (await store.appendEvents(runId, 0, [queued()])) as [RunEvent];
     const [queuedFlag] = await indexRuns(writer, SHARD, [await segmentOf(store, runId)]);
     expect(queuedFlag).toBe(true);
     const agentRuns = store.keys.runIndexByAgent(SHARD, "researcher");
@@ -174,7 +176,7 @@ describe("indexRuns of a run its writer listed already", () => {
     await store.appendEvents(runId, 1, [started(), finished()]);
     const settled = await segmentOf(store, runId);
     const listed = indexSegment(store.keys, {
-      run: { runId, agent: "researcher", createdAt: "2026-01-01T00:00:00.000Z", listed: true },
+      run: { runId, agent: "researcher", createdAt: queuedAt, listed: true },
       result: settleRun(foldRun(await store.readLog(runId), runId))!,
     });
     expect(listed.args).toEqual([...settled.args.slice(0, 4), "1", "", ""]);

@@ -14,7 +14,13 @@
     KEYS[4] run blobs     <p>:{sN}:run:<runId>:blobs   HASH (only given a TTL here)
     KEYS[5] log rewrite   <p>:{sN}:run:<runId>:log:rewrite  STREAM, only ever within
             a call: the settled log is copied there and renamed back over the log
-    KEYS[6] idempotency   <p>:{sN}:idempotency:<digest of the key>  STRING, the runId
+    KEYS[6] active runs   <p>:{sN}:index:status:active      ZSET (score 0, member ARGV[6])
+    KEYS[7] deadlines     <p>:{sN}:deadlines                ZSET (score ms, member runId)
+    KEYS[8] agent's runs  <p>:{sN}:index:agent:<agent>      ZSET (the empty agent's key,
+            untouched, for a batch that does not open a run)
+    KEYS[9] tenant's runs <p>:{sN}:index:tenant:<tenant>    ZSET (untouched for a run
+            without a tenant, whose key names the empty tenant)
+    KEYS[10] idempotency  <p>:{sN}:idempotency:<digest of the key>  STRING, the runId
             fired under the key; given only with a run-queued fired with a key
             (the runId is placed on the key's shard, so both share one slot)
 
@@ -23,10 +29,16 @@
             or "*" for an unfenced append (cancel-requested from a client, the reaper)
     ARGV[3] when the log, head and blobs keys expire if the batch settles the
             run: ms since the epoch (the writer's clock plus its retention)
-    ARGV[4] how long the idempotency key is kept, in ms ("0" without KEYS[6])
-    ARGV[5 + 3(i-1)]  type of event i     (i = 1 … n, n >= 1)
-    ARGV[6 + 3(i-1)]  at of event i       (ISO-8601)
-    ARGV[7 + 3(i-1)]  data of event i     (JSON object, validated by the client)
+    ARGV[4] how long the idempotency key is kept, in ms ("0" without KEYS[10])
+    ARGV[5] "1": a batch of several events is one log entry (the per-append
+            shape below); "": one log entry per event (the shape writers
+            older than it write, and the only one their readers read)
+    ARGV[6] the run's index member, "<createdAt ms, 15 digits>:<runId>", for a
+            batch opening a run, which then indexes it as queued; "" otherwise
+    ARGV[7] the opened run's deadline, ms since the epoch, or "" for none
+    ARGV[8 + 3(i-1)]  type of event i     (i = 1 … n, n >= 1)
+    ARGV[9 + 3(i-1)]  at of event i       (ISO-8601)
+    ARGV[10 + 3(i-1)] data of event i     (JSON object, validated by the client)
 
   Output: { code, seq, index } (and the runId for -7)
      0  appended:                 seq = the new head seq (event i got seq - n + i)
@@ -35,15 +47,21 @@
                                   seq = current seq, index = the refused event
     -3  output already recorded: a second output-recorded, index = the refused event
     -4  run not found: no head and the first event is not run-queued
-    -5  run exists: run-queued on a run that has a head, or not first in the batch,
-                                  index = the refused event
-    -6  malformed arguments (expiry, expected seq, event count, data JSON,
+    -5  run exists: run-queued on a run that has a head (seq = the head's
+        seq), or not first in the batch, index = the refused event; a batch
+        opening a run reads no head: its first XADD (the log's entry 0-1)
+        is refused on a run that has a log, and nothing is written
+    -6  malformed arguments (expiry, expected seq, deadline, event count, data JSON,
         an idempotency key without its TTL or its run-queued)
     -7  duplicate: the idempotency key names a run fired within its TTL:
         { -7, 0, 0, that runId }; nothing is written
 
   Effects (code 0 only):
-    - XADD to the run log, entry id "0-<seq>", fields: seq, type, at, data
+    - the run log: a batch of one event, a batch opening the run, or every batch without ARGV[5], as
+      one XADD per event, entry id "0-<seq>", fields: seq, type, at, data;
+      a batch of several events with ARGV[5] as one XADD, entry id
+      "0-<seq of its last event>", fields: seq (of its first event), events
+      (the JSON array below)
     - one XADD to the shard stream for the whole batch, id "*", fields: runId,
       seq (of the batch's first event), events (a JSON array with one
       [type, at, data] per event, data as given), and, when the batch settles
@@ -60,6 +78,11 @@
       status=succeeded (failed when the run has a schema and no output),
       failed sets status=failed, cancelled sets status=cancelled; the three
       terminal events set settledAt
+    - a batch opening a run that it does not settle, given its member:
+      ZADD member to the active runs, the agent's runs and (with a tenant)
+      the tenant's runs, and with a deadline ZADD runId to the deadlines, so
+      that its shard entry says "indexed" (field indexed=1) and the
+      collector writes nothing for it (docs/architecture/collector.md)
     - with an idempotency key: SET it to the runId, PX its TTL
     - on a terminal event: PEXPIREAT(ARGV[3]) on the run log, head and blobs;
       then the run log is rewritten at its exact size (COPY to the rewrite
@@ -68,23 +91,28 @@
       what is used, and a settled log never grows again)
 ]]
 local logKey, headKey, shardKey, blobsKey, rewriteKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
-local idempotencyKey = KEYS[6]
+local activeKey, deadlinesKey, agentRunsKey, tenantRunsKey = KEYS[6], KEYS[7], KEYS[8], KEYS[9]
+local idempotencyKey = KEYS[10]
 local runId = ARGV[1]
 local expected = ARGV[2]
 local expiresAt = tonumber(ARGV[3])
 local idempotencyTtl = tonumber(ARGV[4])
-local count = (#ARGV - 4) / 3
+local entryPerAppend = ARGV[5] == "1"
+local member, deadline = ARGV[6], ARGV[7]
+local count = (#ARGV - 7) / 3
 
 local OK, SEQ_CONFLICT, SETTLED, OUTPUT_RECORDED, NOT_FOUND, EXISTS, MALFORMED, DUPLICATE =
   0, -1, -2, -3, -4, -5, -6, -7
 
+local deadlineMs = tonumber(deadline)
 if expiresAt == nil or expiresAt < 1 or expiresAt ~= math.floor(expiresAt)
-  or count < 1 or count ~= math.floor(count) then
+  or count < 1 or count ~= math.floor(count)
+  or (deadline ~= "" and (deadlineMs == nil or deadlineMs ~= math.floor(deadlineMs))) then
   return { MALFORMED, 0, 0 }
 end
 
 if idempotencyKey then
-  if ARGV[5] ~= "run-queued" or idempotencyTtl == nil or idempotencyTtl < 1
+  if ARGV[8] ~= "run-queued" or idempotencyTtl == nil or idempotencyTtl < 1
     or idempotencyTtl ~= math.floor(idempotencyTtl) then
     return { MALFORMED, 0, 0 }
   end
@@ -94,8 +122,13 @@ if idempotencyKey then
   end
 end
 
-local head = redis.call("HMGET", headKey, "seq", "status", "hasOutput", "hasSchema", "attempt", "startedAt")
-local exists = head[1] ~= false
+-- A batch opening a run reads no head: its first write, the XADD of its log's
+-- entry 0-1, fails on a run that has a log (every run with a head has one),
+-- and the call then answers "run exists" having written nothing.
+local opening = ARGV[8] == "run-queued"
+local head = opening and {}
+  or redis.call("HMGET", headKey, "seq", "status", "hasOutput", "hasSchema", "attempt", "startedAt")
+local exists = head[1] ~= nil and head[1] ~= false
 local seq = exists and tonumber(head[1]) or 0
 local status = head[2]
 local hasOutput = head[3] == "1"
@@ -104,7 +137,7 @@ local attempt = tonumber(head[5] or "0") or 0
 local startedAt = head[6]
 
 local function eventAt(i, offset)
-  return ARGV[4 + 3 * (i - 1) + offset]
+  return ARGV[7 + 3 * (i - 1) + offset]
 end
 
 local firstType = eventAt(1, 1)
@@ -215,17 +248,53 @@ for i = 1, count do
 end
 
 -- Write.
+local logWritten = false
+-- XADD to the run log; the first one of a batch opening a run is the call's
+-- first write, and refuses a run that exists (its log's top entry is 0-1 or past it).
+local function addToLog(...)
+  if logWritten or not opening then
+    redis.call("XADD", logKey, ...)
+    return nil
+  end
+  logWritten = true
+  local added = redis.pcall("XADD", logKey, ...)
+  if type(added) == "table" and added.err then
+    if string.find(added.err, "equal or smaller", 1, true) then
+      return { EXISTS, tonumber(redis.call("HGET", headKey, "seq") or "0") or 0, 1 }
+    end
+    return added
+  end
+  return nil
+end
+
 local listed = {}
+-- A batch opening a run keeps one entry per event: its first is 0-1, which tells a run that exists.
+local oneEntry = entryPerAppend and count > 1 and not opening
 for i = 1, count do
   local eventType, at, data = eventAt(i, 1), eventAt(i, 2), eventAt(i, 3)
-  local eventSeq = tostring(seq + i)
-  redis.call("XADD", logKey, "0-" .. eventSeq, "seq", eventSeq, "type", eventType, "at", at, "data", data)
+  if not oneEntry then
+    local eventSeq = tostring(seq + i)
+    local refused = addToLog("0-" .. eventSeq, "seq", eventSeq, "type", eventType, "at", at, "data", data)
+    if refused then
+      return refused
+    end
+  end
   listed[i] = "[" .. cjson.encode(eventType) .. "," .. cjson.encode(at) .. "," .. data .. "]"
 end
 local batch = "[" .. table.concat(listed, ",") .. "]"
+if oneEntry then
+  local refused = addToLog("0-" .. tostring(seq + count), "seq", tostring(seq + 1), "events", batch)
+  if refused then
+    return refused
+  end
+end
+local indexes = opening and not settles and member ~= ""
 if settles then
   redis.call("XADD", shardKey, "*", "runId", runId, "seq", tostring(seq + 1), "events", batch,
     "expiresAt", ARGV[3])
+elseif indexes then
+  redis.call("XADD", shardKey, "*", "runId", runId, "seq", tostring(seq + 1), "events", batch,
+    "indexed", "1")
 else
   redis.call("XADD", shardKey, "*", "runId", runId, "seq", tostring(seq + 1), "events", batch)
 end
@@ -237,6 +306,17 @@ for field, value in pairs(updates) do
   fields[#fields + 1] = value
 end
 redis.call("HSET", headKey, unpack(fields))
+
+if indexes then
+  redis.call("ZADD", activeKey, 0, member)
+  redis.call("ZADD", agentRunsKey, 0, member)
+  if updates.tenant then
+    redis.call("ZADD", tenantRunsKey, 0, member)
+  end
+  if deadline ~= "" then
+    redis.call("ZADD", deadlinesKey, deadline, runId)
+  end
+end
 
 if idempotencyKey then
   redis.call("SET", idempotencyKey, runId, "PX", idempotencyTtl)
