@@ -2,7 +2,12 @@ import { isErrandError } from "@errand/core";
 import { describe, expect, it } from "vitest";
 import { parseCommandArgs } from "./args.js";
 import { workerCommand } from "./commands/worker.js";
-import { DURABILITY_VARIABLE, durabilityOption } from "./durability.js";
+import {
+  DURABILITY_VARIABLE,
+  durabilityOption,
+  LOG_ENTRIES_VARIABLE,
+  logEntriesOption,
+} from "./durability.js";
 import type { CliIO } from "./io.js";
 
 function ioWith(env: Record<string, string>): CliIO {
@@ -39,6 +44,21 @@ describe("durabilityOption", () => {
     expect(isErrandError(error, "invalid_spec")).toBe(true);
     expect(String(error)).toMatch(
       /--durability \(or ERRAND_DURABILITY\) is acknowledged or replicated, not "fsync"/,
+    );
+  });
+});
+
+describe("logEntriesOption", () => {
+  it("takes --log-entries, else the environment, else leaves the engine's default", () => {
+    expect(logEntriesOption(parse("--log-entries", "per-event"), ioWith({}))).toEqual({
+      logEntries: "per-event",
+    });
+    expect(logEntriesOption(parse(), ioWith({ [LOG_ENTRIES_VARIABLE]: "per-event" }))).toEqual({
+      logEntries: "per-event",
+    });
+    expect(logEntriesOption(parse(), ioWith({}))).toEqual({});
+    expect(() => logEntriesOption(parse("--log-entries", "batched"), ioWith({}))).toThrow(
+      /--log-entries \(or ERRAND_LOG_ENTRIES\) is per-append or per-event, not "batched"/,
     );
   });
 });

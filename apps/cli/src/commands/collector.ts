@@ -4,7 +4,12 @@
 import { createCollector, createPrometheusMetrics } from "@errand/engine";
 import { createLogger } from "@errand/engine/ops";
 import { CONNECTION_OPTIONS, type CommandSpec } from "../command.js";
-import { DURABILITY_OPTION, durabilityOption } from "../durability.js";
+import {
+  DURABILITY_OPTION,
+  durabilityOption,
+  LOG_ENTRIES_OPTION,
+  logEntriesOption,
+} from "../durability.js";
 import { EXIT } from "../exit-codes.js";
 import { HEALTH_PORT_OPTION, startHealthServer } from "../health-server.js";
 import { nextStopSignal } from "../lifecycle.js";
@@ -34,6 +39,7 @@ export const collectorCommand: CommandSpec = {
     ...HEALTH_PORT_OPTION,
     ...METRICS_PORT_OPTION,
     ...DURABILITY_OPTION,
+    ...LOG_ENTRIES_OPTION,
     ...CONNECTION_OPTIONS,
   },
   async run(args, io) {
@@ -52,6 +58,7 @@ export const collectorCommand: CommandSpec = {
       logger,
       prometheus,
       ...durabilityOption(args, io),
+      ...logEntriesOption(args, io),
     });
     await collector.start();
     health.ready();

@@ -5,7 +5,12 @@ import { createPrometheusMetrics, createWorker } from "@errand/engine";
 import { loadAgents } from "../agents-module.js";
 import { CONNECTION_OPTIONS, type CommandSpec } from "../command.js";
 import { dashboardUrlOption } from "../dashboard-url.js";
-import { DURABILITY_OPTION, durabilityOption } from "../durability.js";
+import {
+  DURABILITY_OPTION,
+  durabilityOption,
+  LOG_ENTRIES_OPTION,
+  logEntriesOption,
+} from "../durability.js";
 import { EXIT } from "../exit-codes.js";
 import { FLOW_CONTROL_OPTION, FLOW_CONTROL_VARIABLE, flowControlOption } from "../flow-control.js";
 import { HEALTH_PORT_OPTION, startHealthServer } from "../health-server.js";
@@ -67,6 +72,7 @@ export const workerCommand: CommandSpec = {
     ...HEALTH_PORT_OPTION,
     ...METRICS_PORT_OPTION,
     ...DURABILITY_OPTION,
+    ...LOG_ENTRIES_OPTION,
     ...QUEUE_SHARDS_OPTIONS,
     ...FLOW_CONTROL_OPTION,
     ...CONNECTION_OPTIONS,
@@ -102,6 +108,7 @@ export const workerCommand: CommandSpec = {
       prometheus,
       ...linked,
       ...durabilityOption(args, io),
+      ...logEntriesOption(args, io),
       ...flowControl,
       ...traceContentOption(io.env),
     });
