@@ -23,6 +23,7 @@ const PROJECT_DIRS = ["packages", "apps"]
  */
 const RUN_ALONE = new Set([
   "apps/bench/src/cluster-bench.test.ts",
+  "apps/bench/src/fan-out/fan-out-cluster-bench.test.ts",
   "apps/bench/src/scaling/scaling-bench.test.ts",
   "apps/cli/src/commands/cluster.test.ts",
   "apps/cli/src/commands/health.test.ts",

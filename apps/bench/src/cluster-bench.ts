@@ -12,11 +12,13 @@
  * third (docs/architecture/redis-layout.md#queue-shards).
  */
 import { ErrandError } from "@errand/core";
-import { engineKeys, shardsOfQueue } from "@errand/engine";
-import { queueOfAgents } from "@errand/engine/ops";
-import { type RedisClusterServer, startRedisCluster } from "@errand/local-redis";
-import { Redis } from "ioredis";
-import { BENCH_AGENT } from "./bench-agent.js";
+import {
+  type BenchCluster,
+  CLUSTER_BENCH_MASTERS,
+  CLUSTER_BENCH_SHARDS,
+  queueShardsPerMaster,
+  startBenchCluster,
+} from "./bench-cluster.js";
 import { startBenchRedis, totalCommandCalls } from "./bench-redis.js";
 import { redisCpuMs } from "./cpu-meter.js";
 import {
@@ -26,16 +28,6 @@ import {
   waitForResults,
 } from "./errand-stack.js";
 import { perSecond, round } from "./stats.js";
-
-/** How many masters the bench's cluster has. */
-export const CLUSTER_BENCH_MASTERS = 3;
-
-/**
- * Run shards on both sides: a multiple of the queue shards, and a count whose
- * `{sN}` tags spread evenly over 3 masters owning equal slot ranges (17/15/16
- * of them; the default 16 splits 6/4/6).
- */
-export const CLUSTER_BENCH_SHARDS = 48;
 
 /** How far from an even share a master may be: ±20 % of it. */
 const EVEN_SHARE_TOLERANCE = 0.2;
@@ -95,11 +87,6 @@ export interface ClusterBenchOptions {
   onProgress?(line: string): void;
 }
 
-/** The `redis+cluster://` URL of `cluster`'s masters. */
-export function clusterUrl(cluster: RedisClusterServer): string {
-  return `redis+cluster://${cluster.nodes.map(({ host, port }) => `${host}:${port}`).join(",")}`;
-}
-
 /** Runs the workload on `target` and resolves with its runs/s. */
 async function measureRunsPerSec(
   target: BenchTarget,
@@ -116,68 +103,40 @@ async function measureRunsPerSec(
   }
 }
 
-/** How many of the shards of the bench worker's queue (in `queueShards` shards) each master of `cluster` holds. */
-async function queueShardsPerMaster(
-  admin: Redis,
-  cluster: RedisClusterServer,
-  queueShards: number,
-): Promise<number[]> {
-  const keys = engineKeys();
-  const ranges = await admin.cluster("SLOTS");
-  const counts = cluster.nodes.map(() => 0);
-  for (const shard of shardsOfQueue(keys, queueOfAgents(keys.prefix, [BENCH_AGENT], queueShards))) {
-    const slot = (await admin.cluster("KEYSLOT", `${shard.prefix}:${shard.name}`)) as number;
-    const owner = ranges.find(([low, high]) => slot >= low && slot <= high)?.[2];
-    const index = cluster.nodes.findIndex(({ port }) => port === owner?.[1]);
-    if (index >= 0) counts[index]! += 1;
-  }
-  return counts;
-}
-
 /**
  * Empties `cluster`, runs the workload there with the worker's queue in
  * `queueShards` shards and reads each master's commands and CPU around it.
  */
 async function measureCluster(
-  cluster: RedisClusterServer,
+  cluster: BenchCluster,
   workload: { runs: number; concurrency: number },
   queueShards: number,
 ): Promise<ClusterSide> {
-  const admins = cluster.nodes.map((node) => new Redis({ ...node, maxRetriesPerRequest: null }));
-  try {
-    const target: BenchTarget = {
-      url: clusterUrl(cluster),
-      durability: "acknowledged",
-      shards: CLUSTER_BENCH_SHARDS,
-      queueShards,
-    };
-    await Promise.all(admins.map((admin) => admin.flushall()));
-    await Promise.all(admins.map((admin) => admin.config("RESETSTAT")));
-    const cpuBefore = await Promise.all(admins.map(redisCpuMs));
-    const runsPerSec = await measureRunsPerSec(target, workload);
-    const commands = await Promise.all(admins.map(totalCommandCalls));
-    const cpuMs = (await Promise.all(admins.map(redisCpuMs))).map((ms, i) => ms - cpuBefore[i]!);
-    const held = await queueShardsPerMaster(admins[0]!, cluster, queueShards);
-    const allCommands = commands.reduce((sum, count) => sum + count, 0);
-    const allCpu = cpuMs.reduce((sum, ms) => sum + ms, 0);
-    const perMaster = cluster.nodes.map(({ host, port }, i) => ({
-      node: `${host}:${port}`,
-      commands: commands[i]!,
-      commandShare: round(commands[i]! / allCommands, 3),
-      cpuMs: round(cpuMs[i]!),
-      cpuShare: round(cpuMs[i]! / allCpu, 3),
-      queueShards: held[i]!,
-    }));
-    return {
-      masters: CLUSTER_BENCH_MASTERS,
-      queueShards,
-      runsPerSec: round(runsPerSec),
-      perMaster,
-      evenWithinTolerance: evenWithinTolerance(perMaster),
-    };
-  } finally {
-    for (const admin of admins) admin.disconnect();
-  }
+  const { admins } = cluster;
+  await Promise.all(admins.map((admin) => admin.flushall()));
+  await Promise.all(admins.map((admin) => admin.config("RESETSTAT")));
+  const cpuBefore = await Promise.all(admins.map(redisCpuMs));
+  const runsPerSec = await measureRunsPerSec(cluster.target(queueShards), workload);
+  const commands = await Promise.all(admins.map(totalCommandCalls));
+  const cpuMs = (await Promise.all(admins.map(redisCpuMs))).map((ms, i) => ms - cpuBefore[i]!);
+  const held = await queueShardsPerMaster(cluster, queueShards);
+  const allCommands = commands.reduce((sum, count) => sum + count, 0);
+  const allCpu = cpuMs.reduce((sum, ms) => sum + ms, 0);
+  const perMaster = cluster.nodes.map((node, i) => ({
+    node,
+    commands: commands[i]!,
+    commandShare: round(commands[i]! / allCommands, 3),
+    cpuMs: round(cpuMs[i]!),
+    cpuShare: round(cpuMs[i]! / allCpu, 3),
+    queueShards: held[i]!,
+  }));
+  return {
+    masters: CLUSTER_BENCH_MASTERS,
+    queueShards,
+    runsPerSec: round(runsPerSec),
+    perMaster,
+    evenWithinTolerance: evenWithinTolerance(perMaster),
+  };
 }
 
 /** Whether every share of `perMaster` lies within {@link EVEN_SHARE_TOLERANCE} of an even share. */
@@ -198,7 +157,7 @@ export async function runClusterBench(
   const base = options.quick ? QUICK_WORKLOAD : FULL_WORKLOAD;
   const workload = { ...base, runs: options.runs ?? base.runs };
   options.onProgress?.(`bench --cluster: starting a ${CLUSTER_BENCH_MASTERS}-master cluster …`);
-  const cluster = await startRedisCluster({ masters: CLUSTER_BENCH_MASTERS });
+  const cluster = await startBenchCluster();
   let sharded: ClusterSide;
   let oneShard: ClusterSide;
   try {

@@ -39,6 +39,12 @@ export {
   formatFanOutBench,
   runFanOutBench,
 } from "./fan-out/fan-out-bench.js";
+export {
+  type FanOutClusterReport,
+  type FanOutMasterShare,
+  formatFanOutClusterBench,
+  runFanOutClusterBench,
+} from "./fan-out/fan-out-cluster-bench.js";
 export type { FanOutOutput, FanOutPhase } from "./fan-out/fan-out-parent.js";
 export {
   type FlowBenchReport,

@@ -37,13 +37,13 @@ import {
 } from "./fan-out-parent.js";
 
 /** Children per `spawn_agents` call. */
-const FAN_OUT_BATCH = 1_000;
+export const FAN_OUT_BATCH = 1_000;
 
 /** Results per `collect_agents` page: a page of bench results stays within the tool text limit. */
 export const FAN_OUT_PAGE_LIMIT = 100;
 
 /** The worker's slots. */
-const FAN_OUT_CONCURRENCY = 50;
+export const FAN_OUT_CONCURRENCY = 50;
 
 /**
  * The worker's job locks: a minute, not errand's 5 s. On a shared machine the
@@ -51,7 +51,7 @@ const FAN_OUT_CONCURRENCY = 50;
  * child (its park, its first page) can keep one job's renewal waiting past
  * 5 s; the bench measures what a child costs, not how the lock copes.
  */
-const FAN_OUT_LOCK_MS = 60_000;
+export const FAN_OUT_LOCK_MS = 60_000;
 
 /** The slowest commands kept per phase. */
 const SLOWLOG_ENTRIES = 5;
@@ -103,7 +103,7 @@ export interface FanOutReport {
 }
 
 /** The server's peak resident set, MB (`VmHWM` of its process), or NaN where /proc is not readable. */
-async function serverPeakRssMb(admin: Redis): Promise<number> {
+export async function serverPeakRssMb(admin: Redis): Promise<number> {
   const pid = (await readInfo(admin, "server")).get("process_id");
   try {
     const status = await readFile(`/proc/${pid}/status`, "utf8");
@@ -121,7 +121,7 @@ function commandName(args: readonly string[]): string {
 }
 
 /** The slowest entries of `SLOWLOG GET`, then empties the log. */
-async function drainSlowlog(admin: Redis): Promise<FanOutPhaseFigures["slowest"]> {
+export async function drainSlowlog(admin: Redis): Promise<FanOutPhaseFigures["slowest"]> {
   const entries = (await admin.call("SLOWLOG", "GET", String(SLOWLOG_ENTRIES * 20))) as [
     number,
     number,
@@ -136,7 +136,7 @@ async function drainSlowlog(admin: Redis): Promise<FanOutPhaseFigures["slowest"]
 }
 
 /** The parent's recorded output, once its run has settled; throws when it did not succeed. */
-function parentOutput(result: RunResult): FanOutOutput {
+export function parentOutput(result: RunResult): FanOutOutput {
   if (result.status !== "succeeded") {
     throw new ErrandError(
       "internal",

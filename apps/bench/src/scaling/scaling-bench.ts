@@ -9,15 +9,14 @@
  * time over wall time): on a machine with few cores the sum of those says
  * what limits the figure, not errand's design.
  */
-import { startRedisCluster } from "@errand/local-redis";
-import { Redis } from "ioredis";
-import { startBenchRedis } from "../bench-redis.js";
+import type { Redis } from "ioredis";
 import {
   CLUSTER_BENCH_MASTERS,
   CLUSTER_BENCH_SHARDS,
-  clusterUrl,
-  SETTLE_TIMEOUT_MS,
-} from "../cluster-bench.js";
+  startBenchCluster,
+} from "../bench-cluster.js";
+import { startBenchRedis } from "../bench-redis.js";
+import { SETTLE_TIMEOUT_MS } from "../cluster-bench.js";
 import { nodeCpuMs, redisCpuMs } from "../cpu-meter.js";
 import {
   type BenchTarget,
@@ -209,24 +208,20 @@ export async function runScalingBench(options: ScalingBenchOptions = {}): Promis
     await server.stop();
   }
   options.onProgress?.(`bench --scaling: starting a ${CLUSTER_BENCH_MASTERS}-master cluster …`);
-  const cluster = await startRedisCluster({ masters: CLUSTER_BENCH_MASTERS });
-  const masters = cluster.nodes.map((node) => new Redis({ ...node, maxRetriesPerRequest: null }));
+  const cluster = await startBenchCluster();
   let clustered: ScalingSide;
   try {
-    const target = {
-      url: clusterUrl(cluster),
-      durability: "acknowledged",
-      shards: CLUSTER_BENCH_SHARDS,
-      queueShards: CLUSTER_BENCH_MASTERS,
-    } as const;
     clustered = await measureSide(
-      { name: `${CLUSTER_BENCH_MASTERS}-master cluster`, target, masters },
+      {
+        name: `${CLUSTER_BENCH_MASTERS}-master cluster`,
+        target: cluster.target(CLUSTER_BENCH_MASTERS),
+        masters: cluster.admins,
+      },
       counts,
       workload,
       options.onProgress,
     );
   } finally {
-    for (const master of masters) master.disconnect();
     await cluster.stop();
   }
   return {

@@ -25,20 +25,24 @@ const BENCH_FLAGS = ["cluster", "scaling", "flow", "tracing", "budget", "no-metr
 /** The most children `bench --fan-out` takes. */
 const MAX_FAN_OUT = 10_000_000;
 
-/** Runs `bench --fan-out N`, which takes `--json` only, and prints its report. */
+/** Runs `bench --fan-out N`, which takes `--cluster` and `--json` only, and prints its report. */
 async function runFanOut(args: ParsedArgs, io: CliIO): Promise<ExitCode> {
   const children = args.integer("fan-out", { min: 1, max: MAX_FAN_OUT }, 0);
-  const others = BENCH_FLAGS.filter((flag) => args.flag(flag));
+  const others = BENCH_FLAGS.filter((flag) => flag !== "cluster" && args.flag(flag));
   if (others.length > 0 || args.flag("quick") || args.string("durability") !== undefined) {
-    throw usageError("bench: --fan-out takes --json only");
+    throw usageError("bench: --fan-out takes --cluster and --json only");
   }
-  const { formatFanOutBench, runFanOutBench } = await loadBench();
-  const report = await runFanOutBench({
-    children,
-    onProgress: (line) => io.stderr.write(`${line}\n`),
-  });
+  const bench = await loadBench();
+  const options = { children, onProgress: (line: string) => io.stderr.write(`${line}\n`) };
+  if (args.flag("cluster")) {
+    const report = await bench.runFanOutClusterBench(options);
+    if (args.flag("json")) writeJson(io, report);
+    else io.stdout.write(bench.formatFanOutClusterBench(report));
+    return EXIT.ok;
+  }
+  const report = await bench.runFanOutBench(options);
   if (args.flag("json")) writeJson(io, report);
-  else io.stdout.write(formatFanOutBench(report));
+  else io.stdout.write(bench.formatFanOutBench(report));
   return EXIT.ok;
 }
 
@@ -84,7 +88,7 @@ async function loadBench(): Promise<typeof import("@errand/bench")> {
 /** `bench`. */
 export const benchCommand: CommandSpec = {
   usage:
-    "errand bench [--quick] [--tracing] [--no-metrics] [--durability <acknowledged|replicated>] [--budget] [--json] | errand bench --cluster [--quick] [--json] | errand bench --scaling [--quick] [--json] | errand bench --flow [--quick] [--json] | errand bench --fan-out <N> [--json]",
+    "errand bench [--quick] [--tracing] [--no-metrics] [--durability <acknowledged|replicated>] [--budget] [--json] | errand bench --cluster [--quick] [--json] | errand bench --scaling [--quick] [--json] | errand bench --flow [--quick] [--json] | errand bench --fan-out <N> [--cluster] [--json]",
   description: [
     "Measures, in one run on its own fresh redis-server (persistence off, flushed between",
     "phases; never the Redis of REDIS_URL): raw BullMQ no-op jobs and raw XREADGROUP+XACK",
@@ -127,6 +131,13 @@ export const benchCommand: CommandSpec = {
     "commands; it fails unless the parent collected every child. --json prints { machine,",
     "children, seconds, childrenPerSec, usPerChild, cpuUsPerChild, redisBytesPerChild,",
     "peakRssMb, collectPagesPerSec, parent, phases, … }.",
+    "--fan-out N --cluster runs the same fan-out on a 3-master Redis Cluster it starts (48",
+    "run shards, the worker's queue in 3 shards, one a master; Redis figures summed over",
+    "the masters) and adds each master's share of the children (the runs and run logs it",
+    "holds), of Redis memory, commands and CPU, and whether the masters' counts add up (N",
+    "children, N + 1 run logs with the parent's); a line a minute on stderr tells how many",
+    "children were fired and succeeded so far. --json adds { masters, shards, queueShards,",
+    "perMaster, totals, countsAddUp }.",
   ].join("\n"),
   options: {
     quick: { type: "boolean", description: "smaller sizes: under a minute" },
@@ -136,7 +147,7 @@ export const benchCommand: CommandSpec = {
     cluster: {
       type: "boolean",
       description:
-        "spread over a 3-master Redis Cluster: each master's share, and runs/s beside one Redis",
+        "spread over a 3-master Redis Cluster: each master's share, and runs/s beside one Redis (with --fan-out N: that fan-out there)",
     },
     scaling: {
       type: "boolean",
