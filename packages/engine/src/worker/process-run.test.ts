@@ -98,6 +98,7 @@ function contextFor(
     logger,
     now: () => new Date(),
     pendingOf: async () => [],
+    newestPendingOf: async () => [],
   };
 }
 

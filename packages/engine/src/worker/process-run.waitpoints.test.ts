@@ -60,6 +60,7 @@ function contextWith(
     logger,
     now,
     pendingOf: async () => [],
+    newestPendingOf: async () => [],
   };
 }
 
