@@ -45,7 +45,7 @@ export const DEFAULT_PARK_RECHECK_MS = 30_000;
  * delay, when that is longer): past it, the job's next re-check on this
  * worker starts another, which reads every awaited run once more.
  */
-export const PARKED_WAITER_MS = 3_600_000;
+const PARKED_WAITER_MS = 3_600_000;
 
 /**
  * The field of a job's hash that a park sets to the re-check time (ms since
