@@ -52,6 +52,7 @@ export {
   type StandingsOptions,
 } from "./outcomes/standings.js";
 export {
+  newestPendingRunIds,
   parseStoredResult,
   pendingRunIds,
   readStoredResults,

@@ -19,6 +19,7 @@
 import type { Span } from "@opentelemetry/api";
 import { addToGroup } from "../add-to-group.js";
 import { fairPriorities } from "../flow-control/fair-queue.js";
+import { hasRunJob } from "../queues/run-jobs.js";
 import type { RunJob } from "../queues/run-queues.js";
 import { CLIENT_PATIENCE_MS, CLIENT_WAITS_OUT } from "../redis/client-patience.js";
 import { retryWhileRedisIsTransient } from "../redis/transient-redis.js";
@@ -78,7 +79,7 @@ async function leftUnenqueued(
     return undefined;
   }
   const queue = context.queues.ofRun(prepared.registration.queue, runId);
-  if ((await queue.getJobState(runId)) !== "unknown") return undefined;
+  if (await hasRunJob(context.redis, queue, runId)) return undefined;
   return { runId, prepared, writtenAt: head.createdAt, deduplicated: true };
 }
 

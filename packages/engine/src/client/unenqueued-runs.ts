@@ -14,6 +14,7 @@
  * `reaper/jobless-runs.ts`).
  */
 import { ErrandError } from "@errand/core";
+import { hasRunJob } from "../queues/run-jobs.js";
 import { isTransientRedisError, transientRedisError } from "../redis/transient-redis.js";
 import type { FireContext, FireOutcome } from "./fire-context.js";
 import type { PreparedRun } from "./fire-preflight.js";
@@ -98,7 +99,7 @@ async function resolveRun(
   cause: unknown,
 ): Promise<FireOutcome> {
   const { runId } = run;
-  if ((await context.queues.ofRun(queue, runId).getJobState(runId)) !== "unknown") {
+  if (await hasRunJob(context.redis, context.queues.ofRun(queue, runId), runId)) {
     return { ok: true, runId };
   }
   if (await withdraw(context, run)) {

@@ -27,6 +27,20 @@ export interface RunJobLookup {
 }
 
 /**
+ * Whether `queue` holds a job of run `runId`, in any state: its job's hash
+ * exists (read on `redis`, the queue's server) — one `EXISTS`, where BullMQ's `getJobState` looks the job up in
+ * the waiting list itself (`LPOS`), a cost that grows with the jobs waiting
+ * (docs/architecture/tool-results.md#fan-out-at-a-flat-cost-per-child).
+ */
+export async function hasRunJob(
+  redis: RedisConnection,
+  queue: Queue,
+  runId: string,
+): Promise<boolean> {
+  return (await redis.exists(queue.toKey(runId))) === 1;
+}
+
+/**
  * Removes the job of run `runId` (of agent `agent`) when no worker holds it:
  * `removed` when it was waiting (or delayed) and is gone now, `held` when a
  * worker has it (or took it meanwhile), `gone` when no queue of the agent has

@@ -11,6 +11,10 @@
  * priority it was fired with or, for a run of a concurrency key fired without
  * one, its place in its key's fair queue (kept while it waits there, so it
  * is not sent behind the key's later runs; see `flow-control/fair-queue.ts`).
+ * Whether it has a job is one `EXISTS` of the job's hash a queue
+ * (`hasRunJob`), so a look costs the same however many jobs wait: a
+ * fan-out's children, queued past `joblessAfterMs` behind each other, are
+ * each looked at once, at a flat cost.
  * Its concurrency key itself is in its log, where workers read it. Adding a
  * job twice is harmless: its id is the runId, and the log's fence lets one
  * attempt write.
@@ -18,6 +22,7 @@
 import { runIdOfIndexMember, runIndexMember } from "@errand/store/ops";
 import { fairPriorities } from "../flow-control/fair-queue.js";
 import { chooseRegistration, readAgentRegistrations } from "../queues/registry.js";
+import { hasRunJob } from "../queues/run-jobs.js";
 import type { ReaperContext } from "./context.js";
 
 /** Where each shard's look at its active runs has got to: the last index member looked at. */
@@ -26,7 +31,7 @@ export type JoblessCursors = Map<number, string>;
 /** Whether a queue of `agent` holds a job of run `runId` (in any state). */
 async function hasJob(context: ReaperContext, queues: readonly string[], runId: string) {
   for (const name of queues) {
-    if ((await context.queues.ofRun(name, runId).getJobState(runId)) !== "unknown") return true;
+    if (await hasRunJob(context.redis, context.queues.ofRun(name, runId), runId)) return true;
   }
   return false;
 }

@@ -10,7 +10,7 @@ import { hostname } from "node:os";
 import { ErrandError } from "@errand/core";
 import { findLosslessJsonProblem } from "@errand/core/ops";
 import type { Agent, RetryPolicy } from "@errand/runtime";
-import { pendingRunIds } from "@errand/store/ops";
+import { newestPendingRunIds, pendingRunIds } from "@errand/store/ops";
 import type { JobsOptions } from "bullmq";
 import { DEFAULT_PRICE_TABLE, type PriceTable } from "../budgets/price-table.js";
 import { cancel } from "../client/cancel.js";
@@ -327,6 +327,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     services: { ...options.services, [PARENT_SERVICES]: parent.services },
     pendingOf: (runIds: readonly string[]) => pendingRunIds(reads, runIds),
     collectRuns: (runIds, collectOptions) => collectRuns(reads, runIds, collectOptions),
+    newestPendingOf: (runIds: readonly string[]) => newestPendingRunIds(reads, runIds),
     ...(prometheus === undefined ? {} : { runMetrics: createRunMetrics(prometheus) }),
     live: redisLiveChannel(store, logger),
     budgets: {

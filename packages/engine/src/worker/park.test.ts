@@ -3,7 +3,8 @@
  * worker (concurrency 1), so the child runs in the freed slot; when the
  * collector announces the child settled, the parent's job is promoted at once
  * (its delay is longer than the test may take) and it resumes from its log —
- * in the same attempt: parking is waiting, not a retry.
+ * in the same attempt: parking is waiting, not a retry. A job that comes back
+ * while its child still runs parks again under the worker's one waiter for it.
  */
 import { foldRun, settleRun } from "@errand/core";
 import { defineAgent, defineTool, ParkRequest, scriptedModel } from "@errand/runtime";
@@ -155,6 +156,11 @@ describe("a parked run", () => {
       (line) => line.msg === "run parked" && line.runId === parent,
     );
     expect(comebacks.length).toBeGreaterThan(2);
+    // One waiter on the worker, kept across the job's comebacks: the awaited runs are read once.
+    const listeners = logs.lines.filter(
+      (line) => line.msg === "listening for a parked run's runs" && line.runId === parent,
+    );
+    expect(listeners).toHaveLength(1);
     expect(events.map((event) => event.type)).toEqual(PARKED_THEN_RESUMED);
     expect(waits()).toBe(2);
     expect(settleRun(foldRun(await fx.errand.store.readLog(child)))).toMatchObject({

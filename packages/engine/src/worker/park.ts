@@ -7,7 +7,12 @@
  * the runs it waited for still pending because the collector lagged. The
  * worker that parked the run listens for the collector's announcements on
  * the settled channels and looks again at just the runs announced; the
- * delay is the safety net when that worker dies first. The run then resumes
+ * delay is the safety net when that worker dies first. One waiter listens
+ * for a parked job on a worker, across its re-checks (up to
+ * {@link PARKED_WAITER_MS}): a re-check that parks the job again on the
+ * worker already listening for it reads nothing more, so a parent's wait
+ * reads each awaited run about once, however many re-checks it takes
+ * (docs/architecture/tool-results.md#fan-out-at-a-flat-cost-per-child). The run then resumes
  * from its log and the parking tool runs again. Parking waits out a Redis
  * out of memory (the worker holds the job until the move goes through), so
  * that a shortage never costs the job one of its attempts. A run parked on a
@@ -34,6 +39,13 @@ import type { ParkedWaitpoint } from "./process-outcome.js";
 
 /** How long a parked run's job waits, at most, before it is tried again: 30 s. */
 export const DEFAULT_PARK_RECHECK_MS = 30_000;
+
+/**
+ * How long a parked job's waiter listens at most, an hour (or the re-check
+ * delay, when that is longer): past it, the job's next re-check on this
+ * worker starts another, which reads every awaited run once more.
+ */
+const PARKED_WAITER_MS = 3_600_000;
 
 /**
  * The field of a job's hash that a park sets to the re-check time (ms since
@@ -68,8 +80,15 @@ export interface ParkedRunsOptions {
 /** Parked runs of one worker. */
 export function createParkedRuns(options: ParkedRunsOptions): ParkedRuns {
   const { reads, logger, recheckMs } = options;
+  /** The parked jobs a waiter listens for now, by {@link waiterKey}. */
+  const listening = new Set<string>();
 
-  /** Promotes the job once none of `runIds` is pending; gives up when the delay is up. */
+  /** A waiter's key: the job and the runs it waits for (how many, the first, the last). */
+  function waiterKey(job: Job, runIds: readonly string[]): string {
+    return `${job.id}\n${runIds.length}\n${runIds[0]}\n${runIds.at(-1)}`;
+  }
+
+  /** Promotes the job once none of `runIds` is pending; gives up after {@link PARKED_WAITER_MS}, or as the worker closes. */
   async function wakeWhenSettled(job: Job, runIds: readonly string[]): Promise<void> {
     const pending = new Set(runIds);
     const lookAgain = async (announced?: readonly string[]): Promise<boolean> => {
@@ -81,7 +100,9 @@ export function createParkedRuns(options: ParkedRunsOptions): ParkedRuns {
       for (const runId of look) if (!stillPending.has(runId)) pending.delete(runId);
       return pending.size === 0;
     };
-    const settled = await reads.waiter.waitUntil(runIds, recheckMs, lookAgain, (done) => done);
+    logger.debug({ runId: job.id, waitFor: runIds.length }, "listening for a parked run's runs");
+    const waitMs = Math.max(recheckMs, PARKED_WAITER_MS);
+    const settled = await reads.waiter.waitUntil(runIds, waitMs, lookAgain, (done) => done);
     if (!settled || (await job.getState()) !== "delayed") return; // the delay brings it back
     await job.promote();
     logger.info({ runId: job.id, waitedFor: runIds.length }, "parked run woken");
@@ -124,10 +145,14 @@ export function createParkedRuns(options: ParkedRunsOptions): ParkedRuns {
       }
       const runIds = waitFor.filter(isRunId);
       logger.info({ runId: job.id, waitFor: runIds.length }, "run parked");
-      if (runIds.length > 0) {
-        wakeWhenSettled(job, runIds).catch((error: unknown) =>
-          logger.warn({ runId: job.id, error: String(error) }, "could not wake a parked run"),
-        );
+      const key = waiterKey(job, runIds);
+      if (runIds.length > 0 && !listening.has(key)) {
+        listening.add(key);
+        wakeWhenSettled(job, runIds)
+          .catch((error: unknown) =>
+            logger.warn({ runId: job.id, error: String(error) }, "could not wake a parked run"),
+          )
+          .finally(() => listening.delete(key));
       }
       throw new DelayedError();
     },

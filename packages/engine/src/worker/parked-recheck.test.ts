@@ -2,12 +2,13 @@
  * A parked parent's re-check, against real Redis and a real worker: while a
  * child it waits for is still pending, the re-check parks it again from the
  * log's first and last events alone — two events read, however long the
- * log — and hands the full read back (`undefined`) once every awaited run
- * has settled, or for a worker of another agent or version.
+ * log — for every run of its `run-parked`, and hands the full read back
+ * (`undefined`) once every awaited run has settled, or for a worker of
+ * another agent or version.
  */
 import type { RunEvent } from "@errand/core";
 import type { EventStore } from "@errand/store";
-import { pendingRunIds } from "@errand/store/ops";
+import { newestPendingRunIds } from "@errand/store/ops";
 import { afterAll, describe, expect } from "vitest";
 import { CHILD, LEAD } from "../parents/test-support/parent-fixture.js";
 import { type LentServices, lendParentServices } from "../parents/test-support/tool-calls.js";
@@ -71,10 +72,10 @@ describe("parkedAgainFromTail", () => {
     const read = { events: 0 };
     const context = {
       store: countingStore(fx.errand.store, read),
-      pendingOf: (runIds: readonly string[]) => pendingRunIds(reads, runIds),
+      newestPendingOf: (runIds: readonly string[]) => newestPendingRunIds(reads, runIds),
     };
     const again = await parkedAgainFromTail(context, parent, LEAD, version);
-    expect(again).toEqual({ kind: "parked", waitFor: await pendingRunIds(reads, waitFor) });
+    expect(again).toEqual({ kind: "parked", waitFor });
     expect(read.events).toBe(2);
     expect(await parkedAgainFromTail(context, parent, CHILD, version)).toBeUndefined();
     expect(await parkedAgainFromTail(context, parent, LEAD, "another-version")).toBeUndefined();

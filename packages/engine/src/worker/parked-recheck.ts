@@ -8,17 +8,26 @@
  * (a last event other than a `run-parked` for runs — a cancel asked, an
  * answer, a waitpoint —, another agent or version, every awaited run
  * settled) is left to the full read of `process-run.ts`.
+ *
+ * Whether it still waits is asked of the newest awaited runs first, a slice
+ * at a time, stopping at the first slice with a pending run
+ * (`newestPendingOf`): the runs settle about in the order they were created,
+ * so a re-check reads one slice, not every awaited run, and a parent's
+ * re-checks cost in all what its children do, not their number times the
+ * re-checks. The parked job goes back with every run of its `run-parked`:
+ * the worker's waiter for it (`park.ts`), kept from the park before, knows
+ * which of them are still pending.
  */
 import type { ProcessOutcome } from "./process-outcome.js";
 import type { RunProcessorContext } from "./run-processor-context.js";
 
 /**
- * `parked` with the runs still pending when run `runId`'s log ends with a
- * `run-parked` for runs of which some are, and it is a run of `agentName` at
- * `version`; else `undefined`.
+ * `parked` with the runs of its `run-parked` when run `runId`'s log ends
+ * with one for runs of which some are still pending, and it is a run of
+ * `agentName` at `version`; else `undefined`.
  */
 export async function parkedAgainFromTail(
-  context: Pick<RunProcessorContext, "store" | "pendingOf">,
+  context: Pick<RunProcessorContext, "store" | "newestPendingOf">,
   runId: string,
   agentName: string,
   version: string | undefined,
@@ -35,6 +44,7 @@ export async function parkedAgainFromTail(
     return undefined;
   }
   if (last.data.waitFor.length === 0) return undefined;
-  const pending = await context.pendingOf(last.data.waitFor);
-  return pending.length > 0 ? { kind: "parked", waitFor: pending } : undefined;
+  const { waitFor } = last.data;
+  const pending = await context.newestPendingOf(waitFor);
+  return pending.length > 0 ? { kind: "parked", waitFor } : undefined;
 }

@@ -99,6 +99,7 @@ function contextFor(
     now: () => new Date(),
     pendingOf: async () => [],
     collectRuns: (runIds, options) => fx.errand.collect(runIds, options),
+    newestPendingOf: async () => [],
   };
 }
 

@@ -58,6 +58,20 @@ async function readState(store: EventStore, runId: string): Promise<RunState> {
 }
 
 /**
+ * The run's folded state and the trace of its last attempt, read from its
+ * log. The log itself is left behind: an attempt that kept it (a local of a
+ * frame that lasts the attempt) would hold every event it read, a fan-out
+ * parent's spawn arguments twice over, for the attempt's whole life.
+ */
+async function readStateAndTrace(
+  store: EventStore,
+  runId: string,
+): Promise<{ state: RunState; previousTrace: TraceContext | undefined }> {
+  const log = await store.readLog(runId);
+  return { state: foldRun(log, runId), previousTrace: lastAttemptTrace(log) };
+}
+
+/**
  * What the log alone decides: a settled run is left alone; a run whose
  * cancel was requested is settled `cancelled`; otherwise `undefined`: the run
  * is open for an attempt.
@@ -187,8 +201,7 @@ export async function processRun(
   const held = context.cancels.hold(runId);
   let slots: HeldSlots | undefined;
   try {
-    const log = await context.store.readLog(runId);
-    const state = foldRun(log, runId);
+    const { state, previousTrace } = await readStateAndTrace(context.store, runId);
     if (state.queued === undefined) {
       throw runNotFound(runId);
     }
@@ -214,7 +227,7 @@ export async function processRun(
         context,
         resolved,
         state,
-        lastAttemptTrace(log),
+        previousTrace,
         held.signal,
         delivery.first ?? false,
       );
@@ -287,9 +300,7 @@ async function decideAndRun(
         break;
       case "start-refused":
         if (tries < MAX_START_TRIES) {
-          const log = await context.store.readLog(state.runId);
-          state = foldRun(log, state.runId);
-          previousTrace = lastAttemptTrace(log);
+          ({ state, previousTrace } = await readStateAndTrace(context.store, state.runId));
           logger.info(
             { seq: state.seq, tries },
             "run-started refused: deciding again from the log",

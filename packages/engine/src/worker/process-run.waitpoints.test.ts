@@ -61,6 +61,7 @@ function contextWith(
     now,
     pendingOf: async () => [],
     collectRuns: (runIds, options) => fx.errand.collect(runIds, options),
+    newestPendingOf: async () => [],
   };
 }
 

@@ -29,6 +29,12 @@ export interface RunProcessorContext extends EngineResources, AttemptSinkContext
   collectRuns: CollectRuns;
   /** The runs of `runIds` that have no stored result yet: what a parked run still waits for. */
   pendingOf(runIds: readonly string[]): Promise<string[]>;
+  /**
+   * The pending runs of the newest slice of `runIds` that holds any, `[]`
+   * when none is pending: a parked run's re-check, at a cost that does not
+   * grow with `runIds` while they settle in creation order (the store's `newestPendingRunIds`).
+   */
+  newestPendingOf(runIds: readonly string[]): Promise<string[]>;
   /** Where streaming models publish their deltas (docs/architecture/redis-layout.md#the-live-channel-streaming). */
   live?: LiveChannel;
   /** The fleet's concurrency gate: an open run starts only once admitted (docs/architecture/flow-control.md#flow-control). */

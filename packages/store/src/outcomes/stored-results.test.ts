@@ -9,7 +9,12 @@ import type { EventStore } from "../event-store.js";
 import { finished, modelResponded, queued, started } from "../test-support/events.js";
 import { type RedisFixture, startRedisFixture } from "../test-support/redis.js";
 import { defineStandingsScript } from "./standings.js";
-import { parseStoredResult, readStoredResults, readStoredRuns } from "./stored-results.js";
+import {
+  newestPendingRunIds,
+  parseStoredResult,
+  readStoredResults,
+  readStoredRuns,
+} from "./stored-results.js";
 
 let fx: RedisFixture;
 let store: EventStore;
@@ -177,5 +182,59 @@ describe("readStoredRuns", () => {
     expect(called("hget")).toBe(4);
     expect(called("get")).toBe(3);
     expect(called("exists")).toBe(0);
+  });
+});
+
+describe("newestPendingRunIds", () => {
+  /**
+   * `count` runs in creation order, of which those `isPending` picks have a
+   * head still running and the others a head and a result, succeeded.
+   */
+  async function runsOf(count: number, isPending: (index: number) => boolean): Promise<string[]> {
+    const runIds = Array.from({ length: count }, () => store.newRunId());
+    const writes = fx.redis.pipeline();
+    runIds.forEach((runId, index) => {
+      const pending = isPending(index);
+      writes.hset(store.keys.runHead(runId), "status", pending ? "running" : "succeeded");
+      if (!pending) writes.set(store.keys.result(runId), "{}");
+    });
+    await writes.exec();
+    return runIds;
+  }
+
+  /** What `newestPendingRunIds` answers for `runIds`, and the head and result lookups it cost. */
+  async function newestPending(runIds: readonly string[]) {
+    const context = {
+      redis: fx.redis,
+      keys: store.keys,
+      standingsScript: defineStandingsScript(fx.redis),
+    };
+    const before = await commandCalls();
+    const pending = await newestPendingRunIds(context, runIds);
+    const after = await commandCalls();
+    const called = (name: string) => (after.get(name) ?? 0) - (before.get(name) ?? 0);
+    return { pending, lookups: called("exists") + called("hget") + called("get") };
+  }
+
+  it("reads the newest slice alone while it holds a pending run: the same lookups for 4,000 runs as for 1,000", async () => {
+    // The older half settled, the newer half pending: a fan-out's children halfway through.
+    const small = await runsOf(1_000, (index) => index >= 500);
+    const large = await runsOf(4_000, (index) => index >= 2_000);
+    const few = await newestPending(small);
+    const many = await newestPending(large);
+    expect(few.pending).toEqual(small.slice(500));
+    expect(many.pending).toEqual(large.slice(3_000));
+    expect(few.lookups).toBeGreaterThan(0);
+    expect(many.lookups).toBe(few.lookups);
+  });
+
+  it("reads back slice by slice to the pending runs, and every run once none is pending", async () => {
+    const oldestPending = await runsOf(2_500, (index) => index < 10);
+    expect((await newestPending(oldestPending)).pending).toEqual(oldestPending.slice(0, 10));
+    const settled = await runsOf(2_500, () => false);
+    const none = await newestPending(settled);
+    expect(none.pending).toEqual([]);
+    // Counted, each settled run costs its result's EXISTS and its head's status.
+    expect(none.lookups).toBe(2 * 2_500);
   });
 });

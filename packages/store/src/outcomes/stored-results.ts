@@ -119,3 +119,29 @@ export async function pendingRunIds(
   const { standings } = await readStoredRuns(context, [], runIds);
   return runIds.filter((runId) => standings.get(runId) === "pending");
 }
+
+/** The runs a re-check reads at a time, newest first (see {@link newestPendingRunIds}). */
+const NEWEST_PENDING_SLICE = 1_000;
+
+/**
+ * The runs still pending of the newest slice of `runIds` (1,000 runs, taken
+ * from the end: `runIds` in creation order) that holds any; `[]` once none of
+ * `runIds` is pending. What a parked run's re-check needs — is it still
+ * waiting? — at a cost that does not grow with the runs it waits for while
+ * they settle in the order they were created, as a fan-out's queued children
+ * do: the newest are the last to settle, so the first slice read answers.
+ * Only the last re-check, which finds every run settled, reads them all.
+ */
+export async function newestPendingRunIds(
+  context: OutcomeReads,
+  runIds: readonly string[],
+): Promise<string[]> {
+  for (let end = runIds.length; end > 0; end -= NEWEST_PENDING_SLICE) {
+    const pending = await pendingRunIds(
+      context,
+      runIds.slice(Math.max(0, end - NEWEST_PENDING_SLICE), end),
+    );
+    if (pending.length > 0) return pending;
+  }
+  return [];
+}
