@@ -12,7 +12,7 @@
  * the tree. The run checks its own answer: every child collected, counted.
  */
 import { readFile } from "node:fs/promises";
-import { ErrandError, type RunResult } from "@errand/core";
+import { ErrandError } from "@errand/core";
 import { createWorker, type FireSpec } from "@errand/engine";
 import type { Redis } from "ioredis";
 import { benchAgent } from "../bench-agent.js";
@@ -25,7 +25,7 @@ import {
   usedMemory,
 } from "../bench-redis.js";
 import { type CpuPerUnit, cpuPerUnit, startCpuMeter } from "../cpu-meter.js";
-import { SILENT_LOGGER, startErrandStack } from "../errand-stack.js";
+import { type ErrandStack, SILENT_LOGGER, startErrandStack } from "../errand-stack.js";
 import { loadAverages, type MachineInfo, machineInfo } from "../machine.js";
 import { perSecond, round } from "../stats.js";
 import {
@@ -135,15 +135,45 @@ export async function drainSlowlog(admin: Redis): Promise<FanOutPhaseFigures["sl
     .slice(0, SLOWLOG_ENTRIES);
 }
 
-/** The parent's recorded output, once its run has settled; throws when it did not succeed. */
-export function parentOutput(result: RunResult): FanOutOutput {
+/** The parent's run and recorded output, and when it ended (`performance.now()`). */
+export interface FannedOutParent {
+  runId: string;
+  endedAt: number;
+  parent: FanOutOutput;
+}
+
+/**
+ * Fires the fan-out parent for `children` children and waits for it to
+ * settle; throws unless it succeeded with every child collected and
+ * succeeded.
+ */
+export async function awaitFannedOutParent(
+  errand: ErrandStack["errand"],
+  children: number,
+): Promise<FannedOutParent> {
+  const spec: FireSpec = {
+    agent: FAN_OUT_PARENT,
+    input: { children },
+    outputSchema: { ...FAN_OUT_OUTPUT_SCHEMA },
+  };
+  const { runId } = await errand.fire(spec);
+  const result = await errand.result(runId, { waitMs: 24 * 3_600_000 });
+  const endedAt = performance.now();
+  if (result === undefined) throw new ErrandError("internal", "the fan-out parent never ended");
   if (result.status !== "succeeded") {
     throw new ErrandError(
       "internal",
       `the fan-out parent ended ${result.status}: ${result.error?.message ?? "no error"}`,
     );
   }
-  return result.output as FanOutOutput;
+  const parent = result.output as FanOutOutput;
+  if (parent.collected !== children || parent.succeeded !== children) {
+    throw new ErrandError(
+      "internal",
+      `the fan-out parent collected ${parent.collected} children (${parent.succeeded} succeeded) of ${children}`,
+    );
+  }
+  return { runId, endedAt, parent };
 }
 
 /** Runs one fan-out of `options.children` children and measures it. */
@@ -196,22 +226,7 @@ export async function runFanOutBench(options: FanOutBenchOptions): Promise<FanOu
     });
     try {
       onProgress(`fanning out to ${children} children, ${batch} a spawn_agents call`);
-      const spec: FireSpec = {
-        agent: FAN_OUT_PARENT,
-        input: { children },
-        outputSchema: { ...FAN_OUT_OUTPUT_SCHEMA },
-      };
-      const { runId } = await stack.errand.fire(spec);
-      const result = await stack.errand.result(runId, { waitMs: 24 * 3_600_000 });
-      const end = performance.now();
-      if (result === undefined) throw new ErrandError("internal", "the fan-out parent never ended");
-      const parent = parentOutput(result);
-      if (parent.collected !== children || parent.succeeded !== children) {
-        throw new ErrandError(
-          "internal",
-          `the fan-out parent collected ${parent.collected} children (${parent.succeeded} succeeded) of ${children}`,
-        );
-      }
+      const { endedAt: end, parent } = await awaitFannedOutParent(stack.errand, children);
       const memoryAfter = await usedMemory(admin);
       const cpu = cpuPerUnit(await meter.read(), children);
       const seconds = (end - start) / 1000;

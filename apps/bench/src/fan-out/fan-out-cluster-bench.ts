@@ -1,19 +1,4 @@
-/**
- * `errand bench --fan-out N --cluster`: the fan-out of `fan-out-bench.ts`
- * (one parent spawning N one-step children in `spawn_agents` batches, parked
- * on `collect_agents` `wait: true`, then paging through every child) on a
- * 3-master Redis Cluster started for it (`bench-cluster.ts`): 48 run shards,
- * the worker's queue in one shard per master. The fan-out's figures are the
- * masters' together (commands, CPU and memory summed; the slowest commands
- * of any master); beside them, each master's share of the children (the
- * bench agent's runs its shards index), the run logs it holds (scanned), its
- * Redis memory growth, commands and CPU. The parent must succeed with every
- * child collected, and the report says whether the masters' counts add up:
- * N children indexed and succeeded, N + 1 run logs (the parent's too).
- * While it runs, a line a minute tells how far it got (a few ZCARDs).
- */
-import { ErrandError } from "@errand/core";
-import { createWorker, engineKeys, type FireSpec } from "@errand/engine";
+import { createWorker, engineKeys } from "@errand/engine";
 import type { Redis } from "ioredis";
 import { BENCH_AGENT, benchAgent } from "../bench-agent.js";
 import {
@@ -29,6 +14,7 @@ import { SILENT_LOGGER, startErrandStack } from "../errand-stack.js";
 import { loadAverages, machineInfo } from "../machine.js";
 import { perSecond, round } from "../stats.js";
 import {
+  awaitFannedOutParent,
   drainSlowlog,
   FAN_OUT_BATCH,
   FAN_OUT_CONCURRENCY,
@@ -38,15 +24,9 @@ import {
   type FanOutPhaseFigures,
   type FanOutReport,
   formatFanOutBench,
-  parentOutput,
   serverPeakRssMb,
 } from "./fan-out-bench.js";
-import {
-  FAN_OUT_OUTPUT_SCHEMA,
-  FAN_OUT_PARENT,
-  type FanOutPhase,
-  fanOutParent,
-} from "./fan-out-parent.js";
+import { FAN_OUT_PARENT, type FanOutPhase, fanOutParent } from "./fan-out-parent.js";
 import {
   indexedRuns,
   mastersOfRunShards,
@@ -290,23 +270,8 @@ export async function runFanOutClusterBench(
       onProgress(
         `fanning out to ${children} children over ${CLUSTER_BENCH_MASTERS} masters, ${batch} a spawn_agents call`,
       );
-      const spec: FireSpec = {
-        agent: FAN_OUT_PARENT,
-        input: { children },
-        outputSchema: { ...FAN_OUT_OUTPUT_SCHEMA },
-      };
-      const { runId } = await stack.errand.fire(spec);
-      const result = await stack.errand.result(runId, { waitMs: 24 * 3_600_000 });
-      const end = performance.now();
+      const { runId, endedAt: end, parent } = await awaitFannedOutParent(stack.errand, children);
       stopProgress();
-      if (result === undefined) throw new ErrandError("internal", "the fan-out parent never ended");
-      const parent = parentOutput(result);
-      if (parent.collected !== children || parent.succeeded !== children) {
-        throw new ErrandError(
-          "internal",
-          `the fan-out parent collected ${parent.collected} children (${parent.succeeded} succeeded) of ${children}`,
-        );
-      }
       const nodeMs = nodeCpuMs() - nodeBefore;
       const after = await readMasters(admins);
       const { perMaster, totals } = await masterShares(cluster, runId, before, after);
