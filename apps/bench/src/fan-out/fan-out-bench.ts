@@ -13,7 +13,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { ErrandError } from "@errand/core";
-import { createWorker, type FireSpec } from "@errand/engine";
+import { createWorker, type FireSpec, type WorkerOptions } from "@errand/engine";
 import type { Redis } from "ioredis";
 import { benchAgent } from "../bench-agent.js";
 import {
@@ -24,7 +24,7 @@ import {
   startBenchRedis,
   usedMemory,
 } from "../bench-redis.js";
-import { type CpuPerUnit, cpuPerUnit, startCpuMeter } from "../cpu-meter.js";
+import { type CpuPerUnit, startCpuMeter } from "../cpu-meter.js";
 import { type ErrandStack, SILENT_LOGGER, startErrandStack } from "../errand-stack.js";
 import { loadAverages, type MachineInfo, machineInfo } from "../machine.js";
 import { perSecond, round } from "../stats.js";
@@ -33,6 +33,7 @@ import {
   FAN_OUT_PARENT,
   type FanOutOutput,
   type FanOutPhase,
+  type FanOutPlan,
   fanOutParent,
 } from "./fan-out-parent.js";
 
@@ -43,7 +44,7 @@ export const FAN_OUT_BATCH = 1_000;
 export const FAN_OUT_PAGE_LIMIT = 100;
 
 /** The worker's slots. */
-export const FAN_OUT_CONCURRENCY = 50;
+const FAN_OUT_CONCURRENCY = 50;
 
 /**
  * The worker's job locks: a minute, not errand's 5 s. On a shared machine the
@@ -51,7 +52,7 @@ export const FAN_OUT_CONCURRENCY = 50;
  * child (its park, its first page) can keep one job's renewal waiting past
  * 5 s; the bench measures what a child costs, not how the lock copes.
  */
-export const FAN_OUT_LOCK_MS = 60_000;
+const FAN_OUT_LOCK_MS = 60_000;
 
 /** The slowest commands kept per phase. */
 const SLOWLOG_ENTRIES = 5;
@@ -176,6 +177,69 @@ export async function awaitFannedOutParent(
   return { runId, endedAt, parent };
 }
 
+/** The fan-out worker's options but its connection: the bench agent and the parent, one child per row allowed. */
+export function fanOutWorkerOptions(plan: FanOutPlan) {
+  return {
+    agents: [benchAgent(), fanOutParent(plan)],
+    concurrency: FAN_OUT_CONCURRENCY,
+    lockDuration: FAN_OUT_LOCK_MS,
+    optimisticStart: true,
+    parentLimits: { maxChildrenPerParent: plan.children },
+    logger: SILENT_LOGGER,
+    prometheus: false,
+    schedules: false,
+  } satisfies Partial<WorkerOptions>;
+}
+
+/** What a fan-out measured, from which {@link fanOutReport} computes its figures. */
+export interface FanOutMeasures {
+  loadBefore: number[];
+  children: number;
+  batch: number;
+  /** `performance.now()` when the parent was fired and when it ended. */
+  start: number;
+  end: number;
+  /** When each phase ended (`performance.now()`), by phase. */
+  times: ReadonlyMap<FanOutPhase, number>;
+  parent: FanOutOutput;
+  phases: FanOutPhaseFigures[];
+  /** CPU over the fan-out, ms: this process's and Redis'. */
+  cpuMs: { node: number; redis: number };
+  redisBytes: number;
+  redisPeakRssMb: number;
+}
+
+/** The report's figures from what a fan-out measured. */
+export function fanOutReport(measures: FanOutMeasures): FanOutReport {
+  const { children, start, end, times, parent } = measures;
+  const seconds = (end - start) / 1000;
+  const collectMs = (times.get("collected") ?? end) - (times.get("settled") ?? end);
+  return {
+    machine: machineInfo(),
+    loadBefore: measures.loadBefore,
+    loadAfter: loadAverages(),
+    children,
+    batch: measures.batch,
+    pageLimit: FAN_OUT_PAGE_LIMIT,
+    concurrency: FAN_OUT_CONCURRENCY,
+    seconds: round(seconds, 2),
+    childrenPerSec: round(perSecond(children, end - start)),
+    usPerChild: round((seconds * 1e6) / children),
+    cpuUsPerChild: {
+      nodeUs: round((measures.cpuMs.node * 1000) / children),
+      redisUs: round((measures.cpuMs.redis * 1000) / children),
+    },
+    redisBytesPerChild: round(measures.redisBytes / children),
+    peakRssMb: {
+      node: round(process.resourceUsage().maxRSS / 1024),
+      redis: measures.redisPeakRssMb,
+    },
+    collectPagesPerSec: round(perSecond(parent.pages, collectMs)),
+    parent,
+    phases: measures.phases,
+  };
+}
+
 /** Runs one fan-out of `options.children` children and measures it. */
 export async function runFanOutBench(options: FanOutBenchOptions): Promise<FanOutReport> {
   const { children, onProgress } = options;
@@ -215,43 +279,26 @@ export async function runFanOutBench(options: FanOutBenchOptions): Promise<FanOu
     const stack = await startErrandStack({ redis, concurrency: 1, worker: false });
     const worker = await createWorker({
       connection: redis.url,
-      agents: [benchAgent(), fanOutParent(plan)],
-      concurrency: FAN_OUT_CONCURRENCY,
-      lockDuration: FAN_OUT_LOCK_MS,
-      optimisticStart: true,
-      parentLimits: { maxChildrenPerParent: children },
-      logger: SILENT_LOGGER,
-      prometheus: false,
-      schedules: false,
+      ...fanOutWorkerOptions(plan),
     });
     try {
       onProgress(`fanning out to ${children} children, ${batch} a spawn_agents call`);
       const { endedAt: end, parent } = await awaitFannedOutParent(stack.errand, children);
       const memoryAfter = await usedMemory(admin);
-      const cpu = cpuPerUnit(await meter.read(), children);
-      const seconds = (end - start) / 1000;
-      const collectMs = (times.get("collected") ?? end) - (times.get("settled") ?? end);
-      return {
-        machine: machineInfo(),
+      const cpu = await meter.read();
+      return fanOutReport({
         loadBefore,
-        loadAfter: loadAverages(),
         children,
         batch,
-        pageLimit: FAN_OUT_PAGE_LIMIT,
-        concurrency: FAN_OUT_CONCURRENCY,
-        seconds: round(seconds, 2),
-        childrenPerSec: round(perSecond(children, end - start)),
-        usPerChild: round((seconds * 1e6) / children),
-        cpuUsPerChild: { nodeUs: round(cpu.nodeUs), redisUs: round(cpu.redisUs) },
-        redisBytesPerChild: round((memoryAfter - memoryBefore) / children),
-        peakRssMb: {
-          node: round(process.resourceUsage().maxRSS / 1024),
-          redis: await serverPeakRssMb(admin),
-        },
-        collectPagesPerSec: round(perSecond(parent.pages, collectMs)),
+        start,
+        end,
+        times,
         parent,
         phases,
-      };
+        cpuMs: { node: cpu.nodeMs, redis: cpu.redisMs },
+        redisBytes: memoryAfter - memoryBefore,
+        redisPeakRssMb: await serverPeakRssMb(admin),
+      });
     } finally {
       await worker.close({ graceMs: 0 });
       await stack.stop();

@@ -1,6 +1,6 @@
 import { createWorker, engineKeys } from "@errand/engine";
 import type { Redis } from "ioredis";
-import { BENCH_AGENT, benchAgent } from "../bench-agent.js";
+import { BENCH_AGENT } from "../bench-agent.js";
 import {
   type BenchCluster,
   CLUSTER_BENCH_MASTERS,
@@ -10,23 +10,23 @@ import {
 } from "../bench-cluster.js";
 import { commandCalls, commandsPerUnit, usedMemory } from "../bench-redis.js";
 import { nodeCpuMs, redisCpuMs } from "../cpu-meter.js";
-import { SILENT_LOGGER, startErrandStack } from "../errand-stack.js";
-import { loadAverages, machineInfo } from "../machine.js";
-import { perSecond, round } from "../stats.js";
+import { startErrandStack } from "../errand-stack.js";
+import { loadAverages } from "../machine.js";
+import { round } from "../stats.js";
 import {
   awaitFannedOutParent,
   drainSlowlog,
   FAN_OUT_BATCH,
-  FAN_OUT_CONCURRENCY,
-  FAN_OUT_LOCK_MS,
   FAN_OUT_PAGE_LIMIT,
   type FanOutBenchOptions,
   type FanOutPhaseFigures,
   type FanOutReport,
+  fanOutReport,
+  fanOutWorkerOptions,
   formatFanOutBench,
   serverPeakRssMb,
 } from "./fan-out-bench.js";
-import { FAN_OUT_PARENT, type FanOutPhase, fanOutParent } from "./fan-out-parent.js";
+import { FAN_OUT_PARENT, type FanOutPhase } from "./fan-out-parent.js";
 import {
   indexedRuns,
   mastersOfRunShards,
@@ -256,14 +256,7 @@ export async function runFanOutClusterBench(
       durability: target.durability,
       shards: CLUSTER_BENCH_SHARDS,
       queueShards: CLUSTER_BENCH_MASTERS,
-      agents: [benchAgent(), fanOutParent(plan)],
-      concurrency: FAN_OUT_CONCURRENCY,
-      lockDuration: FAN_OUT_LOCK_MS,
-      optimisticStart: true,
-      parentLimits: { maxChildrenPerParent: children },
-      logger: SILENT_LOGGER,
-      prometheus: false,
-      schedules: false,
+      ...fanOutWorkerOptions(plan),
     });
     const stopProgress = reportProgress(cluster, start, onProgress);
     try {
@@ -275,32 +268,21 @@ export async function runFanOutClusterBench(
       const nodeMs = nodeCpuMs() - nodeBefore;
       const after = await readMasters(admins);
       const { perMaster, totals } = await masterShares(cluster, runId, before, after);
-      const seconds = (end - start) / 1000;
-      const collectMs = (times.get("collected") ?? end) - (times.get("settled") ?? end);
       const redisMs = total(after.map((reading, i) => reading.cpuMs - before[i]!.cpuMs));
       return {
-        machine: machineInfo(),
-        loadBefore,
-        loadAfter: loadAverages(),
-        children,
-        batch,
-        pageLimit: FAN_OUT_PAGE_LIMIT,
-        concurrency: FAN_OUT_CONCURRENCY,
-        seconds: round(seconds, 2),
-        childrenPerSec: round(perSecond(children, end - start)),
-        usPerChild: round((seconds * 1e6) / children),
-        cpuUsPerChild: {
-          nodeUs: round((nodeMs * 1000) / children),
-          redisUs: round((redisMs * 1000) / children),
-        },
-        redisBytesPerChild: round(total(perMaster.map((m) => m.memoryBytes)) / children),
-        peakRssMb: {
-          node: round(process.resourceUsage().maxRSS / 1024),
-          redis: round(total(perMaster.map((m) => m.peakRssMb))),
-        },
-        collectPagesPerSec: round(perSecond(parent.pages, collectMs)),
-        parent,
-        phases,
+        ...fanOutReport({
+          loadBefore,
+          children,
+          batch,
+          start,
+          end,
+          times,
+          parent,
+          phases,
+          cpuMs: { node: nodeMs, redis: redisMs },
+          redisBytes: total(perMaster.map((m) => m.memoryBytes)),
+          redisPeakRssMb: round(total(perMaster.map((m) => m.peakRssMb))),
+        }),
         masters: CLUSTER_BENCH_MASTERS,
         shards: CLUSTER_BENCH_SHARDS,
         queueShards: CLUSTER_BENCH_MASTERS,
