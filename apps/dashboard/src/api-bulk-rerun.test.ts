@@ -9,24 +9,13 @@
  */
 import { randomBytes } from "node:crypto";
 import { newRunId } from "@errand/core";
-import { createWorker, MAX_RERUN, RERUN_OF_KEY } from "@errand/engine";
+import { MAX_RERUN, RERUN_OF_KEY } from "@errand/engine";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BulkRerunResult } from "./actions/bulk-rerun.js";
 import { CSRF_HEADER } from "./http/security.js";
-import {
-  CITY,
-  cityItem,
-  dashboardTestAgents,
-  LEAD,
-  lookupThenRecord,
-} from "./test-support/agents.js";
+import { CITY, cityItem, LEAD, lookupThenRecord } from "./test-support/agents.js";
 import { postAction, requestJson } from "./test-support/http.js";
-import {
-  silentLogger,
-  startWorkload,
-  TEST_SHARDS,
-  type Workload,
-} from "./test-support/workload.js";
+import { startCityWorkerOfVersion, startWorkload, type Workload } from "./test-support/workload.js";
 
 type ErrorAnswer = { error: { code: string; message: string } };
 
@@ -58,16 +47,7 @@ async function metadataOf(runId: string): Promise<Record<string, string>> {
 beforeAll(async () => {
   w = await startWorkload("rerun");
   base = w.dashboard.url;
-  const old = await createWorker({
-    connection: w.server.url,
-    prefix: w.prefix,
-    shards: TEST_SHARDS,
-    logger: silentLogger,
-    schedules: false,
-    agents: dashboardTestAgents()
-      .filter((agent) => agent.name === CITY)
-      .map((agent) => ({ ...agent, version: "old" })),
-  });
+  const old = await startCityWorkerOfVersion(w, "old");
   try {
     ({ runId: onGoneVersion } = await w.errand.fire({
       ...cityItem(lookupThenRecord("Tallinn")),

@@ -6,16 +6,11 @@
  * re-runs — re-run on the newest version, each once;
  * and the buttons disabled on a read-only dashboard.
  */
-import { createWorker, RERUN_OF_KEY } from "@errand/engine";
+import { RERUN_OF_KEY } from "@errand/engine";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { CITY, cityItem, dashboardTestAgents, lookupThenRecord } from "./test-support/agents.js";
+import { CITY, cityItem, lookupThenRecord } from "./test-support/agents.js";
 import { type BrowserSession, launchBrowser } from "./test-support/browser.js";
-import {
-  silentLogger,
-  startWorkload,
-  TEST_SHARDS,
-  type Workload,
-} from "./test-support/workload.js";
+import { startCityWorkerOfVersion, startWorkload, type Workload } from "./test-support/workload.js";
 
 let w: Workload;
 let browser: BrowserSession;
@@ -41,16 +36,7 @@ async function settledCityRun(batch: string, agentVersion?: string): Promise<str
 
 /** A settled city run labelled `batch` that ran on a version no worker runs any more. */
 async function runOnGoneVersion(batch: string): Promise<string> {
-  const old = await createWorker({
-    connection: w.server.url,
-    prefix: w.prefix,
-    shards: TEST_SHARDS,
-    logger: silentLogger,
-    schedules: false,
-    agents: dashboardTestAgents()
-      .filter((agent) => agent.name === CITY)
-      .map((agent) => ({ ...agent, version: "old" })),
-  });
+  const old = await startCityWorkerOfVersion(w, "old");
   try {
     return await settledCityRun(batch, "old");
   } finally {

@@ -19,7 +19,7 @@ import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
 import { Redis } from "ioredis";
 import { createDashboard, type Dashboard } from "../create-dashboard.js";
 import type { DashboardOptions } from "../options.js";
-import { dashboardTestAgents } from "./agents.js";
+import { CITY, dashboardTestAgents } from "./agents.js";
 
 /** How often the workload's worker re-checks a parked run. */
 export const WORKLOAD_PARK_RECHECK_MS = 1_000;
@@ -148,4 +148,22 @@ export async function startWorkload(
       await server.stop();
     },
   };
+}
+
+/**
+ * A second worker on `w`'s Redis running the city agent as `version`: runs
+ * fired on that version settle on it, and once it is closed no worker of
+ * that version lives.
+ */
+export function startCityWorkerOfVersion(w: Workload, version: string): Promise<ErrandWorker> {
+  return createWorker({
+    connection: w.server.url,
+    prefix: w.prefix,
+    shards: TEST_SHARDS,
+    logger: silentLogger,
+    schedules: false,
+    agents: dashboardTestAgents()
+      .filter((agent) => agent.name === CITY)
+      .map((agent) => ({ ...agent, version })),
+  });
 }
