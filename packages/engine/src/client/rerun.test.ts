@@ -11,11 +11,14 @@ import { engineTest } from "../test-support/engine-test.js";
 import { startErrandStack } from "../test-support/errand-stack.js";
 import { AnswerSchema, TEST_AGENTS, testAgents } from "../test-support/test-agents.js";
 import { createErrand } from "./client.js";
-import { RERUN_OF_KEY } from "./rerun.js";
+import { MAX_RERUN, RERUN_OF_KEY } from "./rerun.js";
 
 const it = engineTest("rerun");
 
 const FAILING_RUNS = 6;
+
+/** More failed runs than one `rerun` call takes (`MAX_RERUN`). */
+const MANY_FAILING_RUNS = 120;
 
 /** A run of the structured agent that finishes without its answer: it fails (`no_structured_output`). */
 const failing = (index: number) => ({
@@ -124,6 +127,65 @@ describe("rerun", () => {
       });
     } finally {
       await client.close();
+    }
+  });
+
+  it("re-runs 120 failed runs in calls of at most MAX_RERUN, each exactly once when every call is made twice", async ({
+    fx,
+  }) => {
+    const stack = await startErrandStack({
+      connection: fx.server.url,
+      prefix: fx.prefix,
+      logger: createLogger({ level: "silent" }),
+      worker: {
+        agents: testAgents({ redis: fx.redis, prefix: fx.prefix, version: "v1" }),
+        concurrency: 8,
+      },
+    });
+    const { errand } = stack;
+    try {
+      const fired = await errand.fireMany(
+        Array.from({ length: MANY_FAILING_RUNS }, (_, i) => failing(i)),
+      );
+      const sources = fired.results.map((result) => result.runId!);
+      expect((await errand.collect(sources, { waitMs: 120_000, limit: 500 })).failed).toBe(
+        MANY_FAILING_RUNS,
+      );
+
+      const newRunOf = new Map<string, string>();
+      for (let start = 0; start < sources.length; start += MAX_RERUN) {
+        const runs = sources.slice(start, start + MAX_RERUN);
+        const first = await errand.rerun({ runs });
+        // The same call again, as after a lost answer: the same runs, none fired twice.
+        const retried = await errand.rerun({ runs });
+        expect(first.succeeded).toBe(runs.length);
+        expect(retried.results.map((item) => item.runId)).toEqual(
+          first.results.map((item) => item.runId),
+        );
+        expect(retried.results.every((item) => item.deduplicated === true)).toBe(true);
+        for (const item of first.results) newRunOf.set(item.sourceRunId, item.runId!);
+      }
+      expect(newRunOf.size).toBe(MANY_FAILING_RUNS);
+      expect(new Set(newRunOf.values()).size).toBe(MANY_FAILING_RUNS);
+      for (const [source, runId] of newRunOf) {
+        expect(queuedOf(await errand.store.readLog(runId))).toMatchObject({
+          agentVersion: "v1",
+          metadata: { [RERUN_OF_KEY]: source },
+        });
+      }
+      // Counted over every run of the agent: each source was re-run exactly once.
+      const timesRerun = new Map<string, number>();
+      const listed = await errand.list({ agent: TEST_AGENTS.structured, limit: 1_000 });
+      for (const run of listed.items) {
+        const source = queuedOf(await errand.store.readLog(run.runId)).metadata[RERUN_OF_KEY];
+        if (source !== undefined && newRunOf.has(source)) {
+          timesRerun.set(source, (timesRerun.get(source) ?? 0) + 1);
+        }
+      }
+      expect(timesRerun.size).toBe(MANY_FAILING_RUNS);
+      expect([...timesRerun.values()].every((times) => times === 1)).toBe(true);
+    } finally {
+      await stack.stop();
     }
   });
 
