@@ -7,6 +7,7 @@
 import type { RunEvent } from "@errand/core";
 import { describe, expect } from "vitest";
 import { createLogger } from "../logger.js";
+import type { EngineFixture } from "../test-support/engine-fixture.js";
 import { engineTest } from "../test-support/engine-test.js";
 import { startErrandStack } from "../test-support/errand-stack.js";
 import { AnswerSchema, TEST_AGENTS, testAgents } from "../test-support/test-agents.js";
@@ -34,28 +35,35 @@ function queuedOf(events: readonly RunEvent[]) {
   return queued.data;
 }
 
+/**
+ * A worker of the test agents as version v1 with a collector, and `count`
+ * runs of the structured agent fired and settled failed on it: the stack
+ * (stop it) and the failed runs' ids.
+ */
+async function failedRunsOnV1(fx: EngineFixture, count: number, concurrency: number) {
+  const stack = await startErrandStack({
+    connection: fx.server.url,
+    prefix: fx.prefix,
+    logger: createLogger({ level: "silent" }),
+    worker: {
+      agents: testAgents({ redis: fx.redis, prefix: fx.prefix, version: "v1" }),
+      concurrency,
+    },
+  });
+  const fired = await stack.errand.fireMany(Array.from({ length: count }, (_, i) => failing(i)));
+  const sources = fired.results.map((result) => result.runId!);
+  const settled = await stack.errand.collect(sources, { waitMs: 120_000, limit: 500 });
+  expect(settled.failed).toBe(count);
+  return { stack, sources };
+}
+
 describe("rerun", () => {
   it("fires failed runs again once each, on the version that ran, and refuses what it cannot", async ({
     fx,
   }) => {
-    const stack = await startErrandStack({
-      connection: fx.server.url,
-      prefix: fx.prefix,
-      logger: createLogger({ level: "silent" }),
-      worker: {
-        agents: testAgents({ redis: fx.redis, prefix: fx.prefix, version: "v1" }),
-        concurrency: 4,
-      },
-    });
+    const { stack, sources } = await failedRunsOnV1(fx, FAILING_RUNS, 4);
     const { errand } = stack;
     try {
-      const fired = await errand.fireMany(
-        Array.from({ length: FAILING_RUNS }, (_, i) => failing(i)),
-      );
-      const sources = fired.results.map((result) => result.runId!);
-      const settled = await errand.collect(sources, { waitMs: 60_000 });
-      expect(settled.failed).toBe(FAILING_RUNS);
-
       const unknown = `${sources[0]!.slice(0, -16)}${"0".repeat(16)}`;
       const first = await errand.rerun({ runs: [...sources, unknown] });
       expect(first).toMatchObject({ total: FAILING_RUNS + 1, succeeded: FAILING_RUNS, failed: 1 });
@@ -133,25 +141,9 @@ describe("rerun", () => {
   it("re-runs 120 failed runs in calls of at most MAX_RERUN, each exactly once when every call is made twice", async ({
     fx,
   }) => {
-    const stack = await startErrandStack({
-      connection: fx.server.url,
-      prefix: fx.prefix,
-      logger: createLogger({ level: "silent" }),
-      worker: {
-        agents: testAgents({ redis: fx.redis, prefix: fx.prefix, version: "v1" }),
-        concurrency: 8,
-      },
-    });
+    const { stack, sources } = await failedRunsOnV1(fx, MANY_FAILING_RUNS, 8);
     const { errand } = stack;
     try {
-      const fired = await errand.fireMany(
-        Array.from({ length: MANY_FAILING_RUNS }, (_, i) => failing(i)),
-      );
-      const sources = fired.results.map((result) => result.runId!);
-      expect((await errand.collect(sources, { waitMs: 120_000, limit: 500 })).failed).toBe(
-        MANY_FAILING_RUNS,
-      );
-
       const newRunOf = new Map<string, string>();
       for (let start = 0; start < sources.length; start += MAX_RERUN) {
         const runs = sources.slice(start, start + MAX_RERUN);
