@@ -289,15 +289,13 @@ if oneEntry then
   end
 end
 local indexes = opening and not settles and member ~= ""
+local shardFields = { "runId", runId, "seq", tostring(seq + 1), "events", batch }
 if settles then
-  redis.call("XADD", shardKey, "*", "runId", runId, "seq", tostring(seq + 1), "events", batch,
-    "expiresAt", ARGV[3])
+  shardFields[7], shardFields[8] = "expiresAt", ARGV[3]
 elseif indexes then
-  redis.call("XADD", shardKey, "*", "runId", runId, "seq", tostring(seq + 1), "events", batch,
-    "indexed", "1")
-else
-  redis.call("XADD", shardKey, "*", "runId", runId, "seq", tostring(seq + 1), "events", batch)
+  shardFields[7], shardFields[8] = "indexed", "1"
 end
+redis.call("XADD", shardKey, "*", unpack(shardFields))
 
 local newSeq = seq + count
 local fields = { "seq", tostring(newSeq), "status", status }
