@@ -12,7 +12,7 @@ import {
   type ServerResponse,
 } from "node:http";
 import { setTimeout as delay } from "node:timers/promises";
-import { listenOnLoopback } from "../provider-fakes/wire-server.js";
+import { failureHeaders, listenOnLoopback } from "../provider-fakes/wire-server.js";
 import { buildCompletion } from "./chat-bodies.js";
 import { buildResponse } from "./responses-bodies.js";
 import { ResponsesMemory } from "./responses-conversation.js";
@@ -201,10 +201,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     if (turn !== undefined && "fail" in turn) {
       const status = turn.status ?? 500;
       player.failServed(conversation);
-      const headers: Record<string, string> =
-        turn.retryAfterSeconds === undefined
-          ? {}
-          : { "retry-after": String(turn.retryAfterSeconds) };
+      const headers = failureHeaders(turn);
       return reply.json(status, buildError(status, turn.fail), headers);
     }
     const body = build(turn);

@@ -20,6 +20,7 @@ import { TurnCounter } from "./provider-turn.js";
 import {
   type FakeProvider,
   type FakeProviderOptions,
+  failureHeaders,
   startWireServer,
   type WireReply,
 } from "./wire-server.js";
@@ -222,10 +223,7 @@ export async function startFakeAnthropic(options: FakeProviderOptions): Promise<
     if ("fail" in turn) {
       counter.failed(key);
       const status = turn.status ?? 500;
-      const headers: Record<string, string> =
-        turn.retryAfterSeconds === undefined
-          ? {}
-          : { "retry-after": String(turn.retryAfterSeconds) };
+      const headers = failureHeaders(turn);
       const type = ERROR_TYPES[status] ?? "api_error";
       return reply.json(status, errorBody(type, turn.fail), headers);
     }

@@ -17,6 +17,7 @@ import { TurnCounter } from "./provider-turn.js";
 import {
   type FakeProvider,
   type FakeProviderOptions,
+  failureHeaders,
   startWireServer,
   type WireReply,
 } from "./wire-server.js";
@@ -136,10 +137,7 @@ export async function startFakeGemini(options: FakeProviderOptions): Promise<Fak
     if ("fail" in turn) {
       counter.failed(key);
       const status = turn.status ?? 500;
-      const headers: Record<string, string> =
-        turn.retryAfterSeconds === undefined
-          ? {}
-          : { "retry-after": String(turn.retryAfterSeconds) };
+      const headers = failureHeaders(turn);
       return reply.json(status, errorBody(status, turn.fail), headers);
     }
     if (turn.sleepMs && !(await reply.hold(turn.sleepMs))) return;

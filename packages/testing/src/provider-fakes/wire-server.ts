@@ -166,3 +166,10 @@ export async function listenOnLoopback(
     },
   };
 }
+
+/** The headers of a scripted failure: `retry-after` when the turn gives its seconds. */
+export function failureHeaders(turn: { retryAfterSeconds?: number }): Record<string, string> {
+  return turn.retryAfterSeconds === undefined
+    ? {}
+    : { "retry-after": String(turn.retryAfterSeconds) };
+}
