@@ -34,6 +34,10 @@ function appendKeys(runId: string): string[] {
     keys.deadlines(0),
     keys.runIndexByAgent(0, "researcher"),
     keys.runIndexByTenant(0, ""),
+    keys.runIndexByStatus(0, "succeeded"),
+    keys.runIndexByStatus(0, "failed"),
+    keys.runIndexByStatus(0, "cancelled"),
+    keys.children(runId),
   ];
 }
 
