@@ -40,9 +40,15 @@
     ARGV[6] the run's index member, "<createdAt ms, 15 digits>:<runId>", for a
             batch opening a run, which then indexes it as queued; "" otherwise
     ARGV[7] the opened run's deadline, ms since the epoch, or "" for none
-    ARGV[8 + 3(i-1)]  type of event i     (i = 1 … n, n >= 1)
-    ARGV[9 + 3(i-1)]  at of event i       (ISO-8601)
-    ARGV[10 + 3(i-1)] data of event i     (JSON object, validated by the client)
+    ARGV[8] ms since the epoch from which on every process flags a run's blobs
+            and children in its head (hasBlobs, hasChildren: put-blob-2.lua and
+            the linking of a child): a run created at or after it without a
+            flag has no such key, and its settling batch leaves that key be;
+            "" when no flag is trusted (every key is given its expiry: the
+            first step of the upgrade, docs/architecture/redis-layout.md)
+    ARGV[9 + 3(i-1)]  type of event i     (i = 1 … n, n >= 1)
+    ARGV[10 + 3(i-1)] at of event i       (ISO-8601)
+    ARGV[11 + 3(i-1)] data of event i     (JSON object, validated by the client)
 
   Output: { code, seq, index } (and the runId for -7)
      0  appended:                 seq = the new head seq (event i got seq - n + i)
@@ -89,12 +95,13 @@
       that its shard entry says "indexed" (field indexed=1) and the
       collector writes nothing for it (docs/architecture/collector.md)
     - with an idempotency key: SET it to the runId, PX its TTL
-    - on a terminal event: PEXPIREAT(ARGV[3]) on the run log, head and blobs;
-      then, for a
+    - on a terminal event: PEXPIREAT(ARGV[3]) on the run log and head, and on
+      the blobs unless the head says the run has none (ARGV[8]); then, for a
       run it did not open whose head's createdAt has the shape writers give it
       (YYYY-MM-DDTHH:MM:SS.sssZ, so its index member is the one its opening
       wrote): ZREM of its member from the active runs, ZADD to its settled
-      status's runs, and PEXPIREAT(ARGV[3]) on its children; its shard entry then says moved=1 and the
+      status's runs, and PEXPIREAT(ARGV[3]) on its children unless the head
+      says it has none (ARGV[8]); its shard entry then says moved=1 and the
       collector only stores its result (docs/architecture/collector.md); then
       the run log is rewritten at its exact size (COPY to the rewrite key,
       then RENAME it over the log: same entries, same last id, same TTL;
@@ -111,7 +118,8 @@ local expiresAt = tonumber(ARGV[3])
 local idempotencyTtl = tonumber(ARGV[4])
 local entryPerAppend = ARGV[5] == "1"
 local member, deadline = ARGV[6], ARGV[7]
-local count = (#ARGV - 7) / 3
+local flagsSince = tonumber(ARGV[8])
+local count = (#ARGV - 8) / 3
 
 local OK, SEQ_CONFLICT, SETTLED, OUTPUT_RECORDED, NOT_FOUND, EXISTS, MALFORMED, DUPLICATE =
   0, -1, -2, -3, -4, -5, -6, -7
@@ -119,12 +127,13 @@ local OK, SEQ_CONFLICT, SETTLED, OUTPUT_RECORDED, NOT_FOUND, EXISTS, MALFORMED, 
 local deadlineMs = tonumber(deadline)
 if expiresAt == nil or expiresAt < 1 or expiresAt ~= math.floor(expiresAt)
   or count < 1 or count ~= math.floor(count)
-  or (deadline ~= "" and (deadlineMs == nil or deadlineMs ~= math.floor(deadlineMs))) then
+  or (deadline ~= "" and (deadlineMs == nil or deadlineMs ~= math.floor(deadlineMs)))
+  or (ARGV[8] ~= "" and flagsSince == nil) then
   return { MALFORMED, 0, 0 }
 end
 
 if idempotencyKey then
-  if ARGV[8] ~= "run-queued" or idempotencyTtl == nil or idempotencyTtl < 1
+  if ARGV[9] ~= "run-queued" or idempotencyTtl == nil or idempotencyTtl < 1
     or idempotencyTtl ~= math.floor(idempotencyTtl) then
     return { MALFORMED, 0, 0 }
   end
@@ -137,10 +146,10 @@ end
 -- A batch opening a run reads no head: its first write, the XADD of its log's
 -- entry 0-1, fails on a run that has a log (every run with a head has one),
 -- and the call then answers "run exists" having written nothing.
-local opening = ARGV[8] == "run-queued"
+local opening = ARGV[9] == "run-queued"
 local head = opening and {}
   or redis.call("HMGET", headKey, "seq", "status", "hasOutput", "hasSchema", "attempt", "startedAt",
-    "createdAt")
+    "createdAt", "hasBlobs", "hasChildren")
 local exists = head[1] ~= nil and head[1] ~= false
 local seq = exists and tonumber(head[1]) or 0
 local status = head[2]
@@ -150,7 +159,7 @@ local attempt = tonumber(head[5] or "0") or 0
 local startedAt = head[6]
 
 local function eventAt(i, offset)
-  return ARGV[7 + 3 * (i - 1) + offset]
+  return ARGV[8 + 3 * (i - 1) + offset]
 end
 
 local firstType = eventAt(1, 1)
@@ -291,6 +300,11 @@ end
 -- member: the one its opening wrote (runIndexMember of its run-queued's at, 15 digits of ms).
 local createdMs = (settles and not opening) and isoMs(head[7]) or nil
 local moves = createdMs ~= nil and createdMs >= 0
+-- The head's flags say which of the run's optional keys exist, for a run created once every
+-- process wrote them.
+local flagsTrusted = flagsSince ~= nil and createdMs ~= nil and createdMs >= flagsSince
+local expiresBlobs = not flagsTrusted or head[8] == "1"
+local expiresChildren = not flagsTrusted or head[9] == "1"
 
 -- Write.
 local logWritten = false
@@ -371,12 +385,16 @@ end
 if settles then
   redis.call("PEXPIREAT", logKey, ARGV[3])
   redis.call("PEXPIREAT", headKey, ARGV[3])
-  redis.call("PEXPIREAT", blobsKey, ARGV[3])
+  if expiresBlobs then
+    redis.call("PEXPIREAT", blobsKey, ARGV[3])
+  end
   if moves then
     local settledMember = string.format("%015d:%s", createdMs, runId)
     redis.call("ZREM", activeKey, settledMember)
     redis.call("ZADD", settledKeys[status], 0, settledMember)
-    redis.call("PEXPIREAT", childrenKey, ARGV[3])
+    if expiresChildren then
+      redis.call("PEXPIREAT", childrenKey, ARGV[3])
+    end
   end
   -- The copy keeps the log's TTL, and RENAME carries it back over the log.
   redis.call("COPY", logKey, rewriteKey, "REPLACE")

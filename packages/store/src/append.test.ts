@@ -73,6 +73,7 @@ function queuedHead(runId: string, at: string, overrides: Partial<RunHead>): Run
     hasOutput: false,
     hasSchema: false,
     cancelRequested: false,
+    hasChildren: false,
     agent: "researcher",
     rootRunId: runId,
     depth: 0,
