@@ -34,7 +34,7 @@ const ATTEMPT_EVENTS = new Set(["run-started", "waitpoint-timed-out"]);
 
 /**
  * The event types of an append call (`EVALSHA sha 13 k1 … k13 runId expected
- * retention idempotencyTtl logShape member deadline, then type at data of
+ * retention idempotencyTtl logShape member deadline flagsSince, then type at data of
  * each event`, or with 14 keys when an idempotency key is given; see
  * `packages/store/lua/append-14.lua`), or `undefined` for another command.
  */
@@ -44,8 +44,8 @@ function appendedEventTypes(args: readonly string[]): string[] | undefined {
   if (numberOfKeys !== "13" && numberOfKeys !== "14") return undefined;
   if (!RUN_LOG_KEY.test(firstKey ?? "")) return undefined;
   // args: command, sha, numkeys, the keys, then ARGV: runId, expected, retention, idempotency TTL,
-  // log entry shape, index member, deadline, then the events.
-  const events = args.slice(3 + Number(numberOfKeys) + 7);
+  // log entry shape, index member, deadline, flags' start, then the events.
+  const events = args.slice(3 + Number(numberOfKeys) + 8);
   return events.filter((_, index) => index % 3 === 0);
 }
 
