@@ -19,7 +19,7 @@ const RUNS = 600;
 const CONCURRENCY = 50;
 
 /**
- * errand's own commands per run may not exceed this: 23.5–23.6 measured
+ * errand's own commands per run may not exceed this: 23.4–23.6 measured
  * (BENCHMARKS.md, "Seventh round: errand's own commands a run"; 26.3, then
  * 31.3 before it), so one command more a run fails.
  */
