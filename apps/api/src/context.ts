@@ -35,6 +35,7 @@ export function openApiContext(options: ResolvedApiOptions): ApiContext {
     logger,
     ...(options.prefix === undefined ? {} : { prefix: options.prefix }),
     ...(options.dashboardUrl === undefined ? {} : { dashboardUrl: options.dashboardUrl }),
+    ...(options.runKeyExpiry === undefined ? {} : { runKeyExpiry: options.runKeyExpiry }),
   });
   const onError = (error: unknown) => logger.error({ err: error }, "errand-api stream failed");
   return {

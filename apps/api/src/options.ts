@@ -4,7 +4,7 @@
  * how large a request may be.
  */
 import { ErrandError } from "@errand/core";
-import type { ConnectionInput, Logger } from "@errand/engine";
+import type { ConnectionInput, Logger, RunKeyExpiry } from "@errand/engine";
 import { createLogger } from "@errand/engine/ops";
 
 /** The address the API listens on unless told: loopback. */
@@ -44,6 +44,13 @@ export interface HttpApiOptions {
    * (`LOOPBACK_GRANT`); beyond loopback every request needs one.
    */
   keysOnLoopback?: boolean;
+  /**
+   * Which of a run's optional keys (blobs, children) an append settling a run
+   * (a cancel) gives their expiry: the engine's `runKeyExpiry`. Give `"all"`
+   * while processes older than the flags run
+   * (docs/architecture/redis-layout.md#upgrading-to-flagged-blobs-and-children).
+   */
+  runKeyExpiry?: RunKeyExpiry;
   /** Default the engine's pino logger, named `errand-api`. */
   logger?: Logger;
 }
@@ -58,6 +65,7 @@ export interface ResolvedApiOptions {
   maxStreams: number;
   dashboardUrl: string | undefined;
   keysOnLoopback: boolean;
+  runKeyExpiry: RunKeyExpiry | undefined;
   logger: Logger;
 }
 
@@ -80,6 +88,7 @@ export function resolveApiOptions(options: HttpApiOptions): ResolvedApiOptions {
     maxStreams: wholeNumber("maxStreams", options.maxStreams, DEFAULT_MAX_STREAMS, 1),
     dashboardUrl: options.dashboardUrl,
     keysOnLoopback: options.keysOnLoopback ?? false,
+    runKeyExpiry: options.runKeyExpiry,
     logger: options.logger ?? createLogger({ name: "errand-api" }),
   };
 }

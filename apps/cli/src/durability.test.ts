@@ -7,6 +7,8 @@ import {
   durabilityOption,
   LOG_ENTRIES_VARIABLE,
   logEntriesOption,
+  RUN_KEY_EXPIRY_VARIABLE,
+  runKeyExpiryOption,
 } from "./durability.js";
 import type { CliIO } from "./io.js";
 
@@ -59,6 +61,21 @@ describe("logEntriesOption", () => {
     expect(logEntriesOption(parse(), ioWith({}))).toEqual({});
     expect(() => logEntriesOption(parse("--log-entries", "batched"), ioWith({}))).toThrow(
       /--log-entries \(or ERRAND_LOG_ENTRIES\) is per-append or per-event, not "batched"/,
+    );
+  });
+});
+
+describe("runKeyExpiryOption", () => {
+  it("takes --run-key-expiry, else the environment, else leaves the engine's default", () => {
+    expect(runKeyExpiryOption(parse("--run-key-expiry", "all"), ioWith({}))).toEqual({
+      runKeyExpiry: "all",
+    });
+    expect(runKeyExpiryOption(parse(), ioWith({ [RUN_KEY_EXPIRY_VARIABLE]: "all" }))).toEqual({
+      runKeyExpiry: "all",
+    });
+    expect(runKeyExpiryOption(parse(), ioWith({}))).toEqual({});
+    expect(() => runKeyExpiryOption(parse("--run-key-expiry", "some"), ioWith({}))).toThrow(
+      /--run-key-expiry \(or ERRAND_RUN_KEY_EXPIRY\) is flagged or all, not "some"/,
     );
   });
 });

@@ -7,8 +7,14 @@
  *   (`per-append`). `per-event` writes the log shape versions before one
  *   entry per append read, for the first step of that rolling upgrade
  *   (docs/architecture/redis-layout.md#upgrading-to-one-log-entry-per-append).
+ * - `--run-key-expiry`, else `ERRAND_RUN_KEY_EXPIRY`, else the engine's
+ *   default (`flagged`). `all` gives a settled run's blobs and children their
+ *   expiry whether its head flags them or not, for the first step of that
+ *   rolling upgrade; the API server, the dashboard and the MCP server,
+ *   which settle the runs they cancel, take it too
+ *   (docs/architecture/redis-layout.md#upgrading-to-flagged-blobs-and-children).
  */
-import type { Durability, LogEntries } from "@errand/store";
+import type { Durability, LogEntries, RunKeyExpiry } from "@errand/store";
 import { type ParsedArgs, usageError } from "./args.js";
 import type { OptionSpec } from "./command-syntax.js";
 import type { CliIO } from "./io.js";
@@ -19,8 +25,12 @@ export const DURABILITY_VARIABLE = "ERRAND_DURABILITY";
 /** The variable read when `--log-entries` is not given. */
 export const LOG_ENTRIES_VARIABLE = "ERRAND_LOG_ENTRIES";
 
+/** The variable read when `--run-key-expiry` is not given. */
+export const RUN_KEY_EXPIRY_VARIABLE = "ERRAND_RUN_KEY_EXPIRY";
+
 const DURABILITIES: readonly Durability[] = ["acknowledged", "replicated"];
 const LOG_ENTRIES: readonly LogEntries[] = ["per-append", "per-event"];
+const RUN_KEY_EXPIRIES: readonly RunKeyExpiry[] = ["flagged", "all"];
 
 /** `--durability`, for the commands that append to run logs. */
 export const DURABILITY_OPTION: Readonly<Record<string, OptionSpec>> = {
@@ -40,6 +50,15 @@ export const LOG_ENTRIES_OPTION: Readonly<Record<string, OptionSpec>> = {
   },
 };
 
+/** `--run-key-expiry`, for the processes that settle runs during a rolling upgrade. */
+export const RUN_KEY_EXPIRY_OPTION: Readonly<Record<string, OptionSpec>> = {
+  "run-key-expiry": {
+    type: "string",
+    value: "<flagged|all>",
+    description: `which of a settled run's blobs and children get its expiry: those its head flags (flagged, default) or every one (all), which older versions need while they run (default: ${RUN_KEY_EXPIRY_VARIABLE})`,
+  },
+};
+
 /** `{ durability }` from `--durability` or the environment, else `{}`: spread it into engine options. */
 export function durabilityOption(args: ParsedArgs, io: CliIO): { durability?: Durability } {
   const durability = readChoice(args, io, "durability", DURABILITY_VARIABLE, DURABILITIES);
@@ -50,6 +69,18 @@ export function durabilityOption(args: ParsedArgs, io: CliIO): { durability?: Du
 export function logEntriesOption(args: ParsedArgs, io: CliIO): { logEntries?: LogEntries } {
   const logEntries = readChoice(args, io, "log-entries", LOG_ENTRIES_VARIABLE, LOG_ENTRIES);
   return logEntries === undefined ? {} : { logEntries };
+}
+
+/** `{ runKeyExpiry }` from `--run-key-expiry` or the environment, else `{}`: spread it into engine options. */
+export function runKeyExpiryOption(args: ParsedArgs, io: CliIO): { runKeyExpiry?: RunKeyExpiry } {
+  const runKeyExpiry = readChoice(
+    args,
+    io,
+    "run-key-expiry",
+    RUN_KEY_EXPIRY_VARIABLE,
+    RUN_KEY_EXPIRIES,
+  );
+  return runKeyExpiry === undefined ? {} : { runKeyExpiry };
 }
 
 /** The flag's value, else the variable's, one of `choices`; undefined when neither is set. */

@@ -36,6 +36,7 @@ export function openDashboardContext(options: ResolvedOptions): DashboardContext
     shards: options.shards,
     logger: options.logger,
     ...(options.prefix === undefined ? {} : { prefix: options.prefix }),
+    ...(options.runKeyExpiry === undefined ? {} : { runKeyExpiry: options.runKeyExpiry }),
   });
   const redis = openConnection(options.connection, {
     logger: options.logger,

@@ -7,7 +7,7 @@
 import { isIP } from "node:net";
 import { ErrandError } from "@errand/core";
 import { wholeNumberOption } from "@errand/core/ops";
-import type { ConnectionInput, Logger } from "@errand/engine";
+import type { ConnectionInput, Logger, RunKeyExpiry } from "@errand/engine";
 import { createLogger } from "@errand/engine/ops";
 import { DEFAULT_SHARDS } from "@errand/store/ops";
 
@@ -105,6 +105,13 @@ export interface DashboardOptions {
   readOnly?: boolean;
   /** The clock of the overview's time windows. Default the system clock. */
   now?: () => Date;
+  /**
+   * Which of a run's optional keys (blobs, children) an append settling a run
+   * (a cancel) gives their expiry: the engine's `runKeyExpiry`. Give `"all"`
+   * while processes older than the flags run
+   * (docs/architecture/redis-layout.md#upgrading-to-flagged-blobs-and-children).
+   */
+  runKeyExpiry?: RunKeyExpiry;
   /** Default: the engine's pino logger (`ERRAND_LOG_LEVEL`), named `errand-dashboard`. */
   logger?: DashboardLogger;
 }
@@ -122,6 +129,7 @@ export interface ResolvedOptions {
   maxLiveClients: number;
   maxConcurrentSearches: number;
   readOnly: boolean;
+  runKeyExpiry: RunKeyExpiry | undefined;
   /** Whether `host` is a loopback address. */
   loopback: boolean;
   now: () => Date;
@@ -211,6 +219,7 @@ export function resolveOptions(
     maxLiveClients,
     maxConcurrentSearches,
     readOnly: options.readOnly ?? false,
+    runKeyExpiry: options.runKeyExpiry,
     loopback,
     now: options.now ?? (() => new Date()),
     logger: options.logger ?? createLogger({ name: "errand-dashboard" }),

@@ -165,7 +165,7 @@
  */
 
 export type { Logger } from "@errand/runtime";
-export type { Durability, LogEntries } from "@errand/store";
+export type { Durability, LogEntries, RunKeyExpiry } from "@errand/store";
 export {
   ACCESS_SCOPES,
   type AccessGrant,

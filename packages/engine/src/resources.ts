@@ -6,7 +6,13 @@
  * context is these resources plus what that part alone needs.
  */
 import type { Logger } from "@errand/runtime";
-import { createEventStore, type Durability, type EventStore, type LogEntries } from "@errand/store";
+import {
+  createEventStore,
+  type Durability,
+  type EventStore,
+  type LogEntries,
+  type RunKeyExpiry,
+} from "@errand/store";
 import { type EngineKeys, engineKeys } from "./engine-keys.js";
 import { createLogger } from "./logger.js";
 import {
@@ -62,6 +68,15 @@ export interface EngineOptions {
    * (docs/architecture/redis-layout.md#upgrading-to-one-log-entry-per-append).
    */
   logEntries?: LogEntries;
+  /**
+   * Which of a run's optional keys (blobs, children) the append that settles
+   * it gives their expiry: `"flagged"` (default) those its head flags, for a
+   * run created since this process started; `"all"` every one, as versions
+   * before the flags did. Give `"all"` to every process while any older one
+   * runs: it writes no flags
+   * (docs/architecture/redis-layout.md#upgrading-to-flagged-blobs-and-children).
+   */
+  runKeyExpiry?: RunKeyExpiry;
   /** The clock. Default the system clock. */
   now?: Clock;
   /** Where log lines go. Default {@link createLogger}() (JSON on stdout, `ERRAND_LOG_LEVEL`). */
@@ -107,6 +122,7 @@ export function openResources(options: EngineOptions, command: CommandConnection
         ? {}
         : { replicationTimeoutMs: options.replicationTimeoutMs }),
       ...(options.logEntries === undefined ? {} : { logEntries: options.logEntries }),
+      ...(options.runKeyExpiry === undefined ? {} : { runKeyExpiry: options.runKeyExpiry }),
     });
   } catch (error) {
     redis.disconnect();

@@ -44,6 +44,9 @@
       when its log and head expire, in ms since the epoch, as the append that
         settled it said (its shard entry's expiresAt), or "" when not known
         (then the head's PEXPIRETIME is read)
+      "1" when the append that settled it moved it from the active runs to its
+        status's runs and gave its children their expiry (its shard entry's
+        moved), or ""; only with its result and its expiry
       m, the number of its entry ids that follow, then those m ids: the
         shard entries applied for it, acknowledged when its reply is 1, or
         when it has no head and no result was given (nothing to write)
@@ -56,7 +59,12 @@
         no result was stored
 
   Effects, per run:
-    - head present: ZADD member to the agent's runs and the tenant's runs
+    - moved by its settling append: no head read; ZADD member to the agent's
+      runs and the tenant's runs (unless the caller said it indexed the run
+      there already), the deadline left unless it has none (""), SET result
+      NX PXAT the expiry given (none is stored past it: the run expired);
+      always 1
+    - otherwise, head present: ZADD member to the agent's runs and the tenant's runs
       (unless the caller said it indexed the run there already); a settled run
       moves from active to its status's set and, unless it has no deadline
       (""), leaves the deadlines; a run not settled is in active and, with a
@@ -68,7 +76,7 @@
       so that they expire with its log whatever the retention its settling
       writer used; SET result NX (a result, once
       stored, never changes)
-    - head absent: ZREM member from every index above (the tenant's runs
+    - otherwise, head absent: ZREM member from every index above (the tenant's runs
       included) and runId from the deadlines
   Then, once for the call: PUBLISH on the channel of the runIds whose results
   were given and stored (none: no PUBLISH), then XACK of the entry ids
@@ -83,8 +91,26 @@ local count = (#KEYS - 6) / 5
 local announced = {}
 local ACK_SLICE = 1000
 
+local function listRun(agentKey, tenantKey, member, listed, tenanted)
+  if listed ~= "1" then
+    redis.call("ZADD", agentKey, 0, member)
+    if tenanted == "1" then
+      redis.call("ZADD", tenantKey, 0, member)
+    end
+  end
+end
+
 local function indexRun(headKey, agentKey, resultKey, childrenKey, tenantKey, runId, member, deadline, result,
-    listed, tenanted, expiresAt)
+    listed, tenanted, expiresAt, moved)
+  if moved == "1" and result ~= "" and expiresAt ~= "" then
+    listRun(agentKey, tenantKey, member, listed, tenanted)
+    if deadline ~= "" then
+      redis.call("ZREM", deadlinesKey, runId)
+    end
+    redis.call("SET", resultKey, result, "NX", "PXAT", expiresAt)
+    announced[#announced + 1] = runId
+    return 1
+  end
   local status = redis.call("HGET", headKey, "status")
   if not status then
     for _, key in ipairs({ activeKey, KEYS[2], KEYS[3], KEYS[4], agentKey }) do
@@ -96,12 +122,7 @@ local function indexRun(headKey, agentKey, resultKey, childrenKey, tenantKey, ru
     redis.call("ZREM", deadlinesKey, runId)
     return 0
   end
-  if listed ~= "1" then
-    redis.call("ZADD", agentKey, 0, member)
-    if tenanted == "1" then
-      redis.call("ZADD", tenantKey, 0, member)
-    end
-  end
+  listRun(agentKey, tenantKey, member, listed, tenanted)
   local settledKey = settledKeys[status]
   if settledKey then
     redis.call("ZREM", activeKey, member)
@@ -139,15 +160,15 @@ for i = 1, count do
   local k = 6 + 5 * (i - 1)
   local result = ARGV[a + 3]
   local indexed = indexRun(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], KEYS[k + 5],
-    ARGV[a], ARGV[a + 1], ARGV[a + 2], result, ARGV[a + 4], ARGV[a + 5], ARGV[a + 6])
+    ARGV[a], ARGV[a + 1], ARGV[a + 2], result, ARGV[a + 4], ARGV[a + 5], ARGV[a + 6], ARGV[a + 7])
   replies[i] = indexed
-  local ids = tonumber(ARGV[a + 7])
+  local ids = tonumber(ARGV[a + 8])
   if indexed == 1 or result == "" then
-    for j = a + 8, a + 7 + ids do
+    for j = a + 9, a + 8 + ids do
       acknowledged[#acknowledged + 1] = ARGV[j]
     end
   end
-  a = a + 8 + ids
+  a = a + 9 + ids
 end
 for j = a, #ARGV do
   acknowledged[#acknowledged + 1] = ARGV[j]

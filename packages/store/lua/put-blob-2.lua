@@ -15,6 +15,9 @@
   Effects (code 0 only):
     - HINCRBY blobs "count" 1 (n = the count before), then HSET blobs "<n>" value,
       "<n>:meta" metadata
+    - with the run's first blob (n = 0), HSET head "hasBlobs" 1: the append that
+      settles the run gives the blobs their expiry only when its head says so
+      (append-14.lua)
     - when the head already has a TTL (the run settled), the blobs key gets the
       same TTL, so that a blob stored late expires with its run
 ]]
@@ -22,14 +25,18 @@ local blobsKey, headKey = KEYS[1], KEYS[2]
 
 local OK, NOT_FOUND = 0, -4
 
-if redis.call("EXISTS", headKey) == 0 then
+-- -2: no head. The head's TTL is read first: it tells both that the run exists and whether it settled.
+local ttl = redis.call("PTTL", headKey)
+if ttl == -2 then
   return { NOT_FOUND, 0 }
 end
 
 local n = redis.call("HINCRBY", blobsKey, "count", 1) - 1
 redis.call("HSET", blobsKey, tostring(n), ARGV[1], n .. ":meta", ARGV[2])
+if n == 0 then
+  redis.call("HSET", headKey, "hasBlobs", "1")
+end
 
-local ttl = redis.call("PTTL", headKey)
 if ttl > 0 then
   redis.call("PEXPIRE", blobsKey, ttl)
 end

@@ -73,6 +73,7 @@ function queuedHead(runId: string, at: string, overrides: Partial<RunHead>): Run
     hasOutput: false,
     hasSchema: false,
     cancelRequested: false,
+    hasChildren: false,
     agent: "researcher",
     rootRunId: runId,
     depth: 0,
@@ -106,13 +107,17 @@ describe("appendEvents", () => {
       ["0-5", ["seq", "2", "events", eventsJson]],
     ]);
     // One shard entry for the whole append: the runId, the first seq, every event and, as
-    // the batch settles the run, the expiry it set on the head (the collector's, for the result).
+    // the batch settles the run, the expiry it set on the head (the collector's, for the result)
+    // and that it moved the run's indexes.
     const shardEntries = (await shardEntriesOf(runId)).slice(1);
     const headExpiresAt = await fx.redis.pexpiretime(store.keys.runHead(runId));
     expect(headExpiresAt).toBeGreaterThan(Date.now());
     expect(await fx.redis.pexpiretime(store.keys.runLog(runId))).toBe(headExpiresAt);
     expect(shardEntries.map(([, fields]) => fields)).toEqual([
-      ["runId", runId, "seq", "2", "events", eventsJson, "expiresAt", String(headExpiresAt)],
+      [
+        ...["runId", runId, "seq", "2", "events", eventsJson],
+        ...["expiresAt", String(headExpiresAt), "moved", "1"],
+      ],
     ]);
     expect(decodeShardEntry(shardOfRunId(runId), shardEntries[0]!).expiresAt).toBe(headExpiresAt);
   });
@@ -190,9 +195,16 @@ describe("appendEvents", () => {
       decodeShardEntry(shard, entry),
     );
     expect(openingEntry?.indexed).toBe(true);
-    // The settling append leaves the indexes to the collector.
+    // The settling append moves the run from active to its status's runs, and says so; the
+    // agent's and tenant's runs keep it, and its deadline is the collector's to drop.
     expect(settlingEntry?.indexed).toBeUndefined();
-    expect(await fx.redis.zcard(store.keys.runIndexByStatus(shard, "active"))).toBeGreaterThan(0);
+    expect(settlingEntry?.moved).toBe(true);
+    expect(await fx.redis.zscore(store.keys.runIndexByStatus(shard, "active"), member)).toBeNull();
+    expect(await fx.redis.zscore(store.keys.runIndexByStatus(shard, "succeeded"), member)).toBe(
+      "0",
+    );
+    expect(await fx.redis.zscore(store.keys.runIndexByTenant(shard, "acme"), member)).toBe("0");
+    expect(await fx.redis.zscore(store.keys.deadlines(shard), runId)).not.toBeNull();
     expect(await fx.redis.exists(store.keys.runIndexByAgent(shard, ""))).toBe(0);
 
     // A run opened and settled in one batch is left to the collector altogether.
@@ -208,6 +220,7 @@ describe("appendEvents", () => {
     ).toBeNull();
     const [atOnceEntry] = await shardEntriesOf(settledAtOnce);
     expect(decodeShardEntry(settledShard, atOnceEntry!).indexed).toBeUndefined();
+    expect(decodeShardEntry(settledShard, atOnceEntry!).moved).toBeUndefined();
   });
 
   it("keeps a head that agrees with the fold", async () => {

@@ -40,17 +40,24 @@ export interface ShardEntry {
   error?: string;
   /**
    * When the run's log and head expire, in ms since the epoch: given by the
-   * append that settled the run (`append-10.lua`), absent from any other entry
+   * append that settled the run (`append-14.lua`), absent from any other entry
    * and from entries of writers older than it.
    */
   expiresAt?: number;
   /**
    * True when the append that opened the run indexed it as queued (its
-   * active, agent's, tenant's runs and deadline: `append-10.lua`), so that
+   * active, agent's, tenant's runs and deadline: `append-14.lua`), so that
    * the collector writes nothing for it; absent from entries of writers
    * older than it.
    */
   indexed?: true;
+  /**
+   * True when the append that settled the run moved it from the active runs
+   * to its settled status's runs and gave its children set their expiry
+   * (`append-14.lua`), so that the collector only stores its result; only
+   * beside `expiresAt`, absent from entries of writers older than it.
+   */
+  moved?: true;
 }
 
 type DecodedAll = { ok: true; events: RunEvent[] } | { ok: false; error: string };
@@ -183,5 +190,6 @@ export function decodeShardEntry(shard: number, [id, fields]: StreamEntry): Shar
   const expiresAt = Number(fieldOf(fields, "expiresAt"));
   if (Number.isSafeInteger(expiresAt) && expiresAt > 0) entry.expiresAt = expiresAt;
   if (fieldOf(fields, "indexed") === "1") entry.indexed = true;
+  if (entry.expiresAt !== undefined && fieldOf(fields, "moved") === "1") entry.moved = true;
   return entry;
 }

@@ -84,7 +84,20 @@ export interface EventStoreOptions {
    * Readers read both, in any mix.
    */
   logEntries?: LogEntries;
+  /**
+   * Which of a run's optional keys (its blobs, its children) an append that
+   * settles the run gives their expiry: `"flagged"` (default) those its head
+   * flags (`hasBlobs`, `hasChildren`, written with the first blob and the
+   * first child), for a run created since this store was; every one for an
+   * older run; `"all"` every one, whatever the flags. Give `"all"` while
+   * processes older than this option still run: they write no flags
+   * (docs/architecture/redis-layout.md#upgrading-to-flagged-blobs-and-children).
+   */
+  runKeyExpiry?: RunKeyExpiry;
 }
+
+/** Which optional keys of a run its settling append gives their expiry (see {@link EventStoreOptions.runKeyExpiry}). */
+export type RunKeyExpiry = "all" | "flagged";
 
 /** How an append of several events is written to a run's log (see {@link EventStoreOptions.logEntries}). */
 export type LogEntries = "per-append" | "per-event";
@@ -243,13 +256,22 @@ export function createEventStore(options: EventStoreOptions): EventStore {
     durability = "acknowledged",
     replicationTimeoutMs = DEFAULT_REPLICATION_TIMEOUT_MS,
     logEntries = "per-append",
+    runKeyExpiry = "flagged",
   } = options;
   if (logEntries !== "per-append" && logEntries !== "per-event") {
     throw new ErrandError("invalid_spec", `logEntries must be "per-append" or "per-event"`, {
       details: { logEntries },
     });
   }
+  if (runKeyExpiry !== "all" && runKeyExpiry !== "flagged") {
+    throw new ErrandError("invalid_spec", `runKeyExpiry must be "all" or "flagged"`, {
+      details: { runKeyExpiry },
+    });
+  }
   requireWholeNumber("replicationTimeoutMs", replicationTimeoutMs, 1);
+  // Every process writes the flags once this one runs "flagged" (the upgrade's second step), so a
+  // run created since then has a flag for each optional key it has; an older run may not.
+  const flagsSince = runKeyExpiry === "flagged" ? String(Date.now()) : "";
   const keys = storeKeys(options.prefix);
   const scripts = defineStoreScripts(redis);
   const runIdRandom = randomPool(RUN_ID_RANDOM_BYTES);
@@ -276,6 +298,10 @@ export function createEventStore(options: EventStoreOptions): EventStore {
       keys.deadlines(shard),
       keys.runIndexByAgent(shard, opened?.agent ?? ""),
       keys.runIndexByTenant(shard, opened?.tenant ?? ""),
+      keys.runIndexByStatus(shard, "succeeded"),
+      keys.runIndexByStatus(shard, "failed"),
+      keys.runIndexByStatus(shard, "cancelled"),
+      keys.children(runId),
     ];
     if (idempotency !== undefined) {
       requireWholeNumber("idempotency ttlMs", idempotency.ttlMs, 1);
@@ -290,6 +316,7 @@ export function createEventStore(options: EventStoreOptions): EventStore {
       logEntries === "per-append" ? "1" : "",
       opened?.member ?? "",
       opened?.deadlineMs ?? "",
+      flagsSince,
       ...valid.flatMap(encodeEventArgs),
     ]);
     const [code, seq, , fired] = reply;

@@ -30,6 +30,12 @@ export interface RunHead {
   hasSchema: boolean;
   /** Whether a `cancel-requested` was appended. */
   cancelRequested: boolean;
+  /**
+   * Whether a child was linked to the run (its children set exists), as the
+   * linking flags it; false for a run older than the flag
+   * (docs/architecture/redis-layout.md#upgrading-to-flagged-blobs-and-children).
+   */
+  hasChildren: boolean;
   agent: string;
   rootRunId: string;
   parentRunId?: string;
@@ -91,6 +97,7 @@ export function decodeHead(runId: string, fields: Record<string, string>): RunHe
     hasOutput: flag("hasOutput"),
     hasSchema: flag("hasSchema"),
     cancelRequested: flag("cancelRequested"),
+    hasChildren: flag("hasChildren"),
     agent: text("agent"),
     rootRunId: fields.rootRunId === undefined ? runId : text("rootRunId"),
     ...optional("parentRunId"),

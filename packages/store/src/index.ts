@@ -50,6 +50,7 @@ export {
   type EventStore,
   type EventStoreOptions,
   type LogEntries,
+  type RunKeyExpiry,
 } from "./event-store.js";
 export type { FollowLogOptions } from "./follow.js";
 export type { FollowLiveOptions } from "./follow-live.js";

@@ -34,6 +34,10 @@ function appendKeys(runId: string): string[] {
     keys.deadlines(0),
     keys.runIndexByAgent(0, "researcher"),
     keys.runIndexByTenant(0, ""),
+    keys.runIndexByStatus(0, "succeeded"),
+    keys.runIndexByStatus(0, "failed"),
+    keys.runIndexByStatus(0, "cancelled"),
+    keys.children(runId),
   ];
 }
 
@@ -43,22 +47,23 @@ describe("the append script", () => {
     const event = encodeEventArgs(queued());
     const started = encodeEventArgs(newEvent("run-started", { attempt: 1, workerId: "w" }));
     const malformed: (string | number)[][] = [
-      [runId, "0", 0, 0, "1", "", "", ...event],
-      [runId, "0", 1.5, 0, "1", "", "", ...event],
-      [runId, "0", 60, 0, "1", "", ""],
-      [runId, "0", 60, 0, "1", "", "", ...event, "run-started"],
-      [runId, "zero", 60, 0, "1", "", "", ...event],
-      [runId, "0", 60, 0, "1", "member", "soon", ...event],
-      [runId, "0", 60, 0, "1", "", "", "run-queued", event[1], "{not json"],
-      [runId, "0", 60, 0, "1", "", "", ...event, started[0], started[1], "{}"],
+      [runId, "0", 0, 0, "1", "", "", "", ...event],
+      [runId, "0", 1.5, 0, "1", "", "", "", ...event],
+      [runId, "0", 60, 0, "1", "", "", ""],
+      [runId, "0", 60, 0, "1", "", "", "", ...event, "run-started"],
+      [runId, "zero", 60, 0, "1", "", "", "", ...event],
+      [runId, "0", 60, 0, "1", "member", "soon", "", ...event],
+      [runId, "0", 60, 0, "1", "", "", "soon", ...event],
+      [runId, "0", 60, 0, "1", "", "", "", "run-queued", event[1], "{not json"],
+      [runId, "0", 60, 0, "1", "", "", "", ...event, started[0], started[1], "{}"],
     ];
     const idempotencyKey = keys.idempotency(0, "digest");
     const keyed = [...appendKeys(runId), idempotencyKey];
     // With an idempotency key: a TTL that is not a whole number of ms, or no run-queued.
     const malformedKeyed: (string | number)[][] = [
-      [runId, "0", 60, 0, "1", "", "", ...event],
-      [runId, "0", 60, 2.5, "1", "", "", ...event],
-      [runId, "0", 60, 1_000, "1", "", "", ...started],
+      [runId, "0", 60, 0, "1", "", "", "", ...event],
+      [runId, "0", 60, 2.5, "1", "", "", "", ...event],
+      [runId, "0", 60, 1_000, "1", "", "", "", ...started],
     ];
     const calls = [
       ...malformed.map((args) => ({ keys: appendKeys(runId), args })),

@@ -15,6 +15,7 @@ import {
 import { ErrandError } from "@errand/core";
 import { DEFAULT_KEY_PREFIX } from "@errand/store/ops";
 import { CONNECTION_OPTIONS, type CommandSpec } from "../command.js";
+import { RUN_KEY_EXPIRY_OPTION, runKeyExpiryOption } from "../durability.js";
 import { EXIT, systemErrorCode } from "../exit-codes.js";
 import { catchStopSignals } from "../lifecycle.js";
 import { stderrLogger } from "../log.js";
@@ -72,6 +73,7 @@ export const apiCommand: CommandSpec = {
       description: "the dashboard's URL: every run answered carries viewUrl, its page there",
     },
     openapi: { type: "boolean", description: "print the OpenAPI document and exit" },
+    ...RUN_KEY_EXPIRY_OPTION,
     ...CONNECTION_OPTIONS,
   },
   async run(args, io) {
@@ -95,6 +97,7 @@ export const apiCommand: CommandSpec = {
         port,
         ...(dashboardUrl === undefined ? {} : { dashboardUrl }),
         keysOnLoopback: args.flag("require-key"),
+        ...runKeyExpiryOption(args, io),
         logger: stderrLogger(io, "warn", "errand-api"),
       });
       try {

@@ -9,6 +9,8 @@ import {
   durabilityOption,
   LOG_ENTRIES_OPTION,
   logEntriesOption,
+  RUN_KEY_EXPIRY_OPTION,
+  runKeyExpiryOption,
 } from "../durability.js";
 import { EXIT } from "../exit-codes.js";
 import { HEALTH_PORT_OPTION, startHealthServer } from "../health-server.js";
@@ -40,6 +42,7 @@ export const collectorCommand: CommandSpec = {
     ...METRICS_PORT_OPTION,
     ...DURABILITY_OPTION,
     ...LOG_ENTRIES_OPTION,
+    ...RUN_KEY_EXPIRY_OPTION,
     ...CONNECTION_OPTIONS,
   },
   async run(args, io) {
@@ -59,6 +62,7 @@ export const collectorCommand: CommandSpec = {
       prometheus,
       ...durabilityOption(args, io),
       ...logEntriesOption(args, io),
+      ...runKeyExpiryOption(args, io),
     });
     await collector.start();
     health.ready();

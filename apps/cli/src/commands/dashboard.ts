@@ -12,6 +12,7 @@ import {
 import { DEFAULT_KEY_PREFIX } from "@errand/store/ops";
 import { CONNECTION_OPTIONS, type CommandSpec } from "../command.js";
 import { PUBLIC_URL_OPTION, publicUrlOption, startDashboard } from "../dashboard-server.js";
+import { RUN_KEY_EXPIRY_OPTION, runKeyExpiryOption } from "../durability.js";
 import { EXIT } from "../exit-codes.js";
 import { catchStopSignals } from "../lifecycle.js";
 import { stderrLogger } from "../log.js";
@@ -53,6 +54,7 @@ export const dashboardCommand: CommandSpec = {
       type: "boolean",
       description: "refuse the page's actions: cancel, replay, re-run, answer, pause and resume",
     },
+    ...RUN_KEY_EXPIRY_OPTION,
     ...CONNECTION_OPTIONS,
   },
   async run(args, io) {
@@ -71,6 +73,7 @@ export const dashboardCommand: CommandSpec = {
           host,
           port,
           readOnly: args.flag("read-only"),
+          ...runKeyExpiryOption(args, io),
           ...(token ? { token } : {}),
           ...publicUrlOption(args, io),
           logger: stderrLogger(io, "warn", "errand-dashboard"),

@@ -20,6 +20,7 @@ import { usageError } from "../args.js";
 import { cliVersion } from "../cli-version.js";
 import { CONNECTION_OPTIONS, type CommandSpec } from "../command.js";
 import { dashboardUrlOption } from "../dashboard-url.js";
+import { RUN_KEY_EXPIRY_OPTION, runKeyExpiryOption } from "../durability.js";
 import { EXIT } from "../exit-codes.js";
 import { catchStopSignals } from "../lifecycle.js";
 import { stderrLogger } from "../log.js";
@@ -66,6 +67,7 @@ export const mcpCommand: CommandSpec = {
       value: "<name>",
       description: "with --http, a hostname Host and Origin may name besides loopback's",
     },
+    ...RUN_KEY_EXPIRY_OPTION,
     ...CONNECTION_OPTIONS,
   },
   async run(args, io) {
@@ -80,7 +82,13 @@ export const mcpCommand: CommandSpec = {
     const url = requireRedisUrl(args, io);
     (await connectRedis(url)).disconnect();
     const logger = stderrLogger(io, "warn", "errand-mcp");
-    const errand = createErrand({ connection: url, prefix, logger, ...dashboardUrlOption(io) });
+    const errand = createErrand({
+      connection: url,
+      prefix,
+      logger,
+      ...dashboardUrlOption(io),
+      ...runKeyExpiryOption(args, io),
+    });
     const registry = openConnection(url, { logger, name: "mcp agent registry" });
     const shared: SharedServices = {
       errand,

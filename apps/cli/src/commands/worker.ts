@@ -10,6 +10,8 @@ import {
   durabilityOption,
   LOG_ENTRIES_OPTION,
   logEntriesOption,
+  RUN_KEY_EXPIRY_OPTION,
+  runKeyExpiryOption,
 } from "../durability.js";
 import { EXIT } from "../exit-codes.js";
 import { FLOW_CONTROL_OPTION, FLOW_CONTROL_VARIABLE, flowControlOption } from "../flow-control.js";
@@ -73,6 +75,7 @@ export const workerCommand: CommandSpec = {
     ...METRICS_PORT_OPTION,
     ...DURABILITY_OPTION,
     ...LOG_ENTRIES_OPTION,
+    ...RUN_KEY_EXPIRY_OPTION,
     ...QUEUE_SHARDS_OPTIONS,
     ...FLOW_CONTROL_OPTION,
     ...CONNECTION_OPTIONS,
@@ -109,6 +112,7 @@ export const workerCommand: CommandSpec = {
       ...linked,
       ...durabilityOption(args, io),
       ...logEntriesOption(args, io),
+      ...runKeyExpiryOption(args, io),
       ...flowControl,
       ...traceContentOption(io.env),
     });

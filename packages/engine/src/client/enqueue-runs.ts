@@ -84,6 +84,24 @@ async function leftUnenqueued(
 }
 
 /**
+ * Flags each unsettled parent of `runs` whose head does not say so yet as
+ * having children (`hasChildren`, once a parent), before they are linked: the
+ * append that settles a parent gives its children set its expiry only when
+ * its head says it has one (docs/architecture/redis-layout.md#upgrading-to-flagged-blobs-and-children).
+ * A settled parent's children set gets its TTL as it is linked instead.
+ */
+function flagParents(context: FireContext, runs: readonly LoggedRun[]): Promise<number>[] {
+  const parents = new Set<string>();
+  for (const { prepared } of runs) {
+    const { parentRunId, parentSettled, parentHasChildren } = prepared;
+    if (parentRunId !== undefined && !parentSettled && !parentHasChildren) parents.add(parentRunId);
+  }
+  return [...parents].map((parent) =>
+    context.redis.hset(context.keys.runHead(parent), "hasChildren", "1"),
+  );
+}
+
+/**
  * Links children to their parents (the children set of a parent that has
  * settled expires with the store's retention), then enqueues one queue's
  * runs in one `addBulk`.
@@ -94,8 +112,10 @@ async function enqueueQueue(
   runs: readonly LoggedRun[],
 ): Promise<void> {
   const { redis, keys, queues, store } = context;
-  await Promise.all(
-    runs.flatMap(({ runId, prepared }) => {
+  // Sent first, on the connection the links go on (the parent's slot): a parent is flagged before it is linked.
+  await Promise.all([
+    ...flagParents(context, runs),
+    ...runs.flatMap(({ runId, prepared }) => {
       if (prepared.parentRunId === undefined) return [];
       const children = keys.children(prepared.parentRunId);
       const linked = redis.zadd(children, 0, runId);
@@ -103,7 +123,7 @@ async function enqueueQueue(
       if (!prepared.parentSettled) return [linked];
       return [linked, redis.expire(children, store.retentionSeconds)];
     }),
-  );
+  ]);
   const fair =
     context.fairQueueing === false
       ? new Map<string, number>()

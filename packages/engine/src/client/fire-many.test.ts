@@ -89,6 +89,9 @@ describe("fireMany", () => {
     expect(queued?.data).toMatchObject({ parentRunId: children[0], rootRunId: root, depth: 2 });
     // A parent still open keeps its children set for as long as it runs.
     expect(await fx.redis.ttl(fx.errand.keys.children(root))).toBe(-1);
+    // Its head says it has children, so that the append settling it gives them its expiry.
+    expect((await fx.errand.store.readHead(root))?.hasChildren).toBe(true);
+    expect((await fx.errand.store.readHead(grandchild))?.hasChildren).toBe(false);
   });
 
   it("lets the children set of a parent that had settled expire with the retention", async ({

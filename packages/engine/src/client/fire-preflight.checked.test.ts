@@ -44,6 +44,7 @@ const parentHead: RunHead = {
   hasOutput: false,
   hasSchema: false,
   cancelRequested: false,
+  hasChildren: false,
   agent: "writer",
   rootRunId: ROOT,
   parentRunId: ROOT,

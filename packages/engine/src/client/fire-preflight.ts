@@ -94,6 +94,8 @@ export interface PreparedRun {
   parentRunId?: string;
   /** Whether that parent had settled already (its children then expire with it). */
   parentSettled?: boolean;
+  /** Whether that parent's head flagged a child already (`hasChildren`): linking this one need not flag it again. */
+  parentHasChildren?: boolean;
   /** The key the run is fired under, when the spec gives one: checked and set with its `run-queued`. */
   idempotency?: IdempotencyKey;
   /** The BullMQ priority of its job: the spec's, else its parent's, else none. */
@@ -324,7 +326,11 @@ export async function preflightFire(
     ...(warning === undefined ? {} : { warnings: [warning] }),
     ...(parent === undefined
       ? {}
-      : { parentRunId: parent.runId, parentSettled: parent.settledAt !== undefined }),
+      : {
+          parentRunId: parent.runId,
+          parentSettled: parent.settledAt !== undefined,
+          parentHasChildren: parent.hasChildren,
+        }),
     ...(parsed.idempotencyKey === undefined
       ? {}
       : {

@@ -2,7 +2,7 @@
  * `list({ status?, agent?, parentRunId?, tenant?, limit?, cursor? })`: a page of run
  * summaries, newest first (docs/architecture/tool-results.md#the-result-vocabulary: `{ items, count, hasMore, nextCursor? }`).
  *
- * It reads the run indexes the collector keeps — per shard, runs by status
+ * It reads the run indexes the appends and the collector keep — per shard, runs by status
  * (`active` holds queued and running runs; every run is the union of the
  * four, read active first), by agent and by tenant — or a parent's
  * children, recorded when each is fired; merges them in creation order, and

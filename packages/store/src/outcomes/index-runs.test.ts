@@ -179,7 +179,7 @@ describe("indexRuns of a run its writer listed already", () => {
       run: { runId, agent: "researcher", createdAt: queuedAt, listed: true },
       result: settleRun(foldRun(await store.readLog(runId), runId))!,
     });
-    expect(listed.args).toEqual([...settled.args.slice(0, 4), "1", "", ""]);
+    expect(listed.args).toEqual([...settled.args.slice(0, 4), "1", "", "", ""]);
     expect(await indexRuns(writer, SHARD, [listed])).toEqual([true]);
 
     expect(await fx.redis.zcard(agentRuns)).toBe(0);
@@ -194,6 +194,59 @@ describe("indexRuns of a run its writer listed already", () => {
     expect(await fx.redis.zrange(agentRuns, 0, -1)).toEqual([member]);
     // No index of every run: `list` reads the union of the status indexes.
     expect(await fx.redis.exists(store.keys.runIndex(SHARD))).toBe(0);
+  });
+});
+
+describe("indexRuns of a run its settling append moved", () => {
+  it("reads no head and leaves its status indexes be: it lists the run, drops its deadline and stores its result until its expiry", async () => {
+    const { store, writer } = await openShard("moved");
+    const runId = store.newRunId();
+    const [{ at: queuedAt }] = (await store.appendEvents(runId, 0, [queued()])) as [RunEvent];
+    await store.appendEvents(runId, 1, [started(), finished()]);
+    const result = settleRun(foldRun(await store.readLog(runId), runId))!;
+    const expiresAt = await fx.redis.pexpiretime(store.keys.runHead(runId));
+    const moved = (run: { runId: string; expiresAt: number }) =>
+      indexSegment(store.keys, {
+        run: {
+          agent: "other-agent",
+          createdAt: queuedAt,
+          deadlineAt: "2030-01-01T00:00:00.000Z",
+          moved: true,
+          ...run,
+        },
+        result,
+      });
+    await fx.redis.zadd(store.keys.deadlines(SHARD), Date.parse("2030-01-01"), runId);
+    // Its head taken away: were the call to read it, it would answer false and store nothing.
+    await fx.redis.rename(store.keys.runHead(runId), `${store.keys.runHead(runId)}:aside`);
+    const succeeded = await fx.redis.zrange(store.keys.runIndexByStatus(SHARD, "succeeded"), 0, -1);
+
+    expect(await indexRuns(writer, SHARD, [moved({ runId, expiresAt })])).toEqual([true]);
+    expect(await fx.redis.zrange(store.keys.runIndexByStatus(SHARD, "succeeded"), 0, -1)).toEqual(
+      succeeded,
+    );
+    expect(await fx.redis.zcard(store.keys.runIndexByAgent(SHARD, "other-agent"))).toBe(1);
+    expect(await fx.redis.zscore(store.keys.deadlines(SHARD), runId)).toBeNull();
+    expect(await fx.redis.pexpiretime(store.keys.result(runId))).toBe(expiresAt);
+    // No command on its children: the append gave them their expiry.
+    expect(await fx.redis.exists(store.keys.children(runId))).toBe(0);
+
+    // A collector older than `moved` reads the head back and writes the same indexes again.
+    await fx.redis.rename(`${store.keys.runHead(runId)}:aside`, store.keys.runHead(runId));
+    const older = await segmentOf(store, runId);
+    expect(older.args[7]).toBe("");
+    expect(await indexRuns(writer, SHARD, [older])).toEqual([true]);
+    expect(await fx.redis.zrange(store.keys.runIndexByStatus(SHARD, "succeeded"), 0, -1)).toEqual(
+      succeeded,
+    );
+    expect(await fx.redis.zcard(store.keys.runIndexByStatus(SHARD, "active"))).toBe(0);
+
+    // A run whose expiry has passed gets no result.
+    const expired = store.newRunId();
+    expect(
+      await indexRuns(writer, SHARD, [moved({ runId: expired, expiresAt: Date.now() - 1_000 })]),
+    ).toEqual([true]);
+    expect(await fx.redis.exists(store.keys.result(expired))).toBe(0);
   });
 });
 

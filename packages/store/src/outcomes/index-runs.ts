@@ -92,6 +92,13 @@ export interface IndexedRun {
    * call reads the head's expiry (one command more).
    */
   expiresAt?: number;
+  /**
+   * True when the append that settled the run moved it from the active runs
+   * to its status's runs and gave its children their expiry (its shard
+   * entry's `moved`), so that the call reads no head and only stores its
+   * result (with `expiresAt` and a result only).
+   */
+  moved?: boolean;
 }
 
 /** A run to index, and its result when it settled. */
@@ -112,6 +119,7 @@ export interface IndexSegment {
     listed: string,
     tenanted: string,
     expiresAt: string,
+    moved: string,
   ];
 }
 
@@ -138,6 +146,7 @@ export function indexSegment(keys: StoreKeys, { run, result }: RunToIndex): Inde
       run.listed ? "1" : "",
       run.tenant === undefined ? "" : "1",
       run.expiresAt === undefined ? "" : String(run.expiresAt),
+      run.moved ? "1" : "",
     ],
   };
 }

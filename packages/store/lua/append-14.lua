@@ -20,7 +20,11 @@
             untouched, for a batch that does not open a run)
     KEYS[9] tenant's runs <p>:{sN}:index:tenant:<tenant>    ZSET (untouched for a run
             without a tenant, whose key names the empty tenant)
-    KEYS[10] idempotency  <p>:{sN}:idempotency:<digest of the key>  STRING, the runId
+    KEYS[10] succeeded runs <p>:{sN}:index:status:succeeded  ZSET, KEYS[11] failed runs
+            <p>:{sN}:index:status:failed, KEYS[12] cancelled runs
+            <p>:{sN}:index:status:cancelled: where a settling batch moves its run
+    KEYS[13] its children <p>:{sN}:children:<runId>       ZSET (only given a TTL here)
+    KEYS[14] idempotency  <p>:{sN}:idempotency:<digest of the key>  STRING, the runId
             fired under the key; given only with a run-queued fired with a key
             (the runId is placed on the key's shard, so both share one slot)
 
@@ -29,16 +33,22 @@
             or "*" for an unfenced append (cancel-requested from a client, the reaper)
     ARGV[3] when the log, head and blobs keys expire if the batch settles the
             run: ms since the epoch (the writer's clock plus its retention)
-    ARGV[4] how long the idempotency key is kept, in ms ("0" without KEYS[10])
+    ARGV[4] how long the idempotency key is kept, in ms ("0" without KEYS[14])
     ARGV[5] "1": a batch of several events is one log entry (the per-append
             shape below); "": one log entry per event (the shape writers
             older than it write, and the only one their readers read)
     ARGV[6] the run's index member, "<createdAt ms, 15 digits>:<runId>", for a
             batch opening a run, which then indexes it as queued; "" otherwise
     ARGV[7] the opened run's deadline, ms since the epoch, or "" for none
-    ARGV[8 + 3(i-1)]  type of event i     (i = 1 … n, n >= 1)
-    ARGV[9 + 3(i-1)]  at of event i       (ISO-8601)
-    ARGV[10 + 3(i-1)] data of event i     (JSON object, validated by the client)
+    ARGV[8] ms since the epoch from which on every process flags a run's blobs
+            and children in its head (hasBlobs, hasChildren: put-blob-2.lua and
+            the linking of a child): a run created at or after it without a
+            flag has no such key, and its settling batch leaves that key be;
+            "" when no flag is trusted (every key is given its expiry: the
+            first step of the upgrade, docs/architecture/redis-layout.md)
+    ARGV[9 + 3(i-1)]  type of event i     (i = 1 … n, n >= 1)
+    ARGV[10 + 3(i-1)] at of event i       (ISO-8601)
+    ARGV[11 + 3(i-1)] data of event i     (JSON object, validated by the client)
 
   Output: { code, seq, index } (and the runId for -7)
      0  appended:                 seq = the new head seq (event i got seq - n + i)
@@ -65,8 +75,9 @@
     - one XADD to the shard stream for the whole batch, id "*", fields: runId,
       seq (of the batch's first event), events (a JSON array with one
       [type, at, data] per event, data as given), and, when the batch settles
-      the run, expiresAt (ARGV[3]: the collector gives the result and the
-      children the same expiry without asking Redis for the head's)
+      the run, expiresAt (ARGV[3]: the collector gives the result the same
+      expiry without asking Redis for the head's), and moved=1 when this
+      batch moved the run's indexes and gave its children their expiry (below)
     - HSET on the head: seq, updatedAt, and what the events change, as the fold
       does: run-queued sets agent, rootRunId (only when not the run itself),
       parentRunId, depth, priority, concurrencyKey, tenant (only when it has
@@ -84,22 +95,31 @@
       that its shard entry says "indexed" (field indexed=1) and the
       collector writes nothing for it (docs/architecture/collector.md)
     - with an idempotency key: SET it to the runId, PX its TTL
-    - on a terminal event: PEXPIREAT(ARGV[3]) on the run log, head and blobs;
-      then the run log is rewritten at its exact size (COPY to the rewrite
-      key, then RENAME it over the log: same entries, same last id, same TTL;
+    - on a terminal event: PEXPIREAT(ARGV[3]) on the run log and head, and on
+      the blobs unless the head says the run has none (ARGV[8]); then, for a
+      run it did not open whose head's createdAt has the shape writers give it
+      (YYYY-MM-DDTHH:MM:SS.sssZ, so its index member is the one its opening
+      wrote): ZREM of its member from the active runs, ZADD to its settled
+      status's runs, and PEXPIREAT(ARGV[3]) on its children unless the head
+      says it has none (ARGV[8]); its shard entry then says moved=1 and the
+      collector only stores its result (docs/architecture/collector.md); then
+      the run log is rewritten at its exact size (COPY to the rewrite key,
+      then RENAME it over the log: same entries, same last id, same TTL;
       Redis 7 gives a stream's first node 4 KiB up front, a copy holds only
       what is used, and a settled log never grows again)
 ]]
 local logKey, headKey, shardKey, blobsKey, rewriteKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local activeKey, deadlinesKey, agentRunsKey, tenantRunsKey = KEYS[6], KEYS[7], KEYS[8], KEYS[9]
-local idempotencyKey = KEYS[10]
+local settledKeys = { succeeded = KEYS[10], failed = KEYS[11], cancelled = KEYS[12] }
+local childrenKey, idempotencyKey = KEYS[13], KEYS[14]
 local runId = ARGV[1]
 local expected = ARGV[2]
 local expiresAt = tonumber(ARGV[3])
 local idempotencyTtl = tonumber(ARGV[4])
 local entryPerAppend = ARGV[5] == "1"
 local member, deadline = ARGV[6], ARGV[7]
-local count = (#ARGV - 7) / 3
+local flagsSince = tonumber(ARGV[8])
+local count = (#ARGV - 8) / 3
 
 local OK, SEQ_CONFLICT, SETTLED, OUTPUT_RECORDED, NOT_FOUND, EXISTS, MALFORMED, DUPLICATE =
   0, -1, -2, -3, -4, -5, -6, -7
@@ -107,12 +127,13 @@ local OK, SEQ_CONFLICT, SETTLED, OUTPUT_RECORDED, NOT_FOUND, EXISTS, MALFORMED, 
 local deadlineMs = tonumber(deadline)
 if expiresAt == nil or expiresAt < 1 or expiresAt ~= math.floor(expiresAt)
   or count < 1 or count ~= math.floor(count)
-  or (deadline ~= "" and (deadlineMs == nil or deadlineMs ~= math.floor(deadlineMs))) then
+  or (deadline ~= "" and (deadlineMs == nil or deadlineMs ~= math.floor(deadlineMs)))
+  or (ARGV[8] ~= "" and flagsSince == nil) then
   return { MALFORMED, 0, 0 }
 end
 
 if idempotencyKey then
-  if ARGV[8] ~= "run-queued" or idempotencyTtl == nil or idempotencyTtl < 1
+  if ARGV[9] ~= "run-queued" or idempotencyTtl == nil or idempotencyTtl < 1
     or idempotencyTtl ~= math.floor(idempotencyTtl) then
     return { MALFORMED, 0, 0 }
   end
@@ -125,9 +146,10 @@ end
 -- A batch opening a run reads no head: its first write, the XADD of its log's
 -- entry 0-1, fails on a run that has a log (every run with a head has one),
 -- and the call then answers "run exists" having written nothing.
-local opening = ARGV[8] == "run-queued"
+local opening = ARGV[9] == "run-queued"
 local head = opening and {}
-  or redis.call("HMGET", headKey, "seq", "status", "hasOutput", "hasSchema", "attempt", "startedAt")
+  or redis.call("HMGET", headKey, "seq", "status", "hasOutput", "hasSchema", "attempt", "startedAt",
+    "createdAt", "hasBlobs", "hasChildren")
 local exists = head[1] ~= nil and head[1] ~= false
 local seq = exists and tonumber(head[1]) or 0
 local status = head[2]
@@ -137,7 +159,7 @@ local attempt = tonumber(head[5] or "0") or 0
 local startedAt = head[6]
 
 local function eventAt(i, offset)
-  return ARGV[7 + 3 * (i - 1) + offset]
+  return ARGV[8 + 3 * (i - 1) + offset]
 end
 
 local firstType = eventAt(1, 1)
@@ -247,6 +269,43 @@ for i = 1, count do
   updates.updatedAt = at
 end
 
+local DAYS_IN_MONTH = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 }
+
+-- ms since the epoch of an instant written as writers write one (Date's
+-- toISOString: YYYY-MM-DDTHH:MM:SS.sssZ), as Date.parse reads it; nil for any
+-- other shape or a day that does not exist (Date.parse reads those otherwise).
+local function isoMs(text)
+  local y, mo, d, h, mi, s, ms =
+    string.match(text or "", "^(%d%d%d%d)%-(%d%d)%-(%d%d)T(%d%d):(%d%d):(%d%d)%.(%d%d%d)Z$")
+  if not y then
+    return nil
+  end
+  y, mo, d, h, mi, s, ms = tonumber(y), tonumber(mo), tonumber(d), tonumber(h), tonumber(mi), tonumber(s), tonumber(ms)
+  local leap = y % 4 == 0 and (y % 100 ~= 0 or y % 400 == 0)
+  local monthDays = (mo == 2 and leap) and 29 or DAYS_IN_MONTH[mo]
+  if monthDays == nil or d < 1 or d > monthDays or h > 23 or mi > 59 or s > 59 then
+    return nil
+  end
+  -- Days since 1970-01-01 of the proleptic Gregorian calendar, in years starting in March.
+  local yy = mo <= 2 and y - 1 or y
+  local era = math.floor(yy / 400)
+  local yearOfEra = yy - era * 400
+  local dayOfYear = math.floor((153 * ((mo + 9) % 12) + 2) / 5) + d - 1
+  local dayOfEra = yearOfEra * 365 + math.floor(yearOfEra / 4) - math.floor(yearOfEra / 100) + dayOfYear
+  local days = era * 146097 + dayOfEra - 719468
+  return (((days * 24 + h) * 60 + mi) * 60 + s) * 1000 + ms
+end
+
+-- A settling batch moves its run between the status indexes itself when it can tell the run's
+-- member: the one its opening wrote (runIndexMember of its run-queued's at, 15 digits of ms).
+local createdMs = (settles and not opening) and isoMs(head[7]) or nil
+local moves = createdMs ~= nil and createdMs >= 0
+-- The head's flags say which of the run's optional keys exist, for a run created once every
+-- process wrote them.
+local flagsTrusted = flagsSince ~= nil and createdMs ~= nil and createdMs >= flagsSince
+local expiresBlobs = not flagsTrusted or head[8] == "1"
+local expiresChildren = not flagsTrusted or head[9] == "1"
+
 -- Write.
 local logWritten = false
 -- XADD to the run log; the first one of a batch opening a run is the call's
@@ -292,6 +351,9 @@ local indexes = opening and not settles and member ~= ""
 local shardFields = { "runId", runId, "seq", tostring(seq + 1), "events", batch }
 if settles then
   shardFields[7], shardFields[8] = "expiresAt", ARGV[3]
+  if moves then
+    shardFields[9], shardFields[10] = "moved", "1"
+  end
 elseif indexes then
   shardFields[7], shardFields[8] = "indexed", "1"
 end
@@ -323,7 +385,17 @@ end
 if settles then
   redis.call("PEXPIREAT", logKey, ARGV[3])
   redis.call("PEXPIREAT", headKey, ARGV[3])
-  redis.call("PEXPIREAT", blobsKey, ARGV[3])
+  if expiresBlobs then
+    redis.call("PEXPIREAT", blobsKey, ARGV[3])
+  end
+  if moves then
+    local settledMember = string.format("%015d:%s", createdMs, runId)
+    redis.call("ZREM", activeKey, settledMember)
+    redis.call("ZADD", settledKeys[status], 0, settledMember)
+    if expiresChildren then
+      redis.call("PEXPIREAT", childrenKey, ARGV[3])
+    end
+  end
   -- The copy keeps the log's TTL, and RENAME carries it back over the log.
   redis.call("COPY", logKey, rewriteKey, "REPLACE")
   redis.call("RENAME", rewriteKey, logKey)
