@@ -29,6 +29,7 @@ describe("runFanOutBench", () => {
     for (const phase of report.phases) {
       expect(phase.commandsPerChild.total).toBeGreaterThan(0);
       expect(phase.cpuMs.node).toBeGreaterThanOrEqual(0);
+      expect(phase.redisBytesPerChild).toBeGreaterThan(0);
     }
     expect(report.childrenPerSec).toBeGreaterThan(0);
     expect(report.redisBytesPerChild).toBeGreaterThan(0);

@@ -77,6 +77,12 @@ export interface FanOutPhaseFigures {
   commandsPerChild: CommandsPerUnit;
   /** The slowest commands Redis logged in this phase (`SLOWLOG GET`), µs and name. */
   slowest: { micros: number; command: string }[];
+  /**
+   * Redis `used_memory` when the phase ended, less before the fan-out, per
+   * child: at the end of spawning, every child is written and most still
+   * wait queued (the server's high water mark of a large fan-out).
+   */
+  redisBytesPerChild: number;
 }
 
 /** What `errand bench --fan-out N --json` prints. */
@@ -294,6 +300,7 @@ export async function runFanOutBench(options: FanOutBenchOptions): Promise<FanOu
         cpuMs: { node: round(spent.nodeMs), redis: round(spent.redisMs) },
         commandsPerChild: commandsPerUnit(callsBefore, calls, children),
         slowest: await drainSlowlog(admin),
+        redisBytesPerChild: round(((await usedMemory(admin)) - memoryBefore) / children),
       });
       times.set(phase, now);
       onProgress(`${phase} after ${round((now - start) / 1000, 1)} s`);
@@ -351,7 +358,7 @@ export function formatFanOutBench(report: FanOutReport): string {
     `  collect: ${report.parent.pages} pages, ${report.collectPagesPerSec} pages/s; collected ${report.parent.collected}, succeeded ${report.parent.succeeded}`,
     ...report.phases.map(
       (phase) =>
-        `  ${phase.phase} in ${phase.seconds} s (CPU node ${phase.cpuMs.node} ms, redis ${phase.cpuMs.redis} ms): ${round(phase.commandsPerChild.total, 1)} Redis commands a child; slowest ${phase.slowest.map((s) => `${s.command} ${s.micros} µs`).join(", ") || "none over 1 ms"}`,
+        `  ${phase.phase} in ${phase.seconds} s (CPU node ${phase.cpuMs.node} ms, redis ${phase.cpuMs.redis} ms): ${round(phase.commandsPerChild.total, 1)} Redis commands a child, ${phase.redisBytesPerChild} Redis bytes a child so far; slowest ${phase.slowest.map((s) => `${s.command} ${s.micros} µs`).join(", ") || "none over 1 ms"}`,
     ),
   ];
   return `${lines.join("\n")}\n`;

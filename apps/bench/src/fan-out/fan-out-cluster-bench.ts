@@ -247,6 +247,9 @@ export async function runFanOutClusterBench(
           children,
         ),
         slowest: await drainSlowlogs(admins),
+        redisBytesPerChild: round(
+          total(now.readings.map((r, i) => r.memory - before[i]!.memory)) / children,
+        ),
       });
       times.set(phase, now.at);
       onProgress(`${phase} after ${round((now.at - start) / 1000, 1)} s`);
