@@ -78,7 +78,7 @@ async function enqueueJobless(
  */
 async function enqueueIfJobless(context: ReaperContext, runIds: readonly string[]) {
   const heads = await Promise.all(runIds.map((runId) => context.store.readHead(runId)));
-  const queued = heads.filter((head) => head?.status === "queued") as RunHead[];
+  const queued = heads.filter((head): head is RunHead => head?.status === "queued");
   const registrations = new Map<string, Promise<AgentRegistration[]>>();
   const registrationsOf = (agent: string) => {
     let read = registrations.get(agent);
