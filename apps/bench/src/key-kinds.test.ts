@@ -11,6 +11,9 @@ describe("keyKindOf", () => {
     expect(keyKindOf(`${run}:blobs`)).toBe("runBlobs");
     expect(keyKindOf(`errand:{s3}:result:${runId}`)).toBe("result");
     expect(keyKindOf(`errand:{s3}:children:${runId}`)).toBe("children");
+    expect(keyKindOf("errand:{s3}:idempotency:BHEbiUmb2sJr2i-gIoBxRHNCEbSZw_Rywg5HAgAABww")).toBe(
+      "idempotency",
+    );
     expect(keyKindOf("errand:{s3}:index:runs")).toBe("runIndexes");
     expect(keyKindOf("errand:{s3}:index:status:succeeded")).toBe("runIndexes");
     expect(keyKindOf("errand:{s3}:index:agent:bench-echo")).toBe("runIndexes");

@@ -2,7 +2,8 @@
  * Where a phase's Redis bytes went, by kind of key: every key of the server
  * (`SCAN`), its `MEMORY USAGE … SAMPLES 0` (every element, the key's name
  * and its entry in the keyspace included), summed by what the key is — a
- * run's log, head or result, the run indexes, the shard streams, BullMQ's
+ * run's log, head or result, a parent's children, an idempotency key (a
+ * spawned child's), the run indexes, the shard streams, BullMQ's
  * kept jobs and event stream — so that `redisBytesPerRun` is explained in
  * every report. `used_memory` also holds what no key's `MEMORY USAGE`
  * counts (the keyspace's and the expiry table's buckets, an entry per key
@@ -18,6 +19,7 @@ export type KeyKind =
   | "runBlobs"
   | "result"
   | "children"
+  | "idempotency"
   | "runIndexes"
   | "deadlines"
   | "shardStreams"
@@ -43,6 +45,7 @@ export function keyKindOf(key: string): KeyKind {
   }
   if (shardKey.startsWith("result:")) return "result";
   if (shardKey.startsWith("children:")) return "children";
+  if (shardKey.startsWith("idempotency:")) return "idempotency";
   if (shardKey.startsWith("index:")) return "runIndexes";
   if (shardKey === "deadlines") return "deadlines";
   if (shardKey === "events") return "shardStreams";
@@ -75,6 +78,17 @@ export async function bytesByKeyKind(redis: Redis): Promise<KeyKindBytes> {
     keys += found.length;
   } while (cursor !== "0");
   return { bytes, keys };
+}
+
+/** The bytes of several servers (a cluster's masters) by kind, together. */
+export function sumKeyKindBytes(servers: readonly KeyKindBytes[]): KeyKindBytes {
+  const bytes: Partial<Record<KeyKind, number>> = {};
+  for (const server of servers) {
+    for (const [kind, kindBytes] of Object.entries(server.bytes)) {
+      bytes[kind as KeyKind] = (bytes[kind as KeyKind] ?? 0) + kindBytes;
+    }
+  }
+  return { bytes, keys: servers.reduce((sum, server) => sum + server.keys, 0) };
 }
 
 /**

@@ -85,4 +85,27 @@ describe("retention", () => {
     expect(await fx.redis.ttl(log)).toBeGreaterThan(0);
     expect(await fx.redis.exists(store.keys.runLogRewrite(runId))).toBe(0);
   });
+
+  it("opens a child's log at its size, where a run without a parent keeps the 4 KiB node", async () => {
+    const logBytes = (runId: string) =>
+      fx.redis.memory("USAGE", store.keys.runLog(runId), "SAMPLES", "0").then(Number);
+    const topRunId = store.newRunId();
+    const childRunId = store.newRunId();
+    await store.createRun(topRunId, queued());
+    await store.createRun(childRunId, queued({ parentRunId: topRunId, depth: 1 }));
+
+    // The same event but a parent, a few dozen bytes: only the rewrite explains kilobytes.
+    expect(await logBytes(childRunId)).toBeLessThan((await logBytes(topRunId)) - 2_000);
+    const info = (await fx.redis.xinfo("STREAM", store.keys.runLog(childRunId))) as unknown[];
+    expect(info[info.indexOf("last-generated-id") + 1]).toBe("0-1");
+    expect(await fx.redis.ttl(store.keys.runLog(childRunId))).toBe(-1);
+    expect(await fx.redis.exists(store.keys.runLogRewrite(childRunId))).toBe(0);
+    // It grows and settles as any log.
+    await store.appendEvents(childRunId, 1, [started(), finished("done")]);
+    expect((await store.readLog(childRunId)).map((event) => event.type)).toEqual([
+      "run-queued",
+      "run-started",
+      "finished",
+    ]);
+  });
 });

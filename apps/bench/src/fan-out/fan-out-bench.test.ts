@@ -29,9 +29,15 @@ describe("runFanOutBench", () => {
     for (const phase of report.phases) {
       expect(phase.commandsPerChild.total).toBeGreaterThan(0);
       expect(phase.cpuMs.node).toBeGreaterThanOrEqual(0);
+      expect(phase.redisBytesPerChild).toBeGreaterThan(0);
     }
     expect(report.childrenPerSec).toBeGreaterThan(0);
     expect(report.redisBytesPerChild).toBeGreaterThan(0);
+    // Each child's own keys are there, by kind: its log, head and result, and its parent's children set.
+    for (const kind of ["runLog", "runHead", "result", "children", "idempotency"]) {
+      expect(report.redisBytesPerChildByKind[kind]).toBeGreaterThan(0);
+    }
+    expect(report.redisBytesPerChildByKind).toHaveProperty("unattributed");
     expect(report.peakRssMb.node).toBeGreaterThan(0);
     expect(report.collectPagesPerSec).toBeGreaterThan(0);
     expect(progress[0]).toBe(`fanning out to ${CHILDREN} children, ${BATCH} a spawn_agents call`);

@@ -5,7 +5,8 @@
  * children in `spawn_agents` batches of 1,000, parks on `collect_agents`
  * with `wait: true`, then pages through every child. The figures: the total
  * time, children a second and time per child; the Redis bytes a child left
- * (`used_memory` after, less before, over N); each process's peak RSS (this
+ * (`used_memory` after, less before and less the shard streams' entries not
+ * yet trimmed, over N), and the same by kind of key (`key-kinds.ts`); each process's peak RSS (this
  * one's and the server's); the parent's collect pages a second; and per
  * phase (spawning, settling, collecting) the Redis commands by name and the
  * slowest commands of `SLOWLOG`, the figures that name a cost growing with
@@ -26,6 +27,7 @@ import {
 } from "../bench-redis.js";
 import { type CpuPerUnit, startCpuMeter } from "../cpu-meter.js";
 import { type ErrandStack, SILENT_LOGGER, startErrandStack } from "../errand-stack.js";
+import { bytesByKeyKind, bytesPerRunByKind, type KeyKindBytes } from "../key-kinds.js";
 import { loadAverages, type MachineInfo, machineInfo } from "../machine.js";
 import { perSecond, round } from "../stats.js";
 import {
@@ -75,6 +77,12 @@ export interface FanOutPhaseFigures {
   commandsPerChild: CommandsPerUnit;
   /** The slowest commands Redis logged in this phase (`SLOWLOG GET`), µs and name. */
   slowest: { micros: number; command: string }[];
+  /**
+   * Redis `used_memory` when the phase ended, less before the fan-out, per
+   * child: at the end of spawning, every child is written and most still
+   * wait queued (the server's high water mark of a large fan-out).
+   */
+  redisBytesPerChild: number;
 }
 
 /** What `errand bench --fan-out N --json` prints. */
@@ -92,8 +100,21 @@ export interface FanOutReport {
   usPerChild: number;
   /** CPU per child, µs: this process's (client, worker, collector) and the Redis server's. */
   cpuUsPerChild: CpuPerUnit;
-  /** Redis `used_memory` after less before, per child. */
+  /**
+   * Redis `used_memory` after less before, per child, the shard streams'
+   * growth left out (as `errand.redisBytesPerRun` of `errand bench`): their
+   * entries are trimmed behind the collectors, so they are not what a child
+   * keeps.
+   */
   redisBytesPerChild: number;
+  /** The shard streams' growth per child (`MEMORY USAGE`): entries not yet trimmed when the parent ended. */
+  shardStreamBytesPerChild: number;
+  /**
+   * The same growth per child by kind of key (`runLog`, `runHead`, `result`,
+   * `children`, `runIndexes`, `shardStreams`, `bullmqJobs`, …: `MEMORY
+   * USAGE` of every key), with `unattributed` the part no key's counts.
+   */
+  redisBytesPerChildByKind: Record<string, number>;
   /** Peak resident set, MB: this process (client, worker, collector) and the Redis server. */
   peakRssMb: { node: number; redis: number };
   /** The parent's `collect_agents` pages a second, after its wait. */
@@ -206,12 +227,16 @@ export interface FanOutMeasures {
   /** CPU over the fan-out, ms: this process's and Redis'. */
   cpuMs: { node: number; redis: number };
   redisBytes: number;
+  /** `MEMORY USAGE` by kind of key before the fan-out and after it. */
+  kinds: { before: KeyKindBytes; after: KeyKindBytes };
   redisPeakRssMb: number;
 }
 
 /** The report's figures from what a fan-out measured. */
 export function fanOutReport(measures: FanOutMeasures): FanOutReport {
-  const { children, start, end, times, parent } = measures;
+  const { children, start, end, times, parent, kinds } = measures;
+  const shardStreamBytes =
+    (kinds.after.bytes.shardStreams ?? 0) - (kinds.before.bytes.shardStreams ?? 0);
   const seconds = (end - start) / 1000;
   const collectMs = (times.get("collected") ?? end) - (times.get("settled") ?? end);
   return {
@@ -229,7 +254,13 @@ export function fanOutReport(measures: FanOutMeasures): FanOutReport {
       nodeUs: round((measures.cpuMs.node * 1000) / children),
       redisUs: round((measures.cpuMs.redis * 1000) / children),
     },
-    redisBytesPerChild: round(measures.redisBytes / children),
+    redisBytesPerChild: round((measures.redisBytes - shardStreamBytes) / children),
+    shardStreamBytesPerChild: round(shardStreamBytes / children),
+    redisBytesPerChildByKind: Object.fromEntries(
+      Object.entries(
+        bytesPerRunByKind(kinds.before, kinds.after, measures.redisBytes, children),
+      ).map(([kind, bytes]) => [kind, round(bytes)]),
+    ),
     peakRssMb: {
       node: round(process.resourceUsage().maxRSS / 1024),
       redis: measures.redisPeakRssMb,
@@ -250,6 +281,7 @@ export async function runFanOutBench(options: FanOutBenchOptions): Promise<FanOu
   try {
     await admin.config("SET", "slowlog-log-slower-than", "1000");
     await admin.call("SLOWLOG", "RESET");
+    const kindsBefore = await bytesByKeyKind(admin);
     const memoryBefore = await usedMemory(admin);
     const meter = await startCpuMeter(admin);
     const start = performance.now();
@@ -268,6 +300,7 @@ export async function runFanOutBench(options: FanOutBenchOptions): Promise<FanOu
         cpuMs: { node: round(spent.nodeMs), redis: round(spent.redisMs) },
         commandsPerChild: commandsPerUnit(callsBefore, calls, children),
         slowest: await drainSlowlog(admin),
+        redisBytesPerChild: round(((await usedMemory(admin)) - memoryBefore) / children),
       });
       times.set(phase, now);
       onProgress(`${phase} after ${round((now - start) / 1000, 1)} s`);
@@ -286,6 +319,8 @@ export async function runFanOutBench(options: FanOutBenchOptions): Promise<FanOu
       const { endedAt: end, parent } = await awaitFannedOutParent(stack.errand, children);
       const memoryAfter = await usedMemory(admin);
       const cpu = await meter.read();
+      onProgress("reading every key's MEMORY USAGE");
+      const kindsAfter = await bytesByKeyKind(admin);
       return fanOutReport({
         loadBefore,
         children,
@@ -297,6 +332,7 @@ export async function runFanOutBench(options: FanOutBenchOptions): Promise<FanOu
         phases,
         cpuMs: { node: cpu.nodeMs, redis: cpu.redisMs },
         redisBytes: memoryAfter - memoryBefore,
+        kinds: { before: kindsBefore, after: kindsAfter },
         redisPeakRssMb: await serverPeakRssMb(admin),
       });
     } finally {
@@ -315,11 +351,14 @@ export function formatFanOutBench(report: FanOutReport): string {
     `one parent, ${report.children} children (${report.batch} a spawn_agents call, worker concurrency ${report.concurrency}, ${report.pageLimit} results a collect page)`,
     `  ${report.seconds} s: ${report.childrenPerSec} children/s, ${report.usPerChild} µs a child`,
     `  CPU a child: node ${report.cpuUsPerChild.nodeUs} µs, redis ${report.cpuUsPerChild.redisUs} µs`,
-    `  Redis: ${report.redisBytesPerChild} bytes a child; peak RSS: node ${report.peakRssMb.node} MB, redis ${report.peakRssMb.redis} MB`,
+    `  Redis: ${report.redisBytesPerChild} bytes a child (and ${report.shardStreamBytesPerChild} of shard stream entries not yet trimmed); peak RSS: node ${report.peakRssMb.node} MB, redis ${report.peakRssMb.redis} MB`,
+    `  Redis bytes a child by kind of key: ${Object.entries(report.redisBytesPerChildByKind)
+      .map(([kind, bytes]) => `${kind} ${bytes}`)
+      .join(", ")}`,
     `  collect: ${report.parent.pages} pages, ${report.collectPagesPerSec} pages/s; collected ${report.parent.collected}, succeeded ${report.parent.succeeded}`,
     ...report.phases.map(
       (phase) =>
-        `  ${phase.phase} in ${phase.seconds} s (CPU node ${phase.cpuMs.node} ms, redis ${phase.cpuMs.redis} ms): ${round(phase.commandsPerChild.total, 1)} Redis commands a child; slowest ${phase.slowest.map((s) => `${s.command} ${s.micros} µs`).join(", ") || "none over 1 ms"}`,
+        `  ${phase.phase} in ${phase.seconds} s (CPU node ${phase.cpuMs.node} ms, redis ${phase.cpuMs.redis} ms): ${round(phase.commandsPerChild.total, 1)} Redis commands a child, ${phase.redisBytesPerChild} Redis bytes a child so far; slowest ${phase.slowest.map((s) => `${s.command} ${s.micros} µs`).join(", ") || "none over 1 ms"}`,
     ),
   ];
   return `${lines.join("\n")}\n`;

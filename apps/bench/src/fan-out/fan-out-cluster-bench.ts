@@ -11,6 +11,7 @@ import {
 import { commandCalls, commandsPerUnit, usedMemory } from "../bench-redis.js";
 import { nodeCpuMs, redisCpuMs } from "../cpu-meter.js";
 import { startErrandStack } from "../errand-stack.js";
+import { bytesByKeyKind, sumKeyKindBytes } from "../key-kinds.js";
 import { loadAverages } from "../machine.js";
 import { round } from "../stats.js";
 import {
@@ -224,6 +225,7 @@ export async function runFanOutClusterBench(
     const stack = await startErrandStack({ redis: target, concurrency: 1, worker: false });
     const phases: FanOutPhaseFigures[] = [];
     const times = new Map<FanOutPhase, number>();
+    const kindsBefore = sumKeyKindBytes(await Promise.all(admins.map(bytesByKeyKind)));
     const before = await readMasters(admins);
     const nodeBefore = nodeCpuMs();
     const start = performance.now();
@@ -245,6 +247,9 @@ export async function runFanOutClusterBench(
           children,
         ),
         slowest: await drainSlowlogs(admins),
+        redisBytesPerChild: round(
+          total(now.readings.map((r, i) => r.memory - before[i]!.memory)) / children,
+        ),
       });
       times.set(phase, now.at);
       onProgress(`${phase} after ${round((now.at - start) / 1000, 1)} s`);
@@ -269,6 +274,7 @@ export async function runFanOutClusterBench(
       const after = await readMasters(admins);
       const { perMaster, totals } = await masterShares(cluster, runId, before, after);
       const redisMs = total(after.map((reading, i) => reading.cpuMs - before[i]!.cpuMs));
+      const kindsAfter = sumKeyKindBytes(await Promise.all(admins.map(bytesByKeyKind)));
       return {
         ...fanOutReport({
           loadBefore,
@@ -281,6 +287,7 @@ export async function runFanOutClusterBench(
           phases,
           cpuMs: { node: nodeMs, redis: redisMs },
           redisBytes: total(perMaster.map((m) => m.memoryBytes)),
+          kinds: { before: kindsBefore, after: kindsAfter },
           redisPeakRssMb: round(total(perMaster.map((m) => m.peakRssMb))),
         }),
         masters: CLUSTER_BENCH_MASTERS,

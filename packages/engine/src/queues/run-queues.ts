@@ -42,6 +42,18 @@ export const DEFAULT_JOB_OPTIONS: JobsOptions = {
   removeOnFail: DEFAULT_KEEP_FAILED_JOBS,
 };
 
+/**
+ * How the job of a child a worker's run spawns is kept when the worker is
+ * not told: as {@link DEFAULT_JOB_OPTIONS}, but removed as it completes. A
+ * fan-out's children would otherwise fill the queue's kept completed jobs
+ * (and cost BullMQ's trim of them at each completion), while each child's
+ * result is in errand's store for the parent to collect.
+ */
+export const DEFAULT_CHILD_JOB_OPTIONS: JobsOptions = {
+  ...DEFAULT_JOB_OPTIONS,
+  removeOnComplete: true,
+};
+
 /** One run to enqueue. */
 export interface RunJob {
   runId: string;

@@ -14,14 +14,19 @@
  * Whether it has a job is one `EXISTS` of the job's hash a queue
  * (`hasRunJob`), so a look costs the same however many jobs wait: a
  * fan-out's children, queued past `joblessAfterMs` behind each other, are
- * each looked at once, at a flat cost.
+ * each looked at once, at a flat cost, a batch of runs in one round trip.
  * Its concurrency key itself is in its log, where workers read it. Adding a
  * job twice is harmless: its id is the runId, and the log's fence lets one
  * attempt write.
  */
+import type { RunHead } from "@errand/store";
 import { runIdOfIndexMember, runIndexMember } from "@errand/store/ops";
 import { fairPriorities } from "../flow-control/fair-queue.js";
-import { chooseRegistration, readAgentRegistrations } from "../queues/registry.js";
+import {
+  type AgentRegistration,
+  chooseRegistration,
+  readAgentRegistrations,
+} from "../queues/registry.js";
 import { hasRunJob } from "../queues/run-jobs.js";
 import type { ReaperContext } from "./context.js";
 
@@ -36,13 +41,18 @@ async function hasJob(context: ReaperContext, queues: readonly string[], runId: 
   return false;
 }
 
-/** Enqueues the job of run `runId` when it is still queued and has none; true when it did. */
-async function enqueueIfJobless(context: ReaperContext, runId: string): Promise<boolean> {
+/**
+ * Enqueues the job of run `runId`, found without one, in the queue `fire`
+ * would choose; true when it did. Its head is read again first: a run that
+ * settled since its batch was read (its job gone with it) gets none.
+ */
+async function enqueueJobless(
+  context: ReaperContext,
+  runId: string,
+  registrations: readonly AgentRegistration[],
+): Promise<boolean> {
   const head = await context.store.readHead(runId);
   if (head?.status !== "queued") return false;
-  const registrations = await readAgentRegistrations(context.redis, context.keys, head.agent);
-  const queues = registrations.map(({ queue }) => queue);
-  if (await hasJob(context, queues, runId)) return false;
   const registration = chooseRegistration(registrations, context.now());
   if (registration === undefined) return false;
   const { agent } = head;
@@ -52,17 +62,53 @@ async function enqueueIfJobless(context: ReaperContext, runId: string): Promise<
     { runId, agent, ...(priority === undefined ? {} : { priority }) },
   ]);
   context.logger.warn(
-    { runId, agent: head.agent, queue: registration.queue },
+    { runId, agent, queue: registration.queue },
     "a run left queued without a job was enqueued",
   );
   return true;
 }
 
 /**
+ * Looks at the runs `runIds` together, enqueueing the job of each one still
+ * queued with none; resolves with how many it enqueued. Their heads, then
+ * their jobs, are read in one go each (a round trip a batch, not three a
+ * run, so a fan-out's children queued past `joblessAfterMs` do not hold the
+ * reaper's process for a round trip each), and each agent's registrations
+ * once.
+ */
+async function enqueueIfJobless(context: ReaperContext, runIds: readonly string[]) {
+  const heads = await Promise.all(runIds.map((runId) => context.store.readHead(runId)));
+  const queued = heads.filter((head): head is RunHead => head?.status === "queued");
+  const registrations = new Map<string, Promise<AgentRegistration[]>>();
+  const registrationsOf = (agent: string) => {
+    let read = registrations.get(agent);
+    if (read === undefined) {
+      read = readAgentRegistrations(context.redis, context.keys, agent);
+      registrations.set(agent, read);
+    }
+    return read;
+  };
+  const looks = await Promise.all(
+    queued.map(async (head) => {
+      const agentRegistrations = await registrationsOf(head.agent);
+      const queues = agentRegistrations.map(({ queue }) => queue);
+      const held = await hasJob(context, queues, head.runId);
+      return { head, agentRegistrations, held };
+    }),
+  );
+  let enqueued = 0;
+  for (const { head, agentRegistrations, held } of looks) {
+    if (!held && (await enqueueJobless(context, head.runId, agentRegistrations))) enqueued += 1;
+  }
+  return enqueued;
+}
+
+/**
  * Looks at the active runs of `shard` created since the last look and
- * `joblessAfterMs` ago or earlier, enqueueing the jobless ones; resolves with
- * how many it enqueued. A run that cannot be looked at ends the look: it is
- * the first looked at next time.
+ * `joblessAfterMs` ago or earlier, `batchSize` at a time, enqueueing the
+ * jobless ones; resolves with how many it enqueued. A batch that cannot be
+ * looked at ends the look: it is looked at again next time (enqueueing a
+ * job twice adds nothing).
  */
 export async function enqueueJoblessRuns(
   context: ReaperContext,
@@ -83,10 +129,9 @@ export async function enqueueJoblessRuns(
       0,
       batchSize,
     );
-    for (const member of members) {
-      if (await enqueueIfJobless(context, runIdOfIndexMember(member))) enqueued += 1;
-      cursors.set(shard, member);
-    }
+    enqueued += await enqueueIfJobless(context, members.map(runIdOfIndexMember));
+    const last = members.at(-1);
+    if (last !== undefined) cursors.set(shard, last);
     if (members.length < batchSize) return enqueued;
   }
 }

@@ -31,7 +31,11 @@ import {
   type QueueShard,
   requireQueueShards,
 } from "../queues/queue-shards.js";
-import { createRunQueues, DEFAULT_JOB_OPTIONS } from "../queues/run-queues.js";
+import {
+  createRunQueues,
+  DEFAULT_CHILD_JOB_OPTIONS,
+  DEFAULT_JOB_OPTIONS,
+} from "../queues/run-queues.js";
 import { collectRuns } from "../reads/collect.js";
 import { createReadsContext } from "../reads/context.js";
 import { runLinks } from "../reads/view-url.js";
@@ -130,7 +134,10 @@ export interface WorkerOptions extends EngineOptions {
   parentLimits?: Partial<ParentLimits>;
   /**
    * BullMQ options of the jobs of the children its runs spawn, and of the jobs
-   * it adopts from queues left without a live worker. Default `DEFAULT_JOB_OPTIONS`.
+   * it adopts from queues left without a live worker. Default: errand's job
+   * options (3 attempts, failed jobs kept a week, completed ones
+   * `DEFAULT_KEEP_COMPLETED_JOBS`), but a child's job is removed as it
+   * completes (its result is in the store, for its parent to collect).
    */
   jobOptions?: JobsOptions;
   /** How failed model requests are retried. */
@@ -295,7 +302,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     reads,
     limits: parentLimits,
     links,
-    ...(options.jobOptions === undefined ? {} : { jobOptions: options.jobOptions }),
+    jobOptions: options.jobOptions ?? DEFAULT_CHILD_JOB_OPTIONS,
   });
   // A worker started while Redis is out of memory waits for room to register (docs/architecture/redis-errors.md#redis-out-of-memory).
   const heartbeat = await retryWhileRedisIsTransient(
