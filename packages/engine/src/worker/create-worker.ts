@@ -279,7 +279,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
   // The jobs running at once append, read and beat on this connection: what they issue in one tick leaves in one write.
   const resources = openResources(
     { ...options, logger: (options.logger ?? createLogger()).child({ workerId }) },
-    { name: "worker commands", autoPipelining: true },
+    { name: "worker commands", coalesceWrites: true },
   );
   const { redis, keys, store, now, logger } = resources;
   const reads = createReadsContext({
