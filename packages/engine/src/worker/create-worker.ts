@@ -355,7 +355,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     optimisticStart: options.optimisticStart ?? false,
   });
 
-  // Shared by the shards' BullMQ workers for their commands (auto-pipelined); each blocks on a connection of its own.
+  // Shared by the shards' BullMQ workers for their commands (writes coalesced); each blocks on a connection of its own.
   const bullConnection = openJobsConnection(options.connection, { logger, name: "worker jobs" });
   const workers = taken.map(({ shard, slots }) => {
     const worker: RunWorker = new RunWorker(
