@@ -1,7 +1,8 @@
 /**
  * A small TCP proxy in front of Redis that can add latency: each chunk of
  * bytes, either way, is passed on `latencyMs` after it arrived, never before
- * the chunk ahead of it (so the bytes keep their order). With a latency of 0
+ * the chunk ahead of it (so the bytes keep their order, and a client's
+ * replies answer its commands). With a latency of 0
  * it passes chunks on at once. A connection closed or broken on one side is
  * closed on the other, so clients see Redis going away as it does.
  */
@@ -17,17 +18,33 @@ export interface LatencyProxy {
   close(): Promise<void>;
 }
 
-/** Pipes `from` into `to`, each chunk held `latency()` ms, in order. */
+/**
+ * Pipes `from` into `to`, each chunk held `latency()` ms (as set when it
+ * arrived), in order: the chunks wait in one queue, drained by one timer set
+ * for the first one's time, so a chunk never passes one ahead of it, even
+ * when the latency was lowered between them or a timer fires late. (A timer
+ * per chunk reordered them: Node runs the due timers of one duration before
+ * those of another, and a chunk due at once passed before an earlier one
+ * whose timer had not yet run; Redis then answered a client's commands in
+ * another order than it sent them.)
+ */
 function delayedPipe(from: Socket, to: Socket, latency: () => number): void {
-  let lastDueAt = 0;
+  const held: { chunk: Buffer; dueAt: number }[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  const passDue = () => {
+    timer = undefined;
+    let next = held[0];
+    while (next !== undefined && next.dueAt <= Date.now()) {
+      held.shift();
+      if (!to.destroyed) to.write(next.chunk);
+      next = held[0];
+    }
+    if (next !== undefined) timer = setTimeout(passDue, next.dueAt - Date.now());
+  };
   from.on("data", (chunk: Buffer) => {
-    const dueAt = Math.max(Date.now() + latency(), lastDueAt);
-    lastDueAt = dueAt;
-    const pass = () => {
-      if (!to.destroyed) to.write(chunk);
-    };
-    if (dueAt <= Date.now()) pass();
-    else setTimeout(pass, dueAt - Date.now());
+    held.push({ chunk, dueAt: Date.now() + latency() });
+    // A timer set means chunks ahead of this one are held: it passes them first.
+    if (timer === undefined) passDue();
   });
 }
 

@@ -40,7 +40,7 @@ export function openApiContext(options: ResolvedApiOptions): ApiContext {
   const onError = (error: unknown) => logger.error({ err: error }, "errand-api stream failed");
   return {
     errand,
-    redis: openConnection(connection, { logger, name: "api commands", autoPipelining: true }),
+    redis: openConnection(connection, { logger, name: "api commands", coalesceWrites: true }),
     follower: createRunLogFollower(
       { keys: errand.keys, connection, logger, name: "api run follower" },
       onError,

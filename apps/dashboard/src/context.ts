@@ -41,7 +41,7 @@ export function openDashboardContext(options: ResolvedOptions): DashboardContext
   const redis = openConnection(options.connection, {
     logger: options.logger,
     name: "dashboard commands",
-    autoPipelining: true,
+    coalesceWrites: true,
     commandRetries: CLIENT_COMMAND_RETRIES,
   });
   const patiently = clientPatience(options.logger, options.connection);

@@ -153,6 +153,18 @@ describe("findLosslessJsonProblem", () => {
     );
   });
 
+  it("finds what hides in otherwise plain data: an index getter, a hole beside a named property, a problem deeper than 64 levels", () => {
+    const indexGetter = Object.defineProperty([1, 2], 1, { get: () => 2, enumerable: true });
+    // As many own names as a whole array of that length: the hole and the name cancel out.
+    // biome-ignore lint/suspicious/noSparseArray: a sparse array is what is under test
+    const holeAndName = Object.assign([1, , 3], { extra: true });
+    let deep: unknown = { bad: undefined };
+    for (let i = 0; i < 70; i++) deep = { next: deep };
+    expect(problemOf({ indexGetter })).toMatch(/^indexGetter\[1\] is a getter or setter/);
+    expect(problemOf({ holeAndName })).toMatch(/^holeAndName\[1\] is a hole in a sparse array/);
+    expect(problemOf(deep)).toMatch(/^(next\.){70}bad is undefined/);
+  });
+
   it("reports the first problem in document order", () => {
     expect(problemOf({ a: [1, { b: Number.NaN }], c: undefined })).toBe(
       "a[1].b is NaN, which is not JSON; use a finite number or null",

@@ -56,6 +56,7 @@ export function findLosslessJsonProblem(
   options: LosslessJsonOptions = {},
 ): LosslessJsonProblem | undefined {
   const maxDepth = options.maxDepth ?? Number.POSITIVE_INFINITY;
+  if (isSurelyLossless(value, 0, maxDepth)) return undefined;
   const ancestors = new Set<object>();
   const stack: Frame[] = [{ kind: "visit", value, at: undefined, depth: 0 }];
   for (let frame = stack.pop(); frame !== undefined; frame = stack.pop()) {
@@ -80,6 +81,78 @@ export function findLosslessJsonProblem(
     }
   }
   return undefined;
+}
+
+/** How deep {@link isSurelyLossless} (recursive) looks before it leaves a value to the walk. */
+const SURE_MAX_DEPTH = 64;
+
+/** `Object.prototype`'s accessor lookups: an own property's getter or setter, without a descriptor object. */
+const { __lookupGetter__: lookupGetter, __lookupSetter__: lookupSetter } = Object.prototype as {
+  __lookupGetter__(key: string): unknown;
+  __lookupSetter__(key: string): unknown;
+};
+const isEnumerable = Object.prototype.propertyIsEnumerable;
+
+/**
+ * True when `value`, found at `depth`, is certainly lossless JSON within
+ * `maxDepth`; false when it may not be (the walk then finds the problem, or
+ * none). The common case, plain data, answered without the walk's frames,
+ * path links, property descriptors and key lists: recursive, so only to
+ * {@link SURE_MAX_DEPTH} (deeper values, and cycles, are the walk's).
+ */
+function isSurelyLossless(value: unknown, depth: number, maxDepth: number): boolean {
+  switch (typeof value) {
+    case "string":
+      return !LONE_SURROGATE.test(value);
+    case "number":
+      return Number.isFinite(value);
+    case "boolean":
+      return true;
+    case "object":
+      if (value === null) return true;
+      if (depth >= maxDepth || depth >= SURE_MAX_DEPTH) return false;
+      return Array.isArray(value)
+        ? isSurelyLosslessArray(value, depth, maxDepth)
+        : isSurelyLosslessObject(value, depth, maxDepth);
+    default:
+      return false;
+  }
+}
+
+/** {@link isSurelyLossless} of an array: plain, no holes, getters or other properties. */
+function isSurelyLosslessArray(array: unknown[], depth: number, maxDepth: number): boolean {
+  if (Object.getPrototypeOf(array) !== Array.prototype) return false;
+  if (Object.getOwnPropertySymbols(array).length > 0) return false;
+  // Its indices and `length`: no named property (a hole among them is found below).
+  if (Object.getOwnPropertyNames(array).length !== array.length + 1) return false;
+  for (let i = 0; i < array.length; i++) {
+    if (!Object.hasOwn(array, i) || isAccessor(array, i)) return false;
+    if (!isSurelyLossless(array[i], depth + 1, maxDepth)) return false;
+  }
+  return true;
+}
+
+/** {@link isSurelyLossless} of an object: plain, its own properties enumerable data under well-formed string keys. */
+function isSurelyLosslessObject(object: object, depth: number, maxDepth: number): boolean {
+  const prototype: unknown = Object.getPrototypeOf(object);
+  if (prototype !== Object.prototype && prototype !== null) return false;
+  if (Object.getOwnPropertySymbols(object).length > 0) return false;
+  for (const key of Object.getOwnPropertyNames(object)) {
+    if (LONE_SURROGATE.test(key)) return false;
+    if (!isEnumerable.call(object, key) || isAccessor(object, key)) return false;
+    if (!isSurelyLossless((object as Record<string, unknown>)[key], depth + 1, maxDepth)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** True for an own getter or setter (`key` is an own property of `container`). */
+function isAccessor(container: object, key: string | number): boolean {
+  return (
+    lookupGetter.call(container, String(key)) !== undefined ||
+    lookupSetter.call(container, String(key)) !== undefined
+  );
 }
 
 /** What is wrong with `value` itself (not its contents), found at `depth` below `ancestors`. */

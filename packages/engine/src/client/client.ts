@@ -305,7 +305,7 @@ export function createErrand(options: ErrandOptions): Errand {
   // Concurrent fires and reads issue their commands together: what one tick issues leaves in one write.
   const resources = openResources(options, {
     name: "client commands",
-    autoPipelining: true,
+    coalesceWrites: true,
     commandRetries: CLIENT_COMMAND_RETRIES,
   });
   const { redis, keys, store, logger } = resources;

@@ -44,7 +44,7 @@ async function runKeys(fx: EngineFixture): Promise<string[]> {
 function fireContext(fx: EngineFixture, beforeAdd: (jobs: readonly RunJob[]) => Promise<void>) {
   const resources = openResources(
     { connection: fx.server.url, prefix: fx.prefix, logger },
-    { name: "test commands", autoPipelining: true },
+    { name: "test commands", coalesceWrites: true },
   );
   const real = createRunQueues(resources.redis, resources.keys, logger);
   const queues: RunQueues = {

@@ -147,7 +147,7 @@ export function createCollector(options: CollectorOptions): Collector {
   function openContext(): CollectorContext {
     const resources = openResources(
       { ...options, logger },
-      { name: "collector commands", autoPipelining: true },
+      { name: "collector commands", coalesceWrites: true },
     );
     stopped = new AbortController();
     // Every shard loop, and every run of a batch retried alone, may wait on it at once.

@@ -3,8 +3,10 @@
  * first, the subscription works and the connection never fails its ready
  * check (without it, ioredis writes the SUBSCRIBE during the handshake and
  * its own ready check is refused in subscriber mode). A worker's jobs
- * connection sends the completions of the jobs that end in one tick in one
- * write, while BullMQ blocks on a duplicate that is not auto-pipelined.
+ * connection sends the completions of the jobs that end in one turn in one
+ * write, while BullMQ blocks on a duplicate that is not coalesced. A
+ * coalesced connection lost under a turn's commands, some written, some
+ * still corked, sends them all again once back, each answered by its own reply.
  */
 import { uniqueKeyPrefix } from "@errand/testing";
 import { Queue, Worker } from "bullmq";
@@ -12,7 +14,7 @@ import { Redis } from "ioredis";
 import { describe, expect, vi } from "vitest";
 import { createLogger } from "../logger.js";
 import { redisTest as it } from "../test-support/engine-test.js";
-import { openJobsConnection, whenReady } from "./connection.js";
+import { openConnection, openJobsConnection, whenReady } from "./connection.js";
 
 const channel = `${uniqueKeyPrefix("connection")}:channel`;
 
@@ -68,8 +70,51 @@ function emitted(worker: Worker, event: "active" | "completed", count: number): 
   });
 }
 
+describe("openConnection with coalesceWrites", () => {
+  it("sends again, in order, the commands of a lost connection, both those written and those still corked, each answered by its own reply", async ({
+    engineRedis,
+  }) => {
+    const connection = openConnection(engineRedis.url, {
+      logger: createLogger({ level: "silent" }),
+      name: "coalesced",
+      coalesceWrites: true,
+    }) as Redis;
+    try {
+      await whenReady(connection);
+      const socket = connection.stream;
+      const written = Array.from({ length: 20 }, (_, i) => connection.echo(`written ${i}`));
+      // After the turn's uncork (queued first): these are written, and not yet answered.
+      const corked = await new Promise<Promise<string>[]>((resolve) =>
+        setImmediate(() => {
+          expect(socket.writableCorked).toBe(0);
+          const commands = Array.from({ length: 20 }, (_, i) => connection.echo(`corked ${i}`));
+          expect(socket.writableCorked).toBe(1);
+          // Lost in the same turn: the corked commands never left, the written ones got no reply.
+          socket.destroy();
+          resolve(commands);
+        }),
+      );
+      expect(await Promise.all([...written, ...corked])).toEqual([
+        ...Array.from({ length: 20 }, (_, i) => `written ${i}`),
+        ...Array.from({ length: 20 }, (_, i) => `corked ${i}`),
+      ]);
+      expect(connection.stream).not.toBe(socket);
+      expect(await connection.echo("after")).toBe("after");
+    } finally {
+      connection.disconnect();
+    }
+  });
+});
+
+/** A socket's writes: each command ioredis writes, and each write of them to the kernel. */
+interface SocketWrites {
+  write(...args: unknown[]): boolean;
+  _write(...args: unknown[]): void;
+  _writev(...args: unknown[]): void;
+}
+
 describe("openJobsConnection", () => {
-  it("sends the completions of jobs that end in one tick in one write, and blocks on a duplicate that is not auto-pipelined", async ({
+  it("sends the completions of jobs that end in one turn in one write, and blocks on a duplicate that is not coalesced", async ({
     engineRedis,
   }) => {
     const jobs = 20;
@@ -91,14 +136,21 @@ describe("openJobsConnection", () => {
         Array.from({ length: jobs }, (_, index) => ({ name: "j", data: { index } })),
       );
       await allActive;
-      expect(connection.options.enableAutoPipelining).toBe(true);
+      // Coalesced, not auto-pipelined; nor is the blocking duplicate, which writes as it is asked.
+      expect(connection.options.enableAutoPipelining).toBe(false);
       expect(blocking.options.enableAutoPipelining).toBe(false);
-      const writes = vi.spyOn(connection.stream, "write");
+      expect(Object.hasOwn((blocking as unknown as Redis).stream, "write")).toBe(false);
+      const socket = connection.stream as unknown as SocketWrites;
+      const commands = vi.spyOn(socket, "write");
+      const writes = [vi.spyOn(socket, "_write"), vi.spyOn(socket, "_writev")];
       const allCompleted = emitted(worker, "completed", jobs);
       release();
       await allCompleted;
-      expect(writes.mock.calls.length).toBeGreaterThan(0);
-      expect(writes.mock.calls.length).toBeLessThanOrEqual(2);
+      // One command a job (its moveToFinished), the socket written to once or twice.
+      expect(commands.mock.calls.length).toBeGreaterThanOrEqual(jobs);
+      const socketWrites = writes.reduce((sum, spy) => sum + spy.mock.calls.length, 0);
+      expect(socketWrites).toBeGreaterThan(0);
+      expect(socketWrites).toBeLessThanOrEqual(2);
       expect(await queue.getCompletedCount()).toBe(jobs);
     } finally {
       release();

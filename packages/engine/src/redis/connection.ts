@@ -11,6 +11,7 @@ import type { Logger } from "@errand/runtime";
 import type { StoreKeys } from "@errand/store";
 import { createSettledWaiter, type SettledWaiter } from "@errand/store/ops";
 import { Cluster, Redis, type RedisOptions } from "ioredis";
+import { coalesceWrites } from "./coalesced-writes.js";
 import { watchConnectionStates } from "./connection-states.js";
 import { openRedisUrl } from "./redis-url.js";
 
@@ -57,14 +58,14 @@ export interface ConnectionLog {
 /** What a connection may change from the `input` it is opened like. */
 interface ConnectionOverrides {
   /**
-   * Send the commands issued in one tick of the event loop as one pipeline
-   * (ioredis auto-pipelining). For a connection handed to BullMQ, only
-   * through {@link openJobsConnection}, whose duplicates are not.
-   * Ignored for a Cluster: ioredis' auto-pipelining groups a tick's commands
-   * by node, so a command sent before the slots are known (or after they
-   * moved) comes back `MOVED` instead of being redirected.
+   * Send the commands issued in one turn of the event loop in one socket
+   * write (`coalesced-writes.ts`), with ioredis' auto-pipelining off. For a
+   * connection handed to BullMQ, only through {@link openJobsConnection},
+   * whose duplicates are not. Ignored for a Cluster (one socket a node,
+   * opened and replaced by ioredis as slots move), whose commands are
+   * written one by one.
    */
-  autoPipelining?: boolean;
+  coalesceWrites?: boolean;
   /**
    * Fail the commands waiting for a lost single-server connection after
    * this many reconnect attempts (ioredis' `maxRetriesPerRequest`), instead
@@ -88,7 +89,8 @@ export type ConnectionOptions = ConnectionLog & ConnectionOverrides;
 
 /** A new client like `input`, not yet watched. */
 function newClient(input: ConnectionInput, overrides: ConnectionOverrides): RedisConnection {
-  const pipelining = overrides.autoPipelining ? { enableAutoPipelining: true } : {};
+  // Coalesced, a connection's commands are not auto-pipelined too, even when `input`'s are.
+  const pipelining = overrides.coalesceWrites ? { enableAutoPipelining: false } : {};
   const retries = { maxRetriesPerRequest: overrides.commandRetries ?? null };
   if (isClient(input)) {
     return input instanceof Cluster
@@ -118,24 +120,21 @@ export function openConnection(
   options: ConnectionOptions,
 ): RedisConnection {
   const connection = newClient(requireConnection(input), options);
+  if (options.coalesceWrites && connection instanceof Redis) coalesceWrites(connection);
   watchConnectionStates(connection, options.logger, options.name);
   return connection;
 }
 
 /**
- * Opens the connection a worker hands its BullMQ workers, auto-pipelined:
- * the jobs that end in one tick (each `moveToFinished`, which also takes the
- * next job) leave in one write instead of one each. Its duplicates are not
- * auto-pipelined: BullMQ duplicates it for each worker's blocking connection,
- * whose `BZPOPMIN` keeps the connection to itself as before.
+ * Opens the connection a worker hands its BullMQ workers, its writes
+ * coalesced: the jobs that end in one turn of the event loop (each
+ * `moveToFinished`, which also takes the next job) leave in one write
+ * instead of one each. Its duplicates are not coalesced (nor
+ * auto-pipelined): BullMQ duplicates it for each worker's blocking
+ * connection, whose `BZPOPMIN` keeps the connection to itself as before.
  */
 export function openJobsConnection(input: ConnectionInput, log: ConnectionLog): RedisConnection {
-  const connection = openConnection(input, { ...log, autoPipelining: true });
-  if (connection instanceof Redis) {
-    const duplicate = connection.duplicate.bind(connection);
-    connection.duplicate = (override) => duplicate({ ...override, enableAutoPipelining: false });
-  }
-  return connection;
+  return openConnection(input, { ...log, coalesceWrites: true });
 }
 
 export { closeConnection, whenReady } from "@errand/store/ops";

@@ -193,12 +193,21 @@ function retryDelayMs(tries: number): number {
  * when the write goes through. Any other error is thrown at once. `write`
  * must be safe to repeat (see the module).
  */
-export async function retryWhileRedisIsTransient<T>(
+export function retryWhileRedisIsTransient<T>(
   write: () => Promise<T>,
   options: TransientRetryOptions,
 ): Promise<T> {
   const { patienceMs } = options;
   if (patienceMs === undefined || options.blocking) return retryTries(write, options);
+  return retryWithPatience(write, options, patienceMs);
+}
+
+/** {@link retryWhileRedisIsTransient} with a patience: a try unanswered by then is given up. */
+async function retryWithPatience<T>(
+  write: () => Promise<T>,
+  options: TransientRetryOptions,
+  patienceMs: number,
+): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const unanswered = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(unansweredError(patienceMs)), patienceMs);
@@ -210,44 +219,70 @@ export async function retryWhileRedisIsTransient<T>(
   }
 }
 
-/** The tries of {@link retryWhileRedisIsTransient}: `write` until it goes through, or the error. */
-async function retryTries<T>(write: () => Promise<T>, options: TransientRetryOptions): Promise<T> {
-  const { logger, fields = {}, patienceMs, target } = options;
-  let { signal } = options;
+/**
+ * The tries of {@link retryWhileRedisIsTransient}: `write` until it goes
+ * through, or the error. A first try that goes through, as nearly all do,
+ * costs one `catch`: the retries are entered only once it failed.
+ */
+function retryTries<T>(write: () => Promise<T>, options: TransientRetryOptions): Promise<T> {
   const startedAt = Date.now();
-  let first: RedisTrouble | undefined;
+  return firstTry(write).catch((error: unknown) =>
+    retryAfterFault(write, options, error, startedAt),
+  );
+}
+
+/** `write()`, with a synchronous throw made a rejection. */
+function firstTry<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return write();
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/** The trouble of `error` when `options` waits it out; otherwise `error` is thrown. */
+function troubleWaitedOut(error: unknown, options: TransientRetryOptions): RedisTrouble {
+  const trouble = redisTroubleOf(error);
+  if (trouble === undefined || !(options.troubles?.includes(trouble) ?? true)) throw error;
+  return trouble;
+}
+
+/** The tries after the first, begun at `startedAt`, failed with `firstError`. */
+async function retryAfterFault<T>(
+  write: () => Promise<T>,
+  options: TransientRetryOptions,
+  firstError: unknown,
+  startedAt: number,
+): Promise<T> {
+  const { logger, fields = {}, patienceMs, target } = options;
+  const first = troubleWaitedOut(firstError, options);
+  let { signal } = options;
+  if (signal === undefined && patienceMs !== undefined) {
+    signal = AbortSignal.timeout(Math.max(0, startedAt + patienceMs - Date.now()));
+  }
+  logger.warn(
+    { ...fields, write: options.write, trouble: first, err: firstError },
+    `${TROUBLE_TEXT[first]}: retrying the write until ${WAITING_FOR[first].until}`,
+  );
+  let error = firstError;
   for (let tries = 1; ; tries++) {
+    if (!signal?.aborted) {
+      await delay(retryDelayMs(tries), undefined, signal ? { signal } : {}).catch(() => undefined);
+    }
+    // Not one more try once aborted: against a Redis that is gone, it would wait for good.
+    if (signal?.aborted) {
+      throw transientRedisError(`the ${options.write} was given up`, error, target);
+    }
     try {
       const result = await write();
-      if (first !== undefined) {
-        logger.info(
-          { ...fields, write: options.write, tries, waitedMs: Date.now() - startedAt },
-          `${WAITING_FOR[first].passed}: the write went through`,
-        );
-      }
+      logger.info(
+        { ...fields, write: options.write, tries: tries + 1, waitedMs: Date.now() - startedAt },
+        `${WAITING_FOR[first].passed}: the write went through`,
+      );
       return result;
-    } catch (error) {
-      const trouble = redisTroubleOf(error);
-      if (trouble === undefined || !(options.troubles?.includes(trouble) ?? true)) throw error;
-      if (first === undefined) {
-        first = trouble;
-        if (signal === undefined && patienceMs !== undefined) {
-          signal = AbortSignal.timeout(Math.max(0, startedAt + patienceMs - Date.now()));
-        }
-        logger.warn(
-          { ...fields, write: options.write, trouble, err: error },
-          `${TROUBLE_TEXT[trouble]}: retrying the write until ${WAITING_FOR[trouble].until}`,
-        );
-      }
-      if (!signal?.aborted) {
-        await delay(retryDelayMs(tries), undefined, signal ? { signal } : {}).catch(
-          () => undefined,
-        );
-      }
-      // Not one more try once aborted: against a Redis that is gone, it would wait for good.
-      if (signal?.aborted) {
-        throw transientRedisError(`the ${options.write} was given up`, error, target);
-      }
+    } catch (next) {
+      troubleWaitedOut(next, options);
+      error = next;
     }
   }
 }

@@ -286,7 +286,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
   // The jobs running at once append, read and beat on this connection: what they issue in one tick leaves in one write.
   const resources = openResources(
     { ...options, logger: (options.logger ?? createLogger()).child({ workerId }) },
-    { name: "worker commands", autoPipelining: true },
+    { name: "worker commands", coalesceWrites: true },
   );
   const { redis, keys, store, now, logger } = resources;
   const reads = createReadsContext({
@@ -362,7 +362,7 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     optimisticStart: options.optimisticStart ?? false,
   });
 
-  // Shared by the shards' BullMQ workers for their commands (auto-pipelined); each blocks on a connection of its own.
+  // Shared by the shards' BullMQ workers for their commands (writes coalesced); each blocks on a connection of its own.
   const bullConnection = openJobsConnection(options.connection, { logger, name: "worker jobs" });
   const workers = taken.map(({ shard, slots }) => {
     const worker: RunWorker = new RunWorker(
