@@ -27,7 +27,10 @@
               without a tenant, whose key names the empty tenant)
 
     ARGV[1] the channel announcing the shard's settled runs (one message a
-            call: the runIds whose results it stored, separated by spaces)
+            call: the runIds whose results it stored, separated by spaces,
+            then, when one result at least is at most ANNOUNCED_RESULT_BYTES
+            long, " \n" and one line a runId, in order: its result as stored,
+            or an empty line for a longer one)
     ARGV[2] the consumer group the entries are acknowledged in ("" for none:
             then every run's and the call's entry ids below are ignored)
     then, for each run i = 1 … n, in order:
@@ -71,7 +74,9 @@
     - head absent: ZREM member from every index above (the tenant's runs
       included) and runId from the deadlines
   Then, once for the call: PUBLISH on the channel of the runIds whose results
-  were given and stored (none: no PUBLISH), then XACK of the entry ids
+  were given and stored, with those results that are short enough (none: no
+  PUBLISH; the space before the line break keeps the last runId a word of its
+  own for a reader that only splits the message at spaces), then XACK of the entry ids
   acknowledged (none: no XACK; one per 1,000 ids beyond). There is no index
   of every run: `list` reads the union of the status indexes (an older
   collector's <p>:{sN}:index:runs is neither written nor read).
@@ -81,7 +86,12 @@ local settledKeys = { succeeded = KEYS[2], failed = KEYS[3], cancelled = KEYS[4]
 local channel, group = ARGV[1], ARGV[2]
 local count = (#KEYS - 6) / 5
 local announced = {}
+-- The result carried by the announcement of each run of `announced`, "" for one too long to carry.
+local announcedResults = {}
+local carriesResults = false
 local ACK_SLICE = 1000
+-- The longest result an announcement carries: every subscriber of the channel receives it.
+local ANNOUNCED_RESULT_BYTES = 1024
 
 local function indexRun(headKey, agentKey, resultKey, childrenKey, tenantKey, runId, member, deadline, result,
     listed, tenanted, expiresAt)
@@ -122,6 +132,12 @@ local function indexRun(headKey, agentKey, resultKey, childrenKey, tenantKey, ru
         redis.call("SET", resultKey, result, "NX")
       end
       announced[#announced + 1] = runId
+      if #result <= ANNOUNCED_RESULT_BYTES then
+        announcedResults[#announced] = result
+        carriesResults = true
+      else
+        announcedResults[#announced] = ""
+      end
     end
   else
     redis.call("ZADD", activeKey, 0, member)
@@ -153,7 +169,11 @@ for j = a, #ARGV do
   acknowledged[#acknowledged + 1] = ARGV[j]
 end
 if #announced > 0 then
-  redis.call("PUBLISH", channel, table.concat(announced, " "))
+  local message = table.concat(announced, " ")
+  if carriesResults then
+    message = message .. " \n" .. table.concat(announcedResults, "\n")
+  end
+  redis.call("PUBLISH", channel, message)
 end
 if group ~= "" then
   -- In slices: unpack's arguments live on Lua's C stack, which holds a few thousand.

@@ -37,6 +37,7 @@ import {
   wholeNumberOption,
 } from "@errand/core/ops";
 import {
+  type AnnouncedResults,
   type RunStanding,
   readStoredResults,
   readStoredRuns,
@@ -130,9 +131,10 @@ function nextActionOf(
  * up to `waitMs` for the page's pending runs. The first read (once the waiter
  * listens) is one round trip over the whole list. A result, once stored,
  * never changes, so each later read looks only at the page's runs still
- * pending — and, when announcements caused it, only at those announced:
- * waiting on N runs costs about 2N reads, not one read of all N per
- * announcement. After a wait, the rest's pending runs are read once more.
+ * pending — and, when announcements caused it, only at those announced
+ * whose results the announcements did not carry: waiting on N runs costs
+ * about N reads (2N when the results are too long to be carried), not one
+ * read of all N per announcement. After a wait, the rest's pending runs are read once more.
  */
 async function readPage(
   context: ReadsContext,
@@ -148,7 +150,7 @@ async function readPage(
   };
   let open: Set<string> | undefined;
   let reads = 0;
-  const read = async (announced?: readonly string[]): Promise<number> => {
+  const read = async (announced?: AnnouncedResults): Promise<number> => {
     reads += 1;
     if (open === undefined) {
       // Waiting, the page's runs are expected pending: read head first.
@@ -157,14 +159,19 @@ async function readPage(
       return open.size;
     }
     const still = open;
-    const candidates = (announced ?? [...still]).filter((runId) => still.has(runId));
-    const stored = await readStoredResults(context, candidates);
-    candidates.forEach((runId, index) => {
-      const result = stored[index];
+    const settle = (runId: string, result: RunResult | undefined) => {
       if (result === undefined) return;
       results.set(runId, result);
       standings.set(runId, result.status);
       still.delete(runId);
+    };
+    const candidates = [...(announced?.keys() ?? still)].filter((runId) => still.has(runId));
+    // A result the announcement carried needs no read.
+    const unread = candidates.filter((runId) => announced?.get(runId) === undefined);
+    for (const runId of candidates) settle(runId, announced?.get(runId));
+    const stored = await readStoredResults(context, unread);
+    unread.forEach((runId, index) => {
+      settle(runId, stored[index]);
     });
     return still.size;
   };

@@ -2,7 +2,8 @@
  * `result(runId, { waitMs })`: a run's settled `RunResult`, as the collector
  * stored it, optionally waiting for it (blocking on the settled channel, no
  * polling loop): with `waitMs` it listens first, then reads once, then again
- * only when the run is announced.
+ * only when the run is announced, and not even then when the announcement
+ * carried its result.
  */
 import { ErrandError, type RunResult } from "@errand/core";
 import { runNotFound, shardOfRunId, wholeNumberOption } from "@errand/core/ops";
@@ -54,8 +55,10 @@ export async function readResult(
   const settled = await context.waiter.waitUntil(
     [runId],
     waitMs,
-    (announced) =>
-      announced === undefined ? readStanding(context, runId, waitMs > 0) : readOne(context, runId),
+    async (announced) =>
+      announced === undefined
+        ? readStanding(context, runId, waitMs > 0)
+        : (announced.get(runId) ?? readOne(context, runId)),
     (result) => result !== undefined,
   );
   return settled && withTreeSpend(context.redis, context.keys, settled);

@@ -4,12 +4,15 @@ import type { EventStore } from "../event-store.js";
 import { finished, queued, started } from "../test-support/events.js";
 import { type RedisFixture, startRedisFixture } from "../test-support/redis.js";
 import {
+  announcedRunIds,
+  announcedRuns,
   defineIndexRunsScript,
   type IndexSegment,
   indexRuns,
   indexSegment,
   type OutcomeWriter,
 } from "./index-runs.js";
+import { parseStoredResult } from "./stored-results.js";
 
 const GROUP = "collectors";
 const SHARD = 0;
@@ -225,5 +228,42 @@ describe("indexRuns of a run with a tenant", () => {
     await fx.redis.del(store.keys.runHead(tenanted));
     expect(await indexRuns(writer, SHARD, [segment(tenanted, "acme")])).toEqual([false]);
     expect(await fx.redis.zcard(acmeRuns)).toBe(0);
+  });
+});
+
+describe("indexRuns' announcement", () => {
+  it("carries each result short enough beside the runIds, which a reader splitting at spaces still finds whole", async () => {
+    const { store, writer } = await openShard("announce");
+    const short = store.newRunId();
+    const long = store.newRunId();
+    await store.appendEvents(short, 0, [queued(), started(), finished("done")]);
+    await store.appendEvents(long, 0, [queued(), started(), finished("x".repeat(2_000))]);
+    const subscriber = fx.connect();
+    const messages: string[] = [];
+    subscriber.on("message", (_channel: string, message: string) => messages.push(message));
+    await subscriber.subscribe(store.keys.settledChannel(SHARD));
+
+    const segments = [await segmentOf(store, short), await segmentOf(store, long)];
+    expect(await indexRuns(writer, SHARD, segments)).toEqual([true, true]);
+    await expect.poll(() => messages.length).toBe(1);
+    const [message] = messages as [string];
+
+    const announced = announcedRuns(message);
+    expect(announced.map(({ runId }) => runId)).toEqual([short, long]);
+    // The short result as stored; the long one (past 1,024 bytes) left for the reader to read.
+    expect(announced[0]?.result).toBe(await fx.redis.get(store.keys.result(short)));
+    expect(parseStoredResult(short, announced[0]!.result!).text).toBe("done");
+    expect(announced[1]).toEqual({ runId: long });
+    expect(announcedRunIds(message)).toEqual([short, long]);
+    // A waiter older than carried results splits at spaces: every runId is a word of its own.
+    expect(message.split(" ")).toEqual(expect.arrayContaining([short, long]));
+
+    // Only results too long to carry: the message is the runIds alone, as older collectors sent.
+    messages.length = 0;
+    const longer = store.newRunId();
+    await store.appendEvents(longer, 0, [queued(), started(), finished("y".repeat(2_000))]);
+    await indexRuns(writer, SHARD, [await segmentOf(store, longer)]);
+    await expect.poll(() => messages).toEqual([longer]);
+    expect(announcedRuns(longer)).toEqual([{ runId: longer }]);
   });
 });
