@@ -10,8 +10,9 @@
  * learns from any page how many are done and how many still run.
  *
  * Cost: one round trip a page (see `readStoredRuns`): one
- * `read-standings-n.lua` call per shard (and 1,000 runs) that reads the result
- * of each run on the page (and the head of each without one), looks up every
+ * `read-standings-n.lua` call per shard (and 1,000 runs) that reads the results
+ * of the page's runs (one `MGET`, and one `EXISTS` of the heads of those
+ * without one, two commands whatever their number), looks up every
  * other run's result and head in Redis, and answers one character a run
  * beside the results read. Measured on a shared 2-core machine under heavy load
  * (load average 14, so read them as upper bounds), 40 pages each: a page of
@@ -153,7 +154,7 @@ async function readPage(
   const read = async (announced?: AnnouncedResults): Promise<number> => {
     reads += 1;
     if (open === undefined) {
-      // Waiting, the page's runs are expected pending: read head first.
+      // Waiting, the page's runs are expected pending: a shard's lone one is read head first.
       merge(await readStoredRuns(context, pageIds, restIds, { expectPending: waitMs > 0 }));
       open = new Set(pageIds.filter((runId) => standings.get(runId) === "pending"));
       return open.size;

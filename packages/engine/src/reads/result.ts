@@ -19,7 +19,7 @@ export interface ResultOptions {
 
 /**
  * The run's stored result; throws `not_found` for a run that does not exist
- * (or expired). Waiting, the run is expected pending: read head first.
+ * (or expired). Waiting, the run is expected pending: read head first (its status alone while pending).
  */
 async function readStanding(
   context: ReadsContext,
