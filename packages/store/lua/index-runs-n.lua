@@ -47,6 +47,9 @@
       when its log and head expire, in ms since the epoch, as the append that
         settled it said (its shard entry's expiresAt), or "" when not known
         (then the head's PEXPIRETIME is read)
+      the settled status its head holds, when the caller knows the head is
+        there (the append that settled the run gave it an expiry far enough
+        ahead), so that the head is not read; or "" (then its status is read)
       m, the number of its entry ids that follow, then those m ids: the
         shard entries applied for it, acknowledged when its reply is 1, or
         when it has no head and no result was given (nothing to write)
@@ -94,8 +97,11 @@ local ACK_SLICE = 1000
 local ANNOUNCED_RESULT_BYTES = 1024
 
 local function indexRun(headKey, agentKey, resultKey, childrenKey, tenantKey, runId, member, deadline, result,
-    listed, tenanted, expiresAt)
-  local status = redis.call("HGET", headKey, "status")
+    listed, tenanted, expiresAt, knownStatus)
+  local status = knownStatus
+  if status == "" then
+    status = redis.call("HGET", headKey, "status")
+  end
   if not status then
     for _, key in ipairs({ activeKey, KEYS[2], KEYS[3], KEYS[4], agentKey }) do
       redis.call("ZREM", key, member)
@@ -155,15 +161,15 @@ for i = 1, count do
   local k = 6 + 5 * (i - 1)
   local result = ARGV[a + 3]
   local indexed = indexRun(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], KEYS[k + 5],
-    ARGV[a], ARGV[a + 1], ARGV[a + 2], result, ARGV[a + 4], ARGV[a + 5], ARGV[a + 6])
+    ARGV[a], ARGV[a + 1], ARGV[a + 2], result, ARGV[a + 4], ARGV[a + 5], ARGV[a + 6], ARGV[a + 7])
   replies[i] = indexed
-  local ids = tonumber(ARGV[a + 7])
+  local ids = tonumber(ARGV[a + 8])
   if indexed == 1 or result == "" then
-    for j = a + 8, a + 7 + ids do
+    for j = a + 9, a + 8 + ids do
       acknowledged[#acknowledged + 1] = ARGV[j]
     end
   end
-  a = a + 8 + ids
+  a = a + 9 + ids
 end
 for j = a, #ARGV do
   acknowledged[#acknowledged + 1] = ARGV[j]

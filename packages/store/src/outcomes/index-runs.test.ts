@@ -2,7 +2,7 @@ import { foldRun, type RunEvent, type RunResult, settleRun } from "@errand/core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EventStore } from "../event-store.js";
 import { finished, queued, started } from "../test-support/events.js";
-import { type RedisFixture, startRedisFixture } from "../test-support/redis.js";
+import { commandCalls, type RedisFixture, startRedisFixture } from "../test-support/redis.js";
 import {
   announcedRunIds,
   announcedRuns,
@@ -182,7 +182,7 @@ describe("indexRuns of a run its writer listed already", () => {
       run: { runId, agent: "researcher", createdAt: queuedAt, listed: true },
       result: settleRun(foldRun(await store.readLog(runId), runId))!,
     });
-    expect(listed.args).toEqual([...settled.args.slice(0, 4), "1", "", ""]);
+    expect(listed.args).toEqual([...settled.args.slice(0, 4), "1", "", "", ""]);
     expect(await indexRuns(writer, SHARD, [listed])).toEqual([true]);
 
     expect(await fx.redis.zcard(agentRuns)).toBe(0);
@@ -228,6 +228,39 @@ describe("indexRuns of a run with a tenant", () => {
     await fx.redis.del(store.keys.runHead(tenanted));
     expect(await indexRuns(writer, SHARD, [segment(tenanted, "acme")])).toEqual([false]);
     expect(await fx.redis.zcard(acmeRuns)).toBe(0);
+  });
+});
+
+describe("indexRuns of a settled run whose head its caller knows is there", () => {
+  it("reads no head: the status given places it, as the head's would", async () => {
+    const { store, writer } = await openShard("known-status");
+    const runId = store.newRunId();
+    await store.appendEvents(runId, 0, [queued(), started(), finished()]);
+    const read = await segmentOf(store, runId);
+    const known = indexSegment(store.keys, {
+      run: {
+        runId,
+        agent: "researcher",
+        createdAt: (await store.readLog(runId))[0]!.at,
+        status: "succeeded",
+      },
+      result: settleRun(foldRun(await store.readLog(runId), runId))!,
+    });
+    expect(known.args).toEqual([...read.args.slice(0, 7), "succeeded"]);
+
+    const before = await commandCalls(fx.redis, "hget");
+    expect(await indexRuns(writer, SHARD, [known])).toEqual([true]);
+    expect(await commandCalls(fx.redis, "hget")).toBe(before);
+    const member = read.args[1];
+    expect(await fx.redis.zrange(store.keys.runIndexByStatus(SHARD, "succeeded"), 0, -1)).toEqual([
+      member,
+    ]);
+    expect(await fx.redis.zcard(store.keys.runIndexByStatus(SHARD, "active"))).toBe(0);
+    expect(await fx.redis.exists(store.keys.result(runId))).toBe(1);
+
+    // Without it, the same call reads the head's status.
+    await indexRuns(writer, SHARD, [read]);
+    expect(await commandCalls(fx.redis, "hget")).toBe(before + 1);
   });
 });
 

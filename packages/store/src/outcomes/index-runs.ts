@@ -116,6 +116,13 @@ export interface IndexedRun {
    * call reads the head's expiry (one command more).
    */
   expiresAt?: number;
+  /**
+   * The settled status its head holds, given only by a caller that knows the
+   * head is there — the append that settled it gave it an expiry far enough
+   * ahead (see `expiresAt`) — so that the call reads no head. Unset, the
+   * call reads the head's status (and finds an expired head gone).
+   */
+  status?: "succeeded" | "failed" | "cancelled";
 }
 
 /** A run to index, and its result when it settled. */
@@ -136,6 +143,7 @@ export interface IndexSegment {
     listed: string,
     tenanted: string,
     expiresAt: string,
+    status: string,
   ];
 }
 
@@ -162,6 +170,7 @@ export function indexSegment(keys: StoreKeys, { run, result }: RunToIndex): Inde
       run.listed ? "1" : "",
       run.tenant === undefined ? "" : "1",
       run.expiresAt === undefined ? "" : String(run.expiresAt),
+      run.status ?? "",
     ],
   };
 }
