@@ -320,6 +320,30 @@ describe("the run-queued a run's job carries", () => {
     }
   });
 
+  it("is not taken for a job started before: a run back from its park resumes from its log", async ({
+    fx,
+  }) => {
+    const logs = captureLogs();
+    // Optimistic, a start from the carried run-queued would ask the model before any append.
+    const worker = await inProcessWorker(fx, logs, { optimisticStart: true });
+    try {
+      const { runId } = await fx.errand.fire({
+        agent: TEST_AGENTS.plain,
+        input: { script: [{ call: [{ tool: "approve", args: {} }] }, { say: "done" }] },
+      });
+      const parked = await logs.waitFor(
+        (line) => line.msg === "run parked on a waitpoint" && line.runId === runId,
+      );
+      // The answer promotes the parked job: it comes back never retried nor stalled, its delay 0.
+      await fx.errand.waitpoints.complete(String(parked.waitpoint), { approved: true });
+      const events = await fx.waitForEvent(runId);
+      expect(settleRun(foldRun(events))).toMatchObject({ status: "succeeded", text: "done" });
+      expect(events.filter((event) => event.type === "run-started")).toHaveLength(2);
+    } finally {
+      await worker.close();
+    }
+  });
+
   it("is left out by a client in the first step of the upgrade, and such a job runs from the log", async ({
     fx,
   }) => {

@@ -1,7 +1,7 @@
 /**
  * What a worker does with each job it takes: the job names the run (and may
- * carry its `run-queued`, taken instead of a read of the log on its first
- * delivery), the run's log decides (`processRun`). A run cut short by Redis being briefly
+ * carry its `run-queued`, taken instead of a read of the log when the job
+ * was never started before), the run's log decides (`processRun`). A run cut short by Redis being briefly
  * away resumes from its log in the same job once Redis is back, and the
  * outcome then says where the job goes: a parked run's job leaves the worker
  * until what it waits for settles, a throttled one waits in the queue for a
@@ -65,14 +65,18 @@ export function createJobHandler(options: JobHandlerOptions): JobHandler {
       try {
         const delayedBefore = job.delay > 0;
         let firstDelivery = job.attemptsMade === 0 && job.stalledCounter === 0;
+        // Never started before (BullMQ counts each move to active, a parked job's return too):
+        // only then is the log where the job's run-queued left it.
+        let neverStarted = job.attemptsStarted === 1;
         // A run cut short by Redis being briefly away resumes from its log once Redis is back, in
         // this job: no BullMQ attempt is spent on it (one would fail the run for good after three).
         const outcome = await retryWhileRedisIsTransient(
           () => {
             const firstTry = firstDelivery;
+            const unstarted = neverStarted;
             firstDelivery = false;
-            const queued =
-              firstTry && !delayedBefore ? runQueuedOfJob(runId, data.queued) : undefined;
+            neverStarted = false;
+            const queued = unstarted ? runQueuedOfJob(runId, data.queued) : undefined;
             return processRun(context, runId, job.name, {
               first: firstTry && options.optimisticStart,
               delayedBefore,

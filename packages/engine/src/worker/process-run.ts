@@ -1,6 +1,6 @@
 /**
- * The job processor of a run (docs/architecture/worker.md): read the log (or, on the job's
- * first delivery, take the `run-queued` the job carried) and fold it; a settled
+ * The job processor of a run (docs/architecture/worker.md): read the log (or, for a job never
+ * started before, take the `run-queued` the job carried) and fold it; a settled
  * run is left alone; a run whose cancel was requested is settled `cancelled`;
  * otherwise a new attempt is announced (`run-started`, fenced) and the run
  * continues from where its log ends, one fenced append per step. A run that
@@ -179,8 +179,9 @@ export interface JobDelivery {
    */
   delayedBefore?: boolean;
   /**
-   * The run's `run-queued` as its job carried it, given only on the job's
-   * first delivery, never delayed: the run is then decided from it alone,
+   * The run's `run-queued` as its job carried it, given only when the job
+   * was never started before (not retried, not taken back, not back from a
+   * park or a delay): the run is then decided from it alone,
    * without reading the log, unless a cancel of the run was heard before
    * it was held. The log may have moved on since (a cancel whose
    * announcement this worker missed, a run taken back from an orphaned
