@@ -46,7 +46,7 @@ export const LOG_ENTRIES_OPTION: Readonly<Record<string, OptionSpec>> = {
   "log-entries": {
     type: "string",
     value: "<per-append|per-event>",
-    description: `how an append of several events is written to a run's log: one entry (per-append, default) or one entry per event (per-event), which older versions need while they run (default: ${LOG_ENTRIES_VARIABLE})`,
+    description: `how an append of several events is written to a run's log: one entry (per-append, default) or one entry per event, with run jobs naming the run alone (per-event), which older versions need while they run (default: ${LOG_ENTRIES_VARIABLE})`,
   },
 };
 

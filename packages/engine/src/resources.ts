@@ -63,7 +63,8 @@ export interface EngineOptions {
   /**
    * How an append of several events is written to a run's log: `"per-append"`
    * (default) as one entry; `"per-event"` as one entry per event, the only
-   * shape versions before this option read. Give `"per-event"` to every
+   * shape versions before this option read (and writes run jobs' data as
+   * `{ runId }` alone, all they read). Give `"per-event"` to every
    * process while any older one runs
    * (docs/architecture/redis-layout.md#upgrading-to-one-log-entry-per-append).
    */
@@ -90,6 +91,12 @@ export interface EngineResources {
   keys: EngineKeys;
   /** The store on {@link redis}. */
   store: EventStore;
+  /**
+   * How the store writes an append to a run's log ({@link EngineOptions.logEntries});
+   * `"per-event"`, the first step of the upgrade, also keeps a run's job
+   * data to the `{ runId }` older workers read (docs/architecture/worker.md#the-run-queued-a-job-carries).
+   */
+  logEntries?: LogEntries;
   now: Clock;
   logger: Logger;
 }
@@ -132,6 +139,7 @@ export function openResources(options: EngineOptions, command: CommandConnection
     redis,
     keys,
     store,
+    ...(options.logEntries === undefined ? {} : { logEntries: options.logEntries }),
     now: options.now ?? systemClock,
     logger,
   };

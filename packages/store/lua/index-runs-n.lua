@@ -27,7 +27,10 @@
               without a tenant, whose key names the empty tenant)
 
     ARGV[1] the channel announcing the shard's settled runs (one message a
-            call: the runIds whose results it stored, separated by spaces)
+            call: the runIds whose results it stored, separated by spaces,
+            then, when one result at least is at most ANNOUNCED_RESULT_BYTES
+            long, " \n" and one line a runId, in order: its result as stored,
+            or an empty line for a longer one)
     ARGV[2] the consumer group the entries are acknowledged in ("" for none:
             then every run's and the call's entry ids below are ignored)
     then, for each run i = 1 … n, in order:
@@ -47,6 +50,9 @@
       "1" when the append that settled it moved it from the active runs to its
         status's runs and gave its children their expiry (its shard entry's
         moved), or ""; only with its result and its expiry
+      the settled status its head holds, when the caller knows the head is
+        there (the append that settled the run gave it an expiry far enough
+        ahead), so that the head is not read; or "" (then its status is read)
       m, the number of its entry ids that follow, then those m ids: the
         shard entries applied for it, acknowledged when its reply is 1, or
         when it has no head and no result was given (nothing to write)
@@ -64,7 +70,7 @@
       there already), the deadline left unless it has none (""), SET result
       NX PXAT the expiry given (none is stored past it: the run expired);
       always 1
-    - otherwise, head present: ZADD member to the agent's runs and the tenant's runs
+    - otherwise, head present (its status given, or read): ZADD member to the agent's runs and the tenant's runs
       (unless the caller said it indexed the run there already); a settled run
       moves from active to its status's set and, unless it has no deadline
       (""), leaves the deadlines; a run not settled is in active and, with a
@@ -79,7 +85,9 @@
     - otherwise, head absent: ZREM member from every index above (the tenant's runs
       included) and runId from the deadlines
   Then, once for the call: PUBLISH on the channel of the runIds whose results
-  were given and stored (none: no PUBLISH), then XACK of the entry ids
+  were given and stored, with those results that are short enough (none: no
+  PUBLISH; the space before the line break keeps the last runId a word of its
+  own for a reader that only splits the message at spaces), then XACK of the entry ids
   acknowledged (none: no XACK; one per 1,000 ids beyond). There is no index
   of every run: `list` reads the union of the status indexes (an older
   collector's <p>:{sN}:index:runs is neither written nor read).
@@ -89,7 +97,23 @@ local settledKeys = { succeeded = KEYS[2], failed = KEYS[3], cancelled = KEYS[4]
 local channel, group = ARGV[1], ARGV[2]
 local count = (#KEYS - 6) / 5
 local announced = {}
+-- The result carried by the announcement of each run of `announced`, "" for one too long to carry.
+local announcedResults = {}
+local carriesResults = false
 local ACK_SLICE = 1000
+-- The longest result an announcement carries: every subscriber of the channel receives it.
+local ANNOUNCED_RESULT_BYTES = 1024
+
+-- Counts runId among the runs the call's announcement names, with its result when short enough to carry.
+local function announce(runId, result)
+  announced[#announced + 1] = runId
+  if #result <= ANNOUNCED_RESULT_BYTES then
+    announcedResults[#announced] = result
+    carriesResults = true
+  else
+    announcedResults[#announced] = ""
+  end
+end
 
 local function listRun(agentKey, tenantKey, member, listed, tenanted)
   if listed ~= "1" then
@@ -101,17 +125,20 @@ local function listRun(agentKey, tenantKey, member, listed, tenanted)
 end
 
 local function indexRun(headKey, agentKey, resultKey, childrenKey, tenantKey, runId, member, deadline, result,
-    listed, tenanted, expiresAt, moved)
+    listed, tenanted, expiresAt, moved, knownStatus)
   if moved == "1" and result ~= "" and expiresAt ~= "" then
     listRun(agentKey, tenantKey, member, listed, tenanted)
     if deadline ~= "" then
       redis.call("ZREM", deadlinesKey, runId)
     end
     redis.call("SET", resultKey, result, "NX", "PXAT", expiresAt)
-    announced[#announced + 1] = runId
+    announce(runId, result)
     return 1
   end
-  local status = redis.call("HGET", headKey, "status")
+  local status = knownStatus
+  if status == "" then
+    status = redis.call("HGET", headKey, "status")
+  end
   if not status then
     for _, key in ipairs({ activeKey, KEYS[2], KEYS[3], KEYS[4], agentKey }) do
       redis.call("ZREM", key, member)
@@ -142,7 +169,7 @@ local function indexRun(headKey, agentKey, resultKey, childrenKey, tenantKey, ru
       else
         redis.call("SET", resultKey, result, "NX")
       end
-      announced[#announced + 1] = runId
+      announce(runId, result)
     end
   else
     redis.call("ZADD", activeKey, 0, member)
@@ -160,21 +187,25 @@ for i = 1, count do
   local k = 6 + 5 * (i - 1)
   local result = ARGV[a + 3]
   local indexed = indexRun(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], KEYS[k + 5],
-    ARGV[a], ARGV[a + 1], ARGV[a + 2], result, ARGV[a + 4], ARGV[a + 5], ARGV[a + 6], ARGV[a + 7])
+    ARGV[a], ARGV[a + 1], ARGV[a + 2], result, ARGV[a + 4], ARGV[a + 5], ARGV[a + 6], ARGV[a + 7], ARGV[a + 8])
   replies[i] = indexed
-  local ids = tonumber(ARGV[a + 8])
+  local ids = tonumber(ARGV[a + 9])
   if indexed == 1 or result == "" then
-    for j = a + 9, a + 8 + ids do
+    for j = a + 10, a + 9 + ids do
       acknowledged[#acknowledged + 1] = ARGV[j]
     end
   end
-  a = a + 9 + ids
+  a = a + 10 + ids
 end
 for j = a, #ARGV do
   acknowledged[#acknowledged + 1] = ARGV[j]
 end
 if #announced > 0 then
-  redis.call("PUBLISH", channel, table.concat(announced, " "))
+  local message = table.concat(announced, " ")
+  if carriesResults then
+    message = message .. " \n" .. table.concat(announcedResults, "\n")
+  end
+  redis.call("PUBLISH", channel, message)
 end
 if group ~= "" then
   -- In slices: unpack's arguments live on Lua's C stack, which holds a few thousand.

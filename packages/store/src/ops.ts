@@ -40,6 +40,7 @@ export {
   runIndexMember,
 } from "./outcomes/index-runs.js";
 export {
+  type AnnouncedResults,
   createSettledWaiter,
   SETTLED_HEARD_CHANNEL,
   type SettledHeard,

@@ -1,7 +1,8 @@
 /**
  * Writing runs that passed preflight: each gets a runId and its `run-queued`
  * (all appends of a batch leave in one pipeline), joins its parent's children,
- * and its job is enqueued (one `addBulk` per queue, with the run's priority).
+ * and its job is enqueued (one `addBulk` per queue, with the run's priority,
+ * carrying its `run-queued` as logged when it is small: `job-data.ts`).
  * The log is written first, so a job always finds its run; a run whose job
  * then cannot be enqueued is withdrawn (or otherwise resolved, see
  * `unenqueued-runs.ts`), so that no run waits for a job that never comes. A
@@ -19,6 +20,7 @@
 import type { Span } from "@opentelemetry/api";
 import { addToGroup } from "../add-to-group.js";
 import { fairPriorities } from "../flow-control/fair-queue.js";
+import { carriedRunQueued } from "../queues/job-data.js";
 import { hasRunJob } from "../queues/run-jobs.js";
 import type { RunJob } from "../queues/run-queues.js";
 import { CLIENT_PATIENCE_MS, CLIENT_WAITS_OUT } from "../redis/client-patience.js";
@@ -50,7 +52,18 @@ async function writeQueued(
     const left = await leftUnenqueued(context, created.runId, prepared);
     return left ?? { ok: true, runId: created.runId, deduplicated: true };
   }
-  return { runId, prepared, writtenAt: at.toISOString() };
+  const [logged] = created.events;
+  // With per-event log entries (the first step of the upgrade) the job's data is what older workers read.
+  const queued =
+    logged === undefined || context.logEntries === "per-event"
+      ? undefined
+      : carriedRunQueued(logged);
+  return {
+    runId,
+    prepared,
+    writtenAt: at.toISOString(),
+    ...(queued === undefined ? {} : { queued }),
+  };
 }
 
 /**
@@ -132,12 +145,13 @@ async function enqueueQueue(
           keys.prefix,
           runs.map(({ runId, prepared }) => ({ runId, ...prepared })),
         );
-  const jobs: RunJob[] = runs.map(({ runId, prepared }) => {
+  const jobs: RunJob[] = runs.map(({ runId, prepared, queued }) => {
     const priority = prepared.priority ?? fair.get(runId);
     return {
       runId,
       agent: prepared.registration.name,
       ...(priority === undefined ? {} : { priority }),
+      ...(queued === undefined ? {} : { queued }),
     };
   });
   await queues.add(queue, jobs);

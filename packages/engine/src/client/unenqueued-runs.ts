@@ -14,6 +14,7 @@
  * `reaper/jobless-runs.ts`).
  */
 import { ErrandError } from "@errand/core";
+import type { CarriedRunQueued } from "../queues/job-data.js";
 import { hasRunJob } from "../queues/run-jobs.js";
 import { isTransientRedisError, transientRedisError } from "../redis/transient-redis.js";
 import type { FireContext, FireOutcome } from "./fire-context.js";
@@ -27,6 +28,8 @@ export interface LoggedRun {
   writtenAt: string;
   /** Set for a run an earlier fire under the same idempotency key wrote but may not have enqueued. */
   deduplicated?: true;
+  /** The `run-queued` its job carries, when this call wrote it (`carriedRunQueued`). */
+  queued?: CarriedRunQueued;
 }
 
 /**

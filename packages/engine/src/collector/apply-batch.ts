@@ -43,6 +43,13 @@ import { retryWhileRedisIsTransient } from "../redis/transient-redis.js";
 import type { CollectorContext } from "./context.js";
 import { settledResult } from "./project-result.js";
 
+/**
+ * How far ahead of the collector's clock a settled run's expiry must be for
+ * the index call to take its head as there without reading it: a minute,
+ * beyond the skew of synchronised clocks (docs/architecture/collector.md).
+ */
+const HEAD_THERE_MARGIN_MS = 60_000;
+
 /** An entry that could not be applied, and why. */
 export interface EntryFailure {
   id: string;
@@ -89,7 +96,11 @@ async function prepareSettledRun(
     ...(result.tenant === undefined ? {} : { tenant: result.tenant }),
     createdAt: result.createdAt,
   };
-  if (expiresAt !== undefined) run.expiresAt = expiresAt;
+  if (expiresAt !== undefined) {
+    run.expiresAt = expiresAt;
+    // Its head expires then: well ahead of now, it is there, and its status is the result's.
+    if (expiresAt - context.now().getTime() > HEAD_THERE_MARGIN_MS) run.status = result.status;
+  }
   if (moved) run.moved = true;
   // Listed by this collector's call for its run-queued: the settling call leaves the agent's and tenant's runs be.
   if (context.projections.isListed(runId)) run.listed = true;

@@ -1,5 +1,6 @@
 import { newRunId } from "@errand/core";
 import { shardOfRunId } from "@errand/core/ops";
+import { createEventStore } from "@errand/store";
 import { describe, expect } from "vitest";
 import { redisTest } from "../test-support/engine-test.js";
 import { type CollectorOptions, createCollector } from "./create-collector.js";
@@ -191,7 +192,15 @@ describe("poison entries", () => {
   it("fail alone when a run's indexes cannot be written: the other runs of its batches are collected", async ({
     engineRedis: fx,
   }) => {
-    const { prefix, keys, store } = fx.prefixed("broken-head");
+    const { prefix, keys } = fx.prefixed("broken-head");
+    // Kept 30 s, less than the margin past which the collector takes a settled run's head as
+    // there without reading it: its index call reads the head, and fails on it.
+    const store = createEventStore({
+      redis: fx.redis,
+      prefix,
+      shards: TEST_SHARDS,
+      retentionSeconds: 30,
+    });
     const runs = planRuns({ count: 16, shards: TEST_SHARDS, seed: "broken-head" });
     const brokenRun = runs.find(settles)!;
     // Queued at a time of another shape than the append reads, its settling append leaves

@@ -10,7 +10,7 @@ import { addToGroup } from "../add-to-group.js";
 import type { EngineKeys } from "../engine-keys.js";
 import type { RedisConnection } from "../redis/connection.js";
 import { logBullErrors } from "./bull-errors.js";
-import type { RunJobData } from "./job-data.js";
+import type { CarriedRunQueued, RunJobData } from "./job-data.js";
 import { type QueueShard, shardOfRun, shardsOfQueue } from "./queue-shards.js";
 
 /**
@@ -60,6 +60,8 @@ export interface RunJob {
   agent: string;
   /** Its BullMQ priority (1 = first), when it has one: see `MAX_RUN_PRIORITY`. */
   priority?: number;
+  /** Its `run-queued`, for the job to carry (`carriedRunQueued`). */
+  queued?: CarriedRunQueued;
 }
 
 /** The queues of one client, by the name of a queue of runs (as the registry names it). */
@@ -79,7 +81,7 @@ export interface RunQueues {
 /**
  * Enqueues `jobs` on `queue`: each named after its agent, with `jobId =
  * runId` (so adding a run's job again adds nothing), its priority when it
- * has one, and `jobOptions`. Several go in one `addBulk`; a lone job (every
+ * has one, its `run-queued` in its data when given, and `jobOptions`. Several go in one `addBulk`; a lone job (every
  * `fire`) goes with `add`, the same one script call without the ioredis
  * pipeline `addBulk` builds, which copies each of the about 50 scripts
  * BullMQ defines on its connection (about 100 µs of CPU a call, measured).
@@ -89,9 +91,9 @@ async function addRunJobs(
   jobs: readonly RunJob[],
   jobOptions: JobsOptions = DEFAULT_JOB_OPTIONS,
 ): Promise<void> {
-  const bullJobs = jobs.map(({ runId, agent, priority }) => ({
+  const bullJobs = jobs.map(({ runId, agent, priority, queued }) => ({
     name: agent,
-    data: { runId },
+    data: queued === undefined ? { runId } : { runId, queued },
     // Not `{ ...jobOptions, jobId, … }`: on Node 20 a spread followed by new keys costs microseconds.
     opts: Object.assign(
       {},

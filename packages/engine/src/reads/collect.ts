@@ -10,8 +10,9 @@
  * learns from any page how many are done and how many still run.
  *
  * Cost: one round trip a page (see `readStoredRuns`): one
- * `read-standings-n.lua` call per shard (and 1,000 runs) that reads the result
- * of each run on the page (and the head of each without one), looks up every
+ * `read-standings-n.lua` call per shard (and 1,000 runs) that reads the results
+ * of the page's runs (one `MGET`, and one `EXISTS` of the heads of those
+ * without one, two commands whatever their number), looks up every
  * other run's result and head in Redis, and answers one character a run
  * beside the results read. Measured on a shared 2-core machine under heavy load
  * (load average 14, so read them as upper bounds), 40 pages each: a page of
@@ -37,6 +38,7 @@ import {
   wholeNumberOption,
 } from "@errand/core/ops";
 import {
+  type AnnouncedResults,
   type RunStanding,
   readStoredResults,
   readStoredRuns,
@@ -130,9 +132,10 @@ function nextActionOf(
  * up to `waitMs` for the page's pending runs. The first read (once the waiter
  * listens) is one round trip over the whole list. A result, once stored,
  * never changes, so each later read looks only at the page's runs still
- * pending — and, when announcements caused it, only at those announced:
- * waiting on N runs costs about 2N reads, not one read of all N per
- * announcement. After a wait, the rest's pending runs are read once more.
+ * pending — and, when announcements caused it, only at those announced
+ * whose results the announcements did not carry: waiting on N runs costs
+ * about N reads (2N when the results are too long to be carried), not one
+ * read of all N per announcement. After a wait, the rest's pending runs are read once more.
  */
 async function readPage(
   context: ReadsContext,
@@ -148,23 +151,28 @@ async function readPage(
   };
   let open: Set<string> | undefined;
   let reads = 0;
-  const read = async (announced?: readonly string[]): Promise<number> => {
+  const read = async (announced?: AnnouncedResults): Promise<number> => {
     reads += 1;
     if (open === undefined) {
-      // Waiting, the page's runs are expected pending: read head first.
+      // Waiting, the page's runs are expected pending: a shard's lone one is read head first.
       merge(await readStoredRuns(context, pageIds, restIds, { expectPending: waitMs > 0 }));
       open = new Set(pageIds.filter((runId) => standings.get(runId) === "pending"));
       return open.size;
     }
     const still = open;
-    const candidates = (announced ?? [...still]).filter((runId) => still.has(runId));
-    const stored = await readStoredResults(context, candidates);
-    candidates.forEach((runId, index) => {
-      const result = stored[index];
+    const settle = (runId: string, result: RunResult | undefined) => {
       if (result === undefined) return;
       results.set(runId, result);
       standings.set(runId, result.status);
       still.delete(runId);
+    };
+    const candidates = [...(announced?.keys() ?? still)].filter((runId) => still.has(runId));
+    // A result the announcement carried needs no read.
+    const unread = candidates.filter((runId) => announced?.get(runId) === undefined);
+    for (const runId of candidates) settle(runId, announced?.get(runId));
+    const stored = await readStoredResults(context, unread);
+    unread.forEach((runId, index) => {
+      settle(runId, stored[index]);
     });
     return still.size;
   };

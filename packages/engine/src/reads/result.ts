@@ -2,7 +2,8 @@
  * `result(runId, { waitMs })`: a run's settled `RunResult`, as the collector
  * stored it, optionally waiting for it (blocking on the settled channel, no
  * polling loop): with `waitMs` it listens first, then reads once, then again
- * only when the run is announced.
+ * only when the run is announced, and not even then when the announcement
+ * carried its result.
  */
 import { ErrandError, type RunResult } from "@errand/core";
 import { runNotFound, shardOfRunId, wholeNumberOption } from "@errand/core/ops";
@@ -18,7 +19,7 @@ export interface ResultOptions {
 
 /**
  * The run's stored result; throws `not_found` for a run that does not exist
- * (or expired). Waiting, the run is expected pending: read head first.
+ * (or expired). Waiting, the run is expected pending: read head first (its status alone while pending).
  */
 async function readStanding(
   context: ReadsContext,
@@ -54,8 +55,10 @@ export async function readResult(
   const settled = await context.waiter.waitUntil(
     [runId],
     waitMs,
-    (announced) =>
-      announced === undefined ? readStanding(context, runId, waitMs > 0) : readOne(context, runId),
+    async (announced) =>
+      announced === undefined
+        ? readStanding(context, runId, waitMs > 0)
+        : (announced.get(runId) ?? readOne(context, runId)),
     (result) => result !== undefined,
   );
   return settled && withTreeSpend(context.redis, context.keys, settled);

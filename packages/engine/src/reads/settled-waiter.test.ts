@@ -1,14 +1,15 @@
 /**
  * The settled waiter across a Redis restart: an announcement published while
  * its subscriber is away is lost, so once it is back every waiter reads again.
- * Each announcement its subscriber hears is told on a diagnostics channel.
+ * Each announcement its subscriber hears is told on a diagnostics channel. A
+ * result an announcement carries ends a wait without a read.
  * Its own `redis-server` (append-only file on, so the restart keeps the data).
  */
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import type { RunResult } from "@errand/core";
 import { shardOfRunId } from "@errand/core/ops";
 import { createEventStore } from "@errand/store";
-import { SETTLED_HEARD_CHANNEL, type SettledHeard } from "@errand/store/ops";
+import { SETTLED_HEARD_CHANNEL, type SettledHeard, storedResultJson } from "@errand/store/ops";
 import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -50,6 +51,21 @@ async function queuedRun(seed: string) {
     await createEventStore({ redis, prefix, shards: 4 }).appendEvents(runId, 0, [run!.events[0]!]);
   });
   return { prefix, keys, run: run!, runId, channel: keys.settledChannel(shardOfRunId(runId)) };
+}
+
+/** The result of `runId`, succeeded with `text`, created when `run` was queued. */
+function succeeded(runId: string, createdAt: string, text: string): RunResult {
+  return {
+    runId,
+    agent: "researcher",
+    status: "succeeded",
+    text,
+    rootRunId: runId,
+    attempts: 1,
+    steps: 1,
+    usage: { inputTokens: 1, outputTokens: 1 },
+    createdAt,
+  };
 }
 
 describe("the settled waiter", () => {
@@ -104,6 +120,52 @@ describe("the settled waiter", () => {
       expect(await waiting).toBeUndefined();
     } finally {
       unsubscribe(SETTLED_HEARD_CHANNEL, onHeard);
+      await reads.close();
+    }
+  });
+
+  it("takes the result an announcement carried without reading it, and reads one it did not carry", async () => {
+    const prefix = uniqueKeyPrefix("waiter-carried");
+    const keys = engineKeys(prefix);
+    const [carried, uncarried] = planRuns({
+      count: 2,
+      shards: 4,
+      seed: "waiter-carried",
+      endings: ["text"],
+    });
+    await withAdmin(async (redis) => {
+      const store = createEventStore({ redis, prefix, shards: 4 });
+      for (const run of [carried!, uncarried!])
+        await store.appendEvents(run.runId, 0, [run.events[0]!]);
+    });
+    const channelOf = (runId: string) => keys.settledChannel(shardOfRunId(runId));
+    const carriedResult = succeeded(carried!.runId, carried!.events[0]!.at, "carried");
+    const storedResult = succeeded(uncarried!.runId, uncarried!.events[0]!.at, "stored");
+    const reads = createRunReads({ connection: server.url, prefix, shards: 4 });
+    try {
+      const waitingResult = reads.result(carried!.runId, { waitMs: 600_000 });
+      const waitingCollect = reads.collect([carried!.runId, uncarried!.runId], { waitMs: 600_000 });
+      await expect.poll(() => subscribersOf(channelOf(carried!.runId))).toBe(1);
+      await expect.poll(() => subscribersOf(channelOf(uncarried!.runId))).toBe(1);
+      await withAdmin(async (redis) => {
+        // Only the second run's result is stored: the first can only come from its announcement.
+        await redis.set(keys.result(uncarried!.runId), storedResultJson(storedResult));
+        await redis.publish(
+          channelOf(carried!.runId),
+          `${carried!.runId} \n${storedResultJson(carriedResult)}`,
+        );
+        // An announcement without a result, as an older collector sends: the waiter reads it.
+        await redis.publish(channelOf(uncarried!.runId), uncarried!.runId);
+      });
+
+      expect(await waitingResult).toEqual(carriedResult);
+      const collected = await waitingCollect;
+      expect(collected.pending).toBe(0);
+      expect(collected.results.map(({ runId, text }) => ({ runId, text }))).toEqual([
+        { runId: carried!.runId, text: "carried" },
+        { runId: uncarried!.runId, text: "stored" },
+      ]);
+    } finally {
       await reads.close();
     }
   });

@@ -44,7 +44,9 @@ async function lockLapsed(context: AdoptionContext, queue: Queue, job: Job): Pro
 async function adoptJob(context: AdoptionContext, from: Queue, job: Job): Promise<boolean> {
   if (job.id === undefined) return false;
   const { priority } = job.opts;
-  await context.queues.ofRun(context.queue, job.id).add(job.name, job.data as RunJobData, {
+  // Its run may have moved on in the orphaned queue: the adopted job names it alone, so its log is read.
+  const data: RunJobData = { runId: job.id };
+  await context.queues.ofRun(context.queue, job.id).add(job.name, data, {
     ...context.jobOptions,
     jobId: job.id,
     ...(priority === undefined || priority === 0 ? {} : { priority }),

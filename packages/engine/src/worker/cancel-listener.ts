@@ -2,16 +2,25 @@
  * How a cancel reaches the worker holding a run: the client publishes the
  * runId on the cancel channel; every worker listens on a subscriber
  * connection of its own and aborts the signal of each run it holds with that
- * id, which aborts the in-flight model request or tool.
+ * id, which aborts the in-flight model request or tool. It remembers the
+ * last {@link REMEMBERED_CANCELS} runIds it heard, so that a run held just
+ * after its cancel was published is known to have one
+ * (`HeldRun.cancelHeard`): a worker that took the run's job without reading
+ * its log reads it then.
  */
 import type { Logger } from "@errand/runtime";
 import type { EngineKeys } from "../engine-keys.js";
 import { type ConnectionInput, closeConnection, openConnection } from "../redis/connection.js";
 
+/** How many of the runIds last published on the cancel channel a listener remembers. */
+const REMEMBERED_CANCELS = 1_000;
+
 /** A run held by this worker: its cancel signal, until released. */
 interface HeldRun {
   /** Aborts when a cancel for the run is published. */
   readonly signal: AbortSignal;
+  /** True when a cancel of the run was heard before it was held (among the last {@link REMEMBERED_CANCELS}). */
+  readonly cancelHeard: boolean;
   /** Stops listening for this run. */
   release(): void;
 }
@@ -31,9 +40,19 @@ export async function startCancelListener(
   logger: Logger,
 ): Promise<CancelListener> {
   const held = new Map<string, Set<AbortController>>();
+  /** The runIds heard last, oldest first (a Set keeps its insertion order). */
+  const heard = new Set<string>();
   const subscriber = openConnection(connection, { logger, name: "worker cancel subscriber" });
   subscriber.on("message", (channel: string, runId: string) => {
     if (channel !== keys.cancelChannel) return;
+    heard.delete(runId);
+    heard.add(runId);
+    if (heard.size > REMEMBERED_CANCELS) {
+      for (const oldest of heard) {
+        heard.delete(oldest);
+        break;
+      }
+    }
     const controllers = held.get(runId);
     if (!controllers) return;
     logger.info({ runId }, "cancel received: aborting the run");
@@ -48,6 +67,7 @@ export async function startCancelListener(
       held.set(runId, controllers);
       return {
         signal: controller.signal,
+        cancelHeard: heard.has(runId),
         release() {
           controllers.delete(controller);
           if (controllers.size === 0) held.delete(runId);
@@ -56,6 +76,7 @@ export async function startCancelListener(
     },
     async close() {
       held.clear();
+      heard.clear();
       await closeConnection(subscriber);
     },
   };

@@ -4,14 +4,18 @@
  * names its model on the server of `OPENAI_BASE_URL` alone; on SIGTERM it lets its
  * active run finish and exits, or, past the grace period, leaves the run to
  * its lock, and another worker resumes it from its log. It tells each job it
- * takes on the job-taken diagnostics channel.
+ * takes on the job-taken diagnostics channel. A fired run's job carries its
+ * `run-queued` (a small one); a job without it, as older producers (and
+ * producers in the first step of the upgrade) enqueue, runs from the log.
  */
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { foldRun, settleRun } from "@errand/core";
 import { defineAgent, PLACEHOLDER_API_KEY } from "@errand/runtime";
 import { startFakeOpenAI } from "@errand/testing";
 import { describe, expect, vi } from "vitest";
+import { createErrand } from "../client/client.js";
 import { eventually } from "../collector/test-support/conditions.js";
+import { MAX_CARRIED_QUEUED_BYTES } from "../queues/job-data.js";
 import { readAgentRegistrations, readQueueRegistrations } from "../queues/registry.js";
 import { type EngineFixture, FAST_TAKEOVER } from "../test-support/engine-fixture.js";
 import { engineTest } from "../test-support/engine-test.js";
@@ -282,5 +286,87 @@ describe("SIGTERM", () => {
       attempt: 2,
       workerId: "patient",
     });
+  });
+});
+
+describe("the run-queued a run's job carries", () => {
+  it("is its run-queued as logged, for an input small enough, and the worker runs the job", async ({
+    fx,
+  }) => {
+    const worker = await inProcessWorker(fx, captureLogs());
+    try {
+      const small = await fx.errand.fire({
+        agent: TEST_AGENTS.plain,
+        input: { script: [{ say: "carried" }] },
+      });
+      const large = await fx.errand.fire({
+        agent: TEST_AGENTS.plain,
+        input: { script: [{ say: "x".repeat(MAX_CARRIED_QUEUED_BYTES) }] },
+      });
+      for (const { runId } of [small, large]) {
+        expect(settleRun(foldRun(await fx.waitForEvent(runId)))).toMatchObject({
+          status: "succeeded",
+        });
+      }
+      const [queued] = await fx.errand.store.readLog(small.runId);
+      expect((await fx.queue.getJob(small.runId))?.data).toEqual({
+        runId: small.runId,
+        queued: { at: queued?.at, data: queued?.data },
+      });
+      // A large input stays in the log alone: the job names the run, its worker reads the log.
+      expect((await fx.queue.getJob(large.runId))?.data).toEqual({ runId: large.runId });
+    } finally {
+      await worker.close();
+    }
+  });
+
+  it("is not taken for a job started before: a run back from its park resumes from its log", async ({
+    fx,
+  }) => {
+    const logs = captureLogs();
+    // Optimistic, a start from the carried run-queued would ask the model before any append.
+    const worker = await inProcessWorker(fx, logs, { optimisticStart: true });
+    try {
+      const { runId } = await fx.errand.fire({
+        agent: TEST_AGENTS.plain,
+        input: { script: [{ call: [{ tool: "approve", args: {} }] }, { say: "done" }] },
+      });
+      const parked = await logs.waitFor(
+        (line) => line.msg === "run parked on a waitpoint" && line.runId === runId,
+      );
+      // The answer promotes the parked job: it comes back never retried nor stalled, its delay 0.
+      await fx.errand.waitpoints.complete(String(parked.waitpoint), { approved: true });
+      const events = await fx.waitForEvent(runId);
+      expect(settleRun(foldRun(events))).toMatchObject({ status: "succeeded", text: "done" });
+      expect(events.filter((event) => event.type === "run-started")).toHaveLength(2);
+    } finally {
+      await worker.close();
+    }
+  });
+
+  it("is left out by a client in the first step of the upgrade, and such a job runs from the log", async ({
+    fx,
+  }) => {
+    const firstStep = createErrand({
+      connection: fx.server.url,
+      prefix: fx.prefix,
+      logEntries: "per-event",
+    });
+    const worker = await inProcessWorker(fx, captureLogs());
+    try {
+      const { runId } = await firstStep.fire({
+        agent: TEST_AGENTS.plain,
+        input: { script: [{ say: "from the log" }] },
+      });
+      expect(settleRun(foldRun(await fx.waitForEvent(runId)))).toMatchObject({
+        status: "succeeded",
+        text: "from the log",
+      });
+      // What a worker older than carried run-queued events reads: { runId } alone.
+      expect((await fx.queue.getJob(runId))?.data).toEqual({ runId });
+    } finally {
+      await worker.close();
+      await firstStep.close();
+    }
   });
 });

@@ -1,6 +1,7 @@
 /**
- * What a worker does with each job it takes: the job only names the run, the
- * run's log decides (`processRun`). A run cut short by Redis being briefly
+ * What a worker does with each job it takes: the job names the run (and may
+ * carry its `run-queued`, taken instead of a read of the log when the job
+ * was never started before), the run's log decides (`processRun`). A run cut short by Redis being briefly
  * away resumes from its log in the same job once Redis is back, and the
  * outcome then says where the job goes: a parked run's job leaves the worker
  * until what it waits for settles, a throttled one waits in the queue for a
@@ -11,7 +12,7 @@ import { isErrandError } from "@errand/core";
 import type { Logger } from "@errand/runtime";
 import { type Job, UnrecoverableError } from "bullmq";
 import { waitForSlot } from "../flow-control/wait-for-slot.js";
-import { parseRunJobData, type RunJobData } from "../queues/job-data.js";
+import { parseRunJobData, type RunJobData, runQueuedOfJob } from "../queues/job-data.js";
 import { retryWhileRedisIsTransient } from "../redis/transient-redis.js";
 import { jobResultOf } from "./failed-run-job.js";
 import { handBackJob } from "./other-versions.js";
@@ -51,26 +52,35 @@ export function createJobHandler(options: JobHandlerOptions): JobHandler {
   return {
     active: () => activeJobs,
     async handle(worker, job, token) {
-      let runId: string;
+      let data: RunJobData;
       try {
-        runId = parseRunJobData(job.id, job.data).runId;
+        data = parseRunJobData(job.id, job.data);
       } catch (error) {
         if (isErrandError(error)) throw new UnrecoverableError(error.message);
         throw error;
       }
+      const { runId } = data;
       announceJobTaken(runId);
       activeJobs += 1;
       try {
-        let first = options.optimisticStart && job.attemptsMade === 0 && job.stalledCounter === 0;
+        const delayedBefore = job.delay > 0;
+        let firstDelivery = job.attemptsMade === 0 && job.stalledCounter === 0;
+        // Never started before (BullMQ counts each move to active, a parked job's return too):
+        // only then is the log where the job's run-queued left it.
+        let neverStarted = job.attemptsStarted === 1;
         // A run cut short by Redis being briefly away resumes from its log once Redis is back, in
         // this job: no BullMQ attempt is spent on it (one would fail the run for good after three).
         const outcome = await retryWhileRedisIsTransient(
           () => {
-            const firstTry = first;
-            first = false;
+            const firstTry = firstDelivery;
+            const unstarted = neverStarted;
+            firstDelivery = false;
+            neverStarted = false;
+            const queued = unstarted ? runQueuedOfJob(runId, data.queued) : undefined;
             return processRun(context, runId, job.name, {
-              first: firstTry,
-              delayedBefore: job.delay > 0,
+              first: firstTry && options.optimisticStart,
+              delayedBefore,
+              ...(queued === undefined ? {} : { queued }),
             });
           },
           { logger, write: "run of the job's steps", fields: { runId } },

@@ -30,7 +30,7 @@
 import { foldRun } from "@errand/core";
 import { isRunId, isWaitpointOverdue, waitpointOf } from "@errand/core/ops";
 import type { Logger } from "@errand/runtime";
-import { pendingRunIds } from "@errand/store/ops";
+import { type AnnouncedResults, pendingRunIds } from "@errand/store/ops";
 import { DelayedError, type Job, type Scripts } from "bullmq";
 import type { ReadsContext } from "../reads/context.js";
 import { addWaiting } from "../waitpoints/waiting-index.js";
@@ -91,11 +91,15 @@ export function createParkedRuns(options: ParkedRunsOptions): ParkedRuns {
   /** Promotes the job once none of `runIds` is pending; gives up after {@link PARKED_WAITER_MS}, or as the worker closes. */
   async function wakeWhenSettled(job: Job, runIds: readonly string[]): Promise<void> {
     const pending = new Set(runIds);
-    const lookAgain = async (announced?: readonly string[]): Promise<boolean> => {
-      // A read after announcements looks at just those runs, at a cost that
-      // does not grow with the runs still pending; any other read at every pending run.
+    const lookAgain = async (announced?: AnnouncedResults): Promise<boolean> => {
+      // A read after announcements looks at just those runs whose results they did not
+      // carry, at a cost that does not grow with the runs still pending; any other read
+      // at every pending run.
+      for (const [runId, result] of announced ?? []) if (result) pending.delete(runId);
       const look =
-        announced === undefined ? [...pending] : announced.filter((runId) => pending.has(runId));
+        announced === undefined
+          ? [...pending]
+          : [...announced.keys()].filter((runId) => pending.has(runId));
       const stillPending = new Set(await pendingRunIds(reads, look));
       for (const runId of look) if (!stillPending.has(runId)) pending.delete(runId);
       return pending.size === 0;

@@ -12,7 +12,7 @@
  * carries the run to its end however the stale worker ends. A store whose
  * `run-started` appends call a hook first puts the stale step exactly there.
  */
-import { foldRun, type RunEvent, settleRun } from "@errand/core";
+import { foldRun, type RunEvent, type RunEventOf, settleRun } from "@errand/core";
 import {
   type Agent,
   agentVersion,
@@ -246,6 +246,110 @@ describe("the optimistic first attempt (a job's first delivery)", () => {
     expect(await attempt).toEqual({ kind: "cancelled" });
     // The refused optimistic append, then the cancel written from the log.
     expect(appends()).toBe(2);
+    expect(types(await fx.errand.store.readLog(runId))).toEqual([
+      "run-queued",
+      "cancel-requested",
+      "cancelled",
+    ]);
+  });
+});
+
+/** `context` whose store counts its reads of a log. */
+function countingLogReads(context: RunProcessorContext): {
+  context: RunProcessorContext;
+  reads: () => number;
+} {
+  let reads = 0;
+  const store = context.store;
+  const counted = Object.create(store) as typeof store;
+  counted.readLog = (...args) => {
+    reads += 1;
+    return store.readLog(...args);
+  };
+  return { context: { ...context, store: counted }, reads: () => reads };
+}
+
+/** The run's `run-queued` as its log holds it: what its job carries. */
+async function loggedQueued(fx: EngineFixture, runId: string): Promise<RunEventOf<"run-queued">> {
+  const [queued] = await fx.errand.store.readLog(runId);
+  if (queued?.type !== "run-queued") throw new Error(`run ${runId} has no run-queued`);
+  return queued;
+}
+
+describe("the run-queued a job carried (its first delivery)", () => {
+  it("decides from it without reading the log: the same history", async ({ fx }) => {
+    const { runId } = await fx.errand.fire({ agent: "answerer", input: "question" });
+    const queued = await loggedQueued(fx, runId);
+    const once = answeringModel("from the job", false);
+    const { context, reads } = countingLogReads(contextFor(fx, "worker-a", once.model));
+
+    const outcome = await processRun(context, runId, "answerer", { first: true, queued });
+
+    expect(outcome).toEqual({ kind: "settled", status: "succeeded" });
+    expect(reads()).toBe(0);
+    const log = await fx.errand.store.readLog(runId);
+    expect(types(log)).toEqual(["run-queued", "run-started", "model-responded", "finished"]);
+    expect(settleRun(foldRun(log))).toMatchObject({ status: "succeeded", text: "from the job" });
+  });
+
+  it("is refused by the fence when the log moved on unheard, and the log then decides", async ({
+    fx,
+  }) => {
+    const { runId } = await fx.errand.fire({ agent: "answerer", input: "question" });
+    const queued = await loggedQueued(fx, runId);
+    // A cancel this worker never heard: in the log, not on the cancel channel.
+    await fx.errand.store.appendEvents(runId, "any", [
+      { type: "cancel-requested", at: new Date().toISOString(), data: { reason: "unheard" } },
+    ]);
+    const model = answeringModel("too late", false);
+
+    const outcome = await processRun(contextFor(fx, "worker-a", model.model), runId, "answerer", {
+      first: true,
+      queued,
+    });
+
+    expect(outcome).toEqual({ kind: "cancelled" });
+    const log = await fx.errand.store.readLog(runId);
+    expect(types(log)).toEqual(["run-queued", "cancel-requested", "cancelled"]);
+    expect(JSON.stringify(log)).not.toContain("too late");
+  });
+
+  it("reads the log instead when a cancel of the run was heard before the job", async ({ fx }) => {
+    const { runId } = await fx.errand.fire({ agent: "answerer", input: "question" });
+    const queued = await loggedQueued(fx, runId);
+    await fx.errand.store.appendEvents(runId, "any", [
+      { type: "cancel-requested", at: new Date().toISOString(), data: { reason: "heard" } },
+    ]);
+    await fx.redis.publish(fx.errand.keys.cancelChannel, runId);
+    await expect
+      .poll(() => {
+        const held = cancels.hold(runId);
+        held.release();
+        return held.cancelHeard;
+      })
+      .toBe(true);
+    let asked = 0;
+    const counting: Model = {
+      name: "counting",
+      supportsTools: true,
+      async respond() {
+        asked += 1;
+        return {
+          text: "asked",
+          calls: [],
+          usage: { inputTokens: 1, outputTokens: 1 },
+          finish: "stop",
+        };
+      },
+    };
+    const { context, reads } = countingLogReads(contextFor(fx, "worker-a", counting));
+
+    const outcome = await processRun(context, runId, "answerer", { first: true, queued });
+
+    expect(outcome).toEqual({ kind: "cancelled" });
+    // Decided from the log, read at once: the model was never asked.
+    expect(asked).toBe(0);
+    expect(reads()).toBeGreaterThan(0);
     expect(types(await fx.errand.store.readLog(runId))).toEqual([
       "run-queued",
       "cancel-requested",

@@ -1,5 +1,6 @@
 /**
- * The job processor of a run (docs/architecture/worker.md): read the log and fold it; a settled
+ * The job processor of a run (docs/architecture/worker.md): read the log (or, for a job never
+ * started before, take the `run-queued` the job carried) and fold it; a settled
  * run is left alone; a run whose cancel was requested is settled `cancelled`;
  * otherwise a new attempt is announced (`run-started`, fenced) and the run
  * continues from where its log ends, one fenced append per step. A run that
@@ -30,7 +31,14 @@
  * to {@link MAX_START_TRIES} times: the job's holder takes the run over
  * instead of leaving it to a writer that may be dead.
  */
-import { ErrandError, foldRun, isSettled, type RunState, type TraceContext } from "@errand/core";
+import {
+  ErrandError,
+  foldRun,
+  isSettled,
+  type RunEventOf,
+  type RunState,
+  type TraceContext,
+} from "@errand/core";
 import { isWaitpointOverdue, parkedWaitpoint, runNotFound } from "@errand/core/ops";
 import type { Logger, ParkRequest } from "@errand/runtime";
 import type { EventStore } from "@errand/store";
@@ -170,6 +178,17 @@ export interface JobDelivery {
    * again from the log's ends (`parked-recheck.ts`). Default false.
    */
   delayedBefore?: boolean;
+  /**
+   * The run's `run-queued` as its job carried it, given only when the job
+   * was never started before (not retried, not taken back, not back from a
+   * park or a delay): the run is then decided from it alone,
+   * without reading the log, unless a cancel of the run was heard before
+   * it was held. The log may have moved on since (a cancel whose
+   * announcement this worker missed, a run taken back from an orphaned
+   * queue): the attempt's first append, fenced on seq 1, is then refused and
+   * the log, read then, decides, as after any refused append.
+   */
+  queued?: RunEventOf<"run-queued">;
 }
 
 /**
@@ -201,7 +220,10 @@ export async function processRun(
   const held = context.cancels.hold(runId);
   let slots: HeldSlots | undefined;
   try {
-    const { state, previousTrace } = await readStateAndTrace(context.store, runId);
+    const { state, previousTrace } =
+      delivery.queued === undefined || held.cancelHeard
+        ? await readStateAndTrace(context.store, runId)
+        : { state: foldRun([delivery.queued], runId), previousTrace: undefined };
     if (state.queued === undefined) {
       throw runNotFound(runId);
     }

@@ -2,14 +2,17 @@ import { foldRun, type RunEvent, type RunResult, settleRun } from "@errand/core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EventStore } from "../event-store.js";
 import { finished, queued, started } from "../test-support/events.js";
-import { type RedisFixture, startRedisFixture } from "../test-support/redis.js";
+import { commandCalls, type RedisFixture, startRedisFixture } from "../test-support/redis.js";
 import {
+  announcedRunIds,
+  announcedRuns,
   defineIndexRunsScript,
   type IndexSegment,
   indexRuns,
   indexSegment,
   type OutcomeWriter,
 } from "./index-runs.js";
+import { parseStoredResult } from "./stored-results.js";
 
 const GROUP = "collectors";
 const SHARD = 0;
@@ -179,7 +182,7 @@ describe("indexRuns of a run its writer listed already", () => {
       run: { runId, agent: "researcher", createdAt: queuedAt, listed: true },
       result: settleRun(foldRun(await store.readLog(runId), runId))!,
     });
-    expect(listed.args).toEqual([...settled.args.slice(0, 4), "1", "", "", ""]);
+    expect(listed.args).toEqual([...settled.args.slice(0, 4), "1", "", "", "", ""]);
     expect(await indexRuns(writer, SHARD, [listed])).toEqual([true]);
 
     expect(await fx.redis.zcard(agentRuns)).toBe(0);
@@ -278,5 +281,75 @@ describe("indexRuns of a run with a tenant", () => {
     await fx.redis.del(store.keys.runHead(tenanted));
     expect(await indexRuns(writer, SHARD, [segment(tenanted, "acme")])).toEqual([false]);
     expect(await fx.redis.zcard(acmeRuns)).toBe(0);
+  });
+});
+
+describe("indexRuns of a settled run whose head its caller knows is there", () => {
+  it("reads no head: the status given places it, as the head's would", async () => {
+    const { store, writer } = await openShard("known-status");
+    const runId = store.newRunId();
+    await store.appendEvents(runId, 0, [queued(), started(), finished()]);
+    const read = await segmentOf(store, runId);
+    const known = indexSegment(store.keys, {
+      run: {
+        runId,
+        agent: "researcher",
+        createdAt: (await store.readLog(runId))[0]!.at,
+        status: "succeeded",
+      },
+      result: settleRun(foldRun(await store.readLog(runId), runId))!,
+    });
+    expect(known.args).toEqual([...read.args.slice(0, 8), "succeeded"]);
+
+    const before = await commandCalls(fx.redis, "hget");
+    expect(await indexRuns(writer, SHARD, [known])).toEqual([true]);
+    expect(await commandCalls(fx.redis, "hget")).toBe(before);
+    const member = read.args[1];
+    expect(await fx.redis.zrange(store.keys.runIndexByStatus(SHARD, "succeeded"), 0, -1)).toEqual([
+      member,
+    ]);
+    expect(await fx.redis.zcard(store.keys.runIndexByStatus(SHARD, "active"))).toBe(0);
+    expect(await fx.redis.exists(store.keys.result(runId))).toBe(1);
+
+    // Without it, the same call reads the head's status.
+    await indexRuns(writer, SHARD, [read]);
+    expect(await commandCalls(fx.redis, "hget")).toBe(before + 1);
+  });
+});
+
+describe("indexRuns' announcement", () => {
+  it("carries each result short enough beside the runIds, which a reader splitting at spaces still finds whole", async () => {
+    const { store, writer } = await openShard("announce");
+    const short = store.newRunId();
+    const long = store.newRunId();
+    await store.appendEvents(short, 0, [queued(), started(), finished("done")]);
+    await store.appendEvents(long, 0, [queued(), started(), finished("x".repeat(2_000))]);
+    const subscriber = fx.connect();
+    const messages: string[] = [];
+    subscriber.on("message", (_channel: string, message: string) => messages.push(message));
+    await subscriber.subscribe(store.keys.settledChannel(SHARD));
+
+    const segments = [await segmentOf(store, short), await segmentOf(store, long)];
+    expect(await indexRuns(writer, SHARD, segments)).toEqual([true, true]);
+    await expect.poll(() => messages.length).toBe(1);
+    const [message] = messages as [string];
+
+    const announced = announcedRuns(message);
+    expect(announced.map(({ runId }) => runId)).toEqual([short, long]);
+    // The short result as stored; the long one (past 1,024 bytes) left for the reader to read.
+    expect(announced[0]?.result).toBe(await fx.redis.get(store.keys.result(short)));
+    expect(parseStoredResult(short, announced[0]!.result!).text).toBe("done");
+    expect(announced[1]).toEqual({ runId: long });
+    expect(announcedRunIds(message)).toEqual([short, long]);
+    // A waiter older than carried results splits at spaces: every runId is a word of its own.
+    expect(message.split(" ")).toEqual(expect.arrayContaining([short, long]));
+
+    // Only results too long to carry: the message is the runIds alone, as older collectors sent.
+    messages.length = 0;
+    const longer = store.newRunId();
+    await store.appendEvents(longer, 0, [queued(), started(), finished("y".repeat(2_000))]);
+    await indexRuns(writer, SHARD, [await segmentOf(store, longer)]);
+    await expect.poll(() => messages).toEqual([longer]);
+    expect(announcedRuns(longer)).toEqual([{ runId: longer }]);
   });
 });

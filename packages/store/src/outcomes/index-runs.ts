@@ -48,14 +48,38 @@ export function runIndexMember(createdAt: string, runId: string): string {
   return `${String(ms).padStart(MEMBER_TIME_DIGITS, "0")}:${runId}`;
 }
 
+/** A run one message on a shard's settled channel announces. */
+export interface AnnouncedRun {
+  runId: string;
+  /** Its result as stored (`storedResultJson`), when the message carries it. */
+  result?: string;
+}
+
 /**
- * The runIds one message on a shard's settled channel announces: an
+ * The runs one message on a shard's settled channel announces: an
  * `index-runs-n.lua` call announces every run whose result it stored in one
  * message, the runIds separated by spaces (a runId has none; an older
- * collector's message is a single runId, read alike).
+ * collector's message is a single runId, read alike), then, when it carries
+ * results, a space, a line break and one line a run in the same order: its
+ * stored result (JSON, which holds no raw line break), or an empty line for
+ * a result too long to carry (docs/architecture/collector.md#results-in-the-announcement).
  */
+export function announcedRuns(message: string): AnnouncedRun[] {
+  const lineBreak = message.indexOf("\n");
+  const runIds = (lineBreak === -1 ? message : message.slice(0, lineBreak)).split(" ");
+  if (lineBreak === -1) return runIds.map((runId) => ({ runId }));
+  // The space before the line break leaves an empty word after the last runId.
+  runIds.pop();
+  const results = message.slice(lineBreak + 1).split("\n");
+  return runIds.map((runId, index) => {
+    const result = results[index];
+    return result ? { runId, result } : { runId };
+  });
+}
+
+/** The runIds one message on a shard's settled channel announces (see {@link announcedRuns}). */
 export function announcedRunIds(message: string): string[] {
-  return message.split(" ");
+  return announcedRuns(message).map(({ runId }) => runId);
 }
 
 /** The runId of an index member. */
@@ -99,6 +123,13 @@ export interface IndexedRun {
    * result (with `expiresAt` and a result only).
    */
   moved?: boolean;
+  /**
+   * The settled status its head holds, given only by a caller that knows the
+   * head is there — the append that settled it gave it an expiry far enough
+   * ahead (see `expiresAt`) — so that the call reads no head. Unset, the
+   * call reads the head's status (and finds an expired head gone).
+   */
+  status?: "succeeded" | "failed" | "cancelled";
 }
 
 /** A run to index, and its result when it settled. */
@@ -120,6 +151,7 @@ export interface IndexSegment {
     tenanted: string,
     expiresAt: string,
     moved: string,
+    status: string,
   ];
 }
 
@@ -147,6 +179,7 @@ export function indexSegment(keys: StoreKeys, { run, result }: RunToIndex): Inde
       run.tenant === undefined ? "" : "1",
       run.expiresAt === undefined ? "" : String(run.expiresAt),
       run.moved ? "1" : "",
+      run.status ?? "",
     ],
   };
 }

@@ -5,7 +5,9 @@
  * waiter subscribes to the channels of the shards involved BEFORE it reads,
  * then reads again each time one of its runs is announced, until the read
  * says it is done or the time is up: a result written between the read and
- * the wait is never missed. One subscriber connection serves every waiter of
+ * the wait is never missed. An announcement that carries a run's result
+ * hands it to the waiter's read, which then needs no read of its own for
+ * that run. One subscriber connection serves every waiter of
  * a client; a channel stays subscribed while some waiter needs it, and for
  * {@link SUBSCRIPTION_LINGER_MS} after the last, so that a client waiting on
  * run after run subscribes once, not once a wait. An
@@ -16,11 +18,19 @@
  * profiling: nothing is built without a subscriber).
  */
 import { channel as diagnosticsChannel } from "node:diagnostics_channel";
+import type { RunResult } from "@errand/core";
 import { shardOfRunId } from "@errand/core/ops";
 import { closeConnection, whenReady } from "../client-lifecycle.js";
 import type { StoreKeys } from "../keys.js";
 import type { RedisClient } from "../lua-command.js";
-import { announcedRunIds } from "./index-runs.js";
+import { type AnnouncedRun, announcedRuns } from "./index-runs.js";
+import { parseStoredResult } from "./stored-results.js";
+
+/**
+ * The runs announced settled since a waiter's previous read, each with its
+ * result when the announcement carried it (else `undefined`: read it).
+ */
+export type AnnouncedResults = ReadonlyMap<string, RunResult | undefined>;
 
 /** Waits for runs to settle. */
 export interface SettledWaiter {
@@ -28,7 +38,9 @@ export interface SettledWaiter {
    * Calls `read` until `done(value)` or `waitMs` has passed, reading again
    * whenever one of `runIds` (well-formed run ids) is announced settled.
    * `read` is given the runs of `runIds` announced since its previous call,
-   * so that a reader of many runs may look again at just those; it is given
+   * with the results the announcements carried, so that a reader of many
+   * runs may look again at just those, and only at those whose result did
+   * not come with the announcement; it is given
    * `undefined` when it must look at every run: on the first call (made once
    * the subscriptions are active), after the subscriber reconnected, and on
    * a call that no announcement caused (the time is up, or the waiter
@@ -37,7 +49,7 @@ export interface SettledWaiter {
   waitUntil<T>(
     runIds: readonly string[],
     waitMs: number,
-    read: (announced?: readonly string[]) => Promise<T>,
+    read: (announced?: AnnouncedResults) => Promise<T>,
     done: (value: T) => boolean,
   ): Promise<T>;
   /** Closes the subscriber connection; waits in progress read once more and end. */
@@ -59,12 +71,30 @@ export interface SettledHeard {
 
 const settledHeard = diagnosticsChannel(SETTLED_HEARD_CHANNEL);
 
+/**
+ * The result an announcement carried, parsed; `undefined` when it carried
+ * none, or one that does not parse (the waiter then reads that run's result
+ * as after an announcement without it, and meets the error there).
+ */
+function carriedResult({ runId, result }: AnnouncedRun): RunResult | undefined {
+  if (result === undefined) return undefined;
+  try {
+    return parseStoredResult(runId, result);
+  } catch {
+    return undefined;
+  }
+}
+
 /** How long a channel stays subscribed after its last waiter is done, in ms. */
 const SUBSCRIPTION_LINGER_MS = 10_000;
 
 interface Watcher {
-  /** `runId` (one it waits for) was announced; undefined: look at every run (on close, or after a reconnection). */
-  notify(runId?: string): void;
+  /**
+   * `runId` (one it waits for) was announced, with its `result` when the
+   * announcement carried it; undefined: look at every run (on close, or
+   * after a reconnection).
+   */
+  notify(runId?: string, result?: RunResult): void;
 }
 
 interface Subscription {
@@ -128,12 +158,16 @@ export function createSettledWaiter(
         const heardAt = settledHeard.hasSubscribers
           ? performance.timeOrigin + performance.now()
           : 0;
-        for (const runId of announcedRunIds(message)) {
+        for (const announced of announcedRuns(message)) {
+          const { runId } = announced;
           if (settledHeard.hasSubscribers) {
             const heard: SettledHeard = { runId, heardAt };
             settledHeard.publish(heard);
           }
-          for (const watcher of watchers.get(runId) ?? []) watcher.notify(runId);
+          const ofRun = watchers.get(runId);
+          if (ofRun === undefined) continue;
+          const result = carriedResult(announced);
+          for (const watcher of ofRun) watcher.notify(runId, result);
         }
       });
       let connectedBefore = false;
@@ -179,18 +213,19 @@ export function createSettledWaiter(
   async function waitUntil<T>(
     runIds: readonly string[],
     waitMs: number,
-    read: (announced?: readonly string[]) => Promise<T>,
+    read: (announced?: AnnouncedResults) => Promise<T>,
     done: (value: T) => boolean,
   ): Promise<T> {
     if (waitMs <= 0 || runIds.length === 0) return read();
     const deadline = Date.now() + waitMs;
     let announced = false;
-    let announcedIds = new Set<string>();
+    let announcedIds = new Map<string, RunResult | undefined>();
     let wake: (() => void) | undefined;
     const watcher: Watcher = {
-      notify(runId) {
+      notify(runId, result) {
         announced = true;
-        if (runId !== undefined) announcedIds.add(runId);
+        // A run announced twice keeps the result one of the announcements carried.
+        if (runId !== undefined) announcedIds.set(runId, result ?? announcedIds.get(runId));
         wake?.();
       },
     };
@@ -206,9 +241,9 @@ export function createSettledWaiter(
       let lookAtEvery = true;
       for (;;) {
         announced = false;
-        const since = lookAtEvery || announcedIds.size === 0 ? undefined : [...announcedIds];
+        const since = lookAtEvery || announcedIds.size === 0 ? undefined : announcedIds;
         lookAtEvery = false;
-        announcedIds = new Set();
+        announcedIds = new Map();
         const value = await read(since);
         const remainingMs = deadline - Date.now();
         if (done(value) || remainingMs <= 0 || closed) return value;

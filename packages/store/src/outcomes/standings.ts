@@ -3,8 +3,10 @@
  * stored results of the runs read in full, one script call per shard and
  * 1,000 runs (a shard's keys share one hash tag, so each call runs on one
  * node of a Redis Cluster too), the calls sent together — one round trip,
- * one or two key lookups a run on the server and one character a run in the
- * reply, beside the text of each result read.
+ * two commands a call for its runs read in full (an `MGET` of their results,
+ * an `EXISTS` of the heads of those without one) and two lookups a run only
+ * counted, on the server, and one character a run in the reply, beside the
+ * text of each result read.
  */
 import { ErrandError } from "@errand/core";
 import { shardOfRunId } from "@errand/core/ops";
@@ -72,8 +74,9 @@ interface ShardCall {
 export interface StandingsOptions {
   /**
    * The runs read in full are expected pending (the first read of a wait):
-   * each is read head first, one lookup while it is not settled (two once it
-   * is), instead of result first (one lookup once settled, two before).
+   * a call's lone run read in full is read head first, one lookup while it
+   * is not settled (two once it is), instead of its result first (one
+   * lookup once settled, two before). Several are read together as always.
    */
   expectPending?: boolean;
 }

@@ -108,47 +108,69 @@ async function commandCalls(): Promise<Map<string, number>> {
 }
 
 describe("readStoredRuns", () => {
-  it("reads the results of the runs read in full with the standings: a settled run costs its GET alone, a pending one its GET and its head's EXISTS", async () => {
+  it("reads the runs read in full of a shard together: one MGET of their results, one EXISTS of the other runs' heads", async () => {
+    const oneShard = fx.store("stored-results-one-shard", { shards: 1 });
     const context = {
       redis: fx.redis,
-      keys: store.keys,
+      keys: oneShard.keys,
       standingsScript: defineStandingsScript(fx.redis),
     };
-    const settled = await settledResult();
-    await fx.redis.set(store.keys.result(settled.runId), JSON.stringify(settled));
-    const pending = store.newRunId();
-    await store.appendEvents(pending, 0, [queued()]);
-    const unknown = store.newRunId();
-    const counted = await settledResult();
-    await fx.redis.set(store.keys.result(counted.runId), JSON.stringify(counted));
-
-    const before = await commandCalls();
-    const read = await readStoredRuns(
-      context,
-      [settled.runId, pending, unknown, "not-a-run"],
-      [counted.runId, settled.runId],
+    const settledRun = await settledResult();
+    const pending = [oneShard.newRunId(), oneShard.newRunId()];
+    for (const runId of pending) await oneShard.appendEvents(runId, 0, [queued()]);
+    const settledHere = oneShard.newRunId();
+    const result = { ...settledRun, runId: settledHere, rootRunId: settledHere };
+    await oneShard.appendEvents(settledHere, 0, [queued()]);
+    await fx.redis.set(oneShard.keys.result(settledHere), JSON.stringify(result));
+    const unknown = oneShard.newRunId();
+    const counted = oneShard.newRunId();
+    await oneShard.appendEvents(counted, 0, [queued(), started(), finished()]);
+    await fx.redis.set(
+      oneShard.keys.result(counted),
+      JSON.stringify({ ...result, runId: counted }),
     );
-    const after = await commandCalls();
-    const called = (name: string) => (after.get(name) ?? 0) - (before.get(name) ?? 0);
 
-    expect(read.results).toEqual(new Map([[settled.runId, settled]]));
-    expect(read.standings).toEqual(
+    const measure = async (full: string[], countedIds: string[] = []) => {
+      const before = await commandCalls();
+      const read = await readStoredRuns(context, full, countedIds);
+      const after = await commandCalls();
+      const called = (name: string) => (after.get(name) ?? 0) - (before.get(name) ?? 0);
+      return { read, called };
+    };
+
+    // Each head there: one MGET and one EXISTS, however many runs.
+    const page = await measure([settledHere, ...pending, "not-a-run"]);
+    expect(page.read.results).toEqual(new Map([[settledHere, result]]));
+    expect(page.read.standings).toEqual(
       new Map([
-        [settled.runId, "succeeded"],
-        [pending, "pending"],
-        [unknown, "not_found"],
+        [settledHere, "succeeded"],
+        [pending[0], "pending"],
+        [pending[1], "pending"],
         ["not-a-run", "not_found"],
-        [counted.runId, "succeeded"],
       ]),
     );
-    // Read in full: the settled run's GET alone, the pending and unknown runs' GETs and their
-    // heads' EXISTS. Counted: its result's EXISTS and its head's status. No GET outside the scripts.
-    expect(called("get")).toBe(3);
-    expect(called("exists")).toBe(3);
-    expect(called("hget")).toBe(1);
+    expect(page.called("mget")).toBe(1);
+    expect(page.called("exists")).toBe(1);
+    expect(page.called("get") + page.called("hget")).toBe(0);
+
+    // A run without a head: each head without a result is then looked up on its own.
+    // Counted: its result's EXISTS and its head's status. No GET outside the scripts.
+    const mixed = await measure([...pending, unknown], [counted, pending[0]!]);
+    expect(mixed.read.standings).toEqual(
+      new Map([
+        [pending[0], "pending"],
+        [pending[1], "pending"],
+        [unknown, "not_found"],
+        [counted, "succeeded"],
+      ]),
+    );
+    expect(mixed.called("mget")).toBe(1);
+    expect(mixed.called("exists")).toBe(1 + 3 + 1);
+    expect(mixed.called("hget")).toBe(1);
+    expect(mixed.called("get")).toBe(0);
   });
 
-  it("reads the runs read in full head first when they are expected pending: a pending run costs its head's status alone", async () => {
+  it("reads a lone run head first when it is expected pending: a pending run costs its head's status alone", async () => {
     const context = {
       redis: fx.redis,
       keys: store.keys,
@@ -162,26 +184,39 @@ describe("readStoredRuns", () => {
     const unannounced = (await settledResult()).runId;
     const unknown = store.newRunId();
 
-    const before = await commandCalls();
-    const read = await readStoredRuns(context, [settled.runId, pending, unannounced, unknown], [], {
-      expectPending: true,
-    });
-    const after = await commandCalls();
-    const called = (name: string) => (after.get(name) ?? 0) - (before.get(name) ?? 0);
+    const readAlone = async (runId: string) => {
+      const before = await commandCalls();
+      const read = await readStoredRuns(context, [runId], [], { expectPending: true });
+      const after = await commandCalls();
+      const called = (name: string) => (after.get(name) ?? 0) - (before.get(name) ?? 0);
+      return {
+        standing: read.standings.get(runId),
+        result: read.results.get(runId),
+        lookups: ["hget", "get", "exists", "mget"].map(called),
+      };
+    };
 
-    expect(read.results).toEqual(new Map([[settled.runId, settled]]));
-    expect(read.standings).toEqual(
-      new Map([
-        [settled.runId, "succeeded"],
-        [pending, "pending"],
-        [unannounced, "pending"],
-        [unknown, "not_found"],
-      ]),
-    );
-    // Each head's status; a GET only for the settled head, the unannounced one and the unknown run.
-    expect(called("hget")).toBe(4);
-    expect(called("get")).toBe(3);
-    expect(called("exists")).toBe(0);
+    // Lookups as [HGET, GET, EXISTS, MGET]: a GET only for a settled head, or none.
+    expect(await readAlone(pending)).toEqual({
+      standing: "pending",
+      result: undefined,
+      lookups: [1, 0, 0, 0],
+    });
+    expect(await readAlone(settled.runId)).toEqual({
+      standing: "succeeded",
+      result: settled,
+      lookups: [1, 1, 0, 0],
+    });
+    expect(await readAlone(unannounced)).toEqual({
+      standing: "pending",
+      result: undefined,
+      lookups: [1, 1, 0, 0],
+    });
+    expect(await readAlone(unknown)).toEqual({
+      standing: "not_found",
+      result: undefined,
+      lookups: [1, 1, 0, 0],
+    });
   });
 });
 

@@ -70,14 +70,15 @@ export interface StoredRuns {
 /**
  * Where the runs of `full` and `counted` stand, with the stored results of
  * the runs of `full`, in one round trip: the `read-standings-n.lua` call of
- * each shard, which reads the result of each run of `full` (its GET) and
+ * each shard, which reads the results of the runs of `full` (one MGET) and
  * looks up the result of each other run, and the head of each run without a
- * result (one character a run in the reply, beside the results read). A run
+ * result (one EXISTS for those of `full`; one character a run in the reply,
+ * beside the results read). A run
  * only counted whose result outlived its head (it expired a moment before)
  * is read once more, in full: only then is there a second round trip. A run
  * given twice is read once (in full, if it is in `full`); a string that is
  * not a run id is `not_found`. With `expectPending` (the first read of a
- * wait), the runs of `full` are read head first.
+ * wait), a shard's lone run of `full` is read head first.
  */
 export async function readStoredRuns(
   context: OutcomeReads,
