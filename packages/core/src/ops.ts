@@ -39,6 +39,7 @@ export {
   type StoredEventParts,
 } from "./stored-event.js";
 export {
+  CALL_ARGS_PREVIEW_CHARS,
   INLINE_VALUE_LIMIT_BYTES,
   TOOL_TEXT_LIMIT_CHARS,
   truncateText,
