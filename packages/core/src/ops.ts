@@ -42,6 +42,7 @@ export {
   CALL_ARGS_PREVIEW_CHARS,
   INLINE_VALUE_LIMIT_BYTES,
   TOOL_TEXT_LIMIT_CHARS,
+  TRANSCRIPT_BUDGET_CHARS,
   truncateText,
   utf8ByteLength,
 } from "./text-limits.js";

@@ -24,6 +24,14 @@ export const INLINE_VALUE_LIMIT_BYTES = 32 * 1024;
  */
 export const CALL_ARGS_PREVIEW_CHARS = 2_000;
 
+/**
+ * How much of a run's history its transcript carries, in characters of
+ * message content (text, call arguments as JSON, tool results): 400,000,
+ * about 100,000 tokens. Older steps are left out whole, newest kept first
+ * (docs/architecture/tool-results.md#a-transcript-within-a-budget).
+ */
+export const TRANSCRIPT_BUDGET_CHARS = 400_000;
+
 /** Text after {@link truncateText}. */
 export interface TruncatedText {
   /** The text, cut if it was too long. */

@@ -36,7 +36,7 @@ import {
 } from "./structured-output.js";
 import type { Tool } from "./tool.js";
 import { chatTracedModel } from "./tracing/chat-span.js";
-import { buildTranscript } from "./transcript.js";
+import { buildTranscript, trimmedToTranscript } from "./transcript.js";
 
 /** What {@link runSteps} takes. */
 export interface RunStepsOptions {
@@ -127,7 +127,7 @@ class RunLoop {
     if (state.queued === undefined) {
       throw new ErrandError("invalid_event", `run ${state.runId} has no run-queued event`);
     }
-    this.state = state;
+    this.state = trimmedToTranscript(state);
     this.queued = state.queued;
     this.model = resolveModel(agent, options.model);
     this.settings = agent.modelSettings;
@@ -177,7 +177,8 @@ class RunLoop {
 
   private async append(events: NewEvent[]): Promise<void> {
     const written = await this.options.sink.append(this.state.runId, this.state.seq, events);
-    this.state = written.reduce(applyEvent, this.state);
+    // What no later model request reads is dropped as it goes: a parent's memory is its transcript's.
+    this.state = trimmedToTranscript(written.reduce(applyEvent, this.state));
   }
 
   private event<T extends NewEvent["type"]>(
