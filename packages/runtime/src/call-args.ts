@@ -21,7 +21,7 @@ import type { BlobStore } from "./blobs.js";
 import { JSON_CONTENT_TYPE, redactedText, TEXT_CONTENT_TYPE } from "./tool-results.js";
 
 /** What a model reads of arguments logged cut: their first characters, redacted. */
-export interface CutCallArgs {
+interface CutCallArgs {
   truncated: true;
   preview: string;
 }

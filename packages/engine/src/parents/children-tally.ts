@@ -17,7 +17,7 @@ import { collectedRun } from "../reads/collected-run.js";
 import type { ReadsContext } from "../reads/context.js";
 
 /** The children tallied at a time: the runIds and standings one read holds. */
-export const CHILDREN_SLICE = 1_000;
+const CHILDREN_SLICE = 1_000;
 
 /** The counts of every child, as a `collect` page carries them. */
 type ChildrenCounts = Pick<
