@@ -4,7 +4,7 @@
  * runs on the whole arguments, and so does a call resumed from such a log.
  */
 import type { NewEvent, RunEvent, Script } from "@errand/core";
-import { CALL_ARGS_PREVIEW_CHARS, INLINE_VALUE_LIMIT_BYTES } from "@errand/core/ops";
+import { CALL_ARGS_PREVIEW_CHARS, INLINE_VALUE_LIMIT_BYTES, truncateText } from "@errand/core/ops";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createMemoryBlobStore } from "./blobs.js";
@@ -15,6 +15,7 @@ import { scriptedAgent } from "./test-support/agents.js";
 import { play } from "./test-support/play.js";
 import { startRun } from "./test-support/runs.js";
 import { defineTool } from "./tool.js";
+import { redactedText } from "./tool-results.js";
 
 const SECRET = "sk-live-0123456789abcdef0123456789abcdef";
 
@@ -60,6 +61,8 @@ describe("call arguments over the inline limits", () => {
     const { preview } = logged.args as { preview: string };
     expect(preview.length).toBe(CALL_ARGS_PREVIEW_CHARS);
     expect(preview).not.toContain(SECRET);
+    // The preview is the one the whole arguments, redacted, would give.
+    expect(preview).toBe(truncateText(redactedText({ rows }), CALL_ARGS_PREVIEW_CHARS).text);
     expect(called!.data.args).toEqual(logged.args);
     expect(called!.data.argsRef).toEqual(logged.argsRef);
     const blob = await blobs.get(logged.argsRef!);

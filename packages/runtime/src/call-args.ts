@@ -50,9 +50,36 @@ export async function loggedCall(
     return call;
   }
   const argsRef = await blobs.put(runId, text, isText ? TEXT_CONTENT_TYPE : JSON_CONTENT_TYPE);
-  const preview = truncateText(redactedText(call.args), CALL_ARGS_PREVIEW_CHARS).text;
+  const preview = truncateText(
+    redactedText(leadingPart(call.args, 2 * CALL_ARGS_PREVIEW_CHARS)),
+    CALL_ARGS_PREVIEW_CHARS,
+  ).text;
   const args: CutCallArgs = { truncated: true, preview };
   return { callId: call.callId, name: call.name, args, argsRef };
+}
+
+/**
+ * The leading part of `value` whose JSON holds at least its first `chars`
+ * characters: the elements of an array, and the entries of an object, up to
+ * the first that ends past them, each cut the same way. Redacting it and
+ * cutting its JSON gives the preview redacting the whole would, without
+ * walking 1,000 spawn items to keep the first few.
+ */
+function leadingPart(value: unknown, chars: number): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  const record = value as Record<string, unknown>;
+  const isArray = Array.isArray(value);
+  const keys: Iterable<string | number> = isArray ? value.keys() : Object.keys(value);
+  const kept: [string | number, unknown][] = [];
+  // An underestimate of the JSON's length (a redacted value may be shorter): more is kept, never less.
+  let length = 1;
+  for (const key of keys) {
+    if (length > chars) break;
+    const part = leadingPart(record[key], chars - length);
+    kept.push([key, part]);
+    length += (JSON.stringify(part)?.length ?? 0) + (isArray ? 0 : String(key).length + 3);
+  }
+  return isArray ? kept.map(([, part]) => part) : Object.fromEntries(kept);
 }
 
 /**
