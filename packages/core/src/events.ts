@@ -31,14 +31,6 @@ export const Usage = z.object({
 });
 export type Usage = z.infer<typeof Usage>;
 
-/** A tool call the model asked for. `args` is the parsed JSON arguments (or the raw string when they were not JSON). */
-export const ToolCall = z.object({
-  callId: z.string().min(1),
-  name: z.string().min(1),
-  args: z.unknown(),
-});
-export type ToolCall = z.infer<typeof ToolCall>;
-
 /** A reference to a large value stored outside the event: see docs/architecture/tool-results.md#the-result-vocabulary. */
 export const ResourceRef = z.object({
   ref: z.string().startsWith("resource://"),
@@ -47,6 +39,22 @@ export const ResourceRef = z.object({
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
 });
 export type ResourceRef = z.infer<typeof ResourceRef>;
+
+/**
+ * A tool call the model asked for. `args` is the parsed JSON arguments (or the
+ * raw string when they were not JSON). Arguments over the inline limits are
+ * logged cut: `args` is then `{ truncated: true, preview }` (the redacted JSON's
+ * first characters) and `argsRef` the blob holding them whole
+ * (docs/architecture/tool-results.md#call-arguments-kept-as-blobs); additive,
+ * absent in older logs.
+ */
+export const ToolCall = z.object({
+  callId: z.string().min(1),
+  name: z.string().min(1),
+  args: z.unknown(),
+  argsRef: ResourceRef.optional(),
+});
+export type ToolCall = z.infer<typeof ToolCall>;
 
 /** The error shape carried by results and `failed` events. */
 export const RunError = z.object({
@@ -267,7 +275,9 @@ export const EventData = {
     step,
     callId: z.string().min(1),
     name: z.string().min(1),
+    /** As its call in `model-responded`: cut, with `argsRef`, when over the inline limits. */
     args: z.unknown(),
+    argsRef: ResourceRef.optional(),
   }),
   "tool-result": z.object({
     step,

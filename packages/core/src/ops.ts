@@ -39,8 +39,10 @@ export {
   type StoredEventParts,
 } from "./stored-event.js";
 export {
+  CALL_ARGS_PREVIEW_CHARS,
   INLINE_VALUE_LIMIT_BYTES,
   TOOL_TEXT_LIMIT_CHARS,
+  TRANSCRIPT_BUDGET_CHARS,
   truncateText,
   utf8ByteLength,
 } from "./text-limits.js";

@@ -16,6 +16,22 @@ export const TOOL_TEXT_LIMIT_CHARS = 16_000;
 /** Above this many bytes (32 KiB) of UTF-8, a value is stored as a blob and travels as a `ResourceRef`. */
 export const INLINE_VALUE_LIMIT_BYTES = 32 * 1024;
 
+/**
+ * The length of the preview a tool call's arguments are logged as when they
+ * are over the inline limits (the whole arguments go to a blob): 2,000 UTF-16
+ * code units. A model reads its own earlier arguments back only to know what
+ * it asked for; the tool runs on the whole of them.
+ */
+export const CALL_ARGS_PREVIEW_CHARS = 2_000;
+
+/**
+ * How much of a run's history its transcript carries, in characters of
+ * message content (text, call arguments as JSON, tool results): 400,000,
+ * about 100,000 tokens. Older steps are left out whole, newest kept first
+ * (docs/architecture/tool-results.md#a-transcript-within-a-budget).
+ */
+export const TRANSCRIPT_BUDGET_CHARS = 400_000;
+
 /** Text after {@link truncateText}. */
 export interface TruncatedText {
   /** The text, cut if it was too long. */

@@ -18,6 +18,7 @@ import { waitpointOf } from "@errand/core/ops";
 import type { BlobStore } from "./blobs.js";
 import { createMemoryBlobStore } from "./blobs.js";
 import type { BudgetGate, PriceResponse } from "./budget-gate.js";
+import { loggedCall, wholeCall } from "./call-args.js";
 import { errorMessage, isModelError, type ParkRequest } from "./errors.js";
 import { type LiveChannel, liveModel } from "./live-model.js";
 import { type Logger, lazyChild, noopLogger } from "./logger.js";
@@ -27,7 +28,7 @@ import { DEFAULT_RETRY_POLICY, type RetryPolicy, respondWithRetries } from "./mo
 import { type ModelSettings, runModelSettings } from "./model-settings.js";
 import { type RunDeadline, startDeadline } from "./run-deadline.js";
 import type { EventSink } from "./sink.js";
-import { type CallRunner, runCalls } from "./step-calls.js";
+import { type CallRunner, runCalls, type StepCall } from "./step-calls.js";
 import {
   compileOutputSchema,
   isStructuredOutputTool,
@@ -35,7 +36,7 @@ import {
 } from "./structured-output.js";
 import type { Tool } from "./tool.js";
 import { chatTracedModel } from "./tracing/chat-span.js";
-import { buildTranscript } from "./transcript.js";
+import { buildTranscript, trimmedToTranscript } from "./transcript.js";
 
 /** What {@link runSteps} takes. */
 export interface RunStepsOptions {
@@ -73,6 +74,13 @@ export interface RunStepsOptions {
   budget?: BudgetGate;
   /** Prices each response (its `model-responded.costUsd`). Default: responses carry no cost. */
   priceResponse?: PriceResponse;
+  /**
+   * Log a call's arguments over the inline limits as a blob and a preview
+   * (`call-args.ts`). Default true; false writes them whole, as releases
+   * before it did, for the first step of its rolling upgrade
+   * (docs/architecture/tool-results.md#call-arguments-kept-as-blobs).
+   */
+  cutLargeCallArgs?: boolean;
 }
 
 function resolveModel(agent: Agent, model: Model | undefined): Model {
@@ -119,7 +127,7 @@ class RunLoop {
     if (state.queued === undefined) {
       throw new ErrandError("invalid_event", `run ${state.runId} has no run-queued event`);
     }
-    this.state = state;
+    this.state = trimmedToTranscript(state);
     this.queued = state.queued;
     this.model = resolveModel(agent, options.model);
     this.settings = agent.modelSettings;
@@ -169,7 +177,8 @@ class RunLoop {
 
   private async append(events: NewEvent[]): Promise<void> {
     const written = await this.options.sink.append(this.state.runId, this.state.seq, events);
-    this.state = written.reduce(applyEvent, this.state);
+    // What no later model request reads is dropped as it goes: a parent's memory is its transcript's.
+    this.state = trimmedToTranscript(written.reduce(applyEvent, this.state));
   }
 
   private event<T extends NewEvent["type"]>(
@@ -232,7 +241,13 @@ class RunLoop {
     const pending = last?.calls.filter((call) => call.outcome === undefined) ?? [];
     if (last && pending.length > 0) {
       this.logger.info({ step: last.step, calls: pending.length }, "resuming a step's tool calls");
-      return this.finishStep([], last.step, pending, last.text);
+      const resumed = await Promise.all(
+        pending.map(async ({ callId, name, args, argsRef }): Promise<StepCall> => {
+          const logged = { callId, name, args, ...(argsRef === undefined ? {} : { argsRef }) };
+          return { call: await wholeCall(logged, this.runner.blobs), logged };
+        }),
+      );
+      return this.finishStep([], last.step, resumed, last.text);
     }
     if (this.state.output !== undefined || last?.calls.length === 0) {
       return [this.event("finished", last?.text === undefined ? {} : { text: last.text })];
@@ -267,10 +282,11 @@ class RunLoop {
     const { text, calls, usage, finish, items, responseId } = response;
     this.logger.debug({ step, calls: calls.map((c) => c.name), usage }, "model responded");
     const costUsd = this.options.priceResponse?.(usage);
+    const stepCalls = await this.stepCalls(calls);
     // Optional keys spread last: on Node 20 a spread followed by new keys costs microseconds.
     const responded = this.event("model-responded", {
       step,
-      calls,
+      calls: stepCalls.map(({ logged }) => logged),
       usage,
       finish,
       ...(text === undefined ? {} : { text }),
@@ -278,11 +294,23 @@ class RunLoop {
       ...(responseId === undefined ? {} : { responseId }),
       ...(costUsd === undefined ? {} : { costUsd }),
     });
-    if (!callsOtherTools(calls)) return this.finishStep([responded], step, calls, text);
+    if (!callsOtherTools(calls)) return this.finishStep([responded], step, stepCalls, text);
     // Logged before the tools run, so the log tells which tools run and since when; a run
     // resumed after this append runs the pending calls, never the model again (docs/architecture/worker.md).
     await this.append([responded]);
-    return this.finishStep([], step, calls, text);
+    return this.finishStep([], step, stepCalls, text);
+  }
+
+  /** Each call of a response with what its events log of it (`call-args.ts`). */
+  private stepCalls(calls: readonly ToolCall[]): Promise<StepCall[]> {
+    const { runId, blobs } = this.runner;
+    const cut = this.options.cutLargeCallArgs ?? true;
+    return Promise.all(
+      calls.map(async (call) => ({
+        call,
+        logged: cut ? await loggedCall(call, runId, blobs) : call,
+      })),
+    );
   }
 
   private request(step: number): ModelRequest {
@@ -307,7 +335,7 @@ class RunLoop {
   private async finishStep(
     leading: NewEvent[],
     step: number,
-    calls: readonly ToolCall[],
+    calls: readonly StepCall[],
     text: string | undefined,
   ): Promise<NewEvent[]> {
     const alreadyRecorded = this.state.output !== undefined;

@@ -47,6 +47,12 @@ export interface CallRunner {
   waitpointOf(token: string): WaitpointState | undefined;
 }
 
+/** A call to run: with its whole arguments, and as its events log it (`call-args.ts`). */
+export interface StepCall {
+  call: ToolCall;
+  logged: ToolCall;
+}
+
 /** Why running the calls stopped before the last one. */
 type CallsHalt =
   | { kind: "fatal"; error: FatalToolError }
@@ -128,7 +134,7 @@ function waitpointCreated(
 async function runTool(
   runner: CallRunner,
   step: number,
-  call: ToolCall,
+  { call, logged }: StepCall,
   tool: Tool,
   signal: AbortSignal,
 ): Promise<CallsOutcome> {
@@ -144,11 +150,12 @@ async function runTool(
       recorded: false,
     };
   }
-  const { callId, name, args } = call;
+  const { callId, name } = call;
+  const { args, argsRef } = logged;
   const called: NewEvent = {
     type: "tool-called",
     at: runner.timestamp(),
-    data: { step, callId, name, args },
+    data: { step, callId, name, args, ...(argsRef === undefined ? {} : { argsRef }) },
   };
   const logger = runner.logger.child({ step, tool: name, callId });
   const token = waitpointToken({ runId: runner.runId, step, callId });
@@ -204,10 +211,11 @@ async function runTool(
 function runCall(
   runner: CallRunner,
   step: number,
-  call: ToolCall,
+  stepCall: StepCall,
   recorded: boolean,
   signal: AbortSignal,
 ): Promise<CallsOutcome> | CallsOutcome {
+  const { call } = stepCall;
   if (recorded) {
     const message = outputAlreadyRecordedMessage(call.name);
     return {
@@ -221,7 +229,7 @@ function runCall(
     const message = unknownToolMessage(runner, call.name);
     return { events: [refusal(runner, step, call, "unknown-tool", message)], recorded: false };
   }
-  return runTool(runner, step, call, tool, signal);
+  return runTool(runner, step, stepCall, tool, signal);
 }
 
 /**
@@ -234,7 +242,7 @@ function runCall(
 export async function runCalls(
   runner: CallRunner,
   step: number,
-  calls: readonly ToolCall[],
+  calls: readonly StepCall[],
   alreadyRecorded: boolean,
   signal: AbortSignal,
 ): Promise<CallsOutcome> {

@@ -24,11 +24,11 @@ import { errorMessage } from "./errors.js";
 /** The `tool-result` fields that describe the result itself. */
 export type ShapedToolResult = Omit<EventDataOf<"tool-result">, "step" | "callId">;
 
-/** The content type of a text result kept as a blob. */
-const TEXT_CONTENT_TYPE = "text/plain; charset=utf-8";
+/** The content type of a text value kept as a blob. */
+export const TEXT_CONTENT_TYPE = "text/plain; charset=utf-8";
 
-/** The content type of a JSON result kept as a blob. */
-const JSON_CONTENT_TYPE = "application/json";
+/** The content type of a JSON value kept as a blob. */
+export const JSON_CONTENT_TYPE = "application/json";
 
 /** A failed call: its error message, redacted and cut to the tool text limit. */
 export function failedToolResult(message: string): ShapedToolResult {
@@ -76,7 +76,7 @@ export async function shapeToolResult(
 }
 
 /** `value` as text with its secrets redacted: a string as itself, anything else as JSON. */
-function redactedText(value: unknown): string {
+export function redactedText(value: unknown): string {
   const redacted = redactSecrets(value);
   return typeof redacted === "string" ? redacted : (JSON.stringify(redacted) ?? "null");
 }

@@ -527,6 +527,12 @@ export interface components {
                 callId: string;
                 name: string;
                 args?: unknown;
+                argsRef?: {
+                  ref: string;
+                  contentType: string;
+                  sizeBytes: number;
+                  sha256: string;
+                };
               }[];
               usage: {
                 inputTokens: number;
@@ -592,6 +598,12 @@ export interface components {
               callId: string;
               name: string;
               args?: unknown;
+              argsRef?: {
+                ref: string;
+                contentType: string;
+                sizeBytes: number;
+                sha256: string;
+              };
             };
           }
         | {

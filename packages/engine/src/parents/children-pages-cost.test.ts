@@ -6,14 +6,16 @@
  * no more of the children index than its own slice — the cost of one more
  * child does not depend on how many came before. The commands, and the
  * values each carried, are counted by a proxy that passes every call to the
- * real client.
+ * real client. A page whose cursor carries no counts tallies the children a
+ * slice at a time: no call carries them all.
  */
-import { isRunId } from "@errand/core/ops";
+import { decodeCursor, encodeCursor, isRunId } from "@errand/core/ops";
 import { afterAll, describe, expect } from "vitest";
 import type { CollectResult } from "../reads/collect.js";
 import type { ReadsContext } from "../reads/context.js";
 import { parentTest } from "../test-support/engine-test.js";
 import { registerTestQueue } from "../test-support/registered-queue.js";
+import { collectEveryChild } from "./children-tally.js";
 import { collectChildren } from "./collect-children.js";
 import { spawnAgentsTool } from "./spawn-agents.js";
 import type { SpawnResult } from "./spawn-children.js";
@@ -147,5 +149,44 @@ describe("pages of every child, once settled", () => {
     const small = perPage(40);
     const large = perPage(400);
     expect(new Set([...small, ...large]).size).toBe(1);
+  });
+
+  it("tally every child a slice at a time when no cursor carries their counts", async () => {
+    const size = 400;
+    const parentRunId = parents.get(size)!;
+    const slice = 50;
+    const whole = await pageThrough(lent.reads, parentRunId);
+    const order = whole.pages.flatMap((page) => page.results.map((result) => result.runId));
+    // The first page, and one from a cursor without counts (as a page with runs pending writes).
+    const from = 130;
+    for (const cursor of [undefined, encodeCursor([from, order[from - 1]!])]) {
+      const made: CountedCall[] = [];
+      const outcome = await collectEveryChild(
+        countingReads(lent.reads, made),
+        { parentRunId, limit: PAGE, ...(cursor === undefined ? {} : { cursor }) },
+        slice,
+      );
+      if (!("page" in outcome)) throw new Error("a settled parent's collect parked");
+      const start = cursor === undefined ? 0 : from;
+      expect(outcome.page).toMatchObject({
+        total: size,
+        succeeded: size,
+        failed: 0,
+        cancelled: 0,
+        pending: 0,
+        count: PAGE,
+        hasMore: true,
+      });
+      expect(outcome.page.results.map((result) => result.runId)).toEqual(
+        order.slice(start, start + PAGE),
+      );
+      expect(decodeCursor(outcome.page.nextCursor!)).toEqual([
+        start + PAGE,
+        order[start + PAGE - 1],
+      ]);
+      // No call carries every child: a slice of runIds, its standings, and their keys at most.
+      expect(Math.max(...made.map((call) => call.values))).toBeLessThanOrEqual(3 * slice);
+      expect(made.filter((call) => call.name === "zrange").length).toBeGreaterThan(size / slice);
+    }
   });
 });

@@ -4,13 +4,17 @@
  * run, in creation order (runIds sort by creation time) — or, when it asked
  * to wait and any of those runs is still pending, the runs to park for.
  * Pending means what `collect` reports: no stored result yet, so a parent
- * woken when they all have one finds none of them pending. One read answers
- * both: the page, and which runs of the whole list are pending.
+ * woken when they all have one finds none of them pending. Over runIds it
+ * names, one read answers both: the page, and which runs of the list are
+ * pending; over every child, the children are tallied a slice at a time
+ * (`children-tally.ts`), or not at all once a cursor carries their counts
+ * (`settled-children-pages.ts`).
  */
 import type { NextAction } from "@errand/core";
 import { decodeCursor } from "@errand/core/ops";
 import { COLLECT_TOOL, type CollectResult, collectPage } from "../reads/collect.js";
 import type { ReadsContext } from "../reads/context.js";
+import { collectEveryChild } from "./children-tally.js";
 import {
   readSettledChildrenPage,
   settledChildrenCursor,
@@ -31,23 +35,17 @@ export interface CollectChildrenRequest {
 /** A page of results, or the runs still pending (of `total` asked for) that a waiting parent parks for. */
 export type CollectChildrenOutcome = { page: CollectResult } | { waitFor: string[]; total: number };
 
-/** Every child of `parentRunId`, in creation order. */
-async function childrenOf(reads: ReadsContext, parentRunId: string): Promise<string[]> {
-  return reads.redis.zrange(reads.keys.children(parentRunId), 0, -1);
-}
-
 /**
- * The next call when every child was asked for: the next page by its cursor
- * alone while this page has no pending run, or else every child again with
- * `wait`.
+ * The next call after a page over every child: the whole set again with
+ * `wait` while the page has runs pending, else the next page by its cursor.
  */
 function nextActionForChildren(page: CollectResult): NextAction | undefined {
-  if (page.nextAction === undefined) return undefined;
-  const pagePending = page.results.some((run) => run.status === "pending");
-  if (!pagePending && page.nextCursor !== undefined) {
-    return { tool: COLLECT_TOOL, args: { cursor: page.nextCursor } };
+  if (page.results.some((run) => run.status === "pending")) {
+    return { tool: COLLECT_TOOL, args: { wait: true } };
   }
-  return { tool: COLLECT_TOOL, args: { wait: true } };
+  return page.nextCursor === undefined
+    ? undefined
+    : { tool: COLLECT_TOOL, args: { cursor: page.nextCursor } };
 }
 
 /**
@@ -55,7 +53,7 @@ function nextActionForChildren(page: CollectResult): NextAction | undefined {
  * the counts (`settled-children-pages.ts`), and the next call for every child.
  */
 function childrenPage(page: CollectResult): CollectResult {
-  const { nextAction: forTheList, nextCursor: listCursor, ...rest } = page;
+  const { nextAction: _forTheList, nextCursor: listCursor, ...rest } = page;
   const counts = settledCountsOf(page);
   const last = page.results.at(-1);
   const nextCursor =
@@ -63,10 +61,7 @@ function childrenPage(page: CollectResult): CollectResult {
       ? listCursor
       : settledChildrenCursor(decodedPosition(listCursor), last.runId, counts);
   const withCursor = nextCursor === undefined ? rest : { ...rest, nextCursor };
-  const nextAction =
-    forTheList === undefined
-      ? undefined
-      : nextActionForChildren({ ...withCursor, nextAction: forTheList });
+  const nextAction = nextActionForChildren(withCursor);
   return nextAction === undefined ? withCursor : { ...withCursor, nextAction };
 }
 
@@ -78,28 +73,28 @@ function decodedPosition(cursor: string): number {
 /**
  * Collects for the parent; throws `invalid_spec` for a bad `limit` or
  * cursor. A page over every child after one that found none pending reads
- * only its own runs (`settled-children-pages.ts`); any other reads every
- * run asked for.
+ * only its own runs (`settled-children-pages.ts`); any other page over every
+ * child tallies them a slice at a time (`children-tally.ts`); a page over
+ * runIds given reads every one of them.
  */
 export async function collectChildren(
   reads: ReadsContext,
   request: CollectChildrenRequest,
 ): Promise<CollectChildrenOutcome> {
-  const everyChild = request.runIds === undefined;
-  if (everyChild && request.cursor !== undefined) {
-    const settled = await readSettledChildrenPage(
-      reads,
-      request.parentRunId,
-      request.cursor,
-      request.limit,
-    );
+  const { runIds } = request;
+  if (runIds === undefined) {
+    const settled =
+      request.cursor === undefined
+        ? undefined
+        : await readSettledChildrenPage(reads, request.parentRunId, request.cursor, request.limit);
     if (settled !== undefined) return { page: childrenPage(settled) };
+    const outcome = await collectEveryChild(reads, request);
+    return "page" in outcome ? { page: childrenPage(outcome.page) } : outcome;
   }
-  const runIds = request.runIds ?? (await childrenOf(reads, request.parentRunId));
   const { page, pendingIds } = await collectPage(reads, runIds, {
     ...(request.limit === undefined ? {} : { limit: request.limit }),
     ...(request.cursor === undefined ? {} : { cursor: request.cursor }),
   });
   if (request.wait && pendingIds.length > 0) return { waitFor: pendingIds, total: runIds.length };
-  return { page: everyChild ? childrenPage(page) : page };
+  return { page };
 }

@@ -171,6 +171,15 @@ export interface WorkerOptions extends EngineOptions {
    */
   traceContent?: boolean;
   /**
+   * Log a tool call's arguments over the inline limits (a `spawn_agents` call
+   * of many children) as a blob of the run and a preview. Default true.
+   * false writes them whole, as workers before it did: the first step of the
+   * rolling upgrade that brings it, so that no older worker resumes a step
+   * whose arguments it cannot read back
+   * (docs/architecture/tool-results.md#call-arguments-kept-as-blobs).
+   */
+  cutLargeCallArgs?: boolean;
+  /**
    * Limits shared by the fleet (docs/architecture/flow-control.md#flow-control): runs
    * at once per agent and per `concurrencyKey`, and requests and tokens a
    * minute per provider key, whose 429s pause it for every worker. Give every
@@ -348,6 +357,9 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     },
     ...(options.retry === undefined ? {} : { retry: options.retry }),
     ...(options.traceContent === undefined ? {} : { traceContent: options.traceContent }),
+    ...(options.cutLargeCallArgs === undefined
+      ? {}
+      : { cutLargeCallArgs: options.cutLargeCallArgs }),
   };
 
   const jobs = createJobHandler({

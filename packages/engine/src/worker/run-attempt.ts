@@ -130,6 +130,9 @@ function runAttempt(
       ...(parts.services === undefined ? {} : { services: parts.services }),
       ...(context.retry === undefined ? {} : { retry: context.retry }),
       ...(context.live === undefined ? {} : { live: context.live }),
+      ...(context.cutLargeCallArgs === undefined
+        ? {}
+        : { cutLargeCallArgs: context.cutLargeCallArgs }),
       // Spreads last: on Node 20 a spread followed by new keys costs microseconds.
       ...budgetParts,
     });

@@ -25,6 +25,8 @@ export interface RunProcessorContext extends EngineResources, AttemptSinkContext
   services?: Readonly<Record<string, unknown>>;
   /** How failed model requests are retried. */
   retry?: Partial<RetryPolicy>;
+  /** Log large call arguments as blobs (see `RunStepsOptions.cutLargeCallArgs`). */
+  cutLargeCallArgs?: boolean;
   /** Reads the outcomes of runs, as the client's `collect`: what a case of an evaluation collects its recorded children with. */
   collectRuns: CollectRuns;
   /** The runs of `runIds` that have no stored result yet: what a parked run still waits for. */
