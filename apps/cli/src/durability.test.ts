@@ -3,6 +3,8 @@ import { describe, expect, it } from "vitest";
 import { parseCommandArgs } from "./args.js";
 import { workerCommand } from "./commands/worker.js";
 import {
+  CALL_ARGS_VARIABLE,
+  callArgsOption,
   DURABILITY_VARIABLE,
   durabilityOption,
   LOG_ENTRIES_VARIABLE,
@@ -76,6 +78,24 @@ describe("runKeyExpiryOption", () => {
     expect(runKeyExpiryOption(parse(), ioWith({}))).toEqual({});
     expect(() => runKeyExpiryOption(parse("--run-key-expiry", "some"), ioWith({}))).toThrow(
       /--run-key-expiry \(or ERRAND_RUN_KEY_EXPIRY\) is flagged or all, not "some"/,
+    );
+  });
+});
+
+describe("callArgsOption", () => {
+  it("takes --call-args, else the environment, else leaves the engine's default", () => {
+    expect(callArgsOption(parse("--call-args", "whole"), ioWith({}))).toEqual({
+      cutLargeCallArgs: false,
+    });
+    expect(callArgsOption(parse(), ioWith({ [CALL_ARGS_VARIABLE]: "whole" }))).toEqual({
+      cutLargeCallArgs: false,
+    });
+    expect(callArgsOption(parse("--call-args", "cut"), ioWith({}))).toEqual({
+      cutLargeCallArgs: true,
+    });
+    expect(callArgsOption(parse(), ioWith({}))).toEqual({});
+    expect(() => callArgsOption(parse("--call-args", "some"), ioWith({}))).toThrow(
+      /--call-args \(or ERRAND_CALL_ARGS\) is cut or whole, not "some"/,
     );
   });
 });

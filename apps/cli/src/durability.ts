@@ -13,6 +13,10 @@
  *   rolling upgrade; the API server, the dashboard and the MCP server,
  *   which settle the runs they cancel, take it too
  *   (docs/architecture/redis-layout.md#upgrading-to-flagged-blobs-and-children).
+ * - `--call-args`, else `ERRAND_CALL_ARGS`, else the engine's default (`cut`:
+ *   a tool call's arguments over the inline limits logged as a blob and a
+ *   preview). `whole` writes them whole, for the first step of that rolling
+ *   upgrade of workers (docs/architecture/tool-results.md#call-arguments-kept-as-blobs).
  */
 import type { Durability, LogEntries, RunKeyExpiry } from "@errand/store";
 import { type ParsedArgs, usageError } from "./args.js";
@@ -28,9 +32,13 @@ export const LOG_ENTRIES_VARIABLE = "ERRAND_LOG_ENTRIES";
 /** The variable read when `--run-key-expiry` is not given. */
 export const RUN_KEY_EXPIRY_VARIABLE = "ERRAND_RUN_KEY_EXPIRY";
 
+/** The variable read when `--call-args` is not given. */
+export const CALL_ARGS_VARIABLE = "ERRAND_CALL_ARGS";
+
 const DURABILITIES: readonly Durability[] = ["acknowledged", "replicated"];
 const LOG_ENTRIES: readonly LogEntries[] = ["per-append", "per-event"];
 const RUN_KEY_EXPIRIES: readonly RunKeyExpiry[] = ["flagged", "all"];
+const CALL_ARGS = ["cut", "whole"] as const;
 
 /** `--durability`, for the commands that append to run logs. */
 export const DURABILITY_OPTION: Readonly<Record<string, OptionSpec>> = {
@@ -59,6 +67,15 @@ export const RUN_KEY_EXPIRY_OPTION: Readonly<Record<string, OptionSpec>> = {
   },
 };
 
+/** `--call-args`, for workers during the rolling upgrade that cuts large call arguments. */
+export const CALL_ARGS_OPTION: Readonly<Record<string, OptionSpec>> = {
+  "call-args": {
+    type: "string",
+    value: "<cut|whole>",
+    description: `how a tool call's arguments over the inline limits are logged: as a blob and a preview (cut, default) or whole (whole), which older workers need while they run (default: ${CALL_ARGS_VARIABLE})`,
+  },
+};
+
 /** `{ durability }` from `--durability` or the environment, else `{}`: spread it into engine options. */
 export function durabilityOption(args: ParsedArgs, io: CliIO): { durability?: Durability } {
   const durability = readChoice(args, io, "durability", DURABILITY_VARIABLE, DURABILITIES);
@@ -81,6 +98,12 @@ export function runKeyExpiryOption(args: ParsedArgs, io: CliIO): { runKeyExpiry?
     RUN_KEY_EXPIRIES,
   );
   return runKeyExpiry === undefined ? {} : { runKeyExpiry };
+}
+
+/** `{ cutLargeCallArgs }` from `--call-args` or the environment, else `{}`: spread it into worker options. */
+export function callArgsOption(args: ParsedArgs, io: CliIO): { cutLargeCallArgs?: boolean } {
+  const callArgs = readChoice(args, io, "call-args", CALL_ARGS_VARIABLE, CALL_ARGS);
+  return callArgs === undefined ? {} : { cutLargeCallArgs: callArgs === "cut" };
 }
 
 /** The flag's value, else the variable's, one of `choices`; undefined when neither is set. */

@@ -6,6 +6,8 @@ import { loadAgents } from "../agents-module.js";
 import { CONNECTION_OPTIONS, type CommandSpec } from "../command.js";
 import { dashboardUrlOption } from "../dashboard-url.js";
 import {
+  CALL_ARGS_OPTION,
+  callArgsOption,
   DURABILITY_OPTION,
   durabilityOption,
   LOG_ENTRIES_OPTION,
@@ -76,6 +78,7 @@ export const workerCommand: CommandSpec = {
     ...DURABILITY_OPTION,
     ...LOG_ENTRIES_OPTION,
     ...RUN_KEY_EXPIRY_OPTION,
+    ...CALL_ARGS_OPTION,
     ...QUEUE_SHARDS_OPTIONS,
     ...FLOW_CONTROL_OPTION,
     ...CONNECTION_OPTIONS,
@@ -113,6 +116,7 @@ export const workerCommand: CommandSpec = {
       ...durabilityOption(args, io),
       ...logEntriesOption(args, io),
       ...runKeyExpiryOption(args, io),
+      ...callArgsOption(args, io),
       ...flowControl,
       ...traceContentOption(io.env),
     });
