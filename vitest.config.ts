@@ -1,8 +1,9 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
 import { SOURCE_CONDITIONS } from "./vitest.preset.js";
 
 /** The repository's root, which every path below is relative to. */
@@ -60,6 +61,41 @@ const RUN_ALONE = new Set([
 const missingAloneFiles = [...RUN_ALONE].filter((path) => !existsSync(join(ROOT, path)));
 if (missingAloneFiles.length > 0) {
   throw new Error(`RUN_ALONE names test files that do not exist: ${missingAloneFiles.join(", ")}`);
+}
+
+/**
+ * Test files of the others (not {@link RUN_ALONE}) that start before the
+ * rest of them, in this order: the longest. vitest starts the longest first
+ * only by the durations it cached in an earlier run, which a fresh clone (CI)
+ * has not: there it goes project by project, the cross-package tests last,
+ * and their consumer test (about 58 s) began so late that the other worker
+ * ran out of files long before it ended, and the alone files waited.
+ */
+const START_FIRST = ["test/consumer/consumer.test.ts"];
+
+const misplacedFirstFiles = START_FIRST.filter(
+  (path) => !existsSync(join(ROOT, path)) || RUN_ALONE.has(path),
+);
+if (misplacedFirstFiles.length > 0) {
+  throw new Error(
+    `START_FIRST names test files that do not exist or run alone: ${misplacedFirstFiles.join(", ")}`,
+  );
+}
+
+/**
+ * vitest's order (group by group, project by project; with a cache of an
+ * earlier run, the files that failed first, then the longest), with the
+ * files of {@link START_FIRST} moved to the front of their group.
+ */
+class StartFirstSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (file: TestSpecification) => {
+      const index = START_FIRST.indexOf(relative(ROOT, file.moduleId));
+      return index === -1 ? START_FIRST.length : index;
+    };
+    const group = (file: TestSpecification) => file.project.config.sequence.groupOrder;
+    return (await super.sort(files)).toSorted((a, b) => group(a) - group(b) || rank(a) - rank(b));
+  }
 }
 
 /**
@@ -123,8 +159,8 @@ function splitProject(dir: string): TestProjectInlineConfiguration[] {
  * One vitest run over every package and the cross-package suite, so `npm test`
  * prints one summary. Workspace packages resolve to their TypeScript sources
  * through the `@errand/source` export condition: tests need no build step.
- * Files run {@link TEST_FILES_AT_ONCE} at a time, then those of
- * {@link RUN_ALONE} one at a time.
+ * Files run {@link TEST_FILES_AT_ONCE} at a time ({@link START_FIRST}'s
+ * first), then those of {@link RUN_ALONE} one at a time.
  */
 export default defineConfig({
   resolve: { conditions: SOURCE_CONDITIONS },
@@ -132,6 +168,7 @@ export default defineConfig({
   test: {
     projects: PROJECT_DIRS.flatMap(splitProject),
     maxWorkers: TEST_FILES_AT_ONCE,
+    sequence: { sequencer: StartFirstSequencer },
     reporters: ["default", "./test/summary-reporter.ts"],
   },
 });

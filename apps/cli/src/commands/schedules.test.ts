@@ -6,6 +6,7 @@
  */
 import { createErrand, createWorker, type Errand, type ErrandWorker } from "@errand/engine";
 import { defineAgent, scriptedModel } from "@errand/runtime";
+import { noopLogger } from "@errand/runtime/ops";
 import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runErrand } from "../test-support/run-errand.js";
@@ -28,8 +29,13 @@ function errand(args: readonly string[]) {
 
 beforeAll(async () => {
   server = await startRedis({ maxmemoryPolicy: "noeviction" });
-  process.env.ERRAND_LOG_LEVEL = "silent"; // this file's process: the worker's lines are not the test's
-  worker = await createWorker({ connection: server.url, prefix, agents: [reporter] });
+  // The worker's lines are not the test's.
+  worker = await createWorker({
+    connection: server.url,
+    prefix,
+    agents: [reporter],
+    logger: noopLogger,
+  });
   client = createErrand({ connection: server.url, prefix });
 });
 afterAll(async () => {
