@@ -10,7 +10,7 @@ import { describe, expect } from "vitest";
 import { parentTest } from "../test-support/engine-test.js";
 import { intervalOf, mostAtOnce } from "../test-support/ran-intervals.js";
 import type { SpawnResult } from "./spawn-children.js";
-import { CHILD, LEAD } from "./test-support/parent-fixture.js";
+import { CHILD, LEAD, spawnThreeThenCollect } from "./test-support/parent-fixture.js";
 
 const it = parentTest("child-key");
 
@@ -27,20 +27,10 @@ describe("a parent's concurrency key", () => {
       parkRecheckMs: 120_000,
       flowControl: { keyConcurrency: [{ key: "tenant-*", limit: 1 }], recheckMs: 100 },
     });
-    const agents = [1, 2, 3].map((n) => ({
-      agent: CHILD,
-      input: { script: [{ sleepMs: 300, say: `child ${n} done` }] },
-    }));
     const { runId: parent } = await fx.errand.fire({
       agent: LEAD,
       concurrencyKey: "tenant-a",
-      input: {
-        script: [
-          { call: [{ tool: "spawn_agents", args: { agents } }] },
-          { call: [{ tool: "collect_agents", args: { wait: true } }] },
-          { say: "collected" },
-        ],
-      },
+      input: spawnThreeThenCollect("collected", { sleepMs: 300 }),
     });
     expect((await fx.waitForEvent(parent)).at(-1)?.type).toBe("finished");
 

@@ -8,7 +8,7 @@ import { waitUntil } from "@errand/testing";
 import { describe, expect } from "vitest";
 import { parentTest } from "../test-support/engine-test.js";
 import type { SpawnResult } from "./spawn-children.js";
-import { CHILD, LEAD } from "./test-support/parent-fixture.js";
+import { LEAD, spawnThreeThenCollect } from "./test-support/parent-fixture.js";
 
 const it = parentTest("child-jobs");
 
@@ -16,19 +16,9 @@ describe("a spawned child's job", () => {
   it("is removed as it completes, where its parent's completed job is kept", async ({ pfx }) => {
     const { fx } = pfx;
     await pfx.startWorker({ parkRecheckMs: 120_000 });
-    const agents = [1, 2, 3].map((n) => ({
-      agent: CHILD,
-      input: { script: [{ say: `child ${n} done` }] },
-    }));
     const { runId: parent } = await fx.errand.fire({
       agent: LEAD,
-      input: {
-        script: [
-          { call: [{ tool: "spawn_agents", args: { agents } }] },
-          { call: [{ tool: "collect_agents", args: { wait: true } }] },
-          { say: "collected" },
-        ],
-      },
+      input: spawnThreeThenCollect("collected"),
     });
     expect((await fx.waitForEvent(parent)).at(-1)?.type).toBe("finished");
     const [spawned] = (await pfx.toolResults(parent, "spawn_agents")) as SpawnResult[];

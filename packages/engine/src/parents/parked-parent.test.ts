@@ -11,7 +11,7 @@ import { describe, expect } from "vitest";
 import type { CollectResult } from "../reads/collect.js";
 import { parentTest } from "../test-support/engine-test.js";
 import type { SpawnResult } from "./spawn-children.js";
-import { CHILD, LEAD } from "./test-support/parent-fixture.js";
+import { LEAD, spawnThreeThenCollect } from "./test-support/parent-fixture.js";
 
 const it = parentTest("parked-parent");
 
@@ -26,19 +26,9 @@ describe("a parked parent on a worker of concurrency 1", () => {
   }) => {
     const { fx } = pfx;
     const { worker, logs } = await pfx.startWorker({ concurrency: 1, parkRecheckMs: 120_000 });
-    const agents = [1, 2, 3].map((n) => ({
-      agent: CHILD,
-      input: { script: [{ say: `child ${n} done` }] },
-    }));
     const { runId: parent } = await fx.errand.fire({
       agent: LEAD,
-      input: {
-        script: [
-          { call: [{ tool: "spawn_agents", args: { agents } }] },
-          { call: [{ tool: "collect_agents", args: { wait: true } }] },
-          { say: "all three collected" },
-        ],
-      },
+      input: spawnThreeThenCollect("all three collected"),
     });
 
     const events = await fx.waitForEvent(parent);

@@ -18,6 +18,24 @@ export const LEAD = "lead";
 /** The child agent: plays `input.script`, no tools of its own. */
 export const CHILD = "child";
 
+/**
+ * A {@link LEAD} input that spawns three {@link CHILD} runs playing `childStep`
+ * (each then says `child <n> done`), collects them with `wait: true`, then says `finalSay`.
+ */
+export function spawnThreeThenCollect(finalSay: string, childStep: Record<string, unknown> = {}) {
+  const agents = [1, 2, 3].map((n) => ({
+    agent: CHILD,
+    input: { script: [{ ...childStep, say: `child ${n} done` }] },
+  }));
+  return {
+    script: [
+      { call: [{ tool: "spawn_agents", args: { agents } }] },
+      { call: [{ tool: "collect_agents", args: { wait: true } }] },
+      { say: finalSay },
+    ],
+  };
+}
+
 /** What a child records when it is given {@link childOutputSchema}. */
 const ChildAnswer = z.object({ answer: z.string() });
 
