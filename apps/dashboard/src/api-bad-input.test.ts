@@ -10,7 +10,12 @@ import { MAX_REQUEST_BODY_BYTES } from "./http/body-limit.js";
 import { CSRF_HEADER } from "./http/security.js";
 import type { TimelineEvent } from "./present/timeline.js";
 import type { RunDetail } from "./reads/run-view.js";
-import { CITY, cityAnswerSchema, deepCallThenRecord } from "./test-support/agents.js";
+import {
+  CITY,
+  cityAnswerSchema,
+  DEEP_CALL_LEVELS,
+  deepCallThenRecord,
+} from "./test-support/agents.js";
 import { answerBeforeBodyEnds, csrfTokenOf, requestJson } from "./test-support/http.js";
 import { startWorkload, type Workload } from "./test-support/workload.js";
 
@@ -32,7 +37,7 @@ beforeAll(async () => {
   base = w.dashboard.url;
   const { runId } = await w.errand.fire({
     agent: CITY,
-    input: { script: deepCallThenRecord(4_000) },
+    input: { script: deepCallThenRecord(DEEP_CALL_LEVELS) },
     outputSchema: cityAnswerSchema,
   });
   deepRun = runId;
@@ -43,7 +48,7 @@ afterAll(async () => {
   await w?.stop();
 });
 
-describe("a tool call nested 4,000 levels deep", () => {
+describe("a tool call nested 1,500 levels deep", () => {
   it("is in the run's timeline, cut with a note, and the run's page answers", async () => {
     const timeline = await get<Page<TimelineEvent>>(`/api/runs/${deepRun}/events`);
     expect(timeline.status).toBe(200);

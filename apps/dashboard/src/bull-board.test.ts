@@ -1,7 +1,8 @@
 /**
  * errand is a good BullMQ citizen: `@bull-board/api`, mounted on errand's
  * queue (its hash-tagged prefix), sees every run as a job named after its
- * agent whose id is the runId and whose data is `{ runId }`, in the state
+ * agent whose id is the runId and whose data is `{ runId, queued }` (the
+ * run's `run-queued` when short enough), in the state
  * the run is in, with the same counts as the dashboard's overview: a
  * succeeded run and one cancelled while running under completed (with the
  * outcome as return value), a failed run under failed with its error as
@@ -112,7 +113,7 @@ async function fireCity(script: unknown[]): Promise<string> {
 }
 
 describe("bull-board on errand's queue", () => {
-  it("shows running and waiting runs as jobs: id = runId, name = agent, data = { runId }", async () => {
+  it("shows running and waiting runs as jobs: id = runId, name = agent, data = { runId, queued }", async () => {
     const slow = await Promise.all(Array.from({ length: 10 }, () => fireCity(slowChild())));
     const active = await waitFor("8 active jobs on the board", async () => {
       const listed = await boardQueue("active");
@@ -124,7 +125,12 @@ describe("bull-board on errand's queue", () => {
     expect(jobs.map((job) => job.id).sort()).toEqual([...slow].sort());
     for (const job of jobs) {
       expect(job.name).toBe(CITY);
-      expect(job.data).toEqual({ runId: job.id });
+      // The run's run-queued rides in its job (short enough): the one its log holds.
+      const [queuedEvent] = await w.errand.store.readLog(job.id, { untilSeq: 1 });
+      expect(job.data).toEqual({
+        runId: job.id,
+        queued: { at: queuedEvent!.at, data: queuedEvent!.data },
+      });
     }
     expect(active.jobs.every((job) => typeof job.processedOn === "number")).toBe(true);
     for (const job of active.jobs) {

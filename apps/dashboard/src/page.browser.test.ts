@@ -12,6 +12,7 @@ import {
   CITY,
   cityAnswerSchema,
   cityItem,
+  DEEP_CALL_LEVELS,
   deepCallThenRecord,
   gatedThenRecord,
   invalidThenRecord,
@@ -168,11 +169,11 @@ describe("the dashboard page", () => {
     await browser.screenshot("05-run-live");
   });
 
-  it("shows a tool call nested 4,000 levels deep, cut, and its whole event cut too", async () => {
+  it("shows a tool call nested 1,500 levels deep, cut, and its whole event cut too", async () => {
     const { page } = browser;
     const { runId } = await w.errand.fire({
       agent: CITY,
-      input: { script: deepCallThenRecord(4_000) },
+      input: { script: deepCallThenRecord(DEEP_CALL_LEVELS) },
       outputSchema: cityAnswerSchema,
     });
     await w.waitForResult(runId);

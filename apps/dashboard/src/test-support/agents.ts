@@ -135,6 +135,14 @@ export function slowChild(text = "still thinking"): ScriptTurn[] {
 }
 
 /**
+ * How deep {@link deepCallThenRecord}'s arguments nest in the dashboard's
+ * tests: far deeper than any view shows, yet within the inline limits (9
+ * characters a level, 13,500 of 16,000), so that the call's arguments stay in
+ * its event rather than being logged as a blob and a preview.
+ */
+export const DEEP_CALL_LEVELS = 1_500;
+
+/**
  * A city child whose model calls `lookup_population` with arguments nested
  * `levels` objects deep (`{ "city": { "city": … } }`, sent as the JSON text
  * a model sends), which the tool refuses, then records `Deep`.

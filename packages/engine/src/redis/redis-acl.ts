@@ -56,6 +56,7 @@ const KEY_COMMANDS = [
   "pttl",
   // strings
   "get",
+  "mget",
   "set",
   "incr",
   // hashes
