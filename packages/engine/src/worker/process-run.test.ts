@@ -174,26 +174,30 @@ describe("two writers on one run", () => {
   });
 });
 
-/** `context` whose store counts its appends. */
-function countingAppends(context: RunProcessorContext): {
-  context: RunProcessorContext;
-  appends: () => number;
-} {
-  let appends = 0;
+/** `context` whose store counts its calls of `method`. */
+function countingCalls(
+  context: RunProcessorContext,
+  method: "appendEvents" | "readLog",
+): { context: RunProcessorContext; calls: () => number } {
+  let calls = 0;
   const store = context.store;
   const counted = Object.create(store) as typeof store;
-  counted.appendEvents = (...args) => {
-    appends += 1;
-    return store.appendEvents(...args);
+  const original = store[method] as (...args: unknown[]) => unknown;
+  (counted as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
+    calls += 1;
+    return original.apply(store, args);
   };
-  return { context: { ...context, store: counted }, appends: () => appends };
+  return { context: { ...context, store: counted }, calls: () => calls };
 }
 
 describe("the optimistic first attempt (a job's first delivery)", () => {
   it("logs run-started with the first step, in one append, as the same history", async ({ fx }) => {
     const { runId } = await fx.errand.fire({ agent: "answerer", input: "question" });
     const once = answeringModel("at once", false);
-    const { context, appends } = countingAppends(contextFor(fx, "worker-a", once.model));
+    const { context, calls: appends } = countingCalls(
+      contextFor(fx, "worker-a", once.model),
+      "appendEvents",
+    );
 
     const outcome = await processRun(context, runId, "answerer", { first: true });
 
@@ -233,7 +237,10 @@ describe("the optimistic first attempt (a job's first delivery)", () => {
   }) => {
     const { runId } = await fx.errand.fire({ agent: "answerer", input: "question" });
     const gated = answeringModel("after a move", true);
-    const { context, appends } = countingAppends(contextFor(fx, "worker-a", gated.model));
+    const { context, calls: appends } = countingCalls(
+      contextFor(fx, "worker-a", gated.model),
+      "appendEvents",
+    );
 
     const attempt = processRun(context, runId, "answerer", { first: true });
     await gated.inside;
@@ -254,21 +261,6 @@ describe("the optimistic first attempt (a job's first delivery)", () => {
   });
 });
 
-/** `context` whose store counts its reads of a log. */
-function countingLogReads(context: RunProcessorContext): {
-  context: RunProcessorContext;
-  reads: () => number;
-} {
-  let reads = 0;
-  const store = context.store;
-  const counted = Object.create(store) as typeof store;
-  counted.readLog = (...args) => {
-    reads += 1;
-    return store.readLog(...args);
-  };
-  return { context: { ...context, store: counted }, reads: () => reads };
-}
-
 /** The run's `run-queued` as its log holds it: what its job carries. */
 async function loggedQueued(fx: EngineFixture, runId: string): Promise<RunEventOf<"run-queued">> {
   const [queued] = await fx.errand.store.readLog(runId);
@@ -281,7 +273,10 @@ describe("the run-queued a job carried (its first delivery)", () => {
     const { runId } = await fx.errand.fire({ agent: "answerer", input: "question" });
     const queued = await loggedQueued(fx, runId);
     const once = answeringModel("from the job", false);
-    const { context, reads } = countingLogReads(contextFor(fx, "worker-a", once.model));
+    const { context, calls: reads } = countingCalls(
+      contextFor(fx, "worker-a", once.model),
+      "readLog",
+    );
 
     const outcome = await processRun(context, runId, "answerer", { first: true, queued });
 
@@ -342,7 +337,10 @@ describe("the run-queued a job carried (its first delivery)", () => {
         };
       },
     };
-    const { context, reads } = countingLogReads(contextFor(fx, "worker-a", counting));
+    const { context, calls: reads } = countingCalls(
+      contextFor(fx, "worker-a", counting),
+      "readLog",
+    );
 
     const outcome = await processRun(context, runId, "answerer", { first: true, queued });
 
