@@ -310,6 +310,8 @@ describe("per-run model settings", () => {
       type: "run-queued",
       data: { modelSettings: { maxOutputTokens: 9_000, reasoning: { effort: "high" } } },
     });
+    // Settled here, so its keys are not written during the next test's refusal.
+    expect(await settled(fx, rerunId!)).toMatchObject({ status: "succeeded" });
   });
 
   it("outside the settings a run may give are refused as invalid_spec", async ({ fx }) => {
