@@ -6,8 +6,11 @@
   alone: one call does the work of a whole batch of the shard's stream.
   Atomic with the read of each head, whose status only moves forward (queued,
   running, then one settled status), so running it again, late, or out of
-  order never moves a run backwards: it is idempotent. A run's result is
-  written after its indexes, so whoever reads a result finds the run indexed;
+  order never moves a run backwards: it is idempotent. The index writes of
+  the call's runs are gathered, so that each key gets one variadic ZREM and
+  one ZADD for the whole call (a batch's runs mostly share theirs: active,
+  succeeded, their agent's runs), all made before any result is stored, so
+  whoever reads a result finds the run indexed;
   the XACK comes last, so an entry is acknowledged only once what it needs is
   written (a call that fails part way acknowledges nothing).
 
@@ -50,6 +53,9 @@
       "1" when the append that settled it moved it from the active runs to its
         status's runs and gave its children their expiry (its shard entry's
         moved), or ""; only with its result and its expiry
+      "1" when the append that settled it gave its children their expiry
+        (its shard entry's childrenExpired: it does so without moving the
+        run), so that the call leaves the children set be; or ""
       the settled status its head holds, when the caller knows the head is
         there (the append that settled the run gave it an expiry far enough
         ahead), so that the head is not read; or "" (then its status is read)
@@ -64,7 +70,7 @@
      0  the run has no head (expired or unknown): its entries were removed,
         no result was stored
 
-  Effects, per run:
+  Effects, per run (every ZADD and ZREM gathered per key, as said above):
     - moved by its settling append: no head read; ZADD member to the agent's
       runs and the tenant's runs (unless the caller said it indexed the run
       there already), the deadline left unless it has none (""), SET result
@@ -76,7 +82,8 @@
       (""), leaves the deadlines; a run not settled is in active and, with a
       deadline, in the deadlines
     - head settled and a result given: the run's children (a settled run
-      spawns no more) and its result get the head's expiry time (the one
+      spawns no more; unless its settling append gave them their expiry)
+      and its result get the head's expiry time (the one
       given, which the settling append set on the head; else PEXPIRETIME:
       absolute, as a relative PTTL could land a millisecond past the head),
       so that they expire with its log whatever the retention its settling
@@ -88,7 +95,8 @@
   were given and stored, with those results that are short enough (none: no
   PUBLISH; the space before the line break keeps the last runId a word of its
   own for a reader that only splits the message at spaces), then XACK of the entry ids
-  acknowledged (none: no XACK; one per 1,000 ids beyond). There is no index
+  acknowledged (none: no XACK; one per 1,000 ids beyond, as for each
+  ZREM and ZADD). There is no index
   of every run: `list` reads the union of the status indexes (an older
   collector's <p>:{sN}:index:runs is neither written nor read).
 ]]
@@ -100,7 +108,8 @@ local announced = {}
 -- The result carried by the announcement of each run of `announced`, "" for one too long to carry.
 local announcedResults = {}
 local carriesResults = false
-local ACK_SLICE = 1000
+-- The most values one command of the call is given (ids to XACK, members to ZREM, scores and members to ZADD).
+local SLICE = 1000
 -- The longest result an announcement carries: every subscriber of the channel receives it.
 local ANNOUNCED_RESULT_BYTES = 1024
 
@@ -115,23 +124,51 @@ local function announce(runId, result)
   end
 end
 
+-- The call's index writes, gathered so that each key gets one variadic ZREM and one ZADD for the
+-- whole call (the runs of a batch mostly share their keys: active, a settled status, their agent),
+-- made before any result is stored. A run is in one call once, so no member is both removed and added.
+local removals, removalKeys = {}, {}
+local additions, additionKeys = {}, {}
+-- The results to store once the indexes are written: { resultKey, result, expiresAt or nil, childrenKey or nil }.
+local stores = {}
+
+local function gather(byKey, keys, key, ...)
+  local list = byKey[key]
+  if list == nil then
+    list = {}
+    byKey[key] = list
+    keys[#keys + 1] = key
+  end
+  for _, value in ipairs({ ... }) do
+    list[#list + 1] = value
+  end
+end
+
+local function remove(key, member)
+  gather(removals, removalKeys, key, member)
+end
+
+local function add(key, score, member)
+  gather(additions, additionKeys, key, score, member)
+end
+
 local function listRun(agentKey, tenantKey, member, listed, tenanted)
   if listed ~= "1" then
-    redis.call("ZADD", agentKey, 0, member)
+    add(agentKey, 0, member)
     if tenanted == "1" then
-      redis.call("ZADD", tenantKey, 0, member)
+      add(tenantKey, 0, member)
     end
   end
 end
 
 local function indexRun(headKey, agentKey, resultKey, childrenKey, tenantKey, runId, member, deadline, result,
-    listed, tenanted, expiresAt, moved, knownStatus)
+    listed, tenanted, expiresAt, moved, knownStatus, childrenExpired)
   if moved == "1" and result ~= "" and expiresAt ~= "" then
     listRun(agentKey, tenantKey, member, listed, tenanted)
     if deadline ~= "" then
-      redis.call("ZREM", deadlinesKey, runId)
+      remove(deadlinesKey, runId)
     end
-    redis.call("SET", resultKey, result, "NX", "PXAT", expiresAt)
+    stores[#stores + 1] = { resultKey, result, expiresAt }
     announce(runId, result)
     return 1
   end
@@ -141,21 +178,21 @@ local function indexRun(headKey, agentKey, resultKey, childrenKey, tenantKey, ru
   end
   if not status then
     for _, key in ipairs({ activeKey, KEYS[2], KEYS[3], KEYS[4], agentKey }) do
-      redis.call("ZREM", key, member)
+      remove(key, member)
     end
     if tenanted == "1" then
-      redis.call("ZREM", tenantKey, member)
+      remove(tenantKey, member)
     end
-    redis.call("ZREM", deadlinesKey, runId)
+    remove(deadlinesKey, runId)
     return 0
   end
   listRun(agentKey, tenantKey, member, listed, tenanted)
   local settledKey = settledKeys[status]
   if settledKey then
-    redis.call("ZREM", activeKey, member)
-    redis.call("ZADD", settledKey, 0, member)
+    remove(activeKey, member)
+    add(settledKey, 0, member)
     if deadline ~= "" then
-      redis.call("ZREM", deadlinesKey, runId)
+      remove(deadlinesKey, runId)
     end
     if result ~= "" then
       if expiresAt == "" then
@@ -164,20 +201,31 @@ local function indexRun(headKey, agentKey, resultKey, childrenKey, tenantKey, ru
         expiresAt = tonumber(expiresAt)
       end
       if expiresAt > 0 then
-        redis.call("PEXPIREAT", childrenKey, expiresAt)
-        redis.call("SET", resultKey, result, "NX", "PXAT", expiresAt)
+        stores[#stores + 1] = { resultKey, result, expiresAt, childrenExpired ~= "1" and childrenKey or nil }
       else
-        redis.call("SET", resultKey, result, "NX")
+        stores[#stores + 1] = { resultKey, result }
       end
       announce(runId, result)
     end
   else
-    redis.call("ZADD", activeKey, 0, member)
+    add(activeKey, 0, member)
     if deadline ~= "" and deadline ~= "?" then
-      redis.call("ZADD", deadlinesKey, deadline, runId)
+      add(deadlinesKey, deadline, runId)
     end
   end
   return 1
+end
+
+-- Calls `command` on `key` with `values`, in slices: unpack's arguments live on Lua's C stack,
+-- which holds a few thousand (SLICE is even: a ZADD's score and member stay in one slice).
+local function callInSlices(command, key, values, prefix)
+  for first = 1, #values, SLICE do
+    if prefix then
+      redis.call(command, key, prefix, unpack(values, first, math.min(first + SLICE - 1, #values)))
+    else
+      redis.call(command, key, unpack(values, first, math.min(first + SLICE - 1, #values)))
+    end
+  end
 end
 
 local replies = {}
@@ -187,18 +235,39 @@ for i = 1, count do
   local k = 6 + 5 * (i - 1)
   local result = ARGV[a + 3]
   local indexed = indexRun(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], KEYS[k + 5],
-    ARGV[a], ARGV[a + 1], ARGV[a + 2], result, ARGV[a + 4], ARGV[a + 5], ARGV[a + 6], ARGV[a + 7], ARGV[a + 8])
+    ARGV[a], ARGV[a + 1], ARGV[a + 2], result, ARGV[a + 4], ARGV[a + 5], ARGV[a + 6], ARGV[a + 7], ARGV[a + 8],
+    ARGV[a + 9])
   replies[i] = indexed
-  local ids = tonumber(ARGV[a + 9])
+  local ids = tonumber(ARGV[a + 10])
   if indexed == 1 or result == "" then
-    for j = a + 10, a + 9 + ids do
+    for j = a + 11, a + 10 + ids do
       acknowledged[#acknowledged + 1] = ARGV[j]
     end
   end
-  a = a + 10 + ids
+  a = a + 11 + ids
 end
 for j = a, #ARGV do
   acknowledged[#acknowledged + 1] = ARGV[j]
+end
+-- The additions first: a ZADD is the call's first write whenever it adds, so a Redis out of
+-- memory refuses the call before it writes anything (a script is refused only at its first
+-- write, and ZREM is never refused).
+for _, key in ipairs(additionKeys) do
+  callInSlices("ZADD", key, additions[key])
+end
+for _, key in ipairs(removalKeys) do
+  callInSlices("ZREM", key, removals[key])
+end
+for _, stored in ipairs(stores) do
+  local resultKey, result, expiresAt, childrenKey = stored[1], stored[2], stored[3], stored[4]
+  if childrenKey then
+    redis.call("PEXPIREAT", childrenKey, expiresAt)
+  end
+  if expiresAt then
+    redis.call("SET", resultKey, result, "NX", "PXAT", expiresAt)
+  else
+    redis.call("SET", resultKey, result, "NX")
+  end
 end
 if #announced > 0 then
   local message = table.concat(announced, " ")
@@ -208,9 +277,6 @@ if #announced > 0 then
   redis.call("PUBLISH", channel, message)
 end
 if group ~= "" then
-  -- In slices: unpack's arguments live on Lua's C stack, which holds a few thousand.
-  for first = 1, #acknowledged, ACK_SLICE do
-    redis.call("XACK", streamKey, group, unpack(acknowledged, first, math.min(first + ACK_SLICE - 1, #acknowledged)))
-  end
+  callInSlices("XACK", streamKey, acknowledged, group)
 end
 return replies

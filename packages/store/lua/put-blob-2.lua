@@ -17,7 +17,7 @@
       "<n>:meta" metadata
     - with the run's first blob (n = 0), HSET head "hasBlobs" 1: the append that
       settles the run gives the blobs their expiry only when its head says so
-      (append-14.lua)
+      (append-11.lua)
     - when the head already has a TTL (the run settled), the blobs key gets the
       same TTL, so that a blob stored late expires with its run
 ]]

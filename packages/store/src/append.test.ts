@@ -108,7 +108,7 @@ describe("appendEvents", () => {
     ]);
     // One shard entry for the whole append: the runId, the first seq, every event and, as
     // the batch settles the run, the expiry it set on the head (the collector's, for the result)
-    // and that it moved the run's indexes.
+    // and that it gave the run's children their expiry.
     const shardEntries = (await shardEntriesOf(runId)).slice(1);
     const headExpiresAt = await fx.redis.pexpiretime(store.keys.runHead(runId));
     expect(headExpiresAt).toBeGreaterThan(Date.now());
@@ -116,7 +116,7 @@ describe("appendEvents", () => {
     expect(shardEntries.map(([, fields]) => fields)).toEqual([
       [
         ...["runId", runId, "seq", "2", "events", eventsJson],
-        ...["expiresAt", String(headExpiresAt), "moved", "1"],
+        ...["expiresAt", String(headExpiresAt), "childrenExpired", "1"],
       ],
     ]);
     expect(decodeShardEntry(shardOfRunId(runId), shardEntries[0]!).expiresAt).toBe(headExpiresAt);
@@ -195,14 +195,14 @@ describe("appendEvents", () => {
       decodeShardEntry(shard, entry),
     );
     expect(openingEntry?.indexed).toBe(true);
-    // The settling append moves the run from active to its status's runs, and says so; the
-    // agent's and tenant's runs keep it, and its deadline is the collector's to drop.
+    // The settling append leaves the run's indexes to the collector (which moves a batch of runs
+    // in one ZREM and one ZADD), and says it gave the run's children their expiry; the agent's
+    // and tenant's runs keep it, and its deadline is the collector's to drop.
     expect(settlingEntry?.indexed).toBeUndefined();
-    expect(settlingEntry?.moved).toBe(true);
-    expect(await fx.redis.zscore(store.keys.runIndexByStatus(shard, "active"), member)).toBeNull();
-    expect(await fx.redis.zscore(store.keys.runIndexByStatus(shard, "succeeded"), member)).toBe(
-      "0",
-    );
+    expect(settlingEntry?.moved).toBeUndefined();
+    expect(settlingEntry?.childrenExpired).toBe(true);
+    expect(await fx.redis.zscore(store.keys.runIndexByStatus(shard, "active"), member)).toBe("0");
+    expect(await fx.redis.exists(store.keys.runIndexByStatus(shard, "succeeded"))).toBe(0);
     expect(await fx.redis.zscore(store.keys.runIndexByTenant(shard, "acme"), member)).toBe("0");
     expect(await fx.redis.zscore(store.keys.deadlines(shard), runId)).not.toBeNull();
     expect(await fx.redis.exists(store.keys.runIndexByAgent(shard, ""))).toBe(0);

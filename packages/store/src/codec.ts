@@ -40,24 +40,32 @@ export interface ShardEntry {
   error?: string;
   /**
    * When the run's log and head expire, in ms since the epoch: given by the
-   * append that settled the run (`append-14.lua`), absent from any other entry
+   * append that settled the run (`append-11.lua`), absent from any other entry
    * and from entries of writers older than it.
    */
   expiresAt?: number;
   /**
    * True when the append that opened the run indexed it as queued (its
-   * active, agent's, tenant's runs and deadline: `append-14.lua`), so that
+   * active, agent's, tenant's runs and deadline: `append-11.lua`), so that
    * the collector writes nothing for it; absent from entries of writers
    * older than it.
    */
   indexed?: true;
   /**
    * True when the append that settled the run moved it from the active runs
-   * to its settled status's runs and gave its children set their expiry
-   * (`append-14.lua`), so that the collector only stores its result; only
-   * beside `expiresAt`, absent from entries of writers older than it.
+   * to its settled status's runs and gave its children set their expiry, as
+   * the append of the version before `childrenExpired` did, so that the
+   * collector only stores its result; only beside `expiresAt`.
    */
   moved?: true;
+  /**
+   * True when the append that settled the run gave its children set their
+   * expiry (or knew from its head that it has none) without moving its
+   * indexes (`append-11.lua`), so that the collector moves the run and leaves
+   * its children be; only beside `expiresAt`, absent from entries of writers
+   * older than it.
+   */
+  childrenExpired?: true;
 }
 
 type DecodedAll = { ok: true; events: RunEvent[] } | { ok: false; error: string };
@@ -191,5 +199,7 @@ export function decodeShardEntry(shard: number, [id, fields]: StreamEntry): Shar
   if (Number.isSafeInteger(expiresAt) && expiresAt > 0) entry.expiresAt = expiresAt;
   if (fieldOf(fields, "indexed") === "1") entry.indexed = true;
   if (entry.expiresAt !== undefined && fieldOf(fields, "moved") === "1") entry.moved = true;
+  if (entry.expiresAt !== undefined && fieldOf(fields, "childrenExpired") === "1")
+    entry.childrenExpired = true;
   return entry;
 }

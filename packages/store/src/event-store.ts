@@ -298,9 +298,6 @@ export function createEventStore(options: EventStoreOptions): EventStore {
       keys.deadlines(shard),
       keys.runIndexByAgent(shard, opened?.agent ?? ""),
       keys.runIndexByTenant(shard, opened?.tenant ?? ""),
-      keys.runIndexByStatus(shard, "succeeded"),
-      keys.runIndexByStatus(shard, "failed"),
-      keys.runIndexByStatus(shard, "cancelled"),
       keys.children(runId),
     ];
     if (idempotency !== undefined) {

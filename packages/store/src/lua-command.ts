@@ -6,7 +6,7 @@
  * and by other packages' (the engine's collector). A script's file is named
  * `<verb>-<numKeys>.lua`, as BullMQ's are, with `n` for the number of keys of
  * a script whose calls pass any number of them (its header says how many); an
- * optional last key counts in the number (`append-14.lua` takes 13 or 14).
+ * optional last key counts in the number (`append-11.lua` takes 10 or 11).
  */
 import { readFileSync } from "node:fs";
 import type { Cluster, Redis } from "ioredis";
@@ -35,7 +35,7 @@ export type LuaCall = (
 
 type CustomCommand = (...keysAndArgs: (string | number)[]) => Promise<unknown>;
 
-/** Reads a script file, e.g. `new URL("../lua/append-14.lua", import.meta.url)`. */
+/** Reads a script file, e.g. `new URL("../lua/append-11.lua", import.meta.url)`. */
 export function readLuaFile(url: URL): string {
   return readFileSync(url, "utf8");
 }

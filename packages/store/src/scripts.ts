@@ -16,7 +16,7 @@ function readScript(file: string): string {
 
 /** Every script: the ioredis command name it gets, its file, its number of keys. */
 const SCRIPTS = {
-  append: { command: "errandAppend", lua: readScript("append-14.lua"), numberOfKeys: "variable" },
+  append: { command: "errandAppend", lua: readScript("append-11.lua"), numberOfKeys: "variable" },
   putBlob: { command: "errandPutBlob", lua: readScript("put-blob-2.lua"), numberOfKeys: 2 },
 } as const;
 

@@ -33,15 +33,15 @@ const RUN_LOG_KEY = /:run:[^:]+:log$/;
 const ATTEMPT_EVENTS = new Set(["run-started", "waitpoint-timed-out"]);
 
 /**
- * The event types of an append call (`EVALSHA sha 13 k1 … k13 runId expected
+ * The event types of an append call (`EVALSHA sha 10 k1 … k10 runId expected
  * retention idempotencyTtl logShape member deadline flagsSince, then type at data of
- * each event`, or with 14 keys when an idempotency key is given; see
- * `packages/store/lua/append-14.lua`), or `undefined` for another command.
+ * each event`, or with 11 keys when an idempotency key is given; see
+ * `packages/store/lua/append-11.lua`), or `undefined` for another command.
  */
 function appendedEventTypes(args: readonly string[]): string[] | undefined {
   const [command, , numberOfKeys, firstKey] = args;
   if (!/^evalsha$|^eval$/i.test(command ?? "")) return undefined;
-  if (numberOfKeys !== "13" && numberOfKeys !== "14") return undefined;
+  if (numberOfKeys !== "10" && numberOfKeys !== "11") return undefined;
   if (!RUN_LOG_KEY.test(firstKey ?? "")) return undefined;
   // args: command, sha, numkeys, the keys, then ARGV: runId, expected, retention, idempotency TTL,
   // log entry shape, index member, deadline, flags' start, then the events.

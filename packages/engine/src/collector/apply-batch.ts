@@ -5,9 +5,10 @@
  * terminal event is in the batch is settled: its result is worked out. Then
  * one script call brings every run settled or queued in the batch up to
  * date in the shard's indexes (a run queued by an append that indexed it,
- * its entry says `indexed`, needs nothing; a run settled by an append that
- * moved it to its status's index, its entry says `moved`, needs its result
- * only) (a run this collector listed when queued, in a
+ * its entry says `indexed`, needs nothing; a run settled by an older append
+ * that moved it to its status's index, its entry says `moved`, needs its
+ * result only; the others are moved a batch at a time, one ZREM and one ZADD
+ * a key) (a run this collector listed when queued, in a
  * call that answered for it, is not written in its agent's runs again when
  * it settles) and stores each settled run's result with a wake-up on the shard's
  * settled channel, then acknowledges the entries whose effects it wrote (the
@@ -77,8 +78,10 @@ interface RunGroup {
   expiresAt?: number;
   /** True when the append that opened the run indexed it as queued (its entry says `indexed`). */
   indexedWhenQueued?: boolean;
-  /** True when the append that settled the run moved its indexes and expired its children (its entry says `moved`). */
+  /** True when the append that settled the run, older than this version, moved its indexes and expired its children (its entry says `moved`). */
   moved?: boolean;
+  /** True when the append that settled the run expired its children but left its indexes to this collector (its entry says `childrenExpired`). */
+  childrenExpired?: boolean;
 }
 
 /**
@@ -87,7 +90,7 @@ interface RunGroup {
  */
 async function prepareSettledRun(
   context: CollectorContext,
-  { runId, projection, expiresAt, moved }: RunGroup,
+  { runId, projection, expiresAt, moved, childrenExpired }: RunGroup,
 ): Promise<RunToIndex> {
   const result = await settledResult(context, runId, projection);
   const run: IndexedRun = {
@@ -102,6 +105,7 @@ async function prepareSettledRun(
     if (expiresAt - context.now().getTime() > HEAD_THERE_MARGIN_MS) run.status = result.status;
   }
   if (moved) run.moved = true;
+  if (childrenExpired) run.childrenExpired = true;
   // Listed by this collector's call for its run-queued: the settling call leaves the agent's and tenant's runs be.
   if (context.projections.isListed(runId)) run.listed = true;
   const queued = projection?.queued;
@@ -182,6 +186,7 @@ function groupByRun(
     for (const event of events) group.events.push(event);
     if (entry.expiresAt !== undefined) group.expiresAt = entry.expiresAt;
     if (entry.moved) group.moved = true;
+    if (entry.childrenExpired) group.childrenExpired = true;
     if (entry.indexed) {
       // Its opening append wrote its agent's and tenant's runs: the settling call leaves them be.
       group.indexedWhenQueued = true;

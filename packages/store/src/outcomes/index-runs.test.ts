@@ -11,6 +11,7 @@ import {
   indexRuns,
   indexSegment,
   type OutcomeWriter,
+  runIndexMember,
 } from "./index-runs.js";
 import { parseStoredResult } from "./stored-results.js";
 
@@ -182,7 +183,7 @@ describe("indexRuns of a run its writer listed already", () => {
       run: { runId, agent: "researcher", createdAt: queuedAt, listed: true },
       result: settleRun(foldRun(await store.readLog(runId), runId))!,
     });
-    expect(listed.args).toEqual([...settled.args.slice(0, 4), "1", "", "", "", ""]);
+    expect(listed.args).toEqual([...settled.args.slice(0, 4), "1", "", "", "", "", ""]);
     expect(await indexRuns(writer, SHARD, [listed])).toEqual([true]);
 
     expect(await fx.redis.zcard(agentRuns)).toBe(0);
@@ -200,7 +201,7 @@ describe("indexRuns of a run its writer listed already", () => {
   });
 });
 
-describe("indexRuns of a run its settling append moved", () => {
+describe("indexRuns of a run an older settling append moved", () => {
   it("reads no head and leaves its status indexes be: it lists the run, drops its deadline and stores its result until its expiry", async () => {
     const { store, writer } = await openShard("moved");
     const runId = store.newRunId();
@@ -220,6 +221,10 @@ describe("indexRuns of a run its settling append moved", () => {
         result,
       });
     await fx.redis.zadd(store.keys.deadlines(SHARD), Date.parse("2030-01-01"), runId);
+    // Moved as an append older than this version moved it.
+    const member = runIndexMember(queuedAt, runId);
+    await fx.redis.zrem(store.keys.runIndexByStatus(SHARD, "active"), member);
+    await fx.redis.zadd(store.keys.runIndexByStatus(SHARD, "succeeded"), 0, member);
     // Its head taken away: were the call to read it, it would answer false and store nothing.
     await fx.redis.rename(store.keys.runHead(runId), `${store.keys.runHead(runId)}:aside`);
     const succeeded = await fx.redis.zrange(store.keys.runIndexByStatus(SHARD, "succeeded"), 0, -1);
@@ -299,7 +304,7 @@ describe("indexRuns of a settled run whose head its caller knows is there", () =
       },
       result: settleRun(foldRun(await store.readLog(runId), runId))!,
     });
-    expect(known.args).toEqual([...read.args.slice(0, 8), "succeeded"]);
+    expect(known.args).toEqual([...read.args.slice(0, 8), "succeeded", ""]);
 
     const before = await commandCalls(fx.redis, "hget");
     expect(await indexRuns(writer, SHARD, [known])).toEqual([true]);
@@ -314,6 +319,47 @@ describe("indexRuns of a settled run whose head its caller knows is there", () =
     // Without it, the same call reads the head's status.
     await indexRuns(writer, SHARD, [read]);
     expect(await commandCalls(fx.redis, "hget")).toBe(before + 1);
+  });
+});
+
+describe("indexRuns of a batch of settled runs", () => {
+  it("moves them all in one ZREM from the active runs and one ZADD a status, and leaves the children be of a run whose append expired them", async () => {
+    const { store, writer } = await openShard("batch");
+    const runIds = [store.newRunId(), store.newRunId(), store.newRunId()];
+    for (const runId of runIds) {
+      await store.appendEvents(runId, 0, [queued()]);
+      await store.appendEvents(runId, 1, [started(), finished()]);
+    }
+    const [withChildren] = runIds as [string, ...string[]];
+    await fx.redis.zadd(store.keys.children(withChildren), 0, "child");
+    const segments = await Promise.all(
+      runIds.map(async (runId) => {
+        const log = await store.readLog(runId);
+        return indexSegment(store.keys, {
+          run: {
+            runId,
+            agent: "researcher",
+            createdAt: log[0]!.at,
+            expiresAt: await fx.redis.pexpiretime(store.keys.runHead(runId)),
+            status: "succeeded",
+            childrenExpired: true,
+          },
+          result: settleRun(foldRun(log, runId))!,
+        });
+      }),
+    );
+    const calls = async () =>
+      Promise.all(["zrem", "zadd", "pexpireat", "set"].map((name) => commandCalls(fx.redis, name)));
+    const before = await calls();
+    expect(await indexRuns(writer, SHARD, segments)).toEqual([true, true, true]);
+    const after = await calls();
+    // One ZREM (active), one ZADD a key (succeeded, the agent's runs), no PEXPIREAT, a SET a run.
+    expect(after.map((count, i) => count - before[i]!)).toEqual([1, 2, 0, 3]);
+    expect(await fx.redis.zcard(store.keys.runIndexByStatus(SHARD, "active"))).toBe(0);
+    expect(await fx.redis.zrange(store.keys.runIndexByStatus(SHARD, "succeeded"), 0, -1)).toEqual(
+      segments.map((segment) => segment.args[1]).sort(),
+    );
+    expect(await fx.redis.pttl(store.keys.children(withChildren))).toBe(-1);
   });
 });
 

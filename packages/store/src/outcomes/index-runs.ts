@@ -117,12 +117,18 @@ export interface IndexedRun {
    */
   expiresAt?: number;
   /**
-   * True when the append that settled the run moved it from the active runs
-   * to its status's runs and gave its children their expiry (its shard
-   * entry's `moved`), so that the call reads no head and only stores its
+   * True when the append that settled the run (one older than
+   * `childrenExpired`) moved it from the active runs to its status's runs
+   * and gave its children their expiry (its shard entry's `moved`), so that the call reads no head and only stores its
    * result (with `expiresAt` and a result only).
    */
   moved?: boolean;
+  /**
+   * True when the append that settled the run gave its children their
+   * expiry without moving it (its shard entry's `childrenExpired`), so that
+   * the call leaves its children set be.
+   */
+  childrenExpired?: boolean;
   /**
    * The settled status its head holds, given only by a caller that knows the
    * head is there — the append that settled it gave it an expiry far enough
@@ -152,6 +158,7 @@ export interface IndexSegment {
     expiresAt: string,
     moved: string,
     status: string,
+    childrenExpired: string,
   ];
 }
 
@@ -180,6 +187,7 @@ export function indexSegment(keys: StoreKeys, { run, result }: RunToIndex): Inde
       run.expiresAt === undefined ? "" : String(run.expiresAt),
       run.moved ? "1" : "",
       run.status ?? "",
+      run.childrenExpired ? "1" : "",
     ],
   };
 }

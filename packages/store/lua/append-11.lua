@@ -20,11 +20,8 @@
             untouched, for a batch that does not open a run)
     KEYS[9] tenant's runs <p>:{sN}:index:tenant:<tenant>    ZSET (untouched for a run
             without a tenant, whose key names the empty tenant)
-    KEYS[10] succeeded runs <p>:{sN}:index:status:succeeded  ZSET, KEYS[11] failed runs
-            <p>:{sN}:index:status:failed, KEYS[12] cancelled runs
-            <p>:{sN}:index:status:cancelled: where a settling batch moves its run
-    KEYS[13] its children <p>:{sN}:children:<runId>       ZSET (only given a TTL here)
-    KEYS[14] idempotency  <p>:{sN}:idempotency:<digest of the key>  STRING, the runId
+    KEYS[10] its children <p>:{sN}:children:<runId>       ZSET (only given a TTL here)
+    KEYS[11] idempotency  <p>:{sN}:idempotency:<digest of the key>  STRING, the runId
             fired under the key; given only with a run-queued fired with a key
             (the runId is placed on the key's shard, so both share one slot)
 
@@ -33,7 +30,7 @@
             or "*" for an unfenced append (cancel-requested from a client, the reaper)
     ARGV[3] when the log, head and blobs keys expire if the batch settles the
             run: ms since the epoch (the writer's clock plus its retention)
-    ARGV[4] how long the idempotency key is kept, in ms ("0" without KEYS[14])
+    ARGV[4] how long the idempotency key is kept, in ms ("0" without KEYS[11])
     ARGV[5] "1": a batch of several events is one log entry (the per-append
             shape below); "": one log entry per event (the shape writers
             older than it write, and the only one their readers read)
@@ -76,8 +73,10 @@
       seq (of the batch's first event), events (a JSON array with one
       [type, at, data] per event, data as given), and, when the batch settles
       the run, expiresAt (ARGV[3]: the collector gives the result the same
-      expiry without asking Redis for the head's), and moved=1 when this
-      batch moved the run's indexes and gave its children their expiry (below)
+      expiry without asking Redis for the head's), and childrenExpired=1 when
+      this batch gave the run's children their expiry (below); the run's
+      move between the status indexes is the collector's, gathered for a
+      whole batch of runs (docs/architecture/collector.md)
     - HSET on the head: seq, updatedAt, and what the events change, as the fold
       does: run-queued sets agent, rootRunId (only when not the run itself),
       parentRunId, depth, priority, concurrencyKey, tenant (only when it has
@@ -97,12 +96,10 @@
     - with an idempotency key: SET it to the runId, PX its TTL
     - on a terminal event: PEXPIREAT(ARGV[3]) on the run log and head, and on
       the blobs unless the head says the run has none (ARGV[8]); then, for a
-      run it did not open whose head's createdAt has the shape writers give it
-      (YYYY-MM-DDTHH:MM:SS.sssZ, so its index member is the one its opening
-      wrote): ZREM of its member from the active runs, ZADD to its settled
-      status's runs, and PEXPIREAT(ARGV[3]) on its children unless the head
-      says it has none (ARGV[8]); its shard entry then says moved=1 and the
-      collector only stores its result (docs/architecture/collector.md); then
+      run it did not open, PEXPIREAT(ARGV[3]) on its children unless the head
+      says it has none (ARGV[8]; a createdAt of another shape than writers
+      give it, YYYY-MM-DDTHH:MM:SS.sssZ, trusts no flag), and its shard entry
+      says childrenExpired=1; then
       the run log is rewritten at its exact size (COPY to the rewrite key,
       then RENAME it over the log: same entries, same last id, same TTL;
       Redis 7 gives a stream's first node 4 KiB up front, a copy holds only
@@ -114,8 +111,7 @@
 ]]
 local logKey, headKey, shardKey, blobsKey, rewriteKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local activeKey, deadlinesKey, agentRunsKey, tenantRunsKey = KEYS[6], KEYS[7], KEYS[8], KEYS[9]
-local settledKeys = { succeeded = KEYS[10], failed = KEYS[11], cancelled = KEYS[12] }
-local childrenKey, idempotencyKey = KEYS[13], KEYS[14]
+local childrenKey, idempotencyKey = KEYS[10], KEYS[11]
 local runId = ARGV[1]
 local expected = ARGV[2]
 local expiresAt = tonumber(ARGV[3])
@@ -300,12 +296,10 @@ local function isoMs(text)
   return (((days * 24 + h) * 60 + mi) * 60 + s) * 1000 + ms
 end
 
--- A settling batch moves its run between the status indexes itself when it can tell the run's
--- member: the one its opening wrote (runIndexMember of its run-queued's at, 15 digits of ms).
-local createdMs = (settles and not opening) and isoMs(head[7]) or nil
-local moves = createdMs ~= nil and createdMs >= 0
--- The head's flags say which of the run's optional keys exist, for a run created once every
--- process wrote them.
+-- A batch settling a run it did not open gives the run's children their expiry. The head's flags
+-- say which of the run's optional keys exist, for a run created once every process wrote them.
+local expiresChildrenHere = settles and not opening
+local createdMs = expiresChildrenHere and isoMs(head[7]) or nil
 local flagsTrusted = flagsSince ~= nil and createdMs ~= nil and createdMs >= flagsSince
 local expiresBlobs = not flagsTrusted or head[8] == "1"
 local expiresChildren = not flagsTrusted or head[9] == "1"
@@ -355,8 +349,8 @@ local indexes = opening and not settles and member ~= ""
 local shardFields = { "runId", runId, "seq", tostring(seq + 1), "events", batch }
 if settles then
   shardFields[7], shardFields[8] = "expiresAt", ARGV[3]
-  if moves then
-    shardFields[9], shardFields[10] = "moved", "1"
+  if expiresChildrenHere then
+    shardFields[9], shardFields[10] = "childrenExpired", "1"
   end
 elseif indexes then
   shardFields[7], shardFields[8] = "indexed", "1"
@@ -392,13 +386,8 @@ if settles then
   if expiresBlobs then
     redis.call("PEXPIREAT", blobsKey, ARGV[3])
   end
-  if moves then
-    local settledMember = string.format("%015d:%s", createdMs, runId)
-    redis.call("ZREM", activeKey, settledMember)
-    redis.call("ZADD", settledKeys[status], 0, settledMember)
-    if expiresChildren then
-      redis.call("PEXPIREAT", childrenKey, ARGV[3])
-    end
+  if expiresChildrenHere and expiresChildren then
+    redis.call("PEXPIREAT", childrenKey, ARGV[3])
   end
 end
 -- A settled log, and the opened log of a child (a fan-out's children wait
