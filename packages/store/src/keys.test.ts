@@ -67,4 +67,39 @@ describe("storeKeys", () => {
       ).toBe(true);
     }
   });
+
+  it("names each run's and each shard's keys alike however the calls interleave (the keys kept are never another's)", () => {
+    const keys = storeKeys();
+    const other = newRunId({ shard: 5, nowMs: 1_767_225_600_001, random: new Uint8Array(10) });
+    expect([keys.runLog(runId), keys.runHead(other), keys.runBlobs(runId)]).toEqual([
+      `errand:{s3}:run:${runId}:log`,
+      `errand:{s5}:run:${other}`,
+      `errand:{s3}:run:${runId}:blobs`,
+    ]);
+    expect([
+      keys.runIndexByStatus(3, "active"),
+      keys.runIndexByStatus(5, "failed"),
+      keys.runIndexByAgent(3, ""),
+      keys.runIndexByAgent(3, "a"),
+      keys.runIndexByTenant(5, ""),
+      keys.runIndexByTenant(5, "t"),
+      keys.deadlines(5),
+      keys.settledChannel(3),
+      keys.runIndex(3),
+      storeKeys("p").shardEvents(3),
+    ]).toEqual([
+      "errand:{s3}:index:status:active",
+      "errand:{s5}:index:status:failed",
+      "errand:{s3}:index:agent:",
+      "errand:{s3}:index:agent:a",
+      "errand:{s5}:index:tenant:",
+      "errand:{s5}:index:tenant:t",
+      "errand:{s5}:deadlines",
+      "errand:{s3}:settled",
+      "errand:{s3}:index:runs",
+      "p:{s3}:events",
+    ]);
+    expect(thrownBy(() => keys.runHead("42"))).toBeDefined();
+    expect(keys.runHead(runId)).toBe(`errand:{s3}:run:${runId}`);
+  });
 });

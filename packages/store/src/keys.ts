@@ -96,24 +96,88 @@ export function storeKeys(prefix: string = DEFAULT_KEY_PREFIX): StoreKeys {
       { details: { prefix } },
     );
   }
-  const shardBase = (shard: number) => `${prefix}:${shardTag(shard)}`;
-  const runBase = (runId: string) => `${shardBase(shardOfRunId(runId))}:run:${runId}`;
+  const ofShard: ShardKeys[] = [];
+  /** The keys of `shard` that name no run, made once per shard (throws for a shard out of range). */
+  const shardKeys = (shard: number): ShardKeys => {
+    const made = ofShard[shard];
+    if (made !== undefined) return made;
+    const making = shardKeysOf(`${prefix}:${shardTag(shard)}`);
+    ofShard[shard] = making;
+    return making;
+  };
+  let lastRunId: string | undefined;
+  let lastRunBase = "";
+  /** The base of a run's own keys; the last one is kept, as an append names five keys of one run. */
+  const runBase = (runId: string): string => {
+    if (runId !== lastRunId) {
+      lastRunBase = `${shardKeys(shardOfRunId(runId)).base}:run:${runId}`;
+      lastRunId = runId;
+    }
+    return lastRunBase;
+  };
+  const shardBaseOfRun = (runId: string) => shardKeys(shardOfRunId(runId)).base;
   return {
     prefix,
     runLog: (runId) => `${runBase(runId)}:log`,
     runHead: (runId) => runBase(runId),
     runBlobs: (runId) => `${runBase(runId)}:blobs`,
     runLogRewrite: (runId) => `${runBase(runId)}:log:rewrite`,
-    runLive: (runId) => `${shardBase(shardOfRunId(runId))}:live:${runId}`,
-    shardEvents: (shard) => `${shardBase(shard)}:events`,
-    result: (runId) => `${shardBase(shardOfRunId(runId))}:result:${runId}`,
-    children: (runId) => `${shardBase(shardOfRunId(runId))}:children:${runId}`,
-    idempotency: (shard, digest) => `${shardBase(shard)}:idempotency:${digest}`,
-    settledChannel: (shard) => `${shardBase(shard)}:settled`,
-    deadlines: (shard) => `${shardBase(shard)}:deadlines`,
-    runIndex: (shard) => `${shardBase(shard)}:index:runs`,
-    runIndexByStatus: (shard, status) => `${shardBase(shard)}:index:status:${status}`,
-    runIndexByAgent: (shard, agent) => `${shardBase(shard)}:index:agent:${agent}`,
-    runIndexByTenant: (shard, tenant) => `${shardBase(shard)}:index:tenant:${tenant}`,
+    runLive: (runId) => `${shardBaseOfRun(runId)}:live:${runId}`,
+    shardEvents: (shard) => shardKeys(shard).events,
+    result: (runId) => `${shardBaseOfRun(runId)}:result:${runId}`,
+    children: (runId) => `${shardBaseOfRun(runId)}:children:${runId}`,
+    idempotency: (shard, digest) => `${shardKeys(shard).base}:idempotency:${digest}`,
+    settledChannel: (shard) => shardKeys(shard).settled,
+    deadlines: (shard) => shardKeys(shard).deadlines,
+    runIndex: (shard) => shardKeys(shard).runIndex,
+    runIndexByStatus: (shard, status) => {
+      const { base, byStatus } = shardKeys(shard);
+      // A status outside the type (from JavaScript) names its own, empty, index, as it always did.
+      return Object.hasOwn(byStatus, status) ? byStatus[status] : `${base}:index:status:${status}`;
+    },
+    runIndexByAgent: (shard, agent) =>
+      agent === "" ? shardKeys(shard).byNoAgent : `${shardKeys(shard).base}:index:agent:${agent}`,
+    runIndexByTenant: (shard, tenant) =>
+      tenant === ""
+        ? shardKeys(shard).byNoTenant
+        : `${shardKeys(shard).base}:index:tenant:${tenant}`,
+  };
+}
+
+/**
+ * The keys of one shard that name no run, made once: every append and
+ * index call names eight of them, and a key made anew each time is several
+ * strings the heap allocates (and ioredis copies flat to write it).
+ */
+interface ShardKeys {
+  /** `<prefix>:{s<shard>}`, the start of every key of the shard. */
+  base: string;
+  events: string;
+  settled: string;
+  deadlines: string;
+  runIndex: string;
+  byStatus: Record<"active" | "succeeded" | "failed" | "cancelled", string>;
+  /** The agent's index an append names when it opens no run (no agent). */
+  byNoAgent: string;
+  /** The tenant's index an append names when it opens no run, or opens one without a tenant. */
+  byNoTenant: string;
+}
+
+/** The {@link ShardKeys} of the shard whose keys start with `base`. */
+function shardKeysOf(base: string): ShardKeys {
+  return {
+    base,
+    events: `${base}:events`,
+    settled: `${base}:settled`,
+    deadlines: `${base}:deadlines`,
+    runIndex: `${base}:index:runs`,
+    byStatus: {
+      active: `${base}:index:status:active`,
+      succeeded: `${base}:index:status:succeeded`,
+      failed: `${base}:index:status:failed`,
+      cancelled: `${base}:index:status:cancelled`,
+    },
+    byNoAgent: `${base}:index:agent:`,
+    byNoTenant: `${base}:index:tenant:`,
   };
 }

@@ -33,7 +33,14 @@ export type LuaCall = (
   args: readonly (string | number)[],
 ) => Promise<unknown>;
 
-type CustomCommand = (...keysAndArgs: (string | number)[]) => Promise<unknown>;
+/**
+ * A defined script's ioredis command. ioredis flattens a command's arguments
+ * (one level of arrays), so the keys and the arguments are passed as the
+ * caller's own arrays, not spread into copies.
+ */
+type CustomCommand = (
+  ...keysAndArgs: (string | number | readonly (string | number)[])[]
+) => Promise<unknown>;
 
 /** Reads a script file, e.g. `new URL("../lua/append-11.lua", import.meta.url)`. */
 export function readLuaFile(url: URL): string {
@@ -46,9 +53,9 @@ export function defineLuaCommand(redis: RedisClient, script: LuaScript): LuaCall
   if (numberOfKeys === "variable") {
     redis.defineCommand(command, { lua });
     const call = (redis as unknown as Record<string, CustomCommand>)[command]!.bind(redis);
-    return (keys, args) => call(keys.length, ...keys, ...args);
+    return (keys, args) => call(keys.length, keys, args);
   }
   redis.defineCommand(command, { lua, numberOfKeys });
   const call = (redis as unknown as Record<string, CustomCommand>)[command]!.bind(redis);
-  return (keys, args) => call(...keys, ...args);
+  return (keys, args) => call(keys, args);
 }

@@ -45,6 +45,7 @@ export {
   SETTLED_HEARD_CHANNEL,
   type SettledHeard,
   type SettledWaiter,
+  SUBSCRIPTION_LINGER_MS,
 } from "./outcomes/settled-waiter.js";
 export {
   defineStandingsScript,

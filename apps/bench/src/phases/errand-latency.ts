@@ -61,7 +61,7 @@ const MAX_SHARD_WARMUP_RUNS = 1_000;
  * schedule of `ratePerSec` (late timers catch up, the schedule does not
  * drift), and resolves with each one's outcome once all are done.
  */
-async function offerRuns<T>(
+export async function offerRuns<T>(
   from: number,
   count: number,
   ratePerSec: number,
@@ -79,7 +79,7 @@ async function offerRuns<T>(
 }
 
 /** Throws the first failure among `outcomes`, if any. */
-function throwFirstFailure(outcomes: readonly unknown[]): void {
+export function throwFirstFailure(outcomes: readonly unknown[]): void {
   const failure = outcomes.find(
     (outcome): outcome is { error: unknown } =>
       typeof outcome === "object" && outcome !== null && "error" in outcome,

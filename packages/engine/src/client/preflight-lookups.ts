@@ -11,9 +11,14 @@ import { readAgentRegistrations, readRegisteredAgents } from "../queues/registry
 import type { RedisConnection } from "../redis/connection.js";
 import type { PreflightLookups } from "./fire-preflight.js";
 
+/**
+ * `load`, made once per key. Its map is made at the first call: a `fire`
+ * uses one or two of a call's lookups, and makes its lookups every call.
+ */
 function memoize<T>(load: (key: string) => Promise<T>): (key: string) => Promise<T> {
-  const loaded = new Map<string, Promise<T>>();
+  let loaded: Map<string, Promise<T>> | undefined;
   return (key) => {
+    loaded ??= new Map();
     let value = loaded.get(key);
     if (!value) {
       value = load(key);

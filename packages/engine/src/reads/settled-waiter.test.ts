@@ -9,10 +9,16 @@ import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import type { RunResult } from "@errand/core";
 import { shardOfRunId } from "@errand/core/ops";
 import { createEventStore } from "@errand/store";
-import { SETTLED_HEARD_CHANNEL, type SettledHeard, storedResultJson } from "@errand/store/ops";
+import {
+  createSettledWaiter,
+  SETTLED_HEARD_CHANNEL,
+  type SettledHeard,
+  SUBSCRIPTION_LINGER_MS,
+  storedResultJson,
+} from "@errand/store/ops";
 import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
 import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { planRuns } from "../collector/test-support/planned-runs.js";
 import { engineKeys } from "../engine-keys.js";
 import { createRunReads } from "./create-run-reads.js";
@@ -167,6 +173,53 @@ describe("the settled waiter", () => {
       ]);
     } finally {
       await reads.close();
+    }
+  });
+
+  it("unsubscribes a channel once it lingered unused, counting from its last use, never while it is in use", async () => {
+    const { keys, runId, channel } = await queuedRun("waiter-linger");
+    const subscriber = new Redis(server.url);
+    const waiter = createSettledWaiter(() => subscriber, keys);
+    /** One wait on the run that ends at its first read. */
+    const waitOnce = () =>
+      waiter.waitUntil(
+        [runId],
+        600_000,
+        async () => true,
+        (done) => done,
+      );
+    // Only the waiter's timers are faked: the subscriber's commands run on real time.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      await waitOnce();
+      expect(await subscribersOf(channel)).toBe(1);
+      vi.advanceTimersByTime(SUBSCRIPTION_LINGER_MS * 0.6);
+      await waitOnce();
+      // Past the first use's linger, within the last one's: still subscribed.
+      vi.advanceTimersByTime(SUBSCRIPTION_LINGER_MS * 0.6);
+      expect(await subscribersOf(channel)).toBe(1);
+      // In use while its linger runs out: still subscribed.
+      let release: (() => void) | undefined;
+      const held = waiter.waitUntil(
+        [runId],
+        600_000,
+        () =>
+          new Promise<boolean>((resolve) => {
+            release = () => resolve(true);
+          }),
+        (done) => done,
+      );
+      while (release === undefined) await new Promise((resolve) => setImmediate(resolve));
+      vi.advanceTimersByTime(SUBSCRIPTION_LINGER_MS);
+      expect(await subscribersOf(channel)).toBe(1);
+      release?.();
+      await held;
+      vi.advanceTimersByTime(SUBSCRIPTION_LINGER_MS + 1);
+      vi.useRealTimers();
+      await expect.poll(() => subscribersOf(channel), { timeout: 30_000 }).toBe(0);
+    } finally {
+      vi.useRealTimers();
+      await waiter.close();
     }
   });
 });

@@ -39,12 +39,18 @@ function corkEachTurn(socket: Socket): void {
     corked = false;
     socket.uncork();
   };
-  socket.write = function writeCorked(this: Socket, ...args: Parameters<Socket["write"]>) {
+  // Its parameters are named, not gathered: a rest array would be one more object a command.
+  socket.write = function writeCorked(
+    this: Socket,
+    chunk: string | Uint8Array,
+    encoding?: BufferEncoding | ((error?: Error | null) => void),
+    callback?: (error?: Error | null) => void,
+  ) {
     if (!corked) {
       corked = true;
       socket.cork();
       setImmediate(uncork);
     }
-    return write.apply(this, args);
+    return write.call(this, chunk, encoding as BufferEncoding, callback);
   } as Socket["write"];
 }

@@ -172,4 +172,21 @@ describe("retryWhileRedisIsTransient with patienceMs", () => {
     expect(timeouts).toHaveBeenCalledTimes(1);
     expect(timeouts.mock.calls[0]![0]).toBeGreaterThan(29_000);
   });
+
+  it("leaves no timer behind once a call ends, whether its write went through or failed", async () => {
+    const timers = () =>
+      process.getActiveResourcesInfo().filter((kind) => kind === "Timeout").length;
+    const before = timers();
+    const options = { logger, write: "probe write", patienceMs: 30_000 };
+    await expect(retryWhileRedisIsTransient(async () => "written", options)).resolves.toBe(
+      "written",
+    );
+    const refused = retryWhileRedisIsTransient(async () => {
+      throw new Error("not a Redis trouble");
+    }, options);
+    await expect(refused).rejects.toThrow("not a Redis trouble");
+    // The timers are cleared once the call's promise settled: a turn later, none is left.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(timers()).toBe(before);
+  });
 });

@@ -202,21 +202,41 @@ export function retryWhileRedisIsTransient<T>(
   return retryWithPatience(write, options, patienceMs);
 }
 
-/** {@link retryWhileRedisIsTransient} with a patience: a try unanswered by then is given up. */
-async function retryWithPatience<T>(
+/**
+ * {@link retryWhileRedisIsTransient} with a patience: a try unanswered by
+ * then is given up, rejected with {@link unansweredError}, as is each try
+ * begun after it unless its write has already answered (as racing the write
+ * against a promise rejected at the patience would). One timer a call and
+ * one promise a try: a promise rejected at the patience, raced against every
+ * try, was four more objects a try and most of what a patient call allocated.
+ */
+function retryWithPatience<T>(
   write: () => Promise<T>,
   options: TransientRetryOptions,
   patienceMs: number,
 ): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const unanswered = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(unansweredError(patienceMs)), patienceMs);
-  });
-  try {
-    return await retryTries(() => Promise.race([write(), unanswered]), options);
-  } finally {
-    clearTimeout(timer);
-  }
+  /** Rejects the try in flight; replaced by each try. */
+  let giveUp: ((error: unknown) => void) | undefined;
+  /** Rejected once the patience passed (handled here, so never an unhandled rejection). */
+  let expired: Promise<never> | undefined;
+  const timer = setTimeout(() => {
+    const error = unansweredError(patienceMs);
+    expired = Promise.reject(error);
+    expired.catch(() => undefined);
+    giveUp?.(error);
+  }, patienceMs);
+  const patientTry = (): Promise<T> => {
+    const answer = write();
+    return new Promise<T>((resolve, reject) => {
+      giveUp = reject;
+      answer.then(resolve, reject);
+      expired?.then(undefined, reject);
+    });
+  };
+  const done = retryTries(patientTry, options);
+  const stopTimer = () => clearTimeout(timer);
+  done.then(stopTimer, stopTimer);
+  return done;
 }
 
 /**

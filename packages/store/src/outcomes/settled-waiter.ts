@@ -85,8 +85,8 @@ function carriedResult({ runId, result }: AnnouncedRun): RunResult | undefined {
   }
 }
 
-/** How long a channel stays subscribed after its last waiter is done, in ms. */
-const SUBSCRIPTION_LINGER_MS = 10_000;
+/** How long a channel stays subscribed after its last waiter is done, in ms (the last one's release counts). */
+export const SUBSCRIPTION_LINGER_MS = 10_000;
 
 interface Watcher {
   /**
@@ -180,7 +180,12 @@ export function createSettledWaiter(
     return subscriber;
   }
 
-  async function acquire(channel: string): Promise<void> {
+  /**
+   * Counts one more user of `channel`'s subscription, subscribing first if
+   * none is; resolves once the subscription is made. Not `async`: the
+   * subscription's own promise is returned, not one more around it.
+   */
+  function acquire(channel: string): Promise<unknown> {
     let subscription = subscriptions.get(channel);
     if (!subscription) {
       const opened = subscriberConnection();
@@ -189,17 +194,31 @@ export function createSettledWaiter(
       subscriptions.set(channel, subscription);
       ready.catch(() => subscriptions.delete(channel));
     }
-    clearTimeout(subscription.linger);
     subscription.count += 1;
-    await subscription.ready;
+    return subscription.ready;
   }
 
+  /**
+   * Counts one user of `channel` fewer; the last one lets it linger. Its
+   * linger timer is made once and pushed back at each release after (a
+   * channel used by one run after another would make a timer a run); it
+   * unsubscribes only a channel still unused when it fires.
+   */
   function release(channel: string): void {
     const subscription = subscriptions.get(channel);
     if (!subscription) return;
     subscription.count -= 1;
     if (subscription.count > 0) return;
-    subscription.linger = setTimeout(() => unsubscribe(channel), SUBSCRIPTION_LINGER_MS);
+    if (subscription.linger !== undefined) {
+      subscription.linger.refresh();
+      return;
+    }
+    subscription.linger = setTimeout(() => {
+      subscription.linger = undefined;
+      if (subscription.count === 0 && subscriptions.get(channel) === subscription) {
+        unsubscribe(channel);
+      }
+    }, SUBSCRIPTION_LINGER_MS);
     subscription.linger.unref();
   }
 
@@ -208,6 +227,13 @@ export function createSettledWaiter(
     subscriptions.delete(channel);
     // Once closing, the connection is quitting: an UNSUBSCRIBE on it would fail.
     if (!closed) subscriber?.connection.unsubscribe(channel).catch(() => undefined);
+  }
+
+  /** The settled channels of the shards of `runIds`, each once (one run's without a set). */
+  function settledChannelsOf(runIds: readonly string[]): string[] {
+    const channelOf = (runId: string) => keys.settledChannel(shardOfRunId(runId));
+    if (runIds.length === 1) return [channelOf(runIds[0]!)];
+    return [...new Set(runIds.map(channelOf))];
   }
 
   async function waitUntil<T>(
@@ -229,7 +255,7 @@ export function createSettledWaiter(
         wake?.();
       },
     };
-    const channels = [...new Set(runIds.map((runId) => keys.settledChannel(shardOfRunId(runId))))];
+    const channels = settledChannelsOf(runIds);
     const acquired: string[] = [];
     watch(runIds, watcher);
     try {

@@ -104,6 +104,7 @@ export async function readStoredRuns(
     else standings.set(runId, standing);
   }
   // Only a run counted can be unexplained: a run read in full had its result read.
+  if (unexplained.length === 0) return { results, standings };
   const late = await readStoredResults(context, unexplained);
   unexplained.forEach((runId, index) => {
     const result = late[index];
