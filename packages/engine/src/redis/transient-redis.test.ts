@@ -147,6 +147,25 @@ describe("retryWhileRedisIsTransient with patienceMs", () => {
     expect(blocking).toBe("answered late");
   });
 
+  it("names the trouble it waited out when a later try is still unanswered at patienceMs", async () => {
+    let tries = 0;
+    const refused = retryWhileRedisIsTransient(
+      () => {
+        tries += 1;
+        // Refused first, then never answered: the patience ends with a try in flight.
+        if (tries === 1)
+          return Promise.reject(replyError("MISCONF Redis is configured to save RDB snapshots"));
+        return new Promise<never>(() => undefined);
+      },
+      { logger, write: "probe write", patienceMs: 300 },
+    );
+    await expect(refused).rejects.toMatchObject({
+      code: "redis_unavailable",
+      details: { trouble: "refusing-writes" },
+    });
+    expect(tries).toBe(2);
+  });
+
   it("makes no timer for a write that goes through, and waits a passing trouble out", async () => {
     const timeouts = vi.spyOn(AbortSignal, "timeout");
     await expect(

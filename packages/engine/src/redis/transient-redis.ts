@@ -139,12 +139,18 @@ export function transientRedisError(refused: string, cause: unknown, target?: st
   );
 }
 
-/** The error a try still unanswered when the patience ran out is ended with: the connection counts as lost. */
-function unansweredError(patienceMs: number): ErrandError {
-  return new ErrandError("redis_unavailable", `Redis did not answer within ${patienceMs} ms`, {
-    retryable: true,
-    details: { trouble: "connection-lost" },
-  });
+/**
+ * The error a try still unanswered when the patience ran out is ended with:
+ * the connection counts as lost, unless an earlier try met a trouble of its
+ * own (see {@link retryAfterFault}).
+ */
+class UnansweredError extends ErrandError {
+  constructor(patienceMs: number) {
+    super("redis_unavailable", `Redis did not answer within ${patienceMs} ms`, {
+      retryable: true,
+      details: { trouble: "connection-lost" },
+    });
+  }
 }
 
 /** Options of {@link retryWhileRedisIsTransient}. */
@@ -204,7 +210,7 @@ export function retryWhileRedisIsTransient<T>(
 
 /**
  * {@link retryWhileRedisIsTransient} with a patience: a try unanswered by
- * then is given up, rejected with {@link unansweredError}, as is each try
+ * then is given up, rejected with {@link UnansweredError}, as is each try
  * begun after it unless its write has already answered (as racing the write
  * against a promise rejected at the patience would). One timer a call and
  * one promise a try: a promise rejected at the patience, raced against every
@@ -220,7 +226,7 @@ function retryWithPatience<T>(
   /** Rejected once the patience passed (handled here, so never an unhandled rejection). */
   let expired: Promise<never> | undefined;
   const timer = setTimeout(() => {
-    const error = unansweredError(patienceMs);
+    const error = new UnansweredError(patienceMs);
     expired = Promise.reject(error);
     expired.catch(() => undefined);
     giveUp?.(error);
@@ -302,7 +308,9 @@ async function retryAfterFault<T>(
       return result;
     } catch (next) {
       troubleWaitedOut(next, options);
-      error = next;
+      // A try given up at the patience tells nothing new: the trouble that
+      // kept the write waiting (say, Redis refusing writes) is still the one to name.
+      if (!(next instanceof UnansweredError)) error = next;
     }
   }
 }
