@@ -164,7 +164,7 @@ describe("pages of every child, once settled", () => {
       const outcome = await collectEveryChild(
         countingReads(lent.reads, made),
         { parentRunId, limit: PAGE, ...(cursor === undefined ? {} : { cursor }) },
-        slice,
+        { slice },
       );
       if (!("page" in outcome)) throw new Error("a settled parent's collect parked");
       const start = cursor === undefined ? 0 : from;

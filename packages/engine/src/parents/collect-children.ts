@@ -14,7 +14,7 @@ import type { NextAction } from "@errand/core";
 import { decodeCursor } from "@errand/core/ops";
 import { COLLECT_TOOL, type CollectResult, collectPage } from "../reads/collect.js";
 import type { ReadsContext } from "../reads/context.js";
-import { collectEveryChild } from "./children-tally.js";
+import { collectEveryChild, type EveryChildOutcome } from "./children-tally.js";
 import {
   readSettledChildrenPage,
   settledChildrenCursor,
@@ -32,8 +32,11 @@ export interface CollectChildrenRequest {
   cursor?: string;
 }
 
-/** A page of results, or the runs still pending (of `total` asked for) that a waiting parent parks for. */
-export type CollectChildrenOutcome = { page: CollectResult } | { waitFor: string[]; total: number };
+/**
+ * A page of results, or what a waiting parent parks for: the runs still
+ * pending (of `total` asked for), or its children set (`children-tally.ts`).
+ */
+export type CollectChildrenOutcome = EveryChildOutcome;
 
 /**
  * The next call after a page over every child: the whole set again with
