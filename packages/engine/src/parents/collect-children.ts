@@ -7,8 +7,9 @@
  * woken when they all have one finds none of them pending. Over runIds it
  * names, one read answers both: the page, and which runs of the list are
  * pending; over every child, the children are tallied a slice at a time
- * (`children-tally.ts`), or not at all once a cursor carries their counts
- * (`settled-children-pages.ts`).
+ * (`children-tally.ts`), or not at all once a cursor carries their counts,
+ * or once the counts kept as they settle say none is pending
+ * (`settled-children-pages.ts`, `children-counts.ts`).
  */
 import type { NextAction } from "@errand/core";
 import { decodeCursor } from "@errand/core/ops";
@@ -16,6 +17,7 @@ import { COLLECT_TOOL, type CollectResult, collectPage } from "../reads/collect.
 import type { ReadsContext } from "../reads/context.js";
 import { collectEveryChild, type EveryChildOutcome } from "./children-tally.js";
 import {
+  readCountedChildrenPage,
   readSettledChildrenPage,
   settledChildrenCursor,
   settledCountsOf,
@@ -75,9 +77,10 @@ function decodedPosition(cursor: string): number {
 
 /**
  * Collects for the parent; throws `invalid_spec` for a bad `limit` or
- * cursor. A page over every child after one that found none pending reads
- * only its own runs (`settled-children-pages.ts`); any other page over every
- * child tallies them a slice at a time (`children-tally.ts`); a page over
+ * cursor. A page over every child after one that found none pending, or
+ * one whose parent's counts kept as its children settled say none is
+ * pending, reads only its own runs (`settled-children-pages.ts`); any other
+ * page over every child tallies them a slice at a time (`children-tally.ts`); a page over
  * runIds given reads every one of them.
  */
 export async function collectChildren(
@@ -91,6 +94,13 @@ export async function collectChildren(
         ? undefined
         : await readSettledChildrenPage(reads, request.parentRunId, request.cursor, request.limit);
     if (settled !== undefined) return { page: childrenPage(settled) };
+    const counted = await readCountedChildrenPage(
+      reads,
+      request.parentRunId,
+      request.cursor,
+      request.limit,
+    );
+    if (counted !== undefined) return { page: childrenPage(counted) };
     const outcome = await collectEveryChild(reads, request);
     return "page" in outcome ? { page: childrenPage(outcome.page) } : outcome;
   }

@@ -3,12 +3,15 @@
  * more runs pending than a park lists) is asked whether it still waits from
  * its children index, newest children first, a slice at a time, stopping at
  * the first slice with a child pending: queued children settle about in the
- * order they were created, so one slice answers while they run, and only
- * the look that finds every child settled reads them all
- * (docs/architecture/tool-results.md#fan-out-at-a-flat-cost-per-child).
+ * order they were created, so one slice answers while they run. The
+ * children's counts, kept as they settle (`children-counts.ts`), answer
+ * first: when they add up and say none is pending, no child is read; for a
+ * parent without them, the look that finds every child settled reads them
+ * all (docs/architecture/tool-results.md#fan-out-at-a-flat-cost-per-child).
  */
 import { pendingRunIds } from "@errand/store/ops";
 import type { ReadsContext } from "../reads/context.js";
+import { readChildrenCounts } from "./children-counts.js";
 
 /** The children read at a time. */
 const PENDING_CHILDREN_SLICE = 1_000;
@@ -26,8 +29,9 @@ export interface PendingChildrenSlice {
 
 /**
  * The pending children of the newest slice of `parentRunId`'s children
- * before position `end` (default: every child) that holds any. A child the
- * store no longer has is not pending (as `collect` counts it: failed).
+ * before position `end` (default: every child) that holds any; none when
+ * the counts say none is pending. A child the store no longer has is not
+ * pending (as `collect` counts it: failed).
  */
 export async function newestPendingChildren(
   reads: ReadsContext,
@@ -35,6 +39,8 @@ export async function newestPendingChildren(
   end?: number,
   slice = PENDING_CHILDREN_SLICE,
 ): Promise<PendingChildrenSlice> {
+  const counts = await readChildrenCounts(reads, parentRunId);
+  if (counts?.pending === 0) return { pending: [], from: 0 };
   const key = reads.keys.children(parentRunId);
   let to = end ?? (await reads.redis.zcard(key));
   for (; to > 0; to -= slice) {
