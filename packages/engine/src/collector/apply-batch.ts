@@ -317,19 +317,16 @@ export async function applyBatch(
       result === undefined ? [] : [{ runId: group.runId, result }],
     ),
   );
-  if (uncounted.size > 0) {
-    const counted = prepared.filter(({ group }) => !uncounted.has(group.runId));
-    for (const run of prepared) {
-      if (uncounted.has(run.group.runId))
-        fail(run.group, "its parent's children counts were not written");
-    }
-    prepared.splice(0, prepared.length, ...counted);
+  const toIndex: GroupToIndex[] = [];
+  for (const run of prepared) {
+    if (!uncounted.has(run.group.runId)) toIndex.push(run);
+    else fail(run.group, "its parent's children counts were not written");
   }
-  if (prepared.length === 0) {
+  if (toIndex.length === 0) {
     if (needNothing.length > 0) await acknowledge(context, shard, needNothing);
   } else {
-    const indexed = await indexPrepared(context, shard, prepared, needNothing);
-    prepared.forEach((run, position) => {
+    const indexed = await indexPrepared(context, shard, toIndex, needNothing);
+    toIndex.forEach((run, position) => {
       const outcome = indexed[position];
       if (outcome instanceof Error) fail(run.group, outcome);
       else if (!isAcknowledged(run, outcome === true)) {

@@ -25,7 +25,7 @@ const CHILDREN_SLICE = 1_000;
  * parks for its children set (`waitForChildren`: their count), so that what
  * it logs and holds while parked does not grow with its children.
  */
-const PARKED_RUNS_LISTED = 1_000;
+export const PARKED_RUNS_LISTED = 1_000;
 
 /** The counts of every child, as a `collect` page carries them. */
 type ChildrenCounts = Pick<

@@ -15,7 +15,8 @@ import type { NextAction } from "@errand/core";
 import { decodeCursor } from "@errand/core/ops";
 import { COLLECT_TOOL, type CollectResult, collectPage } from "../reads/collect.js";
 import type { ReadsContext } from "../reads/context.js";
-import { collectEveryChild, type EveryChildOutcome } from "./children-tally.js";
+import { readChildrenCounts } from "./children-counts.js";
+import { collectEveryChild, type EveryChildOutcome, PARKED_RUNS_LISTED } from "./children-tally.js";
 import {
   readCountedChildrenPage,
   readSettledChildrenPage,
@@ -76,6 +77,34 @@ function decodedPosition(cursor: string): number {
 }
 
 /**
+ * A page over every child, or what a waiting parent parks for: from the
+ * counts its cursor carries; else from the counts kept as the children
+ * settle, when they add up — none pending: the page; with `wait` and more
+ * pending than a park lists: its children set —; else from every child
+ * tallied.
+ */
+async function collectOverEveryChild(
+  reads: ReadsContext,
+  request: CollectChildrenRequest,
+): Promise<CollectChildrenOutcome> {
+  const { parentRunId, cursor, limit } = request;
+  const settled =
+    cursor === undefined
+      ? undefined
+      : await readSettledChildrenPage(reads, parentRunId, cursor, limit);
+  if (settled !== undefined) return { page: childrenPage(settled) };
+  const counts = await readChildrenCounts(reads, parentRunId);
+  if (counts?.pending === 0) {
+    const counted = await readCountedChildrenPage(reads, parentRunId, counts, cursor, limit);
+    if (counted !== undefined) return { page: childrenPage(counted) };
+  } else if (request.wait && counts !== undefined && counts.pending > PARKED_RUNS_LISTED) {
+    return { waitForChildren: counts.pending, total: counts.total };
+  }
+  const outcome = await collectEveryChild(reads, request);
+  return "page" in outcome ? { page: childrenPage(outcome.page) } : outcome;
+}
+
+/**
  * Collects for the parent; throws `invalid_spec` for a bad `limit` or
  * cursor. A page over every child after one that found none pending, or
  * one whose parent's counts kept as its children settled say none is
@@ -88,22 +117,7 @@ export async function collectChildren(
   request: CollectChildrenRequest,
 ): Promise<CollectChildrenOutcome> {
   const { runIds } = request;
-  if (runIds === undefined) {
-    const settled =
-      request.cursor === undefined
-        ? undefined
-        : await readSettledChildrenPage(reads, request.parentRunId, request.cursor, request.limit);
-    if (settled !== undefined) return { page: childrenPage(settled) };
-    const counted = await readCountedChildrenPage(
-      reads,
-      request.parentRunId,
-      request.cursor,
-      request.limit,
-    );
-    if (counted !== undefined) return { page: childrenPage(counted) };
-    const outcome = await collectEveryChild(reads, request);
-    return "page" in outcome ? { page: childrenPage(outcome.page) } : outcome;
-  }
+  if (runIds === undefined) return collectOverEveryChild(reads, request);
   const { page, pendingIds } = await collectPage(reads, runIds, {
     ...(request.limit === undefined ? {} : { limit: request.limit }),
     ...(request.cursor === undefined ? {} : { cursor: request.cursor }),

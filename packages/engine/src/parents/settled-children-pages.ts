@@ -18,7 +18,6 @@ import { readStoredRuns } from "@errand/store/ops";
 import { COLLECT_LIMITS, COLLECT_TOOL, type CollectResult } from "../reads/collect.js";
 import { collectedRun } from "../reads/collected-run.js";
 import type { ReadsContext } from "../reads/context.js";
-import { readChildrenCounts } from "./children-counts.js";
 
 /** What every child counts to, none pending: carried by the cursor of a page over every child. */
 export interface SettledCounts {
@@ -94,23 +93,22 @@ export async function readSettledChildrenPage(
 
 /**
  * The page of every child of `parentRunId` from `cursor` (none: the first
- * page) when the children counted as they settled (`children-counts.ts`) add
- * up and say none is pending, read from its slice alone; else `undefined`
- * (the caller tallies every child): the counts do not add up (children
- * linked before them), some child is pending, the cursor is not one of a
- * list of runs, or a run of the page was counted before its result was
- * stored. Throws `invalid_spec` as {@link readSettledChildrenPage} does.
+ * page), with `counts`: the children's counts kept as they settled
+ * (`children-counts.ts`), which add up and say none is pending. Read from
+ * its slice alone; `undefined` (the caller tallies every child) when the
+ * cursor is not one of a list of runs, the parent's children changed, or a
+ * run of the page was counted before its result was stored. Throws
+ * `invalid_spec` as {@link readSettledChildrenPage} does.
  */
 export async function readCountedChildrenPage(
   reads: ReadsContext,
   parentRunId: string,
+  counts: SettledCounts,
   cursor: string | undefined,
   limit: number | undefined,
 ): Promise<CollectResult | undefined> {
   const at = cursor === undefined ? { position: 0 } : readChildrenCursor(cursor);
   if (at === undefined) return undefined;
-  const counts = await readChildrenCounts(reads, parentRunId);
-  if (counts === undefined || counts.pending > 0) return undefined;
   const page = await settledPage(reads, parentRunId, at, counts, limit);
   return page?.results.some((run) => run.status === "pending") ? undefined : page;
 }
