@@ -17,6 +17,7 @@ import { COLLECT_TOOL, type CollectResult, collectPage } from "../reads/collect.
 import type { ReadsContext } from "../reads/context.js";
 import { readChildrenCounts } from "./children-counts.js";
 import { collectEveryChild, type EveryChildOutcome, PARKED_RUNS_LISTED } from "./children-tally.js";
+import { newestSliceHasPending } from "./pending-children.js";
 import {
   readCountedChildrenPage,
   readSettledChildrenPage,
@@ -79,9 +80,9 @@ function decodedPosition(cursor: string): number {
 /**
  * A page over every child, or what a waiting parent parks for: from the
  * counts its cursor carries; else from the counts kept as the children
- * settle, when they add up — none pending: the page; with `wait` and more
- * pending than a park lists: its children set —; else from every child
- * tallied.
+ * settle, when they add up — none pending: the page; with `wait`, more
+ * pending than a park lists and a child of the newest slice pending by its
+ * result: its children set —; else from every child tallied.
  */
 async function collectOverEveryChild(
   reads: ReadsContext,
@@ -97,7 +98,12 @@ async function collectOverEveryChild(
   if (counts?.pending === 0) {
     const counted = await readCountedChildrenPage(reads, parentRunId, counts, cursor, limit);
     if (counted !== undefined) return { page: childrenPage(counted) };
-  } else if (request.wait && counts !== undefined && counts.pending > PARKED_RUNS_LISTED) {
+  } else if (
+    request.wait &&
+    counts !== undefined &&
+    counts.pending > PARKED_RUNS_LISTED &&
+    (await newestSliceHasPending(reads, parentRunId))
+  ) {
     return { waitForChildren: counts.pending, total: counts.total };
   }
   const outcome = await collectEveryChild(reads, request);

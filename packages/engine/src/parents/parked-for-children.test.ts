@@ -12,7 +12,7 @@ import { parentTest } from "../test-support/engine-test.js";
 import { registerTestQueue } from "../test-support/registered-queue.js";
 import { parkedAgainFromTail } from "../worker/parked-recheck.js";
 import { collectEveryChild } from "./children-tally.js";
-import { newestPendingChildren } from "./pending-children.js";
+import { newestPendingChildren, newestSliceHasPending } from "./pending-children.js";
 import { spawnAgentsTool } from "./spawn-agents.js";
 import type { SpawnResult } from "./spawn-children.js";
 import { CHILD, LEAD } from "./test-support/parent-fixture.js";
@@ -83,6 +83,7 @@ describe("a parent parked for its children set", () => {
       waitForChildren: true,
     });
 
+    expect(await newestSliceHasPending(reads, parent)).toBe(true);
     // Newest first, slices from the end: 7–11, then 2–6, then 0–1.
     expect(await newestPendingChildren(reads, parent, undefined, SLICE)).toEqual({
       pending: children.slice(7),
@@ -104,6 +105,7 @@ describe("a parent parked for its children set", () => {
       from: 0,
     });
     expect(await parkedAgainFromTail(recheck, parent, LEAD, undefined)).toBeUndefined();
+    expect(await newestSliceHasPending(reads, parent)).toBe(false);
     const outcome = await collectEveryChild(reads, request, { slice: SLICE, listed: 1 });
     expect(outcome).toMatchObject({ page: { total: CHILDREN, succeeded: CHILDREN, pending: 0 } });
 

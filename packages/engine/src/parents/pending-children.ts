@@ -28,6 +28,24 @@ export interface PendingChildrenSlice {
 }
 
 /**
+ * Whether a child of the newest slice of `parentRunId`'s children is
+ * pending, as its stored result says: what a waiting parent whose counts say
+ * it has children pending checks before it parks on them, so that counts
+ * gone stale (written by no collector) never park it while none is.
+ */
+export async function newestSliceHasPending(
+  reads: ReadsContext,
+  parentRunId: string,
+): Promise<boolean> {
+  const newest = await reads.redis.zrange(
+    reads.keys.children(parentRunId),
+    -PENDING_CHILDREN_SLICE,
+    -1,
+  );
+  return (await pendingRunIds(reads, newest)).length > 0;
+}
+
+/**
  * The pending children of the newest slice of `parentRunId`'s children
  * before position `end` (default: every child) that holds any; none when
  * the counts say none is pending. A child the store no longer has is not
