@@ -298,8 +298,15 @@ export const EventData = {
   "run-parked": z.object({
     step,
     callId: z.string().min(1),
-    /** The runs it waits for: those still pending when it parked. */
+    /** The runs it waits for: those still pending when it parked; empty with `waitForChildren`. */
     waitFor: z.array(z.string().min(1)),
+    /**
+     * It waits for every child it has (its children set), this many of them
+     * pending when it parked: what a park over more runs than a list
+     * carries logs instead of their runIds. Added with the bounded park:
+     * older logs name every run in `waitFor`.
+     */
+    waitForChildren: z.number().int().positive().optional(),
     /** What it waits for, for people: `waiting for 4 of 12 runs to settle`. */
     reason: z.string(),
   }),

@@ -175,7 +175,7 @@ function waitingOf(parked: NonNullable<RunState["parked"]>, state: RunState): Ru
   return {
     reason: parked.reason,
     since: parked.since,
-    runs: parked.waitFor.length,
+    runs: parked.waitForChildren ?? parked.waitFor.length,
     ...(waitpoint === undefined ? {} : { waitpoint }),
   };
 }

@@ -44,6 +44,19 @@ export interface EngineKeys extends StoreKeys {
    */
   waitingWaitpoints(shard: number): string;
   /**
+   * The children of a run not yet counted settled: SET of runIds, in the
+   * parent's shard; each added as it is linked, removed by the collector
+   * as it counts the child in {@link childrenCounts}
+   * (docs/architecture/tool-results.md#fan-out-at-a-flat-cost-per-child).
+   */
+  childrenPending(runId: string): string;
+  /**
+   * How many of a run's children settled, by status: HASH of `succeeded`,
+   * `failed` and `cancelled`, in the parent's shard; written with
+   * {@link childrenPending} by the collector (`lua/count-children-2.lua`).
+   */
+  childrenCounts(runId: string): string;
+  /**
    * What a run tree spent against its budgets: HASH on the tree root's
    * shard, fields per budget and per run (see `lua/debit-budget-1.lua`).
    */
@@ -112,6 +125,9 @@ export function engineKeys(prefix?: string): EngineKeys {
     cancelChannel: `${base}:cancel`,
     deadLetters: (shard) => `${base}:${shardTag(shard)}:dead`,
     waitingWaitpoints: (shard) => `${base}:${shardTag(shard)}:waitpoints`,
+    childrenPending: (runId) =>
+      `${base}:${shardTag(shardOfRunId(runId))}:children-pending:${runId}`,
+    childrenCounts: (runId) => `${base}:${shardTag(shardOfRunId(runId))}:children-counts:${runId}`,
     budget: (treeRunId) => `${base}:${shardTag(shardOfRunId(treeRunId))}:budget:${treeRunId}`,
     accessKey: (keyId) => `${base}:{access}:key:${keyId}`,
     accessKeyIds: `${base}:{access}:keys`,

@@ -78,11 +78,34 @@ export class ParkRequest extends ErrandError {
   readonly waitFor: readonly string[];
   /** The waitpoint this call creates, when it waits for an answer from outside instead of runs. */
   readonly waitpoint: WaitpointRequest | undefined;
+  /**
+   * Set when the run waits for every child it has instead of `waitFor`
+   * (then empty): how many of them were pending (see {@link ParkRequest.forChildren}).
+   */
+  readonly waitForChildren: number | undefined;
 
-  constructor(message: string, waitFor: readonly string[], waitpoint?: WaitpointRequest) {
-    super("parked", message, { retryable: true, details: { waitFor } });
+  constructor(
+    message: string,
+    waitFor: readonly string[],
+    waitpoint?: WaitpointRequest,
+    waitForChildren?: number,
+  ) {
+    super("parked", message, {
+      retryable: true,
+      details: waitForChildren === undefined ? { waitFor } : { waitForChildren },
+    });
     this.waitFor = waitFor;
     this.waitpoint = waitpoint;
+    this.waitForChildren = waitForChildren;
+  }
+
+  /**
+   * Parks the run until none of its children is pending, `pending` of them
+   * pending now: its `run-parked` logs that count, not their runIds, so what
+   * a parent with a million children logs and holds while parked stays small.
+   */
+  static forChildren(message: string, pending: number): ParkRequest {
+    return new ParkRequest(message, [], undefined, pending);
   }
 }
 

@@ -184,7 +184,15 @@ async function runTool(
       const parked: NewEvent = {
         type: "run-parked",
         at: runner.timestamp(),
-        data: { step, callId, waitFor: [...error.waitFor], reason: error.message },
+        data: {
+          step,
+          callId,
+          waitFor: [...error.waitFor],
+          reason: error.message,
+          ...(error.waitForChildren === undefined
+            ? {}
+            : { waitForChildren: error.waitForChildren }),
+        },
       };
       const created = waitpointCreated(runner, step, callId, token, error);
       return {

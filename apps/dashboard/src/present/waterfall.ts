@@ -234,8 +234,9 @@ function apply(scan: Scan, event: RunEvent): void {
       const call = scan.called.get(event.data.callId);
       scan.called.delete(event.data.callId);
       if (call !== undefined) scan.bars.push(toolBar(call, event.at, "parked"));
-      const { reason, waitFor, step } = event.data;
-      scan.phase = { kind: "parked", since: event.at, reason, waitingFor: waitFor.length, step };
+      const { reason, waitFor, waitForChildren, step } = event.data;
+      const waitingFor = waitForChildren ?? waitFor.length;
+      scan.phase = { kind: "parked", since: event.at, reason, waitingFor, step };
       return;
     }
     case "finished":

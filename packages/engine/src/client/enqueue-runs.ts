@@ -115,9 +115,28 @@ function flagParents(context: FireContext, runs: readonly LoggedRun[]): Promise<
 }
 
 /**
+ * Adds the children among `runs` to their parents' pending children, one
+ * SADD a parent (the collector counts each as it settles:
+ * `collector/count-settled-children.ts`), kept for the store's retention
+ * from the last link: a set whose children outlive it is gone, and its
+ * parent's counts are then read the full way (`parents/children-counts.ts`).
+ */
+function addPendingChildren(context: FireContext, runs: readonly LoggedRun[]): Promise<unknown>[] {
+  const byParent = new Map<string, string[]>();
+  for (const { runId, prepared } of runs) {
+    if (prepared.parentRunId !== undefined) addToGroup(byParent, prepared.parentRunId, runId);
+  }
+  const { redis, keys, store } = context;
+  return [...byParent].flatMap(([parent, children]) => {
+    const pending = keys.childrenPending(parent);
+    return [redis.sadd(pending, ...children), redis.expire(pending, store.retentionSeconds)];
+  });
+}
+
+/**
  * Links children to their parents (the children set of a parent that has
- * settled expires with the store's retention), then enqueues one queue's
- * runs in one `addBulk`.
+ * settled expires with the store's retention) and adds them to their
+ * pending children, then enqueues one queue's runs in one `addBulk`.
  */
 async function enqueueQueue(
   context: FireContext,
@@ -128,6 +147,7 @@ async function enqueueQueue(
   // Sent first, on the connection the links go on (the parent's slot): a parent is flagged before it is linked.
   await Promise.all([
     ...flagParents(context, runs),
+    ...addPendingChildren(context, runs),
     ...runs.flatMap(({ runId, prepared }) => {
       if (prepared.parentRunId === undefined) return [];
       const children = keys.children(prepared.parentRunId);

@@ -64,7 +64,7 @@ function withdrawnError(cause: unknown): ErrandError {
 
 /**
  * Takes back a run this call wrote: its log and head, its idempotency key
- * and its place among its parent's children.
+ * and its place among its parent's children (and its pending children).
  */
 async function withdraw(
   context: FireContext,
@@ -78,7 +78,11 @@ async function withdraw(
   });
   if (withdrawal === "moved-on") return false;
   if (prepared.parentRunId !== undefined) {
-    await context.redis.zrem(context.keys.children(prepared.parentRunId), runId);
+    const { parentRunId } = prepared;
+    await Promise.all([
+      context.redis.zrem(context.keys.children(parentRunId), runId),
+      context.redis.srem(context.keys.childrenPending(parentRunId), runId),
+    ]);
   }
   return true;
 }

@@ -25,12 +25,22 @@
  * the collector stops), so a shortage never fails an entry, never counts
  * against its deliveries and never sends it to the dead letters.
  *
+ * Before that call, each settled run with a parent is counted in its
+ * parent's children counts (`count-settled-children.ts`): a run whose count
+ * could not be written is not indexed, and its entries stay pending.
+ *
  * Every effect is idempotent, so an entry delivered twice (a collector killed
  * before its XACK, an entry claimed from a slow one) changes nothing the
  * second time: the result is written once and not folded again, and the
  * indexes follow the run's head.
  */
-import { isTerminalEventType, type RunEvent, type RunEventOf, type RunState } from "@errand/core";
+import {
+  isTerminalEventType,
+  type RunEvent,
+  type RunEventOf,
+  type RunResult,
+  type RunState,
+} from "@errand/core";
 import type { ShardEntry } from "@errand/store";
 import {
   type IndexAcknowledgement,
@@ -42,6 +52,7 @@ import {
 } from "@errand/store/ops";
 import { retryWhileRedisIsTransient } from "../redis/transient-redis.js";
 import type { CollectorContext } from "./context.js";
+import { countSettledChildren } from "./count-settled-children.js";
 import { settledResult } from "./project-result.js";
 
 /**
@@ -197,11 +208,12 @@ function groupByRun(
   return [...byRun.values()];
 }
 
-/** A prepared run: its group, its part of the index call, and whether it settles. */
+/** A prepared run: its group, its part of the index call, and its result when it settles. */
 interface GroupToIndex {
   group: RunGroup;
   segment: IndexSegment;
   settles: boolean;
+  result?: RunResult;
 }
 
 /** {@link indexRuns}, made again while Redis fails transiently (out of memory, a cluster moving), until it passes or the collector stops. */
@@ -295,7 +307,8 @@ export async function applyBatch(
         if (index === undefined) needNothing.push(...group.ids);
         else {
           const settles = index.result !== undefined;
-          prepared.push({ group, segment: indexSegment(context.keys, index), settles });
+          const segment = indexSegment(context.keys, index);
+          prepared.push({ group, segment, settles, ...(settles ? { result: index.result } : {}) });
         }
       } catch (error) {
         fail(group, error);
@@ -303,11 +316,22 @@ export async function applyBatch(
     }),
   );
   const acknowledged = [...needNothing];
-  if (prepared.length === 0) {
+  const uncounted = await countSettledChildren(
+    context,
+    prepared.flatMap(({ group, result }) =>
+      result === undefined ? [] : [{ runId: group.runId, result }],
+    ),
+  );
+  const toIndex: GroupToIndex[] = [];
+  for (const run of prepared) {
+    if (!uncounted.has(run.group.runId)) toIndex.push(run);
+    else fail(run.group, "its parent's children counts were not written");
+  }
+  if (toIndex.length === 0) {
     if (needNothing.length > 0) await acknowledge(context, shard, needNothing);
   } else {
-    const indexed = await indexPrepared(context, shard, prepared, needNothing);
-    prepared.forEach((run, position) => {
+    const indexed = await indexPrepared(context, shard, toIndex, needNothing);
+    toIndex.forEach((run, position) => {
       const outcome = indexed[position];
       if (outcome instanceof Error) fail(run.group, outcome);
       else if (!isAcknowledged(run, outcome === true)) {

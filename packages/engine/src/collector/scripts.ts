@@ -20,6 +20,11 @@ const SCRIPTS = {
     lua: readScript("dead-letter-2.lua"),
     numberOfKeys: 2,
   },
+  countChildren: {
+    command: "errandCountChildren",
+    lua: readScript("count-children-2.lua"),
+    numberOfKeys: 2,
+  },
 } as const satisfies Record<string, LuaScript>;
 
 /** Calls one script with its keys and arguments; resolves with its checked reply. */
@@ -32,6 +37,8 @@ type CollectorScriptCall<Reply> = (
 export interface CollectorScripts {
   /** `dead-letter-2.lua`. */
   deadLetter: CollectorScriptCall<number>;
+  /** `count-children-2.lua`. */
+  countChildren: CollectorScriptCall<number>;
 }
 
 const isInteger = (reply: unknown): reply is number => typeof reply === "number";
@@ -53,5 +60,6 @@ export function defineCollectorScripts(redis: RedisConnection): CollectorScripts
   };
   return {
     deadLetter: bind("deadLetter", isInteger),
+    countChildren: bind("countChildren", isInteger),
   };
 }

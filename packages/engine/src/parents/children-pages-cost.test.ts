@@ -6,8 +6,9 @@
  * no more of the children index than its own slice — the cost of one more
  * child does not depend on how many came before. The commands, and the
  * values each carried, are counted by a proxy that passes every call to the
- * real client. A page whose cursor carries no counts tallies the children a
- * slice at a time: no call carries them all.
+ * real client. The first page costs the same too: the counts kept as the
+ * children settled answer for every child. A page the counts cannot answer
+ * tallies the children a slice at a time: no call carries them all.
  */
 import { decodeCursor, encodeCursor, isRunId } from "@errand/core/ops";
 import { afterAll, describe, expect } from "vitest";
@@ -52,6 +53,11 @@ function countingReads(reads: ReadsContext, calls: CountedCall[]): ReadsContext 
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver);
       if (typeof value !== "function" || typeof property !== "string") return value;
+      if (property === "multi") {
+        // A transaction is counted as one call: its commands ride on it.
+        calls.push({ name: property, values: 0 });
+        return value.bind(target);
+      }
       return async (...args: unknown[]) => {
         const reply: unknown = await value.apply(target, args);
         const replied = Array.isArray(reply) ? valuesIn(reply) : 1;
@@ -149,6 +155,14 @@ describe("pages of every child, once settled", () => {
     const small = perPage(40);
     const large = perPage(400);
     expect(new Set([...small, ...large]).size).toBe(1);
+    // The first page too: the counts kept as the children settled answer for every child.
+    const first = (size: number) =>
+      paged
+        .get(size)!
+        .calls[0]!.map((call) => `${call.name}:${call.values}`)
+        .join(",");
+    expect(first(400)).toBe(first(40));
+    for (const call of paged.get(400)!.calls[0]!) expect(call.values).toBeLessThanOrEqual(4 * PAGE);
   });
 
   it("tally every child a slice at a time when no cursor carries their counts", async () => {
@@ -164,7 +178,7 @@ describe("pages of every child, once settled", () => {
       const outcome = await collectEveryChild(
         countingReads(lent.reads, made),
         { parentRunId, limit: PAGE, ...(cursor === undefined ? {} : { cursor }) },
-        slice,
+        { slice },
       );
       if (!("page" in outcome)) throw new Error("a settled parent's collect parked");
       const start = cursor === undefined ? 0 : from;

@@ -6,8 +6,9 @@
  * character a run) in hand at once — and only the page's own runs are read
  * whole. A parent's worker holds a slice and a page, not every child, however
  * many it spawned (docs/architecture/tool-results.md#fan-out-at-a-flat-cost-per-child).
- * A waiting parent with runs pending gets them instead, to park for: those
- * are the only list here as long as the children.
+ * A waiting parent with runs pending gets them instead, to park for: at
+ * most {@link PARKED_RUNS_LISTED} of them, past which it parks for its
+ * children set.
  */
 import { ErrandError } from "@errand/core";
 import { decodeCursor, encodeCursor, resolveLimit } from "@errand/core/ops";
@@ -19,6 +20,13 @@ import type { ReadsContext } from "../reads/context.js";
 /** The children tallied at a time: the runIds and standings one read holds. */
 const CHILDREN_SLICE = 1_000;
 
+/**
+ * The most pending runs a waiting parent parks for by runId; with more, it
+ * parks for its children set (`waitForChildren`: their count), so that what
+ * it logs and holds while parked does not grow with its children.
+ */
+export const PARKED_RUNS_LISTED = 1_000;
+
 /** The counts of every child, as a `collect` page carries them. */
 type ChildrenCounts = Pick<
   CollectResult,
@@ -28,7 +36,11 @@ type ChildrenCounts = Pick<
 /** The counts of every child of a parent, and how the runs of a page stood when tallied. */
 interface ChildrenTally {
   counts: ChildrenCounts;
-  /** The runs still pending in creation order: only when asked for (a waiting parent parks for them). */
+  /**
+   * The runs still pending in creation order: only when asked for (a
+   * waiting parent parks for them), and only the first
+   * {@link PARKED_RUNS_LISTED} (`counts.pending` says how many there are).
+   */
   pendingIds: string[];
   /** How each run at the page's positions stood in its slice. */
   onPage: Map<string, RunStanding>;
@@ -41,13 +53,13 @@ function count(counts: ChildrenCounts, standing: RunStanding, by: 1 | -1): void 
 
 /**
  * Every child of the index at `key`, tallied `slice` at a time; the runs
- * pending kept when `keepPending`, and the standings of those at positions
+ * pending kept when `keepPending` (the first `listed`), and the standings of those at positions
  * `page` (from, to: to excluded).
  */
 async function tallyChildren(
   reads: ReadsContext,
   key: string,
-  slice: number,
+  { slice, listed }: TallySizes,
   keepPending: boolean,
   page: readonly [number, number],
 ): Promise<ChildrenTally> {
@@ -62,7 +74,8 @@ async function tallyChildren(
       const position = start + index;
       counts.total += 1;
       count(counts, standing, 1);
-      if (keepPending && standing === "pending") pendingIds.push(runId);
+      const room = pendingIds.length < listed;
+      if (keepPending && room && standing === "pending") pendingIds.push(runId);
       if (position >= page[0] && position < page[1]) onPage.set(runId, standing);
     });
     if (runIds.length < slice) return { counts, pendingIds, onPage };
@@ -92,27 +105,46 @@ async function pageStart(
   return position;
 }
 
-/** What {@link collectEveryChild} answers: a page, or the runs a waiting parent parks for. */
-export type EveryChildOutcome = { page: CollectResult } | { waitFor: string[]; total: number };
+/** How many children a tally reads at a time (`slice`), and how many pending runs a park lists at most (`listed`). */
+interface TallySizes {
+  slice: number;
+  listed: number;
+}
+
+/**
+ * What {@link collectEveryChild} answers: a page, or what a waiting parent
+ * parks for — the runs pending, or, with more than {@link PARKED_RUNS_LISTED}
+ * pending, its children set and how many of them are.
+ */
+export type EveryChildOutcome =
+  | { page: CollectResult }
+  | { waitFor: string[]; total: number }
+  | { waitForChildren: number; total: number };
 
 /**
  * A page of every child of `parentRunId` from `cursor` (a `collect` cursor:
  * position and last runId), with the counts of all of them; or, with `wait`
  * and any pending, the runs pending. The page carries no `nextAction`: the
- * caller adds the one for every child. `slice`: the children tallied at a
- * time (tests take fewer). Throws `invalid_spec` for a bad cursor.
+ * caller adds the one for every child. `sizes` (tests take fewer): the
+ * children tallied at a time, and the most pending runs a park lists.
+ * Throws `invalid_spec` for a bad cursor.
  */
 export async function collectEveryChild(
   reads: ReadsContext,
   request: { parentRunId: string; wait?: boolean; limit?: number; cursor?: string },
-  slice = CHILDREN_SLICE,
+  sizes: Partial<TallySizes> = {},
 ): Promise<EveryChildOutcome> {
+  const { slice = CHILDREN_SLICE, listed = PARKED_RUNS_LISTED } = sizes;
   const key = reads.keys.children(request.parentRunId);
   const size = resolveLimit(request.limit, COLLECT_LIMITS);
   const start = await pageStart(reads, key, request.cursor);
   const wait = request.wait ?? false;
   const page = [start, start + size] as const;
-  const { counts, pendingIds, onPage } = await tallyChildren(reads, key, slice, wait, page);
+  const tallied = await tallyChildren(reads, key, { slice, listed }, wait, page);
+  const { counts, pendingIds, onPage } = tallied;
+  if (wait && counts.pending > listed) {
+    return { waitForChildren: counts.pending, total: counts.total };
+  }
   if (wait && pendingIds.length > 0) return { waitFor: pendingIds, total: counts.total };
   const pageIds = await reads.redis.zrange(key, start, start + size - 1);
   const { results: stored, standings } = await readStoredRuns(reads, pageIds);

@@ -53,8 +53,16 @@ export function createCollectAgentsTool(): Tool {
         ctx.signal,
       );
       if ("page" in outcome) return outcome.page;
-      const { waitFor, total } = outcome;
+      const { total } = outcome;
       const runs = total === 1 ? "run" : "runs";
+      if ("waitForChildren" in outcome) {
+        const pending = outcome.waitForChildren;
+        throw ParkRequest.forChildren(
+          `waiting for ${pending} of ${total} ${runs} to settle`,
+          pending,
+        );
+      }
+      const { waitFor } = outcome;
       throw new ParkRequest(`waiting for ${waitFor.length} of ${total} ${runs} to settle`, waitFor);
     },
   });

@@ -7,15 +7,19 @@
  * woken when they all have one finds none of them pending. Over runIds it
  * names, one read answers both: the page, and which runs of the list are
  * pending; over every child, the children are tallied a slice at a time
- * (`children-tally.ts`), or not at all once a cursor carries their counts
- * (`settled-children-pages.ts`).
+ * (`children-tally.ts`), or not at all once a cursor carries their counts,
+ * or once the counts kept as they settle say none is pending
+ * (`settled-children-pages.ts`, `children-counts.ts`).
  */
 import type { NextAction } from "@errand/core";
 import { decodeCursor } from "@errand/core/ops";
 import { COLLECT_TOOL, type CollectResult, collectPage } from "../reads/collect.js";
 import type { ReadsContext } from "../reads/context.js";
-import { collectEveryChild } from "./children-tally.js";
+import { readChildrenCounts } from "./children-counts.js";
+import { collectEveryChild, type EveryChildOutcome, PARKED_RUNS_LISTED } from "./children-tally.js";
+import { newestSliceHasPending } from "./pending-children.js";
 import {
+  readCountedChildrenPage,
   readSettledChildrenPage,
   settledChildrenCursor,
   settledCountsOf,
@@ -32,8 +36,11 @@ export interface CollectChildrenRequest {
   cursor?: string;
 }
 
-/** A page of results, or the runs still pending (of `total` asked for) that a waiting parent parks for. */
-export type CollectChildrenOutcome = { page: CollectResult } | { waitFor: string[]; total: number };
+/**
+ * A page of results, or what a waiting parent parks for: the runs still
+ * pending (of `total` asked for), or its children set (`children-tally.ts`).
+ */
+export type CollectChildrenOutcome = EveryChildOutcome;
 
 /**
  * The next call after a page over every child: the whole set again with
@@ -71,10 +78,44 @@ function decodedPosition(cursor: string): number {
 }
 
 /**
+ * A page over every child, or what a waiting parent parks for: from the
+ * counts its cursor carries; else from the counts kept as the children
+ * settle, when they add up — none pending: the page; with `wait`, more
+ * pending than a park lists and a child of the newest slice pending by its
+ * result: its children set —; else from every child tallied.
+ */
+async function collectOverEveryChild(
+  reads: ReadsContext,
+  request: CollectChildrenRequest,
+): Promise<CollectChildrenOutcome> {
+  const { parentRunId, cursor, limit } = request;
+  const settled =
+    cursor === undefined
+      ? undefined
+      : await readSettledChildrenPage(reads, parentRunId, cursor, limit);
+  if (settled !== undefined) return { page: childrenPage(settled) };
+  const counts = await readChildrenCounts(reads, parentRunId);
+  if (counts?.pending === 0) {
+    const counted = await readCountedChildrenPage(reads, parentRunId, counts, cursor, limit);
+    if (counted !== undefined) return { page: childrenPage(counted) };
+  } else if (
+    request.wait &&
+    counts !== undefined &&
+    counts.pending > PARKED_RUNS_LISTED &&
+    (await newestSliceHasPending(reads, parentRunId))
+  ) {
+    return { waitForChildren: counts.pending, total: counts.total };
+  }
+  const outcome = await collectEveryChild(reads, request);
+  return "page" in outcome ? { page: childrenPage(outcome.page) } : outcome;
+}
+
+/**
  * Collects for the parent; throws `invalid_spec` for a bad `limit` or
- * cursor. A page over every child after one that found none pending reads
- * only its own runs (`settled-children-pages.ts`); any other page over every
- * child tallies them a slice at a time (`children-tally.ts`); a page over
+ * cursor. A page over every child after one that found none pending, or
+ * one whose parent's counts kept as its children settled say none is
+ * pending, reads only its own runs (`settled-children-pages.ts`); any other
+ * page over every child tallies them a slice at a time (`children-tally.ts`); a page over
  * runIds given reads every one of them.
  */
 export async function collectChildren(
@@ -82,15 +123,7 @@ export async function collectChildren(
   request: CollectChildrenRequest,
 ): Promise<CollectChildrenOutcome> {
   const { runIds } = request;
-  if (runIds === undefined) {
-    const settled =
-      request.cursor === undefined
-        ? undefined
-        : await readSettledChildrenPage(reads, request.parentRunId, request.cursor, request.limit);
-    if (settled !== undefined) return { page: childrenPage(settled) };
-    const outcome = await collectEveryChild(reads, request);
-    return "page" in outcome ? { page: childrenPage(outcome.page) } : outcome;
-  }
+  if (runIds === undefined) return collectOverEveryChild(reads, request);
   const { page, pendingIds } = await collectPage(reads, runIds, {
     ...(request.limit === undefined ? {} : { limit: request.limit }),
     ...(request.cursor === undefined ? {} : { cursor: request.cursor }),

@@ -70,6 +70,9 @@ export function settledCountsOf(page: CollectResult): SettledCounts | undefined 
   return { total, succeeded, failed, cancelled };
 }
 
+/** Where a page starts: after `lastRunId` at `position` − 1, or at the first child (position 0, no runId). */
+type PageStart = { position: number; lastRunId?: string };
+
 /**
  * The page of every child of `parentRunId` that `cursor` points at, read
  * from its slice of the children index alone, when the cursor carries the
@@ -85,21 +88,60 @@ export async function readSettledChildrenPage(
 ): Promise<CollectResult | undefined> {
   const at = readChildrenCursor(cursor);
   if (at?.counts === undefined) return undefined;
-  const { position, lastRunId, counts } = at;
+  return settledPage(reads, parentRunId, at, at.counts, limit);
+}
+
+/**
+ * The page of every child of `parentRunId` from `cursor` (none: the first
+ * page), with `counts`: the children's counts kept as they settled
+ * (`children-counts.ts`), which add up and say none is pending. Read from
+ * its slice alone; `undefined` (the caller tallies every child) when the
+ * cursor is not one of a list of runs, the parent's children changed, or a
+ * run of the page was counted before its result was stored. Throws
+ * `invalid_spec` as {@link readSettledChildrenPage} does.
+ */
+export async function readCountedChildrenPage(
+  reads: ReadsContext,
+  parentRunId: string,
+  counts: SettledCounts,
+  cursor: string | undefined,
+  limit: number | undefined,
+): Promise<CollectResult | undefined> {
+  const at = cursor === undefined ? { position: 0 } : readChildrenCursor(cursor);
+  if (at === undefined) return undefined;
+  const page = await settledPage(reads, parentRunId, at, counts, limit);
+  return page?.results.some((run) => run.status === "pending") ? undefined : page;
+}
+
+/**
+ * The page of every child of `parentRunId` from `at`, none of them pending
+ * by `counts`, read from its slice of the children index alone; `undefined`
+ * when the parent no longer has `counts.total` children. Throws
+ * `invalid_spec` when `at`'s last runId is not the child before its position.
+ */
+async function settledPage(
+  reads: ReadsContext,
+  parentRunId: string,
+  { position, lastRunId }: PageStart,
+  counts: SettledCounts,
+  limit: number | undefined,
+): Promise<CollectResult | undefined> {
   const key = reads.keys.children(parentRunId);
   const size = resolveLimit(limit, COLLECT_LIMITS);
+  // From the run before the page, to check the cursor's last runId, when there is one.
+  const from = lastRunId === undefined ? position : position - 1;
   const [total, slice] = await Promise.all([
     reads.redis.zcard(key),
-    reads.redis.zrange(key, position - 1, position + size - 1),
+    reads.redis.zrange(key, from, position + size - 1),
   ]);
   if (total !== counts.total) return undefined;
-  if (slice[0] !== lastRunId) {
+  if (lastRunId !== undefined && slice[0] !== lastRunId) {
     throw new ErrandError(
       "invalid_spec",
       "invalid cursor: it belongs to another list of runIds; pass the same runIds with the nextCursor of their previous page",
     );
   }
-  const pageIds = slice.slice(1);
+  const pageIds = lastRunId === undefined ? slice : slice.slice(1);
   const { results: stored, standings } = await readStoredRuns(reads, pageIds);
   const results = pageIds.map((runId) =>
     collectedRun(runId, stored.get(runId), standings.get(runId)),
@@ -108,8 +150,12 @@ export async function readSettledChildrenPage(
   const last = pageIds.at(-1);
   const nextCursor =
     end < total && last !== undefined ? settledChildrenCursor(end, last, counts) : undefined;
+  const { succeeded, failed, cancelled } = counts;
   return {
-    ...counts,
+    total: counts.total,
+    succeeded,
+    failed,
+    cancelled,
     pending: 0,
     count: results.length,
     results,

@@ -24,6 +24,7 @@ import { createRunMetrics } from "../metrics/run-metrics.js";
 import { addWorkerSlotGauges } from "../metrics/worker-slots.js";
 import { type ParentLimits, resolveParentLimits } from "../parents/limits.js";
 import { openParentServices, PARENT_SERVICES } from "../parents/parent-services.js";
+import { newestPendingChildren } from "../parents/pending-children.js";
 import { queueOfAgents } from "../queues/agent-queues.js";
 import { logBullErrors } from "../queues/bull-errors.js";
 import {
@@ -344,6 +345,8 @@ export async function createWorker(options: WorkerOptions): Promise<ErrandWorker
     pendingOf: (runIds: readonly string[]) => pendingRunIds(reads, runIds),
     collectRuns: (runIds, collectOptions) => collectRuns(reads, runIds, collectOptions),
     newestPendingOf: (runIds: readonly string[]) => newestPendingRunIds(reads, runIds),
+    newestPendingChildrenOf: async (parentRunId: string) =>
+      (await newestPendingChildren(reads, parentRunId)).pending,
     ...(prometheus === undefined ? {} : { runMetrics: createRunMetrics(prometheus) }),
     live: redisLiveChannel(store, logger),
     budgets: {

@@ -12,7 +12,9 @@
  * {@link PARKED_WAITER_MS}): a re-check that parks the job again on the
  * worker already listening for it reads nothing more, so a parent's wait
  * reads each awaited run about once, however many re-checks it takes
- * (docs/architecture/tool-results.md#fan-out-at-a-flat-cost-per-child). The run then resumes
+ * (docs/architecture/tool-results.md#fan-out-at-a-flat-cost-per-child). A run parked for its
+ * children set (more pending than a park lists) is waited for a slice of
+ * its children at a time, newest first, so the waiter holds one slice. The run then resumes
  * from its log and the parking tool runs again. Parking waits out a Redis
  * out of memory (the worker holds the job until the move goes through), so
  * that a shortage never costs the job one of its attempts. A run parked on a
@@ -32,6 +34,7 @@ import { isRunId, isWaitpointOverdue, waitpointOf } from "@errand/core/ops";
 import type { Logger } from "@errand/runtime";
 import { type AnnouncedResults, pendingRunIds } from "@errand/store/ops";
 import { DelayedError, type Job, type Scripts } from "bullmq";
+import { newestPendingChildren } from "../parents/pending-children.js";
 import type { ReadsContext } from "../reads/context.js";
 import { addWaiting } from "../waitpoints/waiting-index.js";
 import { delayHeldJob } from "./delay-job.js";
@@ -59,12 +62,13 @@ export interface ParkedRuns {
    * Delays `job` (held with `token`, moved by `scripts`: its worker's) and
    * rejects with BullMQ's `DelayedError`, which tells BullMQ the job was moved
    * rather than finished; wakes it once every run of `waitFor` has settled,
-   * or once `waitpoint` closed (at its timeout at the latest).
+   * or once none of the run's children is pending (`waitForChildren`), or
+   * once `waitpoint` closed (at its timeout at the latest).
    */
   park(
     job: Job,
     token: string | undefined,
-    parked: { waitFor: readonly string[]; waitpoint?: ParkedWaitpoint },
+    parked: { waitFor: readonly string[]; waitForChildren?: boolean; waitpoint?: ParkedWaitpoint },
     scripts: Scripts,
   ): Promise<never>;
 }
@@ -88,8 +92,14 @@ export function createParkedRuns(options: ParkedRunsOptions): ParkedRuns {
     return `${job.id}\n${runIds.length}\n${runIds[0]}\n${runIds.at(-1)}`;
   }
 
-  /** Promotes the job once none of `runIds` is pending; gives up after {@link PARKED_WAITER_MS}, or as the worker closes. */
-  async function wakeWhenSettled(job: Job, runIds: readonly string[]): Promise<void> {
+  /** How long a waiter listens, at most. */
+  const waitMs = Math.max(recheckMs, PARKED_WAITER_MS);
+
+  /**
+   * Resolves true once none of `runIds` is pending, false when `untilMs`
+   * (ms since the epoch) passed first or the worker closes.
+   */
+  async function settledBy(runIds: readonly string[], untilMs: number): Promise<boolean> {
     const pending = new Set(runIds);
     const lookAgain = async (announced?: AnnouncedResults): Promise<boolean> => {
       // A read after announcements looks at just those runs whose results they did not
@@ -104,12 +114,53 @@ export function createParkedRuns(options: ParkedRunsOptions): ParkedRuns {
       for (const runId of look) if (!stillPending.has(runId)) pending.delete(runId);
       return pending.size === 0;
     };
-    logger.debug({ runId: job.id, waitFor: runIds.length }, "listening for a parked run's runs");
-    const waitMs = Math.max(recheckMs, PARKED_WAITER_MS);
-    const settled = await reads.waiter.waitUntil(runIds, waitMs, lookAgain, (done) => done);
-    if (!settled || (await job.getState()) !== "delayed") return; // the delay brings it back
+    const leftMs = untilMs - Date.now();
+    return leftMs > 0 && (await reads.waiter.waitUntil(runIds, leftMs, lookAgain, (done) => done));
+  }
+
+  /** Promotes the job unless it left the delayed jobs meanwhile (taken early, or by its delay). */
+  async function promote(job: Job, waitedFor: number | "children"): Promise<void> {
+    if ((await job.getState()) !== "delayed") return;
     await job.promote();
-    logger.info({ runId: job.id, waitedFor: runIds.length }, "parked run woken");
+    logger.info({ runId: job.id, waitedFor }, "parked run woken");
+  }
+
+  /** Promotes the job once none of `runIds` is pending; gives up after {@link PARKED_WAITER_MS}, or as the worker closes. */
+  async function wakeWhenSettled(job: Job, runIds: readonly string[]): Promise<void> {
+    logger.debug({ runId: job.id, waitFor: runIds.length }, "listening for a parked run's runs");
+    if (await settledBy(runIds, Date.now() + waitMs)) await promote(job, runIds.length);
+  }
+
+  /**
+   * Promotes the job once none of its run's children is pending, holding a
+   * slice of them at a time: it waits for the pending children of the
+   * newest slice with any (`newestPendingChildren`), then looks at the
+   * children before that slice, until none is pending. Gives up as
+   * {@link wakeWhenSettled} does.
+   */
+  async function wakeWhenChildrenSettled(job: Job): Promise<void> {
+    const parentRunId = job.id ?? "";
+    const untilMs = Date.now() + waitMs;
+    logger.debug({ runId: parentRunId }, "listening for a parked run's children");
+    let end: number | undefined;
+    for (;;) {
+      const { pending, from } = await newestPendingChildren(reads, parentRunId, end);
+      if (pending.length === 0) break;
+      if (!(await settledBy(pending, untilMs))) return; // the delay brings it back
+      end = from;
+    }
+    await promote(job, "children");
+  }
+
+  /** Runs `wake` unless a waiter listens for `key` already; logs why it failed, if it does. */
+  function listenOnce(job: Job, key: string, wake: () => Promise<void>): void {
+    if (listening.has(key)) return;
+    listening.add(key);
+    wake()
+      .catch((error: unknown) =>
+        logger.warn({ runId: job.id, error: String(error) }, "could not wake a parked run"),
+      )
+      .finally(() => listening.delete(key));
   }
 
   /**
@@ -129,7 +180,7 @@ export function createParkedRuns(options: ParkedRunsOptions): ParkedRuns {
   }
 
   return {
-    async park(job, token, { waitFor, waitpoint }, scripts) {
+    async park(job, token, { waitFor, waitForChildren, waitpoint }, scripts) {
       const until = Math.min(
         Date.now() + recheckMs,
         waitpoint?.timeoutAtMs ?? Number.POSITIVE_INFINITY,
@@ -147,17 +198,15 @@ export function createParkedRuns(options: ParkedRunsOptions): ParkedRuns {
         await wakeIfAnswered(job, waitpoint.token);
         throw new DelayedError();
       }
+      if (waitForChildren) {
+        logger.info({ runId: job.id, waitFor: "children" }, "run parked");
+        listenOnce(job, `${job.id}\nchildren`, () => wakeWhenChildrenSettled(job));
+        throw new DelayedError();
+      }
       const runIds = waitFor.filter(isRunId);
       logger.info({ runId: job.id, waitFor: runIds.length }, "run parked");
-      const key = waiterKey(job, runIds);
-      if (runIds.length > 0 && !listening.has(key)) {
-        listening.add(key);
-        wakeWhenSettled(job, runIds)
-          .catch((error: unknown) =>
-            logger.warn({ runId: job.id, error: String(error) }, "could not wake a parked run"),
-          )
-          .finally(() => listening.delete(key));
-      }
+      if (runIds.length > 0)
+        listenOnce(job, waiterKey(job, runIds), () => wakeWhenSettled(job, runIds));
       throw new DelayedError();
     },
   };

@@ -73,6 +73,7 @@ describe("parkedAgainFromTail", () => {
     const context = {
       store: countingStore(fx.errand.store, read),
       newestPendingOf: (runIds: readonly string[]) => newestPendingRunIds(reads, runIds),
+      newestPendingChildrenOf: async () => [],
     };
     const again = await parkedAgainFromTail(context, parent, LEAD, version);
     expect(again).toEqual({ kind: "parked", waitFor });

@@ -2,7 +2,9 @@
  * A parked run's job back for its re-check (docs/architecture/tool-results.md#fan-out-at-a-flat-cost-per-child)
  * while runs it waits for are still pending parks again from the log's
  * first and last events alone — its `run-queued` (the agent and version
- * this worker must run) and its `run-parked` (the runs it waits for) — not
+ * this worker must run) and its `run-parked` (the runs it waits for, or
+ * its children set: `waitForChildren`, asked of its children index the
+ * same way, `parents/pending-children.ts`) — not
  * from the whole log folded: a parent with a million children is re-checked
  * every `parkRecheckMs` without reading every step it took. Anything else
  * (a last event other than a `run-parked` for runs — a cancel asked, an
@@ -22,12 +24,12 @@ import type { ProcessOutcome } from "./process-outcome.js";
 import type { RunProcessorContext } from "./run-processor-context.js";
 
 /**
- * `parked` with the runs of its `run-parked` when run `runId`'s log ends
- * with one for runs of which some are still pending, and it is a run of
+ * `parked` with the runs of its `run-parked` (or for its children) when
+ * run `runId`'s log ends with one for runs of which some are still pending, and it is a run of
  * `agentName` at `version`; else `undefined`.
  */
 export async function parkedAgainFromTail(
-  context: Pick<RunProcessorContext, "store" | "newestPendingOf">,
+  context: Pick<RunProcessorContext, "store" | "newestPendingOf" | "newestPendingChildrenOf">,
   runId: string,
   agentName: string,
   version: string | undefined,
@@ -42,6 +44,10 @@ export async function parkedAgainFromTail(
   const { agent, agentVersion } = queued.data;
   if (agent !== agentName || (agentVersion !== undefined && agentVersion !== version)) {
     return undefined;
+  }
+  if (last.data.waitForChildren !== undefined) {
+    const pending = await context.newestPendingChildrenOf(runId);
+    return pending.length > 0 ? { kind: "parked", waitFor: [], waitForChildren: true } : undefined;
   }
   if (last.data.waitFor.length === 0) return undefined;
   const { waitFor } = last.data;

@@ -15,11 +15,17 @@ export type ProcessOutcome =
   /** Another attempt owns the run: this one stopped writing. */
   | { kind: "lost" }
   /**
-   * A tool parked the run until `waitFor` settle, or until its waitpoint is
-   * answered or times out (`waitpoint`, with the instant of its timeout):
-   * the step so far is logged, the run stays open.
+   * A tool parked the run until `waitFor` settle, or none of its children
+   * is pending (`waitForChildren`; `waitFor` is then empty), or until its
+   * waitpoint is answered or times out (`waitpoint`, with the instant of its
+   * timeout): the step so far is logged, the run stays open.
    */
-  | { kind: "parked"; waitFor: readonly string[]; waitpoint?: ParkedWaitpoint }
+  | {
+      kind: "parked";
+      waitFor: readonly string[];
+      waitForChildren?: boolean;
+      waitpoint?: ParkedWaitpoint;
+    }
   /** The open run was fired for `agentVersion`, which this worker does not run: nothing written. */
   | { kind: "other-version"; agentVersion: string }
   /** A concurrency limit is reached: nothing written; the job waits in the queue until `retryAtMs`. */

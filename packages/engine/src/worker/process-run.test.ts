@@ -100,6 +100,7 @@ function contextFor(
     pendingOf: async () => [],
     collectRuns: (runIds, options) => fx.errand.collect(runIds, options),
     newestPendingOf: async () => [],
+    newestPendingChildrenOf: async () => [],
   };
 }
 

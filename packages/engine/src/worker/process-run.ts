@@ -137,6 +137,10 @@ async function stillParked(
       waitpoint: timeoutAtMs === undefined ? { token } : { token, timeoutAtMs },
     };
   }
+  if (state.parked?.waitForChildren !== undefined) {
+    const pending = await context.newestPendingChildrenOf(state.runId);
+    return pending.length > 0 ? { kind: "parked", waitFor: [], waitForChildren: true } : undefined;
+  }
   const pending = state.parked && (await context.pendingOf(state.parked.waitFor));
   return pending && pending.length > 0 ? { kind: "parked", waitFor: pending } : undefined;
 }
@@ -151,6 +155,9 @@ async function parkedOutcome(
   runId: string,
   request: ParkRequest,
 ): Promise<ProcessOutcome> {
+  if (request.waitForChildren !== undefined) {
+    return { kind: "parked", waitFor: [], waitForChildren: true };
+  }
   if (request.waitpoint === undefined) return { kind: "parked", waitFor: request.waitFor };
   const state = await readState(context.store, runId);
   const parked = await stillParked(context, state);

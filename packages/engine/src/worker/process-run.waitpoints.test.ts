@@ -62,6 +62,7 @@ function contextWith(
     pendingOf: async () => [],
     collectRuns: (runIds, options) => fx.errand.collect(runIds, options),
     newestPendingOf: async () => [],
+    newestPendingChildrenOf: async () => [],
   };
 }
 

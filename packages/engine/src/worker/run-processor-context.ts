@@ -37,6 +37,12 @@ export interface RunProcessorContext extends EngineResources, AttemptSinkContext
    * grow with `runIds` while they settle in creation order (the store's `newestPendingRunIds`).
    */
   newestPendingOf(runIds: readonly string[]): Promise<string[]>;
+  /**
+   * The pending children of the newest slice of run `parentRunId`'s
+   * children that holds any, `[]` when none is pending: what a run parked
+   * for its children set still waits for (`parents/pending-children.ts`).
+   */
+  newestPendingChildrenOf(parentRunId: string): Promise<string[]>;
   /** Where streaming models publish their deltas (docs/architecture/redis-layout.md#the-live-channel-streaming). */
   live?: LiveChannel;
   /** The fleet's concurrency gate: an open run starts only once admitted (docs/architecture/flow-control.md#flow-control). */

@@ -161,7 +161,9 @@ export class Timeline {
           "p",
           { class: "event-line", testid: "parked-reason" },
           `${String(data.reason)} — its worker slot is free until ${
-            Array.isArray(data.waitFor) && data.waitFor.length === 0
+            Array.isArray(data.waitFor) &&
+            data.waitFor.length === 0 &&
+            data.waitForChildren === undefined
               ? "it is answered"
               : "they have"
           }`,
