@@ -69,9 +69,11 @@
       a batch of several events with ARGV[5] as one XADD, entry id
       "0-<seq of its last event>", fields: seq (of its first event), events
       (the JSON array below)
-    - one XADD to the shard stream for the whole batch, id "*", fields: runId,
+    - one XADD to the shard stream for the whole batch (but a quiet opening,
+      below), id "*", fields: runId,
       seq (of the batch's first event), events (a JSON array with one
-      [type, at, data] per event, data as given), and, when the batch settles
+      [type, at, data] per event, data as given), queued (only for the first
+      batch after a quiet opening, below), and, when the batch settles
       the run, expiresAt (ARGV[3]: the collector gives the result the same
       expiry without asking Redis for the head's), and childrenExpired=1 when
       this batch gave the run's children their expiry (below); the run's
@@ -93,6 +95,15 @@
       the tenant's runs, and with a deadline ZADD runId to the deadlines, so
       that its shard entry says "indexed" (field indexed=1) and the
       collector writes nothing for it (docs/architecture/collector.md)
+    - a quiet opening: a batch of its run-queued alone that indexes the run
+      (above), with no deadline and no budget (the head holds neither), writes
+      no shard entry and sets quietOpening=1 on the head; the batch after it
+      (the head's seq 1 and quietOpening=1, whichever writer appends it) adds
+      to its shard entry queued: a JSON object of the head's agent,
+      rootRunId (the runId when the head has none), parentRunId and tenant
+      (when it has them), depth, hasSchema (true/false) and createdAt, from
+      which the collector folds the run as if it had read its run-queued
+      (docs/architecture/collector.md#quiet-openings)
     - with an idempotency key: SET it to the runId, PX its TTL
     - on a terminal event: PEXPIREAT(ARGV[3]) on the run log and head, and on
       the blobs unless the head says the run has none (ARGV[8]); then, for a
@@ -149,7 +160,8 @@ end
 local opening = ARGV[9] == "run-queued"
 local head = opening and {}
   or redis.call("HMGET", headKey, "seq", "status", "hasOutput", "hasSchema", "attempt", "startedAt",
-    "createdAt", "hasBlobs", "hasChildren")
+    "createdAt", "hasBlobs", "hasChildren", "quietOpening", "agent", "rootRunId", "parentRunId",
+    "tenant", "depth")
 local exists = head[1] ~= nil and head[1] ~= false
 local seq = exists and tonumber(head[1]) or 0
 local status = head[2]
@@ -182,6 +194,7 @@ end
 local settledStatuses = { succeeded = true, failed = true, cancelled = true }
 local updates = {}
 local settles = false
+local openingData = nil
 
 local function decode(json)
   local ok, value = pcall(cjson.decode, json)
@@ -205,6 +218,7 @@ for i = 1, count do
     if data == nil then
       return { MALFORMED, seq, i }
     end
+    openingData = data
     hasSchema = data.outputSchema ~= nil and data.outputSchema ~= cjson.null
     status = "queued"
     updates.agent = tostring(data.agent)
@@ -346,16 +360,41 @@ if oneEntry then
   end
 end
 local indexes = opening and not settles and member ~= ""
-local shardFields = { "runId", runId, "seq", tostring(seq + 1), "events", batch }
-if settles then
-  shardFields[7], shardFields[8] = "expiresAt", ARGV[3]
-  if expiresChildrenHere then
-    shardFields[9], shardFields[10] = "childrenExpired", "1"
-  end
-elseif indexes then
-  shardFields[7], shardFields[8] = "indexed", "1"
+-- A run opened by its run-queued alone, indexed here, with neither a budget nor a deadline (what
+-- its head does not hold) opens quietly: no shard entry; the first append after it says queued.
+local quiet = indexes and count == 1 and deadline == ""
+  and (openingData.budget == nil or openingData.budget == cjson.null)
+if quiet then
+  updates.quietOpening = "1"
 end
-redis.call("XADD", shardKey, "*", unpack(shardFields))
+local shardFields = { "runId", runId, "seq", tostring(seq + 1), "events", batch }
+local function addShardField(name, value)
+  shardFields[#shardFields + 1] = name
+  shardFields[#shardFields + 1] = value
+end
+if seq == 1 and head[10] == "1" then
+  -- The first append after a quiet opening: what the collector's projection needs of its run-queued.
+  local queued = { agent = head[11], rootRunId = head[12] or runId, depth = tonumber(head[15]) or 0,
+    hasSchema = head[4] == "1", createdAt = head[7] }
+  if head[13] then
+    queued.parentRunId = head[13]
+  end
+  if head[14] then
+    queued.tenant = head[14]
+  end
+  addShardField("queued", cjson.encode(queued))
+end
+if settles then
+  addShardField("expiresAt", ARGV[3])
+  if expiresChildrenHere then
+    addShardField("childrenExpired", "1")
+  end
+elseif indexes and not quiet then
+  addShardField("indexed", "1")
+end
+if not quiet then
+  redis.call("XADD", shardKey, "*", unpack(shardFields))
+end
 
 local newSeq = seq + count
 local fields = { "seq", tostring(newSeq), "status", status }

@@ -106,16 +106,17 @@ describe("appendEvents", () => {
     expect((await fx.redis.xrange(store.keys.runLog(runId), "-", "+")).slice(1)).toEqual([
       ["0-5", ["seq", "2", "events", eventsJson]],
     ]);
-    // One shard entry for the whole append: the runId, the first seq, every event and, as
-    // the batch settles the run, the expiry it set on the head (the collector's, for the result)
-    // and that it gave the run's children their expiry.
-    const shardEntries = (await shardEntriesOf(runId)).slice(1);
+    // One shard entry for the whole append (the opening, quiet, wrote none): the runId, the
+    // first seq, every event, the run-queued's summary and, as the batch settles the run, the
+    // expiry it set on the head (the collector's, for the result) and that it gave the run's
+    // children their expiry.
+    const shardEntries = await shardEntriesOf(runId);
     const headExpiresAt = await fx.redis.pexpiretime(store.keys.runHead(runId));
     expect(headExpiresAt).toBeGreaterThan(Date.now());
     expect(await fx.redis.pexpiretime(store.keys.runLog(runId))).toBe(headExpiresAt);
     expect(shardEntries.map(([, fields]) => fields)).toEqual([
       [
-        ...["runId", runId, "seq", "2", "events", eventsJson],
+        ...["runId", runId, "seq", "2", "events", eventsJson, "queued", expect.any(String)],
         ...["expiresAt", String(headExpiresAt), "childrenExpired", "1"],
       ],
     ]);

@@ -26,6 +26,23 @@ type StreamFields = readonly string[];
 /** A stream entry as Redis returns it: `[id, fields]`. */
 export type StreamEntry = [id: string, fields: string[]];
 
+/**
+ * What the first append after a quiet opening copies from its run's head
+ * into its shard entry (`append-11.lua`): the part of the run's `run-queued`
+ * the collector's result needs, the opening itself having written no entry.
+ */
+export interface QueuedSummary {
+  agent: string;
+  rootRunId: string;
+  parentRunId?: string;
+  tenant?: string;
+  depth: number;
+  /** Whether the run's `run-queued` carries an output schema. */
+  hasSchema: boolean;
+  /** `at` of the run's `run-queued`. */
+  createdAt: string;
+}
+
 /** One entry of a shard stream: the events of one append, or why it could not be read. */
 export interface ShardEntry {
   /** The stream entry id. */
@@ -66,6 +83,13 @@ export interface ShardEntry {
    * older than it.
    */
   childrenExpired?: true;
+  /**
+   * The run's `run-queued` as its head summarises it, on the first entry
+   * after a quiet opening (an opening that wrote no entry: its run has
+   * neither a budget nor a deadline, and was indexed as queued by it); absent
+   * from every other entry, and read as absent when it is not such a summary.
+   */
+  queued?: QueuedSummary;
 }
 
 type DecodedAll = { ok: true; events: RunEvent[] } | { ok: false; error: string };
@@ -150,6 +174,42 @@ function decodeEntryEvents(runId: string, fields: StreamFields): DecodedAll {
   return decoded.ok ? { ok: true, events: [decoded.event] } : decoded;
 }
 
+/** The `queued` field of a shard entry, or undefined when there is none or it is not a summary. */
+function decodeQueuedSummary(json: string | undefined): QueuedSummary | undefined {
+  if (json === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== "object" || value === null) return undefined;
+  const { agent, rootRunId, parentRunId, tenant, depth, hasSchema, createdAt } = value as Record<
+    string,
+    unknown
+  >;
+  if (
+    typeof agent !== "string" ||
+    typeof rootRunId !== "string" ||
+    typeof createdAt !== "string" ||
+    typeof hasSchema !== "boolean" ||
+    !Number.isSafeInteger(depth) ||
+    (parentRunId !== undefined && typeof parentRunId !== "string") ||
+    (tenant !== undefined && typeof tenant !== "string")
+  ) {
+    return undefined;
+  }
+  return {
+    agent,
+    rootRunId,
+    ...(parentRunId === undefined ? {} : { parentRunId }),
+    ...(tenant === undefined ? {} : { tenant }),
+    depth: depth as number,
+    hasSchema,
+    createdAt,
+  };
+}
+
 /** Why `runId` cannot be the run of an entry of `shard`'s stream; undefined when it can. */
 function foreignRun(runId: string, shard: number): string | undefined {
   if (runId === "") return "runId: missing";
@@ -201,5 +261,7 @@ export function decodeShardEntry(shard: number, [id, fields]: StreamEntry): Shar
   if (entry.expiresAt !== undefined && fieldOf(fields, "moved") === "1") entry.moved = true;
   if (entry.expiresAt !== undefined && fieldOf(fields, "childrenExpired") === "1")
     entry.childrenExpired = true;
+  const queued = decodeQueuedSummary(fieldOf(fields, "queued"));
+  if (queued !== undefined) entry.queued = queued;
   return entry;
 }

@@ -41,7 +41,7 @@
  * @packageDocumentation
  */
 export type { BlobContent } from "./blobs.js";
-export type { ShardEntry, StreamEntry } from "./codec.js";
+export type { QueuedSummary, ShardEntry, StreamEntry } from "./codec.js";
 export { redisConnectionError } from "./connection-errors.js";
 export { isSeqConflict, SeqConflictError } from "./errors.js";
 export {

@@ -84,10 +84,12 @@ describe("readShard", () => {
     await store.appendEvents(first, 0, [queued(), started()]);
     await store.appendEvents(second, 0, [queued()]);
     await store.appendEvents(first, 2, [finished()]);
+    await store.appendEvents(second, 1, [started()]);
 
     const all = await store.readShard(shard);
     const ours = all.filter((entry) => entry.runId === first || entry.runId === second);
-    // One entry per append, with its events.
+    // One entry per append, with its events; none for the second's quiet opening, whose
+    // run-queued the append after it summarises.
     expect(
       ours.map((entry) => [entry.runId, entry.events?.map((event) => [event.seq, event.type])]),
     ).toEqual([
@@ -98,9 +100,10 @@ describe("readShard", () => {
           [2, "run-started"],
         ],
       ],
-      [second, [[1, "run-queued"]]],
       [first, [[3, "finished"]]],
+      [second, [[2, "run-started"]]],
     ]);
+    expect(ours.map((entry) => entry.queued?.agent)).toEqual([undefined, undefined, "researcher"]);
     expect(ours.every((entry) => entry.error === undefined)).toBe(true);
     // Each entry's size: its field names and values together, as stored.
     const raw = (await fx.redis.xrange(store.keys.shardEvents(shard), "-", "+")) as [
@@ -145,7 +148,8 @@ describe("readShard", () => {
     const shard = 0;
     const key = store.keys.shardEvents(shard);
     const runId = store.newRunId();
-    const goodBefore = await store.appendEvents(runId, 0, [queued()]);
+    // Opened quietly: no entry before the garbage.
+    await store.appendEvents(runId, 0, [queued()]);
     const at = new Date(0).toISOString();
     const garbage = [
       ["seq", "2", "type", "run-started", "at", at, "data", "{}"],
@@ -166,10 +170,9 @@ describe("readShard", () => {
     const entries = (await store.readShard(shard, { count: 1_000 })).filter(
       (entry) => entry.runId === runId || garbageIds.includes(entry.id),
     );
-    expect(entries).toHaveLength(garbage.length + 2);
-    expect(entries[0]?.events).toEqual(goodBefore);
+    expect(entries).toHaveLength(garbage.length + 1);
     expect(entries.at(-1)?.events).toEqual(goodAfter);
-    const broken = entries.slice(1, -1);
+    const broken = entries.slice(0, -1);
     expect(broken.map((entry) => entry.id)).toEqual(garbageIds);
     for (const entry of broken) {
       expect(entry.events).toBeUndefined();

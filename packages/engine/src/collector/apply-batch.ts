@@ -5,7 +5,8 @@
  * terminal event is in the batch is settled: its result is worked out. Then
  * one script call brings every run settled or queued in the batch up to
  * date in the shard's indexes (a run queued by an append that indexed it,
- * its entry says `indexed`, needs nothing; a run settled by an older append
+ * its entry says `indexed`, or opened quietly, the first entry after its
+ * opening says `queued`, needs nothing; a run settled by an older append
  * that moved it to its status's index, its entry says `moved`, needs its
  * result only; the others are moved a batch at a time, one ZREM and one ZADD
  * a key) (a run this collector listed when queued, in a
@@ -54,6 +55,7 @@ import { retryWhileRedisIsTransient } from "../redis/transient-redis.js";
 import type { CollectorContext } from "./context.js";
 import { countSettledChildren } from "./count-settled-children.js";
 import { settledResult } from "./project-result.js";
+import { queuedState } from "./queued-summary.js";
 
 /**
  * How far ahead of the collector's clock a settled run's expiry must be for
@@ -87,7 +89,7 @@ interface RunGroup {
   projection: RunState | undefined;
   /** When the run's log and head expire, as the entry of its settling append says; undefined when it does not. */
   expiresAt?: number;
-  /** True when the append that opened the run indexed it as queued (its entry says `indexed`). */
+  /** True when the append that opened the run indexed it as queued (its entry says `indexed`, or the first after a quiet opening says `queued`). */
   indexedWhenQueued?: boolean;
   /** True when the append that settled the run, older than this version, moved its indexes and expired its children (its entry says `moved`). */
   moved?: boolean;
@@ -181,6 +183,8 @@ function groupByRun(
     let group = byRun.get(runId);
     const eventSize = entry.size / events.length;
     let projection = group?.projection;
+    // The first entry after a quiet opening: the run starts from its run-queued's summary.
+    if (entry.queued !== undefined) context.projections.follow(queuedState(runId, entry.queued), 0);
     try {
       for (const event of events) projection = context.projections.apply(event, eventSize);
     } catch (error) {
@@ -198,7 +202,7 @@ function groupByRun(
     if (entry.expiresAt !== undefined) group.expiresAt = entry.expiresAt;
     if (entry.moved) group.moved = true;
     if (entry.childrenExpired) group.childrenExpired = true;
-    if (entry.indexed) {
+    if (entry.indexed || entry.queued !== undefined) {
       // Its opening append wrote its agent's and tenant's runs: the settling call leaves them be.
       group.indexedWhenQueued = true;
       context.projections.markListed(runId);

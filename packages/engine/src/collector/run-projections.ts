@@ -76,6 +76,19 @@ export class RunProjections {
   }
 
   /**
+   * Follows a run from `state` (its seq and all before it folded, from an
+   * entry of `size`), unless the run is followed already: a quietly opened
+   * run's first entry starts its projection from its `run-queued`'s summary
+   * (`queued-summary.ts`).
+   */
+  follow(state: RunState, size: number): void {
+    if (this.#runs.has(state.runId)) return;
+    this.#runs.set(state.runId, { state, size, listed: false });
+    this.#size += size;
+    this.#keepWithinBudget();
+  }
+
+  /**
    * Notes that `runId` is in its agent's and tenant's runs: this collector's
    * index call answered that it indexed it, or the append that opened it
    * did (its shard entry says `indexed`), so that its settling call need not

@@ -1,7 +1,7 @@
 import { foldRun, type RunEvent, type RunResult, settleRun } from "@errand/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EventStore } from "../event-store.js";
-import { finished, queued, started } from "../test-support/events.js";
+import { finished, queued, queuedLoudly, started } from "../test-support/events.js";
 import { commandCalls, type RedisFixture, startRedisFixture } from "../test-support/redis.js";
 import {
   announcedRunIds,
@@ -84,8 +84,8 @@ describe("indexRuns with an acknowledgement", () => {
     const settledRun = store.newRunId();
     const headGone = store.newRunId();
     const neverWritten = store.newRunId();
-    await store.appendEvents(queuedRun, 0, [queued()]);
-    await store.appendEvents(settledRun, 0, [queued()]);
+    await store.appendEvents(queuedRun, 0, [queuedLoudly()]);
+    await store.appendEvents(settledRun, 0, [queuedLoudly()]);
     await store.appendEvents(settledRun, 1, [started(), finished()]);
     const [queuedEntry, ...settledEntries] = await deliverAll(store);
     const stream = store.keys.shardEvents(SHARD);
@@ -123,8 +123,8 @@ describe("indexRuns with an acknowledgement", () => {
     const { store, writer } = await openShard("no-ack");
     const first = store.newRunId();
     const broken = store.newRunId();
-    await store.appendEvents(first, 0, [queued()]);
-    await store.appendEvents(broken, 0, [queued()]);
+    await store.appendEvents(first, 0, [queuedLoudly()]);
+    await store.appendEvents(broken, 0, [queuedLoudly()]);
     const [firstEntry, brokenEntry] = await deliverAll(store);
     const segments = [await segmentOf(store, first), await segmentOf(store, broken)];
 
@@ -146,7 +146,7 @@ describe("indexRuns with an acknowledgement", () => {
   it("acknowledges a batch of more entries than Lua can pass to one command", async () => {
     const { store, writer } = await openShard("slices");
     const runId = store.newRunId();
-    await store.appendEvents(runId, 0, [queued()]);
+    await store.appendEvents(runId, 0, [queuedLoudly()]);
     const stream = store.keys.shardEvents(SHARD);
     // Lua's unpack stops at about 8,000 values.
     const adds = fx.redis.pipeline();

@@ -33,6 +33,15 @@ export function queued(data: Partial<EventDataOf<"run-queued">> = {}): NewEvent 
   });
 }
 
+/**
+ * `run-queued` as {@link queued}, with a deadline far ahead: the append that
+ * opens its run writes its shard entry, which a quiet opening (a run with
+ * neither a deadline nor a budget) does not.
+ */
+export function queuedLoudly(data: Partial<EventDataOf<"run-queued">> = {}): NewEvent {
+  return queued({ limits: { maxSteps: 10, deadlineAt: "2100-01-01T00:00:00.000Z" }, ...data });
+}
+
 /** `run-started` of `attempt` on worker `worker-1`. */
 export function started(attempt = 1): NewEvent {
   return newEvent("run-started", { attempt, workerId: "worker-1" });
