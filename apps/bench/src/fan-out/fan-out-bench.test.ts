@@ -39,6 +39,13 @@ describe("runFanOutBench", () => {
     }
     expect(report.redisBytesPerChildByKind).toHaveProperty("unattributed");
     expect(report.peakRssMb.node).toBeGreaterThan(0);
+    // The memory sampler saw each phase, and the heap spaces at its highest RSS.
+    expect(Object.keys(report.memory.byPhase)).toEqual(["spawned", "settled", "collected"]);
+    for (const peaks of Object.values(report.memory.byPhase)) {
+      expect(peaks.rss).toBeGreaterThanOrEqual(peaks.heapTotal);
+      expect(peaks.heapTotal).toBeGreaterThanOrEqual(peaks.heapUsed);
+    }
+    expect(report.memory.heapSpacesAtPeak.map((space) => space.space)).toContain("old_space");
     expect(report.collectPagesPerSec).toBeGreaterThan(0);
     expect(progress[0]).toBe(`fanning out to ${CHILDREN} children, ${BATCH} a spawn_agents call`);
     expect(formatFanOutBench(report)).toContain(`collected ${CHILDREN}, succeeded ${CHILDREN}`);

@@ -29,6 +29,7 @@ import { type CpuPerUnit, startCpuMeter } from "../cpu-meter.js";
 import { type ErrandStack, SILENT_LOGGER, startErrandStack } from "../errand-stack.js";
 import { bytesByKeyKind, bytesPerRunByKind, type KeyKindBytes } from "../key-kinds.js";
 import { loadAverages, type MachineInfo, machineInfo } from "../machine.js";
+import { type MemoryFigures, startMemorySampler } from "../memory-sampler.js";
 import { perSecond, round } from "../stats.js";
 import {
   FAN_OUT_OUTPUT_SCHEMA,
@@ -119,6 +120,12 @@ export interface FanOutReport {
   peakRssMb: { node: number; redis: number };
   /** The parent's `collect_agents` pages a second, after its wait. */
   collectPagesPerSec: number;
+  /**
+   * This process's memory sampled through the fan-out (`memory-sampler.ts`):
+   * the peak of each part of `process.memoryUsage()` by phase, and V8's heap
+   * spaces at the highest RSS.
+   */
+  memory: MemoryFigures;
   /** What the parent recorded: every child spawned and collected, counted by status. */
   parent: FanOutOutput;
   phases: FanOutPhaseFigures[];
@@ -230,6 +237,7 @@ export interface FanOutMeasures {
   /** `MEMORY USAGE` by kind of key before the fan-out and after it. */
   kinds: { before: KeyKindBytes; after: KeyKindBytes };
   redisPeakRssMb: number;
+  memory: MemoryFigures;
 }
 
 /** The report's figures from what a fan-out measured. */
@@ -266,6 +274,7 @@ export function fanOutReport(measures: FanOutMeasures): FanOutReport {
       redis: measures.redisPeakRssMb,
     },
     collectPagesPerSec: round(perSecond(parent.pages, collectMs)),
+    memory: measures.memory,
     parent,
     phases: measures.phases,
   };
@@ -284,6 +293,7 @@ export async function runFanOutBench(options: FanOutBenchOptions): Promise<FanOu
     const kindsBefore = await bytesByKeyKind(admin);
     const memoryBefore = await usedMemory(admin);
     const meter = await startCpuMeter(admin);
+    const memory = startMemorySampler();
     const start = performance.now();
     let phaseStart = start;
     let callsBefore = await commandCalls(admin);
@@ -292,6 +302,7 @@ export async function runFanOutBench(options: FanOutBenchOptions): Promise<FanOu
     const times = new Map<FanOutPhase, number>();
     const onPhase = async (phase: FanOutPhase) => {
       const now = performance.now();
+      memory.phase(phase);
       const calls = await commandCalls(admin);
       const spent = await phaseMeter.read();
       phases.push({
@@ -334,6 +345,7 @@ export async function runFanOutBench(options: FanOutBenchOptions): Promise<FanOu
         redisBytes: memoryAfter - memoryBefore,
         kinds: { before: kindsBefore, after: kindsAfter },
         redisPeakRssMb: await serverPeakRssMb(admin),
+        memory: memory.stop(),
       });
     } finally {
       await worker.close({ graceMs: 0 });
@@ -342,6 +354,20 @@ export async function runFanOutBench(options: FanOutBenchOptions): Promise<FanOu
   } finally {
     await redis.stop();
   }
+}
+
+/** The memory figures as lines for a terminal. */
+function formatMemory(memory: MemoryFigures): string[] {
+  const parts = (peaks: MemoryFigures["atPeak"]) =>
+    `rss ${peaks.rss}, heapTotal ${peaks.heapTotal}, heapUsed ${peaks.heapUsed}, external ${peaks.external}, arrayBuffers ${peaks.arrayBuffers} MB`;
+  return [
+    ...Object.entries(memory.byPhase).map(
+      ([phase, peaks]) => `  memory peaks ${phase}: ${parts(peaks)}`,
+    ),
+    `  memory at the highest RSS: ${parts(memory.atPeak)}; heap spaces (size/used MB) ${memory.heapSpacesAtPeak
+      .map((space) => `${space.space} ${space.size}/${space.used}`)
+      .join(", ")}`,
+  ];
 }
 
 /** The report as lines for a terminal. */
@@ -355,6 +381,7 @@ export function formatFanOutBench(report: FanOutReport): string {
     `  Redis bytes a child by kind of key: ${Object.entries(report.redisBytesPerChildByKind)
       .map(([kind, bytes]) => `${kind} ${bytes}`)
       .join(", ")}`,
+    ...formatMemory(report.memory),
     `  collect: ${report.parent.pages} pages, ${report.collectPagesPerSec} pages/s; collected ${report.parent.collected}, succeeded ${report.parent.succeeded}`,
     ...report.phases.map(
       (phase) =>

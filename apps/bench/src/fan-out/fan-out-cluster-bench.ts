@@ -13,6 +13,7 @@ import { nodeCpuMs, redisCpuMs } from "../cpu-meter.js";
 import { startErrandStack } from "../errand-stack.js";
 import { bytesByKeyKind, sumKeyKindBytes } from "../key-kinds.js";
 import { loadAverages } from "../machine.js";
+import { startMemorySampler } from "../memory-sampler.js";
 import { round } from "../stats.js";
 import {
   awaitFannedOutParent,
@@ -228,9 +229,11 @@ export async function runFanOutClusterBench(
     const kindsBefore = sumKeyKindBytes(await Promise.all(admins.map(bytesByKeyKind)));
     const before = await readMasters(admins);
     const nodeBefore = nodeCpuMs();
+    const memory = startMemorySampler();
     const start = performance.now();
     let phaseStart = { at: start, readings: before, nodeMs: nodeBefore };
     const onPhase = async (phase: FanOutPhase) => {
+      memory.phase(phase);
       const now = {
         at: performance.now(),
         readings: await readMasters(admins),
@@ -289,6 +292,7 @@ export async function runFanOutClusterBench(
           redisBytes: total(perMaster.map((m) => m.memoryBytes)),
           kinds: { before: kindsBefore, after: kindsAfter },
           redisPeakRssMb: round(total(perMaster.map((m) => m.peakRssMb))),
+          memory: memory.stop(),
         }),
         masters: CLUSTER_BENCH_MASTERS,
         shards: CLUSTER_BENCH_SHARDS,
