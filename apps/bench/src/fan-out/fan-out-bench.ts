@@ -57,6 +57,9 @@ const FAN_OUT_CONCURRENCY = 50;
  */
 const FAN_OUT_LOCK_MS = 60_000;
 
+/** The memory sampler's last phase: from the parent's last page to its result (its last step, the collector's fold of it). */
+export const PARENT_SETTLED = "parentSettled";
+
 /** The slowest commands kept per phase. */
 const SLOWLOG_ENTRIES = 5;
 
@@ -122,8 +125,9 @@ export interface FanOutReport {
   collectPagesPerSec: number;
   /**
    * This process's memory sampled through the fan-out (`memory-sampler.ts`):
-   * the peak of each part of `process.memoryUsage()` by phase, and V8's heap
-   * spaces at the highest RSS.
+   * the peak of each part of `process.memoryUsage()` by phase (the three
+   * phases, then `parentSettled`: from the last page to the parent's result),
+   * and V8's heap spaces at the highest RSS.
    */
   memory: MemoryFigures;
   /** What the parent recorded: every child spawned and collected, counted by status. */
@@ -328,6 +332,8 @@ export async function runFanOutBench(options: FanOutBenchOptions): Promise<FanOu
     try {
       onProgress(`fanning out to ${children} children, ${batch} a spawn_agents call`);
       const { endedAt: end, parent } = await awaitFannedOutParent(stack.errand, children);
+      // From the last page to the parent's result: its last step, and the collector folding it.
+      memory.phase(PARENT_SETTLED);
       const memoryAfter = await usedMemory(admin);
       const cpu = await meter.read();
       onProgress("reading every key's MEMORY USAGE");

@@ -26,6 +26,7 @@ import {
   fanOutReport,
   fanOutWorkerOptions,
   formatFanOutBench,
+  PARENT_SETTLED,
   serverPeakRssMb,
 } from "./fan-out-bench.js";
 import { FAN_OUT_PARENT, type FanOutPhase } from "./fan-out-parent.js";
@@ -272,6 +273,7 @@ export async function runFanOutClusterBench(
         `fanning out to ${children} children over ${CLUSTER_BENCH_MASTERS} masters, ${batch} a spawn_agents call`,
       );
       const { runId, endedAt: end, parent } = await awaitFannedOutParent(stack.errand, children);
+      memory.phase(PARENT_SETTLED);
       stopProgress();
       const nodeMs = nodeCpuMs() - nodeBefore;
       const after = await readMasters(admins);
