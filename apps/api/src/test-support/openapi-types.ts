@@ -644,6 +644,7 @@ export interface components {
               step: number;
               callId: string;
               waitFor: string[];
+              waitForChildren?: number;
               reason: string;
             };
           }
