@@ -51,6 +51,33 @@ async function waitCalls(): Promise<number> {
   return calls;
 }
 
+/**
+ * Until every master's replica has every write its master took so far (the
+ * offset the replica last acknowledged reaches the master's). A run's
+ * opening append is acknowledged once its master has it, replicated or not
+ * (only settling and output appends wait for a replica), so a run fired
+ * just before its master dies may be gone: the runs fired before the
+ * failover are made to reach the replicas first.
+ */
+async function replicasCaughtUp(): Promise<void> {
+  for (const node of cluster.nodes) {
+    const master = new Redis(node.port, node.host, { lazyConnect: true });
+    try {
+      for (let tries = 0; ; tries++) {
+        const info = await master.info("replication");
+        const masterOffset = Number(/^master_repl_offset:(\d+)/m.exec(info)?.[1]);
+        const replicaOffset = Number(/^slave0:.*offset=(\d+)/m.exec(info)?.[1] ?? -1);
+        if (replicaOffset >= masterOffset) break;
+        // A replica acknowledges its offset about once a second.
+        if (tries >= 600) throw new Error(`the replica of ${node.port} never caught up`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    } finally {
+      master.disconnect();
+    }
+  }
+}
+
 describe("a master SIGKILLed under load, its replica promoted", () => {
   it('settles every run once, durability "replicated" waiting on the slot\'s master', async () => {
     const prefix = uniqueKeyPrefix("failover");
@@ -70,6 +97,7 @@ describe("a master SIGKILLed under load, its replica promoted", () => {
           input: { script: [{ sleepMs: 300, say: `run ${i} done` }] },
         });
       const before = await Promise.all(Array.from({ length: RUNS_EACH_SIDE }, (_, i) => fire(i)));
+      await replicasCaughtUp();
       const failingOver = cluster.failOver(0);
       const during: string[] = [];
       for (let i = 0; i < RUNS_EACH_SIDE; i++) {
