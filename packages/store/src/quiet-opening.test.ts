@@ -1,6 +1,6 @@
 import { shardOfRunId } from "@errand/core/ops";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { decodeShardEntry, type ShardEntry } from "./codec.js";
+import type { ShardEntry } from "./codec.js";
 import type { EventStore } from "./event-store.js";
 import {
   cancelled,
@@ -23,16 +23,10 @@ afterAll(async () => {
   await fx?.stop();
 });
 
-/** The run's entries of its shard stream, decoded. */
+/** The run's entries of its shard stream, decoded (every test's entries fit in one read). */
 async function shardEntriesOf(runId: string): Promise<ShardEntry[]> {
-  const shard = shardOfRunId(runId);
-  const entries = (await fx.redis.xrange(store.keys.shardEvents(shard), "-", "+")) as [
-    string,
-    string[],
-  ][];
-  return entries
-    .map((entry) => decodeShardEntry(shard, entry))
-    .filter((entry) => entry.runId === runId);
+  const entries = await store.readShard(shardOfRunId(runId), { count: 10_000 });
+  return entries.filter((entry) => entry.runId === runId);
 }
 
 /** Each entry's first seq and its summary's presence. */
