@@ -5,7 +5,9 @@
  * replica lags, then answered, is still there once its master is SIGKILLed
  * and the replica promoted. A fire whose replica does not answer in time is
  * refused with its runId; the engine does not fire it again, and firing it
- * again under its idempotency key finds that run, never a second one.
+ * again under its idempotency key finds that run, never a second one. A run
+ * lost with its master while its fire waited for the replica is fired again
+ * by the engine, under a new runId.
  */
 import { ErrandError, isErrandError, isTerminalEventType, type RunEvent } from "@errand/core";
 import { defineAgent, scriptedModel } from "@errand/runtime";
@@ -14,8 +16,9 @@ import { Cluster } from "ioredis";
 import { describe, expect, it, vi } from "vitest";
 import type { Errand } from "../client/client.js";
 import { startErrandStack } from "../test-support/errand-stack.js";
-import { captureLogs } from "../test-support/log-capture.js";
+import { captureLogs, type LogCapture } from "../test-support/log-capture.js";
 import {
+  askNode,
   cutReplicaOff,
   masterPortOf,
   useReplicatedCluster,
@@ -37,14 +40,18 @@ function spec(text: string, sleepMs = 100) {
 
 const fixture = useReplicatedCluster();
 
-/** A stack whose client, worker and collector all use replicated durability. */
-function startReplicatedStack(prefix: string, replicationTimeoutMs: number) {
+/** A stack whose client, worker and collector all use replicated durability, logging to `logs`. */
+function startReplicatedStack(
+  prefix: string,
+  replicationTimeoutMs: number,
+  logs: LogCapture = captureLogs(),
+) {
   return startErrandStack({
     connection: fixture.url,
     prefix,
     durability: "replicated",
     replicationTimeoutMs,
-    logger: captureLogs().logger,
+    logger: logs.logger,
     worker: { agents: [scripted], concurrency: 8, retry: { baseDelayMs: 50, maxDelayMs: 500 } },
   });
 }
@@ -197,6 +204,44 @@ describe('a fire with durability "replicated"', () => {
         ...singles.map((fired) => fired.runId),
       ];
       for (const runId of runIds) await expectSucceededOnce(errand, runId);
+    } finally {
+      client.disconnect();
+      await stack.stop();
+    }
+  }, 300_000);
+
+  it("fires again, under a new runId, a run lost with its master while it waited for the replica", async () => {
+    const logs = captureLogs();
+    const stack = await startReplicatedStack(uniqueKeyPrefix("replicated-lost"), 60_000, logs);
+    const { errand } = stack;
+    const client = new Cluster(fixture.cluster.nodes);
+    // The first master with a replica now: nodes[0] failed over above and came back as a replica.
+    const victim = fixture.cluster.nodes[1]!;
+    try {
+      const idempotencyKey = await idempotencyKeyOn(errand, client, victim.port, "lost");
+      const letReplicaBack = await cutReplicaOff(fixture.cluster, victim);
+      const firing = errand.fire({ ...spec("lost"), idempotencyKey });
+      // The fire's WAIT holds its connection on the victim: the run is written there alone.
+      await vi.waitFor(
+        async () =>
+          expect(await askNode(victim, (redis) => redis.client("LIST"))).toMatch(/ cmd=wait /),
+        { timeout: 30_000, interval: 50 },
+      );
+      const failover = await fixture.cluster.failOver(0);
+      expect(failover.killedPort).toBe(victim.port);
+      await letReplicaBack();
+
+      const fired = await firing;
+      const confirming = logs.lines.filter(
+        (line) => line.write === "confirmation of a fired run on a replica",
+      );
+      expect(confirming.length).toBeGreaterThan(0);
+      const lostRunId = confirming[0]!.runId as string;
+      // The run written before the SIGKILL went with its master; its fire made another.
+      expect(fired.runId).not.toBe(lostRunId);
+      expect(await errand.store.readHead(lostRunId)).toBeUndefined();
+      expect(await runsOpened(errand, client)).toBe(1);
+      await expectSucceededOnce(errand, fired.runId);
     } finally {
       client.disconnect();
       await stack.stop();

@@ -36,7 +36,7 @@ export function useReplicatedCluster(): ReplicatedClusterFixture {
 }
 
 /** What `ask` answers on a connection of its own to `node`. */
-async function askNode<T>(node: Node, ask: (redis: Redis) => Promise<T>): Promise<T> {
+export async function askNode<T>(node: Node, ask: (redis: Redis) => Promise<T>): Promise<T> {
   const redis = new Redis(node.port, node.host, { lazyConnect: true });
   try {
     return await ask(redis);
