@@ -51,11 +51,15 @@ export interface EngineOptions {
    */
   retentionSeconds?: number;
   /**
-   * When an append that settles a run or records its output is acknowledged:
-   * `"acknowledged"` (default) once the Redis master has it; `"replicated"`
-   * once one replica has it too (`WAIT 1`), so that a failover cannot lose it
-   * but for the rarest case (docs/architecture/redis-layout.md#durability). A replica that does not
-   * answer within `replicationTimeoutMs` makes the append a retryable error.
+   * When an append that settles a run or records its output, and a fire
+   * (`fire`, `fireMany`, `spawn_agents`), is acknowledged: `"acknowledged"`
+   * (default) once the Redis master has it; `"replicated"` once one replica
+   * has it too (`WAIT 1`, once per master for a fire of many), so that a
+   * failover cannot lose it but for the rarest case
+   * (docs/architecture/redis-layout.md#durability). A replica that does not
+   * answer within `replicationTimeoutMs` makes the append a retryable error,
+   * and a fire a retryable `redis_unavailable` naming its run (fired, not
+   * confirmed) in `details.runId`.
    */
   durability?: Durability;
   /** How long a `"replicated"` append waits for a replica, in ms. Default 1000. */

@@ -44,7 +44,12 @@ import {
   readLog,
   readShard,
 } from "./readers.js";
-import { DEFAULT_REPLICATION_TIMEOUT_MS, type Durability, waitForReplica } from "./replication.js";
+import {
+  DEFAULT_REPLICATION_TIMEOUT_MS,
+  type Durability,
+  keysNotReplicated,
+  waitForReplica,
+} from "./replication.js";
 import { defineStoreScripts, type RedisClient } from "./scripts.js";
 import { defineWithdraw, type RunToWithdraw, type Withdrawal } from "./withdraw.js";
 
@@ -70,7 +75,8 @@ export interface EventStoreOptions {
   /**
    * When an append that settles a run or records its output is acknowledged:
    * `"acknowledged"` (default) once the master has it; `"replicated"` once one
-   * replica has it too (`WAIT`, see `replication.ts`).
+   * replica has it too (`WAIT`, see `replication.ts`). A fire confirms the
+   * runs it opened with {@link EventStore.runsNotReplicated}.
    */
   durability?: Durability;
   /** How long a `"replicated"` append waits for a replica, in ms. Default {@link DEFAULT_REPLICATION_TIMEOUT_MS}. */
@@ -155,9 +161,21 @@ export interface EventStore {
    * names a run fired within its TTL, nothing is written and that run is
    * returned (`deduplicated`); otherwise the key is set to `runId` for
    * `ttlMs`. `runId` must come from `newRunId(idempotency.key)` (`internal`
-   * otherwise). Throws as `appendEvents` does.
+   * otherwise). Throws as `appendEvents` does, but never waits for a replica:
+   * with `durability: "replicated"` its caller does, once for all the runs
+   * it opened together ({@link runsNotReplicated}).
    */
   createRun(runId: string, queued: NewEvent, idempotency?: IdempotencyKey): Promise<CreatedRun>;
+  /**
+   * With `durability: "replicated"`, waits until one replica of each master
+   * holding any of `runIds` has every write made so far on this client's
+   * connection to it (one `WAIT` per master, all at once), and resolves with
+   * the runs whose master had none in `replicationTimeoutMs` (or whose wait
+   * failed), each with why: a retryable `redis_unavailable` for a
+   * shortfall. Those runs' writes are on their master, perhaps on no replica.
+   * Resolves empty at once with the default durability.
+   */
+  runsNotReplicated(runIds: readonly string[]): Promise<Map<string, Error>>;
   /** The run fired under the idempotency key `key`, or `undefined` when the key names none (any more). */
   readIdempotencyKey(key: string): Promise<string | undefined>;
   /** The run's events after `afterSeq` (default: all), in order; `[]` for an unknown run. */
@@ -346,6 +364,19 @@ export function createEventStore(options: EventStoreOptions): EventStore {
     return { deduplicated: false, events: placeEvents(runId, lastSeq - valid.length + 1, valid) };
   }
 
+  async function runsNotReplicated(runIds: readonly string[]): Promise<Map<string, Error>> {
+    if (durability !== "replicated" || runIds.length === 0) return new Map();
+    // One key a shard: the runs of a shard share its slot, so its master and its WAIT.
+    const logOfShard = new Map(runIds.map((runId) => [shardOfRunId(runId), keys.runLog(runId)]));
+    const failed = await keysNotReplicated(redis, [...logOfShard.values()], replicationTimeoutMs);
+    const notReplicated = new Map<string, Error>();
+    for (const runId of runIds) {
+      const error = failed.get(logOfShard.get(shardOfRunId(runId))!);
+      if (error !== undefined) notReplicated.set(runId, error);
+    }
+    return notReplicated;
+  }
+
   async function appendEvents(
     runId: string,
     expectedSeq: number | "any",
@@ -370,6 +401,7 @@ export function createEventStore(options: EventStoreOptions): EventStore {
       }),
     appendEvents,
     createRun: (runId, queued, idempotency) => append(runId, 0, [queued], idempotency),
+    runsNotReplicated,
     readIdempotencyKey: async (key) =>
       (await redis.get(idempotencyRedisKey(keys, key, idempotencyShard(key, shards)))) ?? undefined,
     readLog: (runId, readOptions) => readLog(redis, keys, runId, readOptions),

@@ -59,11 +59,25 @@ describe('durability "replicated" on a master with a replica', () => {
     expect(last?.[0]).toBe("0-6");
   });
 
+  it("confirms the runs a fire opened with one WAIT for the master, not one each", async () => {
+    const runIds = [store.newRunId(), store.newRunId(), store.newRunId()];
+    const waitsBefore = await commandCalls(master.redis, "wait");
+    await Promise.all(runIds.map((runId) => store.createRun(runId, queued())));
+    // Opening a run does not wait: its caller confirms the batch.
+    expect(await commandCalls(master.redis, "wait")).toBe(waitsBefore);
+    expect(await store.runsNotReplicated(runIds)).toEqual(new Map());
+    expect(await commandCalls(master.redis, "wait")).toBe(waitsBefore + 1);
+    for (const runId of runIds) {
+      expect(await replicaFixture.redis.exists(store.keys.runLog(runId))).toBe(1);
+    }
+  });
+
   it("does not wait with the default durability", async () => {
     const plain = master.store("acknowledged");
     const runId = await startedRun(plain);
     const waitsBefore = await commandCalls(master.redis, "wait");
     await plain.appendEvents(runId, 3, [finished()]);
+    expect(await plain.runsNotReplicated([runId])).toEqual(new Map());
     expect(await commandCalls(master.redis, "wait")).toBe(waitsBefore);
   });
 });
@@ -87,6 +101,21 @@ describe('durability "replicated" without a replica', () => {
     expect(isErrandError(error, "redis_unavailable")).toBe(true);
     expect((error as { retryable: boolean }).retryable).toBe(true);
     expect(String(error)).toMatch(/no replica acknowledged/);
+  });
+
+  it("names each opened run its master did not confirm, with a retryable redis_unavailable", async () => {
+    const store = alone.store("alone-open", {
+      durability: "replicated",
+      replicationTimeoutMs: 200,
+    });
+    const runIds = [store.newRunId(), store.newRunId()];
+    for (const runId of runIds) await store.createRun(runId, queued());
+    const notReplicated = await store.runsNotReplicated(runIds);
+    expect([...notReplicated.keys()].sort()).toEqual([...runIds].sort());
+    for (const error of notReplicated.values()) {
+      expect(isErrandError(error, "redis_unavailable") && error.retryable).toBe(true);
+      expect(error.message).toMatch(/no replica acknowledged the append .* within 200 ms/);
+    }
   });
 
   it("refuses a replication timeout that is not a whole number of ms", () => {

@@ -16,6 +16,9 @@
  * that run's producer have died before enqueueing its job, this fire links
  * and enqueues it (see `leftUnenqueued`); for a run nobody fires again, the
  * reaper enqueues it, as for any fire.
+ *
+ * With `durability: "replicated"`, the runs fired or found are answered once
+ * a replica has them, one `WAIT` per master for the call (`replicated-fires.ts`).
  */
 import type { Span } from "@opentelemetry/api";
 import { addToGroup } from "../add-to-group.js";
@@ -29,6 +32,7 @@ import { endSendSpan, startSendSpan } from "../tracing/messaging-spans.js";
 import { traceContextOf } from "../tracing/trace-context.js";
 import type { FireContext, FireOutcome } from "./fire-context.js";
 import type { PreparedRun } from "./fire-preflight.js";
+import { confirmedOnReplicas } from "./replicated-fires.js";
 import { asFireError, type LoggedRun, resolveUnenqueued } from "./unenqueued-runs.js";
 
 /**
@@ -250,7 +254,7 @@ export async function enqueueRuns(
       }
     }),
   );
-  return outcomes.map((outcome, index) => {
+  return (await confirmedOnReplicas(context, outcomes)).map((outcome, index) => {
     endSendSpan(sends[index]!, outcome.ok ? undefined : outcome.error);
     return outcome;
   });

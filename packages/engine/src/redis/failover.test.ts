@@ -2,16 +2,25 @@
  * Failover with replicas: on a real Redis Cluster of 3 masters and 3
  * replicas, a master is SIGKILLed while runs go and its replica promoted.
  * Every run settles as designed, none with two terminal events or two
- * outputs; with `durability: "replicated"` every settling append waited for
- * a replica on its slot's master (WAIT runs there: a replica refuses it).
+ * outputs; with `durability: "replicated"` every fire and every settling
+ * append waited for a replica on its slot's master (WAIT runs there: a
+ * replica refuses it), so the runs fired right before the SIGKILL are on
+ * the promoted replica without waiting for it to catch up.
  */
-import { foldRun, isTerminalEventType, type RunEvent, settleRun } from "@errand/core";
+import {
+  foldRun,
+  isErrandError,
+  isTerminalEventType,
+  type RunEvent,
+  settleRun,
+} from "@errand/core";
 import { defineAgent, scriptedModel } from "@errand/runtime";
-import { type RedisClusterServer, startRedisCluster, uniqueKeyPrefix } from "@errand/testing";
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { uniqueKeyPrefix } from "@errand/testing";
+import { describe, expect, it } from "vitest";
+import type { FireResult } from "../client/fire-spec.js";
 import { startErrandStack } from "../test-support/errand-stack.js";
 import { captureLogs } from "../test-support/log-capture.js";
+import { useReplicatedCluster, waitCalls } from "../test-support/replicated-cluster.js";
 
 /** An agent that plays its script and touches no Redis of its own: only the engine meets the failover. */
 const scripted = defineAgent({
@@ -24,66 +33,14 @@ const scripted = defineAgent({
 /** Runs fired before the failover, and as many while it goes on. */
 const RUNS_EACH_SIDE = 12;
 
-let cluster: RedisClusterServer;
-let url: string;
-
-beforeAll(async () => {
-  cluster = await startRedisCluster({ masters: 3, replicasPerMaster: 1, nodeTimeoutMs: 2_000 });
-  const nodes = [...cluster.nodes, ...cluster.replicas];
-  url = `redis+cluster://${nodes.map((node) => `${node.host}:${node.port}`).join(",")}`;
-}, 90_000);
-afterAll(async () => {
-  await cluster?.stop();
-});
-
-/** How many WAITs every node answered so far (a restarted node counts from 0). */
-async function waitCalls(): Promise<number> {
-  let calls = 0;
-  for (const node of [...cluster.nodes, ...cluster.replicas]) {
-    const redis = new Redis(node.port, node.host, { lazyConnect: true });
-    try {
-      const info = await redis.info("commandstats");
-      calls += Number(/^cmdstat_wait:calls=(\d+)/m.exec(info)?.[1] ?? 0);
-    } finally {
-      redis.disconnect();
-    }
-  }
-  return calls;
-}
-
-/**
- * Until every master's replica has every write its master took so far (the
- * offset the replica last acknowledged reaches the master's). A run's
- * opening append is acknowledged once its master has it, replicated or not
- * (only settling and output appends wait for a replica), so a run fired
- * just before its master dies may be gone: the runs fired before the
- * failover are made to reach the replicas first.
- */
-async function replicasCaughtUp(): Promise<void> {
-  for (const node of cluster.nodes) {
-    const master = new Redis(node.port, node.host, { lazyConnect: true });
-    try {
-      for (let tries = 0; ; tries++) {
-        const info = await master.info("replication");
-        const masterOffset = Number(/^master_repl_offset:(\d+)/m.exec(info)?.[1]);
-        const replicaOffset = Number(/^slave0:.*offset=(\d+)/m.exec(info)?.[1] ?? -1);
-        if (replicaOffset >= masterOffset) break;
-        // A replica acknowledges its offset about once a second.
-        if (tries >= 600) throw new Error(`the replica of ${node.port} never caught up`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    } finally {
-      master.disconnect();
-    }
-  }
-}
+const fixture = useReplicatedCluster();
 
 describe("a master SIGKILLed under load, its replica promoted", () => {
   it('settles every run once, durability "replicated" waiting on the slot\'s master', async () => {
     const prefix = uniqueKeyPrefix("failover");
     const logs = captureLogs();
     const stack = await startErrandStack({
-      connection: url,
+      connection: fixture.url,
       prefix,
       durability: "replicated",
       logger: logs.logger,
@@ -95,13 +52,37 @@ describe("a master SIGKILLed under load, its replica promoted", () => {
         errand.fire({
           agent: scripted.name,
           input: { script: [{ sleepMs: 300, say: `run ${i} done` }] },
+          idempotencyKey: `run-${i}`,
         });
+      /**
+       * Fires run `i` until a replica confirms it. Until the killed master is
+       * back as its replica, the promoted one has none: the fire is refused
+       * with its runId (fired, not confirmed), and firing it again under its
+       * key answers that same run.
+       */
+      const fireConfirmed = async (i: number): Promise<string> => {
+        let named: string | undefined;
+        for (let tries = 0; ; tries++) {
+          const fired: FireResult | Error = await fire(i).catch((error: Error) => error);
+          if (!(fired instanceof Error)) {
+            if (named !== undefined) expect(fired.runId).toBe(named);
+            return fired.runId;
+          }
+          const runId = isErrandError(fired, "redis_unavailable")
+            ? fired.details?.runId
+            : undefined;
+          if (typeof runId !== "string" || tries >= 120) throw fired;
+          named ??= runId;
+          expect(runId).toBe(named);
+          await new Promise((resolve) => setTimeout(resolve, 250));
+        }
+      };
+      // No wait for the replicas to catch up: a replicated fire is answered once one has its run.
       const before = await Promise.all(Array.from({ length: RUNS_EACH_SIDE }, (_, i) => fire(i)));
-      await replicasCaughtUp();
-      const failingOver = cluster.failOver(0);
+      const failingOver = fixture.cluster.failOver(0);
       const during: string[] = [];
       for (let i = 0; i < RUNS_EACH_SIDE; i++) {
-        during.push((await fire(RUNS_EACH_SIDE + i)).runId);
+        during.push(await fireConfirmed(RUNS_EACH_SIDE + i));
       }
       const failover = await failingOver;
       expect(failover.promotedPort).not.toBe(failover.killedPort);
@@ -116,7 +97,7 @@ describe("a master SIGKILLed under load, its replica promoted", () => {
         expect(events.filter((event) => event.type === "output-recorded").length).toBeLessThan(2);
         expect(settleRun(foldRun(events))?.status).toBe("succeeded");
       }
-      expect(await waitCalls()).toBeGreaterThan(0);
+      expect(await waitCalls(fixture.cluster)).toBeGreaterThan(0);
     } finally {
       await stack.stop();
     }
