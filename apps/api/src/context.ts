@@ -36,6 +36,7 @@ export function openApiContext(options: ResolvedApiOptions): ApiContext {
     ...(options.prefix === undefined ? {} : { prefix: options.prefix }),
     ...(options.dashboardUrl === undefined ? {} : { dashboardUrl: options.dashboardUrl }),
     ...(options.runKeyExpiry === undefined ? {} : { runKeyExpiry: options.runKeyExpiry }),
+    ...(options.durability === undefined ? {} : { durability: options.durability }),
   });
   const onError = (error: unknown) => logger.error({ err: error }, "errand-api stream failed");
   return {

@@ -4,7 +4,7 @@
  * how large a request may be.
  */
 import { ErrandError } from "@errand/core";
-import type { ConnectionInput, Logger, RunKeyExpiry } from "@errand/engine";
+import type { ConnectionInput, Durability, Logger, RunKeyExpiry } from "@errand/engine";
 import { createLogger } from "@errand/engine/ops";
 
 /** The address the API listens on unless told: loopback. */
@@ -51,6 +51,14 @@ export interface HttpApiOptions {
    * (docs/architecture/redis-layout.md#upgrading-to-flagged-blobs-and-children).
    */
   runKeyExpiry?: RunKeyExpiry;
+  /**
+   * When a fire is answered: once Redis has its runs (`"acknowledged"`, the
+   * engine's default) or once a replica has them too (`"replicated"`). A run
+   * no replica confirmed in time is answered 503 with its `runId`: sending
+   * the request again with the same `Idempotency-Key` answers that run
+   * (docs/architecture/redis-layout.md#a-replicated-fire).
+   */
+  durability?: Durability;
   /** Default the engine's pino logger, named `errand-api`. */
   logger?: Logger;
 }
@@ -66,6 +74,7 @@ export interface ResolvedApiOptions {
   dashboardUrl: string | undefined;
   keysOnLoopback: boolean;
   runKeyExpiry: RunKeyExpiry | undefined;
+  durability: Durability | undefined;
   logger: Logger;
 }
 
@@ -89,6 +98,7 @@ export function resolveApiOptions(options: HttpApiOptions): ResolvedApiOptions {
     dashboardUrl: options.dashboardUrl,
     keysOnLoopback: options.keysOnLoopback ?? false,
     runKeyExpiry: options.runKeyExpiry,
+    durability: options.durability,
     logger: options.logger ?? createLogger({ name: "errand-api" }),
   };
 }

@@ -1,8 +1,11 @@
 /**
- * How the CLI's worker and collector write their appends:
+ * How the CLI's processes write to Redis:
  * - `--durability`, else `ERRAND_DURABILITY`, else the engine's default
  *   (`acknowledged`). `replicated` makes a run's settling and output appends
- *   wait for one Redis replica (docs/architecture/redis-layout.md#durability).
+ *   wait for one Redis replica (the worker and the collector), and a fire
+ *   answer once a replica has its runs (`errand fire`, the API server, the
+ *   MCP server and the worker's `spawn_agents`)
+ *   (docs/architecture/redis-layout.md#durability).
  * - `--log-entries`, else `ERRAND_LOG_ENTRIES`, else the engine's default
  *   (`per-append`). `per-event` writes the log shape versions before one
  *   entry per append read, for the first step of that rolling upgrade
@@ -40,12 +43,12 @@ const LOG_ENTRIES: readonly LogEntries[] = ["per-append", "per-event"];
 const RUN_KEY_EXPIRIES: readonly RunKeyExpiry[] = ["flagged", "all"];
 const CALL_ARGS = ["cut", "whole"] as const;
 
-/** `--durability`, for the commands that append to run logs. */
+/** `--durability`, for the commands that fire runs or append to run logs. */
 export const DURABILITY_OPTION: Readonly<Record<string, OptionSpec>> = {
   durability: {
     type: "string",
     value: "<acknowledged|replicated>",
-    description: `when a run's settling append counts as done: once Redis has it (acknowledged, default) or once a replica has it too (replicated) (default: ${DURABILITY_VARIABLE})`,
+    description: `when a fire or a run's settling append counts as done: once Redis has it (acknowledged, default) or once a replica has it too (replicated) (default: ${DURABILITY_VARIABLE})`,
   },
 };
 

@@ -27,14 +27,18 @@ export async function checkedConnection(
   return { connection: url, prefix, logger: stderrLogger(io, "warn") };
 }
 
-/** Runs `use` with a client, closing it afterwards however `use` ends. */
+/**
+ * Runs `use` with a client, closing it afterwards however `use` ends;
+ * `options` are the command's own engine options (`durability` for a fire).
+ */
 export async function withErrand<T>(
   args: ParsedArgs,
   io: CliIO,
   use: (errand: Errand) => Promise<T>,
+  options: Pick<ErrandOptions, "durability"> = {},
 ): Promise<T> {
   const linked = dashboardUrlOption(io);
-  const errand = createErrand({ ...(await checkedConnection(args, io)), ...linked });
+  const errand = createErrand({ ...(await checkedConnection(args, io)), ...linked, ...options });
   try {
     return await use(errand);
   } finally {

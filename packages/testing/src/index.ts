@@ -47,6 +47,12 @@
  * assigns every slot and resolves once each node reports `cluster_state:ok`;
  * connect with `new Cluster(cluster.nodes)`.
  *
+ * ## A replica
+ *
+ * `startReplicaOf(server)` starts another Redis as a replica of `server` and
+ * resolves once its link is up: a master without a replica first, then with
+ * one, for `durability: "replicated"`.
+ *
  * ## Redis over TLS
  *
  * `startTlsRedis()` starts a `redis-server` with a TLS port beside its plain
@@ -176,5 +182,6 @@ export type {
   FakeProviderOptions,
   ProviderRequest,
 } from "./provider-fakes/wire-server.js";
+export { startReplicaOf } from "./redis/replica.js";
 export { startTlsRedis, type TlsRedisServer } from "./redis/tls-redis.js";
 export { SECRET_KEY_SAMPLES } from "./secret-keys.js";

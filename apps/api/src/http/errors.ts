@@ -1,7 +1,10 @@
 /**
  * Errors as the API answers them: `{ error: { code, message, retryable,
- * fix?, issues? } }` with an HTTP status (docs/architecture/http-api.md#errors).
- * An `ErrandError` keeps its code and `retryable`; the API's own refusals (a
+ * fix?, issues?, runId? } }` with an HTTP status (docs/architecture/http-api.md#errors).
+ * An `ErrandError` keeps its code and `retryable`, and the run it names when
+ * a refused fire made one all the same (`details.runId`: a run no replica
+ * confirmed in time, with `durability: "replicated"`), with the fix that
+ * answers that run rather than fire a second one. The API's own refusals (a
  * missing key, a foreign host, a body too large or too deep, a request that
  * does not match the document) carry codes of their own. Nothing else
  * leaves the server: an unexpected error is `500 internal`, logged, its
@@ -65,15 +68,20 @@ const FIX_OF_CODE: Partial<Record<string, string>> = {
   payload_too_large: "send a smaller body; fire many runs in several batches",
 };
 
+/** What to do about a refused fire that made run `runId` all the same. */
+function firedRunFix(runId: string): string {
+  return `run ${runId} was fired: send the request again with the same Idempotency-Key to confirm it (that answers this run, not a second one); without a key, follow it with GET /v1/runs/${runId} instead, as sending it again fires a second run`;
+}
+
 /** An error answer with `status`. */
 export function apiError(
   c: Context,
   status: ContentfulStatusCode,
   code: ApiRefusal | ErrorCode,
   message: string,
-  options: { retryable?: boolean; issues?: ApiError["error"]["issues"] } = {},
+  options: { retryable?: boolean; issues?: ApiError["error"]["issues"]; runId?: string } = {},
 ): Response {
-  const fix = FIX_OF_CODE[code];
+  const fix = options.runId === undefined ? FIX_OF_CODE[code] : firedRunFix(options.runId);
   const body: ApiError = {
     error: {
       code,
@@ -81,6 +89,7 @@ export function apiError(
       retryable: options.retryable ?? false,
       ...(fix === undefined ? {} : { fix }),
       ...(options.issues === undefined ? {} : { issues: options.issues }),
+      ...(options.runId === undefined ? {} : { runId: options.runId }),
     },
   };
   return c.json(body, status);
@@ -101,9 +110,11 @@ export function answerError(c: Context, error: unknown): Response {
   if (isErrandError(error)) {
     const status = STATUS_OF_CODE[error.code] ?? 500;
     const issues = issuesOf(error.details);
+    const runId = error.details?.runId;
     return apiError(c, status, error.code, error.message, {
       retryable: error.retryable,
       ...(issues === undefined ? {} : { issues }),
+      ...(typeof runId === "string" ? { runId } : {}),
     });
   }
   // Hono's own refusals of a request (a body that is not JSON): 4xx, said in its words.

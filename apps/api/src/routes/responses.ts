@@ -36,7 +36,7 @@ export const ERROR_RESPONSES = {
   },
   503: {
     description:
-      "Redis does not answer (`redis_unavailable`, retryable), or the streams are full (`busy`)",
+      "Redis does not answer (`redis_unavailable`, retryable; a fire whose run no replica confirmed in time carries its `runId`), or the streams are full (`busy`)",
     content: errorContent,
   },
 } as const;

@@ -26,6 +26,10 @@ export const ApiError = z
         .array(z.object({ path: z.string(), message: z.string() }))
         .optional()
         .openapi({ description: "What is wrong with each part of a refused request or input" }),
+      runId: z.string().optional().openapi({
+        description:
+          "The run a refused fire made all the same (a run no replica confirmed in time): sending the request again with the same Idempotency-Key answers this run",
+      }),
     }),
   })
   .openapi("ApiError");

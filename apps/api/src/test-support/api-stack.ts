@@ -7,7 +7,7 @@
 import { createCollector, createWorker } from "@errand/engine";
 import type { Agent } from "@errand/runtime";
 import { noopLogger } from "@errand/runtime/ops";
-import { startRedis, uniqueKeyPrefix } from "@errand/testing";
+import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
 import { createHttpApi, type HttpApi } from "../create-api.js";
 import type { HttpApiOptions } from "../options.js";
 import { apiTestAgents } from "./agents.js";
@@ -16,6 +16,8 @@ import { apiTestAgents } from "./agents.js";
 export interface ApiStack {
   /** The API's URL, `http://127.0.0.1:<port>`. */
   url: string;
+  /** The private Redis (to give it a replica, say). */
+  redis: RedisServer;
   redisUrl: string;
   prefix: string;
   api: HttpApi;
@@ -36,6 +38,7 @@ export async function startApiStack(
   const api = await createHttpApi({ ...shared, port: 0, ...apiOptions });
   return {
     url: api.url,
+    redis,
     redisUrl: redis.url,
     prefix,
     api,

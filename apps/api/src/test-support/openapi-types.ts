@@ -205,6 +205,8 @@ export interface components {
           path: string;
           message: string;
         }[];
+        /** @description The run a refused fire made all the same (a run no replica confirmed in time): sending the request again with the same Idempotency-Key answers this run */
+        runId?: string;
       };
     };
     /** @description One run to fire: `errand.fire`'s spec. */
@@ -934,7 +936,7 @@ export interface operations {
           "application/json": components["schemas"]["ApiError"];
         };
       };
-      /** @description Redis does not answer (`redis_unavailable`, retryable), or the streams are full (`busy`) */
+      /** @description Redis does not answer (`redis_unavailable`, retryable; a fire whose run no replica confirmed in time carries its `runId`), or the streams are full (`busy`) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -1033,7 +1035,7 @@ export interface operations {
           "application/json": components["schemas"]["ApiError"];
         };
       };
-      /** @description Redis does not answer (`redis_unavailable`, retryable), or the streams are full (`busy`) */
+      /** @description Redis does not answer (`redis_unavailable`, retryable; a fire whose run no replica confirmed in time carries its `runId`), or the streams are full (`busy`) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -1123,7 +1125,7 @@ export interface operations {
           "application/json": components["schemas"]["ApiError"];
         };
       };
-      /** @description Redis does not answer (`redis_unavailable`, retryable), or the streams are full (`busy`) */
+      /** @description Redis does not answer (`redis_unavailable`, retryable; a fire whose run no replica confirmed in time carries its `runId`), or the streams are full (`busy`) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -1212,7 +1214,7 @@ export interface operations {
           "application/json": components["schemas"]["ApiError"];
         };
       };
-      /** @description Redis does not answer (`redis_unavailable`, retryable), or the streams are full (`busy`) */
+      /** @description Redis does not answer (`redis_unavailable`, retryable; a fire whose run no replica confirmed in time carries its `runId`), or the streams are full (`busy`) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -1299,7 +1301,7 @@ export interface operations {
           "application/json": components["schemas"]["ApiError"];
         };
       };
-      /** @description Redis does not answer (`redis_unavailable`, retryable), or the streams are full (`busy`) */
+      /** @description Redis does not answer (`redis_unavailable`, retryable; a fire whose run no replica confirmed in time carries its `runId`), or the streams are full (`busy`) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -1389,7 +1391,7 @@ export interface operations {
           "application/json": components["schemas"]["ApiError"];
         };
       };
-      /** @description Redis does not answer (`redis_unavailable`, retryable), or the streams are full (`busy`) */
+      /** @description Redis does not answer (`redis_unavailable`, retryable; a fire whose run no replica confirmed in time carries its `runId`), or the streams are full (`busy`) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -1483,7 +1485,7 @@ export interface operations {
           "application/json": components["schemas"]["ApiError"];
         };
       };
-      /** @description Redis does not answer (`redis_unavailable`, retryable), or the streams are full (`busy`) */
+      /** @description Redis does not answer (`redis_unavailable`, retryable; a fire whose run no replica confirmed in time carries its `runId`), or the streams are full (`busy`) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -1572,7 +1574,7 @@ export interface operations {
           "application/json": components["schemas"]["ApiError"];
         };
       };
-      /** @description Redis does not answer (`redis_unavailable`, retryable), or the streams are full (`busy`) */
+      /** @description Redis does not answer (`redis_unavailable`, retryable; a fire whose run no replica confirmed in time carries its `runId`), or the streams are full (`busy`) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -1661,7 +1663,7 @@ export interface operations {
           "application/json": components["schemas"]["ApiError"];
         };
       };
-      /** @description Redis does not answer (`redis_unavailable`, retryable), or the streams are full (`busy`) */
+      /** @description Redis does not answer (`redis_unavailable`, retryable; a fire whose run no replica confirmed in time carries its `runId`), or the streams are full (`busy`) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -1759,7 +1761,7 @@ export interface operations {
           "application/json": components["schemas"]["ApiError"];
         };
       };
-      /** @description Redis does not answer (`redis_unavailable`, retryable), or the streams are full (`busy`) */
+      /** @description Redis does not answer (`redis_unavailable`, retryable; a fire whose run no replica confirmed in time carries its `runId`), or the streams are full (`busy`) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -1842,7 +1844,7 @@ export interface operations {
           "application/json": components["schemas"]["ApiError"];
         };
       };
-      /** @description Redis does not answer (`redis_unavailable`, retryable), or the streams are full (`busy`) */
+      /** @description Redis does not answer (`redis_unavailable`, retryable; a fire whose run no replica confirmed in time carries its `runId`), or the streams are full (`busy`) */
       503: {
         headers: {
           [name: string]: unknown;

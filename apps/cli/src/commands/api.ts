@@ -15,7 +15,12 @@ import {
 import { ErrandError } from "@errand/core";
 import { DEFAULT_KEY_PREFIX } from "@errand/store/ops";
 import { CONNECTION_OPTIONS, type CommandSpec } from "../command.js";
-import { RUN_KEY_EXPIRY_OPTION, runKeyExpiryOption } from "../durability.js";
+import {
+  DURABILITY_OPTION,
+  durabilityOption,
+  RUN_KEY_EXPIRY_OPTION,
+  runKeyExpiryOption,
+} from "../durability.js";
 import { EXIT, systemErrorCode } from "../exit-codes.js";
 import { catchStopSignals } from "../lifecycle.js";
 import { stderrLogger } from "../log.js";
@@ -39,7 +44,7 @@ async function startApi(options: HttpApiOptions): Promise<HttpApi> {
 /** `api`. */
 export const apiCommand: CommandSpec = {
   usage:
-    "errand api [--host <address>] [--port N] [--require-key] [--dashboard-url <url>] [--openapi] [--redis <url>] [--prefix <prefix>]",
+    "errand api [--host <address>] [--port N] [--require-key] [--dashboard-url <url>] [--openapi] [--durability <acknowledged|replicated>] [--redis <url>] [--prefix <prefix>]",
   description: [
     "Serves errand's HTTP API /v1 (fire, get, collect, list and cancel runs, their events",
     "and deltas as server-sent events, waitpoints, agents) on the Redis of REDIS_URL or",
@@ -50,7 +55,9 @@ export const apiCommand: CommandSpec = {
     "(Authorization: Bearer <key>, from errand keys create) beyond loopback; on loopback a",
     "request without one is the operator's own, unless --require-key. A port another",
     "process holds is refused with exit code 3, naming --port. --openapi prints the",
-    "document and exits.",
+    "document and exits. With --durability replicated a fire is answered once a Redis",
+    "replica has its runs; one no replica confirmed in time is answered 503 with its runId",
+    "(send the request again with the same Idempotency-Key).",
   ].join("\n"),
   options: {
     host: {
@@ -73,6 +80,7 @@ export const apiCommand: CommandSpec = {
       description: "the dashboard's URL: every run answered carries viewUrl, its page there",
     },
     openapi: { type: "boolean", description: "print the OpenAPI document and exit" },
+    ...DURABILITY_OPTION,
     ...RUN_KEY_EXPIRY_OPTION,
     ...CONNECTION_OPTIONS,
   },
@@ -85,6 +93,7 @@ export const apiCommand: CommandSpec = {
     const host = args.string("host") ?? DEFAULT_API_HOST;
     const port = args.integer("port", { min: 0, max: 65535 }, DEFAULT_API_PORT);
     const prefix = keyPrefix(args);
+    const writeOptions = { ...runKeyExpiryOption(args, io), ...durabilityOption(args, io) };
     const url = requireRedisUrl(args, io);
     const dashboardUrl = args.string("dashboard-url");
     const signals = catchStopSignals();
@@ -97,7 +106,7 @@ export const apiCommand: CommandSpec = {
         port,
         ...(dashboardUrl === undefined ? {} : { dashboardUrl }),
         keysOnLoopback: args.flag("require-key"),
-        ...runKeyExpiryOption(args, io),
+        ...writeOptions,
         logger: stderrLogger(io, "warn", "errand-api"),
       });
       try {

@@ -6,6 +6,7 @@ import { ErrandError, type RunResult } from "@errand/core";
 import type { Errand, FireManyResult, FireResult, FireSpec } from "@errand/engine";
 import { type ParsedArgs, usageError } from "../args.js";
 import { CONNECTION_OPTIONS, type CommandSpec, JSON_OPTION } from "../command.js";
+import { DURABILITY_OPTION, durabilityOption } from "../durability.js";
 import { withErrand } from "../errand-client.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
 import { type FireRequest, readFireRequest } from "../fire-request.js";
@@ -104,47 +105,53 @@ async function fireAndWait(
   timeoutSeconds: number,
 ): Promise<ExitCode> {
   const json = args.flag("json");
-  return withErrand(args, io, async (errand) => {
-    const fired = await fireRuns(errand, request);
-    const { runIds } = fired;
-    const firedAll = runIds.length === request.count;
-    const warnings = warningsOf(fired.answer);
-    for (const warning of warnings) {
-      io.stderr.write(`errand: warning: ${warning} (${START_A_WORKER})\n`);
-    }
-    if (!args.flag("wait")) {
-      printFired(io, json, fired);
-      return firedAll ? EXIT.ok : EXIT.failure;
-    }
-    const progress = createProgress({
-      total: runIds.length,
-      stream: io.stderr,
-      silent: json || runIds.length === 1,
-    });
-    const settled = await waitForResults(errand, runIds, {
-      ...(timeoutSeconds === 0 ? {} : { timeoutMs: timeoutSeconds * 1000 }),
-      onSettled: (result) => progress.settled(result),
-    });
-    progress.finish();
-    const results = settled.filter((result): result is RunResult => result !== undefined);
-    printResults(io, json, request.count, results);
-    const pending = runIds.filter((_, i) => settled[i] === undefined);
-    if (pending.length > 0) {
-      const why = warnings.map((warning) => `; when fired, ${warning}`).join("");
-      io.stderr.write(
-        `errand: ${pending.length} run(s) still going after ${timeoutSeconds}s: ${pending.join(" ")}${why}\n`,
-      );
-    }
-    const allSucceeded =
-      firedAll && pending.length === 0 && results.every((r) => r.status === "succeeded");
-    return allSucceeded ? EXIT.ok : EXIT.failure;
-  });
+  const durability = durabilityOption(args, io);
+  return withErrand(
+    args,
+    io,
+    async (errand) => {
+      const fired = await fireRuns(errand, request);
+      const { runIds } = fired;
+      const firedAll = runIds.length === request.count;
+      const warnings = warningsOf(fired.answer);
+      for (const warning of warnings) {
+        io.stderr.write(`errand: warning: ${warning} (${START_A_WORKER})\n`);
+      }
+      if (!args.flag("wait")) {
+        printFired(io, json, fired);
+        return firedAll ? EXIT.ok : EXIT.failure;
+      }
+      const progress = createProgress({
+        total: runIds.length,
+        stream: io.stderr,
+        silent: json || runIds.length === 1,
+      });
+      const settled = await waitForResults(errand, runIds, {
+        ...(timeoutSeconds === 0 ? {} : { timeoutMs: timeoutSeconds * 1000 }),
+        onSettled: (result) => progress.settled(result),
+      });
+      progress.finish();
+      const results = settled.filter((result): result is RunResult => result !== undefined);
+      printResults(io, json, request.count, results);
+      const pending = runIds.filter((_, i) => settled[i] === undefined);
+      if (pending.length > 0) {
+        const why = warnings.map((warning) => `; when fired, ${warning}`).join("");
+        io.stderr.write(
+          `errand: ${pending.length} run(s) still going after ${timeoutSeconds}s: ${pending.join(" ")}${why}\n`,
+        );
+      }
+      const allSucceeded =
+        firedAll && pending.length === 0 && results.every((r) => r.status === "succeeded");
+      return allSucceeded ? EXIT.ok : EXIT.failure;
+    },
+    durability,
+  );
 }
 
 /** `fire`. */
 export const fireCommand: CommandSpec = {
   usage:
-    "errand fire <agent> --input <json|@file> [--schema <json|@file>] [--metadata key=value]... [--deadline <seconds>] [--idempotency-key <key>] [--priority <n>] [--agent-version <v>] [--concurrency-key <key>] [--tenant <tenant>] [--budget <json|@file>] [--model-settings <json|@file>] [--count N] [--wait [--timeout <seconds>]] [--json]",
+    "errand fire <agent> --input <json|@file> [--schema <json|@file>] [--metadata key=value]... [--deadline <seconds>] [--idempotency-key <key>] [--priority <n>] [--agent-version <v>] [--concurrency-key <key>] [--tenant <tenant>] [--budget <json|@file>] [--model-settings <json|@file>] [--count N] [--wait [--timeout <seconds>]] [--durability <acknowledged|replicated>] [--json]",
   description: [
     "Fires a run of <agent> with the given input (inline JSON, or @path to read a file)",
     "and prints its runId. --schema gives the structured output the run must record (a",
@@ -176,7 +183,10 @@ export const fireCommand: CommandSpec = {
     "--metadata, or an agent nobody runs, is refused with exit code 2 before anything is",
     "enqueued. An agent whose workers are all gone is fired all the same, with a warning on",
     "stderr (and warnings in the --json answer): the run waits until one of them starts.",
-    "With --wait the exit code is 0 only when every run succeeded.",
+    "With --wait the exit code is 0 only when every run succeeded. With --durability",
+    "replicated a run is printed once a Redis replica has it; one no replica confirmed in",
+    "time is refused with exit code 3, naming its runId: it was fired, and firing again",
+    "with the same --idempotency-key prints that run once a replica has it.",
   ].join("\n"),
   positionals: [{ name: "agent", description: "the name of a registered agent" }],
   options: {
@@ -239,6 +249,7 @@ export const fireCommand: CommandSpec = {
       value: "<seconds>",
       description: "with --wait, give up waiting after this long (exit 1); needs --wait",
     },
+    ...DURABILITY_OPTION,
     ...JSON_OPTION,
     ...CONNECTION_OPTIONS,
   },

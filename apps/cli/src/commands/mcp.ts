@@ -20,7 +20,12 @@ import { usageError } from "../args.js";
 import { cliVersion } from "../cli-version.js";
 import { CONNECTION_OPTIONS, type CommandSpec } from "../command.js";
 import { dashboardUrlOption } from "../dashboard-url.js";
-import { RUN_KEY_EXPIRY_OPTION, runKeyExpiryOption } from "../durability.js";
+import {
+  DURABILITY_OPTION,
+  durabilityOption,
+  RUN_KEY_EXPIRY_OPTION,
+  runKeyExpiryOption,
+} from "../durability.js";
 import { EXIT } from "../exit-codes.js";
 import { catchStopSignals } from "../lifecycle.js";
 import { stderrLogger } from "../log.js";
@@ -34,7 +39,7 @@ const DEFAULT_MCP_PORT = 4041;
 /** `mcp`. */
 export const mcpCommand: CommandSpec = {
   usage:
-    "errand mcp [--http [--host <address>] [--port N] [--allowed-host <name>]...] [--redis <url>] [--prefix <prefix>]",
+    "errand mcp [--http [--host <address>] [--port N] [--allowed-host <name>]...] [--durability <acknowledged|replicated>] [--redis <url>] [--prefix <prefix>]",
   description: [
     "Serves errand's MCP tools (list_agents, start_runs, wait_runs, get_run, cancel_runs,",
     "list_waiting, answer_waiting) and the resource errand://runs/<runId>/result on the Redis",
@@ -47,7 +52,9 @@ export const mcpCommand: CommandSpec = {
     "tenant narrow what its tools do (401 without one, 429 past its rate). Requests whose",
     "Host or Origin names another server are refused (DNS rebinding): --allowed-host adds",
     "a name (a proxy's, the public one). Runs carry viewUrl when ERRAND_DASHBOARD_URL is",
-    "set. A port another process holds is refused with exit code 3.",
+    "set. A port another process holds is refused with exit code 3. With --durability",
+    "replicated start_runs answers a run once a Redis replica has it; one no replica",
+    "confirmed in time fails with its runId (send it again with the same idempotencyKey).",
   ].join("\n"),
   options: {
     http: { type: "boolean", description: "serve Streamable HTTP instead of stdio" },
@@ -67,6 +74,7 @@ export const mcpCommand: CommandSpec = {
       value: "<name>",
       description: "with --http, a hostname Host and Origin may name besides loopback's",
     },
+    ...DURABILITY_OPTION,
     ...RUN_KEY_EXPIRY_OPTION,
     ...CONNECTION_OPTIONS,
   },
@@ -79,6 +87,7 @@ export const mcpCommand: CommandSpec = {
       throw usageError("--host and --port go with --http: without it errand mcp speaks on stdio");
     }
     const prefix = keyPrefix(args);
+    const writeOptions = { ...runKeyExpiryOption(args, io), ...durabilityOption(args, io) };
     const url = requireRedisUrl(args, io);
     (await connectRedis(url)).disconnect();
     const logger = stderrLogger(io, "warn", "errand-mcp");
@@ -87,7 +96,7 @@ export const mcpCommand: CommandSpec = {
       prefix,
       logger,
       ...dashboardUrlOption(io),
-      ...runKeyExpiryOption(args, io),
+      ...writeOptions,
     });
     const registry = openConnection(url, { logger, name: "mcp agent registry" });
     const shared: SharedServices = {

@@ -36,6 +36,18 @@ const FIXES: Partial<Record<ErrorCode, string>> = {
   internal: "call again; if it lasts, report it with the time of the call",
 };
 
+/**
+ * What to do about an item refused after its run `runId` was started all
+ * the same (a run no replica confirmed in time, with `durability:
+ * "replicated"`): send it again under its idempotency key, which answers that
+ * run; without one, wait for it, as sending it again starts a second run.
+ */
+export function startedRunFix(runId: string, keyed: boolean): string {
+  return keyed
+    ? `run ${runId} was started: send this item again with the same idempotencyKey (retryAction does) to confirm it; that answers this run, not a second one`
+    : `run ${runId} was started: wait_runs follows it; sending this item again starts a second run`;
+}
+
 /** What to do about an error of `code`. */
 export function fixOf(code: string): string {
   return FIXES[code as ErrorCode] ?? "read the message, correct the call and call again";

@@ -15,6 +15,7 @@ import {
   createCollector,
   createErrand,
   createWorker,
+  type Durability,
   type Errand,
   LOOPBACK_GRANT,
   openConnection,
@@ -105,6 +106,8 @@ export interface McpStack {
   /** What every grant's services share: the full client and the registry's connection. */
   shared: SharedServices;
   errand: Errand;
+  /** The private Redis (to give it a replica, say). */
+  redis: RedisServer;
   redisUrl: string;
   prefix: string;
   /** Errors the tools reported as unexpected. */
@@ -129,8 +132,12 @@ export function parseAnswer(result: CallToolResult): ToolAnswer {
   };
 }
 
-/** Starts Redis, the worker, the collector, the client and the MCP server, and connects an SDK client. */
-export async function startMcpStack(): Promise<McpStack> {
+/**
+ * Starts Redis, the worker, the collector, the client (its fires of
+ * `durability`, the engine's default unless told) and the MCP server, and
+ * connects an SDK client.
+ */
+export async function startMcpStack(options: { durability?: Durability } = {}): Promise<McpStack> {
   const redis: RedisServer = await startRedis({ maxmemoryPolicy: "noeviction" });
   const prefix = uniqueKeyPrefix("mcp");
   const logger = createLogger({ level: "silent" });
@@ -138,7 +145,7 @@ export async function startMcpStack(): Promise<McpStack> {
   const worker = await createWorker({ ...engine, agents: AGENTS, concurrency: 16 });
   const collector = createCollector(engine);
   await collector.start();
-  const errand = createErrand({ ...engine, dashboardUrl: TEST_DASHBOARD_URL });
+  const errand = createErrand({ ...engine, ...options, dashboardUrl: TEST_DASHBOARD_URL });
   const registry: RedisConnection = openConnection(redis.url, {
     logger,
     name: "test agent registry",
@@ -161,6 +168,7 @@ export async function startMcpStack(): Promise<McpStack> {
     services,
     shared,
     errand,
+    redis,
     redisUrl: redis.url,
     prefix,
     unexpected,

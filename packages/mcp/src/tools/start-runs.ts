@@ -12,7 +12,7 @@ import { batch } from "@errand/core/ops";
 import type { FireSpec } from "@errand/engine";
 import { z } from "zod";
 import { MAX_BATCH_RUNS } from "../limits.js";
-import { fixOf, itemFailure } from "../results/tool-answer.js";
+import { fixOf, itemFailure, startedRunFix } from "../results/tool-answer.js";
 import type { ErrandMcpServices } from "../server/errand-services.js";
 import type { ErrandTool } from "../server/register-tool.js";
 import { retriedSpec } from "./retried-spec.js";
@@ -100,6 +100,27 @@ function failedItem(
   };
 }
 
+/**
+ * The entry of an item refused after its run `runId` was started all the
+ * same: it names the run (so nextAction waits for it), and it is retryable
+ * only when fired under an idempotency key (`spec`'s, or `retryOf`'s), which
+ * answers that run rather than start a second one.
+ */
+function startedButFailedItem(
+  item: StartItem,
+  spec: FireSpec,
+  runId: string,
+  error: { code: string; message: string },
+  retryable: boolean,
+): StartedItem {
+  const keyed = spec.idempotencyKey !== undefined;
+  return {
+    ...failedItem(item, error.code, error.message, retryable && keyed),
+    runId,
+    error: { ...error, fix: startedRunFix(runId, keyed) },
+  };
+}
+
 /** The fire spec of `item`, or why there is none. */
 async function specOf(
   services: ErrandMcpServices,
@@ -130,7 +151,7 @@ export function startRunsTool(services: ErrandMcpServices): ErrandTool<typeof St
     name: TOOL_NAMES.startRuns,
     title: "Start runs",
     description:
-      "Starts runs of agents in the background, one per item of runs, and answers at once: { total, succeeded, failed, results: [{ ok, agent, runId, status, viewUrl?, deduplicated?, error?: { code, message, fix }, retryable? }], nextAction, retryAction? }. A bad item fails alone; the others start. Follow nextAction (wait_runs over exactly the runs started) to get their results; when retryAction is present, it sends exactly the failed items that may succeed if sent again.",
+      "Starts runs of agents in the background, one per item of runs, and answers at once: { total, succeeded, failed, results: [{ ok, agent, runId, status, viewUrl?, deduplicated?, error?: { code, message, fix }, retryable? }], nextAction, retryAction? }. A bad item fails alone; the others start. Follow nextAction (wait_runs over exactly the runs started) to get their results; when retryAction is present, it sends exactly the failed items that may succeed if sent again. A failed item with a runId was started all the same: its fix says what to do.",
     args: StartRunsArgs,
     annotations: {
       readOnlyHint: false,
@@ -149,6 +170,12 @@ export function startRunsTool(services: ErrandMcpServices): ErrandTool<typeof St
         if ("ok" in entry) return entry;
         const item = runs[index] as StartItem;
         const outcome = fired[next++];
+        if (outcome?.ok === false && outcome.runId !== undefined && outcome.error !== undefined) {
+          const fields = { code: outcome.error.code, message: outcome.error.message };
+          const target = { ...item, agent: entry.agent };
+          const retryable = outcome.retryable ?? false;
+          return startedButFailedItem(target, entry, outcome.runId, fields, retryable);
+        }
         if (outcome === undefined || !outcome.ok || outcome.runId === undefined) {
           return failedItem(
             { ...item, agent: entry.agent },

@@ -1,0 +1,24 @@
+/**
+ * The commands that fire runs take `--durability` (else
+ * `ERRAND_DURABILITY`) through the one shared parser: a durability errand
+ * does not know is a usage error (exit code 2) before any Redis is asked
+ * for.
+ */
+import { describe, expect, it } from "vitest";
+import { runErrand } from "./test-support/run-errand.js";
+
+const REFUSAL = '--durability (or ERRAND_DURABILITY) is acknowledged or replicated, not "fsync"';
+
+describe("--durability on the commands that fire runs", () => {
+  it.each([
+    ["api", ["api", "--durability", "fsync"], {}],
+    ["mcp", ["mcp", "--durability", "fsync"], {}],
+    ["fire", ["fire", "greeter", "--input", "{}", "--durability", "fsync"], {}],
+    ["api, from the environment", ["api"], { ERRAND_DURABILITY: "fsync" }],
+    ["mcp, from the environment", ["mcp"], { ERRAND_DURABILITY: "fsync" }],
+  ])("%s: an unknown durability is exit code 2", async (_name, args, env) => {
+    const outcome = await runErrand(args, { env });
+    expect(outcome.code, outcome.stderr).toBe(2);
+    expect(outcome.stderr).toContain(REFUSAL);
+  });
+});
