@@ -327,13 +327,15 @@ export function createEventStore(options: EventStoreOptions): EventStore {
       (await isAppendedAlready(redis, keys, runId, expectedSeq, valid));
     if (keyNamesThisRun && !resent) return { deduplicated: true, runId };
     const lastSeq = resent ? expectedSeq + valid.length : seq;
-    const error = resent
-      ? undefined
-      : errorFromScriptReply(reply, {
-          runId,
-          expectedSeq,
-          eventTypes: valid.map((event) => event.type),
-        });
+    // The error's context is built only for a refusal: an appended batch makes none.
+    const error =
+      resent || code === SCRIPT_CODES.ok
+        ? undefined
+        : errorFromScriptReply(reply, {
+            runId,
+            expectedSeq,
+            eventTypes: valid.map((event) => event.type),
+          });
     if (error) throw error;
     if (durability === "replicated" && valid.some(mustBeReplicated)) {
       await waitForReplica(redis, keys.runLog(runId), replicationTimeoutMs);
