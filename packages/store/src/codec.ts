@@ -156,8 +156,14 @@ function decodeAppendEvents(runId: string, firstSeq: number, eventsJson: string)
   const events: RunEvent[] = [];
   for (let index = 0; index < listed.length; index++) {
     const item: unknown = listed[index];
-    const [type, at, data]: unknown[] = Array.isArray(item) ? item : [];
-    const checked = checkStoredEvent(runId, { seq: firstSeq + index, type, at, data });
+    const fields: readonly unknown[] = Array.isArray(item) ? item : [];
+    // Read by index, not destructured: no iterator an event.
+    const checked = checkStoredEvent(runId, {
+      seq: firstSeq + index,
+      type: fields[0],
+      at: fields[1],
+      data: fields[2],
+    });
     if (!checked.ok) return { ok: false, error: `event ${index + 1}: ${checked.error}` };
     events.push(checked.event);
   }
