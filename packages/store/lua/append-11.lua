@@ -14,7 +14,7 @@
     KEYS[4] run blobs     <p>:{sN}:run:<runId>:blobs   HASH (only given a TTL here)
     KEYS[5] log rewrite   <p>:{sN}:run:<runId>:log:rewrite  STREAM, only ever within
             a call: the settled log is copied there and renamed back over the log
-    KEYS[6] active runs   <p>:{sN}:index:status:active      ZSET (score 0, member ARGV[6])
+    KEYS[6] active runs   <p>:{sN}:index:status:active      ZSET (score 0, member: word 5 of ARGV[2])
     KEYS[7] deadlines     <p>:{sN}:deadlines                ZSET (score ms, member runId)
     KEYS[8] agent's runs  <p>:{sN}:index:agent:<agent>      ZSET (the empty agent's key,
             untouched, for a batch that does not open a run)
@@ -26,26 +26,30 @@
             (the runId is placed on the key's shard, so both share one slot)
 
     ARGV[1] runId
-    ARGV[2] expected seq: the head's seq the writer last saw (0 for a new run),
-            or "*" for an unfenced append (cancel-requested from a client, the reaper)
-    ARGV[3] when the log, head and blobs keys expire if the batch settles the
-            run: ms since the epoch (the writer's clock plus its retention)
-    ARGV[4] how long the idempotency key is kept, in ms ("0" without KEYS[11])
-    ARGV[5] "1": a batch of several events is one log entry (the per-append
-            shape below); "": one log entry per event (the shape writers
-            older than it write, and the only one their readers read)
-    ARGV[6] the run's index member, "<createdAt ms, 15 digits>:<runId>", for a
-            batch opening a run, which then indexes it as queued; "" otherwise
-    ARGV[7] the opened run's deadline, ms since the epoch, or "" for none
-    ARGV[8] ms since the epoch from which on every process flags a run's blobs
-            and children in its head (hasBlobs, hasChildren: put-blob-2.lua and
-            the linking of a child): a run created at or after it without a
-            flag has no such key, and its settling batch leaves that key be;
-            "" when no flag is trusted (every key is given its expiry: the
-            first step of the upgrade, docs/architecture/redis-layout.md)
-    ARGV[9 + 3(i-1)]  type of event i     (i = 1 … n, n >= 1)
-    ARGV[10 + 3(i-1)] at of event i       (ISO-8601)
-    ARGV[11 + 3(i-1)] data of event i     (JSON object, validated by the client)
+    ARGV[2] the call's fixed arguments, as seven words separated by single
+            spaces (a word may be empty, none holds a space), in this order:
+      1. expected seq: the head's seq the writer last saw (0 for a new run),
+         or "*" for an unfenced append (cancel-requested from a client, the reaper)
+      2. when the log, head and blobs keys expire if the batch settles the
+         run: ms since the epoch (the writer's clock plus its retention)
+      3. how long the idempotency key is kept, in ms ("0" without KEYS[11])
+      4. "1": a batch of several events is one log entry (the per-append
+         shape below); "": one log entry per event (the shape writers
+         older than it write, and the only one their readers read)
+      5. the run's index member, "<createdAt ms, 15 digits>:<runId>", for a
+         batch opening a run, which then indexes it as queued; "" otherwise
+      6. the opened run's deadline, ms since the epoch, or "" for none
+      7. ms since the epoch from which on every process flags a run's blobs
+         and children in its head (hasBlobs, hasChildren: put-blob-2.lua and
+         the linking of a child): a run created at or after it without a
+         flag has no such key, and its settling batch leaves that key be;
+         "" when no flag is trusted (every key is given its expiry: the
+         first step of the upgrade, docs/architecture/redis-layout.md)
+      One argument, not seven: a client spends its work on each argument
+      of a call (ioredis writes each with its own length).
+    ARGV[3 + 3(i-1)] type of event i      (i = 1 … n, n >= 1)
+    ARGV[4 + 3(i-1)] at of event i        (ISO-8601)
+    ARGV[5 + 3(i-1)] data of event i      (JSON object, validated by the client)
 
   Output: { code, seq, index } (and the runId for -7)
      0  appended:                 seq = the new head seq (event i got seq - n + i)
@@ -64,9 +68,9 @@
         { -7, 0, 0, that runId }; nothing is written
 
   Effects (code 0 only):
-    - the run log: a batch of one event, a batch opening the run, or every batch without ARGV[5], as
-      one XADD per event, entry id "0-<seq>", fields: seq, type, at, data;
-      a batch of several events with ARGV[5] as one XADD, entry id
+    - the run log: a batch of one event, a batch opening the run, or every
+      batch without word 4 of ARGV[2], as one XADD per event, entry id "0-<seq>", fields: seq, type, at, data;
+      a batch of several events with word 4 of ARGV[2] as one XADD, entry id
       "0-<seq of its last event>", fields: seq (of its first event), events
       (the JSON array below)
     - one XADD to the shard stream for the whole batch (but a quiet opening,
@@ -74,7 +78,7 @@
       seq (of the batch's first event), events (a JSON array with one
       [type, at, data] per event, data as given), queued (only for the first
       batch after a quiet opening, below), and, when the batch settles
-      the run, expiresAt (ARGV[3]: the collector gives the result the same
+      the run, expiresAt (word 2 of ARGV[2]: the collector gives the result the same
       expiry without asking Redis for the head's), and childrenExpired=1 when
       this batch gave the run's children their expiry (below); the run's
       move between the status indexes is the collector's, gathered for a
@@ -105,10 +109,10 @@
       which the collector folds the run as if it had read its run-queued
       (docs/architecture/collector.md#quiet-openings)
     - with an idempotency key: SET it to the runId, PX its TTL
-    - on a terminal event: PEXPIREAT(ARGV[3]) on the run log and head, and on
-      the blobs unless the head says the run has none (ARGV[8]); then, for a
-      run it did not open, PEXPIREAT(ARGV[3]) on its children unless the head
-      says it has none (ARGV[8]; a createdAt of another shape than writers
+    - on a terminal event: PEXPIREAT(word 2 of ARGV[2]) on the run log and head, and on
+      the blobs unless the head says the run has none (word 7 of ARGV[2]); then, for a
+      run it did not open, PEXPIREAT(word 2 of ARGV[2]) on its children unless the head
+      says it has none (word 7 of ARGV[2]; a createdAt of another shape than writers
       give it, YYYY-MM-DDTHH:MM:SS.sssZ, trusts no flag), and its shard entry
       says childrenExpired=1; then
       the run log is rewritten at its exact size (COPY to the rewrite key,
@@ -123,28 +127,31 @@
 local logKey, headKey, shardKey, blobsKey, rewriteKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local activeKey, deadlinesKey, agentRunsKey, tenantRunsKey = KEYS[6], KEYS[7], KEYS[8], KEYS[9]
 local childrenKey, idempotencyKey = KEYS[10], KEYS[11]
-local runId = ARGV[1]
-local expected = ARGV[2]
-local expiresAt = tonumber(ARGV[3])
-local idempotencyTtl = tonumber(ARGV[4])
-local entryPerAppend = ARGV[5] == "1"
-local member, deadline = ARGV[6], ARGV[7]
-local flagsSince = tonumber(ARGV[8])
-local count = (#ARGV - 8) / 3
-
 local OK, SEQ_CONFLICT, SETTLED, OUTPUT_RECORDED, NOT_FOUND, EXISTS, MALFORMED, DUPLICATE =
   0, -1, -2, -3, -4, -5, -6, -7
+
+local runId = ARGV[1]
+local expected, expiresAtText, idempotencyTtlText, perAppend, member, deadline, flagsSinceText =
+  string.match(ARGV[2] or "", "^(%S*) (%S*) (%S*) (%S*) (%S*) (%S*) (%S*)$")
+if expected == nil then
+  return { MALFORMED, 0, 0 }
+end
+local expiresAt = tonumber(expiresAtText)
+local idempotencyTtl = tonumber(idempotencyTtlText)
+local entryPerAppend = perAppend == "1"
+local flagsSince = tonumber(flagsSinceText)
+local count = (#ARGV - 2) / 3
 
 local deadlineMs = tonumber(deadline)
 if expiresAt == nil or expiresAt < 1 or expiresAt ~= math.floor(expiresAt)
   or count < 1 or count ~= math.floor(count)
   or (deadline ~= "" and (deadlineMs == nil or deadlineMs ~= math.floor(deadlineMs)))
-  or (ARGV[8] ~= "" and flagsSince == nil) then
+  or (flagsSinceText ~= "" and flagsSince == nil) then
   return { MALFORMED, 0, 0 }
 end
 
 if idempotencyKey then
-  if ARGV[9] ~= "run-queued" or idempotencyTtl == nil or idempotencyTtl < 1
+  if ARGV[3] ~= "run-queued" or idempotencyTtl == nil or idempotencyTtl < 1
     or idempotencyTtl ~= math.floor(idempotencyTtl) then
     return { MALFORMED, 0, 0 }
   end
@@ -157,7 +164,7 @@ end
 -- A batch opening a run reads no head: its first write, the XADD of its log's
 -- entry 0-1, fails on a run that has a log (every run with a head has one),
 -- and the call then answers "run exists" having written nothing.
-local opening = ARGV[9] == "run-queued"
+local opening = ARGV[3] == "run-queued"
 local head = opening and {}
   or redis.call("HMGET", headKey, "seq", "status", "hasOutput", "hasSchema", "attempt", "startedAt",
     "createdAt", "hasBlobs", "hasChildren", "quietOpening", "agent", "rootRunId", "parentRunId",
@@ -171,7 +178,7 @@ local attempt = tonumber(head[5] or "0") or 0
 local startedAt = head[6]
 
 local function eventAt(i, offset)
-  return ARGV[8 + 3 * (i - 1) + offset]
+  return ARGV[2 + 3 * (i - 1) + offset]
 end
 
 local firstType = eventAt(1, 1)
@@ -385,7 +392,7 @@ if seq == 1 and head[10] == "1" then
   addShardField("queued", cjson.encode(queued))
 end
 if settles then
-  addShardField("expiresAt", ARGV[3])
+  addShardField("expiresAt", expiresAtText)
   if expiresChildrenHere then
     addShardField("childrenExpired", "1")
   end
@@ -420,13 +427,13 @@ if idempotencyKey then
 end
 
 if settles then
-  redis.call("PEXPIREAT", logKey, ARGV[3])
-  redis.call("PEXPIREAT", headKey, ARGV[3])
+  redis.call("PEXPIREAT", logKey, expiresAtText)
+  redis.call("PEXPIREAT", headKey, expiresAtText)
   if expiresBlobs then
-    redis.call("PEXPIREAT", blobsKey, ARGV[3])
+    redis.call("PEXPIREAT", blobsKey, expiresAtText)
   end
   if expiresChildrenHere and expiresChildren then
-    redis.call("PEXPIREAT", childrenKey, ARGV[3])
+    redis.call("PEXPIREAT", childrenKey, expiresAtText)
   end
 end
 -- A settled log, and the opened log of a child (a fan-out's children wait

@@ -38,30 +38,35 @@
             then every run's and the call's entry ids below are ignored)
     then, for each run i = 1 … n, in order:
       runId
-      its index member: "<createdAt ms, 15 digits>:<runId>" (every index
-        ZSET has score 0, so lexicographic order is creation order)
-      its deadline in ms since the epoch, "" for none, or "?" when not known
-        (a settled run whose run-queued the caller did not read)
       its result as JSON when it settled, or "" otherwise
-      "1" when the caller's own earlier call indexed the run (answered 1 for
-        it) in the agent's runs and the tenant's runs, so that this one leaves
-        those ZADDs out, or "" (then they are made: idempotent)
-      "1" when the run has a tenant (KEYS[k+5] is its tenant's runs), or ""
-      when its log and head expire, in ms since the epoch, as the append that
-        settled it said (its shard entry's expiresAt), or "" when not known
-        (then the head's PEXPIRETIME is read)
-      "1" when the append that settled it moved it from the active runs to its
-        status's runs and gave its children their expiry (its shard entry's
-        moved), or ""; only with its result and its expiry
-      "1" when the append that settled it gave its children their expiry
-        (its shard entry's childrenExpired: it does so without moving the
-        run), so that the call leaves the children set be; or ""
-      the settled status its head holds, when the caller knows the head is
-        there (the append that settled the run gave it an expiry far enough
-        ahead), so that the head is not read; or "" (then its status is read)
-      m, the number of its entry ids that follow, then those m ids: the
-        shard entries applied for it, acknowledged when its reply is 1, or
-        when it has no head and no result was given (nothing to write)
+      its other arguments as one, nine words separated by single spaces (a
+        word may be empty, none holds a space; one argument, not nine: a
+        client spends its work on each argument of a call), in this order:
+        1. its index member: "<createdAt ms, 15 digits>:<runId>" (every index
+           ZSET has score 0, so lexicographic order is creation order)
+        2. its deadline in ms since the epoch, "" for none, or "?" when not
+           known (a settled run whose run-queued the caller did not read)
+        3. "1" when the caller's own earlier call indexed the run (answered 1
+           for it) in the agent's runs and the tenant's runs, so that this one
+           leaves those ZADDs out, or "" (then they are made: idempotent)
+        4. "1" when the run has a tenant (KEYS[k+5] is its tenant's runs), or ""
+        5. when its log and head expire, in ms since the epoch, as the append
+           that settled it said (its shard entry's expiresAt), or "" when not
+           known (then the head's PEXPIRETIME is read)
+        6. "1" when the append that settled it moved it from the active runs
+           to its status's runs and gave its children their expiry (its shard
+           entry's moved), or ""; only with its result and its expiry
+        7. the settled status its head holds, when the caller knows the head
+           is there (the append that settled the run gave it an expiry far
+           enough ahead), so that the head is not read; or "" (then its
+           status is read)
+        8. "1" when the append that settled it gave its children their expiry
+           (its shard entry's childrenExpired: it does so without moving the
+           run), so that the call leaves the children set be; or ""
+        9. m, the number of its entry ids that follow
+      then those m ids: the shard entries applied for it, acknowledged when
+        its reply is 1, or when it has no head and no result was given
+        (nothing to write)
     then the rest: entry ids acknowledged whatever the runs' replies (entries
       the caller applied that needed nothing written)
 
@@ -233,18 +238,19 @@ local acknowledged = {}
 local a = 3
 for i = 1, count do
   local k = 6 + 5 * (i - 1)
-  local result = ARGV[a + 3]
+  local result = ARGV[a + 1]
+  local member, deadline, listed, tenanted, expiresAt, moved, status, childrenExpired, idsText =
+    string.match(ARGV[a + 2], "^(%S*) (%S*) (%S*) (%S*) (%S*) (%S*) (%S*) (%S*) (%S*)$")
+  local ids = tonumber(idsText)
   local indexed = indexRun(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], KEYS[k + 5],
-    ARGV[a], ARGV[a + 1], ARGV[a + 2], result, ARGV[a + 4], ARGV[a + 5], ARGV[a + 6], ARGV[a + 7], ARGV[a + 8],
-    ARGV[a + 9])
+    ARGV[a], member, deadline, result, listed, tenanted, expiresAt, moved, status, childrenExpired)
   replies[i] = indexed
-  local ids = tonumber(ARGV[a + 10])
   if indexed == 1 or result == "" then
-    for j = a + 11, a + 10 + ids do
+    for j = a + 3, a + 2 + ids do
       acknowledged[#acknowledged + 1] = ARGV[j]
     end
   end
-  a = a + 11 + ids
+  a = a + 3 + ids
 end
 for j = a, #ARGV do
   acknowledged[#acknowledged + 1] = ARGV[j]

@@ -156,8 +156,14 @@ function decodeAppendEvents(runId: string, firstSeq: number, eventsJson: string)
   const events: RunEvent[] = [];
   for (let index = 0; index < listed.length; index++) {
     const item: unknown = listed[index];
-    const [type, at, data]: unknown[] = Array.isArray(item) ? item : [];
-    const checked = checkStoredEvent(runId, { seq: firstSeq + index, type, at, data });
+    const fields: readonly unknown[] = Array.isArray(item) ? item : [];
+    // Read by index, not destructured: no iterator an event.
+    const checked = checkStoredEvent(runId, {
+      seq: firstSeq + index,
+      type: fields[0],
+      at: fields[1],
+      data: fields[2],
+    });
     if (!checked.ok) return { ok: false, error: `event ${index + 1}: ${checked.error}` };
     events.push(checked.event);
   }
@@ -249,7 +255,8 @@ export function decodeLogEntry(runId: string, [id, fields]: StreamEntry): RunEve
 export function decodeShardEntry(shard: number, [id, fields]: StreamEntry): ShardEntry {
   const runId = fieldOf(fields, "runId") ?? "";
   let size = 0;
-  for (const field of fields) size += field.length;
+  // Indexed, not `for … of`: an iterator result a field, in a function that runs an entry at a time.
+  for (let i = 0; i < fields.length; i++) size += fields[i]!.length;
   const foreign = foreignRun(runId, shard);
   if (foreign !== undefined) return { id, runId, size, error: foreign };
   const decoded = decodeEntryEvents(runId, fields);

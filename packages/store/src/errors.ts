@@ -65,11 +65,10 @@ export function errorFromScriptReply(
   [code, seq, index]: ScriptReply,
   { runId, expectedSeq, eventTypes = [] }: ScriptCallContext,
 ): ErrandError | undefined {
+  if (code === SCRIPT_CODES.ok) return undefined;
   const details = { runId, currentSeq: seq, eventIndex: index - 1 };
   const culprit = `${eventTypes[index - 1] ?? "event"} (#${index} of the batch)`;
   switch (code) {
-    case SCRIPT_CODES.ok:
-      return undefined;
     case SCRIPT_CODES.seqConflict:
       return new SeqConflictError(runId, expectedSeq ?? "any", seq);
     case SCRIPT_CODES.runSettled:

@@ -290,6 +290,7 @@ export function createEventStore(options: EventStoreOptions): EventStore {
   // Every process writes the flags once this one runs "flagged" (the upgrade's second step), so a
   // run created since then has a flag for each optional key it has; an older run may not.
   const flagsSince = runKeyExpiry === "flagged" ? String(Date.now()) : "";
+  const perAppend = logEntries === "per-append" ? "1" : "";
   const keys = storeKeys(options.prefix);
   const scripts = defineStoreScripts(redis);
   const runIdRandom = randomPool(RUN_ID_RANDOM_BYTES);
@@ -322,18 +323,12 @@ export function createEventStore(options: EventStoreOptions): EventStore {
       requireWholeNumber("idempotency ttlMs", idempotency.ttlMs, 1);
       runKeys.push(idempotencyRedisKeyOfRun(keys, idempotency.key, runId, shards));
     }
-    const reply = await scripts.append(runKeys, [
-      runId,
-      expectedSeq === "any" ? "*" : expectedSeq,
-      // The expiry should this batch settle the run: the retention counts from this writer's clock.
-      Date.now() + retentionSeconds * 1000,
-      idempotency?.ttlMs ?? 0,
-      logEntries === "per-append" ? "1" : "",
-      opened?.member ?? "",
-      opened?.deadlineMs ?? "",
-      flagsSince,
-      ...valid.flatMap(encodeEventArgs),
-    ]);
+    // The script's fixed arguments as one, its words in the order of `append-11.lua`'s ARGV[2]; the
+    // expiry should this batch settle the run counts the retention from this writer's clock.
+    const fixed = `${expectedSeq === "any" ? "*" : expectedSeq} ${Date.now() + retentionSeconds * 1000} ${idempotency?.ttlMs ?? 0} ${perAppend} ${opened?.member ?? ""} ${opened?.deadlineMs ?? ""} ${flagsSince}`;
+    const args = [runId, fixed];
+    for (const event of valid) args.push(...encodeEventArgs(event));
+    const reply = await scripts.append(runKeys, args);
     const [code, seq, , fired] = reply;
     // A key naming this very run was set by this call's first try, whose reply was lost.
     const keyNamesThisRun = code === SCRIPT_CODES.duplicate && fired === runId;
@@ -350,13 +345,15 @@ export function createEventStore(options: EventStoreOptions): EventStore {
       (await isAppendedAlready(redis, keys, runId, expectedSeq, valid));
     if (keyNamesThisRun && !resent) return { deduplicated: true, runId };
     const lastSeq = resent ? expectedSeq + valid.length : seq;
-    const error = resent
-      ? undefined
-      : errorFromScriptReply(reply, {
-          runId,
-          expectedSeq,
-          eventTypes: valid.map((event) => event.type),
-        });
+    // The error's context is built only for a refusal: an appended batch makes none.
+    const error =
+      resent || code === SCRIPT_CODES.ok
+        ? undefined
+        : errorFromScriptReply(reply, {
+            runId,
+            expectedSeq,
+            eventTypes: valid.map((event) => event.type),
+          });
     if (error) throw error;
     if (durability === "replicated" && valid.some(mustBeReplicated)) {
       await waitForReplica(redis, keys.runLog(runId), replicationTimeoutMs);

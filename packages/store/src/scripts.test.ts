@@ -46,24 +46,28 @@ describe("the append script", () => {
     const runId = newRunId({ shard: 0, nowMs: Date.now(), random: randomBytes(10) });
     const event = encodeEventArgs(queued());
     const started = encodeEventArgs(newEvent("run-started", { attempt: 1, workerId: "w" }));
-    const malformed: (string | number)[][] = [
-      [runId, "0", 0, 0, "1", "", "", "", ...event],
-      [runId, "0", 1.5, 0, "1", "", "", "", ...event],
-      [runId, "0", 60, 0, "1", "", "", ""],
-      [runId, "0", 60, 0, "1", "", "", "", ...event, "run-started"],
-      [runId, "zero", 60, 0, "1", "", "", "", ...event],
-      [runId, "0", 60, 0, "1", "member", "soon", "", ...event],
-      [runId, "0", 60, 0, "1", "", "", "soon", ...event],
-      [runId, "0", 60, 0, "1", "", "", "", "run-queued", event[1], "{not json"],
-      [runId, "0", 60, 0, "1", "", "", "", ...event, started[0], started[1], "{}"],
+    const malformed: string[][] = [
+      [runId, "0 0 0 1   ", ...event],
+      [runId, "0 1.5 0 1   ", ...event],
+      [runId, "0 60 0 1   "],
+      [runId, "0 60 0 1   ", ...event, "run-started"],
+      [runId, "zero 60 0 1   ", ...event],
+      [runId, "0 60 0 1 member soon ", ...event],
+      [runId, "0 60 0 1   soon", ...event],
+      [runId, "0 60 0 1   ", "run-queued", event[1], "{not json"],
+      [runId, "0 60 0 1   ", ...event, started[0], started[1], "{}"],
+      // The fixed arguments not as seven words: one too few, one too many, or as arguments of their own.
+      [runId, "0 60 0 1  ", ...event],
+      [runId, "0 60 0 1    ", ...event],
+      [runId, "0", "60", "0", "1", "", "", "", ...event],
     ];
     const idempotencyKey = keys.idempotency(0, "digest");
     const keyed = [...appendKeys(runId), idempotencyKey];
     // With an idempotency key: a TTL that is not a whole number of ms, or no run-queued.
-    const malformedKeyed: (string | number)[][] = [
-      [runId, "0", 60, 0, "1", "", "", "", ...event],
-      [runId, "0", 60, 2.5, "1", "", "", "", ...event],
-      [runId, "0", 60, 1_000, "1", "", "", "", ...started],
+    const malformedKeyed: string[][] = [
+      [runId, "0 60 0 1   ", ...event],
+      [runId, "0 60 2.5 1   ", ...event],
+      [runId, "0 60 1000 1   ", ...started],
     ];
     const calls = [
       ...malformed.map((args) => ({ keys: appendKeys(runId), args })),

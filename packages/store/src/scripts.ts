@@ -31,11 +31,20 @@ type ScriptCall = (
 /** The store's scripts, bound to one client. */
 export type StoreScripts = Record<ScriptName, ScriptCall>;
 
+/**
+ * `raw` as a script reply, when it is one: `[code, seq, index]` (ioredis' own
+ * array, not a copy), `[code, seq, index, runId]` for a duplicate, or
+ * `put-blob-2.lua`'s `[code, n]` with index 0.
+ */
 function toReply(name: ScriptName, raw: unknown): ScriptReply {
-  if (Array.isArray(raw) && raw.slice(0, 3).every((value) => typeof value === "number")) {
-    const [code = Number.NaN, seq = 0, index = 0, runId] = raw as [number, number, number, unknown];
-    if (Number.isInteger(code) && runId === undefined) return [code, seq, index];
-    if (Number.isInteger(code) && typeof runId === "string") return [code, seq, index, runId];
+  if (Array.isArray(raw) && Number.isInteger(raw[0]) && typeof raw[1] === "number") {
+    if (raw.length === 2) return [raw[0], raw[1], 0];
+    if (
+      typeof raw[2] === "number" &&
+      (raw.length === 3 || (raw.length === 4 && typeof raw[3] === "string"))
+    ) {
+      return raw as unknown as ScriptReply;
+    }
   }
   throw new ErrandError("internal", `the ${name} script returned ${JSON.stringify(raw)}`);
 }

@@ -33,9 +33,9 @@ const RUN_LOG_KEY = /:run:[^:]+:log$/;
 const ATTEMPT_EVENTS = new Set(["run-started", "waitpoint-timed-out"]);
 
 /**
- * The event types of an append call (`EVALSHA sha 10 k1 … k10 runId expected
- * retention idempotencyTtl logShape member deadline flagsSince, then type at data of
- * each event`, or with 11 keys when an idempotency key is given; see
+ * The event types of an append call (`EVALSHA sha 10 k1 … k10 runId fixed,
+ * then type at data of each event`, `fixed` the call's seven fixed arguments
+ * as one, or with 11 keys when an idempotency key is given; see
  * `packages/store/lua/append-11.lua`), or `undefined` for another command.
  */
 function appendedEventTypes(args: readonly string[]): string[] | undefined {
@@ -43,9 +43,8 @@ function appendedEventTypes(args: readonly string[]): string[] | undefined {
   if (!/^evalsha$|^eval$/i.test(command ?? "")) return undefined;
   if (numberOfKeys !== "10" && numberOfKeys !== "11") return undefined;
   if (!RUN_LOG_KEY.test(firstKey ?? "")) return undefined;
-  // args: command, sha, numkeys, the keys, then ARGV: runId, expected, retention, idempotency TTL,
-  // log entry shape, index member, deadline, flags' start, then the events.
-  const events = args.slice(3 + Number(numberOfKeys) + 8);
+  // args: command, sha, numkeys, the keys, then ARGV: runId, the fixed arguments, then the events.
+  const events = args.slice(3 + Number(numberOfKeys) + 2);
   return events.filter((_, index) => index % 3 === 0);
 }
 

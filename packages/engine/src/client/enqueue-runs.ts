@@ -148,26 +148,34 @@ async function enqueueQueue(
   runs: readonly LoggedRun[],
 ): Promise<void> {
   const { redis, keys, queues, store } = context;
-  // Sent first, on the connection the links go on (the parent's slot): a parent is flagged before it is linked.
-  await Promise.all([
-    ...flagParents(context, runs),
-    ...addPendingChildren(context, runs),
-    ...runs.flatMap(({ runId, prepared }) => {
-      if (prepared.parentRunId === undefined) return [];
-      const children = keys.children(prepared.parentRunId);
-      const linked = redis.zadd(children, 0, runId);
-      // A settled parent's children set got its TTL when it settled; one made after gets it here.
-      if (!prepared.parentSettled) return [linked];
-      return [linked, redis.expire(children, store.retentionSeconds)];
-    }),
-  ]);
+  // A batch without children (every fire of a run of its own) has nothing to link.
+  if (runs.some(({ prepared }) => prepared.parentRunId !== undefined)) {
+    // Sent first, on the connection the links go on (the parent's slot): a parent is flagged before it is linked.
+    await Promise.all([
+      ...flagParents(context, runs),
+      ...addPendingChildren(context, runs),
+      ...runs.flatMap(({ runId, prepared }) => {
+        if (prepared.parentRunId === undefined) return [];
+        const children = keys.children(prepared.parentRunId);
+        const linked = redis.zadd(children, 0, runId);
+        // A settled parent's children set got its TTL when it settled; one made after gets it here.
+        if (!prepared.parentSettled) return [linked];
+        return [linked, redis.expire(children, store.retentionSeconds)];
+      }),
+    ]);
+  }
   const fair =
     context.fairQueueing === false
       ? new Map<string, number>()
       : await fairPriorities(
           redis,
           keys.prefix,
-          runs.map(({ runId, prepared }) => ({ runId, ...prepared })),
+          // The two fields it reads, not a copy of the whole prepared run.
+          runs.map(({ runId, prepared: { concurrencyKey, priority } }) => ({
+            runId,
+            concurrencyKey,
+            priority,
+          })),
         );
   const jobs: RunJob[] = runs.map(({ runId, prepared, queued }) => {
     const priority = prepared.priority ?? fair.get(runId);

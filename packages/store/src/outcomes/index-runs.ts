@@ -148,18 +148,15 @@ export interface RunToIndex {
 /** One run's part of an `index-runs-n.lua` call: its keys and its arguments. */
 export interface IndexSegment {
   keys: [head: string, agentRuns: string, result: string, children: string, tenantRuns: string];
-  args: [
-    runId: string,
-    member: string,
-    deadline: string,
-    result: string,
-    listed: string,
-    tenanted: string,
-    expiresAt: string,
-    moved: string,
-    status: string,
-    childrenExpired: string,
-  ];
+  /**
+   * Its arguments: its runId, its result as stored (`""` when it has none),
+   * and the rest as one argument of words separated by single spaces (one
+   * argument, not eight: a client spends its work on each argument of a
+   * call) — its index member, its deadline, whether it is listed, whether it
+   * has a tenant, its expiry, whether it was moved, its status, whether its
+   * children expired, as `index-runs-n.lua` reads them (`""` an empty word).
+   */
+  args: [runId: string, result: string, words: string];
 }
 
 /**
@@ -169,6 +166,16 @@ export interface IndexSegment {
  */
 export function indexSegment(keys: StoreKeys, { run, result }: RunToIndex): IndexSegment {
   const deadline = run.deadlineAt === undefined ? Number.NaN : Date.parse(run.deadlineAt);
+  const words = [
+    runIndexMember(run.createdAt, run.runId),
+    run.deadlineUnknown ? "?" : Number.isNaN(deadline) ? "" : String(deadline),
+    run.listed ? "1" : "",
+    run.tenant === undefined ? "" : "1",
+    run.expiresAt === undefined ? "" : String(run.expiresAt),
+    run.moved ? "1" : "",
+    run.status ?? "",
+    run.childrenExpired ? "1" : "",
+  ];
   return {
     keys: [
       keys.runHead(run.runId),
@@ -177,18 +184,7 @@ export function indexSegment(keys: StoreKeys, { run, result }: RunToIndex): Inde
       keys.children(run.runId),
       keys.runIndexByTenant(shardOfRunId(run.runId), run.tenant ?? ""),
     ],
-    args: [
-      run.runId,
-      runIndexMember(run.createdAt, run.runId),
-      run.deadlineUnknown ? "?" : Number.isNaN(deadline) ? "" : String(deadline),
-      result === undefined ? "" : storedResultJson(result),
-      run.listed ? "1" : "",
-      run.tenant === undefined ? "" : "1",
-      run.expiresAt === undefined ? "" : String(run.expiresAt),
-      run.moved ? "1" : "",
-      run.status ?? "",
-      run.childrenExpired ? "1" : "",
-    ],
+    args: [run.runId, result === undefined ? "" : storedResultJson(result), words.join(" ")],
   };
 }
 
@@ -242,7 +238,8 @@ export async function indexRuns(
   segments.forEach((segment, position) => {
     callKeys.push(...segment.keys);
     const ids = acknowledge?.ofRuns[position] ?? [];
-    args.push(...segment.args, String(ids.length), ...ids);
+    const [runId, result, words] = segment.args;
+    args.push(runId, result, `${words} ${ids.length}`, ...ids);
   });
   if (acknowledge !== undefined) args.push(...acknowledge.others);
   const replies = await indexRunsScript(callKeys, args);

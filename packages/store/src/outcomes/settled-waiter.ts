@@ -245,13 +245,17 @@ export function createSettledWaiter(
     if (waitMs <= 0 || runIds.length === 0) return read();
     const deadline = Date.now() + waitMs;
     let announced = false;
-    let announcedIds = new Map<string, RunResult | undefined>();
+    /** The runs announced since the last read, made at the first announcement (none before the first read). */
+    let announcedIds: Map<string, RunResult | undefined> | undefined;
     let wake: (() => void) | undefined;
     const watcher: Watcher = {
       notify(runId, result) {
         announced = true;
         // A run announced twice keeps the result one of the announcements carried.
-        if (runId !== undefined) announcedIds.set(runId, result ?? announcedIds.get(runId));
+        if (runId !== undefined) {
+          announcedIds ??= new Map();
+          announcedIds.set(runId, result ?? announcedIds.get(runId));
+        }
         wake?.();
       },
     };
@@ -267,9 +271,9 @@ export function createSettledWaiter(
       let lookAtEvery = true;
       for (;;) {
         announced = false;
-        const since = lookAtEvery || announcedIds.size === 0 ? undefined : announcedIds;
+        const since = lookAtEvery ? undefined : announcedIds;
         lookAtEvery = false;
-        announcedIds = new Map();
+        announcedIds = undefined;
         const value = await read(since);
         const remainingMs = deadline - Date.now();
         if (done(value) || remainingMs <= 0 || closed) return value;

@@ -95,31 +95,35 @@ async function readCall(
   const { runIds, inFull } = call;
   const keys = runIds.flatMap((runId) => [context.keys.result(runId), context.keys.runHead(runId)]);
   const reply = await context.standingsScript(keys, [inFull, options.expectPending ? "1" : ""]);
-  const [characters = "", ...texts] = isStringList(reply) ? reply : [];
-  const read = [...characters];
-  // "r" (a result read, its text among `texts`) only for a run read in full.
-  const wellFormed =
-    read.length === runIds.length &&
-    read.filter((character) => character === "r").length === texts.length &&
-    read.every((character, index) =>
-      character === "r" ? index < inFull : STANDING_OF_CHARACTER[character] !== undefined,
-    );
-  if (!wellFormed) {
+  // The reply read in place, by index: no copies of it, no array of its characters.
+  const list = isStringList(reply) ? reply : [];
+  const characters = list[0] ?? "";
+  let wellFormed = characters.length === runIds.length;
+  let results = 0;
+  for (let index = 0; wellFormed && index < characters.length; index++) {
+    const character = characters[index]!;
+    // "r" (a result read, its text among the texts after the characters) only for a run read in full.
+    if (character === "r") results += 1;
+    wellFormed =
+      character === "r" ? index < inFull : STANDING_OF_CHARACTER[character] !== undefined;
+  }
+  if (!wellFormed || results !== list.length - 1) {
     throw new ErrandError(
       "internal",
       `read-standings-n.lua answered ${JSON.stringify(reply)} for ${runIds.length} runs`,
     );
   }
-  let text = 0;
-  read.forEach((character, index) => {
+  let text = 1;
+  for (let index = 0; index < characters.length; index++) {
     const runId = runIds[index]!;
+    const character = characters[index]!;
     if (character === "r") {
-      into.stored.set(runId, texts[text]!);
+      into.stored.set(runId, list[text]!);
       text += 1;
     } else {
       into.standings.set(runId, STANDING_OF_CHARACTER[character]!);
     }
-  });
+  }
 }
 
 /**
@@ -139,6 +143,10 @@ interface ShardRuns {
  * {@link STANDINGS_PER_CALL} runs, each call's runs read in full first.
  */
 function scriptCalls(inFull: readonly string[], counted: readonly string[]): ShardCall[] {
+  // One run (a `result` of one run): its call alone, without grouping.
+  if (inFull.length + counted.length === 1) {
+    return [{ runIds: [inFull[0] ?? counted[0]!], inFull: inFull.length }];
+  }
   const byShard = new Map<number, ShardRuns>();
   const add = (runId: string, list: keyof ShardRuns) => {
     const shard = shardOfRunId(runId);
