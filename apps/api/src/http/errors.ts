@@ -71,9 +71,9 @@ export function apiError(
   status: ContentfulStatusCode,
   code: ApiRefusal | ErrorCode,
   message: string,
-  options: { retryable?: boolean; issues?: ApiError["error"]["issues"] } = {},
+  options: { retryable?: boolean; issues?: ApiError["error"]["issues"]; fix?: string } = {},
 ): Response {
-  const fix = FIX_OF_CODE[code];
+  const fix = options.fix ?? FIX_OF_CODE[code];
   const body: ApiError = {
     error: {
       code,
@@ -105,6 +105,16 @@ export function answerError(c: Context, error: unknown): Response {
       retryable: error.retryable,
       ...(issues === undefined ? {} : { issues }),
     });
+  }
+  // A body sent without `content-type: application/json` (curl's `-d` alone sends a form's).
+  if (error instanceof HTTPException && error.status === 415) {
+    return apiError(
+      c,
+      415,
+      "invalid_request",
+      `the body must be JSON, sent with content-type: application/json, not ${JSON.stringify(c.req.header("content-type") ?? "none")}`,
+      { fix: "send the header `content-type: application/json` with the JSON body" },
+    );
   }
   // Hono's own refusals of a request (a body that is not JSON): 4xx, said in its words.
   if (error instanceof HTTPException && error.status < 500) {

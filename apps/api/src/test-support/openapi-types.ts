@@ -925,6 +925,15 @@ export interface operations {
           "application/json": components["schemas"]["ApiError"];
         };
       };
+      /** @description A body sent without `content-type: application/json` (`invalid_request`) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ApiError"];
+        };
+      };
       /** @description The key's requests per minute are spent (`rate_limited`): see `Retry-After` */
       429: {
         headers: {
@@ -1024,6 +1033,15 @@ export interface operations {
           "application/json": components["schemas"]["ApiError"];
         };
       };
+      /** @description A body sent without `content-type: application/json` (`invalid_request`) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ApiError"];
+        };
+      };
       /** @description The key's requests per minute are spent (`rate_limited`): see `Retry-After` */
       429: {
         headers: {
@@ -1107,6 +1125,15 @@ export interface operations {
       };
       /** @description The body is too large (`payload_too_large`), or an input is (`input_too_large`) */
       413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ApiError"];
+        };
+      };
+      /** @description A body sent without `content-type: application/json` (`invalid_request`) */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -1203,6 +1230,15 @@ export interface operations {
           "application/json": components["schemas"]["ApiError"];
         };
       };
+      /** @description A body sent without `content-type: application/json` (`invalid_request`) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ApiError"];
+        };
+      };
       /** @description The key's requests per minute are spent (`rate_limited`): see `Retry-After` */
       429: {
         headers: {
@@ -1283,6 +1319,15 @@ export interface operations {
       };
       /** @description The body is too large (`payload_too_large`), or an input is (`input_too_large`) */
       413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ApiError"];
+        };
+      };
+      /** @description A body sent without `content-type: application/json` (`invalid_request`) */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -1373,6 +1418,15 @@ export interface operations {
       };
       /** @description The body is too large (`payload_too_large`), or an input is (`input_too_large`) */
       413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ApiError"];
+        };
+      };
+      /** @description A body sent without `content-type: application/json` (`invalid_request`) */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -1474,6 +1528,15 @@ export interface operations {
           "application/json": components["schemas"]["ApiError"];
         };
       };
+      /** @description A body sent without `content-type: application/json` (`invalid_request`) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ApiError"];
+        };
+      };
       /** @description The key's requests per minute are spent (`rate_limited`): see `Retry-After` */
       429: {
         headers: {
@@ -1563,6 +1626,15 @@ export interface operations {
           "application/json": components["schemas"]["ApiError"];
         };
       };
+      /** @description A body sent without `content-type: application/json` (`invalid_request`) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ApiError"];
+        };
+      };
       /** @description The key's requests per minute are spent (`rate_limited`): see `Retry-After` */
       429: {
         headers: {
@@ -1645,6 +1717,15 @@ export interface operations {
       };
       /** @description The body is too large (`payload_too_large`), or an input is (`input_too_large`) */
       413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ApiError"];
+        };
+      };
+      /** @description A body sent without `content-type: application/json` (`invalid_request`) */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -1750,6 +1831,15 @@ export interface operations {
           "application/json": components["schemas"]["ApiError"];
         };
       };
+      /** @description A body sent without `content-type: application/json` (`invalid_request`) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ApiError"];
+        };
+      };
       /** @description The key's requests per minute are spent (`rate_limited`): see `Retry-After` */
       429: {
         headers: {
@@ -1826,6 +1916,15 @@ export interface operations {
       };
       /** @description The body is too large (`payload_too_large`), or an input is (`input_too_large`) */
       413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ApiError"];
+        };
+      };
+      /** @description A body sent without `content-type: application/json` (`invalid_request`) */
+      415: {
         headers: {
           [name: string]: unknown;
         };
