@@ -76,6 +76,21 @@ export class ParsedArgs {
   }
 }
 
+/** parseArgs' refusal of an option whose value starts with a dash (`--deadline -1`, or `--input --wait`). */
+const AMBIGUOUS_VALUE = /^Option '(-[^' ]+)' argument is ambiguous/;
+
+/**
+ * What to write instead, when parseArgs refused the word after an option as
+ * its value because it starts with a dash (it may be the next option, the
+ * value forgotten, or a value such as `-1`); else `undefined`.
+ */
+function dashedValueProblem(message: string, argv: readonly string[]): string | undefined {
+  const option = AMBIGUOUS_VALUE.exec(message)?.[1];
+  if (option === undefined) return undefined;
+  const value = argv[argv.indexOf(option) + 1] ?? "";
+  return `${option} takes a value, and ${JSON.stringify(value)} starts with a dash: give ${option} its value, or write ${option}=${value} if that is the value`;
+}
+
 /**
  * Parses `argv` (the words after `command`, the command's name) against the command's
  * options plus `--help`. Unknown options, missing option values and more
@@ -102,7 +117,8 @@ export function parseCommandArgs(
     parsed = parseArgs({ args: [...argv], options, strict: true, allowPositionals: true });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    throw usageError(`${command}: ${message.split("\n")[0]} (see errand ${command} --help)`);
+    const why = dashedValueProblem(message, argv) ?? message.split("\n")[0];
+    throw usageError(`${command}: ${why} (see errand ${command} --help)`);
   }
   const allowed = spec.positionals?.length ?? 0;
   if (parsed.values.help !== true && parsed.positionals.length > allowed) {
