@@ -1,7 +1,7 @@
 /**
  * The mistakes a first call with curl makes — a body sent with `-d` alone
- * (a form's content type), a URL without `/v1` — each refused with a message
- * and a fix that say what to send instead.
+ * (a form's content type), a URL without `/v1`, a key without `Bearer` —
+ * each refused with a message and a fix that say what to send instead.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type ApiOnly, startApiOnly } from "./test-support/api-only.js";
@@ -39,4 +39,17 @@ it("answers a route that does not exist with the way to the document that lists 
     expect(refusal.error.message).toBe(`no such route: GET ${path}`);
     expect(refusal.error.fix).toContain("GET /v1/openapi.json");
   }
+});
+
+it("refuses a key sent without the Bearer scheme saying how the header is written", async () => {
+  const response = await fetch(`${api.url}/v1/agents`, {
+    headers: { authorization: "errk_0123456789abcdef_notAKey" },
+  });
+  expect(response.status).toBe(401);
+  expect(response.headers.get("www-authenticate")).toBe('Bearer realm="errand"');
+  const refusal = (await response.json()) as Refusal;
+  expect(refusal.error.code).toBe("unauthorized");
+  expect(refusal.error.message).toBe(
+    "the Authorization header is not `Bearer <key>`: write the word Bearer, a space, then the key",
+  );
 });
