@@ -79,16 +79,24 @@ export class ParsedArgs {
 /** parseArgs' refusal of an option whose value starts with a dash (`--deadline -1`, or `--input --wait`). */
 const AMBIGUOUS_VALUE = /^Option '(-[^' ]+)' argument is ambiguous/;
 
+/** parseArgs' refusal of an option the command does not declare, followed by advice about positionals. */
+const UNKNOWN_OPTION = /^Unknown option '([^']+)'/;
+
 /**
- * What to write instead, when parseArgs refused the word after an option as
- * its value because it starts with a dash (it may be the next option, the
- * value forgotten, or a value such as `-1`); else `undefined`.
+ * parseArgs' refusal said for this CLI: an option whose value starts with a
+ * dash (the next option, the value forgotten, or a value such as `-1`) with
+ * what to write instead; an unknown option named without parseArgs' advice
+ * about positionals; anything else as its first line.
  */
-function dashedValueProblem(message: string, argv: readonly string[]): string | undefined {
-  const option = AMBIGUOUS_VALUE.exec(message)?.[1];
-  if (option === undefined) return undefined;
-  const value = argv[argv.indexOf(option) + 1] ?? "";
-  return `${option} takes a value, and ${JSON.stringify(value)} starts with a dash: give ${option} its value, or write ${option}=${value} if that is the value`;
+function parseRefusal(message: string, argv: readonly string[]): string {
+  const dashed = AMBIGUOUS_VALUE.exec(message)?.[1];
+  if (dashed !== undefined) {
+    const value = argv[argv.indexOf(dashed) + 1] ?? "";
+    return `${dashed} takes a value, and ${JSON.stringify(value)} starts with a dash: give ${dashed} its value, or write ${dashed}=${value} if that is the value`;
+  }
+  const unknown = UNKNOWN_OPTION.exec(message)?.[1];
+  if (unknown !== undefined) return `unknown option ${unknown}`;
+  return message.split("\n")[0]!;
 }
 
 /**
@@ -117,8 +125,7 @@ export function parseCommandArgs(
     parsed = parseArgs({ args: [...argv], options, strict: true, allowPositionals: true });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    const why = dashedValueProblem(message, argv) ?? message.split("\n")[0];
-    throw usageError(`${command}: ${why} (see errand ${command} --help)`);
+    throw usageError(`${command}: ${parseRefusal(message, argv)} (see errand ${command} --help)`);
   }
   const allowed = spec.positionals?.length ?? 0;
   if (parsed.values.help !== true && parsed.positionals.length > allowed) {
