@@ -76,6 +76,29 @@ export class ParsedArgs {
   }
 }
 
+/** parseArgs' refusal of an option whose value starts with a dash (`--deadline -1`, or `--input --wait`). */
+const AMBIGUOUS_VALUE = /^Option '(-[^' ]+)' argument is ambiguous/;
+
+/** parseArgs' refusal of an option the command does not declare, followed by advice about positionals. */
+const UNKNOWN_OPTION = /^Unknown option '([^']+)'/;
+
+/**
+ * parseArgs' refusal said for this CLI: an option whose value starts with a
+ * dash (the next option, the value forgotten, or a value such as `-1`) with
+ * what to write instead; an unknown option named without parseArgs' advice
+ * about positionals; anything else as its first line.
+ */
+function parseRefusal(message: string, argv: readonly string[]): string {
+  const dashed = AMBIGUOUS_VALUE.exec(message)?.[1];
+  if (dashed !== undefined) {
+    const value = argv[argv.indexOf(dashed) + 1] ?? "";
+    return `${dashed} takes a value, and ${JSON.stringify(value)} starts with a dash: give ${dashed} its value, or write ${dashed}=${value} if that is the value`;
+  }
+  const unknown = UNKNOWN_OPTION.exec(message)?.[1];
+  if (unknown !== undefined) return `unknown option ${unknown}`;
+  return message.split("\n")[0]!;
+}
+
 /**
  * Parses `argv` (the words after `command`, the command's name) against the command's
  * options plus `--help`. Unknown options, missing option values and more
@@ -102,7 +125,7 @@ export function parseCommandArgs(
     parsed = parseArgs({ args: [...argv], options, strict: true, allowPositionals: true });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    throw usageError(`${command}: ${message.split("\n")[0]} (see errand ${command} --help)`);
+    throw usageError(`${command}: ${parseRefusal(message, argv)} (see errand ${command} --help)`);
   }
   const allowed = spec.positionals?.length ?? 0;
   if (parsed.values.help !== true && parsed.positionals.length > allowed) {

@@ -42,7 +42,10 @@ describe.concurrent("usage errors", () => {
     [[], /Usage: errand <command>/],
     [["launch"], /unknown command: launch/],
     [["runs", "rewind"], /unknown command: runs rewind/],
-    [["runs", "fold", "--form-file", "x.json"], /runs fold: Unknown option '--form-file'/],
+    [
+      ["runs", "fold", "--form-file", "x.json"],
+      /^errand: runs fold: unknown option --form-file \(see errand runs fold --help\)\n$/,
+    ],
     [["runs", "show"], /runs show: missing <runId>/],
     [["runs", "show", "R1", "R2"], /unexpected argument "R2"/],
     [["runs", "list", "--limit", "many"], /--limit must be a whole number from 1 to 500/],

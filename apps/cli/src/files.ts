@@ -7,6 +7,7 @@ import { resolve } from "node:path";
 import { usageError } from "./args.js";
 import type { CliIO } from "./io.js";
 import { oneLine } from "./output.js";
+import { shellCommand } from "./shell-quote.js";
 
 /** The text of `path` (relative to the working directory); `what` names it in errors. */
 export async function readUserFile(io: CliIO, path: string, what: string): Promise<string> {
@@ -38,4 +39,22 @@ export async function readJsonArgument(io: CliIO, value: string, what: string): 
     return parseJsonText(await readUserFile(io, path, what), `${what} (${path})`);
   }
   return parseJsonText(value, what);
+}
+
+/** The first character of JSON text that is an object, an array or a string. */
+const JSON_OPENING = /^\s*[[{"]/;
+
+/**
+ * A run's input, which may be any JSON value, as {@link readJsonArgument}
+ * reads it; bare text that is not JSON (`--input Ada`) is refused with the
+ * quoted form that gives it as a JSON string.
+ */
+export async function readInputArgument(io: CliIO, value: string, what: string): Promise<unknown> {
+  try {
+    return await readJsonArgument(io, value, what);
+  } catch (error) {
+    if (value.startsWith("@") || JSON_OPENING.test(value) || !(error instanceof Error)) throw error;
+    const quoted = shellCommand([what, JSON.stringify(value)]);
+    throw usageError(`${error.message} (a text is a JSON string, in quotes: ${quoted})`, error);
+  }
 }

@@ -10,7 +10,7 @@ import { MAX_IDEMPOTENCY_KEY_LENGTH } from "@errand/engine";
 import { FireBudget, MAX_FIRE_MANY } from "@errand/engine/ops";
 import { RunModelSettings } from "@errand/runtime";
 import { type ParsedArgs, usageError } from "./args.js";
-import { readJsonArgument } from "./files.js";
+import { readInputArgument, readJsonArgument } from "./files.js";
 import type { CliIO } from "./io.js";
 
 /** One `fire` invocation, checked. */
@@ -121,7 +121,7 @@ async function readModelSettings(io: CliIO, argument: string): Promise<RunModelS
  */
 export async function readFireRequest(args: ParsedArgs, io: CliIO): Promise<FireRequest> {
   const agent = args.positional(0, "agent");
-  const input = await readJsonArgument(io, args.requiredString("input"), "--input");
+  const input = await readInputArgument(io, args.requiredString("input"), "--input");
   const schemaArg = args.string("schema");
   const count = args.integer("count", { min: 1, max: MAX_FIRE_MANY }, 1);
   const metadata = parseMetadata(args.strings("metadata"));

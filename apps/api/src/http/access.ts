@@ -54,7 +54,13 @@ async function grantOf(c: Context, access: Access): Promise<AccessGrant | Respon
     return unauthorized(c, "this API needs a key: send Authorization: Bearer <key>");
   }
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  const grant = match === null ? undefined : await access.keys.verify(match[1]!);
+  if (match === null) {
+    return unauthorized(
+      c,
+      "the Authorization header is not `Bearer <key>`: write the word Bearer, a space, then the key",
+    );
+  }
+  const grant = await access.keys.verify(match[1]!);
   if (grant === undefined) {
     return unauthorized(c, "the key is not valid: unknown, revoked or mistyped");
   }

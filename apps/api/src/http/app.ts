@@ -65,7 +65,9 @@ export function createApp(
     return answer;
   });
   app.notFound((c) =>
-    apiError(c, 404, "not_found", `no such route: ${c.req.method} ${c.req.path}`),
+    apiError(c, 404, "not_found", `no such route: ${c.req.method} ${c.req.path}`, {
+      fix: "every route is under /v1: GET /v1/openapi.json lists them",
+    }),
   );
   app.use(async (c, next) => {
     await next();

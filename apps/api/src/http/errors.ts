@@ -79,9 +79,15 @@ export function apiError(
   status: ContentfulStatusCode,
   code: ApiRefusal | ErrorCode,
   message: string,
-  options: { retryable?: boolean; issues?: ApiError["error"]["issues"]; runId?: string } = {},
+  options: {
+    retryable?: boolean;
+    issues?: ApiError["error"]["issues"];
+    runId?: string;
+    fix?: string;
+  } = {},
 ): Response {
-  const fix = options.runId === undefined ? FIX_OF_CODE[code] : firedRunFix(options.runId);
+  const fix =
+    options.runId === undefined ? (options.fix ?? FIX_OF_CODE[code]) : firedRunFix(options.runId);
   const body: ApiError = {
     error: {
       code,
@@ -116,6 +122,16 @@ export function answerError(c: Context, error: unknown): Response {
       ...(issues === undefined ? {} : { issues }),
       ...(typeof runId === "string" ? { runId } : {}),
     });
+  }
+  // A body sent without `content-type: application/json` (curl's `-d` alone sends a form's).
+  if (error instanceof HTTPException && error.status === 415) {
+    return apiError(
+      c,
+      415,
+      "invalid_request",
+      `the body must be JSON, sent with content-type: application/json, not ${JSON.stringify(c.req.header("content-type") ?? "none")}`,
+      { fix: "send the header `content-type: application/json` with the JSON body" },
+    );
   }
   // Hono's own refusals of a request (a body that is not JSON): 4xx, said in its words.
   if (error instanceof HTTPException && error.status < 500) {

@@ -6,7 +6,7 @@ import { ApiError } from "../schemas/responses.js";
 
 const errorContent = { "application/json": { schema: ApiError } };
 
-/** The error answers of a route: 400, 401, 403, 404, 413, 429 and 503. */
+/** The error answers of a route: 400, 401, 403, 404, 413, 415, 429 and 503. */
 export const ERROR_RESPONSES = {
   400: {
     description:
@@ -28,6 +28,10 @@ export const ERROR_RESPONSES = {
   },
   413: {
     description: "The body is too large (`payload_too_large`), or an input is (`input_too_large`)",
+    content: errorContent,
+  },
+  415: {
+    description: "A body sent without `content-type: application/json` (`invalid_request`)",
     content: errorContent,
   },
   429: {

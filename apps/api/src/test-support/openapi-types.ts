@@ -927,6 +927,15 @@ export interface operations {
           "application/json": components["schemas"]["ApiError"];
         };
       };
+      /** @description A body sent without `content-type: application/json` (`invalid_request`) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ApiError"];
+        };
+      };
       /** @description The key's requests per minute are spent (`rate_limited`): see `Retry-After` */
       429: {
         headers: {
@@ -1026,6 +1035,15 @@ export interface operations {
           "application/json": components["schemas"]["ApiError"];
         };
       };
+      /** @description A body sent without `content-type: application/json` (`invalid_request`) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ApiError"];
+        };
+      };
       /** @description The key's requests per minute are spent (`rate_limited`): see `Retry-After` */
       429: {
         headers: {
@@ -1109,6 +1127,15 @@ export interface operations {
       };
       /** @description The body is too large (`payload_too_large`), or an input is (`input_too_large`) */
       413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ApiError"];
+        };
+      };
+      /** @description A body sent without `content-type: application/json` (`invalid_request`) */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -1205,6 +1232,15 @@ export interface operations {
           "application/json": components["schemas"]["ApiError"];
         };
       };
+      /** @description A body sent without `content-type: application/json` (`invalid_request`) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ApiError"];
+        };
+      };
       /** @description The key's requests per minute are spent (`rate_limited`): see `Retry-After` */
       429: {
         headers: {
@@ -1285,6 +1321,15 @@ export interface operations {
       };
       /** @description The body is too large (`payload_too_large`), or an input is (`input_too_large`) */
       413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ApiError"];
+        };
+      };
+      /** @description A body sent without `content-type: application/json` (`invalid_request`) */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -1375,6 +1420,15 @@ export interface operations {
       };
       /** @description The body is too large (`payload_too_large`), or an input is (`input_too_large`) */
       413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ApiError"];
+        };
+      };
+      /** @description A body sent without `content-type: application/json` (`invalid_request`) */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -1476,6 +1530,15 @@ export interface operations {
           "application/json": components["schemas"]["ApiError"];
         };
       };
+      /** @description A body sent without `content-type: application/json` (`invalid_request`) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ApiError"];
+        };
+      };
       /** @description The key's requests per minute are spent (`rate_limited`): see `Retry-After` */
       429: {
         headers: {
@@ -1565,6 +1628,15 @@ export interface operations {
           "application/json": components["schemas"]["ApiError"];
         };
       };
+      /** @description A body sent without `content-type: application/json` (`invalid_request`) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ApiError"];
+        };
+      };
       /** @description The key's requests per minute are spent (`rate_limited`): see `Retry-After` */
       429: {
         headers: {
@@ -1647,6 +1719,15 @@ export interface operations {
       };
       /** @description The body is too large (`payload_too_large`), or an input is (`input_too_large`) */
       413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ApiError"];
+        };
+      };
+      /** @description A body sent without `content-type: application/json` (`invalid_request`) */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -1752,6 +1833,15 @@ export interface operations {
           "application/json": components["schemas"]["ApiError"];
         };
       };
+      /** @description A body sent without `content-type: application/json` (`invalid_request`) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ApiError"];
+        };
+      };
       /** @description The key's requests per minute are spent (`rate_limited`): see `Retry-After` */
       429: {
         headers: {
@@ -1828,6 +1918,15 @@ export interface operations {
       };
       /** @description The body is too large (`payload_too_large`), or an input is (`input_too_large`) */
       413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ApiError"];
+        };
+      };
+      /** @description A body sent without `content-type: application/json` (`invalid_request`) */
+      415: {
         headers: {
           [name: string]: unknown;
         };

@@ -46,6 +46,17 @@ describe("errand fire refuses bad arguments before anything is enqueued", () => 
   it.each([
     ["--input that is not JSON", ["--input", "{city: Oslo}"], /--input is not valid JSON/],
     [
+      "--input that is bare text",
+      ["--input", "Ada"],
+      /--input is not valid JSON: .* \(a text is a JSON string, in quotes: --input '"Ada"'\)/,
+    ],
+    [
+      "--deadline with a negative value",
+      ["--input", "{}", "--deadline", "-1"],
+      /--deadline takes a value, and "-1" starts with a dash: give --deadline its value, or write --deadline=-1 if that is the value/,
+    ],
+    ["--deadline=-1", ["--input", "{}", "--deadline=-1"], /--deadline must be a whole number/],
+    [
       "--input @file that is not JSON",
       ["--input", "@DIR/broken.json"],
       /--input \(.*broken\.json\) is not valid JSON/,

@@ -7,7 +7,7 @@
 import { CONNECTION_OPTIONS, type CommandSpec, JSON_OPTION } from "../command.js";
 import { withErrand } from "../errand-client.js";
 import { EXIT } from "../exit-codes.js";
-import { readJsonArgument } from "../files.js";
+import { readInputArgument } from "../files.js";
 import { writeJson, writeLines } from "../output.js";
 import { describeSchedule } from "./schedules-list.js";
 
@@ -61,7 +61,7 @@ export const schedulesUpsertCommand: CommandSpec = {
     const spec: Record<string, unknown> = {
       id,
       agent: args.requiredString("agent"),
-      input: inputText === undefined ? null : await readJsonArgument(io, inputText, "--input"),
+      input: inputText === undefined ? null : await readInputArgument(io, inputText, "--input"),
       cron: args.string("cron"),
       timezone: args.string("timezone"),
       everyMs: everyMs === undefined ? undefined : Number(everyMs),

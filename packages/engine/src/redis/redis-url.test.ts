@@ -1,6 +1,6 @@
 import { ErrandError } from "@errand/core";
 import { describe, expect, it } from "vitest";
-import { isClusterUrl, parseClusterUrl } from "./redis-url.js";
+import { isClusterUrl, openRedisUrl, parseClusterUrl } from "./redis-url.js";
 
 function refusal(url: string): string {
   try {
@@ -70,5 +70,33 @@ describe("parseClusterUrl", () => {
     expect(refusal("redis+cluster://u:%zz@a:7000")).toBe(
       `invalid Redis Cluster URL: its password is not percent-encoded correctly${form}`,
     );
+  });
+});
+
+describe("openRedisUrl", () => {
+  it("refuses a URL of a scheme ioredis does not read, naming the scheme and never the password", () => {
+    for (const url of ["http://localhost:6379", "HTTPS://errand:hunter2@redis.example:6380/0"]) {
+      let refused: unknown;
+      try {
+        openRedisUrl(url, { redisOptions: { lazyConnect: true } }).disconnect();
+      } catch (error) {
+        refused = error;
+      }
+      expect(refused, url).toBeInstanceOf(ErrandError);
+      expect((refused as ErrandError).code).toBe("invalid_spec");
+      const scheme = url.slice(0, url.indexOf(":")).toLowerCase();
+      expect((refused as ErrandError).message).toBe(
+        `invalid Redis URL: it starts with ${scheme}://; write redis://[<user>:<password>@]host:port (rediss:// for TLS, redis+cluster://host1:port1,host2:port2 for a Redis Cluster)`,
+      );
+      expect((refused as ErrandError).message).not.toContain("hunter2");
+    }
+  });
+
+  it("opens redis://, rediss://, unix:// and host:port without a scheme", () => {
+    for (const url of ["redis://a:7000", "rediss://a:7000", "unix:///tmp/r.sock", "a:7000"]) {
+      const client = openRedisUrl(url, { redisOptions: { lazyConnect: true } });
+      expect(client.status, url).toBe("wait");
+      client.disconnect();
+    }
   });
 });

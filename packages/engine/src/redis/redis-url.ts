@@ -123,13 +123,40 @@ export interface RedisUrlOptions {
   clusterOptions?: Omit<ClusterOptions, "redisOptions">;
 }
 
+/** The schemes ioredis reads a one-server URL in (`unix:` names a socket's path). */
+const SERVER_SCHEMES = ["redis:", "rediss:", "unix:"];
+
+/** The scheme of `url` (`http:`), lower case, or `undefined` when it has no `scheme://`. */
+function schemeOf(url: string): string | undefined {
+  return /^\s*([a-z][a-z0-9+.-]*:)\/\//i.exec(url)?.[1]?.toLowerCase();
+}
+
+/**
+ * Throws `invalid_spec` for a URL of a scheme ioredis does not read
+ * (`http://host:6379`): ioredis would take its host and port for a socket
+ * path and fail with a bare `ENOENT`. Only the scheme is named, never the
+ * rest, which may hold a password.
+ */
+function checkServerScheme(url: string): void {
+  const scheme = schemeOf(url);
+  if (scheme === undefined || SERVER_SCHEMES.includes(scheme)) return;
+  throw new ErrandError(
+    "invalid_spec",
+    `invalid Redis URL: it starts with ${scheme}//; write redis://[<user>:<password>@]host:port (rediss:// for TLS, redis+cluster://host1:port1,host2:port2 for a Redis Cluster)`,
+  );
+}
+
 /**
  * A new ioredis client for `url`: a `Cluster` for a cluster URL (see the
  * module), else a `Redis` for one server. Throws `invalid_spec` for a cluster
- * URL that is written wrong.
+ * URL that is written wrong, or a URL of another scheme than `redis://`,
+ * `rediss://` or a cluster's.
  */
 export function openRedisUrl(url: string, options: RedisUrlOptions = {}): Redis | Cluster {
-  if (!isClusterUrl(url)) return new Redis(url, options.redisOptions ?? {});
+  if (!isClusterUrl(url)) {
+    checkServerScheme(url);
+    return new Redis(url, options.redisOptions ?? {});
+  }
   const { nodes, nodeOptions } = parseClusterUrl(url);
   return new Cluster(nodes, {
     ...options.clusterOptions,

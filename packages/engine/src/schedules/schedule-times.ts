@@ -10,7 +10,26 @@
 import cronParser from "cron-parser";
 import { invalidSchedule, type ScheduleDefinition } from "./schedule-spec.js";
 
-/** Throws `invalid_spec` for a time zone this runtime does not know or a cron expression cron-parser refuses. */
+/** How many fields a cron expression has: 5, or 6 with seconds first. */
+const CRON_FIELD_COUNTS = [5, 6];
+
+/**
+ * Why `cron` has the wrong number of fields, or `undefined` when it has 5 or
+ * 6 (or is an alias such as `@daily`). cron-parser itself fills the fields
+ * left out, so `5` alone would tick every Friday at midnight.
+ */
+function cronFieldCountProblem(cron: string): string | undefined {
+  const trimmed = cron.trim();
+  if (trimmed.startsWith("@")) return undefined;
+  const fields = trimmed.split(/\s+/).length;
+  if (CRON_FIELD_COUNTS.includes(fields)) return undefined;
+  return `it has ${fields} field${fields === 1 ? "" : "s"}; write 5 (minute hour day-of-month month day-of-week), or 6 with seconds first`;
+}
+
+/**
+ * Throws `invalid_spec` for a time zone this runtime does not know, a cron
+ * expression without 5 or 6 fields, or one cron-parser refuses.
+ */
 export function checkScheduleTimes(schedule: ScheduleDefinition): void {
   if (schedule.timezone !== undefined) {
     try {
@@ -22,6 +41,12 @@ export function checkScheduleTimes(schedule: ScheduleDefinition): void {
     }
   }
   if (schedule.cron !== undefined) {
+    const fieldCountProblem = cronFieldCountProblem(schedule.cron);
+    if (fieldCountProblem !== undefined) {
+      throw invalidSchedule([
+        `cron: ${JSON.stringify(schedule.cron)} is not a cron expression (${fieldCountProblem})`,
+      ]);
+    }
     try {
       cronParser.parseExpression(schedule.cron, { tz: schedule.timezone ?? "UTC" }).next();
     } catch (error) {

@@ -303,6 +303,9 @@ describe.concurrent("schedules", () => {
     const refusals: [Record<string, unknown>, string][] = [
       [{ ...good, cron: "61 * * * *" }, "invalid_spec"],
       [{ ...good, cron: "every tuesday" }, "invalid_spec"],
+      [{ ...good, cron: "5" }, "invalid_spec"],
+      [{ ...good, cron: "* * *" }, "invalid_spec"],
+      [{ ...good, cron: "0 0 3 * * * 2027" }, "invalid_spec"],
       [{ ...good, timezone: "Mars/Olympus_Mons" }, "invalid_spec"],
       [{ ...good, agent: "nobody" }, "unknown_agent"],
       [{ ...good, input: { label: 42 } }, "invalid_input"],
@@ -315,6 +318,10 @@ describe.concurrent("schedules", () => {
       const refused = await errand.schedules.upsert(spec).catch((error: unknown) => error);
       expect(isErrandError(refused, code as never), JSON.stringify(spec)).toBe(true);
     }
+    const shortCron = await errand.schedules
+      .upsert({ ...good, cron: "5" })
+      .catch((error: unknown) => error);
+    expect(String(shortCron)).toContain("it has 1 field; write 5 (minute hour");
     expect(await scheduleAndRunKeys(shared, prefix)).toEqual(keysBefore);
     expect(await errand.schedules.list()).toEqual([]);
     const missing = await errand.schedules.pause("refused").catch((error: unknown) => error);
