@@ -1,10 +1,10 @@
 import { shardOfRunId } from "@errand/core/ops";
 import { announcedRunIds, decodeShardEntry } from "@errand/store/ops";
 import { describe, expect } from "vitest";
+import { LOG_PAGE_EVENTS } from "../reads/log-pages.js";
 import { redisTest } from "../test-support/engine-test.js";
 import { DEFAULT_COLLECTOR_GROUP, ensureGroup } from "./consumer-group.js";
 import { type CollectorOptions, createCollector } from "./create-collector.js";
-import { RESULT_LOG_PAGE_EVENTS } from "./project-result.js";
 import {
   expectedIndexedState,
   readIndexedState,
@@ -118,7 +118,7 @@ describe("createCollector", () => {
     const fromLogs = await collectCountingLogReads(fx, "long-logs-from-logs", plan, {
       projectionBytes: 0,
     });
-    const pagesOf = (run: PlannedRun) => Math.floor(run.events.length / RESULT_LOG_PAGE_EVENTS) + 1;
+    const pagesOf = (run: PlannedRun) => Math.floor(run.events.length / LOG_PAGE_EVENTS) + 1;
     const settling = planRuns(plan).filter(settles);
     expect(settling.every((run) => pagesOf(run) === 3)).toBe(true);
     expect(fromLogs.logsRead).toBe(settling.reduce((sum, run) => sum + pagesOf(run), 0));

@@ -9,37 +9,11 @@
  * of the same log is the same bytes every time, so collectors racing on one
  * run agree.
  */
-import {
-  ErrandError,
-  initialRunState,
-  type RunResult,
-  type RunState,
-  settleRun,
-} from "@errand/core";
+import { ErrandError, type RunResult, type RunState, settleRun } from "@errand/core";
 import { applyResultEvent } from "@errand/core/ops";
-import type { EventStore } from "@errand/store";
 import { parseStoredResult } from "@errand/store/ops";
+import { foldLogInPages } from "../reads/log-pages.js";
 import type { CollectorContext } from "./context.js";
-
-/**
- * Events a read of a run's log asks for: each event holds a few tens of KB
- * at most (its values over the inline limits are blobs), so a page is a
- * reply of a few MB at most, and a child's log is one read.
- */
-export const RESULT_LOG_PAGE_EVENTS = 256;
-
-/** The run's log folded for its result, {@link RESULT_LOG_PAGE_EVENTS} events a read, up to its end. */
-async function foldLogForResult(store: EventStore, runId: string): Promise<RunState> {
-  let state = initialRunState(runId);
-  for (;;) {
-    const page = await store.readLog(runId, {
-      afterSeq: state.seq,
-      count: RESULT_LOG_PAGE_EVENTS,
-    });
-    state = page.reduce(applyResultEvent, state);
-    if (page.length < RESULT_LOG_PAGE_EVENTS) return state;
-  }
-}
 
 /**
  * The result of a settled run: `settleRun(projection)` when the collector
@@ -58,7 +32,10 @@ export async function settledResult(
   const { redis, keys, store } = context;
   const stored = await redis.get(keys.result(runId));
   if (stored !== null) return parseStoredResult(runId, stored);
-  const result = settleRun(await foldLogForResult(store, runId));
+  const state = await foldLogInPages(store, runId, (folded, page) =>
+    page.reduce(applyResultEvent, folded),
+  );
+  const result = settleRun(state);
   if (result === undefined) {
     throw new ErrandError(
       "internal",
