@@ -1,8 +1,10 @@
 /**
  * Old logs must keep folding: every committed golden history is made of valid
- * events and settles to its committed RunResult.
+ * events and settles to its committed RunResult, folded whole or for its
+ * result alone.
  */
-import { foldRun, RunEvent, RunResult, settleRun } from "@errand/core";
+import { foldRun, initialRunState, RunEvent, RunResult, settleRun } from "@errand/core";
+import { applyResultEvent } from "@errand/core/ops";
 import { describe, expect, it } from "vitest";
 import { loadGoldenHistories } from "./golden/histories.mjs";
 
@@ -29,5 +31,12 @@ describe.each(histories)("golden history $name", ({ events, expected }) => {
     const result = settleRun(foldRun(events.map((event) => RunEvent.parse(event))));
 
     expect(result).toStrictEqual(expected);
+  });
+
+  it("settles to its committed result when folded for its result alone (as the collector folds)", () => {
+    const parsed = events.map((event) => RunEvent.parse(event));
+    const state = parsed.reduce(applyResultEvent, initialRunState(parsed[0]!.runId));
+
+    expect(settleRun(state)).toStrictEqual(expected);
   });
 });

@@ -51,8 +51,9 @@ export function isSettled(state: RunState): boolean {
  */
 type Evolvers = { [T in EventType]: (state: RunState, event: RunEventOf<T>) => RunState };
 
+/** The step numbered `step`: each number is one step of the state, most often its last, so the search starts there. */
 function stepOf(state: RunState, step: number): StepState | undefined {
-  return state.steps.find((s) => s.step === step);
+  return state.steps.findLast((s) => s.step === step);
 }
 
 /** Returns the state with one call of one step replaced by `update(call)`. */

@@ -2,8 +2,8 @@
  * `@errand/core/ops` — the pure helpers errand's own packages and apps share
  * and a user of errand never calls: cursors and page bounds, run-id parts,
  * text and JSON limits, the stored-event check the append runs, the
- * waitpoint bookkeeping of the fold, and the schema pieces the runtime
- * compiles tools with.
+ * waitpoint bookkeeping of the fold, the fold kept for a result alone, and
+ * the schema pieces the runtime compiles tools with.
  *
  * **Unstable.** This subpath carries no semver promise: a name here may
  * change or go in any release, in step with errand's own packages and apps.
@@ -25,6 +25,7 @@ export { compileLinearPattern, type LinearPattern } from "./linear-pattern.js";
 export { findLosslessJsonProblem } from "./lossless-json.js";
 export { requireWholeNumber, wholeNumberOption } from "./options.js";
 export { type LimitBounds, page, resolveLimit } from "./page.js";
+export { applyResultEvent } from "./result-fold.js";
 export {
   createdAtOfRunId,
   isRunId,

@@ -2,7 +2,8 @@
  * `@errand/runtime/ops` — the parts of the runtime the engine and errand's
  * tests build on: the span helpers the engine traces with (GenAI semantic
  * conventions), the agent checks a worker runs before it takes a run, the
- * structured-output tool's name and messages, the transcript builder, the
+ * structured-output tool's name and messages, the transcript builder (and
+ * the trim of a state to what its transcript reads), the
  * logger helpers and the waitpoint answer check.
  *
  * **Unstable.** This subpath carries no semver promise: a name here may
@@ -43,5 +44,5 @@ export {
 export { setContentAttribute } from "./tracing/content.js";
 export { GEN_AI, modelIdentity } from "./tracing/gen-ai.js";
 export { ERROR_TYPE, inSpan, markSpanFailed } from "./tracing/spans.js";
-export { buildTranscript } from "./transcript.js";
+export { buildTranscript, trimmedToTranscript } from "./transcript.js";
 export { checkAnswer } from "./waitpoint.js";

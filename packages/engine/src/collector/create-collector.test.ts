@@ -1,6 +1,7 @@
 import { shardOfRunId } from "@errand/core/ops";
 import { announcedRunIds, decodeShardEntry } from "@errand/store/ops";
 import { describe, expect } from "vitest";
+import { LOG_PAGE_EVENTS } from "../reads/log-pages.js";
 import { redisTest } from "../test-support/engine-test.js";
 import { DEFAULT_COLLECTOR_GROUP, ensureGroup } from "./consumer-group.js";
 import { type CollectorOptions, createCollector } from "./create-collector.js";
@@ -9,7 +10,14 @@ import {
   readIndexedState,
   waitUntilIndexed,
 } from "./test-support/indexed-state.js";
-import { planRuns, settlingRunIds, writeRuns } from "./test-support/planned-runs.js";
+import {
+  type PlannedRun,
+  type PlanOptions,
+  planRuns,
+  settles,
+  settlingRunIds,
+  writeRuns,
+} from "./test-support/planned-runs.js";
 import { recordingLogger } from "./test-support/recording-logger.js";
 import { type EngineRedisFixture, TEST_SHARDS } from "./test-support/redis-fixture.js";
 
@@ -30,6 +38,40 @@ function collectorOptions(
     reaper: false,
     ...extra,
   };
+}
+
+/** The calls of XRANGE the server has answered so far: the collector's reads of run logs. */
+async function logReads(fx: EngineRedisFixture): Promise<number> {
+  const stats = await fx.redis.info("commandstats");
+  return Number(/cmdstat_xrange:calls=(\d+)/.exec(stats)?.[1] ?? 0);
+}
+
+/**
+ * Writes the runs of `plan` under `label`, collects them with a collector of
+ * `extra` options until every settling run is indexed (checked against the
+ * fold of each log), and says how many log reads it took and the results.
+ */
+async function collectCountingLogReads(
+  fx: EngineRedisFixture,
+  label: string,
+  plan: PlanOptions,
+  extra: Partial<CollectorOptions>,
+): Promise<{ logsRead: number; results: unknown[] }> {
+  const { prefix, keys, store } = fx.prefixed(label);
+  const runs = planRuns(plan);
+  await writeRuns(store, runs);
+  const collector = createCollector(collectorOptions(fx, prefix, extra));
+  const readsBefore = await logReads(fx);
+  await collector.start();
+  try {
+    await waitUntilIndexed(fx.redis, keys, settlingRunIds(runs), TEST_SHARDS);
+    const logsRead = (await logReads(fx)) - readsBefore;
+    const state = await readIndexedState(fx.redis, keys, runs, TEST_SHARDS);
+    expect(state).toEqual(await expectedIndexedState(store, runs));
+    return { logsRead, results: Object.values(state.results) };
+  } finally {
+    await collector.stop();
+  }
 }
 
 describe("createCollector", () => {
@@ -56,33 +98,30 @@ describe("createCollector", () => {
   it("folds each run from its entries without reading its log, and from its log alike when it could not follow the run", async ({
     engineRedis: fx,
   }) => {
-    const logReads = async () => {
-      const stats = await fx.redis.info("commandstats");
-      return Number(/cmdstat_xrange:calls=(\d+)/.exec(stats)?.[1] ?? 0);
-    };
-    const collectUnder = async (label: string, extra: Partial<CollectorOptions>) => {
-      const { prefix, keys, store } = fx.prefixed(label);
-      const runs = planRuns({ count: 40, shards: TEST_SHARDS, parents: 4, seed: "projections" });
-      await writeRuns(store, runs);
-      const collector = createCollector(collectorOptions(fx, prefix, extra));
-      const readsBefore = await logReads();
-      await collector.start();
-      try {
-        await waitUntilIndexed(fx.redis, keys, settlingRunIds(runs), TEST_SHARDS);
-        const logsRead = (await logReads()) - readsBefore;
-        const state = await readIndexedState(fx.redis, keys, runs, TEST_SHARDS);
-        expect(state).toEqual(await expectedIndexedState(store, runs));
-        return { logsRead, results: Object.values(state.results) };
-      } finally {
-        await collector.stop();
-      }
-    };
-
-    const followed = await collectUnder("projections-followed", {});
+    const plan = { count: 40, shards: TEST_SHARDS, parents: 4, seed: "projections" };
+    const followed = await collectCountingLogReads(fx, "projections-followed", plan, {});
     // No budget: every run is forgotten as soon as it is folded, and folded from its log.
-    const fromLogs = await collectUnder("projections-from-logs", { projectionBytes: 0 });
+    const fromLogs = await collectCountingLogReads(fx, "projections-from-logs", plan, {
+      projectionBytes: 0,
+    });
     expect(followed.logsRead).toBe(0);
     expect(fromLogs.logsRead).toBe(followed.results.filter((result) => result !== null).length);
+    expect(fromLogs.results).toEqual(followed.results);
+  });
+
+  it("folds a log longer than a page from its log a page at a time, to the result of the whole fold", async ({
+    engineRedis: fx,
+  }) => {
+    // 600 steps: each run's log is 602 events and more, three pages of 256.
+    const plan = { count: 6, shards: TEST_SHARDS, seed: "long-logs", steps: 600 };
+    const followed = await collectCountingLogReads(fx, "long-logs-followed", plan, {});
+    const fromLogs = await collectCountingLogReads(fx, "long-logs-from-logs", plan, {
+      projectionBytes: 0,
+    });
+    const pagesOf = (run: PlannedRun) => Math.floor(run.events.length / LOG_PAGE_EVENTS) + 1;
+    const settling = planRuns(plan).filter(settles);
+    expect(settling.every((run) => pagesOf(run) === 3)).toBe(true);
+    expect(fromLogs.logsRead).toBe(settling.reduce((sum, run) => sum + pagesOf(run), 0));
     expect(fromLogs.results).toEqual(followed.results);
   });
 

@@ -1,12 +1,18 @@
 /**
- * A settled run's result: core's `settleRun` of the run's fold. The collector
- * usually has the fold already (see `run-projections.ts`); otherwise the
- * result is read back when stored, else folded from the run's log. The JSON
+ * A settled run's result: core's `settleRun` of the run's fold, kept for its
+ * result alone (`applyResultEvent`: no step's calls, text or items). The
+ * collector usually has the fold already (see `run-projections.ts`);
+ * otherwise the result is read back when stored, else folded from the run's
+ * log a page at a time, so that a parent of a million children costs a page
+ * of its log and a few hundred bytes a step, not its whole log twice over
+ * (docs/architecture/collector.md#results-folded-a-page-at-a-time). The JSON
  * of the same log is the same bytes every time, so collectors racing on one
  * run agree.
  */
-import { ErrandError, foldRun, type RunResult, type RunState, settleRun } from "@errand/core";
+import { ErrandError, type RunResult, type RunState, settleRun } from "@errand/core";
+import { applyResultEvent } from "@errand/core/ops";
 import { parseStoredResult } from "@errand/store/ops";
+import { foldLogInPages } from "../reads/log-pages.js";
 import type { CollectorContext } from "./context.js";
 
 /**
@@ -26,7 +32,10 @@ export async function settledResult(
   const { redis, keys, store } = context;
   const stored = await redis.get(keys.result(runId));
   if (stored !== null) return parseStoredResult(runId, stored);
-  const result = settleRun(foldRun(await store.readLog(runId), runId));
+  const state = await foldLogInPages(store, runId, (folded, page) =>
+    page.reduce(applyResultEvent, folded),
+  );
+  const result = settleRun(state);
   if (result === undefined) {
     throw new ErrandError(
       "internal",

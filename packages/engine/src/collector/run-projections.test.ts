@@ -1,4 +1,12 @@
-import { EVENT_VERSION, foldRun, type RunEvent, type RunState } from "@errand/core";
+import {
+  EVENT_VERSION,
+  foldRun,
+  initialRunState,
+  type RunEvent,
+  type RunState,
+  settleRun,
+} from "@errand/core";
+import { applyResultEvent } from "@errand/core/ops";
 import { describe, expect, it } from "vitest";
 import { RunProjections } from "./run-projections.js";
 import { type PlannedRun, planRuns } from "./test-support/planned-runs.js";
@@ -11,19 +19,25 @@ function logOf(run: PlannedRun): RunEvent[] {
   );
 }
 
+/** The fold of a log kept for its result, as the projections fold. */
+function foldForResult(log: readonly RunEvent[]): RunState {
+  return log.reduce(applyResultEvent, initialRunState(log[0]!.runId));
+}
+
 /** Every entry counts 100 in these tests. */
 const SIZE = 100;
 
 const runs = planRuns({ count: 12, shards: 2, parents: 2, seed: "projections" });
 
 describe("RunProjections", () => {
-  it("folds a run followed from its first event exactly as the fold of its log, whatever its ending", () => {
+  it("folds a run followed from its first event exactly as the fold of its log for its result, whatever its ending", () => {
     const projections = new RunProjections();
     for (const run of runs) {
       const log = logOf(run);
       let projection: RunState | undefined;
       for (const event of log) projection = projections.apply(event, SIZE);
-      expect(projection).toStrictEqual(foldRun(log, run.runId));
+      expect(projection).toStrictEqual(foldForResult(log));
+      expect(settleRun(projection!)).toStrictEqual(settleRun(foldRun(log, run.runId)));
     }
     expect(projections.runs).toBe(runs.length);
     expect(projections.size).toBe(runs.reduce((sum, run) => sum + run.events.length * SIZE, 0));
@@ -44,7 +58,7 @@ describe("RunProjections", () => {
       }
     }
     for (const log of logs) {
-      expect(projections.apply(log.at(-1)!, SIZE)).toStrictEqual(foldRun(log));
+      expect(projections.apply(log.at(-1)!, SIZE)).toStrictEqual(foldForResult(log));
     }
     expect(projections.size).toBe(logs.reduce((sum, log) => sum + log.length * SIZE, 0));
   });

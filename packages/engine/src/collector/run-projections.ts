@@ -8,11 +8,16 @@
  * dead-lettered, a projection forgotten to stay within its budget — is not
  * followed: its result is folded from its log, which is always the truth.
  *
+ * Each run is folded for its result alone (`applyResultEvent`: a step keeps
+ * its number, usage and cost, not its calls, text or items): a result, and
+ * a queued run's deadline, are all the collector reads of a projection.
+ *
  * The budget is in the size of the entries folded (their field names and
- * values), which a run's state grows with: inputs, model responses and tool
- * results can be large, so a count of runs alone would not bound the memory.
+ * values), which bounds what a run's state grows with: inputs can be large,
+ * so a count of runs alone would not bound the memory.
  */
-import { applyEvent, initialRunState, type RunEvent, type RunState } from "@errand/core";
+import { initialRunState, type RunEvent, type RunState } from "@errand/core";
+import { applyResultEvent } from "@errand/core/ops";
 
 /** The size of entries a collector keeps folded in memory when not told: 32 MiB. */
 export const DEFAULT_PROJECTION_BYTES = 32 * 1024 * 1024;
@@ -65,7 +70,7 @@ export class RunProjections {
     }
     this.forget(event.runId);
     const next = {
-      state: applyEvent(followed.state, event),
+      state: applyResultEvent(followed.state, event),
       size: followed.size + size,
       listed: followed.listed,
     };

@@ -12,15 +12,26 @@
  * carries the run to its end however the stale worker ends. A store whose
  * `run-started` appends call a hook first puts the stale step exactly there.
  */
-import { foldRun, type RunEvent, type RunEventOf, settleRun } from "@errand/core";
+import { randomBytes } from "node:crypto";
+import {
+  foldRun,
+  type NewEvent,
+  newRunId,
+  type RunEvent,
+  type RunEventOf,
+  settleRun,
+} from "@errand/core";
+import { RUN_ID_RANDOM_BYTES } from "@errand/core/ops";
 import {
   type Agent,
   agentVersion,
   defineAgent,
   defineTool,
   type Model,
+  type ModelRequest,
   type ModelResponse,
 } from "@errand/runtime";
+import { buildTranscript } from "@errand/runtime/ops";
 import type { EventStore } from "@errand/store";
 import { describe, expect } from "vitest";
 import { z } from "zod";
@@ -387,6 +398,89 @@ describe("what the log decides before an attempt starts", () => {
     const again = await processRun(contextFor(fx, "worker-b", done.model), runId, "answerer");
     expect(again).toEqual({ kind: "already-settled", status: "succeeded" });
     expect(await fx.errand.store.readLog(runId)).toEqual(settled);
+  });
+
+  it("resumes a run whose log is longer than a page from its log read a page at a time, the model seeing the transcript of the whole log", async ({
+    fx,
+  }) => {
+    const runId = newRunId({
+      shard: 0,
+      nowMs: Date.now(),
+      random: randomBytes(RUN_ID_RANDOM_BYTES),
+    });
+    const at = new Date().toISOString();
+    // 150 steps of 4,000 characters each: 452 events, two pages; the transcript leaves the first 50 out.
+    const steps = 150;
+    const events: NewEvent[] = [
+      {
+        type: "run-queued",
+        at,
+        data: {
+          agent: "answerer",
+          input: "question",
+          rootRunId: runId,
+          depth: 0,
+          limits: { maxSteps: steps + 1 },
+          metadata: {},
+        },
+      },
+      { type: "run-started", at, data: { attempt: 1, workerId: "worker-gone" } },
+    ];
+    for (let step = 1; step <= steps; step += 1) {
+      const call = { callId: `call_${step}`, name: "lookup", args: { row: step } };
+      const usage = { inputTokens: 1, outputTokens: 1 };
+      events.push(
+        { type: "model-responded", at, data: { step, calls: [call], usage, finish: "tool_calls" } },
+        { type: "tool-called", at, data: { step, ...call } },
+        {
+          type: "tool-result",
+          at,
+          data: {
+            step,
+            callId: call.callId,
+            ok: true,
+            result: `${step}`.padEnd(4_000, "r"),
+            bytes: 4_000,
+            truncated: false,
+          },
+        },
+      );
+    }
+    await fx.errand.store.appendEvents(runId, 0, events);
+    const logged = await fx.errand.store.readLog(runId);
+    const requests: ModelRequest[] = [];
+    const model: Model = {
+      name: "answers-after-its-log",
+      supportsTools: true,
+      async respond(request) {
+        requests.push(request);
+        return {
+          text: "done",
+          calls: [],
+          usage: { inputTokens: 1, outputTokens: 1 },
+          finish: "stop",
+        };
+      },
+    };
+    const agent = agentOn(model);
+    const { context, calls: reads } = countingCalls(
+      contextFor(fx, "worker-a", model, agent),
+      "readLog",
+    );
+
+    const outcome = await processRun(context, runId, "answerer");
+
+    expect(outcome).toEqual({ kind: "settled", status: "succeeded" });
+    expect(reads()).toBe(2);
+    expect(requests.map((request) => request.step)).toEqual([steps + 1]);
+    const whole = buildTranscript(agent, foldRun(logged, runId));
+    expect(JSON.stringify(requests[0]!.messages)).toBe(JSON.stringify(whole));
+    expect(whole.some((message) => message.content?.includes("left out"))).toBe(true);
+    expect(settleRun(foldRun(await fx.errand.store.readLog(runId)))).toMatchObject({
+      status: "succeeded",
+      text: "done",
+      steps: steps + 1,
+    });
   });
 
   it("refuses a job for an agent it does not run, or naming another agent than the run's", async ({

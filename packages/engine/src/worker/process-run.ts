@@ -32,6 +32,7 @@
  * instead of leaving it to a writer that may be dead.
  */
 import {
+  applyEvent,
   ErrandError,
   foldRun,
   isSettled,
@@ -41,10 +42,12 @@ import {
 } from "@errand/core";
 import { isWaitpointOverdue, parkedWaitpoint, runNotFound } from "@errand/core/ops";
 import type { Logger, ParkRequest } from "@errand/runtime";
+import { trimmedToTranscript } from "@errand/runtime/ops";
 import type { EventStore } from "@errand/store";
 import { settleCancelled } from "../client/settle-cancelled.js";
 import type { HeldSlots } from "../flow-control/run-admission.js";
 import { runLogger } from "../logger.js";
+import { foldLogInPages } from "../reads/log-pages.js";
 import { lastAttemptTrace } from "../tracing/agent-span.js";
 import { inProcessSpan } from "../tracing/messaging-spans.js";
 import type { ResolvedAgent } from "./agent-models.js";
@@ -67,16 +70,24 @@ async function readState(store: EventStore, runId: string): Promise<RunState> {
 
 /**
  * The run's folded state and the trace of its last attempt, read from its
- * log. The log itself is left behind: an attempt that kept it (a local of a
- * frame that lasts the attempt) would hold every event it read, a fan-out
- * parent's spawn arguments twice over, for the attempt's whole life.
+ * log a page at a time (`log-pages.ts`), each page's steps trimmed to what
+ * the run's transcript reads as it is folded (`trimmedToTranscript`, as the
+ * run loop keeps them): a fan-out parent resumed after its children costs a
+ * page of its log and its transcript, not every spawn result it logged. The
+ * log itself is left behind: an attempt that kept it (a local of a frame
+ * that lasts the attempt) would hold every event it read for the attempt's
+ * whole life.
  */
 async function readStateAndTrace(
   store: EventStore,
   runId: string,
 ): Promise<{ state: RunState; previousTrace: TraceContext | undefined }> {
-  const log = await store.readLog(runId);
-  return { state: foldRun(log, runId), previousTrace: lastAttemptTrace(log) };
+  let previousTrace: TraceContext | undefined;
+  const state = await foldLogInPages(store, runId, (folded, page) => {
+    previousTrace = lastAttemptTrace(page) ?? previousTrace;
+    return trimmedToTranscript(page.reduce(applyEvent, folded));
+  });
+  return { state, previousTrace };
 }
 
 /**
