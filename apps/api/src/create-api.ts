@@ -4,6 +4,7 @@
  * `/readyz` 503, ends the streams, stops the server and closes the context.
  */
 import type { AddressInfo } from "node:net";
+import { listenUrl } from "@errand/core/ops";
 import { isLoopbackHost } from "@errand/dashboard";
 import { runEach } from "@errand/engine/ops";
 import { serve } from "@hono/node-server";
@@ -50,9 +51,8 @@ export async function createHttpApi(options: HttpApiOptions): Promise<HttpApi> {
     throw error;
   });
   const { port } = server.address() as AddressInfo;
-  const host = resolved.host.includes(":") ? `[${resolved.host}]` : resolved.host;
   return {
-    url: `http://${host}:${port}`,
+    url: listenUrl(resolved.host, port),
     keylessIsOperator,
     async close() {
       closing = true;

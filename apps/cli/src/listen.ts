@@ -11,6 +11,7 @@
 import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ErrandError } from "@errand/core";
+import { isWildcardHost } from "@errand/core/ops";
 import { foreignHostRefusal, isLoopbackHost } from "@errand/dashboard";
 import { type ParsedArgs, usageError } from "./args.js";
 import type { OptionSpec } from "./command-syntax.js";
@@ -103,4 +104,17 @@ export async function closeServer(server: Server): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeAllConnections();
   await closed;
+}
+
+/**
+ * The line a server's banner adds under its URL when `host` is a wildcard
+ * (`0.0.0.0`, `::`): the URL printed names loopback (core's `listenUrl`), so
+ * the banner says the server answers on every interface too.
+ */
+export function everyInterfaceLines(host: string): string[] {
+  return isWildcardHost(host)
+    ? [
+        `  listening on every interface (${host}): from elsewhere, open it at this machine's address`,
+      ]
+    : [];
 }

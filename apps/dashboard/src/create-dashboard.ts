@@ -3,6 +3,7 @@
  * whose Redis and prefix it is given, and answers until `close()`.
  */
 import type { AddressInfo } from "node:net";
+import { listenUrl } from "@errand/core/ops";
 import { CLOSE_ALLOWANCE_MS } from "@errand/engine";
 import { closeWithin, createRunLogFollower, runEach } from "@errand/engine/ops";
 import { serve } from "@hono/node-server";
@@ -30,10 +31,6 @@ export interface Dashboard {
    * with Redis unreachable, within `CLOSE_ALLOWANCE_MS` (it cuts them then).
    */
   close(): Promise<void>;
-}
-
-function urlHost(host: string): string {
-  return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
 }
 
 /**
@@ -105,7 +102,7 @@ export async function createDashboard(options: DashboardOptions): Promise<Dashbo
       listening.once("error", reject);
     });
     const { port } = server.address() as AddressInfo;
-    const url = `http://${urlHost(resolved.host)}:${port}`;
+    const url = listenUrl(resolved.host, port);
     return {
       url,
       publicUrl: resolved.publicUrl?.origin ?? url,

@@ -22,6 +22,7 @@ export { formatJsonPath, type JsonPath } from "./json-path.js";
 export { resolveLocalRef } from "./json-pointer.js";
 export { SCHEMA_STRING_FORMATS } from "./json-schema/limits.js";
 export { compileLinearPattern, type LinearPattern } from "./linear-pattern.js";
+export { isWildcardHost, listenUrl } from "./listen-url.js";
 export { findLosslessJsonProblem } from "./lossless-json.js";
 export { requireWholeNumber, wholeNumberOption } from "./options.js";
 export { type LimitBounds, page, resolveLimit } from "./page.js";

@@ -23,6 +23,7 @@ import {
 } from "../durability.js";
 import { EXIT, systemErrorCode } from "../exit-codes.js";
 import { catchStopSignals } from "../lifecycle.js";
+import { everyInterfaceLines } from "../listen.js";
 import { stderrLogger } from "../log.js";
 import { writeLines } from "../output.js";
 import { connectRedis, keyPrefix, redactUrl, requireRedisUrl } from "../redis.js";
@@ -112,6 +113,7 @@ export const apiCommand: CommandSpec = {
       try {
         writeLines(io, [
           `errand api: ${api.url}/v1  (its OpenAPI document: ${api.url}/v1/openapi.json)`,
+          ...everyInterfaceLines(host),
           api.keylessIsOperator
             ? "  requests without a key are the operator's own (loopback)"
             : "  every request needs a key: Authorization: Bearer <key>",

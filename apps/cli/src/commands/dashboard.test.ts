@@ -63,8 +63,11 @@ describe("errand dashboard", () => {
       "Ctrl-C to stop.",
     );
     try {
-      const port = new URL(printedUrl(dashboard.output())).port;
-      const api = `http://127.0.0.1:${port}/api/overview`;
+      // Listening on every interface, it prints a URL that opens: loopback's, and says where it listens.
+      const url = printedUrl(dashboard.output());
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(dashboard.output()).toContain("listening on every interface (0.0.0.0)");
+      const api = `${url}/api/overview`;
       expect((await fetch(api)).status).toBe(401);
       const allowed = await fetch(api, { headers: { authorization: `Bearer ${TOKEN}` } });
       expect(allowed.status).toBe(200);

@@ -15,6 +15,7 @@ import { PUBLIC_URL_OPTION, publicUrlOption, startDashboard } from "../dashboard
 import { RUN_KEY_EXPIRY_OPTION, runKeyExpiryOption } from "../durability.js";
 import { EXIT } from "../exit-codes.js";
 import { catchStopSignals } from "../lifecycle.js";
+import { everyInterfaceLines } from "../listen.js";
 import { stderrLogger } from "../log.js";
 import { writeLines } from "../output.js";
 import { connectRedis, keyPrefix, redactUrl, requireRedisUrl } from "../redis.js";
@@ -84,6 +85,7 @@ export const dashboardCommand: CommandSpec = {
         const proxied = dashboard.publicUrl !== dashboard.url;
         writeLines(io, [
           `errand dashboard: ${dashboard.url}${dashboard.readOnly ? " (read-only)" : ""}`,
+          ...everyInterfaceLines(host),
           ...(proxied ? [`  served at ${dashboard.publicUrl}`] : []),
           `  REDIS_URL=${redactUrl(url)}${prefix === DEFAULT_KEY_PREFIX ? "" : `  (prefix ${prefix})`}`,
           ...(token

@@ -94,8 +94,11 @@ describe("errand mcp", () => {
     started.push(beyond);
     expect(stray.code).toBe(2);
     expect(stray.stderr).toContain("--http");
-    const port = /errand mcp: http:\/\/0\.0\.0\.0:(\d+)\/mcp/.exec(beyond.output())?.[1];
-    const url = new URL(`http://127.0.0.1:${port}/mcp`);
+    // Listening on every interface, it prints a URL that opens: loopback's, and says where it listens.
+    const printed = /errand mcp: (http:\/\/\S+)/.exec(beyond.output())?.[1];
+    expect(printed).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    expect(beyond.output()).toContain("listening on every interface (0.0.0.0)");
+    const url = new URL(printed!);
     const keyless = new Client({ name: "errand-test", version: "1.0.0" });
     await expect(keyless.connect(new StreamableHTTPClientTransport(url))).rejects.toThrow(
       /401|Unauthorized/,

@@ -28,6 +28,7 @@ import {
 } from "../durability.js";
 import { EXIT } from "../exit-codes.js";
 import { catchStopSignals } from "../lifecycle.js";
+import { everyInterfaceLines } from "../listen.js";
 import { stderrLogger } from "../log.js";
 import { writeLines } from "../output.js";
 import { connectRedis, keyPrefix, requireRedisUrl } from "../redis.js";
@@ -130,7 +131,11 @@ export const mcpCommand: CommandSpec = {
         throw error;
       });
       try {
-        writeLines(io, [`errand mcp: ${server.url}`, "  Ctrl-C to stop."]);
+        writeLines(io, [
+          `errand mcp: ${server.url}`,
+          ...everyInterfaceLines(host),
+          "  Ctrl-C to stop.",
+        ]);
         await signals.first;
       } finally {
         await server.close();

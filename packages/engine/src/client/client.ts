@@ -31,6 +31,7 @@ import {
   openConnection,
   openSettledWaiter,
 } from "../redis/connection.js";
+import { markRedisReached } from "../redis/reached-redis.js";
 import { redisTarget } from "../redis/redis-target.js";
 import { type EngineOptions, openResources } from "../resources.js";
 import { createSchedules, type Schedules } from "../schedules/client-schedules.js";
@@ -309,6 +310,8 @@ export function createErrand(options: ErrandOptions): Errand {
     commandRetries: CLIENT_COMMAND_RETRIES,
   });
   const { redis, keys, store, logger } = resources;
+  const target = redisTarget(options.connection);
+  redis.once("ready", () => markRedisReached(target));
   const queueConnection = openConnection(options.connection, {
     logger,
     name: "client queues",
@@ -338,7 +341,7 @@ export function createErrand(options: ErrandOptions): Errand {
   const followers = { store, connection: options.connection, logger };
   const context: FireContext = {
     ...resources,
-    target: redisTarget(options.connection),
+    target,
     queues,
     maxInputBytes: options.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES,
     metadataLimits: { ...DEFAULT_METADATA_LIMITS, ...options.metadataLimits },

@@ -2,6 +2,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { ErrandError } from "@errand/core";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createLogger } from "../logger.js";
+import { markRedisReached } from "./reached-redis.js";
 import {
   redisTroubleOf,
   retryWhileRedisIsTransient,
@@ -67,6 +68,7 @@ describe("transientRedisError", () => {
     expect(moving.message).toBe(
       "the Redis Cluster is moving (slots migrating, or a master restarting or failing over), so a child was not fired (CLUSTERDOWN The cluster is down). Fix: wait for the cluster to be whole (every slot served; redis-cli cluster info says cluster_state:ok) and try again; the call is retryable",
     );
+    markRedisReached("redis://ada:[redacted]@db.internal:6380");
     const lost = transientRedisError(
       "the list of runs was given up",
       new Error("Connection is closed."),
@@ -78,6 +80,20 @@ describe("transientRedisError", () => {
     });
     expect(lost.message).toBe(
       "the connection to Redis was lost (Redis at redis://ada:[redacted]@db.internal:6380), so the list of runs was given up (Connection is closed.). Fix: make sure Redis runs and is reachable from here at that address (REDIS_URL, or the connection option), then try again; the call is retryable",
+    );
+    const neverReached = transientRedisError(
+      "the list of runs was given up",
+      new Error("Reached the max retries per request limit (which is 2)."),
+      "redis://ada:[redacted]@db.internal:6381",
+    );
+    expect(neverReached.code).toBe("redis_unavailable");
+    expect(neverReached.retryable).toBe(true);
+    expect(neverReached.details).toEqual({
+      trouble: "connection-lost",
+      target: "redis://ada:[redacted]@db.internal:6381",
+    });
+    expect(neverReached.message).toBe(
+      "could not connect to Redis at redis://ada:[redacted]@db.internal:6381, so the list of runs was given up (Reached the max retries per request limit (which is 2).). Fix: make sure Redis runs and is reachable from here at that address (REDIS_URL, or the connection option), then try again; the call is retryable",
     );
     const full = transientRedisError(
       "a child was not fired",

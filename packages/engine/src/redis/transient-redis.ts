@@ -27,6 +27,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { ErrandError, isErrandError } from "@errand/core";
 import type { Logger } from "@errand/runtime";
 import { isRedisOutOfMemory, redisOutOfMemory } from "./out-of-memory.js";
+import { wasRedisReached } from "./reached-redis.js";
 
 /** Why Redis cannot do a command now; see the module. */
 export type RedisTrouble =
@@ -121,20 +122,34 @@ const TROUBLE_FIX: Readonly<Record<Exclude<RedisTrouble, "out-of-memory">, strin
 };
 
 /**
+ * What the error of `trouble` says went wrong at `target`: a connection
+ * lost to a Redis this process never reached (`reached-redis.ts`) is one
+ * that could not be made.
+ */
+function troubleText(trouble: Exclude<RedisTrouble, "out-of-memory">, target?: string): string {
+  if (target === undefined) return TROUBLE_TEXT[trouble];
+  if (trouble === "connection-lost" && !wasRedisReached(target)) {
+    return `could not connect to Redis at ${target}`;
+  }
+  return `${TROUBLE_TEXT[trouble]} (Redis at ${target})`;
+}
+
+/**
  * The error (retryable) for what a transient Redis error kept from being
  * done: `redis_out_of_memory` for a lack of memory, else `redis_unavailable`
- * naming the trouble (in `details.trouble`), the Redis (`target`, already
- * redacted, when known) and the fix. `refused` says what was not done, e.g.
- * `the run was not fired`. `cause` must be transient.
+ * naming the trouble (in `details.trouble`; a connection never made is
+ * `connection-lost` too, its message saying it could not connect), the
+ * Redis (`target`, already redacted, when known) and the fix. `refused`
+ * says what was not done, e.g. `the run was not fired`. `cause` must be
+ * transient.
  */
 export function transientRedisError(refused: string, cause: unknown, target?: string): ErrandError {
   const trouble = redisTroubleOf(cause) ?? "connection-lost";
   if (trouble === "out-of-memory") return redisOutOfMemory(refused, cause);
   const message = cause instanceof Error ? cause.message : String(cause);
-  const at = target === undefined ? "" : ` (Redis at ${target})`;
   return new ErrandError(
     "redis_unavailable",
-    `${TROUBLE_TEXT[trouble]}${at}, so ${refused} (${message}). Fix: ${TROUBLE_FIX[trouble]}; the call is retryable`,
+    `${troubleText(trouble, target)}, so ${refused} (${message}). Fix: ${TROUBLE_FIX[trouble]}; the call is retryable`,
     { retryable: true, cause, details: { trouble, ...(target === undefined ? {} : { target }) } },
   );
 }

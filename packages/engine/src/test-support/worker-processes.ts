@@ -11,8 +11,17 @@ import type { FlowControlOptions } from "../flow-control/flow-options.js";
 /** One JSON log line of a worker process. */
 export type LogLine = Record<string, unknown> & { msg?: string };
 
+/** The one agent of a bare worker process (`bare-worker-process.ts`): it says what its input scripts. */
+export const BARE_AGENT = "bare-greeter";
+
 /** What a worker process is started with. */
 export interface SpawnWorkerOptions {
+  /**
+   * Start `bare-worker-process.ts` (a worker running {@link BARE_AGENT}, and
+   * nothing else in the process) instead of `worker-process.ts`; only the
+   * Redis, prefix and worker id apply.
+   */
+  bare?: boolean;
   redisUrl: string;
   prefix: string;
   workerId: string;
@@ -51,6 +60,7 @@ export interface WorkerProcess {
 }
 
 const ENTRY = fileURLToPath(new URL("./worker-process.ts", import.meta.url));
+const BARE_ENTRY = fileURLToPath(new URL("./bare-worker-process.ts", import.meta.url));
 const ANSWER_ENTRY = fileURLToPath(new URL("./answer-process.ts", import.meta.url));
 const PACKAGE_DIR = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -101,7 +111,7 @@ function environment(options: SpawnWorkerOptions): NodeJS.ProcessEnv {
 
 /** Starts a worker process and resolves once it logged `worker ready`. */
 export async function spawnWorker(options: SpawnWorkerOptions): Promise<WorkerProcess> {
-  const child = spawnEntry(ENTRY, environment(options));
+  const child = spawnEntry(options.bare ? BARE_ENTRY : ENTRY, environment(options));
   const lines: LogLine[] = [];
   const listeners = new Set<(line: LogLine) => void>();
   const stderr: string[] = [];

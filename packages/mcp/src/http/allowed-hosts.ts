@@ -6,6 +6,7 @@
  * names one of the same hosts. A page on another site that resolves its
  * own name to 127.0.0.1 is refused with 403 before anything is read.
  */
+import { isWildcardHost } from "@errand/core/ops";
 
 /** The names of loopback, as a Host or Origin carries them (an IPv6 address in brackets). */
 const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"];
@@ -16,11 +17,6 @@ export function isLoopbackHost(host: string): boolean {
   return bare === "localhost" || bare === "::1" || /^127(\.\d{1,3}){3}$/.test(bare);
 }
 
-/** True for an address that listens on every interface (`0.0.0.0`, `::`). */
-function isWildcard(host: string): boolean {
-  return host === "0.0.0.0" || host === "::" || host === "[::]";
-}
-
 /**
  * The hostnames a server bound to `bindHost` answers as: loopback's while it
  * listens there (a wildcard address included), the address it is bound to,
@@ -28,10 +24,10 @@ function isWildcard(host: string): boolean {
  */
 export function allowedHostnames(bindHost: string, extra: readonly string[] = []): Set<string> {
   const names = new Set(extra.map((name) => name.toLowerCase()));
-  if (isLoopbackHost(bindHost) || isWildcard(bindHost)) {
+  if (isLoopbackHost(bindHost) || isWildcardHost(bindHost)) {
     for (const name of LOOPBACK_NAMES) names.add(name);
   }
-  if (!isWildcard(bindHost)) {
+  if (!isWildcardHost(bindHost)) {
     names.add(bindHost.includes(":") ? `[${bindHost}]` : bindHost.toLowerCase());
   }
   return names;

@@ -12,6 +12,7 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ErrandError } from "@errand/core";
+import { listenUrl } from "@errand/core/ops";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { createErrandMcpServer, type ServerIdentity } from "../server/create-server.js";
@@ -157,9 +158,8 @@ export async function serveMcpOverHttp(options: McpHttpOptions): Promise<McpHttp
     );
   }
   const { port } = http.address() as AddressInfo;
-  const shownHost = options.host.includes(":") ? `[${options.host}]` : options.host;
   return {
-    url: `http://${shownHost}:${port}${MCP_PATH}`,
+    url: listenUrl(options.host, port, MCP_PATH),
     async close() {
       await Promise.all([...sessions.values()].map((session) => session.transport.close()));
       sessions.clear();
