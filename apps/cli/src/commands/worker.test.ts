@@ -203,14 +203,11 @@ describe("errand worker and errand collector", () => {
         input: { script: [{ sleepMs: 60_000, say: "held" }] },
       });
       // The worker holds the run: its job's lock is in Redis.
-      const lock = await waitUntil(
-        async () => {
-          const [key] = await redis.keys(`${queueKeys}:*:lock`);
-          return key === undefined ? undefined : key;
-        },
-        { timeoutMs: 30_000 },
-      );
-      expect(await redis.pttl(lock)).toBeGreaterThan(5_000);
+      const lock = await waitUntil(async () => (await redis.keys(`${queueKeys}:*:lock`))[0], {
+        timeoutMs: 30_000,
+      });
+      expect(lock, "the run's job lock").toBeDefined();
+      expect(await redis.pttl(lock!)).toBeGreaterThan(5_000);
       // The flag wins over ERRAND_STALLED_INTERVAL_MS (1000).
       expect(await redis.pttl(`${queueKeys}:stalled-check`)).toBeGreaterThan(5_000);
     } finally {
