@@ -14,6 +14,20 @@ export function usageError(message: string, cause?: unknown): ErrandError {
   return new ErrandError("invalid_spec", message, cause === undefined ? {} : { cause });
 }
 
+/**
+ * A whole number from `min` to `max` read from `text` (an option's value or
+ * a variable's), or a usage error naming `what`.
+ */
+export function wholeNumber(text: string, what: string, min: number, max: number): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text.trim()) || value < min || value > max) {
+    throw usageError(
+      `${what} must be a whole number from ${min} to ${max}, not ${JSON.stringify(text)}`,
+    );
+  }
+  return value;
+}
+
 /** The parsed arguments of one command, with accessors that check them. */
 export class ParsedArgs {
   readonly #values: Values;

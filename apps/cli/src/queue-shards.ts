@@ -5,7 +5,7 @@
  * the registry, so only workers are told (docs/architecture/redis-layout.md#queue-shards).
  */
 import { MAX_QUEUE_SHARDS } from "@errand/engine/ops";
-import { type ParsedArgs, usageError } from "./args.js";
+import { type ParsedArgs, wholeNumber } from "./args.js";
 import type { OptionSpec } from "./command-syntax.js";
 import type { CliIO } from "./io.js";
 
@@ -26,17 +26,6 @@ export const QUEUE_SHARDS_OPTIONS: Readonly<Record<string, OptionSpec>> = {
       "the shards it takes runs from, one blocking Redis connection each (default all); every shard needs a worker",
   },
 };
-
-/** A whole number from `min` to `max` read from `text`, or a usage error naming `what`. */
-function wholeNumber(text: string, what: string, min: number, max: number): number {
-  const value = Number(text);
-  if (!/^\d+$/.test(text.trim()) || value < min || value > max) {
-    throw usageError(
-      `${what} must be a whole number from ${min} to ${max}, not ${JSON.stringify(text)}`,
-    );
-  }
-  return value;
-}
 
 /** `{ queueShards, takeQueueShards }` as given, else `{}`: spread it into the worker's options. */
 export function queueShardsOption(

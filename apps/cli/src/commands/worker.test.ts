@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isTerminalEventType } from "@errand/core";
 import { createErrand, engineKeys } from "@errand/engine";
-import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
+import { type RedisServer, startRedis, uniqueKeyPrefix, waitUntil } from "@errand/testing";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIXTURE_AGENTS, fixtureQueue, spawnErrand } from "../test-support/processes.js";
@@ -177,6 +177,66 @@ describe("errand worker and errand collector", () => {
       await worker.stop();
       await collector.stop();
     }
+  });
+
+  it("gives its runs' job locks ERRAND_LOCK_MS and its stalled checks --stalled-interval-ms, as BullMQ keeps them in Redis", async () => {
+    const lockPrefix = uniqueKeyPrefix("cli-worker-locks");
+    const queueKeys = `${engineKeys(lockPrefix).bullmqPrefix}:${fixtureQueue(lockPrefix)}`;
+    // A minute each: the engine's defaults (5 s and 2.5 s) never leave more than 5 s on either key.
+    const worker = await spawnErrand(
+      [
+        "worker",
+        "--agents",
+        FIXTURE_AGENTS,
+        "--prefix",
+        lockPrefix,
+        "--stalled-interval-ms",
+        "60000",
+      ],
+      { REDIS_URL: server.url, ERRAND_LOCK_MS: "60000", ERRAND_STALLED_INTERVAL_MS: "1000" },
+      "worker ready",
+    );
+    const errand = createErrand({ connection: server.url, prefix: lockPrefix });
+    try {
+      await errand.fire({
+        agent: "scripted-city",
+        input: { script: [{ sleepMs: 60_000, say: "held" }] },
+      });
+      // The worker holds the run: its job's lock is in Redis.
+      const lock = await waitUntil(async () => (await redis.keys(`${queueKeys}:*:lock`))[0], {
+        timeoutMs: 30_000,
+      });
+      expect(lock, "the run's job lock").toBeDefined();
+      expect(await redis.pttl(lock!)).toBeGreaterThan(5_000);
+      // The flag wins over ERRAND_STALLED_INTERVAL_MS (1000).
+      expect(await redis.pttl(`${queueKeys}:stalled-check`)).toBeGreaterThan(5_000);
+    } finally {
+      await errand.close();
+      await worker.stop("SIGKILL");
+    }
+  });
+
+  it("refuses a --lock-ms or --stalled-interval-ms (or its variable) that is not a whole number of ms in bounds, with exit 2", async () => {
+    const worker = (options: string[], env: Record<string, string> = {}) =>
+      runErrand(["worker", "--agents", FIXTURE_AGENTS, "--prefix", prefix, ...options], {
+        env: { REDIS_URL: server.url, ...env },
+      });
+    const short = await worker(["--lock-ms", "500"]);
+    expect(short.code).toBe(2);
+    expect(short.stderr).toBe(
+      'errand: --lock-ms (or ERRAND_LOCK_MS) must be a whole number from 1000 to 3600000, not "500"\n',
+    );
+    const fraction = await worker([], { ERRAND_STALLED_INTERVAL_MS: "2.5" });
+    expect(fraction.code).toBe(2);
+    expect(fraction.stderr).toBe(
+      'errand: --stalled-interval-ms (or ERRAND_STALLED_INTERVAL_MS) must be a whole number from 100 to 3600000, not "2.5"\n',
+    );
+    // The flag wins over the variable.
+    const zero = await worker(["--stalled-interval-ms", "0"], {
+      ERRAND_STALLED_INTERVAL_MS: "2500",
+    });
+    expect(zero.code).toBe(2);
+    expect(zero.stderr).toContain('not "0"');
   });
 
   it("refuses with exit 2 an agent whose model cannot honour its model settings, naming the setting", async () => {

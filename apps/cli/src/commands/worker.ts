@@ -18,6 +18,7 @@ import {
 import { EXIT } from "../exit-codes.js";
 import { FLOW_CONTROL_OPTION, FLOW_CONTROL_VARIABLE, flowControlOption } from "../flow-control.js";
 import { HEALTH_PORT_OPTION, startHealthServer } from "../health-server.js";
+import { JOB_LOCK_OPTIONS, jobLockOption } from "../job-locks.js";
 import { nextStopSignal } from "../lifecycle.js";
 import { METRICS_PORT_OPTION, startMetricsServer } from "../metrics-server.js";
 import { QUEUE_SHARDS_OPTIONS, queueShardsOption } from "../queue-shards.js";
@@ -30,7 +31,7 @@ const DEFAULT_CONCURRENCY = 4;
 /** `worker`. */
 export const workerCommand: CommandSpec = {
   usage:
-    "errand worker --agents <module> [--concurrency N] [--grace <seconds>] [--health-port N [--health-host <address>]] [--metrics-port N [--metrics-host <address>]] [--durability <acknowledged|replicated>] [--queue-shards N [--take-queue-shards i,j,…]] [--flow-control <json|@file>]",
+    "errand worker --agents <module> [--concurrency N] [--grace <seconds>] [--health-port N [--health-host <address>]] [--metrics-port N [--metrics-host <address>]] [--durability <acknowledged|replicated>] [--queue-shards N [--take-queue-shards i,j,…]] [--flow-control <json|@file>] [--lock-ms <ms>] [--stalled-interval-ms <ms>]",
   description: [
     "Runs the agents exported by <module> (what defineAgent returns, or arrays of them),",
     "taking their runs from the queue of that set of agents (<prefix>.<agent names>),",
@@ -39,7 +40,9 @@ export const workerCommand: CommandSpec = {
     "needs no key). Logs are JSON lines on stdout (ERRAND_LOG_LEVEL, default info). On",
     "SIGTERM, SIGINT or SIGHUP it stops taking runs, lets the active ones finish for the",
     "grace period, and exits 0; a run still going then is resumed by another worker from",
-    "its log.",
+    "its log. A worker killed without that (SIGKILL, a lost host) holds its runs until their",
+    "job locks lapse: another worker runs them again within --lock-ms plus",
+    "--stalled-interval-ms (5 s and 2.5 s by default).",
     "With ERRAND_DASHBOARD_URL set, the children in the answers of spawn_agents and",
     "collect_agents carry their viewUrl.",
     "With --health-port, GET /livez answers 200 while it runs and GET /readyz 200 once it",
@@ -81,6 +84,7 @@ export const workerCommand: CommandSpec = {
     ...CALL_ARGS_OPTION,
     ...QUEUE_SHARDS_OPTIONS,
     ...FLOW_CONTROL_OPTION,
+    ...JOB_LOCK_OPTIONS,
     ...CONNECTION_OPTIONS,
   },
   async run(args, io) {
@@ -95,6 +99,7 @@ export const workerCommand: CommandSpec = {
     const prefix = keyPrefix(args);
     const linked = dashboardUrlOption(io);
     const flowControl = await flowControlOption(args, io);
+    const jobLocks = jobLockOption(args, io);
     const agents = await loadAgents(io, args.requiredString("agents"));
     const url = requireRedisUrl(args, io);
     (await connectRedis(url)).disconnect();
@@ -118,6 +123,7 @@ export const workerCommand: CommandSpec = {
       ...runKeyExpiryOption(args, io),
       ...callArgsOption(args, io),
       ...flowControl,
+      ...jobLocks,
       ...traceContentOption(io.env),
     });
     health.ready();
