@@ -13,10 +13,10 @@ import type { OptionSpec } from "./command-syntax.js";
 import type { CliIO } from "./io.js";
 
 /** The variable read when `--lock-ms` is not given. */
-export const LOCK_MS_VARIABLE = "ERRAND_LOCK_MS";
+const LOCK_MS_VARIABLE = "ERRAND_LOCK_MS";
 
 /** The variable read when `--stalled-interval-ms` is not given. */
-export const STALLED_INTERVAL_MS_VARIABLE = "ERRAND_STALLED_INTERVAL_MS";
+const STALLED_INTERVAL_MS_VARIABLE = "ERRAND_STALLED_INTERVAL_MS";
 
 /**
  * The shortest lock taken: below a second, a garbage collection or a busy
