@@ -27,12 +27,20 @@ export async function aimDeploy(context: FaultContext): Promise<void> {
   await sleep(AFTER_REDIS_FAULT_MS);
 }
 
-/** How `worker` ended within `timeoutMs` of its SIGTERM: undefined when cleanly (code 0), else why not. */
+/**
+ * How `worker` ended within `timeoutMs` of its SIGTERM: undefined when
+ * cleanly (code 0), else why not. The timeout's timer is cleared once the
+ * worker exits: left running, it kept the harness alive for the whole
+ * `--settle-ms` after its report.
+ */
 async function terminate(worker: ChaosProcess, timeoutMs: number): Promise<string | undefined> {
   const exited = once(worker.child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
   worker.child.kill("SIGTERM");
-  const timeout = sleep(timeoutMs).then(() => undefined);
-  const ended = await Promise.race([exited, timeout]);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(resolve, timeoutMs, undefined);
+  });
+  const ended = await Promise.race([exited, timeout]).finally(() => clearTimeout(timer));
   if (ended === undefined) {
     worker.child.kill("SIGKILL");
     return `${worker.name}: still running ${timeoutMs} ms after SIGTERM`;
