@@ -28,6 +28,21 @@ export function wholeNumber(text: string, what: string, min: number, max: number
   return value;
 }
 
+/**
+ * Option `name`'s value, else variable `variable`'s in `env`, as a
+ * {@link wholeNumber} from `min` to `max`; undefined when neither is given.
+ */
+export function wholeNumberOption(
+  args: ParsedArgs,
+  env: Readonly<Record<string, string | undefined>>,
+  option: { name: string; variable: string; min: number; max: number },
+): number | undefined {
+  const { name, variable, min, max } = option;
+  const text = args.string(name) ?? env[variable];
+  if (text === undefined || text === "") return undefined;
+  return wholeNumber(text, `--${name} (or ${variable})`, min, max);
+}
+
 /** The parsed arguments of one command, with accessors that check them. */
 export class ParsedArgs {
   readonly #values: Values;

@@ -8,7 +8,7 @@
  * the lock plus the interval after its death (docs/architecture/worker.md#job-locks).
  */
 import { DEFAULT_LOCK_DURATION_MS, DEFAULT_STALLED_INTERVAL_MS } from "@errand/engine";
-import { type ParsedArgs, wholeNumber } from "./args.js";
+import { type ParsedArgs, wholeNumberOption } from "./args.js";
 import type { OptionSpec } from "./command-syntax.js";
 import type { CliIO } from "./io.js";
 
@@ -44,32 +44,23 @@ export const JOB_LOCK_OPTIONS: Readonly<Record<string, OptionSpec>> = {
   },
 };
 
-/** The option `name`'s value, else the variable's, as a whole number of ms within bounds; `undefined` when neither is given. */
-function millisecondsOption(
-  args: ParsedArgs,
-  io: CliIO,
-  name: string,
-  variable: string,
-  min: number,
-): number | undefined {
-  const text = args.string(name) ?? io.env[variable];
-  if (text === undefined || text === "") return undefined;
-  return wholeNumber(text, `--${name} (or ${variable})`, min, MAX_MS);
-}
-
 /** `{ lockDuration, stalledInterval }` as given, else `{}`: spread it into the worker's options. */
 export function jobLockOption(
   args: ParsedArgs,
   io: CliIO,
 ): { lockDuration?: number; stalledInterval?: number } {
-  const lockDuration = millisecondsOption(args, io, "lock-ms", LOCK_MS_VARIABLE, MIN_LOCK_MS);
-  const stalledInterval = millisecondsOption(
-    args,
-    io,
-    "stalled-interval-ms",
-    STALLED_INTERVAL_MS_VARIABLE,
-    MIN_STALLED_INTERVAL_MS,
-  );
+  const lockDuration = wholeNumberOption(args, io.env, {
+    name: "lock-ms",
+    variable: LOCK_MS_VARIABLE,
+    min: MIN_LOCK_MS,
+    max: MAX_MS,
+  });
+  const stalledInterval = wholeNumberOption(args, io.env, {
+    name: "stalled-interval-ms",
+    variable: STALLED_INTERVAL_MS_VARIABLE,
+    min: MIN_STALLED_INTERVAL_MS,
+    max: MAX_MS,
+  });
   return {
     ...(lockDuration === undefined ? {} : { lockDuration }),
     ...(stalledInterval === undefined ? {} : { stalledInterval }),

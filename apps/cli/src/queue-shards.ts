@@ -5,7 +5,7 @@
  * the registry, so only workers are told (docs/architecture/redis-layout.md#queue-shards).
  */
 import { MAX_QUEUE_SHARDS } from "@errand/engine/ops";
-import { type ParsedArgs, wholeNumber } from "./args.js";
+import { type ParsedArgs, wholeNumber, wholeNumberOption } from "./args.js";
 import type { OptionSpec } from "./command-syntax.js";
 import type { CliIO } from "./io.js";
 
@@ -32,11 +32,12 @@ export function queueShardsOption(
   args: ParsedArgs,
   io: CliIO,
 ): { queueShards?: number; takeQueueShards?: number[] } {
-  const text = args.string("queue-shards") ?? io.env[QUEUE_SHARDS_VARIABLE];
-  const queueShards =
-    text === undefined || text === ""
-      ? undefined
-      : wholeNumber(text, `--queue-shards (or ${QUEUE_SHARDS_VARIABLE})`, 1, MAX_QUEUE_SHARDS);
+  const queueShards = wholeNumberOption(args, io.env, {
+    name: "queue-shards",
+    variable: QUEUE_SHARDS_VARIABLE,
+    min: 1,
+    max: MAX_QUEUE_SHARDS,
+  });
   const take = args.string("take-queue-shards");
   const takeQueueShards = take
     ?.split(",")

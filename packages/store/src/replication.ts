@@ -80,7 +80,8 @@ export async function keysNotReplicated(
   keys.forEach((key, index) => {
     const owner = owners[index]!;
     if (owner instanceof Error) notReplicated.set(key, owner);
-    else byConnection.set(owner, [...(byConnection.get(owner) ?? []), key]);
+    else if (byConnection.has(owner)) byConnection.get(owner)!.push(key);
+    else byConnection.set(owner, [key]);
   });
   await Promise.all(
     [...byConnection].map(async ([connection, keysOfMaster]) => {
