@@ -3,14 +3,19 @@
  * ticks into runs: each schedule listed with its cadence, overlap, catch-up
  * and next and last fire; one schedule with the runs it made, newest first,
  * each with its status; pausing stops its runs and resuming starts them
- * again; and pause and resume refused in read-only mode, without the CSRF
- * header, and for a schedule that does not exist.
+ * again; creating one (checked by the engine's upsert: a cron expression
+ * of the wrong field count, an unknown agent and a body that is not JSON
+ * refused with nothing written), which then fires, and removing it; and
+ * every action refused in read-only mode, without the CSRF header, from
+ * another origin, and for a schedule that does not exist.
  */
 import { SCHEDULE_METADATA_KEY } from "@errand/engine";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RemovedSchedule } from "./http/schedule-routes.js";
+import { CSRF_HEADER } from "./http/security.js";
 import type { ScheduleDetail } from "./reads/schedules.js";
 import { CITY, LEAD, LOOKUP_SECRET, lookupThenRecord } from "./test-support/agents.js";
-import { postAction, requestJson } from "./test-support/http.js";
+import { csrfTokenOf, postAction, requestJson } from "./test-support/http.js";
 import { waitFor } from "./test-support/wait-for.js";
 import { startWorkload, type Workload } from "./test-support/workload.js";
 
@@ -151,5 +156,117 @@ describe("POST /api/schedules/:id/pause and /resume", () => {
     }
     const [, nightly] = await w.errand.schedules.list();
     expect(nightly).toMatchObject({ id: "nightly-lead", paused: false });
+  });
+});
+
+describe("POST /api/schedules and /api/schedules/:id/remove", () => {
+  const idsNow = async () => (await w.errand.schedules.list()).map((schedule) => schedule.id);
+
+  it("creates a cron schedule, which fires, and removes it, after which it is gone", async () => {
+    const created = await postAction<ScheduleView>(base, "/api/schedules", {
+      id: "city-each-second",
+      agent: CITY,
+      input: { script: lookupThenRecord("Riga") },
+      cron: "* * * * * *",
+      timezone: "Europe/Riga",
+      overlap: "allow",
+    });
+    expect(created.status).toBe(200);
+    expect(created.body).toMatchObject({
+      id: "city-each-second",
+      agent: CITY,
+      cron: "* * * * * *",
+      timezone: "Europe/Riga",
+      overlap: "allow",
+      catchUp: "last",
+      paused: false,
+    });
+    expect(created.body.nextFireAt).toBeDefined();
+    // The lookup's apiKey is a secret: answered redacted, as every value.
+    expect(JSON.stringify(created.body)).not.toContain(LOOKUP_SECRET);
+    expect(await idsNow()).toContain("city-each-second");
+    const detail = await withRuns("city-each-second", 1);
+    expect(detail.runs[0]!.run).toMatchObject({ agent: CITY, status: "succeeded" });
+
+    const removed = await postAction<RemovedSchedule>(
+      base,
+      "/api/schedules/city-each-second/remove",
+    );
+    expect(removed).toMatchObject({ status: 200, body: { id: "city-each-second", removed: true } });
+    expect(await idsNow()).not.toContain("city-each-second");
+    const again = await postAction<ErrorAnswer>(base, "/api/schedules/city-each-second/remove");
+    expect({ status: again.status, code: again.body.error.code }).toEqual({
+      status: 404,
+      code: "not_found",
+    });
+  });
+
+  it("refuses a cron expression of the wrong field count, an unknown agent and a body that is not JSON, writing nothing", async () => {
+    const before = await idsNow();
+    const fourFields = await postAction<ErrorAnswer>(base, "/api/schedules", {
+      id: "bad-cron",
+      agent: CITY,
+      input: null,
+      cron: "0 3 * *",
+    });
+    expect(fourFields.status).toBe(400);
+    expect(fourFields.body.error.code).toBe("invalid_spec");
+    expect(fourFields.body.error.message).toContain('cron: "0 3 * *" is not a cron expression');
+    expect(fourFields.body.error.message).toContain("it has 4 fields");
+    const unknown = await postAction<ErrorAnswer>(base, "/api/schedules", {
+      id: "no-agent",
+      agent: "no-such-agent",
+      input: null,
+      everyMs: 60_000,
+    });
+    expect({ status: unknown.status, code: unknown.body.error.code }).toEqual({
+      status: 400,
+      code: "unknown_agent",
+    });
+    const both = await postAction<ErrorAnswer>(base, "/api/schedules", {
+      id: "both",
+      agent: CITY,
+      input: null,
+    });
+    expect(both.body.error.message).toContain("give exactly one of cron and everyMs");
+    const csrf = await csrfTokenOf(base);
+    const notJson = await requestJson<ErrorAnswer>(base, "/api/schedules", {
+      method: "POST",
+      headers: { "content-type": "application/json", [CSRF_HEADER]: csrf },
+      body: "{ id: nightly",
+    });
+    expect({ status: notJson.status, code: notJson.body.error.code }).toEqual({
+      status: 400,
+      code: "invalid_request",
+    });
+    expect(await idsNow()).toEqual(before);
+  });
+
+  it("refuses creating and removing in read-only mode, without the CSRF header and from another origin", async () => {
+    const before = await idsNow();
+    const readOnly = await w.startDashboard({ readOnly: true });
+    const spec = { id: "refused", agent: CITY, input: null, cron: "0 3 * * *" };
+    for (const [path, body] of [
+      ["/api/schedules", spec],
+      ["/api/schedules/nightly-lead/remove", {}],
+    ] as const) {
+      const refused = await postAction<ErrorAnswer>(readOnly.url, path, body);
+      expect({ path, status: refused.status, code: refused.body.error.code }).toEqual({
+        path,
+        status: 403,
+        code: "read_only",
+      });
+      const forged = await requestJson<ErrorAnswer>(base, path, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      expect({ path, code: forged.body.error.code }).toEqual({ path, code: "csrf_refused" });
+      const foreign = await postAction<ErrorAnswer>(base, path, body, {
+        origin: "http://evil.example",
+      });
+      expect({ path, code: foreign.body.error.code }).toEqual({ path, code: "csrf_refused" });
+    }
+    expect(await idsNow()).toEqual(before);
   });
 });

@@ -3,7 +3,9 @@
  * evaluated against a candidate whose model records another population for
  * Tartu; the evaluation's page shows the totals and each case side by side
  * (original and candidate output, tool calls answered from the log, cost),
- * the changed case first; the list of evaluations links to it.
+ * the changed case first; the list of evaluations links to it. Each
+ * evaluation says where its candidate's runs ran (`runsOn`): the evaluating
+ * process, or the live workers of the candidate's version.
  */
 import type { Model } from "@errand/runtime";
 import { type Agent, scriptedModel } from "@errand/runtime";
@@ -92,6 +94,37 @@ it("shows an evaluation's cases side by side, the changed one first", async () =
   const totals = await page.locator('[data-testid="evaluation-totals"]').textContent();
   expect(totals).toContain("cases3 of 3");
   expect(totals).toContain("changed1");
+  expect(totals).toContain("runs onthe evaluating process");
   await browser.screenshot("evaluation-01-side-by-side");
+  expect(browser.errors).toEqual([]);
+});
+
+it("says where each evaluation's candidate ran: the evaluating process, or live workers", async () => {
+  const { runId } = await w.errand.fire(cityItem(lookupThenRecord("Vilnius")));
+  await w.waitForResult(runId);
+  const inProcess = await w.errand.evaluate({ runs: [runId], agent: candidate() });
+  const onFleet = await w.errand.evaluate({ runs: [runId], agent: { agent: CITY } });
+  expect(onFleet.candidate.runsOn).toBe("fleet");
+  expect(onFleet.totals).toMatchObject({ cases: 1, failed: 0 });
+  const { page } = browser;
+
+  await page.goto(`${w.dashboard.url}/#/evaluations`);
+  const runsOn = (evaluationId: string) =>
+    page
+      .locator(
+        `[data-testid="evaluation-row"][data-evaluation-id="${evaluationId}"] [data-testid="evaluation-runs-on"]`,
+      )
+      .textContent();
+  await page.locator(`[data-evaluation-id="${onFleet.evaluationId}"]`).waitFor();
+  expect(await runsOn(onFleet.evaluationId)).toBe("live workers");
+  expect(await runsOn(inProcess.evaluationId)).toBe("the evaluating process");
+  await browser.screenshot("evaluation-02-runs-on");
+
+  await page.locator(`[data-evaluation-id="${onFleet.evaluationId}"]`).getByRole("link").click();
+  const totals = page.locator('[data-testid="evaluation-totals"]');
+  await totals.waitFor();
+  expect(await totals.textContent()).toContain(
+    `candidate${CITY}@${onFleet.candidate.version}runs onlive workers`,
+  );
   expect(browser.errors).toEqual([]);
 });

@@ -35,7 +35,9 @@
  *   `POST /api/runs/:runId/replay` — the actions, refused in read-only mode.
  * - `GET /api/schedules` and `GET /api/schedules/:id` — the schedules with
  *   their next and last fire, one with the runs it made;
- *   `POST /api/schedules/:id/pause` and `…/resume`, guarded like cancel.
+ *   `POST /api/schedules` (a spec, checked by the engine's
+ *   `schedules.upsert`: creates or replaces), `POST /api/schedules/:id/pause`,
+ *   `…/resume` and `…/remove`, guarded like cancel.
  *
  * ## Safety
  *
@@ -70,6 +72,7 @@ export { createDashboard, type Dashboard } from "./create-dashboard.js";
 export type { ApiErrorBody, DashboardRefusal } from "./http/api-error.js";
 export type { SessionInfo } from "./http/app.js";
 export { foreignHostRefusal } from "./http/host-check.js";
+export type { RemovedSchedule } from "./http/schedule-routes.js";
 export { CSRF_HEADER, SESSION_COOKIE, TOKEN_QUERY } from "./http/security.js";
 export { SESSION_LIFETIME_SECONDS } from "./http/sessions.js";
 export type { OverviewMessage } from "./live/overview-hub.js";

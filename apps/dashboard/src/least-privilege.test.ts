@@ -2,9 +2,9 @@
  * The dashboard runs as errand's least-privilege ACL user (`redisAclRules`),
  * as the client, worker and collector beside it do: every route — session,
  * overview, lists, search, a run, its timeline, an event, a blob, the tree,
- * both live streams, the schedules, cancel, replay, bulk re-run, pausing and
- * resuming a schedule — answers, and the server's ACL LOG
- * stays empty.
+ * both live streams, the schedules, cancel, replay, bulk re-run, creating,
+ * pausing, resuming and removing a schedule — answers, and the server's ACL
+ * LOG stays empty.
  */
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
@@ -65,12 +65,13 @@ describe("the dashboard as the least-privilege ACL user", () => {
     overviewStream.close();
 
     await w.waitForResult(lead);
-    await w.errand.schedules.upsert({
+    const created = await postAction(base, "/api/schedules", {
       id: "nightly",
       agent: CITY,
       input: { script: lookupThenRecord("Oslo") },
       cron: "0 3 * * *",
     });
+    expect(created.status).toBe(200);
     const children = await w.childrenByCity(lead);
     const big = children.get(BIG_CITY)!;
     const gets = [
@@ -104,9 +105,10 @@ describe("the dashboard as the least-privilege ACL user", () => {
       status: 200,
       succeeded: 1,
     });
-    for (const action of ["pause", "resume"]) {
+    for (const action of ["pause", "resume", "remove"]) {
       expect((await postAction(base, `/api/schedules/nightly/${action}`)).status).toBe(200);
     }
+    expect(await w.errand.schedules.list()).toEqual([]);
 
     expect(await admin.acl("LOG")).toEqual([]);
     // Every connection but this test's own is the ACL user's.

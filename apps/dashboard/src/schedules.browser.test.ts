@@ -2,8 +2,11 @@
  * The schedules on the page, in Chromium: the list (cadence, overlap,
  * catch-up, state, next and last fire) reached from the header; one
  * schedule with the runs it made, each a link to its page; pausing it from
- * the page, confirmed, after which it makes no run; and the button disabled
- * on a read-only dashboard.
+ * the page, confirmed, after which it makes no run; creating one from the
+ * page's form, which is listed and fires, and removing it, confirmed; a
+ * cron expression of the wrong field count and an input that is not JSON
+ * refused in the form, nothing created; and the buttons disabled on a
+ * read-only dashboard.
  */
 import { SCHEDULE_METADATA_KEY } from "@errand/engine";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -125,12 +128,111 @@ it("pauses a schedule from its page, after which it makes no run", async () => {
   await browser.screenshot("schedules-04-paused");
 });
 
-it("disables pause on a read-only dashboard", async () => {
+/** Opens the list's form and fills in `fields`, by the control's testid. */
+async function fillNewSchedule(fields: Record<string, string>): Promise<void> {
+  const { page } = browser;
+  await page.goto(`${w.dashboard.url}/#/schedules`);
+  await page.locator('[data-testid="schedule-row"]').first().waitFor();
+  await page.click('[data-testid="schedule-new-button"]');
+  await page.locator('[data-testid="schedule-form"]').waitFor();
+  for (const [testid, value] of Object.entries(fields)) {
+    await page.fill(`[data-testid="${testid}"]`, value);
+  }
+}
+
+it("creates a schedule from the page, which is listed and fires, and removes it", async () => {
+  const { page } = browser;
+  const id = "city-from-page";
+  await fillNewSchedule({
+    "schedule-id-input": id,
+    "schedule-agent-input": CITY,
+    "schedule-cron-input": "* * * * * *",
+    "schedule-timezone-input": "Europe/Riga",
+    "schedule-input": JSON.stringify({ script: lookupThenRecord("Riga") }),
+  });
+  // The agent's choices are those the live workers run, from the overview stream.
+  await page.locator(`#schedule-agents option[value="${LEAD}"]`).waitFor({ state: "attached" });
+  expect(
+    await page
+      .locator("#schedule-agents option")
+      .evaluateAll((els) => els.map((el) => el.getAttribute("value"))),
+  ).toEqual([CITY, LEAD]);
+  await page.selectOption('[data-testid="schedule-overlap"]', "allow");
+  await browser.screenshot("schedules-05-create-form");
+  await page.click('[data-testid="schedule-create-button"]');
+
+  const row = page.locator(`[data-testid="schedule-row"][data-schedule-id="${id}"]`);
+  await row.waitFor();
+  expect(await page.locator('[data-testid="schedule-form"]').isHidden()).toBe(true);
+  expect(await row.locator("td").nth(2).textContent()).toBe("* * * * * * (Europe/Riga)");
+  expect(await row.locator("td").nth(3).textContent()).toBe("allow");
+  // Its first fire, shown as the list is read again.
+  await row
+    .locator('[data-testid="schedule-last"]', { hasText: /\((just now|.+ ago)\)$/ })
+    .waitFor();
+  const made = await runsMade(id, 1);
+  const [queued] = await w.errand.store.readLog(made[0]!);
+  expect(queued?.type === "run-queued" && queued.data.metadata[SCHEDULE_METADATA_KEY]).toBe(id);
+  await browser.screenshot("schedules-06-created");
+
+  await row.locator('[data-testid="schedule-link"]').click();
+  await page.click('[data-testid="schedule-remove-button"]');
+  const dialog = page.locator('[data-testid="confirm-dialog"]');
+  await dialog.waitFor();
+  expect(await dialog.locator("h2").textContent()).toBe(`Remove schedule ${id}?`);
+  await page.click('[data-testid="confirm-ok"]');
+  await page.waitForURL(/#\/schedules$/);
+  await page.locator('[data-testid="schedule-row"]').first().waitFor();
+  expect(await row.count()).toBe(0);
+  expect((await w.errand.schedules.list()).map((schedule) => schedule.id)).toEqual([
+    EVERY_SECOND,
+    NIGHTLY,
+  ]);
+  expect(browser.errors).toEqual([]);
+});
+
+it("shows in the form why a cron expression of 4 fields, or an input that is not JSON, is refused", async () => {
+  const { page } = browser;
+  await fillNewSchedule({
+    "schedule-id-input": "bad-cron",
+    "schedule-agent-input": CITY,
+    "schedule-cron-input": "0 3 * *",
+  });
+  await page.click('[data-testid="schedule-create-button"]');
+  const problem = page.locator('[data-testid="schedule-form-error"]');
+  await problem.waitFor();
+  expect(await problem.textContent()).toBe(
+    'invalid schedule: cron: "0 3 * *" is not a cron expression (it has 4 fields; write 5 (minute hour day-of-month month day-of-week), or 6 with seconds first)',
+  );
+  expect(await page.locator('[data-testid="schedule-form"]').isVisible()).toBe(true);
+  await browser.screenshot("schedules-07-bad-cron");
+
+  await page.fill('[data-testid="schedule-cron-input"]', "0 3 * * *");
+  await page.fill('[data-testid="schedule-input"]', "{ city: Riga }");
+  await page.click('[data-testid="schedule-create-button"]');
+  await problem.filter({ hasText: "The input is not JSON" }).waitFor();
+  expect((await w.errand.schedules.list()).map((schedule) => schedule.id)).toEqual([
+    EVERY_SECOND,
+    NIGHTLY,
+  ]);
+  await page.click('[data-testid="schedule-form-close"]');
+  expect(await page.locator('[data-testid="schedule-form"]').isHidden()).toBe(true);
+});
+
+it("disables creating, pausing and removing on a read-only dashboard", async () => {
   const readOnly = await w.startDashboard({ readOnly: true });
   const { page } = browser;
   await page.goto(`${readOnly.url}/#/schedules/${NIGHTLY}`);
-  const button = page.locator('[data-testid="schedule-pause-button"]');
-  await button.waitFor();
-  expect(await button.isDisabled()).toBe(true);
-  expect(await button.getAttribute("title")).toBe("This dashboard is read-only.");
+  for (const testid of ["schedule-pause-button", "schedule-remove-button"]) {
+    const button = page.locator(`[data-testid="${testid}"]`);
+    await button.waitFor();
+    expect({ testid, disabled: await button.isDisabled() }).toEqual({ testid, disabled: true });
+    expect(await button.getAttribute("title")).toBe("This dashboard is read-only.");
+  }
+  await page.goto(`${readOnly.url}/#/schedules`);
+  const create = page.locator('[data-testid="schedule-new-button"]');
+  await create.waitFor();
+  await page.locator('[data-testid="schedule-new-button"][title]').waitFor();
+  expect(await create.isDisabled()).toBe(true);
+  expect(await create.getAttribute("title")).toBe("This dashboard is read-only.");
 });

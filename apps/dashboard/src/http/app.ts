@@ -16,7 +16,6 @@ import { runNotFound } from "@errand/core/ops";
 import type { RunLogFollower } from "@errand/engine/ops";
 import { isLiveOffset } from "@errand/store/ops";
 import { type Context, Hono } from "hono";
-import type { z } from "zod";
 import { BulkCancelBody, cancelRuns } from "../actions/bulk-cancel.js";
 import { BulkRerunBody, rerunRuns } from "../actions/bulk-rerun.js";
 import {
@@ -40,6 +39,7 @@ import { readRunDetail, requireRunId } from "../reads/run-view.js";
 import { readRunWaterfall } from "../reads/run-waterfall.js";
 import type { SearchMetadataReader } from "../reads/search-metadata.js";
 import { searchRuns } from "../reads/search-runs.js";
+import { actionBody } from "./action-body.js";
 import { type Admission, refuseBusy } from "./admission.js";
 import { answerError, apiError } from "./api-error.js";
 import { limitRequestBody } from "./body-limit.js";
@@ -290,33 +290,4 @@ export function createApp(parts: AppParts): Hono {
   });
 
   return app;
-}
-
-/**
- * The action's body checked against `schema`, or the 400 `invalid_request`
- * answer that says what is wrong with it (`shape` says what to send).
- */
-async function actionBody<T>(
-  c: Context,
-  schema: z.ZodType<T>,
-  shape: string,
-): Promise<T | Response> {
-  const body = await jsonBody(c.req.raw);
-  if (body === undefined) return apiError(c, 400, "invalid_request", `send a JSON body: ${shape}`);
-  const parsed = schema.safeParse(body);
-  if (parsed.success) return parsed.data;
-  const issues = parsed.error.issues.map(
-    (issue) => `${issue.path.join(".") || "body"}: ${issue.message}`,
-  );
-  return apiError(c, 400, "invalid_request", `invalid request: ${issues.join("; ")}`);
-}
-
-/** The request's JSON body, or `undefined` when it is not JSON (or not sent as JSON). */
-async function jsonBody(request: Request): Promise<unknown> {
-  if (!(request.headers.get("content-type") ?? "").includes("application/json")) return undefined;
-  try {
-    return await request.json();
-  } catch {
-    return undefined;
-  }
 }

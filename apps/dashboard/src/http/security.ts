@@ -135,7 +135,7 @@ export function createSecurity(options: ResolvedOptions): Security {
         c,
         403,
         "read_only",
-        "this dashboard is read-only: it shows runs and schedules but does not cancel, replay or re-run runs, nor pause or resume schedules",
+        "this dashboard is read-only: it shows runs and schedules but does not cancel, replay or re-run runs, nor create, pause, resume or remove schedules",
       );
     }
     const origin = c.req.header("origin");

@@ -11,6 +11,7 @@ import type {
   LiveEntry,
   Overview,
   OverviewMessage,
+  RemovedSchedule,
   RunDetail,
   RunTree,
   RunView,
@@ -173,6 +174,16 @@ export const readSchedule = (id: string) => getJson<ScheduleDetail>(schedulePath
 /** Pauses the schedule (`paused`) or resumes it; answers it as it is now. */
 export const setSchedulePaused = (id: string, paused: boolean) =>
   postAction<ScheduleView>(`${schedulePath(id)}/${paused ? "pause" : "resume"}`, {});
+/**
+ * Creates schedule `spec.id`, or replaces the one of that id, as
+ * `schedules.upsert` does; refused (`invalid_spec`, `unknown_agent`,
+ * `invalid_input`) with nothing written. Answers it as `list` shows it.
+ */
+export const upsertSchedule = (spec: Record<string, unknown>) =>
+  postAction<ScheduleView>("/api/schedules", spec);
+/** Deletes the schedule; the runs it made stay. */
+export const removeSchedule = (id: string) =>
+  postAction<RemovedSchedule>(`${schedulePath(id)}/remove`, {});
 
 /** What a cancel did to the run. */
 export interface CancelAnswer {

@@ -7,6 +7,7 @@
 import { ApiError, answerWaitpoint, type RunView } from "../api.js";
 import { h } from "../dom.js";
 import { formatDateTime } from "../format.js";
+import { parseJsonText } from "../json-text.js";
 import { jsonBlock } from "./json-view.js";
 
 type Waitpoint = NonNullable<NonNullable<RunView["waiting"]>["waitpoint"]>;
@@ -32,17 +33,15 @@ export function answerForm(runId: string, waitpoint: Waitpoint, readOnly: boolea
   };
   submit.addEventListener("click", async () => {
     problem.hidden = true;
-    let answer: unknown;
-    try {
-      answer = JSON.parse(input.value);
-    } catch {
+    const answer = parseJsonText(input.value);
+    if (answer === undefined) {
       refuse("The answer is not JSON: write a string in quotes, a number, true/false, or { … }.");
       return;
     }
     submit.disabled = true;
     try {
       const name = by.value.trim();
-      await answerWaitpoint(runId, waitpoint.token, answer, name === "" ? undefined : name);
+      await answerWaitpoint(runId, waitpoint.token, answer.value, name === "" ? undefined : name);
       done.textContent = "Answered: the run resumes.";
       done.hidden = false;
       for (const control of [input, by]) control.disabled = true;

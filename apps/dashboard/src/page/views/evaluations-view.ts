@@ -1,6 +1,8 @@
 /**
  * The evaluations (docs/guide/evaluations.md): a list, newest first, and
- * one evaluation — its totals, then each case side by side, the original
+ * one evaluation — its candidate and where its runs ran (`runsOn`: the
+ * evaluating process, or live workers of the candidate's version), its
+ * totals, then each case side by side, the original
  * run beside the candidate (output, tool calls, cost, tokens, steps,
  * latency), the changed cases first as the API orders them.
  */
@@ -25,12 +27,22 @@ function errorPanel(main: HTMLElement, title: string, error: unknown): void {
   );
 }
 
+/**
+ * Where the candidate's runs ran: on live workers of its version (`fleet`),
+ * or in the process that evaluated (`process`; also a record from before
+ * `runsOn` was recorded).
+ */
+function runsOnText(e: EvaluationSummary): string {
+  return e.candidate.runsOn === "fleet" ? "live workers" : "the evaluating process";
+}
+
 function listRow(e: EvaluationSummary): HTMLTableRowElement {
   return h(
     "tr",
     { testid: "evaluation-row", attrs: { "data-evaluation-id": e.evaluationId } },
     h("td", {}, link(`/evaluations/${e.evaluationId}`, { class: "mono" }, e.evaluationId)),
     h("td", {}, `${e.candidate.agent}@${e.candidate.version}`),
+    h("td", { testid: "evaluation-runs-on" }, runsOnText(e)),
     h("td", {}, e.status),
     h("td", { class: "num" }, `${e.totals.cases}/${e.runIds.length}`),
     h("td", { class: "num" }, formatCount(e.totals.changed)),
@@ -48,6 +60,7 @@ export function showEvaluations(main: HTMLElement): Mounted {
       const head = [
         "evaluation",
         "candidate",
+        "runs on",
         "status",
         "cases",
         "changed",
@@ -63,7 +76,7 @@ export function showEvaluations(main: HTMLElement): Mounted {
                 {},
                 h(
                   "td",
-                  { class: "empty", attrs: { colspan: "8" } },
+                  { class: "empty", attrs: { colspan: String(head.length) } },
                   "No evaluation yet: errand eval run makes one.",
                 ),
               ),
@@ -201,6 +214,7 @@ function totalsOf(e: Evaluation): HTMLElement {
   const mean = (sum: number) => (t.cases === 0 ? "—" : (sum / t.cases).toFixed(2));
   return facts([
     ["candidate", `${e.candidate.agent}@${e.candidate.version}`],
+    ["runs on", runsOnText(e)],
     ["status", e.status],
     ["cases", `${t.cases} of ${e.runIds.length}`],
     ["changed", formatCount(t.changed)],

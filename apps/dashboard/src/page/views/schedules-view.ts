@@ -1,22 +1,26 @@
 /**
  * The schedules (docs/guide/schedules.md): a list — each schedule's agent,
  * when it ticks, its overlap and catch-up, whether it is paused, its next
- * and last fire — and one schedule with the runs it made, each a link to
- * its page, and a button that pauses or resumes it (confirmed, refused in
- * read-only mode). Both are read again whenever the overview stream says
- * something changed (a tick fires a run).
+ * and last fire — with the form that creates one (`schedule-form.ts`), and
+ * one schedule with the runs it made, each a link to its page, and buttons
+ * that pause or resume it and remove it (confirmed, refused in read-only
+ * mode). Both are read again whenever the overview stream says something
+ * changed (a tick fires a run).
  */
 import {
   ApiError,
   listSchedules,
   loadSession,
+  type OverviewMessage,
   readSchedule,
+  removeSchedule,
   type ScheduleDetail,
   type ScheduleView,
   setSchedulePaused,
 } from "../api.js";
 import { confirmAction } from "../components/confirm.js";
 import { facts, jsonBlock } from "../components/json-view.js";
+import { scheduleForm } from "../components/schedule-form.js";
 import { statusBadge } from "../components/status.js";
 import { h, link, replaceChildren } from "../dom.js";
 import { formatAgo, formatDateTime, formatDuration, formatSpan } from "../format.js";
@@ -78,9 +82,12 @@ interface LiveView {
   stop(): void;
 }
 
-/** Reads with `read` and draws with `draw` now and whenever the overview changes. */
+/**
+ * Reads with `read` and draws with `draw` now and whenever the overview
+ * changes; a failed read is shown in `target` under `title`.
+ */
 function liveView<T>(
-  main: HTMLElement,
+  target: HTMLElement,
   title: string,
   read: () => Promise<T>,
   draw: (value: T) => void,
@@ -96,7 +103,7 @@ function liveView<T>(
     } catch (error) {
       if (!stopped) {
         replaceChildren(
-          main,
+          target,
           h("h1", {}, title),
           h("p", { class: "error-text" }, (error as Error).message),
         );
@@ -118,9 +125,13 @@ function liveView<T>(
   };
 }
 
-/** Mounts the list of schedules into `main`. */
+/** The agents the live workers run, each once, sorted. */
+function workerAgents(message: OverviewMessage): string[] {
+  return [...new Set(message.overview.workers.flatMap((worker) => worker.agents))].sort();
+}
+
+/** Mounts the list of schedules, and the form that creates one, into `main`. */
 export function showSchedules(main: HTMLElement): Mounted {
-  replaceChildren(main, h("h1", {}, "Schedules"), h("p", { class: "muted" }, "Loading…"));
   const head = [
     "schedule",
     "agent",
@@ -132,7 +143,35 @@ export function showSchedules(main: HTMLElement): Mounted {
     "last fire",
     "runs kept",
   ];
-  return liveView(main, "Schedules", listSchedules, ({ items }) => {
+  let listed = new Set<string>();
+  const table = h("div", {}, h("p", { class: "muted" }, "Loading…"));
+  const form = scheduleForm({
+    isListed: (id) => listed.has(id),
+    saved(schedule) {
+      toast(`Schedule ${schedule.id} saved`);
+      // Creating fires no run, so the overview may not change: the list is read again here.
+      void view.refresh();
+    },
+  });
+  const newButton = h(
+    "button",
+    {
+      class: "button primary",
+      testid: "schedule-new-button",
+      on: { click: () => form.open() },
+    },
+    "New schedule",
+  );
+  newButton.disabled = true;
+  replaceChildren(
+    main,
+    h("div", { class: "run-header" }, h("h1", {}, "Schedules"), newButton),
+    form.element,
+    table,
+  );
+  // The form keeps what is typed in it: only the table is drawn again.
+  const view = liveView(table, "Schedules", listSchedules, ({ items }) => {
+    listed = new Set(items.map((schedule) => schedule.id));
     const rows =
       items.length === 0
         ? [
@@ -142,14 +181,13 @@ export function showSchedules(main: HTMLElement): Mounted {
               h(
                 "td",
                 { class: "empty", attrs: { colspan: String(head.length) } },
-                "No schedule yet: errand.schedules.upsert (or errand schedules upsert) makes one.",
+                "No schedule yet: New schedule (or errand schedules upsert) makes one.",
               ),
             ),
           ]
         : items.map(scheduleRow);
     replaceChildren(
-      main,
-      h("h1", {}, "Schedules"),
+      table,
       h(
         "section",
         { class: "panel flush" },
@@ -170,6 +208,17 @@ export function showSchedules(main: HTMLElement): Mounted {
       ),
     );
   });
+  void loadSession().then(({ readOnly }) => {
+    if (readOnly) newButton.title = "This dashboard is read-only.";
+    else newButton.disabled = false;
+  });
+  const stopAgents = listenToOverview((message) => form.offerAgents(workerAgents(message)));
+  return {
+    stop() {
+      view.stop();
+      stopAgents();
+    },
+  };
 }
 
 function runRow({ runId, tick, run }: ScheduleDetail["runs"][number]): HTMLTableRowElement {
@@ -226,6 +275,36 @@ function pauseButton(schedule: ScheduleView, readOnly: boolean, after: () => voi
   return button;
 }
 
+/** The remove button of `schedule`: asks, then removes it and opens the list. */
+function removeButton(schedule: ScheduleView, readOnly: boolean): HTMLElement {
+  const button = h(
+    "button",
+    { class: "button danger", testid: "schedule-remove-button" },
+    "Remove",
+  );
+  if (readOnly) {
+    button.disabled = true;
+    button.title = "This dashboard is read-only.";
+  }
+  button.addEventListener("click", async () => {
+    const answer = await confirmAction({
+      title: `Remove schedule ${schedule.id}?`,
+      message: "It is deleted and fires no more runs; the runs it made stay.",
+      confirmLabel: "Remove",
+      danger: true,
+    });
+    if (answer === undefined) return;
+    try {
+      await removeSchedule(schedule.id);
+      toast(`Schedule ${schedule.id} removed`);
+      location.hash = "#/schedules";
+    } catch (error) {
+      toast(error instanceof ApiError ? error.message : String(error), true);
+    }
+  });
+  return button;
+}
+
 /** Mounts schedule `id` and the runs it made into `main`. */
 export function showSchedule(main: HTMLElement, id: string): Mounted {
   const title = `Schedule ${id}`;
@@ -246,8 +325,13 @@ export function showSchedule(main: HTMLElement, id: string): Mounted {
           " ",
           stateChip(schedule),
         ),
-        // Pausing fires no run, so the overview may not change: the view is read again here.
-        pauseButton(schedule, session.readOnly, () => void view.refresh()),
+        h(
+          "div",
+          { class: "actions" },
+          // Pausing fires no run, so the overview may not change: the view is read again here.
+          pauseButton(schedule, session.readOnly, () => void view.refresh()),
+          removeButton(schedule, session.readOnly),
+        ),
       ),
       h(
         "section",
