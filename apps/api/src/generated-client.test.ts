@@ -255,6 +255,31 @@ describe("the API through a client generated from its document", () => {
     expect(tooLong.error!.error.code).toBe("invalid_request");
   });
 
+  it("answers a path naming no run 404 alike, whether its id was never fired or is no run id, as collect does", async () => {
+    const ids = ["R01M94RNPH4083B3YZGN9GMWQ82NS", "not-a-run"];
+    for (const runId of ids) {
+      const path = { path: { runId } };
+      const answers = [
+        await client.GET("/v1/runs/{runId}", { params: path }),
+        await client.GET("/v1/runs/{runId}/events", { params: path }),
+        await client.GET("/v1/runs/{runId}/stream", { params: path }),
+        await client.POST("/v1/runs/{runId}/cancel", { params: path, body: {} }),
+      ];
+      for (const answer of answers) {
+        expect(answer.response.status, `${answer.response.url}`).toBe(404);
+        // A run the request only asked about: neither the fix nor the runId of a fire refused after firing.
+        expect(answer.error).toEqual({
+          error: { code: "not_found", message: expect.any(String), retryable: false },
+        });
+      }
+    }
+    const collected = await client.POST("/v1/runs/collect", { body: { runIds: ids } });
+    expect(collected.data!.results.map((result) => result.error?.code)).toEqual([
+      "not_found",
+      "not_found",
+    ]);
+  });
+
   it("serves its document, and the probes and metrics beside /v1", async () => {
     const served = await (await fetch(`${stack.url}/v1/openapi.json`)).json();
     expect(served).toEqual(openApiDocument());

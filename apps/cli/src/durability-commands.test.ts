@@ -14,6 +14,16 @@ describe("--durability on the commands that fire runs", () => {
     ["api", ["api", "--durability", "fsync"], {}],
     ["mcp", ["mcp", "--durability", "fsync"], {}],
     ["fire", ["fire", "greeter", "--input", "{}", "--durability", "fsync"], {}],
+    [
+      "runs rerun",
+      ["runs", "rerun", "--run", "R01M94RNPH4083B3YZGN9GMWQ82NS", "--durability", "fsync"],
+      {},
+    ],
+    [
+      "runs rerun, from the environment",
+      ["runs", "rerun", "--status", "failed"],
+      { ERRAND_DURABILITY: "fsync" },
+    ],
     ["api, from the environment", ["api"], { ERRAND_DURABILITY: "fsync" }],
     ["mcp, from the environment", ["mcp"], { ERRAND_DURABILITY: "fsync" }],
   ])("%s: an unknown durability is exit code 2", async (_name, args, env) => {

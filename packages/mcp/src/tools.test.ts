@@ -5,7 +5,8 @@
  * wait_runs waits; get_run's summary, full result and pages of events;
  * list_waiting's answer schema and answer_waiting refusing a wrong answer
  * with the issues; cancel_runs per item; errors as `isError` answers with
- * errand's code, `retryable` and the fix, never a stack.
+ * errand's code, `retryable` and the fix, never a stack — arguments off a
+ * tool's input schema and an unknown tool too, not the SDK's line of text.
  */
 import { randomBytes } from "node:crypto";
 import { newRunId } from "@errand/core";
@@ -227,6 +228,30 @@ describe("errand's MCP tools", () => {
     }
     const unreadable = stack.client.readResource({ uri: "errand://runs/nope/result" });
     await expect(unreadable).rejects.toThrow(/MCP error -32002/);
+    expect(stack.unexpected).toEqual([]);
+  });
+
+  it("refuses arguments off a tool's input schema as errand's invalid_spec, naming each field", async () => {
+    // runIds missing, waitSeconds past its maximum, detail ill-typed: the tool never runs.
+    const offSchema = await stack.call("wait_runs", { waitSeconds: 61, detail: 3 });
+    expect(offSchema.isError).toBe(true);
+    expect(offSchema.value.error).toMatchObject({
+      code: "invalid_spec",
+      retryable: false,
+      fix: "correct the arguments named in the message and call again",
+    });
+    expect(offSchema.value.error.issues.map((issue: { path: string }) => issue.path)).toEqual([
+      "runIds",
+      "waitSeconds",
+      "detail",
+    ]);
+    expect(offSchema.value.error.message).toMatch(
+      /^invalid arguments for wait_runs: runIds: expected array, received undefined; waitSeconds: .*60/,
+    );
+    const noTool = await stack.call("wait_for_everything", {});
+    expect(noTool.isError).toBe(true);
+    expect(noTool.value.error).toMatchObject({ code: "invalid_spec", retryable: false });
+    expect(noTool.value.error.message).toContain("errand's tools are list_agents, start_runs");
     expect(stack.unexpected).toEqual([]);
   });
 });

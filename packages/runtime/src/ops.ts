@@ -4,7 +4,8 @@
  * conventions), the agent checks a worker runs before it takes a run, the
  * structured-output tool's name and messages, the transcript builder (and
  * the trim of a state to what its transcript reads), the
- * logger helpers and the waitpoint answer check.
+ * logger helpers, the waitpoint answer check and validation issues located
+ * by path.
  *
  * **Unstable.** This subpath carries no semver promise: a name here may
  * change or go in any release, in step with errand's own packages and apps.
@@ -45,4 +46,5 @@ export { setContentAttribute } from "./tracing/content.js";
 export { GEN_AI, modelIdentity } from "./tracing/gen-ai.js";
 export { ERROR_TYPE, inSpan, markSpanFailed } from "./tracing/spans.js";
 export { buildTranscript, trimmedToTranscript } from "./transcript.js";
+export { locateIssues } from "./validation-issues.js";
 export { checkAnswer } from "./waitpoint.js";

@@ -10,7 +10,7 @@
  * leaves the server: an unexpected error is `500 internal`, logged, its
  * stack never sent.
  */
-import { type ErrorCode, isErrandError } from "@errand/core";
+import { type ErrandError, type ErrorCode, isErrandError } from "@errand/core";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -111,16 +111,27 @@ function issuesOf(details: Record<string, unknown> | undefined): ApiError["error
   }));
 }
 
+/**
+ * The run a refused fire made all the same: the `details.runId` of a
+ * retryable refusal (a run no replica confirmed in time, a job not enqueued).
+ * A refusal that cannot pass when sent again (`not_found`, `run_settled`)
+ * names a run too, but one the request merely asked about: no fix of a fired run.
+ */
+function firedRunOf(error: ErrandError): string | undefined {
+  const runId = error.details?.runId;
+  return error.retryable && typeof runId === "string" ? runId : undefined;
+}
+
 /** The answer to an error a route threw: its own code for an `ErrandError`, else 500 `internal`. */
 export function answerError(c: Context, error: unknown): Response {
   if (isErrandError(error)) {
     const status = STATUS_OF_CODE[error.code] ?? 500;
     const issues = issuesOf(error.details);
-    const runId = error.details?.runId;
+    const runId = firedRunOf(error);
     return apiError(c, status, error.code, error.message, {
       retryable: error.retryable,
       ...(issues === undefined ? {} : { issues }),
-      ...(typeof runId === "string" ? { runId } : {}),
+      ...(runId === undefined ? {} : { runId }),
     });
   }
   // A body sent without `content-type: application/json` (curl's `-d` alone sends a form's).

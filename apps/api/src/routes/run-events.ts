@@ -18,6 +18,7 @@ import type { ApiEnv } from "../http/env.js";
 import type { StreamSink } from "../live/streams.js";
 import { EventsQuery, RunIdParam } from "../schemas/requests.js";
 import { EventPage } from "../schemas/responses.js";
+import { pathRunId } from "./path-run-id.js";
 import { ERROR_RESPONSES } from "./responses.js";
 
 /** The default page of events. */
@@ -151,7 +152,7 @@ async function sendDeltas(
 /** Adds the routes of a run's events and deltas to `app`. */
 export function addRunEventRoutes(app: OpenAPIHono<ApiEnv>, context: ApiContext): void {
   app.openapi(eventsRoute, async (c) => {
-    const { runId } = c.req.valid("param");
+    const runId = pathRunId(c.req.valid("param").runId);
     const { limit, cursor } = c.req.valid("query");
     const asStream = (c.req.header("accept") ?? "").includes("text/event-stream");
     const afterSeq = asStream
@@ -173,7 +174,7 @@ export function addRunEventRoutes(app: OpenAPIHono<ApiEnv>, context: ApiContext)
   });
 
   app.openapi(deltasRoute, async (c) => {
-    const { runId } = c.req.valid("param");
+    const runId = pathRunId(c.req.valid("param").runId);
     const from = c.req.valid("header")["last-event-id"] || undefined;
     if (from !== undefined && !isLiveOffset(from)) {
       throw new ErrandError(

@@ -26,6 +26,7 @@ import {
   RunPage,
   RunSoFar,
 } from "../schemas/responses.js";
+import { pathRunId } from "./path-run-id.js";
 import { ERROR_RESPONSES, jsonAnswer } from "./responses.js";
 
 const json = <Schema>(schema: Schema, required = true) => ({
@@ -122,7 +123,7 @@ export function addRunRoutes(app: OpenAPIHono<ApiEnv>, context: ApiContext): voi
   });
 
   app.openapi(getRunRoute, async (c) => {
-    const { runId } = c.req.valid("param");
+    const runId = pathRunId(c.req.valid("param").runId);
     const { waitMs } = c.req.valid("query");
     const settled = await c.var.errand.result(runId, { waitMs: waitMs ?? 0 });
     if (settled !== undefined) return c.json(settled, 200);
@@ -141,7 +142,7 @@ export function addRunRoutes(app: OpenAPIHono<ApiEnv>, context: ApiContext): voi
   app.openapi(listRoute, async (c) => c.json(await c.var.errand.list(c.req.valid("query")), 200));
 
   app.openapi(cancelRoute, async (c) => {
-    const { runId } = c.req.valid("param");
+    const runId = pathRunId(c.req.valid("param").runId);
     const body = c.req.valid("json") ?? {};
     const result = await c.var.errand.cancel(runId, { ...body, by: "http-api" });
     // The library's type is recursive; its descendants are one flat list, parents first.

@@ -22,7 +22,11 @@ const RunId = z
 
 /** `:runId` of a path. */
 export const RunIdParam = z.object({
-  runId: RunId.openapi({ param: { name: "runId", in: "path" } }),
+  runId: RunId.openapi({
+    param: { name: "runId", in: "path" },
+    description:
+      "A run's id, as fire answered it. A path naming no run (never fired, expired, or not a run id) is 404 `not_found`.",
+  }),
 });
 
 const WaitMs = z.coerce

@@ -1171,7 +1171,7 @@ export interface operations {
       };
       header?: never;
       path: {
-        /** @description A run's id, as fire answered it. */
+        /** @description A run's id, as fire answered it. A path naming no run (never fired, expired, or not a run id) is 404 `not_found`. */
         runId: string;
       };
       cookie?: never;
@@ -1362,7 +1362,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description A run's id, as fire answered it. */
+        /** @description A run's id, as fire answered it. A path naming no run (never fired, expired, or not a run id) is 404 `not_found`. */
         runId: string;
       };
       cookie?: never;
@@ -1468,7 +1468,7 @@ export interface operations {
         "last-event-id"?: string;
       };
       path: {
-        /** @description A run's id, as fire answered it. */
+        /** @description A run's id, as fire answered it. A path naming no run (never fired, expired, or not a run id) is 404 `not_found`. */
         runId: string;
       };
       cookie?: never;
@@ -1567,7 +1567,7 @@ export interface operations {
         "last-event-id"?: string;
       };
       path: {
-        /** @description A run's id, as fire answered it. */
+        /** @description A run's id, as fire answered it. A path naming no run (never fired, expired, or not a run id) is 404 `not_found`. */
         runId: string;
       };
       cookie?: never;

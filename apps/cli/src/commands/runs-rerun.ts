@@ -7,6 +7,7 @@
 import { MAX_RERUN, type RerunItem, type RerunOptions } from "@errand/engine";
 import { usageError } from "../args.js";
 import { CONNECTION_OPTIONS, type CommandSpec, JSON_OPTION } from "../command.js";
+import { DURABILITY_OPTION, durabilityOption } from "../durability.js";
 import { withErrand } from "../errand-client.js";
 import { EXIT } from "../exit-codes.js";
 import { nextPageCommand } from "../next-page.js";
@@ -15,7 +16,16 @@ import { writeJson, writeLines } from "../output.js";
 const STATUSES = ["queued", "running", "succeeded", "failed", "cancelled"] as const;
 
 /** The options of the next page's command: the filters, the request and the connection, as given. */
-const REPEATED_OPTIONS = ["status", "agent", "limit", "version", "key", "prefix", "redis"] as const;
+const REPEATED_OPTIONS = [
+  "status",
+  "agent",
+  "limit",
+  "version",
+  "key",
+  "durability",
+  "prefix",
+  "redis",
+] as const;
 
 function describe(item: RerunItem): string {
   if (!item.ok)
@@ -53,7 +63,7 @@ function sources(runs: string[], status: string | undefined, agent: string | und
 /** `runs rerun`. */
 export const runsRerunCommand: CommandSpec = {
   usage:
-    "errand runs rerun (--run <runId>… | [--status <status>] [--agent <name>] [--limit N] [--cursor <cursor>]) [--version original|newest|<version>] [--key <key>] [--json]",
+    "errand runs rerun (--run <runId>… | [--status <status>] [--agent <name>] [--limit N] [--cursor <cursor>]) [--version original|newest|<version>] [--key <key>] [--durability <acknowledged|replicated>] [--json]",
   description: [
     `Fires runs again (at most ${MAX_RERUN} a call): each a new run with its source's agent,`,
     "input, schema and metadata plus rerunOf, on the version that ran unless --version",
@@ -61,7 +71,9 @@ export const runsRerunCommand: CommandSpec = {
     "runs fired before); --key names a new request. With filters it re-runs a page of the",
     "runs they match and ends with the command for the next page. Exits 1 when a run could",
     "not be re-run. With --json it prints { total, succeeded, failed, results, hasMore,",
-    "nextCursor? }.",
+    "nextCursor? }. With --durability replicated a re-run is printed once a Redis replica",
+    "has it; one no replica confirmed in time is not re-run (redis_unavailable), fired all",
+    "the same: the same command again answers that run once a replica has it.",
   ].join("\n"),
   options: {
     run: { type: "string", value: "<runId>", multiple: true, description: "a run to fire again" },
@@ -83,6 +95,7 @@ export const runsRerunCommand: CommandSpec = {
       description: "original (the version that ran, default), newest, or a version",
     },
     key: { type: "string", value: "<key>", description: "names this re-run request" },
+    ...DURABILITY_OPTION,
     ...JSON_OPTION,
     ...CONNECTION_OPTIONS,
   },
@@ -100,7 +113,12 @@ export const runsRerunCommand: CommandSpec = {
       ...(version === undefined ? {} : { version }),
       ...(key === undefined ? {} : { idempotencyKey: key }),
     };
-    const result = await withErrand(args, io, (errand) => errand.rerun(options));
+    const result = await withErrand(
+      args,
+      io,
+      (errand) => errand.rerun(options),
+      durabilityOption(args, io),
+    );
     if (args.flag("json")) writeJson(io, result);
     else {
       const more =

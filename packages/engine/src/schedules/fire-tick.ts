@@ -9,7 +9,7 @@
  * carries the schedule and tick in its metadata.
  */
 import { setTimeout as delay } from "node:timers/promises";
-import { ErrandError } from "@errand/core";
+import { ErrandError, isErrandError } from "@errand/core";
 import type { Logger } from "@errand/runtime";
 import type { RunHead } from "@errand/store";
 import type { FireResult, FireSpec } from "../client/fire-spec.js";
@@ -163,24 +163,49 @@ async function overlapAllows(
   );
 }
 
-/** Fires `schedule`'s run for `tick` and notes it; resolves with its runId. */
+/**
+ * The run a refused fire made all the same (`details.runId`: with
+ * `durability: "replicated"`, a run no replica confirmed in time), else undefined.
+ */
+function firedAllTheSame(error: unknown): string | undefined {
+  const runId = isErrandError(error) ? error.details?.runId : undefined;
+  return typeof runId === "string" ? runId : undefined;
+}
+
+/**
+ * Fires `schedule`'s run for `tick` and notes it; resolves with its runId.
+ * A fire refused after its run was made (no replica confirmed it in time)
+ * notes that run all the same — it runs, unless its master fails over first,
+ * and `overlap` must see it, not a tick still being fired — then throws, so
+ * that the tick's job fails with the reason
+ * (docs/architecture/schedules.md#durability).
+ */
 async function fireOneTick(
   context: TickContext,
   schedule: ScheduleDefinition,
   tick: number,
 ): Promise<string> {
-  const { runId } = await context.fire({
-    agent: schedule.agent,
-    input: schedule.input ?? null,
-    metadata: {
-      ...schedule.metadata,
-      [SCHEDULE_METADATA_KEY]: schedule.id,
-      [TICK_METADATA_KEY]: new Date(tick).toISOString(),
-    },
-    idempotencyKey: tickIdempotencyKey(schedule.id, tick),
-    idempotencyTtlMs: TICK_KEY_TTL_MS,
-  });
-  await noteScheduleRun(context.redis, context.keys, schedule.id, { runId, tick });
+  const note = (runId: string) =>
+    noteScheduleRun(context.redis, context.keys, schedule.id, { runId, tick });
+  let runId: string;
+  try {
+    ({ runId } = await context.fire({
+      agent: schedule.agent,
+      input: schedule.input ?? null,
+      metadata: {
+        ...schedule.metadata,
+        [SCHEDULE_METADATA_KEY]: schedule.id,
+        [TICK_METADATA_KEY]: new Date(tick).toISOString(),
+      },
+      idempotencyKey: tickIdempotencyKey(schedule.id, tick),
+      idempotencyTtlMs: TICK_KEY_TTL_MS,
+    }));
+  } catch (error) {
+    const made = firedAllTheSame(error);
+    if (made !== undefined) await note(made);
+    throw error;
+  }
+  await note(runId);
   return runId;
 }
 

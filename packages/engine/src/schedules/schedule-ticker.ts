@@ -84,6 +84,17 @@ export function startScheduleTicker(parts: ScheduleTickerParts): ScheduleTicker 
       },
     );
     logBullErrors(worker, logger, "schedule ticker");
+    worker.on("failed", (job, error) => {
+      const tick = tickOfJobId(job?.id ?? "");
+      logger.warn(
+        {
+          schedule: job?.data.scheduleId,
+          ...(tick === undefined ? {} : { tick: new Date(tick).toISOString() }),
+          error: error.message,
+        },
+        "schedule tick failed",
+      );
+    });
     logger.info({}, "schedule ticker started: a schedule exists");
   }
 

@@ -2,12 +2,15 @@
  * The one shape of every tool answer (docs/architecture/mcp.md#answers): a
  * single text block holding the result's JSON, so what the model reads and
  * what a program parses are the same bytes; an error is the same with
- * `isError: true` and `{ error: { code, message, retryable, fix, issues? } }`.
+ * `isError: true` and `{ error: { code, message, retryable, fix, issues? } }`,
+ * arguments off a tool's input schema included.
  * Never a stack: an error that is not errand's own is logged by the server
  * and answered as `internal`.
  */
 import { type ErrorCode, isErrandError } from "@errand/core";
+import { locateIssues } from "@errand/runtime/ops";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { z } from "zod";
 
 /** An answer holding `value`. */
 export function answerOf(value: unknown): CallToolResult {
@@ -63,6 +66,40 @@ function errorAnswer(
   const issues = options.issues === undefined ? {} : { issues: options.issues };
   const error = { code, message, retryable: options.retryable ?? false, fix, ...issues };
   return { isError: true, content: [{ type: "text", text: JSON.stringify({ error }) }] };
+}
+
+/** The most issues an argument refusal's message lists (its `issues` hold them all). */
+const ISSUES_IN_MESSAGE = 5;
+
+/**
+ * The answer to a call of `tool` whose arguments do not match its input
+ * schema: `invalid_spec`, not retryable, the message naming the first few
+ * fields and what is wrong with each, `issues` all of them (`{ path,
+ * message }`, `$` for the arguments themselves).
+ */
+export function invalidArgumentsAnswer(
+  tool: string,
+  zodIssues: readonly z.core.$ZodIssue[],
+): CallToolResult {
+  const issues = locateIssues(zodIssues);
+  const listed = issues
+    .slice(0, ISSUES_IN_MESSAGE)
+    .map(({ path, message }) => `${path}: ${message}`);
+  const more =
+    issues.length > ISSUES_IN_MESSAGE ? ` (and ${issues.length - ISSUES_IN_MESSAGE} more)` : "";
+  return errorAnswer(
+    "invalid_spec",
+    `invalid arguments for ${tool}: ${listed.join("; ")}${more}; tools/list shows its input schema`,
+    { issues },
+  );
+}
+
+/** The answer to a call of a tool errand does not have, naming the ones it has. */
+export function unknownToolAnswer(name: string, tools: readonly string[]): CallToolResult {
+  return errorAnswer(
+    "invalid_spec",
+    `no tool ${JSON.stringify(name)}: errand's tools are ${tools.join(", ")}`,
+  );
 }
 
 /** Where a tool's unexpected errors are told: the server's log, never the caller. */

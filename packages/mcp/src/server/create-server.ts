@@ -5,6 +5,7 @@
  * what its caller may see and do.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { z } from "zod";
 import { registerRunResultResource } from "../resources/run-result.js";
 import { answerWaitingTool } from "../tools/answer-waiting.js";
 import { cancelRunsTool } from "../tools/cancel-runs.js";
@@ -14,7 +15,7 @@ import { listWaitingTool } from "../tools/list-waiting.js";
 import { startRunsTool } from "../tools/start-runs.js";
 import { waitRunsTool } from "../tools/wait-runs.js";
 import type { ErrandMcpServices } from "./errand-services.js";
-import { type ErrandTool, registerErrandTool } from "./register-tool.js";
+import { type ErrandTool, registerErrandTools } from "./register-tools.js";
 
 /** What the server tells a client on `initialize`: how the tools fit together. */
 const INSTRUCTIONS =
@@ -32,7 +33,7 @@ export function createErrandMcpServer(
   identity: ServerIdentity,
 ): McpServer {
   const server = new McpServer(identity, { instructions: INSTRUCTIONS });
-  const tools: ErrandTool<never>[] = [
+  const tools: ErrandTool<z.ZodObject>[] = [
     listAgentsTool(services),
     startRunsTool(services),
     waitRunsTool(services),
@@ -41,7 +42,7 @@ export function createErrandMcpServer(
     listWaitingTool(services),
     answerWaitingTool(services),
   ] as never[];
-  for (const tool of tools) registerErrandTool(server, tool, services.reportUnexpected);
+  registerErrandTools(server, tools, services.reportUnexpected);
   registerRunResultResource(server, services);
   return server;
 }

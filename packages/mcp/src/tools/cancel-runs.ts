@@ -9,7 +9,7 @@ import { z } from "zod";
 import { MAX_BATCH_RUNS } from "../limits.js";
 import { itemFailure } from "../results/tool-answer.js";
 import type { ErrandMcpServices } from "../server/errand-services.js";
-import type { ErrandTool } from "../server/register-tool.js";
+import type { ErrandTool } from "../server/register-tools.js";
 import { TOOL_NAMES } from "./tool-names.js";
 
 const CancelRunsArgs = z.object({

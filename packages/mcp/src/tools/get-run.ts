@@ -10,7 +10,7 @@ import { z } from "zod";
 import { EVENT_DATA_CHARS, EVENT_PAGE_LIMITS, INLINE_CHARS } from "../limits.js";
 import { collectedOf, runView } from "../results/run-view.js";
 import type { ErrandMcpServices } from "../server/errand-services.js";
-import type { ErrandTool } from "../server/register-tool.js";
+import type { ErrandTool } from "../server/register-tools.js";
 import { TOOL_NAMES } from "./tool-names.js";
 
 const GetRunArgs = z.object({

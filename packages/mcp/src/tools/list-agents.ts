@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import type { ErrandMcpServices } from "../server/errand-services.js";
-import type { ErrandTool } from "../server/register-tool.js";
+import type { ErrandTool } from "../server/register-tools.js";
 import { TOOL_NAMES } from "./tool-names.js";
 
 /** The `list_agents` tool over `services`. */

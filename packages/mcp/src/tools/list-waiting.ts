@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { WAITING_PAGE_LIMITS } from "../limits.js";
 import type { ErrandMcpServices } from "../server/errand-services.js";
-import type { ErrandTool } from "../server/register-tool.js";
+import type { ErrandTool } from "../server/register-tools.js";
 import { TOOL_NAMES } from "./tool-names.js";
 
 const ListWaitingArgs = z.object({

@@ -21,7 +21,7 @@ import { Detail, inlineChars } from "../results/detail.js";
 import { runView } from "../results/run-view.js";
 import { answerBytes } from "../results/tool-answer.js";
 import type { ErrandMcpServices } from "../server/errand-services.js";
-import type { ErrandTool, ToolExtra } from "../server/register-tool.js";
+import type { ErrandTool, ToolExtra } from "../server/register-tools.js";
 import { positionCursor, positionOf } from "./run-pages.js";
 import { TOOL_NAMES } from "./tool-names.js";
 
