@@ -32,7 +32,6 @@
  * instead of leaving it to a writer that may be dead.
  */
 import {
-  applyEvent,
   ErrandError,
   foldRun,
   isSettled,
@@ -40,7 +39,12 @@ import {
   type RunState,
   type TraceContext,
 } from "@errand/core";
-import { isWaitpointOverdue, parkedWaitpoint, runNotFound } from "@errand/core/ops";
+import {
+  applyEventInPlace,
+  isWaitpointOverdue,
+  parkedWaitpoint,
+  runNotFound,
+} from "@errand/core/ops";
 import type { Logger, ParkRequest } from "@errand/runtime";
 import { trimmedToTranscript } from "@errand/runtime/ops";
 import type { EventStore } from "@errand/store";
@@ -85,7 +89,7 @@ async function readStateAndTrace(
   let previousTrace: TraceContext | undefined;
   const state = await foldLogInPages(store, runId, (folded, page) => {
     previousTrace = lastAttemptTrace(page) ?? previousTrace;
-    return trimmedToTranscript(page.reduce(applyEvent, folded));
+    return trimmedToTranscript(page.reduce(applyEventInPlace, folded));
   });
   return { state, previousTrace };
 }
