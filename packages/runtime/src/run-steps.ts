@@ -35,7 +35,7 @@ import {
 } from "./structured-output.js";
 import type { Tool } from "./tool.js";
 import { chatTracedModel } from "./tracing/chat-span.js";
-import { buildTranscript, trimmedToTranscript } from "./transcript.js";
+import { buildTranscript, trimToTranscriptInPlace } from "./transcript.js";
 
 /** What {@link runSteps} takes. */
 export interface RunStepsOptions {
@@ -127,7 +127,7 @@ class RunLoop {
     if (state.queued === undefined) {
       throw new ErrandError("invalid_event", `run ${state.runId} has no run-queued event`);
     }
-    this.state = copyForInPlaceFold(trimmedToTranscript(state));
+    this.state = trimToTranscriptInPlace(copyForInPlaceFold(state));
     this.queued = state.queued;
     this.model = resolveModel(agent, options.model);
     this.settings = agent.modelSettings;
@@ -178,7 +178,7 @@ class RunLoop {
   private async append(events: NewEvent[]): Promise<void> {
     const written = await this.options.sink.append(this.state.runId, this.state.seq, events);
     // What no later model request reads is dropped as it goes: a parent's memory is its transcript's.
-    this.state = trimmedToTranscript(written.reduce(applyEventInPlace, this.state));
+    this.state = trimToTranscriptInPlace(written.reduce(applyEventInPlace, this.state));
   }
 
   private event<T extends NewEvent["type"]>(
