@@ -2,10 +2,18 @@
  * The fold: `foldRun(events) → RunState`, pure and exhaustive. A run settles
  * at its first terminal event; an event at or below the folded `seq` is a
  * repeat and is skipped; a gap in `seq` is an error.
+ *
+ * One set of handlers serves two entries (docs/architecture/events.md#the-fold-in-place):
+ * `applyEvent` leaves the state it is given as it was and returns a new one,
+ * copying an array only when the event changes it; `applyEventInPlace`
+ * changes a state its caller owns, so that folding a log of n events, one
+ * step after another, costs O(n) and not O(n²). `foldRun` folds in place
+ * into a state of its own.
  */
 import { ErrandError } from "./errors.js";
-import type { EventType, RunEvent, RunEventOf, Usage } from "./events.js";
-import type { RunState, StepState, WaitpointState } from "./run-state.js";
+import type { EventType, RunError, RunEvent, RunEventOf, Usage } from "./events.js";
+import { FoldDraft } from "./fold-draft.js";
+import type { RunState, SettledStatus, StepState, WaitpointState } from "./run-state.js";
 
 /** The error message of a run that finished without recording its structured output. */
 export const NO_STRUCTURED_OUTPUT_MESSAGE =
@@ -46,42 +54,44 @@ export function isSettled(state: RunState): boolean {
 
 /**
  * One handler per event type: a new type without a handler fails the
- * typecheck. A handler returns `state` itself when the event changes
- * nothing, otherwise a new object (never one shared with `state`).
+ * typecheck. A handler changes the draft's state to what the event makes of
+ * it, and leaves it as it is when the event changes nothing.
  */
-type Evolvers = { [T in EventType]: (state: RunState, event: RunEventOf<T>) => RunState };
+type Evolvers = { [T in EventType]: (draft: FoldDraft, event: RunEventOf<T>) => void };
 
-/** The step numbered `step`: each number is one step of the state, most often its last, so the search starts there. */
-function stepOf(state: RunState, step: number): StepState | undefined {
-  return state.steps.findLast((s) => s.step === step);
-}
-
-/** Returns the state with one call of one step replaced by `update(call)`. */
+/**
+ * Replaces one call of one step by `update(call)`; nothing when the step or
+ * the call is not there. Each number is one step of the state, most often
+ * its last, so the search starts there.
+ */
 function updateCall(
-  state: RunState,
+  draft: FoldDraft,
   step: number,
   callId: string,
   update: (call: StepState["calls"][number]) => StepState["calls"][number],
-): RunState {
-  const current = stepOf(state, step);
-  if (!current?.calls.some((c) => c.callId === callId)) return state;
+): void {
+  const index = draft.state.steps.findLastIndex((s) => s.step === step);
+  const current = draft.state.steps[index];
+  if (!current?.calls.some((c) => c.callId === callId)) return;
   const calls = current.calls.map((c) => (c.callId === callId ? update(c) : c));
-  return { ...state, steps: state.steps.map((s) => (s.step === step ? { ...s, calls } : s)) };
+  draft.replaceStep(index, { ...current, calls });
 }
 
 /**
- * Returns the state with the waiting waitpoint `token` replaced by
- * `close(waitpoint)`; unchanged when there is no such waitpoint or it was
- * closed already (the first answer or timeout stands).
+ * Replaces the waiting waitpoint `token` by `close(waitpoint)`; nothing when
+ * there is no such waitpoint or it was closed already (the first answer or
+ * timeout stands). The newest waitpoint is the one most often closed, so
+ * the search starts there.
  */
 function closeWaitpoint(
-  state: RunState,
+  draft: FoldDraft,
   token: string,
   close: (waitpoint: WaitpointState) => WaitpointState,
-): RunState {
-  const open = state.waitpoints.find((w) => w.token === token && w.status === "waiting");
-  if (open === undefined) return state;
-  return { ...state, waitpoints: state.waitpoints.map((w) => (w === open ? close(w) : w)) };
+): void {
+  const index = draft.state.waitpoints.findLastIndex((w) => w.token === token);
+  const open = draft.state.waitpoints[index];
+  if (open?.status !== "waiting") return;
+  draft.replaceWaitpoint(index, close(open));
 }
 
 /** An optional count summed: absent only when both sides are. */
@@ -116,38 +126,44 @@ function resumedParkedMs(state: RunState, at: string): number | undefined {
   return (state.parkedMs ?? 0) + parkMs;
 }
 
+/** The state settled by a terminal event at `at`. */
+function settle(state: RunState, status: SettledStatus, at: string, error?: RunError): void {
+  state.status = status;
+  state.settledAt = at;
+  if (error !== undefined) state.error = error;
+}
+
 const evolvers: Evolvers = {
-  "run-queued": (state, e) => ({ ...state, status: "queued", queued: e.data, createdAt: e.at }),
-  "run-started": (state, e) => ({
-    ...state,
-    status: "running",
-    attempts: Math.max(state.attempts, e.data.attempt),
-    workerId: e.data.workerId,
-    startedAt: state.startedAt ?? e.at,
-    parked: undefined,
-    parkedMs: resumedParkedMs(state, e.at),
-  }),
-  "model-responded": (state, e) => ({
-    ...state,
-    steps: [
-      ...state.steps.filter((s) => s.step !== e.data.step),
-      {
-        step: e.data.step,
-        ...(e.data.text === undefined ? {} : { text: e.data.text }),
-        finish: e.data.finish,
-        usage: e.data.usage,
-        calls: e.data.calls.map((c) => ({ ...c, called: false })),
-        ...(e.data.items === undefined ? {} : { items: e.data.items }),
-        ...(e.data.responseId === undefined ? {} : { responseId: e.data.responseId }),
-        ...(e.data.costUsd === undefined ? {} : { costUsd: e.data.costUsd }),
-      },
-    ],
-    usage: addUsage(state.usage, e.data.usage),
-  }),
-  "tool-called": (state, e) =>
-    updateCall(state, e.data.step, e.data.callId, (c) => ({ ...c, called: true })),
-  "tool-result": (state, e) =>
-    updateCall(state, e.data.step, e.data.callId, (c) => ({
+  "run-queued": ({ state }, e) => {
+    state.status = "queued";
+    state.queued = e.data;
+    state.createdAt = e.at;
+  },
+  "run-started": ({ state }, e) => {
+    state.status = "running";
+    state.attempts = Math.max(state.attempts, e.data.attempt);
+    state.workerId = e.data.workerId;
+    state.startedAt = state.startedAt ?? e.at;
+    state.parkedMs = resumedParkedMs(state, e.at);
+    state.parked = undefined;
+  },
+  "model-responded": (draft, e) => {
+    draft.putStep({
+      step: e.data.step,
+      ...(e.data.text === undefined ? {} : { text: e.data.text }),
+      finish: e.data.finish,
+      usage: e.data.usage,
+      calls: e.data.calls.map((c) => ({ ...c, called: false })),
+      ...(e.data.items === undefined ? {} : { items: e.data.items }),
+      ...(e.data.responseId === undefined ? {} : { responseId: e.data.responseId }),
+      ...(e.data.costUsd === undefined ? {} : { costUsd: e.data.costUsd }),
+    });
+    draft.state.usage = addUsage(draft.state.usage, e.data.usage);
+  },
+  "tool-called": (draft, e) =>
+    updateCall(draft, e.data.step, e.data.callId, (c) => ({ ...c, called: true })),
+  "tool-result": (draft, e) =>
+    updateCall(draft, e.data.step, e.data.callId, (c) => ({
       ...c,
       outcome: {
         kind: "result",
@@ -158,76 +174,64 @@ const evolvers: Evolvers = {
         ...(e.data.ref === undefined ? {} : { ref: e.data.ref }),
       },
     })),
-  "run-parked": (state, e) => ({ ...state, parked: { ...e.data, since: e.at } }),
-  "waitpoint-created": (state, e) =>
-    state.waitpoints.some((w) => w.token === e.data.token)
-      ? state
-      : {
-          ...state,
-          waitpoints: [...state.waitpoints, { ...e.data, status: "waiting", createdAt: e.at }],
-        },
-  "waitpoint-completed": (state, e) =>
-    closeWaitpoint(state, e.data.token, (w) => ({
+  "run-parked": ({ state }, e) => {
+    state.parked = { ...e.data, since: e.at };
+  },
+  "waitpoint-created": (draft, e) => {
+    if (draft.state.waitpoints.some((w) => w.token === e.data.token)) return;
+    draft.addWaitpoint({ ...e.data, status: "waiting", createdAt: e.at });
+  },
+  "waitpoint-completed": (draft, e) =>
+    closeWaitpoint(draft, e.data.token, (w) => ({
       ...w,
       status: "answered",
       answer: e.data.answer,
       ...(e.data.answeredBy === undefined ? {} : { answeredBy: e.data.answeredBy }),
       closedAt: e.at,
     })),
-  "waitpoint-timed-out": (state, e) =>
-    closeWaitpoint(state, e.data.token, (w) => ({ ...w, status: "timed-out", closedAt: e.at })),
-  "output-recorded": (state, e) => {
-    if (state.output) return state;
-    const recorded = updateCall(state, e.data.step, e.data.callId, (c) => ({
-      ...c,
-      outcome: { kind: "recorded" },
-    }));
-    return {
-      ...recorded,
-      output: { value: e.data.output, step: e.data.step, callId: e.data.callId },
-    };
+  "waitpoint-timed-out": (draft, e) =>
+    closeWaitpoint(draft, e.data.token, (w) => ({ ...w, status: "timed-out", closedAt: e.at })),
+  "output-recorded": (draft, e) => {
+    if (draft.state.output) return;
+    updateCall(draft, e.data.step, e.data.callId, (c) => ({ ...c, outcome: { kind: "recorded" } }));
+    draft.state.output = { value: e.data.output, step: e.data.step, callId: e.data.callId };
   },
-  refused: (state, e) =>
-    e.data.step === undefined || e.data.callId === undefined
-      ? state
-      : updateCall(state, e.data.step, e.data.callId, (c) => ({
-          ...c,
-          outcome: { kind: "refused", reason: e.data.reason, message: e.data.message },
-        })),
-  "cancel-requested": (state, e) =>
-    state.cancelRequested ? state : { ...state, cancelRequested: e.data },
-  cancelled: (state, e) => {
+  refused: (draft, e) => {
+    if (e.data.step === undefined || e.data.callId === undefined) return;
+    updateCall(draft, e.data.step, e.data.callId, (c) => ({
+      ...c,
+      outcome: { kind: "refused", reason: e.data.reason, message: e.data.message },
+    }));
+  },
+  "cancel-requested": ({ state }, e) => {
+    state.cancelRequested ??= e.data;
+  },
+  cancelled: ({ state }, e) => {
     const reason = e.data.reason ?? state.cancelRequested?.reason;
     const message = reason ? `the run was cancelled: ${reason}` : "the run was cancelled";
-    return {
-      ...state,
-      status: "cancelled",
-      settledAt: e.at,
-      error: { code: "cancelled", message, retryable: false },
-    };
+    settle(state, "cancelled", e.at, { code: "cancelled", message, retryable: false });
   },
-  failed: (state, e) => ({ ...state, status: "failed", settledAt: e.at, error: e.data }),
-  finished: (state, e) => {
-    const text = e.data.text === undefined ? {} : { text: e.data.text };
-    if (state.queued?.outputSchema !== undefined && state.output === undefined) {
-      const error = {
-        code: "no_structured_output",
-        message: NO_STRUCTURED_OUTPUT_MESSAGE,
-        retryable: false,
-      };
-      return { ...state, ...text, status: "failed", settledAt: e.at, error };
+  failed: ({ state }, e) => settle(state, "failed", e.at, e.data),
+  finished: ({ state }, e) => {
+    if (e.data.text !== undefined) state.text = e.data.text;
+    if (state.queued?.outputSchema === undefined || state.output !== undefined) {
+      settle(state, "succeeded", e.at);
+      return;
     }
-    return { ...state, ...text, status: "succeeded", settledAt: e.at };
+    settle(state, "failed", e.at, {
+      code: "no_structured_output",
+      message: NO_STRUCTURED_OUTPUT_MESSAGE,
+      retryable: false,
+    });
   },
 };
 
 /**
- * Folds one more event into a state. Repeats (`seq` ≤ the folded seq) and
- * anything after the run settled leave the state unchanged; a gap in `seq`
- * throws an `ErrandError` with code `seq_gap`, an event of another run one
- * with code `invalid_event`.
+ * Whether `event` is the one after `state`'s seq: false for a repeat (at or
+ * below the folded seq); an `ErrandError` with code `seq_gap` for a gap, one
+ * with code `invalid_event` for an event of another run.
  */
-export function applyEvent(state: RunState, event: RunEvent): RunState {
+function isNextEvent(state: RunState, event: RunEvent): boolean {
   if (event.runId !== state.runId) {
     throw new ErrandError(
       "invalid_event",
@@ -235,7 +239,7 @@ export function applyEvent(state: RunState, event: RunEvent): RunState {
       { details: { runId: state.runId, eventRunId: event.runId, seq: event.seq } },
     );
   }
-  if (event.seq <= state.seq) return state;
+  if (event.seq <= state.seq) return false;
   if (event.seq !== state.seq + 1) {
     throw new ErrandError(
       "seq_gap",
@@ -243,17 +247,66 @@ export function applyEvent(state: RunState, event: RunEvent): RunState {
       { details: { runId: state.runId, expectedSeq: state.seq + 1, seq: event.seq } },
     );
   }
-  if (isSettled(state)) return { ...state, seq: event.seq };
-  const evolve = evolvers[event.type] as (s: RunState, e: RunEvent) => RunState;
-  const next = evolve(state, event);
-  if (next === state) return { ...state, seq: event.seq };
-  // A new state, made by the evolver for this event alone: it takes its seq in place.
-  next.seq = event.seq;
+  return true;
+}
+
+/** Folds the next event into the draft: after the run settled, only its seq. */
+function evolve(draft: FoldDraft, event: RunEvent): void {
+  if (!isSettled(draft.state)) {
+    const evolver = evolvers[event.type] as (d: FoldDraft, e: RunEvent) => void;
+    evolver(draft, event);
+  }
+  draft.state.seq = event.seq;
+}
+
+/**
+ * Folds one more event into a state, and returns the state after it: a new
+ * object, which shares with `state` what the event leaves alone (the steps
+ * array, unless the event changes a step). `state` and everything it holds
+ * stay as they were. Repeats (`seq` ≤ the folded seq) and anything after the
+ * run settled leave the state unchanged; a gap in `seq` throws an
+ * `ErrandError` with code `seq_gap`, an event of another run one with code
+ * `invalid_event`. An event that changes a step copies the steps array: a
+ * caller folding many events into a state of its own folds them in place
+ * (`applyEventInPlace`, docs/architecture/events.md#the-fold-in-place).
+ */
+export function applyEvent(state: RunState, event: RunEvent): RunState {
+  if (!isNextEvent(state, event)) return state;
+  const next = { ...state };
+  evolve(new FoldDraft(next, false), event);
   return next;
 }
 
-/** Folds a run's log, in order, into its state. Pure. */
+/**
+ * {@link applyEvent} into `state` itself: the same rules and the same state
+ * after, at a cost that does not grow with the run (a step is added or
+ * replaced in place, never the steps array copied). Returns `state`.
+ * `state` must be the caller's own: made by `initialRunState`, `foldRun`,
+ * {@link copyForInPlaceFold} or this function, and read by nothing that
+ * expects it to stay as it was (a state of `applyEvent` shares its arrays
+ * with the state it came from). The steps and waitpoints it holds are never
+ * changed: a changed one is replaced by a new object.
+ */
+export function applyEventInPlace(state: RunState, event: RunEvent): RunState {
+  if (isNextEvent(state, event)) evolve(new FoldDraft(state, true), event);
+  return state;
+}
+
+/**
+ * A copy of `state` that {@link applyEventInPlace} may fold into: its own
+ * top level, steps array and waitpoints array (the steps and waitpoints
+ * themselves are shared: the fold never changes them). Costs one pass over
+ * the steps, once, where folding into copies costs one per event.
+ */
+export function copyForInPlaceFold(state: RunState): RunState {
+  return { ...state, steps: [...state.steps], waitpoints: [...state.waitpoints] };
+}
+
+/**
+ * Folds a run's log, in order, into its state: in place into a state of its
+ * own ({@link applyEventInPlace}), so a log of n events costs O(n). Pure.
+ */
 export function foldRun(events: readonly RunEvent[], runId?: string): RunState {
   const id = runId ?? events[0]?.runId ?? "";
-  return events.reduce(applyEvent, initialRunState(id));
+  return events.reduce(applyEventInPlace, initialRunState(id));
 }

@@ -2,7 +2,8 @@
  * `@errand/core/ops` — the pure helpers errand's own packages and apps share
  * and a user of errand never calls: cursors and page bounds, run-id parts,
  * text and JSON limits, the stored-event check the append runs, the
- * waitpoint bookkeeping of the fold, the fold kept for a result alone, and
+ * waitpoint bookkeeping of the fold, the fold in place (for a caller that
+ * owns its state), the fold kept for a result alone, and
  * the schema pieces the runtime compiles tools with.
  *
  * **Unstable.** This subpath carries no semver promise: a name here may
@@ -17,7 +18,11 @@ export { blobUri, parseBlobUri } from "./blob-uri.js";
 export { budgetRemaining, DEFAULT_BUDGET_POLICY, roundUsd } from "./budget.js";
 export { decodeCursor, encodeCursor } from "./cursor.js";
 export { runNotFound } from "./errors.js";
-export { NO_STRUCTURED_OUTPUT_MESSAGE } from "./fold.js";
+export {
+  applyEventInPlace,
+  copyForInPlaceFold,
+  NO_STRUCTURED_OUTPUT_MESSAGE,
+} from "./fold.js";
 export { formatJsonPath, type JsonPath } from "./json-path.js";
 export { resolveLocalRef } from "./json-pointer.js";
 export { SCHEMA_STRING_FORMATS } from "./json-schema/limits.js";
@@ -26,7 +31,7 @@ export { isWildcardHost, listenUrl } from "./listen-url.js";
 export { findLosslessJsonProblem } from "./lossless-json.js";
 export { requireWholeNumber, wholeNumberOption } from "./options.js";
 export { type LimitBounds, page, resolveLimit } from "./page.js";
-export { applyResultEvent } from "./result-fold.js";
+export { applyResultEvent, applyResultEventInPlace } from "./result-fold.js";
 export {
   createdAtOfRunId,
   isRunId,

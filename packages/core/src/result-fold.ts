@@ -10,7 +10,7 @@
  * (docs/architecture/collector.md#results-folded-a-page-at-a-time).
  */
 import type { RunEvent } from "./events.js";
-import { applyEvent } from "./fold.js";
+import { applyEvent, applyEventInPlace } from "./fold.js";
 import type { RunState } from "./run-state.js";
 
 /** `event` as far as a run's result reads it: a model response without its calls and transcript, any other event as it is. */
@@ -32,4 +32,13 @@ function resultEvent(event: RunEvent): RunEvent {
  */
 export function applyResultEvent(state: RunState, event: RunEvent): RunState {
   return applyEvent(state, resultEvent(event));
+}
+
+/**
+ * {@link applyResultEvent} into `state` itself, as `applyEventInPlace` folds
+ * (the same ownership rule): for a fold of many events, at a cost per event
+ * that does not grow with the run. Returns `state`.
+ */
+export function applyResultEventInPlace(state: RunState, event: RunEvent): RunState {
+  return applyEventInPlace(state, resultEvent(event));
 }

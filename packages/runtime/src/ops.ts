@@ -45,6 +45,6 @@ export {
 export { setContentAttribute } from "./tracing/content.js";
 export { GEN_AI, modelIdentity } from "./tracing/gen-ai.js";
 export { ERROR_TYPE, inSpan, markSpanFailed } from "./tracing/spans.js";
-export { buildTranscript, trimmedToTranscript } from "./transcript.js";
+export { buildTranscript, trimToTranscriptInPlace } from "./transcript.js";
 export { locateIssues } from "./validation-issues.js";
 export { checkAnswer } from "./waitpoint.js";

@@ -6,7 +6,6 @@
  * (`finished`, `failed` or `cancelled`, all written here).
  */
 import {
-  applyEvent,
   ErrandError,
   isSettled,
   type NewEvent,
@@ -14,7 +13,7 @@ import {
   type StepState,
   type ToolCall,
 } from "@errand/core";
-import { waitpointOf } from "@errand/core/ops";
+import { applyEventInPlace, copyForInPlaceFold, waitpointOf } from "@errand/core/ops";
 import type { BlobStore } from "./blobs.js";
 import { createMemoryBlobStore } from "./blobs.js";
 import type { BudgetGate, PriceResponse } from "./budget-gate.js";
@@ -36,7 +35,7 @@ import {
 } from "./structured-output.js";
 import type { Tool } from "./tool.js";
 import { chatTracedModel } from "./tracing/chat-span.js";
-import { buildTranscript, trimmedToTranscript } from "./transcript.js";
+import { buildTranscript, trimToTranscriptInPlace } from "./transcript.js";
 
 /** What {@link runSteps} takes. */
 export interface RunStepsOptions {
@@ -106,6 +105,7 @@ function callsOtherTools(calls: readonly ToolCall[]): boolean {
 
 /** One run being stepped: its state, its sink and what it needs to ask the model and run tools. */
 class RunLoop {
+  /** The loop's own copy of the run's state: each append is folded into it in place. */
   private state: RunState;
   private readonly queued: NonNullable<RunState["queued"]>;
   private readonly model: Model;
@@ -127,7 +127,7 @@ class RunLoop {
     if (state.queued === undefined) {
       throw new ErrandError("invalid_event", `run ${state.runId} has no run-queued event`);
     }
-    this.state = trimmedToTranscript(state);
+    this.state = trimToTranscriptInPlace(copyForInPlaceFold(state));
     this.queued = state.queued;
     this.model = resolveModel(agent, options.model);
     this.settings = agent.modelSettings;
@@ -178,7 +178,7 @@ class RunLoop {
   private async append(events: NewEvent[]): Promise<void> {
     const written = await this.options.sink.append(this.state.runId, this.state.seq, events);
     // What no later model request reads is dropped as it goes: a parent's memory is its transcript's.
-    this.state = trimmedToTranscript(written.reduce(applyEvent, this.state));
+    this.state = trimToTranscriptInPlace(written.reduce(applyEventInPlace, this.state));
   }
 
   private event<T extends NewEvent["type"]>(

@@ -6,15 +6,15 @@
  * Past its budget, the oldest steps are left out whole, and the state a run
  * keeps drops what they held.
  */
-import type { RunState, Script } from "@errand/core";
-import { TRANSCRIPT_BUDGET_CHARS } from "@errand/core/ops";
+import { initialRunState, type RunState, type Script } from "@errand/core";
+import { applyEventInPlace, TRANSCRIPT_BUDGET_CHARS } from "@errand/core/ops";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { TranscriptMessage } from "./model.js";
 import { addTool, scriptedAgent } from "./test-support/agents.js";
 import { play } from "./test-support/play.js";
 import { defineTool } from "./tool.js";
-import { buildTranscript, trimmedToTranscript } from "./transcript.js";
+import { buildTranscript, trimToTranscriptInPlace } from "./transcript.js";
 
 const STEPS = 6;
 
@@ -102,7 +102,7 @@ describe("buildTranscript within its budget", () => {
     const whole = beforeLast(run.sink.state(run.runId));
     expect(buildTranscript(agent, whole)).toEqual(last);
     expect(buildTranscript(agent, beforeLast(run.state))).toEqual(last);
-    expect(buildTranscript(agent, trimmedToTranscript(whole))).toEqual(last);
+    expect(buildTranscript(agent, trimToTranscriptInPlace(whole))).toEqual(last);
     // The state the run kept holds no text of a step left out.
     expect(run.state.steps).toHaveLength(LONG_STEPS + 1);
     expect(run.state.steps[0]!.calls[0]).toEqual({
@@ -113,5 +113,31 @@ describe("buildTranscript within its budget", () => {
       outcome: { kind: "result", ok: true, truncated: false },
     });
     expect(run.state.steps[leftOut]!.calls[0]!.outcome).toHaveProperty("result");
+  });
+  it("trims in place each step once, as it is left out: the steps trimmed before stay the same objects", async () => {
+    const agent = scriptedAgent(script, { tools: [echoTool], maxSteps: LONG_STEPS + 2 });
+    const run = await play(agent);
+    const log = run.sink.events(run.runId);
+    const state = initialRunState(run.runId);
+    const steps = state.steps;
+    let trimmedBefore: RunState["steps"] = [];
+    let trims = 0;
+    for (const event of log) {
+      trimToTranscriptInPlace(applyEventInPlace(state, event));
+      expect(state.steps).toBe(steps);
+      const trimmed = steps.filter(
+        (step) => step.calls.length > 0 && step.calls.every((c) => c.args === undefined),
+      );
+      // The steps trimmed at an earlier event are the very objects still: none is trimmed twice.
+      for (const [index, step] of trimmedBefore.entries()) expect(trimmed[index]).toBe(step);
+      if (trimmed.length > trimmedBefore.length) trims += 1;
+      trimmedBefore = trimmed;
+    }
+
+    expect(trimmedBefore.length).toBeGreaterThan(0);
+    expect(trims).toBeGreaterThan(1);
+    expect(buildTranscript(agent, state)).toEqual(
+      buildTranscript(agent, run.sink.state(run.runId)),
+    );
   });
 });

@@ -9,7 +9,7 @@
  * sent back (its output items, reasoning included, and its response id). A
  * resumed run therefore sends the model exactly what an uninterrupted run
  * would have, and the state a worker keeps of a run need hold no more than
- * its transcript ({@link trimmedToTranscript}).
+ * its transcript ({@link trimToTranscriptInPlace}).
  */
 import type { CallOutcome, RunState } from "@errand/core";
 import { TRANSCRIPT_BUDGET_CHARS } from "@errand/core/ops";
@@ -96,7 +96,7 @@ function cachedInputMessage(queued: RunState["queued"]): string {
 /**
  * The characters of a step's messages (text, call arguments and output items
  * as JSON, tool results), computed once per step object. A step trimmed out
- * of the state (see {@link trimmedToTranscript}) keeps the size of the step it
+ * of the state (see {@link trimToTranscriptInPlace}) keeps the size of the step it
  * replaced here, so where the transcript starts reads the same on either.
  */
 const stepCharsCache = new WeakMap<Step, number>();
@@ -175,7 +175,7 @@ export function buildTranscript(agent: Agent, state: RunState): TranscriptMessag
   return messages;
 }
 
-/** Steps already trimmed by {@link trimmedToTranscript}. */
+/** Steps already trimmed by {@link trimToTranscriptInPlace}. */
 const trimmedSteps = new WeakSet<Step>();
 
 /** `step` without what only a transcript reads: its text, items, call arguments and results. */
@@ -205,20 +205,29 @@ function trimmedOutcome(outcome: CallOutcome): CallOutcome {
 }
 
 /**
- * `state` with the steps its transcript leaves out trimmed to their numbers:
- * step, finish, usage, cost, and each call's id, name and outcome without
- * its result. What the run loop needs of a past step (how many there were,
+ * Trims the steps `state`'s transcript leaves out to their numbers: step,
+ * finish, usage, cost, and each call's id, name and outcome without its
+ * result. What the run loop needs of a past step (how many there were,
  * which calls are open, which tools ran) stays; a parent of a million
  * children keeps a few hundred bytes a left-out step, not its spawn items or
  * its collect pages. The transcript of the trimmed state is the one of the
  * whole.
+ *
+ * Trimmed in place, as core's `applyEventInPlace` folds: `state` must be its
+ * caller's own. The steps left out are a prefix that only grows, so only
+ * the steps left out since the last trim are trimmed, each replaced by a
+ * new object in its place: one more step costs the same however many came
+ * before. Returns `state`, or, when its steps are out of step order (a step
+ * answered again), a new state with them in order.
  */
-export function trimmedToTranscript(state: RunState): RunState {
-  const steps = inStepOrder(state.steps);
-  const start = transcriptStart(steps);
-  if (start === 0 || trimmedSteps.has(steps[start - 1]!)) return state;
-  const kept = steps.map((step, index) =>
-    index >= start || trimmedSteps.has(step) ? step : trimmedStep(step),
-  );
-  return { ...state, steps: kept };
+export function trimToTranscriptInPlace(state: RunState): RunState {
+  const inOrder = inStepOrder(state.steps);
+  const trimmed = inOrder === state.steps ? state : { ...state, steps: [...inOrder] };
+  const steps = trimmed.steps;
+  for (let index = transcriptStart(steps) - 1; index >= 0; index -= 1) {
+    const step = steps[index]!;
+    if (trimmedSteps.has(step)) break;
+    steps[index] = trimmedStep(step);
+  }
+  return trimmed;
 }

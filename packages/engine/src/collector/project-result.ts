@@ -1,6 +1,6 @@
 /**
  * A settled run's result: core's `settleRun` of the run's fold, kept for its
- * result alone (`applyResultEvent`: no step's calls, text or items). The
+ * result alone (`applyResultEventInPlace`: no step's calls, text or items). The
  * collector usually has the fold already (see `run-projections.ts`);
  * otherwise the result is read back when stored, else folded from the run's
  * log a page at a time, so that a parent of a million children costs a page
@@ -10,7 +10,7 @@
  * run agree.
  */
 import { ErrandError, type RunResult, type RunState, settleRun } from "@errand/core";
-import { applyResultEvent } from "@errand/core/ops";
+import { applyResultEventInPlace } from "@errand/core/ops";
 import { parseStoredResult } from "@errand/store/ops";
 import { foldLogInPages } from "../reads/log-pages.js";
 import type { CollectorContext } from "./context.js";
@@ -33,7 +33,7 @@ export async function settledResult(
   const stored = await redis.get(keys.result(runId));
   if (stored !== null) return parseStoredResult(runId, stored);
   const state = await foldLogInPages(store, runId, (folded, page) =>
-    page.reduce(applyResultEvent, folded),
+    page.reduce(applyResultEventInPlace, folded),
   );
   const result = settleRun(state);
   if (result === undefined) {

@@ -8,16 +8,19 @@
  * dead-lettered, a projection forgotten to stay within its budget — is not
  * followed: its result is folded from its log, which is always the truth.
  *
- * Each run is folded for its result alone (`applyResultEvent`: a step keeps
- * its number, usage and cost, not its calls, text or items): a result, and
- * a queued run's deadline, are all the collector reads of a projection.
+ * Each run is folded for its result alone (`applyResultEventInPlace`: a
+ * step keeps its number, usage and cost, not its calls, text or items): a
+ * result, and a queued run's deadline, are all the collector reads of a
+ * projection. A projection is the collector's own and each event is folded
+ * into it in place, so the thousandth step of a run costs what its first
+ * did (docs/architecture/events.md#the-fold-in-place).
  *
  * The budget is in the size of the entries folded (their field names and
  * values), which bounds what a run's state grows with: inputs can be large,
  * so a count of runs alone would not bound the memory.
  */
 import { initialRunState, type RunEvent, type RunState } from "@errand/core";
-import { applyResultEvent } from "@errand/core/ops";
+import { applyResultEventInPlace } from "@errand/core/ops";
 
 /** The size of entries a collector keeps folded in memory when not told: 32 MiB. */
 export const DEFAULT_PROJECTION_BYTES = 32 * 1024 * 1024;
@@ -55,7 +58,9 @@ export class RunProjections {
    * Folds `event` (from an entry of `size`) into its run's projection and
    * returns the projection, or `undefined` when the run is not followed (its
    * entries did not all reach this collector in order from seq 1). A gap
-   * ends the run's projection.
+   * ends the run's projection. The projection returned is the one later
+   * events of its run are folded into, in place: read it before folding
+   * more of its run (a settled run changes no more but for its seq).
    */
   apply(event: RunEvent, size: number): RunState | undefined {
     const followed =
@@ -70,7 +75,7 @@ export class RunProjections {
     }
     this.forget(event.runId);
     const next = {
-      state: applyResultEvent(followed.state, event),
+      state: applyResultEventInPlace(followed.state, event),
       size: followed.size + size,
       listed: followed.listed,
     };
@@ -84,7 +89,8 @@ export class RunProjections {
    * Follows a run from `state` (its seq and all before it folded, from an
    * entry of `size`), unless the run is followed already: a quietly opened
    * run's first entry starts its projection from its `run-queued`'s summary
-   * (`queued-summary.ts`).
+   * (`queued-summary.ts`). `state` becomes the projection's own: later
+   * events are folded into it in place.
    */
   follow(state: RunState, size: number): void {
     if (this.#runs.has(state.runId)) return;

@@ -19,7 +19,9 @@ export const LOG_PAGE_EVENTS = 256;
  * Run `runId`'s log folded from its initial state by `fold`, one page of
  * events after another, up to the end of the log. `fold` gets each page in
  * order and returns the state folded so far; the next page starts after its
- * seq.
+ * seq. The state `fold` gets is this fold's own, read by nothing else: it
+ * folds the page into it in place (`applyEventInPlace`), so a log costs
+ * O(its events), not a copy of its steps an event.
  */
 export async function foldLogInPages(
   store: Pick<EventStore, "readLog">,

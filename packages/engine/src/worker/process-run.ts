@@ -32,7 +32,6 @@
  * instead of leaving it to a writer that may be dead.
  */
 import {
-  applyEvent,
   ErrandError,
   foldRun,
   isSettled,
@@ -40,9 +39,14 @@ import {
   type RunState,
   type TraceContext,
 } from "@errand/core";
-import { isWaitpointOverdue, parkedWaitpoint, runNotFound } from "@errand/core/ops";
+import {
+  applyEventInPlace,
+  isWaitpointOverdue,
+  parkedWaitpoint,
+  runNotFound,
+} from "@errand/core/ops";
 import type { Logger, ParkRequest } from "@errand/runtime";
-import { trimmedToTranscript } from "@errand/runtime/ops";
+import { trimToTranscriptInPlace } from "@errand/runtime/ops";
 import type { EventStore } from "@errand/store";
 import { settleCancelled } from "../client/settle-cancelled.js";
 import type { HeldSlots } from "../flow-control/run-admission.js";
@@ -71,7 +75,7 @@ async function readState(store: EventStore, runId: string): Promise<RunState> {
 /**
  * The run's folded state and the trace of its last attempt, read from its
  * log a page at a time (`log-pages.ts`), each page's steps trimmed to what
- * the run's transcript reads as it is folded (`trimmedToTranscript`, as the
+ * the run's transcript reads as it is folded (`trimToTranscriptInPlace`, as the
  * run loop keeps them): a fan-out parent resumed after its children costs a
  * page of its log and its transcript, not every spawn result it logged. The
  * log itself is left behind: an attempt that kept it (a local of a frame
@@ -85,7 +89,7 @@ async function readStateAndTrace(
   let previousTrace: TraceContext | undefined;
   const state = await foldLogInPages(store, runId, (folded, page) => {
     previousTrace = lastAttemptTrace(page) ?? previousTrace;
-    return trimmedToTranscript(page.reduce(applyEvent, folded));
+    return trimToTranscriptInPlace(page.reduce(applyEventInPlace, folded));
   });
   return { state, previousTrace };
 }
