@@ -3,7 +3,7 @@
  * build on: the key layout and its shard tags, the Lua command helper, the
  * collector's index write (`indexRuns`) and the readers of stored results and
  * standings, the settled waiter and its diagnostics channel, the stream
- * entry decoders and the client lifecycle.
+ * entry decoders, the client lifecycle and the deadlines that share one timer.
  *
  * **Unstable.** This subpath carries no semver promise: a name here may
  * change or go in any release, in step with errand's own packages and apps.
@@ -63,4 +63,5 @@ export {
   storedResultJson,
 } from "./outcomes/stored-results.js";
 export { logEntryId, logEventsAfter } from "./readers.js";
+export { type Deadline, scheduleDeadline } from "./shared-deadlines.js";
 export { readWatchedStreams } from "./watched-logs.js";

@@ -164,9 +164,11 @@ async function enqueueQueue(
       }),
     ]);
   }
+  // A batch without a concurrency key (every fire without one) has no fair priority to read.
   const fair =
-    context.fairQueueing === false
-      ? new Map<string, number>()
+    context.fairQueueing === false ||
+    !runs.some(({ prepared }) => prepared.concurrencyKey !== undefined)
+      ? undefined
       : await fairPriorities(
           redis,
           keys.prefix,
@@ -178,13 +180,11 @@ async function enqueueQueue(
           })),
         );
   const jobs: RunJob[] = runs.map(({ runId, prepared, queued }) => {
-    const priority = prepared.priority ?? fair.get(runId);
-    return {
-      runId,
-      agent: prepared.registration.name,
-      ...(priority === undefined ? {} : { priority }),
-      ...(queued === undefined ? {} : { queued }),
-    };
+    const job: RunJob = { runId, agent: prepared.registration.name };
+    const priority = prepared.priority ?? fair?.get(runId);
+    if (priority !== undefined) job.priority = priority;
+    if (queued !== undefined) job.queued = queued;
+    return job;
   });
   await queues.add(queue, jobs);
 }
@@ -234,36 +234,57 @@ export async function enqueueRuns(
       outcomes[index] = result.value;
     }
   });
-  await Promise.all(
-    [...byQueue(written)].map(async ([queue, group]) => {
-      const runs = group.map(({ run }) => run);
-      try {
-        // A job's id is its runId, so enqueuing again is safe: wait a moving cluster out
-        // rather than take back a run whose log is written.
-        await retryWhileRedisIsTransient(() => enqueueQueue(context, queue, runs), {
-          logger: context.logger,
-          write: "enqueue of written runs",
-          fields: { queue },
-          patienceMs: CLIENT_PATIENCE_MS,
-          troubles: CLIENT_WAITS_OUT,
-          ...(context.target === undefined ? {} : { target: context.target }),
-        });
-        for (const { index, run } of group) {
-          const { warnings } = run.prepared;
-          outcomes[index] = run.deduplicated
-            ? { ok: true, runId: run.runId, deduplicated: true }
-            : { ok: true, runId: run.runId, ...(warnings ? { warnings } : {}) };
-        }
-      } catch (error) {
-        const resolved = await resolveUnenqueued(context, queue, runs, error);
-        group.forEach(({ index }, position) => {
-          outcomes[index] = resolved[position]!;
-        });
-      }
-    }),
-  );
-  return (await confirmedOnReplicas(context, outcomes)).map((outcome, index) => {
+  const groups = byQueue(written);
+  // One queue (every `fire`): its enqueue alone, without a `Promise.all` around it.
+  const [lone] = groups;
+  if (groups.size === 1) await enqueueGroup(context, lone![0], lone![1], outcomes);
+  else {
+    await Promise.all(
+      Array.from(groups, ([queue, group]) => enqueueGroup(context, queue, group, outcomes)),
+    );
+  }
+  const confirmed = await confirmedOnReplicas(context, outcomes);
+  confirmed.forEach((outcome, index) => {
     endSendSpan(sends[index]!, outcome.ok ? undefined : outcome.error);
-    return outcome;
   });
+  return confirmed;
+}
+
+/**
+ * Enqueues the runs of `group` written for `queue`, setting their outcomes
+ * (by their place, in `outcomes`): fired, or as `resolveUnenqueued` took back
+ * or kept those whose jobs could not be enqueued.
+ */
+async function enqueueGroup(
+  context: FireContext,
+  queue: string,
+  group: readonly WrittenRun[],
+  outcomes: FireOutcome[],
+): Promise<void> {
+  const runs = group.map(({ run }) => run);
+  try {
+    // A job's id is its runId, so enqueuing again is safe: wait a moving cluster out
+    // rather than take back a run whose log is written.
+    await retryWhileRedisIsTransient(() => enqueueQueue(context, queue, runs), {
+      logger: context.logger,
+      write: "enqueue of written runs",
+      fields: { queue },
+      patienceMs: CLIENT_PATIENCE_MS,
+      troubles: CLIENT_WAITS_OUT,
+      target: context.target,
+    });
+    for (const { index, run } of group) {
+      const { warnings } = run.prepared;
+      outcomes[index] = run.deduplicated
+        ? { ok: true, runId: run.runId, deduplicated: true }
+        : warnings
+          ? { ok: true, runId: run.runId, warnings }
+          : { ok: true, runId: run.runId };
+    }
+  } catch (error) {
+    const resolved = await resolveUnenqueued(context, queue, runs, error);
+    group.forEach(({ index }, position) => {
+      outcomes[index] = resolved[position]!;
+    });
+  }
 }

@@ -136,6 +136,9 @@ async function requireRegistration(
 
 type OutputSchema = NonNullable<FireSpec["outputSchema"]>;
 
+/** The limits a `run-queued` records. */
+type RunLimits = EventDataOf<"run-queued">["limits"];
+
 /**
  * Agents' own schemas already accepted, by the registration's (shared,
  * never modified) schema object: each is checked once per heartbeat that
@@ -321,27 +324,14 @@ export async function preflightFire(
     parent === undefined ? undefined : await lookups.budgetOf(parent.runId),
     lookups.scopeSpend,
   );
-  return {
+  const prepared: PreparedRun = {
     registration,
-    ...(warning === undefined ? {} : { warnings: [warning] }),
-    ...(parent === undefined
-      ? {}
-      : {
-          parentRunId: parent.runId,
-          parentSettled: parent.settledAt !== undefined,
-          parentHasChildren: parent.hasChildren,
-        }),
-    ...(parsed.idempotencyKey === undefined
-      ? {}
-      : {
-          idempotency: {
-            key: parsed.idempotencyKey,
-            ttlMs: parsed.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS,
-          },
-        }),
-    ...(priority === undefined ? {} : { priority }),
-    ...(concurrencyKey === undefined ? {} : { concurrencyKey }),
     queuedEvent(runId, at, trace) {
+      const limits: RunLimits = { maxSteps: registration.maxSteps ?? DEFAULT_MAX_STEPS };
+      if (registration.timeoutMs !== undefined) limits.timeoutMs = registration.timeoutMs;
+      if (parsed.deadlineMs !== undefined) {
+        limits.deadlineAt = new Date(at.getTime() + parsed.deadlineMs).toISOString();
+      }
       const data: EventDataOf<"run-queued"> = {
         agent: parsed.agent,
         input: parsed.input,
@@ -349,13 +339,7 @@ export async function preflightFire(
         ...(parent === undefined ? {} : { parentRunId: parent.runId }),
         rootRunId: parent?.rootRunId ?? runId,
         depth: parent === undefined ? 0 : parent.depth + 1,
-        limits: {
-          maxSteps: registration.maxSteps ?? DEFAULT_MAX_STEPS,
-          ...(registration.timeoutMs === undefined ? {} : { timeoutMs: registration.timeoutMs }),
-          ...(parsed.deadlineMs === undefined
-            ? {}
-            : { deadlineAt: new Date(at.getTime() + parsed.deadlineMs).toISOString() }),
-        },
+        limits,
         metadata: parsed.metadata ?? {},
         ...(priority === undefined ? {} : { priority }),
         ...(registration.version === undefined ? {} : { agentVersion: registration.version }),
@@ -371,4 +355,20 @@ export async function preflightFire(
       return markChecked({ type: "run-queued", at: at.toISOString(), data });
     },
   };
+  // Set one by one, not spread from objects made for the purpose.
+  if (warning !== undefined) prepared.warnings = [warning];
+  if (parent !== undefined) {
+    prepared.parentRunId = parent.runId;
+    prepared.parentSettled = parent.settledAt !== undefined;
+    prepared.parentHasChildren = parent.hasChildren;
+  }
+  if (parsed.idempotencyKey !== undefined) {
+    prepared.idempotency = {
+      key: parsed.idempotencyKey,
+      ttlMs: parsed.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS,
+    };
+  }
+  if (priority !== undefined) prepared.priority = priority;
+  if (concurrencyKey !== undefined) prepared.concurrencyKey = concurrencyKey;
+  return prepared;
 }

@@ -21,12 +21,16 @@ function deadlineMsOf(spec: unknown): number | undefined {
   return typeof deadlineMs === "number" && deadlineMs > 0 ? deadlineMs : undefined;
 }
 
-/** One try: the outcome of preflight, write and enqueue. */
+/**
+ * One try: the outcome of preflight, write and enqueue; its error, thrown,
+ * when the run was not fired (no runId), so that a transient one is tried again.
+ */
 async function fireOnce(context: FireContext, spec: unknown): Promise<FireOutcome> {
   const lookups = createPreflightLookups(context.redis, context.keys, context.store);
   const prepared = await preflightFire(spec, lookups, context);
   const [outcome] = await enqueueRuns(context, [prepared]);
-  return outcome!;
+  if (outcome!.ok || outcome!.runId !== undefined) return outcome!;
+  throw outcome!.error;
 }
 
 /**
@@ -49,20 +53,13 @@ async function fireOnce(context: FireContext, spec: unknown): Promise<FireOutcom
  */
 export async function fire(context: FireContext, spec: unknown): Promise<FireResult> {
   const patienceMs = Math.min(CLIENT_PATIENCE_MS, deadlineMsOf(spec) ?? CLIENT_PATIENCE_MS);
-  const outcome = await retryWhileRedisIsTransient(
-    async () => {
-      const tried = await fireOnce(context, spec);
-      if (tried.ok || tried.runId !== undefined) return tried;
-      throw tried.error;
-    },
-    {
-      logger: context.logger,
-      write: "fire of a run",
-      patienceMs,
-      troubles: CLIENT_WAITS_OUT,
-      ...(context.target === undefined ? {} : { target: context.target }),
-    },
-  );
+  const outcome = await retryWhileRedisIsTransient(() => fireOnce(context, spec), {
+    logger: context.logger,
+    write: "fire of a run",
+    patienceMs,
+    troubles: CLIENT_WAITS_OUT,
+    target: context.target,
+  });
   if (outcome.ok) {
     if (outcome.deduplicated) return { runId: outcome.runId, deduplicated: true };
     return outcome.warnings

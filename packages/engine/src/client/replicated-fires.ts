@@ -63,7 +63,7 @@ async function confirmedAfterTrouble(
         fields: { runId },
         patienceMs: CLIENT_PATIENCE_MS,
         troubles: CLIENT_WAITS_OUT,
-        ...(context.target === undefined ? {} : { target: context.target }),
+        target: context.target,
       },
     );
     return lost ? { ok: false, error: transientRedisError(LOST, cause, context.target) } : fired;
@@ -76,14 +76,16 @@ async function confirmedAfterTrouble(
  * `outcomes` once their fired runs are confirmed on a replica: each run whose
  * master had none in time becomes an error with its runId (retryable
  * `redis_unavailable`); one whose wait met a trouble is as the module says.
- * As they are with the default durability.
+ * `outcomes` itself when every run is confirmed, as with the default durability.
  */
 export async function confirmedOnReplicas(
   context: FireContext,
-  outcomes: readonly FireOutcome[],
+  outcomes: FireOutcome[],
 ): Promise<FireOutcome[]> {
-  const fired = outcomes.flatMap((outcome) => (outcome.ok ? [outcome.runId] : []));
+  const fired: string[] = [];
+  for (const outcome of outcomes) if (outcome.ok) fired.push(outcome.runId);
   const notReplicated = await context.store.runsNotReplicated(fired);
+  if (notReplicated.size === 0) return outcomes;
   return Promise.all(
     outcomes.map(async (outcome) => {
       const cause = outcome.ok ? notReplicated.get(outcome.runId) : undefined;

@@ -79,9 +79,31 @@ export interface RunQueues {
 }
 
 /**
+ * The BullMQ options of run `runId`'s job: `jobOptions`, its `jobId` (the
+ * runId, so adding a run's job again adds nothing) and its priority when it
+ * has one. Not `{ ...jobOptions, jobId, … }`: on Node 20 a spread followed by
+ * new keys costs microseconds.
+ */
+function jobOptionsOf(
+  runId: string,
+  priority: number | undefined,
+  jobOptions: JobsOptions,
+): JobsOptions {
+  const opts: JobsOptions = Object.assign({}, jobOptions);
+  opts.jobId = runId;
+  if (priority !== undefined) opts.priority = priority;
+  return opts;
+}
+
+/** The data of `job`'s BullMQ job: its runId, and its `run-queued` when given. */
+function jobDataOf({ runId, queued }: RunJob): RunJobData {
+  return queued === undefined ? { runId } : { runId, queued };
+}
+
+/**
  * Enqueues `jobs` on `queue`: each named after its agent, with `jobId =
- * runId` (so adding a run's job again adds nothing), its priority when it
- * has one, its `run-queued` in its data when given, and `jobOptions`. Several go in one `addBulk`; a lone job (every
+ * runId`, its priority when it has one, its `run-queued` in its data when
+ * given, and `jobOptions`. Several go in one `addBulk`; a lone job (every
  * `fire`) goes with `add`, the same one script call without the ioredis
  * pipeline `addBulk` builds, which copies each of the about 50 scripts
  * BullMQ defines on its connection (about 100 µs of CPU a call, measured).
@@ -91,20 +113,22 @@ async function addRunJobs(
   jobs: readonly RunJob[],
   jobOptions: JobsOptions = DEFAULT_JOB_OPTIONS,
 ): Promise<void> {
-  const bullJobs = jobs.map(({ runId, agent, priority, queued }) => ({
-    name: agent,
-    data: queued === undefined ? { runId } : { runId, queued },
-    // Not `{ ...jobOptions, jobId, … }`: on Node 20 a spread followed by new keys costs microseconds.
-    opts: Object.assign(
-      {},
-      jobOptions,
-      { jobId: runId },
-      priority === undefined ? {} : { priority },
-    ),
-  }));
-  const [lone] = bullJobs;
-  if (bullJobs.length > 1) await queue.addBulk(bullJobs);
-  else if (lone !== undefined) await queue.add(lone.name, lone.data, lone.opts);
+  const [lone] = jobs;
+  if (jobs.length === 1) {
+    await queue.add(
+      lone!.agent,
+      jobDataOf(lone!),
+      jobOptionsOf(lone!.runId, lone!.priority, jobOptions),
+    );
+    return;
+  }
+  await queue.addBulk(
+    jobs.map((job) => ({
+      name: job.agent,
+      data: jobDataOf(job),
+      opts: jobOptionsOf(job.runId, job.priority, jobOptions),
+    })),
+  );
 }
 
 /**
@@ -134,6 +158,9 @@ export function createRunQueues(
     ofRun,
     shardsOf: (name) => shardsOfQueue(keys, name).map(open),
     async add(name, jobs) {
+      // A lone job (every `fire`): its shard's queue without grouping.
+      const [lone] = jobs;
+      if (jobs.length === 1) return addRunJobs(ofRun(name, lone!.runId), jobs, jobOptions);
       const byShard = new Map<Queue<RunJobData>, RunJob[]>();
       for (const job of jobs) {
         addToGroup(byShard, ofRun(name, job.runId), job);

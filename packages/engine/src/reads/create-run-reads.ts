@@ -43,8 +43,9 @@ export interface RunReads {
   close(): Promise<void>;
 }
 
-/** `options` with `waitMs` as the patience gives it for this try. */
+/** `options` with `waitMs` as the patience gives it for this try: `options` itself when that is its own (a first try). */
 function waitingFor<T extends { waitMs?: number }>(options: T | undefined, waitMs?: number): T {
+  if (options !== undefined && options.waitMs === waitMs) return options;
   return (waitMs === undefined ? { ...options } : { ...options, waitMs }) as T;
 }
 

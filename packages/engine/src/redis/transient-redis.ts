@@ -26,6 +26,7 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { ErrandError, isErrandError } from "@errand/core";
 import type { Logger } from "@errand/runtime";
+import { scheduleDeadline } from "@errand/store/ops";
 import { isRedisOutOfMemory, redisOutOfMemory } from "./out-of-memory.js";
 import { wasRedisReached } from "./reached-redis.js";
 
@@ -227,37 +228,67 @@ export function retryWhileRedisIsTransient<T>(
  * {@link retryWhileRedisIsTransient} with a patience: a try unanswered by
  * then is given up, rejected with {@link UnansweredError}, as is each try
  * begun after it unless its write has already answered (as racing the write
- * against a promise rejected at the patience would). One timer a call and
- * one promise a try: a promise rejected at the patience, raced against every
- * try, was four more objects a try and most of what a patient call allocated.
+ * against a promise rejected at the patience would). One deadline a call on
+ * the timer every deadline shares (`shared-deadlines.ts` of the store), and
+ * one promise: the call's own, which the first try's answer settles, and
+ * which a first try that failed or was given up hands to the retries
+ * (their tries, rare, each race the patience in a promise of their own).
  */
 function retryWithPatience<T>(
   write: () => Promise<T>,
   options: TransientRetryOptions,
   patienceMs: number,
 ): Promise<T> {
-  /** Rejects the try in flight; replaced by each try. */
-  let giveUp: ((error: unknown) => void) | undefined;
-  /** Rejected once the patience passed (handled here, so never an unhandled rejection). */
-  let expired: Promise<never> | undefined;
-  const timer = setTimeout(() => {
-    const error = new UnansweredError(patienceMs);
-    expired = Promise.reject(error);
-    expired.catch(() => undefined);
-    giveUp?.(error);
-  }, patienceMs);
-  const patientTry = (): Promise<T> => {
-    const answer = write();
-    return new Promise<T>((resolve, reject) => {
-      giveUp = reject;
-      answer.then(resolve, reject);
-      expired?.then(undefined, reject);
+  const startedAt = Date.now();
+  return new Promise<T>((resolve, reject) => {
+    /** Whether the first try failed or was given up: its answer after that is ignored. */
+    let faulted = false;
+    /** Rejected once the patience passed (handled here, so never an unhandled rejection). */
+    let expired: Promise<never> | undefined;
+    /** The first try's fault: the tries after it, each racing the patience (rare: made only then). */
+    const fault = (error: unknown) => {
+      if (faulted) return;
+      faulted = true;
+      const patientTry = (): Promise<T> => {
+        const answer = write();
+        return new Promise<T>((answered, failed) => {
+          giveUp = failed;
+          answer.then(answered, failed);
+          expired?.then(undefined, failed);
+        });
+      };
+      retryAfterFault(patientTry, options, error, startedAt).then(
+        (value) => {
+          deadline.cancel();
+          resolve(value);
+        },
+        (finalError: unknown) => {
+          deadline.cancel();
+          reject(finalError);
+        },
+      );
+    };
+    /** Ends the try in flight as given up; replaced by each try after the first. */
+    let giveUp: (error: unknown) => void = fault;
+    const deadline = scheduleDeadline(patienceMs, () => {
+      const error = new UnansweredError(patienceMs);
+      expired = Promise.reject(error);
+      expired.catch(() => undefined);
+      giveUp(error);
     });
-  };
-  const done = retryTries(patientTry, options);
-  const stopTimer = () => clearTimeout(timer);
-  done.then(stopTimer, stopTimer);
-  return done;
+    let answer: Promise<T>;
+    try {
+      answer = write();
+    } catch (error) {
+      fault(error);
+      return;
+    }
+    answer.then((value) => {
+      if (faulted) return;
+      deadline.cancel();
+      resolve(value);
+    }, fault);
+  });
 }
 
 /**

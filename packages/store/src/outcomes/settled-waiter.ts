@@ -23,6 +23,7 @@ import { shardOfRunId } from "@errand/core/ops";
 import { closeConnection, whenReady } from "../client-lifecycle.js";
 import type { StoreKeys } from "../keys.js";
 import type { RedisClient } from "../lua-command.js";
+import { type Deadline, scheduleDeadline } from "../shared-deadlines.js";
 import { type AnnouncedRun, announcedRuns } from "./index-runs.js";
 import { parseStoredResult } from "./stored-results.js";
 
@@ -97,9 +98,23 @@ interface Watcher {
   notify(runId?: string, result?: RunResult): void;
 }
 
+/** The watchers of one run: one alone without a set (a run is nearly always waited for by one call). */
+type Watchers = Watcher | Set<Watcher>;
+
+/** Notifies each of `watchers` (see {@link Watcher.notify}). */
+function notifyEach(watchers: Watchers, runId?: string, result?: RunResult): void {
+  if (!(watchers instanceof Set)) {
+    watchers.notify(runId, result);
+    return;
+  }
+  for (const watcher of watchers) watcher.notify(runId, result);
+}
+
 interface Subscription {
   count: number;
   ready: Promise<unknown>;
+  /** Whether `ready` has resolved: a wait need not wait on it then. */
+  subscribed: boolean;
   /** The UNSUBSCRIBE due once the channel has lingered unused. */
   linger?: NodeJS.Timeout;
 }
@@ -112,8 +127,8 @@ export function createSettledWaiter(
   openSubscriber: () => RedisClient,
   keys: StoreKeys,
 ): SettledWaiter {
-  /** The watchers of each run waited for. */
-  const watchers = new Map<string, Set<Watcher>>();
+  /** The watchers of each run waited for: its one watcher, as nearly every run has, or a set of them. */
+  const watchers = new Map<string, Watchers>();
   const subscriptions = new Map<string, Subscription>();
   let subscriber: { connection: RedisClient; ready: Promise<void> } | undefined;
   let closed = false;
@@ -131,22 +146,26 @@ export function createSettledWaiter(
 
   /** Tells every waiter to look at every run it waits for. */
   function notifyEvery(): void {
-    for (const ofRun of watchers.values()) for (const watcher of ofRun) watcher.notify();
+    for (const ofRun of watchers.values()) notifyEach(ofRun);
   }
 
   function watch(runIds: readonly string[], watcher: Watcher): void {
     for (const runId of runIds) {
-      const ofRun = watchers.get(runId) ?? new Set();
-      ofRun.add(watcher);
-      watchers.set(runId, ofRun);
+      const ofRun = watchers.get(runId);
+      if (ofRun === undefined) watchers.set(runId, watcher);
+      else if (ofRun instanceof Set) ofRun.add(watcher);
+      else if (ofRun !== watcher) watchers.set(runId, new Set([ofRun, watcher]));
     }
   }
 
   function unwatch(runIds: readonly string[], watcher: Watcher): void {
     for (const runId of runIds) {
       const ofRun = watchers.get(runId);
-      ofRun?.delete(watcher);
-      if (ofRun?.size === 0) watchers.delete(runId);
+      if (ofRun === watcher) watchers.delete(runId);
+      else if (ofRun instanceof Set) {
+        ofRun.delete(watcher);
+        if (ofRun.size === 0) watchers.delete(runId);
+      }
     }
   }
 
@@ -165,9 +184,7 @@ export function createSettledWaiter(
             settledHeard.publish(heard);
           }
           const ofRun = watchers.get(runId);
-          if (ofRun === undefined) continue;
-          const result = carriedResult(announced);
-          for (const watcher of ofRun) watcher.notify(runId, result);
+          if (ofRun !== undefined) notifyEach(ofRun, runId, carriedResult(announced));
         }
       });
       let connectedBefore = false;
@@ -182,20 +199,28 @@ export function createSettledWaiter(
 
   /**
    * Counts one more user of `channel`'s subscription, subscribing first if
-   * none is; resolves once the subscription is made. Not `async`: the
-   * subscription's own promise is returned, not one more around it.
+   * none is; the promise that resolves once the subscription is made, or
+   * `undefined` when it is made already (a channel used run after run: no
+   * wait on a settled promise). Not `async`: the subscription's own promise
+   * is returned, not one more around it.
    */
-  function acquire(channel: string): Promise<unknown> {
+  function acquire(channel: string): Promise<unknown> | undefined {
     let subscription = subscriptions.get(channel);
     if (!subscription) {
       const opened = subscriberConnection();
       const ready = opened.ready.then(() => opened.connection.subscribe(channel));
-      subscription = { count: 0, ready };
-      subscriptions.set(channel, subscription);
-      ready.catch(() => subscriptions.delete(channel));
+      const made: Subscription = { count: 0, ready, subscribed: false };
+      subscriptions.set(channel, made);
+      ready.then(
+        () => {
+          made.subscribed = true;
+        },
+        () => subscriptions.delete(channel),
+      );
+      subscription = made;
     }
     subscription.count += 1;
-    return subscription.ready;
+    return subscription.subscribed ? undefined : subscription.ready;
   }
 
   /**
@@ -231,9 +256,8 @@ export function createSettledWaiter(
 
   /** The settled channels of the shards of `runIds`, each once (one run's without a set). */
   function settledChannelsOf(runIds: readonly string[]): string[] {
-    const channelOf = (runId: string) => keys.settledChannel(shardOfRunId(runId));
-    if (runIds.length === 1) return [channelOf(runIds[0]!)];
-    return [...new Set(runIds.map(channelOf))];
+    if (runIds.length === 1) return [keys.settledChannel(shardOfRunId(runIds[0]!))];
+    return [...new Set(runIds.map((runId) => keys.settledChannel(shardOfRunId(runId))))];
   }
 
   async function waitUntil<T>(
@@ -248,6 +272,9 @@ export function createSettledWaiter(
     /** The runs announced since the last read, made at the first announcement (none before the first read). */
     let announcedIds: Map<string, RunResult | undefined> | undefined;
     let wake: (() => void) | undefined;
+    /** Ends the wait at its deadline: one for the whole wait, made when it first waits. */
+    let timeUp: Deadline | undefined;
+    let timeIsUp = false;
     const watcher: Watcher = {
       notify(runId, result) {
         announced = true;
@@ -260,12 +287,13 @@ export function createSettledWaiter(
       },
     };
     const channels = settledChannelsOf(runIds);
-    const acquired: string[] = [];
+    let acquired = 0;
     watch(runIds, watcher);
     try {
-      for (const channel of channels) {
-        acquired.push(channel);
-        await acquire(channel);
+      while (acquired < channels.length) {
+        acquired += 1;
+        const subscribing = acquire(channels[acquired - 1]!);
+        if (subscribing !== undefined) await subscribing;
       }
       // What was announced while subscribing is covered by the first read, which looks at every run.
       let lookAtEvery = true;
@@ -276,21 +304,22 @@ export function createSettledWaiter(
         announcedIds = undefined;
         const value = await read(since);
         const remainingMs = deadline - Date.now();
-        if (done(value) || remainingMs <= 0 || closed) return value;
+        if (done(value) || remainingMs <= 0 || timeIsUp || closed) return value;
         if (!announced) {
+          timeUp ??= scheduleDeadline(remainingMs, () => {
+            timeIsUp = true;
+            wake?.();
+          });
           await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, remainingMs);
-            wake = () => {
-              clearTimeout(timer);
-              resolve();
-            };
+            wake = resolve;
           });
           wake = undefined;
         }
       }
     } finally {
+      timeUp?.cancel();
       unwatch(runIds, watcher);
-      for (const channel of acquired) release(channel);
+      for (let index = 0; index < acquired; index++) release(channels[index]!);
     }
   }
 

@@ -66,7 +66,7 @@ export interface Standings {
 
 /** The runs of one shard in one script call: those read in full first. */
 interface ShardCall {
-  runIds: string[];
+  runIds: readonly string[];
   inFull: number;
 }
 
@@ -93,7 +93,8 @@ async function readCall(
   options: StandingsOptions,
 ): Promise<void> {
   const { runIds, inFull } = call;
-  const keys = runIds.flatMap((runId) => [context.keys.result(runId), context.keys.runHead(runId)]);
+  const keys: string[] = [];
+  for (const runId of runIds) keys.push(context.keys.result(runId), context.keys.runHead(runId));
   const reply = await context.standingsScript(keys, [inFull, options.expectPending ? "1" : ""]);
   // The reply read in place, by index: no copies of it, no array of its characters.
   const list = isStringList(reply) ? reply : [];
@@ -145,7 +146,7 @@ interface ShardRuns {
 function scriptCalls(inFull: readonly string[], counted: readonly string[]): ShardCall[] {
   // One run (a `result` of one run): its call alone, without grouping.
   if (inFull.length + counted.length === 1) {
-    return [{ runIds: [inFull[0] ?? counted[0]!], inFull: inFull.length }];
+    return [{ runIds: inFull.length === 1 ? inFull : counted, inFull: inFull.length }];
   }
   const byShard = new Map<number, ShardRuns>();
   const add = (runId: string, list: keyof ShardRuns) => {
@@ -186,8 +187,9 @@ export async function readStandings(
   options: StandingsOptions = {},
 ): Promise<Standings> {
   const read: Standings = { standings: new Map(), stored: new Map() };
-  await Promise.all(
-    scriptCalls(inFull, counted).map((call) => readCall(context, call, read, options)),
-  );
+  const calls = scriptCalls(inFull, counted);
+  // One call (every `result`): its own promise, without a `Promise.all` around it.
+  if (calls.length === 1) await readCall(context, calls[0]!, read, options);
+  else await Promise.all(calls.map((call) => readCall(context, call, read, options)));
   return read;
 }

@@ -33,11 +33,13 @@ export function storedResultJson(result: RunResult): string {
 export function parseStoredResult(runId: string, json: string): RunResult {
   try {
     const stored: unknown = JSON.parse(json);
-    const filled =
-      typeof stored === "object" && stored !== null && !Array.isArray(stored)
-        ? { runId, rootRunId: runId, ...stored }
-        : stored;
-    return RunResult.parse(filled);
+    // Filled in on the parsed object itself, not on a copy: the parse makes a new one, in the schema's order.
+    if (typeof stored === "object" && stored !== null && !Array.isArray(stored)) {
+      const fields = stored as Record<string, unknown>;
+      if (!Object.hasOwn(fields, "runId")) fields.runId = runId;
+      if (!Object.hasOwn(fields, "rootRunId")) fields.rootRunId = runId;
+    }
+    return RunResult.parse(stored);
   } catch (error) {
     throw new ErrandError("internal", `run ${runId}: its stored result is not a RunResult`, {
       cause: error,
@@ -86,31 +88,46 @@ export async function readStoredRuns(
   counted: readonly string[] = [],
   options: StandingsOptions = {},
 ): Promise<StoredRuns> {
-  const fullIds = [...new Set(full.filter(isRunId))];
-  const inFull = new Set(fullIds);
-  const countedIds = [...new Set(counted.filter((runId) => isRunId(runId) && !inFull.has(runId)))];
+  const fullIds = distinctRunIds(full);
+  const countedIds = counted.length === 0 ? counted : distinctRunIds(counted, new Set(fullIds));
   const read = await readStandings(context, fullIds, countedIds, options);
   const results = new Map<string, RunResult>();
   const standings = new Map<string, RunStanding>();
-  for (const runId of [...full, ...counted]) standings.set(runId, "not_found");
-  for (const [runId, json] of read.stored) {
+  for (const runId of full) standings.set(runId, "not_found");
+  for (const runId of counted) standings.set(runId, "not_found");
+  read.stored.forEach((json, runId) => {
     const result = parseStoredResult(runId, json);
     results.set(runId, result);
     standings.set(runId, result.status);
-  }
-  const unexplained: string[] = [];
-  for (const [runId, standing] of read.standings) {
-    if (standing === "unexplained") unexplained.push(runId);
-    else standings.set(runId, standing);
-  }
+  });
+  let unexplained: string[] | undefined;
+  read.standings.forEach((standing, runId) => {
+    if (standing !== "unexplained") standings.set(runId, standing);
+    else {
+      unexplained ??= [];
+      unexplained.push(runId);
+    }
+  });
   // Only a run counted can be unexplained: a run read in full had its result read.
-  if (unexplained.length === 0) return { results, standings };
+  if (unexplained === undefined) return { results, standings };
   const late = await readStoredResults(context, unexplained);
   unexplained.forEach((runId, index) => {
     const result = late[index];
     if (result !== undefined) standings.set(runId, result.status);
   });
   return { results, standings };
+}
+
+/**
+ * The run ids of `runIds`, each once, in order, but those of `except`: the
+ * list itself when it is one run id and nothing is excepted (a `result`'s read).
+ */
+function distinctRunIds(
+  runIds: readonly string[],
+  except?: ReadonlySet<string>,
+): readonly string[] {
+  if (runIds.length === 1 && except === undefined) return isRunId(runIds[0]!) ? runIds : [];
+  return [...new Set(runIds.filter((runId) => isRunId(runId) && !except?.has(runId)))];
 }
 
 /** The runs of `runIds` that exist and have no stored result yet, in order (see {@link readStoredRuns}). */
