@@ -12,6 +12,7 @@ import type { StoreKeys } from "@errand/store";
 import { createSettledWaiter, type SettledWaiter } from "@errand/store/ops";
 import { Cluster, Redis, type RedisOptions } from "ioredis";
 import { coalesceWrites } from "./coalesced-writes.js";
+import { encodeCommandsAsBuffers } from "./command-buffers.js";
 import { watchConnectionStates } from "./connection-states.js";
 import { openRedisUrl } from "./redis-url.js";
 
@@ -59,7 +60,8 @@ export interface ConnectionLog {
 interface ConnectionOverrides {
   /**
    * Send the commands issued in one turn of the event loop in one socket
-   * write (`coalesced-writes.ts`), with ioredis' auto-pipelining off. For a
+   * write (`coalesced-writes.ts`), each command one Buffer encoded by errand
+   * (`command-buffers.ts`), with ioredis' auto-pipelining off. For a
    * connection handed to BullMQ, only through {@link openJobsConnection},
    * whose duplicates are not. Ignored for a Cluster (one socket a node,
    * opened and replaced by ioredis as slots move), whose commands are
@@ -120,7 +122,10 @@ export function openConnection(
   options: ConnectionOptions,
 ): RedisConnection {
   const connection = newClient(requireConnection(input), options);
-  if (options.coalesceWrites && connection instanceof Redis) coalesceWrites(connection);
+  if (options.coalesceWrites && connection instanceof Redis) {
+    coalesceWrites(connection);
+    encodeCommandsAsBuffers(connection);
+  }
   watchConnectionStates(connection, options.logger, options.name);
   return connection;
 }
