@@ -166,25 +166,22 @@ export interface IndexSegment {
  */
 export function indexSegment(keys: StoreKeys, { run, result }: RunToIndex): IndexSegment {
   const deadline = run.deadlineAt === undefined ? Number.NaN : Date.parse(run.deadlineAt);
-  const words = [
-    runIndexMember(run.createdAt, run.runId),
-    run.deadlineUnknown ? "?" : Number.isNaN(deadline) ? "" : String(deadline),
-    run.listed ? "1" : "",
-    run.tenant === undefined ? "" : "1",
-    run.expiresAt === undefined ? "" : String(run.expiresAt),
-    run.moved ? "1" : "",
-    run.status ?? "",
-    run.childrenExpired ? "1" : "",
-  ];
+  // One template, not a list joined: the words are the call's, and only its.
+  const words = `${runIndexMember(run.createdAt, run.runId)} ${
+    run.deadlineUnknown ? "?" : Number.isNaN(deadline) ? "" : deadline
+  } ${run.listed ? "1" : ""} ${run.tenant === undefined ? "" : "1"} ${run.expiresAt ?? ""} ${
+    run.moved ? "1" : ""
+  } ${run.status ?? ""} ${run.childrenExpired ? "1" : ""}`;
+  const shard = shardOfRunId(run.runId);
   return {
     keys: [
       keys.runHead(run.runId),
-      keys.runIndexByAgent(shardOfRunId(run.runId), run.agent),
+      keys.runIndexByAgent(shard, run.agent),
       keys.result(run.runId),
       keys.children(run.runId),
-      keys.runIndexByTenant(shardOfRunId(run.runId), run.tenant ?? ""),
+      keys.runIndexByTenant(shard, run.tenant ?? ""),
     ],
-    args: [run.runId, result === undefined ? "" : storedResultJson(result), words.join(" ")],
+    args: [run.runId, result === undefined ? "" : storedResultJson(result), words],
   };
 }
 
@@ -235,13 +232,18 @@ export async function indexRuns(
     keys.shardEvents(shard),
   ];
   const args = [keys.settledChannel(shard), acknowledge?.group ?? ""];
-  segments.forEach((segment, position) => {
-    callKeys.push(...segment.keys);
-    const ids = acknowledge?.ofRuns[position] ?? [];
-    const [runId, result, words] = segment.args;
-    args.push(runId, result, `${words} ${ids.length}`, ...ids);
-  });
-  if (acknowledge !== undefined) args.push(...acknowledge.others);
+  // Indexed loops and single pushes: no closure, no spread, no empty list a run without ids.
+  for (let position = 0; position < segments.length; position++) {
+    const segment = segments[position]!;
+    for (let k = 0; k < segment.keys.length; k++) callKeys.push(segment.keys[k]!);
+    const ids = acknowledge?.ofRuns[position];
+    const idCount = ids === undefined ? 0 : ids.length;
+    args.push(segment.args[0], segment.args[1], `${segment.args[2]} ${idCount}`);
+    for (let i = 0; i < idCount; i++) args.push(ids![i]!);
+  }
+  if (acknowledge !== undefined) {
+    for (let i = 0; i < acknowledge.others.length; i++) args.push(acknowledge.others[i]!);
+  }
   const replies = await indexRunsScript(callKeys, args);
   if (!Array.isArray(replies) || replies.length !== segments.length) {
     throw new ErrandError("internal", `index-runs-n.lua answered ${JSON.stringify(replies)}`);
