@@ -35,12 +35,7 @@
  * second time: the result is written once and not folded again, and the
  * indexes follow the run's head.
  */
-import {
-  isTerminalEventType,
-  type RunEventOf,
-  type RunResult,
-  type RunState,
-} from "@errand/core";
+import { isTerminalEventType, type RunEventOf, type RunResult, type RunState } from "@errand/core";
 import type { ShardEntry } from "@errand/store";
 import {
   type IndexAcknowledgement,
@@ -167,7 +162,8 @@ function describe(error: unknown): string {
 /** Fails every entry of `group` with `error`. */
 function failGroup(failures: EntryFailure[], group: RunGroup, error: unknown): void {
   const { ids, runId } = group;
-  for (let i = 0; i < ids.length; i++) failures.push({ id: ids[i]!, runId, error: describe(error) });
+  for (let i = 0; i < ids.length; i++)
+    failures.push({ id: ids[i]!, runId, error: describe(error) });
 }
 
 /** Appends `items` to `list` (indexed: no iterator, no spread of arguments). */
@@ -329,23 +325,24 @@ async function prepareBatch(
     const { result } = index;
     if (result?.parentRunId !== undefined) batch.children.push({ runId: group.runId, result });
   };
-  let reads: Promise<void>[] | undefined;
+  const reads: Promise<void>[] = [];
   for (let i = 0; i < groups.length; i++) {
     const group = groups[i]!;
     try {
       const index = prepareRun(context, group);
       if (index === undefined) pushAll(needNothing, group.ids);
       else if (index instanceof Promise) {
-        const read = index
-          .then((run) => add(group, run))
-          .catch((error: unknown) => failGroup(failures, group, error));
-        (reads ??= []).push(read);
+        reads.push(
+          index
+            .then((run) => add(group, run))
+            .catch((error: unknown) => failGroup(failures, group, error)),
+        );
       } else add(group, index);
     } catch (error) {
       failGroup(failures, group, error);
     }
   }
-  if (reads !== undefined) await Promise.all(reads);
+  if (reads.length > 0) await Promise.all(reads);
   return batch;
 }
 

@@ -114,14 +114,14 @@ export async function runShardLoop(
   async function collect(delivered: readonly DeliveredEntry[], readAt: number): Promise<void> {
     // Indexed loops, one array each: a batch mostly carries one entry, so its fixed cost is a run's.
     const entries: ShardEntry[] = [];
-    let deleted: string[] | undefined;
+    const deleted: string[] = [];
     for (let i = 0; i < delivered.length; i++) {
       const entry = delivered[i]!;
-      if (entry[1] === null) (deleted ??= []).push(entry[0]);
+      if (entry[1] === null) deleted.push(entry[0]);
       else entries.push(decodeShardEntry(shard, entry as StreamEntry));
     }
     // An entry deleted while it was pending has nothing to apply: it is acknowledged like an applied one.
-    if (deleted !== undefined) await redis.xack(reader.stream, group, ...deleted);
+    if (deleted.length > 0) await redis.xack(reader.stream, group, ...deleted);
     if (batchReads.hasSubscribers) {
       const read: CollectorBatchRead = { shard, readAt, runIds: entries.map(({ runId }) => runId) };
       batchReads.publish(read);

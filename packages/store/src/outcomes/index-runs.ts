@@ -232,7 +232,8 @@ export async function indexRuns(
   const ofRuns = acknowledge?.ofRuns;
   const others = acknowledge?.others ?? [];
   let argCount = 2 + 3 * segments.length + others.length;
-  if (ofRuns !== undefined) for (let i = 0; i < segments.length; i++) argCount += ofRuns[i]?.length ?? 0;
+  if (ofRuns !== undefined)
+    for (let i = 0; i < segments.length; i++) argCount += ofRuns[i]?.length ?? 0;
   // Both lists sized once and filled by index: a list grown by pushes reallocates as it grows, each call.
   const callKeys = new Array<string>(SHARD_KEYS + SEGMENT_KEYS * segments.length);
   callKeys[0] = keys.runIndexByStatus(shard, "active");
