@@ -205,15 +205,10 @@ function decodeQueuedSummary(json: string | undefined): QueuedSummary | undefine
   ) {
     return undefined;
   }
-  return {
-    agent,
-    rootRunId,
-    ...(parentRunId === undefined ? {} : { parentRunId }),
-    ...(tenant === undefined ? {} : { tenant }),
-    depth: depth as number,
-    hasSchema,
-    createdAt,
-  };
+  const summary: QueuedSummary = { agent, rootRunId, depth: depth as number, hasSchema, createdAt };
+  if (parentRunId !== undefined) summary.parentRunId = parentRunId;
+  if (tenant !== undefined) summary.tenant = tenant;
+  return summary;
 }
 
 /** Why `runId` cannot be the run of an entry of `shard`'s stream; undefined when it can. */

@@ -35,13 +35,7 @@
  * second time: the result is written once and not folded again, and the
  * indexes follow the run's head.
  */
-import {
-  isTerminalEventType,
-  type RunEvent,
-  type RunEventOf,
-  type RunResult,
-  type RunState,
-} from "@errand/core";
+import { isTerminalEventType, type RunEventOf, type RunResult, type RunState } from "@errand/core";
 import type { ShardEntry } from "@errand/store";
 import {
   type IndexAcknowledgement,
@@ -53,8 +47,8 @@ import {
 } from "@errand/store/ops";
 import { retryWhileRedisIsTransient } from "../redis/transient-redis.js";
 import type { CollectorContext } from "./context.js";
-import { countSettledChildren } from "./count-settled-children.js";
-import { settledResult } from "./project-result.js";
+import { countSettledChildren, type SettledChild } from "./count-settled-children.js";
+import { foldedResult, readSettledResult } from "./project-result.js";
 import { queuedState } from "./queued-summary.js";
 
 /**
@@ -85,8 +79,11 @@ export interface AppliedBatch {
 interface RunGroup {
   runId: string;
   ids: string[];
-  events: RunEvent[];
   projection: RunState | undefined;
+  /** Whether the run's terminal event is among its entries of the batch. */
+  settles: boolean;
+  /** Its `run-queued`, when among its entries of the batch. */
+  queued?: RunEventOf<"run-queued">;
   /** When the run's log and head expire, as the entry of its settling append says; undefined when it does not. */
   expiresAt?: number;
   /** True when the append that opened the run indexed it as queued (its entry says `indexed`, or the first after a quiet opening says `queued`). */
@@ -95,23 +92,24 @@ interface RunGroup {
   moved?: boolean;
   /** True when the append that settled the run expired its children but left its indexes to this collector (its entry says `childrenExpired`). */
   childrenExpired?: boolean;
+  /** Its part of the batch's index call, once prepared. */
+  segment?: IndexSegment;
 }
 
+/** A run group with its part of the index call. */
+type PreparedGroup = RunGroup & { segment: IndexSegment };
+
 /**
- * A settled run, before its indexes and result are written: its result is
- * worked out. Its deadline is known when it was folded from its `run-queued`.
+ * A settled run with its result, before its indexes and result are written.
+ * Its deadline is known when it was folded from its `run-queued`.
  */
-async function prepareSettledRun(
+function settledRunToIndex(
   context: CollectorContext,
   { runId, projection, expiresAt, moved, childrenExpired }: RunGroup,
-): Promise<RunToIndex> {
-  const result = await settledResult(context, runId, projection);
-  const run: IndexedRun = {
-    runId,
-    agent: result.agent,
-    ...(result.tenant === undefined ? {} : { tenant: result.tenant }),
-    createdAt: result.createdAt,
-  };
+  result: RunResult,
+): RunToIndex {
+  const run: IndexedRun = { runId, agent: result.agent, createdAt: result.createdAt };
+  if (result.tenant !== undefined) run.tenant = result.tenant;
   if (expiresAt !== undefined) {
     run.expiresAt = expiresAt;
     // Its head expires then: well ahead of now, it is there, and its status is the result's.
@@ -128,53 +126,69 @@ async function prepareSettledRun(
 }
 
 /** A newly queued run, before its indexes are written. */
-function prepareQueuedRun(queued: RunEventOf<"run-queued">): RunToIndex {
+function queuedRunToIndex(queued: RunEventOf<"run-queued">): RunToIndex {
   const { agent, tenant, limits } = queued.data;
-  const run: IndexedRun = {
-    runId: queued.runId,
-    agent,
-    ...(tenant === undefined ? {} : { tenant }),
-    createdAt: queued.at,
-    ...(limits.deadlineAt === undefined ? {} : { deadlineAt: limits.deadlineAt }),
-  };
+  const run: IndexedRun = { runId: queued.runId, agent, createdAt: queued.at };
+  if (tenant !== undefined) run.tenant = tenant;
+  if (limits.deadlineAt !== undefined) run.deadlineAt = limits.deadlineAt;
   return { run };
 }
 
-/** What a run's events need from the shard's indexes, once prepared; undefined for nothing. */
-async function prepareRun(
+/**
+ * What a run's events need from the shard's indexes, once prepared;
+ * undefined for nothing. A promise only for a settled run the collector did
+ * not fold, whose result is read (`project-result.ts`): a batch whose runs
+ * were all folded makes none.
+ */
+function prepareRun(
   context: CollectorContext,
   group: RunGroup,
-): Promise<RunToIndex | undefined> {
-  if (settlesIn(group)) return prepareSettledRun(context, group);
-  const queued = group.events.find(
-    (event): event is RunEventOf<"run-queued"> => event.type === "run-queued",
-  );
-  return queued === undefined || group.indexedWhenQueued ? undefined : prepareQueuedRun(queued);
-}
-
-/** Whether the run's terminal event is among its entries of the batch. */
-function settlesIn(group: RunGroup): boolean {
-  return group.events.some((event) => isTerminalEventType(event.type));
+): RunToIndex | Promise<RunToIndex> | undefined {
+  if (group.settles) {
+    const folded = foldedResult(group.projection);
+    if (folded !== undefined) return settledRunToIndex(context, group, folded);
+    return readSettledResult(context, group.runId).then((result) =>
+      settledRunToIndex(context, group, result),
+    );
+  }
+  const { queued } = group;
+  return queued === undefined || group.indexedWhenQueued ? undefined : queuedRunToIndex(queued);
 }
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** Fails every entry of `group` with `error`. */
+function failGroup(failures: EntryFailure[], group: RunGroup, error: unknown): void {
+  const { ids, runId } = group;
+  for (let i = 0; i < ids.length; i++)
+    failures.push({ id: ids[i]!, runId, error: describe(error) });
+}
+
+/** Appends `items` to `list` (indexed: no iterator, no spread of arguments). */
+function pushAll<T>(list: T[], items: readonly T[]): void {
+  for (let i = 0; i < items.length; i++) list.push(items[i]!);
+}
+
 /**
- * Groups the entries by run, folding each of their events into its run's
- * projection (an entry's size shared evenly among its events). An entry that
- * could not be read fails, and so does one whose events the fold refuses
- * (their data is not validated again when read: an event the fold cannot
- * take fails here, alone, and its run is no longer followed).
+ * Groups the entries by run, in the order of their runs' first entries,
+ * folding each of their events into its run's projection (an entry's size
+ * shared evenly among its events). An entry that could not be read fails,
+ * and so does one whose events the fold refuses (their data is not
+ * validated again when read: an event the fold cannot take fails here,
+ * alone, and its run is no longer followed). Loops are indexed: this runs
+ * for every batch, mostly of one entry.
  */
 function groupByRun(
   context: CollectorContext,
   entries: readonly ShardEntry[],
   failures: EntryFailure[],
 ): RunGroup[] {
+  const groups: RunGroup[] = [];
   const byRun = new Map<string, RunGroup>();
-  for (const entry of entries) {
+  for (let e = 0; e < entries.length; e++) {
+    const entry = entries[e]!;
     const { id, runId, events } = entry;
     if (events === undefined) {
       failures.push({ id, runId, error: entry.error ?? "not an event" });
@@ -186,19 +200,26 @@ function groupByRun(
     // The first entry after a quiet opening: the run starts from its run-queued's summary.
     if (entry.queued !== undefined) context.projections.follow(queuedState(runId, entry.queued), 0);
     try {
-      for (const event of events) projection = context.projections.apply(event, eventSize);
+      for (let i = 0; i < events.length; i++) {
+        projection = context.projections.apply(events[i]!, eventSize);
+      }
     } catch (error) {
       context.projections.forget(runId);
       if (group !== undefined) group.projection = undefined;
       failures.push({ id, runId, error: `not folded: ${describe(error)}` });
       continue;
     }
+    // A run's first entry starts its list: `[id]` holds one id, a list pushed to from empty sixteen.
     if (group === undefined) {
-      group = { runId, ids: [], events: [], projection: undefined };
+      group = { runId, ids: [id], projection: undefined, settles: false };
       byRun.set(runId, group);
+      groups.push(group);
+    } else group.ids.push(id);
+    for (let i = 0; i < events.length; i++) {
+      const event = events[i]!;
+      if (isTerminalEventType(event.type)) group.settles = true;
+      else if (event.type === "run-queued") group.queued ??= event;
     }
-    group.ids.push(id);
-    for (const event of events) group.events.push(event);
     if (entry.expiresAt !== undefined) group.expiresAt = entry.expiresAt;
     if (entry.moved) group.moved = true;
     if (entry.childrenExpired) group.childrenExpired = true;
@@ -209,15 +230,7 @@ function groupByRun(
     }
     group.projection = projection;
   }
-  return [...byRun.values()];
-}
-
-/** A prepared run: its group, its part of the index call, and its result when it settles. */
-interface GroupToIndex {
-  group: RunGroup;
-  segment: IndexSegment;
-  settles: boolean;
-  result?: RunResult;
+  return groups;
 }
 
 /** {@link indexRuns}, made again while Redis fails transiently (out of memory, a cluster moving), until it passes or the collector stops. */
@@ -236,7 +249,7 @@ function indexWhenRoom(
 }
 
 /** Whether a run's entries are acknowledged after its index call said `indexed` (index-runs-n.lua's rule). */
-function isAcknowledged({ settles }: GroupToIndex, indexed: boolean): boolean {
+function isAcknowledged({ settles }: RunGroup, indexed: boolean): boolean {
   return indexed || !settles;
 }
 
@@ -249,7 +262,7 @@ function isAcknowledged({ settles }: GroupToIndex, indexed: boolean): boolean {
 async function indexPrepared(
   context: CollectorContext,
   shard: number,
-  prepared: readonly GroupToIndex[],
+  prepared: readonly PreparedGroup[],
   others: readonly string[],
 ): Promise<(boolean | Error)[]> {
   const { group } = context;
@@ -258,14 +271,14 @@ async function indexPrepared(
       context,
       shard,
       prepared.map(({ segment }) => segment),
-      { group, ofRuns: prepared.map((run) => run.group.ids), others },
+      { group, ofRuns: prepared.map(({ ids }) => ids), others },
     );
   } catch {
     const outcomes = await Promise.all(
       prepared.map((run) =>
         indexWhenRoom(context, shard, [run.segment], {
           group,
-          ofRuns: [run.group.ids],
+          ofRuns: [run.ids],
           others: [],
         }).then(
           ([indexed]) => indexed ?? false,
@@ -286,6 +299,53 @@ function acknowledge(
   return context.redis.xack(context.keys.shardEvents(shard), context.group, ...ids);
 }
 
+/** What preparing a batch's runs gave: their index calls' parts, and their settled children. */
+interface PreparedBatch {
+  /** The runs to index, each with its part of the call. */
+  prepared: PreparedGroup[];
+  /** The settled runs that have a parent, with their results (to count in their parents' children). */
+  children: SettledChild[];
+}
+
+/**
+ * Prepares each run of `groups` (see {@link prepareRun}) and its part of the
+ * index call; a run that needs nothing adds its entries to `needNothing`,
+ * one that cannot be prepared fails. Awaits only the results it must read.
+ */
+async function prepareBatch(
+  context: CollectorContext,
+  groups: readonly RunGroup[],
+  needNothing: string[],
+  failures: EntryFailure[],
+): Promise<PreparedBatch> {
+  const batch: PreparedBatch = { prepared: [], children: [] };
+  const add = (group: RunGroup, index: RunToIndex): void => {
+    group.segment = indexSegment(context.keys, index);
+    batch.prepared.push(group as PreparedGroup);
+    const { result } = index;
+    if (result?.parentRunId !== undefined) batch.children.push({ runId: group.runId, result });
+  };
+  const reads: Promise<void>[] = [];
+  for (let i = 0; i < groups.length; i++) {
+    const group = groups[i]!;
+    try {
+      const index = prepareRun(context, group);
+      if (index === undefined) pushAll(needNothing, group.ids);
+      else if (index instanceof Promise) {
+        reads.push(
+          index
+            .then((run) => add(group, run))
+            .catch((error: unknown) => failGroup(failures, group, error)),
+        );
+      } else add(group, index);
+    } catch (error) {
+      failGroup(failures, group, error);
+    }
+  }
+  if (reads.length > 0) await Promise.all(reads);
+  return batch;
+}
+
 /**
  * Applies `entries` of `shard`'s stream and acknowledges those applied, each
  * once what it needs is written: with the batch's index call when it has
@@ -297,61 +357,46 @@ export async function applyBatch(
   entries: readonly ShardEntry[],
 ): Promise<AppliedBatch> {
   const failures: EntryFailure[] = [];
-  const fail = (group: RunGroup, error: unknown) => {
-    for (const id of group.ids) failures.push({ id, runId: group.runId, error: describe(error) });
-  };
   const groups = groupByRun(context, entries, failures);
-  const needNothing: string[] = [];
+  // The entries that need nothing written; once the index call is made, the runs' acknowledged entries join them.
+  const acknowledged: string[] = [];
   const settled: string[] = [];
-  const prepared: GroupToIndex[] = [];
-  await Promise.all(
-    groups.map(async (group) => {
-      try {
-        const index = await prepareRun(context, group);
-        if (index === undefined) needNothing.push(...group.ids);
-        else {
-          const settles = index.result !== undefined;
-          const segment = indexSegment(context.keys, index);
-          prepared.push({ group, segment, settles, ...(settles ? { result: index.result } : {}) });
-        }
-      } catch (error) {
-        fail(group, error);
+  const { prepared, children } = await prepareBatch(context, groups, acknowledged, failures);
+  let toIndex = prepared;
+  if (children.length > 0) {
+    const uncounted = await countSettledChildren(context, children);
+    if (uncounted.size > 0) {
+      toIndex = [];
+      for (const run of prepared) {
+        if (!uncounted.has(run.runId)) toIndex.push(run);
+        else failGroup(failures, run, "its parent's children counts were not written");
       }
-    }),
-  );
-  const acknowledged = [...needNothing];
-  const uncounted = await countSettledChildren(
-    context,
-    prepared.flatMap(({ group, result }) =>
-      result === undefined ? [] : [{ runId: group.runId, result }],
-    ),
-  );
-  const toIndex: GroupToIndex[] = [];
-  for (const run of prepared) {
-    if (!uncounted.has(run.group.runId)) toIndex.push(run);
-    else fail(run.group, "its parent's children counts were not written");
+    }
   }
   if (toIndex.length === 0) {
-    if (needNothing.length > 0) await acknowledge(context, shard, needNothing);
+    if (acknowledged.length > 0) await acknowledge(context, shard, acknowledged);
   } else {
-    const indexed = await indexPrepared(context, shard, toIndex, needNothing);
-    toIndex.forEach((run, position) => {
-      const outcome = indexed[position];
-      if (outcome instanceof Error) fail(run.group, outcome);
+    const indexed = await indexPrepared(context, shard, toIndex, acknowledged);
+    for (let i = 0; i < toIndex.length; i++) {
+      const run = toIndex[i]!;
+      const outcome = indexed[i];
+      if (outcome instanceof Error) failGroup(failures, run, outcome);
       else if (!isAcknowledged(run, outcome === true)) {
-        fail(
-          run.group,
-          `run ${run.group.runId}: settled, but its head is gone (expired before it was indexed)`,
+        failGroup(
+          failures,
+          run,
+          `run ${run.runId}: settled, but its head is gone (expired before it was indexed)`,
         );
       } else {
-        acknowledged.push(...run.group.ids);
-        if (run.settles) settled.push(run.group.runId);
-        else if (outcome === true) context.projections.markListed(run.group.runId);
+        pushAll(acknowledged, run.ids);
+        if (run.settles) settled.push(run.runId);
+        else if (outcome === true) context.projections.markListed(run.runId);
       }
-    });
+    }
   }
-  for (const group of groups) {
-    if (settlesIn(group)) context.projections.forget(group.runId);
+  for (let i = 0; i < groups.length; i++) {
+    const group = groups[i]!;
+    if (group.settles) context.projections.forget(group.runId);
   }
   return { acknowledged, failures, settled };
 }

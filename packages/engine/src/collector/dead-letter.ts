@@ -18,6 +18,7 @@ export async function handleFailures(
   shard: number,
   failures: readonly EntryFailure[],
 ): Promise<number> {
+  if (failures.length === 0) return 0;
   const { redis, keys, group, consumer, maxDeliveries, scripts, logger } = context;
   const stream = keys.shardEvents(shard);
   const outcomes = await Promise.all(

@@ -16,19 +16,24 @@ import { foldLogInPages } from "../reads/log-pages.js";
 import type { CollectorContext } from "./context.js";
 
 /**
- * The result of a settled run: `settleRun(projection)` when the collector
- * folded the whole run from the stream; else the run's stored result (a
- * redelivered entry never folds the log again); else the fold of its log.
- * Throws an {@link ErrandError} `internal` when the log does not settle (it
- * expired, or the entry that announced the settlement lied).
+ * The result of a settled run the collector folded whole from the stream
+ * (`settleRun(projection)`); undefined when it did not (no projection, or
+ * one that does not settle): then {@link readSettledResult} gives it.
  */
-export async function settledResult(
+export function foldedResult(projection: RunState | undefined): RunResult | undefined {
+  return projection === undefined ? undefined : settleRun(projection);
+}
+
+/**
+ * The result of a settled run the collector did not fold: the run's stored
+ * result (a redelivered entry never folds the log again), else the fold of
+ * its log. Throws an {@link ErrandError} `internal` when the log does not
+ * settle (it expired, or the entry that announced the settlement lied).
+ */
+export async function readSettledResult(
   context: CollectorContext,
   runId: string,
-  projection: RunState | undefined,
 ): Promise<RunResult> {
-  const folded = projection === undefined ? undefined : settleRun(projection);
-  if (folded !== undefined) return folded;
   const { redis, keys, store } = context;
   const stored = await redis.get(keys.result(runId));
   if (stored !== null) return parseStoredResult(runId, stored);

@@ -4,7 +4,7 @@
  * its `run-queued` as the run's head summarises it. The collector starts the
  * run's projection from that summary, as if it had folded the `run-queued`.
  */
-import { initialRunState, type RunState } from "@errand/core";
+import { type EventDataOf, initialRunState, type RunState } from "@errand/core";
 import type { QueuedSummary } from "@errand/store";
 
 /**
@@ -17,21 +17,22 @@ import type { QueuedSummary } from "@errand/store";
  */
 export function queuedState(runId: string, summary: QueuedSummary): RunState {
   const { agent, rootRunId, parentRunId, tenant, depth, hasSchema, createdAt } = summary;
-  return {
-    ...initialRunState(runId),
-    seq: 1,
-    status: "queued",
-    queued: {
-      agent,
-      input: undefined,
-      ...(hasSchema ? { outputSchema: {} } : {}),
-      ...(parentRunId === undefined ? {} : { parentRunId }),
-      rootRunId,
-      depth,
-      limits: { maxSteps: Number.MAX_SAFE_INTEGER },
-      metadata: {},
-      ...(tenant === undefined ? {} : { tenant }),
-    },
-    createdAt,
+  const queued: EventDataOf<"run-queued"> = {
+    agent,
+    input: undefined,
+    rootRunId,
+    depth,
+    limits: { maxSteps: Number.MAX_SAFE_INTEGER },
+    metadata: {},
   };
+  if (hasSchema) queued.outputSchema = {};
+  if (parentRunId !== undefined) queued.parentRunId = parentRunId;
+  if (tenant !== undefined) queued.tenant = tenant;
+  // The initial state itself, its fields set: one object, not a copy of it.
+  const state = initialRunState(runId);
+  state.seq = 1;
+  state.status = "queued";
+  state.queued = queued;
+  state.createdAt = createdAt;
+  return state;
 }

@@ -103,6 +103,22 @@ describe("RunProjections", () => {
     expect(projections.size).toBe(0);
   });
 
+  it("orders the runs by their last fold when a run folds several entries in a row", () => {
+    const projections = new RunProjections(4 * SIZE);
+    const [first, second] = runs.slice(0, 2).map(logOf);
+    projections.apply(first![0]!, SIZE);
+    projections.apply(second![0]!, SIZE);
+    projections.apply(second![1]!, SIZE);
+    projections.apply(first![1]!, SIZE);
+    // A fifth entry over a budget of four: the second run, folded twice but before the first's last two, goes.
+    expect(projections.apply(first![2]!, SIZE)?.seq).toBe(3);
+    expect(projections.runs).toBe(1);
+    expect(projections.size).toBe(3 * SIZE);
+    expect(projections.apply(second![2]!, SIZE)).toBeUndefined();
+    expect(projections.apply(first![3]!, SIZE)?.seq).toBe(4);
+    expect(projections.size).toBe(4 * SIZE);
+  });
+
   it("does not follow a run larger than the whole budget", () => {
     const projections = new RunProjections(SIZE);
     const log = logOf(runs[0]!);

@@ -36,6 +36,8 @@ interface Followed {
 /** In-memory projections of the runs a collector follows, within a size budget. */
 export class RunProjections {
   readonly #runs = new Map<string, Followed>();
+  /** The run set in {@link #runs} last: while it is there, it is the map's last. */
+  #lastSet: string | undefined;
   #size = 0;
 
   /**
@@ -63,8 +65,9 @@ export class RunProjections {
    * more of its run (a settled run changes no more but for its seq).
    */
   apply(event: RunEvent, size: number): RunState | undefined {
+    const known = this.#runs.get(event.runId);
     const followed =
-      this.#runs.get(event.runId) ??
+      known ??
       (event.seq === 1
         ? { state: initialRunState(event.runId), size: 0, listed: false }
         : undefined);
@@ -73,16 +76,16 @@ export class RunProjections {
       this.forget(event.runId);
       return undefined;
     }
-    this.forget(event.runId);
-    const next = {
-      state: applyResultEventInPlace(followed.state, event),
-      size: followed.size + size,
-      listed: followed.listed,
-    };
-    this.#runs.set(event.runId, next);
-    this.#size += next.size;
+    // The map's order is the order runs were last folded in: a run folded last already stays
+    // where it is (an append's events are one run's), any other moves to the end.
+    const isLast = known !== undefined && event.runId === this.#lastSet;
+    if (!isLast) this.forget(event.runId);
+    followed.state = applyResultEventInPlace(followed.state, event);
+    followed.size += size;
+    if (isLast) this.#size += size;
+    else this.#setLast(event.runId, followed);
     this.#keepWithinBudget();
-    return this.#runs.has(event.runId) ? next.state : undefined;
+    return this.#runs.has(event.runId) ? followed.state : undefined;
   }
 
   /**
@@ -94,9 +97,21 @@ export class RunProjections {
    */
   follow(state: RunState, size: number): void {
     if (this.#runs.has(state.runId)) return;
-    this.#runs.set(state.runId, { state, size, listed: false });
-    this.#size += size;
+    this.#setLast(state.runId, { state, size, listed: false });
     this.#keepWithinBudget();
+  }
+
+  /**
+   * Follows `runId` as `followed`, at the map's end (it is not in the map).
+   * Each fold moving its run to the end would delete and set a map entry an
+   * event, and a map of the few runs in flight reallocates its table as it
+   * empties and fills: the run set last is remembered, so that its next
+   * events fold in place.
+   */
+  #setLast(runId: string, followed: Followed): void {
+    this.#runs.set(runId, followed);
+    this.#lastSet = runId;
+    this.#size += followed.size;
   }
 
   /**

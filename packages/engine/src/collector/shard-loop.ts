@@ -13,7 +13,7 @@
  */
 import { channel } from "node:diagnostics_channel";
 import { setTimeout as delay } from "node:timers/promises";
-import type { ShardEntry } from "@errand/store";
+import type { ShardEntry, StreamEntry } from "@errand/store";
 import { decodeShardEntry } from "@errand/store/ops";
 import type { RedisConnection } from "../redis/connection.js";
 import { applyBatch } from "./apply-batch.js";
@@ -112,13 +112,16 @@ export async function runShardLoop(
   }
 
   async function collect(delivered: readonly DeliveredEntry[], readAt: number): Promise<void> {
-    const deleted = delivered.filter(([, fields]) => fields === null).map(([id]) => id);
-    if (deleted.length > 0) await redis.xack(reader.stream, group, ...deleted);
-    // An entry deleted while it was pending has nothing to apply: it is acknowledged like an applied one.
+    // Indexed loops, one array each: a batch mostly carries one entry, so its fixed cost is a run's.
     const entries: ShardEntry[] = [];
-    for (const [id, fields] of delivered) {
-      if (fields !== null) entries.push(decodeShardEntry(shard, [id, fields]));
+    const deleted: string[] = [];
+    for (let i = 0; i < delivered.length; i++) {
+      const entry = delivered[i]!;
+      if (entry[1] === null) deleted.push(entry[0]);
+      else entries.push(decodeShardEntry(shard, entry as StreamEntry));
     }
+    // An entry deleted while it was pending has nothing to apply: it is acknowledged like an applied one.
+    if (deleted.length > 0) await redis.xack(reader.stream, group, ...deleted);
     if (batchReads.hasSubscribers) {
       const read: CollectorBatchRead = { shard, readAt, runIds: entries.map(({ runId }) => runId) };
       batchReads.publish(read);
@@ -126,16 +129,18 @@ export async function runShardLoop(
     const outcome = await applyBatch(context, shard, entries);
     // Stopping ends the waits for a Redis out of memory: what failed then stays pending for the others.
     if (context.stopping.aborted) return;
-    await handleFailures(context, shard, outcome.failures);
-    logger.debug(
-      {
-        shard,
-        entries: entries.length,
-        settled: outcome.settled.length,
-        failed: outcome.failures.length,
-      },
-      "shard batch indexed",
-    );
+    if (outcome.failures.length > 0) await handleFailures(context, shard, outcome.failures);
+    if (logger.isLevelEnabled?.("debug") !== false) {
+      logger.debug(
+        {
+          shard,
+          entries: entries.length,
+          settled: outcome.settled.length,
+          failed: outcome.failures.length,
+        },
+        "shard batch indexed",
+      );
+    }
   }
 
   await ensureGroupWhenRoom(context, reader.stream).catch(() => undefined);

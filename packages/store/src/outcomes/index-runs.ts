@@ -145,6 +145,12 @@ export interface RunToIndex {
   result?: RunResult;
 }
 
+/** The keys of an `index-runs-n.lua` call that are its shard's: its status indexes, deadlines and stream. */
+const SHARD_KEYS = 6;
+
+/** The keys of one run in an `index-runs-n.lua` call (see {@link IndexSegment}). */
+const SEGMENT_KEYS = 5;
+
 /** One run's part of an `index-runs-n.lua` call: its keys and its arguments. */
 export interface IndexSegment {
   keys: [head: string, agentRuns: string, result: string, children: string, tenantRuns: string];
@@ -166,25 +172,22 @@ export interface IndexSegment {
  */
 export function indexSegment(keys: StoreKeys, { run, result }: RunToIndex): IndexSegment {
   const deadline = run.deadlineAt === undefined ? Number.NaN : Date.parse(run.deadlineAt);
-  const words = [
-    runIndexMember(run.createdAt, run.runId),
-    run.deadlineUnknown ? "?" : Number.isNaN(deadline) ? "" : String(deadline),
-    run.listed ? "1" : "",
-    run.tenant === undefined ? "" : "1",
-    run.expiresAt === undefined ? "" : String(run.expiresAt),
-    run.moved ? "1" : "",
-    run.status ?? "",
-    run.childrenExpired ? "1" : "",
-  ];
+  // One template, not a list joined: the words are the call's, and only its.
+  const words = `${runIndexMember(run.createdAt, run.runId)} ${
+    run.deadlineUnknown ? "?" : Number.isNaN(deadline) ? "" : deadline
+  } ${run.listed ? "1" : ""} ${run.tenant === undefined ? "" : "1"} ${run.expiresAt ?? ""} ${
+    run.moved ? "1" : ""
+  } ${run.status ?? ""} ${run.childrenExpired ? "1" : ""}`;
+  const shard = shardOfRunId(run.runId);
   return {
     keys: [
       keys.runHead(run.runId),
-      keys.runIndexByAgent(shardOfRunId(run.runId), run.agent),
+      keys.runIndexByAgent(shard, run.agent),
       keys.result(run.runId),
       keys.children(run.runId),
-      keys.runIndexByTenant(shardOfRunId(run.runId), run.tenant ?? ""),
+      keys.runIndexByTenant(shard, run.tenant ?? ""),
     ],
-    args: [run.runId, result === undefined ? "" : storedResultJson(result), words.join(" ")],
+    args: [run.runId, result === undefined ? "" : storedResultJson(result), words],
   };
 }
 
@@ -226,22 +229,35 @@ export async function indexRuns(
 ): Promise<boolean[]> {
   if (segments.length === 0) return [];
   const { keys, indexRunsScript } = writer;
-  const callKeys = [
-    keys.runIndexByStatus(shard, "active"),
-    keys.runIndexByStatus(shard, "succeeded"),
-    keys.runIndexByStatus(shard, "failed"),
-    keys.runIndexByStatus(shard, "cancelled"),
-    keys.deadlines(shard),
-    keys.shardEvents(shard),
-  ];
-  const args = [keys.settledChannel(shard), acknowledge?.group ?? ""];
-  segments.forEach((segment, position) => {
-    callKeys.push(...segment.keys);
-    const ids = acknowledge?.ofRuns[position] ?? [];
-    const [runId, result, words] = segment.args;
-    args.push(runId, result, `${words} ${ids.length}`, ...ids);
-  });
-  if (acknowledge !== undefined) args.push(...acknowledge.others);
+  const ofRuns = acknowledge?.ofRuns;
+  const others = acknowledge?.others ?? [];
+  let argCount = 2 + 3 * segments.length + others.length;
+  if (ofRuns !== undefined)
+    for (let i = 0; i < segments.length; i++) argCount += ofRuns[i]?.length ?? 0;
+  // Both lists sized once and filled by index: a list grown by pushes reallocates as it grows, each call.
+  const callKeys = new Array<string>(SHARD_KEYS + SEGMENT_KEYS * segments.length);
+  callKeys[0] = keys.runIndexByStatus(shard, "active");
+  callKeys[1] = keys.runIndexByStatus(shard, "succeeded");
+  callKeys[2] = keys.runIndexByStatus(shard, "failed");
+  callKeys[3] = keys.runIndexByStatus(shard, "cancelled");
+  callKeys[4] = keys.deadlines(shard);
+  callKeys[5] = keys.shardEvents(shard);
+  const args = new Array<string>(argCount);
+  args[0] = keys.settledChannel(shard);
+  args[1] = acknowledge?.group ?? "";
+  let k = SHARD_KEYS;
+  let a = 2;
+  for (let position = 0; position < segments.length; position++) {
+    const segment = segments[position]!;
+    for (let i = 0; i < SEGMENT_KEYS; i++) callKeys[k++] = segment.keys[i]!;
+    const ids = ofRuns?.[position];
+    const idCount = ids === undefined ? 0 : ids.length;
+    args[a++] = segment.args[0];
+    args[a++] = segment.args[1];
+    args[a++] = `${segment.args[2]} ${idCount}`;
+    for (let i = 0; i < idCount; i++) args[a++] = ids![i]!;
+  }
+  for (let i = 0; i < others.length; i++) args[a++] = others[i]!;
   const replies = await indexRunsScript(callKeys, args);
   if (!Array.isArray(replies) || replies.length !== segments.length) {
     throw new ErrandError("internal", `index-runs-n.lua answered ${JSON.stringify(replies)}`);
