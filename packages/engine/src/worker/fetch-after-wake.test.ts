@@ -222,11 +222,11 @@ describe("a run worker's fetches", () => {
 
   it.for([1, 4])(
     "takes every job of a burst at concurrency %d, without waiting out its blocking read, in no more fetches than BullMQ's worker",
+    { timeout: 120_000 },
     async (concurrency, { engineRedis }) => {
       const burst = (kind: WorkerKind) =>
         fetchesOfBurst(engineRedis.url, engineRedis.redis, kind, concurrency);
       expect(await burst("run worker")).toBeLessThanOrEqual(await burst("BullMQ worker"));
     },
-    120_000,
   );
 });
