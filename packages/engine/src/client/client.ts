@@ -312,9 +312,11 @@ export function createErrand(options: ErrandOptions): Errand {
   const { redis, keys, store, logger } = resources;
   const target = redisTarget(options.connection);
   redis.once("ready", () => markRedisReached(target));
+  // The jobs of the fires of one tick leave in one write too.
   const queueConnection = openConnection(options.connection, {
     logger,
     name: "client queues",
+    coalesceWrites: true,
     commandRetries: CLIENT_COMMAND_RETRIES,
   });
   const queues = createRunQueues(
