@@ -258,7 +258,8 @@ export async function runCalls(
   let recorded = alreadyRecorded;
   for (const call of calls) {
     const settled = await runCall(runner, step, call, recorded, signal);
-    events.push(...settled.events);
+    // Indexed: a call's handful of events appended without an iterator.
+    for (let index = 0; index < settled.events.length; index++) events.push(settled.events[index]!);
     recorded ||= settled.recorded;
     if (settled.halt) return { events, recorded, halt: settled.halt };
   }
