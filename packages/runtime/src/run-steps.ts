@@ -13,7 +13,7 @@ import {
   type StepState,
   type ToolCall,
 } from "@errand/core";
-import { applyEventInPlace, copyForInPlaceFold, waitpointOf } from "@errand/core/ops";
+import { applyEventInPlace, copyForInPlaceFold, markChecked, waitpointOf } from "@errand/core/ops";
 import type { BlobStore } from "./blobs.js";
 import { createMemoryBlobStore } from "./blobs.js";
 import type { BudgetGate, PriceResponse } from "./budget-gate.js";
@@ -189,6 +189,15 @@ class RunLoop {
     return { type, at: this.runner.timestamp(), data } as NewEvent;
   }
 
+  /**
+   * The `finished` that ends the turn, marked checked (core's `markChecked`): its one datum, the
+   * step's text, is its `model-responded`'s, validated by the append that logs that response
+   * (this one, before it, or an earlier one), so the store does not parse it again.
+   */
+  private finished(text: string | undefined): NewEvent {
+    return markChecked(this.event("finished", text === undefined ? {} : { text }));
+  }
+
   private failed(code: string, message: string, retryable = false): NewEvent {
     return this.event("failed", { code, message, retryable });
   }
@@ -251,7 +260,7 @@ class RunLoop {
       return this.finishStep([], last.step, resumed, last.text);
     }
     if (this.state.output !== undefined || last?.calls.length === 0) {
-      return [this.event("finished", last?.text === undefined ? {} : { text: last.text })];
+      return [this.finished(last?.text)];
     }
     const { maxSteps } = this.queued.limits;
     if (this.state.steps.length >= maxSteps) {
@@ -364,7 +373,7 @@ class RunLoop {
     if (settled.halt?.kind === "aborted") {
       events.push(this.stopEvent() ?? this.event("cancelled", {}));
     } else if (settled.recorded || calls.length === 0) {
-      events.push(this.event("finished", text === undefined ? {} : { text }));
+      events.push(this.finished(text));
     }
     return events;
   }
