@@ -104,12 +104,25 @@ function addCount(a: number | undefined, b: number | undefined): number | undefi
  * reported them, so a log without them folds to the usage it always did.
  */
 function addUsage(total: Usage, step: Usage): Usage {
+  const inputTokens = total.inputTokens + step.inputTokens;
+  const outputTokens = total.outputTokens + step.outputTokens;
+  // Neither side has an optional count (most models report none): the sum is made at once.
+  if (
+    total.cachedInputTokens === undefined &&
+    step.cachedInputTokens === undefined &&
+    total.cacheWriteTokens === undefined &&
+    step.cacheWriteTokens === undefined &&
+    total.reasoningTokens === undefined &&
+    step.reasoningTokens === undefined
+  ) {
+    return { inputTokens, outputTokens };
+  }
   const cachedInputTokens = addCount(total.cachedInputTokens, step.cachedInputTokens);
   const cacheWriteTokens = addCount(total.cacheWriteTokens, step.cacheWriteTokens);
   const reasoningTokens = addCount(total.reasoningTokens, step.reasoningTokens);
   return {
-    inputTokens: total.inputTokens + step.inputTokens,
-    outputTokens: total.outputTokens + step.outputTokens,
+    inputTokens,
+    outputTokens,
     ...(cachedInputTokens === undefined ? {} : { cachedInputTokens }),
     ...(cacheWriteTokens === undefined ? {} : { cacheWriteTokens }),
     ...(reasoningTokens === undefined ? {} : { reasoningTokens }),

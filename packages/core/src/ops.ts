@@ -16,6 +16,7 @@
 export { batch } from "./batch.js";
 export { blobUri, parseBlobUri } from "./blob-uri.js";
 export { budgetRemaining, DEFAULT_BUDGET_POLICY, roundUsd } from "./budget.js";
+export { isMarkedChecked, markChecked } from "./checked-events.js";
 export { decodeCursor, encodeCursor } from "./cursor.js";
 export { runNotFound } from "./errors.js";
 export {

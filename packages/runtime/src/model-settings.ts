@@ -77,14 +77,18 @@ export function runModelSettings(agent: ModelSettings, run: unknown): ModelSetti
 
 /** The names of the settings `settings` gives, as written (`reasoning.effort`, `temperature`, …). */
 export function settingNames(settings: ModelSettings): string[] {
-  const { reasoning, ...rest } = settings;
-  const nested = Object.entries(reasoning ?? {})
-    .filter(([, value]) => value !== undefined)
-    .map(([name]) => `reasoning.${name}`);
-  const flat = Object.entries(rest)
-    .filter(([, value]) => value !== undefined)
-    .map(([name]) => name);
-  return [...nested, ...flat];
+  // Plain loops: asked before every run's first request, most often of settings that give none.
+  const names: string[] = [];
+  const { reasoning } = settings;
+  if (reasoning !== undefined) {
+    for (const name of Object.keys(reasoning) as (keyof typeof reasoning)[]) {
+      if (reasoning[name] !== undefined) names.push(`reasoning.${name}`);
+    }
+  }
+  for (const name of Object.keys(settings) as (keyof ModelSettings)[]) {
+    if (name !== "reasoning" && settings[name] !== undefined) names.push(name);
+  }
+  return names;
 }
 
 /** What an agent offers the model to call, for checking a `toolChoice`. */

@@ -1,4 +1,5 @@
 import { isErrandError, type NewEvent, type Script } from "@errand/core";
+import { isMarkedChecked } from "@errand/core/ops";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createMemoryBlobStore } from "./blobs.js";
@@ -242,5 +243,21 @@ describe("runSteps: the log", () => {
       .then(() => undefined)
       .catch((e: unknown) => e);
     expect(isErrandError(error, "invalid_spec")).toBe(true);
+  });
+});
+
+describe("runSteps: events marked checked", () => {
+  it("marks the output-recorded and finished it builds from validated data, never a response", async () => {
+    const outputSchema = {
+      type: "object",
+      properties: { answer: { type: "string" } },
+      required: ["answer"],
+      additionalProperties: false,
+    };
+    const script: Script = [{ call: [{ tool: "structured_output", args: { answer: "ok" } }] }];
+    const run = await play(scriptedAgent(script), { outputSchema });
+    const appended = run.appends.flat();
+    expect(typesOf(appended)).toEqual(["model-responded", "output-recorded", "finished"]);
+    expect(appended.map(isMarkedChecked)).toEqual([false, true, true]);
   });
 });

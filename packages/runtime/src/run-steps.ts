@@ -13,7 +13,7 @@ import {
   type StepState,
   type ToolCall,
 } from "@errand/core";
-import { applyEventInPlace, copyForInPlaceFold, waitpointOf } from "@errand/core/ops";
+import { applyEventInPlace, copyForInPlaceFold, markChecked, waitpointOf } from "@errand/core/ops";
 import type { BlobStore } from "./blobs.js";
 import { createMemoryBlobStore } from "./blobs.js";
 import type { BudgetGate, PriceResponse } from "./budget-gate.js";
@@ -34,6 +34,7 @@ import {
   structuredOutputToolSpec,
 } from "./structured-output.js";
 import type { Tool } from "./tool.js";
+import type { ToolSpec } from "./tool-spec.js";
 import { chatTracedModel } from "./tracing/chat-span.js";
 import { buildTranscript, trimToTranscriptInPlace } from "./transcript.js";
 
@@ -188,6 +189,15 @@ class RunLoop {
     return { type, at: this.runner.timestamp(), data } as NewEvent;
   }
 
+  /**
+   * The `finished` that ends the turn, marked checked (core's `markChecked`): its one datum, the
+   * step's text, is its `model-responded`'s, validated by the append that logs that response
+   * (this one, before it, or an earlier one), so the store does not parse it again.
+   */
+  private finished(text: string | undefined): NewEvent {
+    return markChecked(this.event("finished", text === undefined ? {} : { text }));
+  }
+
   private failed(code: string, message: string, retryable = false): NewEvent {
     return this.event("failed", { code, message, retryable });
   }
@@ -250,7 +260,7 @@ class RunLoop {
       return this.finishStep([], last.step, resumed, last.text);
     }
     if (this.state.output !== undefined || last?.calls.length === 0) {
-      return [this.event("finished", last?.text === undefined ? {} : { text: last.text })];
+      return [this.finished(last?.text)];
     }
     const { maxSteps } = this.queued.limits;
     if (this.state.steps.length >= maxSteps) {
@@ -280,7 +290,10 @@ class RunLoop {
       return [this.failed("model_error", error.message, error.retryable)];
     }
     const { text, calls, usage, finish, items, responseId } = response;
-    this.logger.debug({ step, calls: calls.map((c) => c.name), usage }, "model responded");
+    // The fields are made only for a logger that writes them: a silent worker's step makes none.
+    if (this.logger.isLevelEnabled?.("debug") !== false) {
+      this.logger.debug({ step, calls: calls.map((c) => c.name), usage }, "model responded");
+    }
     const costUsd = this.options.priceResponse?.(usage);
     const stepCalls = await this.stepCalls(calls);
     // Optional keys spread last: on Node 20 a spread followed by new keys costs microseconds.
@@ -320,15 +333,19 @@ class RunLoop {
       runId: this.state.runId,
       step,
       messages: buildTranscript(agent, this.state),
-      tools: [
-        ...agent.tools.map((tool) => tool.spec),
-        ...(schema === undefined ? [] : [structuredOutputToolSpec(schema)]),
-      ],
+      tools: this.toolSpecs(schema),
       settings: this.settings,
       agent,
       input: this.queued.input,
       ...(typeof agent.model === "string" ? { model: agent.model } : {}),
     };
+  }
+
+  /** The specs of the agent's tools, then the structured-output tool's when the run has a schema. */
+  private toolSpecs(schema: Record<string, unknown> | undefined): ToolSpec[] {
+    const specs = this.options.agent.tools.map((tool) => tool.spec);
+    if (schema !== undefined) specs.push(structuredOutputToolSpec(schema));
+    return specs;
   }
 
   /** `leading` events, then the calls run, then how the step ends the turn (if it does). */
@@ -340,11 +357,13 @@ class RunLoop {
   ): Promise<NewEvent[]> {
     const alreadyRecorded = this.state.output !== undefined;
     const settled = await runCalls(this.runner, step, calls, alreadyRecorded, this.signal);
-    const events = [...leading, ...settled.events];
+    // `settled.events` is this step's own array: the step's events extend it, without copies.
+    const events = leading.length === 0 ? settled.events : leading.concat(settled.events);
     if (settled.halt?.kind === "fatal") {
       const { error } = settled.halt;
       this.logger.error({ step, error: error.message }, "tool failed the run");
-      return [...events, this.failed(error.code, error.message, error.retryable)];
+      events.push(this.failed(error.code, error.message, error.retryable));
+      return events;
     }
     if (settled.halt?.kind === "parked") {
       this.logger.info({ step, waitFor: settled.halt.request.waitFor.length }, "run parked");
@@ -352,10 +371,9 @@ class RunLoop {
       return events;
     }
     if (settled.halt?.kind === "aborted") {
-      return [...events, this.stopEvent() ?? this.event("cancelled", {})];
-    }
-    if (settled.recorded || calls.length === 0) {
-      return [...events, this.event("finished", text === undefined ? {} : { text })];
+      events.push(this.stopEvent() ?? this.event("cancelled", {}));
+    } else if (settled.recorded || calls.length === 0) {
+      events.push(this.finished(text));
     }
     return events;
   }

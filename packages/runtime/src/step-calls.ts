@@ -6,7 +6,7 @@
  * for the step's single append.
  */
 import type { NewEvent, RefusalReason, ToolCall, WaitpointState } from "@errand/core";
-import { waitpointToken } from "@errand/core/ops";
+import { markChecked, waitpointToken } from "@errand/core/ops";
 import { raceAbort } from "./abort.js";
 import type { BlobStore } from "./blobs.js";
 import {
@@ -102,7 +102,10 @@ function recordOutput(runner: CallRunner, step: number, call: ToolCall): CallsOu
     return { events: [event], recorded: false };
   }
   const data = { step, callId: call.callId, output: check.output };
-  return { events: [{ type: "output-recorded", at: runner.timestamp(), data }], recorded: true };
+  // Marked checked (core's `markChecked`): the output passed the run's own schema just now, and
+  // the call id is its `model-responded`'s, validated by the append that logs that response.
+  const recorded = markChecked<NewEvent>({ type: "output-recorded", at: runner.timestamp(), data });
+  return { events: [recorded], recorded: true };
 }
 
 /** The `waitpoint-created` of a call that parks on a new waitpoint; none for any other park. */
@@ -258,7 +261,8 @@ export async function runCalls(
   let recorded = alreadyRecorded;
   for (const call of calls) {
     const settled = await runCall(runner, step, call, recorded, signal);
-    events.push(...settled.events);
+    // Indexed: a call's handful of events appended without an iterator.
+    for (let index = 0; index < settled.events.length; index++) events.push(settled.events[index]!);
     recorded ||= settled.recorded;
     if (settled.halt) return { events, recorded, halt: settled.halt };
   }

@@ -1,11 +1,10 @@
 import { foldRun, isErrandError, type NewEvent } from "@errand/core";
-import { shardOfRunId } from "@errand/core/ops";
+import { markChecked, shardOfRunId } from "@errand/core/ops";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeShardEntry } from "./codec.js";
 import { isSeqConflict, SeqConflictError } from "./errors.js";
 import { createEventStore, type EventStore } from "./event-store.js";
 import type { RunHead } from "./head.js";
-import { markChecked } from "./new-events.js";
 import { runIndexMember } from "./outcomes/index-runs.js";
 import {
   cancelled,

@@ -327,9 +327,16 @@ export function createEventStore(options: EventStoreOptions): EventStore {
     // expiry should this batch settle the run counts the retention from this writer's clock.
     const fixed = `${expectedSeq === "any" ? "*" : expectedSeq} ${Date.now() + retentionSeconds * 1000} ${idempotency?.ttlMs ?? 0} ${perAppend} ${opened?.member ?? ""} ${opened?.deadlineMs ?? ""} ${flagsSince}`;
     const args = [runId, fixed];
-    for (const event of valid) args.push(...encodeEventArgs(event));
+    // Indexed, without a spread: each event's three arguments pushed without an iterator.
+    for (let index = 0; index < valid.length; index++) {
+      const encoded = encodeEventArgs(valid[index]!);
+      args.push(encoded[0], encoded[1], encoded[2]);
+    }
     const reply = await scripts.append(runKeys, args);
-    const [code, seq, , fired] = reply;
+    // Read by index: a destructuring would walk the reply with an iterator.
+    const code = reply[0];
+    const seq = reply[1];
+    const fired = reply[3];
     // A key naming this very run was set by this call's first try, whose reply was lost.
     const keyNamesThisRun = code === SCRIPT_CODES.duplicate && fired === runId;
     if (code === SCRIPT_CODES.duplicate && fired !== undefined && !keyNamesThisRun) {

@@ -11,7 +11,7 @@ import {
   type NewEvent,
   type RunEvent,
 } from "@errand/core";
-import { findLosslessJsonProblem, formatJsonPath } from "@errand/core/ops";
+import { findLosslessJsonProblem, formatJsonPath, isMarkedChecked } from "@errand/core/ops";
 import { describeIssues } from "./codec.js";
 
 /**
@@ -34,6 +34,18 @@ function scriptReadProblem(event: NewEvent): string | undefined {
 }
 
 /**
+ * The pattern core's `EventAt` tests an `at` string against: an `at` that
+ * matches it is valid without the parse's result, context and issue list,
+ * and one that does not is parsed, for the parse's own message.
+ */
+const EVENT_AT_PATTERN: RegExp | undefined = EventAt._zod.def.pattern;
+
+/** Whether `at` is a valid `EventAt`, as its parse would tell. */
+function isEventAt(at: unknown): boolean {
+  return typeof at === "string" && EVENT_AT_PATTERN !== undefined && EVENT_AT_PATTERN.test(at);
+}
+
+/**
  * `event` validated and cleaned by core's schema of its type (unknown keys
  * dropped): its data against `EventData[type]` and its `at`, without the
  * envelope (`v`, `runId`, `seq`), which the store sets itself. The error
@@ -44,40 +56,25 @@ function validEvent(event: NewEvent): { ok: true; event: NewEvent } | { ok: fals
   if (typeof type !== "string" || !Object.hasOwn(EventData, type)) {
     return { ok: false, error: `type: not an event type (${String(type)})` };
   }
-  const at = EventAt.safeParse(event.at);
-  if (!at.success) return { ok: false, error: describeIssues(at.error.issues, "at") };
+  if (!isEventAt(event.at)) {
+    const at = EventAt.safeParse(event.at);
+    if (!at.success) return { ok: false, error: describeIssues(at.error.issues, "at") };
+  }
   const data = EventData[type as EventType].safeParse(event.data);
   if (!data.success) return { ok: false, error: describeIssues(data.error.issues, "data") };
-  return { ok: true, event: { type, at: at.data, data: data.data } as NewEvent };
-}
-
-/** The events marked by {@link markChecked}: appended as they are. */
-const checkedEvents = new WeakSet<NewEvent>();
-
-/**
- * Marks `event` as checked and returns it: errand built it itself, from data
- * validated where that data entered (a fire spec by `fire`'s preflight), so
- * an append writes it without validating it again — each datum is validated
- * once, at its boundary (docs/architecture/events.md). Only for events whose every
- * field was checked, or made by errand, exactly as core's schema of its type
- * says and as the append script reads it (no lone surrogate, nesting within
- * Redis' JSON reader): a marked event is written as it is. An event that is
- * not marked is validated as always.
- */
-export function markChecked<E extends NewEvent>(event: E): E {
-  checkedEvents.add(event);
-  return event;
+  return { ok: true, event: { type, at: event.at, data: data.data } as NewEvent };
 }
 
 /**
  * The events, validated and cleaned by core's schemas (unknown keys dropped),
  * or an {@link ErrandError} `invalid_event` naming the first invalid one and why
  * (data the append script reads must be within what Redis' JSON reader takes).
- * An event marked by {@link markChecked} is taken as it is.
+ * An event marked by core's `markChecked` is taken as it is: its writer
+ * built it from data validated where that data entered.
  */
 export function validateNewEvents(runId: string, events: readonly NewEvent[]): NewEvent[] {
   return events.map((event, index) => {
-    if (checkedEvents.has(event)) return event;
+    if (isMarkedChecked(event)) return event;
     const unreadable = scriptReadProblem(event);
     if (unreadable !== undefined) {
       throw new ErrandError(

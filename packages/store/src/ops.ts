@@ -25,7 +25,6 @@ export {
   type RedisClient,
   readLuaFile,
 } from "./lua-command.js";
-export { markChecked } from "./new-events.js";
 export {
   announcedRunIds,
   defineIndexRunsScript,

@@ -5,11 +5,10 @@
  * (docs/architecture/redis-layout.md#upgrading-to-flagged-blobs-and-children).
  */
 import type { NewEvent } from "@errand/core";
-import { shardOfRunId } from "@errand/core/ops";
+import { markChecked, shardOfRunId } from "@errand/core/ops";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeShardEntry } from "./codec.js";
 import type { EventStore, RunKeyExpiry } from "./event-store.js";
-import { markChecked } from "./new-events.js";
 import { runIndexMember } from "./outcomes/index-runs.js";
 import { cancelled, failed, finished, queued, started } from "./test-support/events.js";
 import { type RedisFixture, startRedisFixture } from "./test-support/redis.js";

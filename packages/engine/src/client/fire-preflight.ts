@@ -14,7 +14,7 @@
  *
  * Preflight is where a fire's data enters, so it is validated here, once:
  * the `run-queued` built from a spec that passed is marked checked (the
- * store's `markChecked`) and appended without being validated again. Each of
+ * core's `markChecked`) and appended without being validated again. Each of
  * its fields is the spec's, checked here (agent, input, metadata, the schema
  * as `preflightSchema` accepted it, priority, concurrency key, deadline,
  * budget), or errand's own: the registration a worker wrote (its limits and
@@ -34,6 +34,7 @@ import {
 import {
   findLosslessJsonProblem,
   formatJsonPath,
+  markChecked,
   runNotFound,
   utf8ByteLength,
 } from "@errand/core/ops";
@@ -44,7 +45,6 @@ import {
   invalidInput,
 } from "@errand/runtime/ops";
 import type { IdempotencyKey, RunHead } from "@errand/store";
-import { markChecked } from "@errand/store/ops";
 import { resolveFireBudget } from "../budgets/fire-budget.js";
 import type { ScopeSpend } from "../budgets/tree-budget.js";
 import { type AgentRegistration, chooseRegistration } from "../queues/registry.js";

@@ -32,6 +32,13 @@ function toolOutcome(event: NewEvent): { callId: string; outcome: string } | und
   return undefined;
 }
 
+/** Tool names by call id: the calls of the run's steps so far (a parked call resumes). */
+function toolNamesOf(state: RunState): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const step of state.steps) for (const call of step.calls) names.set(call.callId, call.name);
+  return names;
+}
+
 /** Run metrics on `metrics`, timed by `now` (ms). */
 export function createRunMetrics(
   metrics: PrometheusMetrics,
@@ -39,29 +46,34 @@ export function createRunMetrics(
 ): RunMetrics {
   return {
     meter(sink, state, agent, model) {
-      // Tool names by call id: the calls of earlier steps (a parked call resumes) and of new ones.
-      const toolNames = new Map(
-        state.steps.flatMap((step) => step.calls.map((call) => [call.callId, call.name] as const)),
-      );
+      // The calls of earlier steps, and of new ones as they are appended.
+      const toolNames = toolNamesOf(state);
       let stepStartedAt = now();
-      const observe = (event: NewEvent) => {
+      /** Counts `event`'s tokens and tool call; true for a `model-responded` (a step's end). */
+      const observe = (event: NewEvent): boolean => {
         if (event.type === "model-responded") {
           const { inputTokens, outputTokens } = event.data.usage;
           metrics.tokens.inc({ agent, model, type: "input" }, inputTokens);
           metrics.tokens.inc({ agent, model, type: "output" }, outputTokens);
           for (const call of event.data.calls) toolNames.set(call.callId, call.name);
+          return true;
         }
         const closed = toolOutcome(event);
         if (closed !== undefined) {
           const tool = toolNames.get(closed.callId) ?? "unknown";
           metrics.toolCalls.inc({ agent, tool, outcome: closed.outcome });
         }
+        return false;
       };
       return {
         async append(runId, expectedSeq, events) {
           const written = await sink.append(runId, expectedSeq, events);
-          for (const event of events) observe(event);
-          if (events.some((event) => event.type === "model-responded")) {
+          let stepEnded = false;
+          // Indexed: a step's append is a handful of events, not worth an iterator.
+          for (let index = 0; index < events.length; index++) {
+            if (observe(events[index]!)) stepEnded = true;
+          }
+          if (stepEnded) {
             const at = now();
             metrics.stepDuration.observe({ agent }, (at - stepStartedAt) / SECOND_MS);
             stepStartedAt = at;

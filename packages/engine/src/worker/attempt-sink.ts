@@ -3,8 +3,8 @@
  * around an append are put together. From what `runSteps` calls to what
  * reaches Redis:
  *
- * 1. tracing (`tracing/agent-span.ts`): each logged event becomes an event
- *    of the attempt's `invoke_agent` span;
+ * 1. tracing (`tracing/agent-span.ts`), when the attempt's `invoke_agent`
+ *    span records: each logged event becomes an event of the span;
  * 2. metrics (`metrics/run-metrics.ts`): tokens, tool calls and step
  *    durations are counted;
  * 3. budget debit (`budgets/worker-budgets.ts`): each logged response is
@@ -96,7 +96,10 @@ export async function buildAttemptSink(
     ? await budgetedSteps(context.budgets, begun.state, pricedAs, begun.sink)
     : { sink: begun.sink };
   const metered = context.runMetrics?.meter(debited, state, agent, model) ?? debited;
-  const traced = attemptEventsSink(metered, span, context.traceContent ?? false);
+  // A span that records nothing (no SDK installed) never will: no wrapper to ask it at each append.
+  const traced = span.isRecording()
+    ? attemptEventsSink(metered, span, context.traceContent ?? false)
+    : metered;
   // Spread last: on Node 20 a spread followed by new keys costs microseconds.
   return { state: begun.state, sink: traced, ...budgetParts };
 }

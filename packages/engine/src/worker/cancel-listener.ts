@@ -39,7 +39,8 @@ export async function startCancelListener(
   keys: EngineKeys,
   logger: Logger,
 ): Promise<CancelListener> {
-  const held = new Map<string, Set<AbortController>>();
+  /** The controllers of each run held: its one, or a set when the run is held more than once. */
+  const held = new Map<string, AbortController | Set<AbortController>>();
   /** The runIds heard last, oldest first (a Set keeps its insertion order). */
   const heard = new Set<string>();
   const subscriber = openConnection(connection, { logger, name: "worker cancel subscriber" });
@@ -56,21 +57,28 @@ export async function startCancelListener(
     const controllers = held.get(runId);
     if (!controllers) return;
     logger.info({ runId }, "cancel received: aborting the run");
-    for (const controller of controllers) controller.abort();
+    if (controllers instanceof AbortController) controllers.abort();
+    else for (const controller of controllers) controller.abort();
   });
   await subscriber.subscribe(keys.cancelChannel);
   return {
     hold(runId) {
       const controller = new AbortController();
-      const controllers = held.get(runId) ?? new Set<AbortController>();
-      controllers.add(controller);
-      held.set(runId, controllers);
+      const others = held.get(runId);
+      // A run is held once, but for a moment: a set only for a run held twice at once.
+      if (others === undefined) held.set(runId, controller);
+      else if (others instanceof AbortController) held.set(runId, new Set([others, controller]));
+      else others.add(controller);
       return {
         signal: controller.signal,
         cancelHeard: heard.has(runId),
         release() {
-          controllers.delete(controller);
-          if (controllers.size === 0) held.delete(runId);
+          const controllers = held.get(runId);
+          if (controllers === controller) held.delete(runId);
+          else if (controllers instanceof Set) {
+            controllers.delete(controller);
+            if (controllers.size === 0) held.delete(runId);
+          }
         },
       };
     },

@@ -42,7 +42,7 @@ export function deferStart(
     sink: {
       async append(runId, expectedSeq, events) {
         if (pending === undefined) return sink.append(runId, expectedSeq, events);
-        const written = await sink.append(runId, expectedSeq - 1, [pending, ...events]);
+        const written = await sink.append(runId, expectedSeq - 1, [pending].concat(events));
         pending = undefined;
         onLogged();
         return written;

@@ -14,10 +14,9 @@ import {
   type RunState,
   type TraceContext,
 } from "@errand/core";
-import { isWaitpointOverdue, parkedWaitpoint } from "@errand/core/ops";
+import { isWaitpointOverdue, markChecked, parkedWaitpoint } from "@errand/core/ops";
 import { isParkRequest, type Logger, type ParkRequest, runSteps } from "@errand/runtime";
 import { type EventStore, isSeqConflict } from "@errand/store";
-import { markChecked } from "@errand/store/ops";
 import { fleetRunParts } from "../evaluations/fleet-run-parts.js";
 import { inAttemptSpan, recordAttemptEnd } from "../tracing/agent-span.js";
 import { traceField } from "../tracing/trace-context.js";

@@ -1,10 +1,11 @@
 /**
  * `inSpan` without an OpenTelemetry SDK installed: its span records nothing,
  * and `work` runs as it is, its value and its failures passed on as they
- * are (a synchronous throw becomes a rejection). Spans that record are
+ * are (a synchronous throw becomes a rejection), and its span is of its
+ * parent's trace, or of none. Spans that record are
  * covered against the real SDK by the CLI's trace tests.
  */
-import { trace } from "@opentelemetry/api";
+import { isSpanContextValid, ROOT_CONTEXT, type SpanContext, trace } from "@opentelemetry/api";
 import { describe, expect, it } from "vitest";
 import { inSpan } from "./spans.js";
 
@@ -29,5 +30,25 @@ describe("inSpan with no SDK installed", () => {
     });
     expect(thrown).toBeInstanceOf(Promise);
     await expect(thrown).rejects.toBe(failure);
+  });
+
+  it("gives work a span of its parent's trace when the parent has one, and else of none", async () => {
+    const stored: SpanContext = {
+      traceId: "0af7651916cd43dd8448eb211c80319c",
+      spanId: "b7ad6b7169203331",
+      traceFlags: 1,
+      isRemote: true,
+    };
+    const parent = trace.setSpanContext(ROOT_CONTEXT, stored);
+    const underParent = await inSpan(
+      tracer,
+      "work",
+      {},
+      async (span) => span.spanContext(),
+      parent,
+    );
+    expect(underParent).toMatchObject({ traceId: stored.traceId, spanId: stored.spanId });
+    const alone = await inSpan(tracer, "work", {}, async (span) => span.spanContext());
+    expect(isSpanContextValid(alone)).toBe(false);
   });
 });

@@ -8,10 +8,12 @@ import { isErrandError, redactSecrets } from "@errand/core";
 import {
   type Context,
   context,
+  isSpanContextValid,
   type Span,
   type SpanOptions,
   SpanStatusCode,
   type Tracer,
+  trace,
 } from "@opentelemetry/api";
 import { errorMessage, isParkRequest } from "../errors.js";
 
@@ -49,6 +51,10 @@ async function endWhenSettled<T>(span: Span, work: (span: Span) => Promise<T>): 
  * failing). The span's parent is `parent`, default the active context. A
  * span that records nothing (no SDK installed, or one that sampled it out)
  * has nothing to mark or end: `work` runs without the wrapper's promises.
+ * It is started as `tracer.startActiveSpan` would start it; one that belongs
+ * to no trace (no SDK installed and no stored parent) is not set in a
+ * context of its own either: a span under it starts from no parent just as
+ * from it, so `work` runs in `parent`'s context, without the copy of it.
  */
 export function inSpan<T>(
   tracer: Tracer,
@@ -57,12 +63,14 @@ export function inSpan<T>(
   work: (span: Span) => Promise<T>,
   parent: Context = context.active(),
 ): Promise<T> {
-  return tracer.startActiveSpan(name, options, parent, (span) => {
-    if (span.isRecording()) return endWhenSettled(span, work);
-    try {
-      return work(span);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  });
+  const span = tracer.startSpan(name, options, parent);
+  if (span.isRecording()) {
+    return context.with(trace.setSpan(parent, span), endWhenSettled<T>, undefined, span, work);
+  }
+  try {
+    if (!isSpanContextValid(span.spanContext())) return work(span);
+    return context.with(trace.setSpan(parent, span), work, undefined, span);
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
