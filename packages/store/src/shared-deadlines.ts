@@ -93,18 +93,24 @@ function arm(at: number, now: number): void {
   timer = setTimeout(expireDue, Math.max(1, Math.ceil(at - now)));
 }
 
-/** Calls back every deadline due, then arms the timer for the earliest left. */
+/**
+ * Calls back every deadline due, then arms the timer for the earliest left,
+ * even when a callback threw (its error still goes where a timer's goes).
+ */
 function expireDue(): void {
   timer = undefined;
   armedAt = Number.POSITIVE_INFINITY;
   const now = performance.now();
-  while (heap.length > 0 && heap[0]!.at <= now) {
-    const due = heap[0]!;
-    removeAt(0);
-    due.onExpire();
+  try {
+    while (heap.length > 0 && heap[0]!.at <= now) {
+      const due = heap[0]!;
+      removeAt(0);
+      due.onExpire();
+    }
+  } finally {
+    const next = heap[0];
+    if (next !== undefined) arm(next.at, performance.now());
   }
-  const next = heap[0];
-  if (next !== undefined) arm(next.at, performance.now());
 }
 
 /**
