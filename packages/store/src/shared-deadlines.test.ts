@@ -52,6 +52,23 @@ describe("scheduleDeadline", () => {
     expect(calls).toBe(0);
   });
 
+  it("calls back a deadline already due before a later one scheduled while the loop was busy", async () => {
+    const called: string[] = [];
+    const due = new Promise<void>((resolve) => {
+      scheduleDeadline(10, () => {
+        called.push("due");
+        resolve();
+      });
+    });
+    // The loop is held past the armed time, so the timer has not fired when the next is scheduled.
+    const heldUntil = performance.now() + 50;
+    while (performance.now() < heldUntil) {}
+    const later = scheduleDeadline(120_000, () => called.push("later"));
+    await due;
+    later.cancel();
+    expect(called).toEqual(["due"]);
+  });
+
   it("keeps the order of many deadlines cancelled and scheduled in between", async () => {
     const called: number[] = [];
     const delays = [70, 10, 50, 30, 90, 20, 80, 40, 60];

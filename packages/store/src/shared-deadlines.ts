@@ -122,8 +122,9 @@ export function scheduleDeadline(delayMs: number, onExpire: () => void): Deadlin
   const entry = new DueCallback(now + delayMs, onExpire);
   heap.push(entry);
   siftUp(heap.length - 1);
-  // An armed time already past is a timer that will not fire (made under a test's fake clock): arm anew.
-  if (entry.at < armedAt || armedAt < now) arm(entry.at, now);
+  // An armed time already past is a timer late to fire (a busy loop) or one that never will (made
+  // under a test's fake clock): arm anew, for the earliest deadline, which may be due already.
+  if (entry.at < armedAt || armedAt < now) arm(heap[0]!.at, now);
   else timer?.ref();
   return entry;
 }
