@@ -1,6 +1,5 @@
 /**
- * The BullMQ worker of a queue of runs: BullMQ's `Worker`, which leaves out
- * the fetch its queue's marker makes anyway (`fetch-after-wake.ts`), and whose job locks
+ * The BullMQ worker of a queue of runs: BullMQ's `Worker`, whose job locks
  * outlast a Redis out of memory (docs/architecture/redis-errors.md#redis-out-of-memory). BullMQ renews a
  * lock with SET, which Redis refuses while it is out of memory; a lock left
  * to lapse would let the stalled check hand a run its worker still holds
@@ -12,7 +11,7 @@
 import { ErrandError } from "@errand/core";
 import type { Logger } from "@errand/runtime";
 import { defineLuaCommand, type LuaCall, readLuaFile } from "@errand/store/ops";
-import { type Job, type Processor, type RedisClient, Worker, type WorkerOptions } from "bullmq";
+import { type Processor, Worker, type WorkerOptions } from "bullmq";
 import type { RunJobData } from "../queues/job-data.js";
 import type { RedisConnection } from "../redis/connection.js";
 import { isRedisOutOfMemory } from "../redis/out-of-memory.js";
@@ -21,7 +20,6 @@ import {
   endDisconnectsWhileReconnecting,
 } from "./blocking-disconnect.js";
 import { endReconnectsOnceReady, type ReconnectingConnection } from "./blocking-reconnect.js";
-import { FetchAfterWake } from "./fetch-after-wake.js";
 import type { ProcessOutcome } from "./process-outcome.js";
 
 const KEEP_LOCKS_SCRIPT = {
@@ -34,23 +32,9 @@ function isJobIdList(reply: unknown): reply is string[] {
   return Array.isArray(reply) && reply.every((jobId) => typeof jobId === "string");
 }
 
-/**
- * BullMQ's worker's own state, which it keeps private: `waiting` is its
- * blocking read of the queue's marker, set from before that read until after
- * the fetch it wakes to.
- */
-interface BullWorkerState {
-  blockingConnection: ReconnectingConnection & DisconnectingConnection;
-  waiting: Promise<number> | null | undefined;
-}
-
-/**
- * A BullMQ worker of runs that leaves out the fetches the queue's marker
- * makes anyway, and whose job locks are kept while Redis is out of memory.
- */
+/** A BullMQ worker of runs whose job locks are kept while Redis is out of memory. */
 export class RunWorker extends Worker<RunJobData, ProcessOutcome> {
   private readonly keepLocks: LuaCall;
-  private readonly fetches = new FetchAfterWake();
 
   /**
    * `queue`, `processor` and `options` as BullMQ's `Worker` takes them;
@@ -67,29 +51,12 @@ export class RunWorker extends Worker<RunJobData, ProcessOutcome> {
     super(queue, processor, options);
     // BullMQ keeps its blocking connection private; `blocking-reconnect.ts` and
     // `blocking-disconnect.ts` say why it is reached here.
-    const { blockingConnection } = this as unknown as BullWorkerState;
+    const { blockingConnection } = this as unknown as {
+      blockingConnection: ReconnectingConnection & DisconnectingConnection;
+    };
     endReconnectsOnceReady(blockingConnection);
     endDisconnectsWhileReconnecting(blockingConnection);
     this.keepLocks = defineLuaCommand(scripts, KEEP_LOCKS_SCRIPT);
-  }
-
-  /**
-   * BullMQ's fetch of the next job (moved to active, locked with `token`),
-   * left out when `FetchAfterWake` says the marker will make it: it then
-   * answers no job, as a fetch that found none. A fetch made while BullMQ's
-   * blocking read is pending is one it woke to (were BullMQ to rename its
-   * `waiting`, every fetch would count as not woken and none would be left out).
-   */
-  protected override async moveToActive(
-    client: RedisClient,
-    token: string,
-    name?: string,
-  ): Promise<Job<RunJobData, ProcessOutcome>> {
-    const woken = Boolean((this as unknown as BullWorkerState).waiting);
-    if (this.fetches.leaveOut(woken)) return this.nextJobFromJobData(undefined, undefined, token);
-    const job = await super.moveToActive(client, token, name);
-    this.fetches.made(woken, job !== undefined);
-    return job;
   }
 
   /**
