@@ -12,15 +12,13 @@
  * a key) (a run this collector listed when queued, in a
  * call that answered for it, is not written in its agent's runs again when
  * it settles) and stores each settled run's result with a wake-up on the shard's
- * settled channel, then acknowledges the entries whose effects it wrote (the
- * XACK is the call's last command: every key of the call, the shard stream
- * included, carries the shard's hash tag, and every run of an entry
- * the collector applies is a run of that shard). Should that call fail, each
- * run is tried in a call of its own, acknowledging its own entries, so that
- * one bad run fails alone; every other event needs nothing more (its entries
- * ride on the call, or on one XACK when the batch indexes nothing). An
+ * settled channel. Should that call fail, each
+ * run is tried in a call of its own, so that
+ * one bad run fails alone; every other event needs nothing more. The
+ * entries whose effects are written are returned as applied, for the shard
+ * loop to acknowledge (`deferred-acknowledgements.ts`). An
  * entry that could not be read, whose events the fold refused, or whose run
- * failed to apply, stays pending for a later delivery (see `dead-letter.ts`).
+ * failed to apply, is not: it stays pending for a later delivery (see `dead-letter.ts`).
  * A Redis out of memory refuses
  * the index call: it is made again, with backoff, until Redis has room (or
  * the collector stops), so a shortage never fails an entry, never counts
@@ -31,14 +29,13 @@
  * could not be written is not indexed, and its entries stay pending.
  *
  * Every effect is idempotent, so an entry delivered twice (a collector killed
- * before its XACK, an entry claimed from a slow one) changes nothing the
+ * before the XACK of what it applied, an entry claimed from a slow one) changes nothing the
  * second time: the result is written once and not folded again, and the
  * indexes follow the run's head.
  */
 import { isTerminalEventType, type RunEventOf, type RunResult, type RunState } from "@errand/core";
 import type { ShardEntry } from "@errand/store";
 import {
-  type IndexAcknowledgement,
   type IndexedRun,
   type IndexSegment,
   indexRuns,
@@ -67,8 +64,8 @@ export interface EntryFailure {
 
 /** What a batch did. */
 export interface AppliedBatch {
-  /** The entries applied and acknowledged. */
-  acknowledged: string[];
+  /** The entries applied: what they need is written, they are to be acknowledged. */
+  applied: string[];
   /** The entries left pending. */
   failures: EntryFailure[];
   /** The runs settled by this batch (their results are written). */
@@ -238,9 +235,8 @@ function indexWhenRoom(
   context: CollectorContext,
   shard: number,
   segments: readonly IndexSegment[],
-  acknowledge: IndexAcknowledgement,
 ): Promise<boolean[]> {
-  return retryWhileRedisIsTransient(() => indexRuns(context, shard, segments, acknowledge), {
+  return retryWhileRedisIsTransient(() => indexRuns(context, shard, segments), {
     logger: context.logger,
     write: "indexes and results of a batch",
     fields: { shard, runs: segments.length },
@@ -248,55 +244,36 @@ function indexWhenRoom(
   });
 }
 
-/** Whether a run's entries are acknowledged after its index call said `indexed` (index-runs-n.lua's rule). */
-function isAcknowledged({ settles }: RunGroup, indexed: boolean): boolean {
+/** Whether a run's entries are applied after its index call said `indexed`: a settled run needs its head there. */
+function isApplied({ settles }: RunGroup, indexed: boolean): boolean {
   return indexed || !settles;
 }
 
 /**
- * Indexes the prepared runs in one call that also acknowledges their entries
- * and `others` (entries that need nothing written); when that call fails,
- * each run in a call of its own, acknowledging its own entries, then
- * `others` in one XACK. Resolves with, per run, true, false (no head) or the error.
+ * Indexes the prepared runs in one call; when that call fails, each run in a
+ * call of its own. Resolves with, per run, true, false (no head) or the error.
  */
 async function indexPrepared(
   context: CollectorContext,
   shard: number,
   prepared: readonly PreparedGroup[],
-  others: readonly string[],
 ): Promise<(boolean | Error)[]> {
-  const { group } = context;
   try {
     return await indexWhenRoom(
       context,
       shard,
       prepared.map(({ segment }) => segment),
-      { group, ofRuns: prepared.map(({ ids }) => ids), others },
     );
   } catch {
-    const outcomes = await Promise.all(
+    return Promise.all(
       prepared.map((run) =>
-        indexWhenRoom(context, shard, [run.segment], {
-          group,
-          ofRuns: [run.ids],
-          others: [],
-        }).then(
+        indexWhenRoom(context, shard, [run.segment]).then(
           ([indexed]) => indexed ?? false,
           (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
         ),
       ),
     );
-    if (others.length > 0) await acknowledge(context, shard, others);
-    return outcomes;
   }
-}
-
-function acknowledge(
-  context: CollectorContext,
-  shard: number,
-  ids: readonly string[],
-): Promise<number> {
-  return context.redis.xack(context.keys.shardEvents(shard), context.group, ...ids);
 }
 
 /** What preparing a batch's runs gave: their index calls' parts, and their settled children. */
@@ -347,9 +324,9 @@ async function prepareBatch(
 }
 
 /**
- * Applies `entries` of `shard`'s stream and acknowledges those applied, each
- * once what it needs is written: with the batch's index call when it has
- * runs to index, else in one XACK.
+ * Applies `entries` of `shard`'s stream: resolves with those applied (what
+ * each needs is written, by the batch's index call when it has runs to
+ * index), which the caller acknowledges, and those that failed.
  */
 export async function applyBatch(
   context: CollectorContext,
@@ -358,10 +335,10 @@ export async function applyBatch(
 ): Promise<AppliedBatch> {
   const failures: EntryFailure[] = [];
   const groups = groupByRun(context, entries, failures);
-  // The entries that need nothing written; once the index call is made, the runs' acknowledged entries join them.
-  const acknowledged: string[] = [];
+  // The entries that need nothing written; once the index call is made, the runs' applied entries join them.
+  const applied: string[] = [];
   const settled: string[] = [];
-  const { prepared, children } = await prepareBatch(context, groups, acknowledged, failures);
+  const { prepared, children } = await prepareBatch(context, groups, applied, failures);
   let toIndex = prepared;
   if (children.length > 0) {
     const uncounted = await countSettledChildren(context, children);
@@ -373,22 +350,20 @@ export async function applyBatch(
       }
     }
   }
-  if (toIndex.length === 0) {
-    if (acknowledged.length > 0) await acknowledge(context, shard, acknowledged);
-  } else {
-    const indexed = await indexPrepared(context, shard, toIndex, acknowledged);
+  if (toIndex.length > 0) {
+    const indexed = await indexPrepared(context, shard, toIndex);
     for (let i = 0; i < toIndex.length; i++) {
       const run = toIndex[i]!;
       const outcome = indexed[i];
       if (outcome instanceof Error) failGroup(failures, run, outcome);
-      else if (!isAcknowledged(run, outcome === true)) {
+      else if (!isApplied(run, outcome === true)) {
         failGroup(
           failures,
           run,
           `run ${run.runId}: settled, but its head is gone (expired before it was indexed)`,
         );
       } else {
-        pushAll(acknowledged, run.ids);
+        pushAll(applied, run.ids);
         if (run.settles) settled.push(run.runId);
         else if (outcome === true) context.projections.markListed(run.runId);
       }
@@ -398,5 +373,5 @@ export async function applyBatch(
     const group = groups[i]!;
     if (group.settles) context.projections.forget(group.runId);
   }
-  return { acknowledged, failures, settled };
+  return { applied, failures, settled };
 }

@@ -2,7 +2,6 @@ import { setTimeout as delay } from "node:timers/promises";
 import { announcedRunIds } from "@errand/store/ops";
 import { afterAll, describe, expect } from "vitest";
 import { redisTest } from "../test-support/engine-test.js";
-import { DEFAULT_COLLECTOR_GROUP } from "./consumer-group.js";
 import { createCollector } from "./create-collector.js";
 import { besides, startTestProcess, type TestProcess } from "./test-support/child-process.js";
 import {
@@ -10,6 +9,7 @@ import {
   readIndexedState,
   waitUntilIndexed,
 } from "./test-support/indexed-state.js";
+import { pendingByConsumer } from "./test-support/pending-by-consumer.js";
 import { planRuns, settlingRunIds, writeRuns } from "./test-support/planned-runs.js";
 import { type EngineRedisFixture, TEST_SHARDS } from "./test-support/redis-fixture.js";
 
@@ -42,32 +42,12 @@ function startCollectorProcess(
   return started;
 }
 
-/** The number of entries each consumer of the group holds pending, over every shard. */
-async function pendingByConsumer(
-  fx: EngineRedisFixture,
-  streams: readonly string[],
-): Promise<Map<string, number>> {
-  const held = new Map<string, number>();
-  for (const stream of streams) {
-    const [, , , consumers] = (await fx.redis.xpending(stream, DEFAULT_COLLECTOR_GROUP)) as [
-      number,
-      string | null,
-      string | null,
-      [string, string][] | null,
-    ];
-    for (const [consumer, count] of consumers ?? []) {
-      held.set(consumer, (held.get(consumer) ?? 0) + Number(count));
-    }
-  }
-  return held;
-}
-
 /**
  * Kills `doomed` while it holds delivered entries it has not acknowledged.
- * A batch's entries are acknowledged by the same script call that writes what
- * they need, so the window is the batch's own work: with the server's writes
- * paused (CLIENT PAUSE WRITE: reads go on) the collector can neither finish
- * nor acknowledge a batch, so what it holds then stays pending until it dies.
+ * A batch's entries are acknowledged only after the script call that writes
+ * what they need: with the server's writes paused (CLIENT PAUSE WRITE: reads
+ * go on) the collector can neither finish a batch nor acknowledge one, so
+ * what it holds then stays pending until it dies.
  */
 async function killMidBatch(
   fx: EngineRedisFixture,

@@ -2,8 +2,11 @@
  * One collector's loop over one shard stream. In turn it: re-reads what this
  * consumer still owes from a previous life (once, at start), claims entries
  * other collectors left idle for `claimIdleMs` (a scan every `claimIdleMs`),
- * and otherwise blocks on new entries. Each batch is applied and
- * acknowledged; failures are retried or dead-lettered; the stream is trimmed
+ * and otherwise blocks on new entries. Each batch is applied; the entries
+ * applied are acknowledged a few batches at a time, in one XACK (see
+ * `deferred-acknowledgements.ts`): the blocking read waits no longer than the
+ * oldest of them may, and the loop acknowledges them before it ends.
+ * Failures are retried or dead-lettered; the stream is trimmed
  * behind the group every `trimIntervalMs`. Errors (Redis gone, …) are logged
  * and the loop goes on after a pause; a batch whose writes Redis refuses for
  * lack of memory waits until it has room (see `apply-batch.ts`), so a shortage
@@ -29,6 +32,7 @@ import {
 } from "./consumer-group.js";
 import type { CollectorContext } from "./context.js";
 import { handleFailures } from "./dead-letter.js";
+import { DeferredAcknowledgements } from "./deferred-acknowledgements.js";
 import { trimAcknowledged } from "./trim.js";
 
 /** The pace of a shard loop. */
@@ -41,6 +45,12 @@ export interface ShardLoopTiming {
   claimIdleMs: number;
   /** How often the stream is trimmed behind the group. */
   trimIntervalMs: number;
+  /**
+   * The longest an applied entry waits for its acknowledgement (0: each
+   * batch is acknowledged once applied); far below `claimIdleMs`, so that
+   * no collector claims an entry applied and not yet acknowledged.
+   */
+  ackIntervalMs: number;
 }
 
 /**
@@ -88,6 +98,7 @@ export async function runShardLoop(
     nextClaimAt: 0,
     nextTrimAt: Date.now() + timing.trimIntervalMs,
   };
+  const applied = new DeferredAcknowledgements(redis, reader, timing);
 
   async function nextEntries(): Promise<DeliveredEntry[]> {
     if (state.ownPendingAfter !== undefined) {
@@ -107,8 +118,14 @@ export async function runShardLoop(
       if (step.nextId === "0-0") state.nextClaimAt = Date.now() + timing.claimIdleMs;
       if (step.entries.length > 0) return step.entries;
     }
-    const untilClaim = Math.max(1, Math.min(timing.blockMs, state.nextClaimAt - Date.now()));
-    return readNewEntries(blocking, reader, timing.batchSize, untilClaim);
+    // Blocks until the next claim scan, and no longer than the applied entries may wait for their XACK.
+    const untilDue = Math.min(state.nextClaimAt - Date.now(), applied.msUntilDue());
+    return readNewEntries(
+      blocking,
+      reader,
+      timing.batchSize,
+      Math.max(1, Math.min(timing.blockMs, untilDue)),
+    );
   }
 
   async function collect(delivered: readonly DeliveredEntry[], readAt: number): Promise<void> {
@@ -121,12 +138,13 @@ export async function runShardLoop(
       else entries.push(decodeShardEntry(shard, entry as StreamEntry));
     }
     // An entry deleted while it was pending has nothing to apply: it is acknowledged like an applied one.
-    if (deleted.length > 0) await redis.xack(reader.stream, group, ...deleted);
+    applied.hold(deleted);
     if (batchReads.hasSubscribers) {
       const read: CollectorBatchRead = { shard, readAt, runIds: entries.map(({ runId }) => runId) };
       batchReads.publish(read);
     }
     const outcome = await applyBatch(context, shard, entries);
+    applied.hold(outcome.applied);
     // Stopping ends the waits for a Redis out of memory: what failed then stays pending for the others.
     if (context.stopping.aborted) return;
     if (outcome.failures.length > 0) await handleFailures(context, shard, outcome.failures);
@@ -149,6 +167,8 @@ export async function runShardLoop(
       const delivered = await nextEntries();
       if (delivered.length > 0)
         await collect(delivered, performance.timeOrigin + performance.now());
+      // An empty read: the stream is quiet, nothing to wait for before acknowledging.
+      if (delivered.length === 0 || applied.isDue()) await applied.flush();
       if (Date.now() >= state.nextTrimAt) {
         await trimAcknowledged(redis, reader.stream);
         state.nextTrimAt = Date.now() + timing.trimIntervalMs;
@@ -162,4 +182,11 @@ export async function runShardLoop(
       await delay(ERROR_PAUSE_MS);
     }
   }
+  // A crash before this leaves them pending: re-read and applied again, idempotently, at the restart.
+  await applied.flush().catch((error: unknown) => {
+    logger.warn(
+      { shard, err: error },
+      "applied entries left unacknowledged; they will be applied again",
+    );
+  });
 }
