@@ -1,8 +1,7 @@
 --[[
   Brings runs of one shard in the shard's indexes up to date with their heads
   and, for each settled run given with its result, stores the result; then
-  announces the runs whose results it stored, in one message, and acknowledges, in the shard stream's consumer group, the
-  entries whose effects are written. Each run is handled on its own, as if
+  announces the runs whose results it stored, in one message. Each run is handled on its own, as if
   alone: one call does the work of a whole batch of the shard's stream.
   Atomic with the read of each head, whose status only moves forward (queued,
   running, then one settled status), so running it again, late, or out of
@@ -10,9 +9,8 @@
   the call's runs are gathered, so that each key gets one variadic ZREM and
   one ZADD for the whole call (a batch's runs mostly share theirs: active,
   succeeded, their agent's runs), all made before any result is stored, so
-  whoever reads a result finds the run indexed;
-  the XACK comes last, so an entry is acknowledged only once what it needs is
-  written (a call that fails part way acknowledges nothing).
+  whoever reads a result finds the run indexed. The caller acknowledges the
+  shard entries a call applied once it answered (docs/architecture/collector.md).
 
   Input (n runs, n >= 1; every key in the shard's hash tag {sN}):
     KEYS[1] active runs     <p>:{sN}:index:status:active         ZSET (queued or running)
@@ -20,8 +18,7 @@
     KEYS[3] failed runs     <p>:{sN}:index:status:failed         ZSET
     KEYS[4] cancelled runs  <p>:{sN}:index:status:cancelled      ZSET
     KEYS[5] deadlines       <p>:{sN}:deadlines                   ZSET (score ms, member runId)
-    KEYS[6] shard stream    <p>:{sN}:events                      STREAM (only XACK)
-    for run i = 1 … n, at k = 6 + 5(i-1):
+    for run i = 1 … n, at k = 5 + 5(i-1):
     KEYS[k+1] its head      <p>:{sN}:run:<runId>                 HASH (read only)
     KEYS[k+2] agent's runs  <p>:{sN}:index:agent:<agent>         ZSET
     KEYS[k+3] its result    <p>:{sN}:result:<runId>              STRING (JSON)
@@ -34,13 +31,11 @@
             then, when one result at least is at most ANNOUNCED_RESULT_BYTES
             long, " \n" and one line a runId, in order: its result as stored,
             or an empty line for a longer one)
-    ARGV[2] the consumer group the entries are acknowledged in ("" for none:
-            then every run's and the call's entry ids below are ignored)
     then, for each run i = 1 … n, in order:
       runId
       its result as JSON when it settled, or "" otherwise
-      its other arguments as one, nine words separated by single spaces (a
-        word may be empty, none holds a space; one argument, not nine: a
+      its other arguments as one, eight words separated by single spaces (a
+        word may be empty, none holds a space; one argument, not eight: a
         client spends its work on each argument of a call), in this order:
         1. its index member: "<createdAt ms, 15 digits>:<runId>" (every index
            ZSET has score 0, so lexicographic order is creation order)
@@ -63,12 +58,6 @@
         8. "1" when the append that settled it gave its children their expiry
            (its shard entry's childrenExpired: it does so without moving the
            run), so that the call leaves the children set be; or ""
-        9. m, the number of its entry ids that follow
-      then those m ids: the shard entries applied for it, acknowledged when
-        its reply is 1, or when it has no head and no result was given
-        (nothing to write)
-    then the rest: entry ids acknowledged whatever the runs' replies (entries
-      the caller applied that needed nothing written)
 
   Output: an array of n integers, one per run:
      1  indexed under the head's status
@@ -99,21 +88,19 @@
   Then, once for the call: PUBLISH on the channel of the runIds whose results
   were given and stored, with those results that are short enough (none: no
   PUBLISH; the space before the line break keeps the last runId a word of its
-  own for a reader that only splits the message at spaces), then XACK of the entry ids
-  acknowledged (none: no XACK; one per 1,000 ids beyond, as for each
-  ZREM and ZADD). There is no index
+  own for a reader that only splits the message at spaces). There is no index
   of every run: `list` reads the union of the status indexes (an older
   collector's <p>:{sN}:index:runs is neither written nor read).
 ]]
-local activeKey, deadlinesKey, streamKey = KEYS[1], KEYS[5], KEYS[6]
+local activeKey, deadlinesKey = KEYS[1], KEYS[5]
 local settledKeys = { succeeded = KEYS[2], failed = KEYS[3], cancelled = KEYS[4] }
-local channel, group = ARGV[1], ARGV[2]
-local count = (#KEYS - 6) / 5
+local channel = ARGV[1]
+local count = (#KEYS - 5) / 5
 local announced = {}
 -- The result carried by the announcement of each run of `announced`, "" for one too long to carry.
 local announcedResults = {}
 local carriesResults = false
--- The most values one command of the call is given (ids to XACK, members to ZREM, scores and members to ZADD).
+-- The most values one command of the call is given (members to ZREM, scores and members to ZADD).
 local SLICE = 1000
 -- The longest result an announcement carries: every subscriber of the channel receives it.
 local ANNOUNCED_RESULT_BYTES = 1024
@@ -223,37 +210,21 @@ end
 
 -- Calls `command` on `key` with `values`, in slices: unpack's arguments live on Lua's C stack,
 -- which holds a few thousand (SLICE is even: a ZADD's score and member stay in one slice).
-local function callInSlices(command, key, values, prefix)
+local function callInSlices(command, key, values)
   for first = 1, #values, SLICE do
-    if prefix then
-      redis.call(command, key, prefix, unpack(values, first, math.min(first + SLICE - 1, #values)))
-    else
-      redis.call(command, key, unpack(values, first, math.min(first + SLICE - 1, #values)))
-    end
+    redis.call(command, key, unpack(values, first, math.min(first + SLICE - 1, #values)))
   end
 end
 
 local replies = {}
-local acknowledged = {}
-local a = 3
 for i = 1, count do
-  local k = 6 + 5 * (i - 1)
+  local k = 5 + 5 * (i - 1)
+  local a = 2 + 3 * (i - 1)
   local result = ARGV[a + 1]
-  local member, deadline, listed, tenanted, expiresAt, moved, status, childrenExpired, idsText =
-    string.match(ARGV[a + 2], "^(%S*) (%S*) (%S*) (%S*) (%S*) (%S*) (%S*) (%S*) (%S*)$")
-  local ids = tonumber(idsText)
-  local indexed = indexRun(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], KEYS[k + 5],
+  local member, deadline, listed, tenanted, expiresAt, moved, status, childrenExpired =
+    string.match(ARGV[a + 2], "^(%S*) (%S*) (%S*) (%S*) (%S*) (%S*) (%S*) (%S*)$")
+  replies[i] = indexRun(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], KEYS[k + 5],
     ARGV[a], member, deadline, result, listed, tenanted, expiresAt, moved, status, childrenExpired)
-  replies[i] = indexed
-  if indexed == 1 or result == "" then
-    for j = a + 3, a + 2 + ids do
-      acknowledged[#acknowledged + 1] = ARGV[j]
-    end
-  end
-  a = a + 3 + ids
-end
-for j = a, #ARGV do
-  acknowledged[#acknowledged + 1] = ARGV[j]
 end
 -- The additions first: a ZADD is the call's first write whenever it adds, so a Redis out of
 -- memory refuses the call before it writes anything (a script is refused only at its first
@@ -281,8 +252,5 @@ if #announced > 0 then
     message = message .. " \n" .. table.concat(announcedResults, "\n")
   end
   redis.call("PUBLISH", channel, message)
-end
-if group ~= "" then
-  callInSlices("XACK", streamKey, acknowledged, group)
 end
 return replies

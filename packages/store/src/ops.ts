@@ -28,7 +28,6 @@ export {
 export {
   announcedRunIds,
   defineIndexRunsScript,
-  type IndexAcknowledgement,
   type IndexedRun,
   type IndexSegment,
   indexRuns,

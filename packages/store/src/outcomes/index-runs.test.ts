@@ -1,7 +1,7 @@
-import { foldRun, type RunEvent, type RunResult, settleRun } from "@errand/core";
+import { foldRun, type RunEvent, settleRun } from "@errand/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EventStore } from "../event-store.js";
-import { finished, queued, queuedLoudly, started } from "../test-support/events.js";
+import { finished, queued, started } from "../test-support/events.js";
 import { commandCalls, type RedisFixture, startRedisFixture } from "../test-support/redis.js";
 import {
   announcedRunIds,
@@ -15,7 +15,6 @@ import {
 } from "./index-runs.js";
 import { parseStoredResult } from "./stored-results.js";
 
-const GROUP = "collectors";
 const SHARD = 0;
 
 let fx: RedisFixture;
@@ -27,35 +26,10 @@ afterAll(async () => {
   await fx?.stop();
 });
 
-/** A store of one shard, its writer, and the shard stream's group made before any entry. */
+/** A store of one shard and its writer. */
 async function openShard(label: string): Promise<{ store: EventStore; writer: OutcomeWriter }> {
   const store = fx.store(label, { shards: 1 });
-  await fx.redis.xgroup("CREATE", store.keys.shardEvents(SHARD), GROUP, "0", "MKSTREAM");
   return { store, writer: { keys: store.keys, indexRunsScript: defineIndexRunsScript(fx.redis) } };
-}
-
-/** Delivers every new entry of the shard stream to one consumer: they become pending. Resolves with their ids. */
-async function deliverAll(store: EventStore): Promise<string[]> {
-  const reply = (await fx.redis.xreadgroup(
-    "GROUP",
-    GROUP,
-    "consumer",
-    "STREAMS",
-    store.keys.shardEvents(SHARD),
-    ">",
-  )) as [string, [string, string[]][]][] | null;
-  return (reply?.[0]?.[1] ?? []).map(([id]) => id);
-}
-
-async function pendingIds(store: EventStore): Promise<string[]> {
-  const rows = (await fx.redis.xpending(
-    store.keys.shardEvents(SHARD),
-    GROUP,
-    "-",
-    "+",
-    10_000,
-  )) as [string][];
-  return rows.map(([id]) => id);
 }
 
 /** The segment of a run whose log `store` holds, with its result when it settled. */
@@ -73,101 +47,6 @@ async function segmentOf(store: EventStore, runId: string): Promise<IndexSegment
 function wordsOf(segment: IndexSegment): string[] {
   return segment.args[2].split(" ");
 }
-
-/** A segment of a run that has no head (never written, or expired). */
-function headlessSegment(store: EventStore, runId: string, result?: RunResult): IndexSegment {
-  return indexSegment(store.keys, {
-    run: { runId, agent: "researcher", createdAt: "2026-01-01T00:00:00.000Z" },
-    ...(result === undefined ? {} : { result }),
-  });
-}
-
-describe("indexRuns with an acknowledgement", () => {
-  it("acknowledges, in the same call, each run's entries once its writes are done, and the entries that needed nothing", async () => {
-    const { store, writer } = await openShard("ack");
-    const queuedRun = store.newRunId();
-    const settledRun = store.newRunId();
-    const headGone = store.newRunId();
-    const neverWritten = store.newRunId();
-    await store.appendEvents(queuedRun, 0, [queuedLoudly()]);
-    await store.appendEvents(settledRun, 0, [queuedLoudly()]);
-    await store.appendEvents(settledRun, 1, [started(), finished()]);
-    const [queuedEntry, ...settledEntries] = await deliverAll(store);
-    const stream = store.keys.shardEvents(SHARD);
-    const fake = async () => (await fx.redis.xadd(stream, "*", "runId", "-", "seq", "1"))!;
-    const headGoneEntry = await fake();
-    const neverWrittenEntry = await fake();
-    const needNothing = await fake();
-    await deliverAll(store);
-    const settledResult = settleRun(foldRun(await store.readLog(settledRun), settledRun))!;
-
-    const flags = await indexRuns(
-      writer,
-      SHARD,
-      [
-        await segmentOf(store, queuedRun),
-        await segmentOf(store, settledRun),
-        headlessSegment(store, headGone, settledResult),
-        headlessSegment(store, neverWritten),
-      ],
-      {
-        group: GROUP,
-        ofRuns: [[queuedEntry!], settledEntries, [headGoneEntry], [neverWrittenEntry]],
-        others: [needNothing],
-      },
-    );
-
-    expect(flags).toEqual([true, true, false, false]);
-    // A settled run whose head is gone keeps its entry pending: its result was not written.
-    expect(await pendingIds(store)).toEqual([headGoneEntry]);
-    expect(await fx.redis.exists(store.keys.result(settledRun))).toBe(1);
-    expect(await fx.redis.exists(store.keys.result(headGone))).toBe(0);
-  });
-
-  it("acknowledges nothing without one, nor when the call fails part way", async () => {
-    const { store, writer } = await openShard("no-ack");
-    const first = store.newRunId();
-    const broken = store.newRunId();
-    await store.appendEvents(first, 0, [queuedLoudly()]);
-    await store.appendEvents(broken, 0, [queuedLoudly()]);
-    const [firstEntry, brokenEntry] = await deliverAll(store);
-    const segments = [await segmentOf(store, first), await segmentOf(store, broken)];
-
-    expect(await indexRuns(writer, SHARD, segments)).toEqual([true, true]);
-    expect(await pendingIds(store)).toEqual([firstEntry, brokenEntry]);
-
-    // The second run's head is no longer a HASH: the call fails on it, after the first run's writes.
-    await fx.redis.del(store.keys.runHead(broken));
-    await fx.redis.set(store.keys.runHead(broken), "not a hash");
-    const call = indexRuns(writer, SHARD, segments, {
-      group: GROUP,
-      ofRuns: [[firstEntry!], [brokenEntry!]],
-      others: [],
-    });
-    await expect(call).rejects.toThrow(/WRONGTYPE/);
-    expect(await pendingIds(store)).toEqual([firstEntry, brokenEntry]);
-  });
-
-  it("acknowledges a batch of more entries than Lua can pass to one command", async () => {
-    const { store, writer } = await openShard("slices");
-    const runId = store.newRunId();
-    await store.appendEvents(runId, 0, [queuedLoudly()]);
-    const stream = store.keys.shardEvents(SHARD);
-    // Lua's unpack stops at about 8,000 values.
-    const adds = fx.redis.pipeline();
-    for (let i = 0; i < 8_999; i += 1) adds.xadd(stream, "*", "runId", runId);
-    await adds.exec();
-    const ids = await deliverAll(store);
-    expect(ids).toHaveLength(9_000);
-
-    await indexRuns(writer, SHARD, [await segmentOf(store, runId)], {
-      group: GROUP,
-      ofRuns: [ids.slice(0, 1)],
-      others: ids.slice(1),
-    });
-    expect(await pendingIds(store)).toEqual([]);
-  });
-});
 
 describe("indexRuns of a run its writer listed already", () => {
   it("moves the settled run from active to its status's index and stores its result, leaving the agent's runs be", async () => {

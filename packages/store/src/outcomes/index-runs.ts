@@ -145,8 +145,8 @@ export interface RunToIndex {
   result?: RunResult;
 }
 
-/** The keys of an `index-runs-n.lua` call that are its shard's: its status indexes, deadlines and stream. */
-const SHARD_KEYS = 6;
+/** The keys of an `index-runs-n.lua` call that are its shard's: its status indexes and deadlines. */
+const SHARD_KEYS = 5;
 
 /** The keys of one run in an `index-runs-n.lua` call (see {@link IndexSegment}). */
 const SEGMENT_KEYS = 5;
@@ -192,32 +192,12 @@ export function indexSegment(keys: StoreKeys, { run, result }: RunToIndex): Inde
 }
 
 /**
- * Entries of the shard's stream that an {@link indexRuns} call acknowledges
- * in its consumer group, after what they need is written (the stream carries
- * the shard's hash tag, as every key of the call does).
- */
-export interface IndexAcknowledgement {
-  /** The consumer group. */
-  group: string;
-  /**
-   * Per segment, in order, the entry ids applied for its run: acknowledged
-   * when the run is indexed, or when it has no head and its segment carries
-   * no result (there is nothing to write); left pending otherwise.
-   */
-  ofRuns: readonly (readonly string[])[];
-  /** Entry ids acknowledged whatever the runs' flags (entries that needed nothing written). */
-  others: readonly string[];
-}
-
-/**
  * Brings runs of `shard` in the shard's indexes up to date with their heads,
  * in one script call (`lua/index-runs-n.lua`); a run whose segment carries its
  * result then gets its result stored (once) and announced on the shard's
  * settled channel by the same call (one message for the call's runs:
  * {@link announcedRunIds}), its result and children
- * expiring with its log (the head's TTL). With `acknowledge`, the same call
- * then acknowledges the entries it names (only if every run was handled:
- * a call that fails acknowledges nothing). Resolves with one flag per run, in order: false for a run
+ * expiring with its log (the head's TTL). Resolves with one flag per run, in order: false for a run
  * without a head (it expired, or never was), whose index entries were
  * removed and whose result was not stored.
  */
@@ -225,15 +205,9 @@ export async function indexRuns(
   writer: OutcomeWriter,
   shard: number,
   segments: readonly IndexSegment[],
-  acknowledge?: IndexAcknowledgement,
 ): Promise<boolean[]> {
   if (segments.length === 0) return [];
   const { keys, indexRunsScript } = writer;
-  const ofRuns = acknowledge?.ofRuns;
-  const others = acknowledge?.others ?? [];
-  let argCount = 2 + 3 * segments.length + others.length;
-  if (ofRuns !== undefined)
-    for (let i = 0; i < segments.length; i++) argCount += ofRuns[i]?.length ?? 0;
   // Both lists sized once and filled by index: a list grown by pushes reallocates as it grows, each call.
   const callKeys = new Array<string>(SHARD_KEYS + SEGMENT_KEYS * segments.length);
   callKeys[0] = keys.runIndexByStatus(shard, "active");
@@ -241,23 +215,17 @@ export async function indexRuns(
   callKeys[2] = keys.runIndexByStatus(shard, "failed");
   callKeys[3] = keys.runIndexByStatus(shard, "cancelled");
   callKeys[4] = keys.deadlines(shard);
-  callKeys[5] = keys.shardEvents(shard);
-  const args = new Array<string>(argCount);
+  const args = new Array<string>(1 + 3 * segments.length);
   args[0] = keys.settledChannel(shard);
-  args[1] = acknowledge?.group ?? "";
   let k = SHARD_KEYS;
-  let a = 2;
+  let a = 1;
   for (let position = 0; position < segments.length; position++) {
     const segment = segments[position]!;
     for (let i = 0; i < SEGMENT_KEYS; i++) callKeys[k++] = segment.keys[i]!;
-    const ids = ofRuns?.[position];
-    const idCount = ids === undefined ? 0 : ids.length;
     args[a++] = segment.args[0];
     args[a++] = segment.args[1];
-    args[a++] = `${segment.args[2]} ${idCount}`;
-    for (let i = 0; i < idCount; i++) args[a++] = ids![i]!;
+    args[a++] = segment.args[2];
   }
-  for (let i = 0; i < others.length; i++) args[a++] = others[i]!;
   const replies = await indexRunsScript(callKeys, args);
   if (!Array.isArray(replies) || replies.length !== segments.length) {
     throw new ErrandError("internal", `index-runs-n.lua answered ${JSON.stringify(replies)}`);
