@@ -98,7 +98,11 @@ export async function runShardLoop(
     nextClaimAt: 0,
     nextTrimAt: Date.now() + timing.trimIntervalMs,
   };
-  const applied = new DeferredAcknowledgements(redis, reader, timing);
+  const applied = new DeferredAcknowledgements(redis, reader, {
+    batchSize: timing.batchSize,
+    ackIntervalMs: timing.ackIntervalMs,
+    latestMs: Math.max(timing.ackIntervalMs, Math.floor(timing.claimIdleMs / 10)),
+  });
 
   async function nextEntries(): Promise<DeliveredEntry[]> {
     if (state.ownPendingAfter !== undefined) {
@@ -119,7 +123,7 @@ export async function runShardLoop(
       if (step.entries.length > 0) return step.entries;
     }
     // Blocks until the next claim scan, and no longer than the applied entries may wait for their XACK.
-    const untilDue = Math.min(state.nextClaimAt - Date.now(), applied.msUntilDue());
+    const untilDue = Math.min(state.nextClaimAt - Date.now(), applied.msUntilLatest());
     return readNewEntries(
       blocking,
       reader,
