@@ -4,7 +4,9 @@
  * it connects (ioredis' offline queue), scripts (EVAL the first time on a
  * socket, EVALSHA after, EVAL again after a NOSCRIPT), pipelines, `multi`,
  * multi-byte, empty and large values, and the commands of a connection lost
- * and restored. Counted on a private Redis's command statistics.
+ * and restored. Counted on a private Redis's command statistics. A
+ * connection not coalesced, and each duplicate of one (as BullMQ makes for
+ * its blocking reads), encodes its commands too.
  */
 import { uniqueKeyPrefix } from "@errand/testing";
 import type { ChainableCommander, Redis } from "ioredis";
@@ -145,5 +147,34 @@ describe("a coalesced connection's commands, each one Buffer", () => {
     expect(calls.eval).toBe(1);
     expect(calls.evalsha).toBeGreaterThanOrEqual(1);
     expect(calls.evalsha).toBeLessThanOrEqual(2);
+  });
+});
+
+describe("a connection not coalesced, and a duplicate of one", () => {
+  it("writes each command as one Buffer, and its blocking read is answered", async ({
+    engineRedis,
+  }) => {
+    const key = uniqueKeyPrefix("command-buffers");
+    const connection = openConnection(engineRedis.url, {
+      logger: createLogger({ level: "silent" }),
+      name: "encoded, not coalesced",
+    }) as Redis;
+    const blocking = connection.duplicate();
+    try {
+      await Promise.all([whenReady(connection), whenReady(blocking)]);
+      const writes = [vi.spyOn(connection.stream, "write"), vi.spyOn(blocking.stream, "write")];
+      const popped = blocking.blpop(`${key}:list`, 30);
+      // The pop is written before the push is sent: Redis answers it from the push alone.
+      await vi.waitFor(() => expect(writes[1]?.mock.calls.length).toBe(1), { timeout: 30_000 });
+      expect(await connection.rpush(`${key}:list`, "é€")).toBe(1);
+      expect(await popped).toEqual([`${key}:list`, "é€"]);
+      for (const written of writes) {
+        expect(written.mock.calls.length).toBeGreaterThan(0);
+        for (const [chunk] of written.mock.calls) expect(chunk).toBeInstanceOf(Buffer);
+      }
+    } finally {
+      blocking.disconnect();
+      connection.disconnect();
+    }
   });
 });

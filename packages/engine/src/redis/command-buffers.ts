@@ -15,8 +15,9 @@
  * through which every command it writes passes (its commands, scripts,
  * pipelines and `multi`, those replayed from its offline queue or sent again
  * after a reconnect), hands each command this encoder before ioredis writes
- * it. Other clients in the process, the connection's duplicates included,
- * keep ioredis' own.
+ * it. So does each duplicate of the connection (BullMQ duplicates the one a
+ * worker is given for its blocking `BZPOPMIN`). Other clients in the
+ * process keep ioredis' own.
  */
 import { Command, type Redis } from "ioredis";
 
@@ -37,13 +38,20 @@ const scriptForm: Command["args"] = [];
 
 /**
  * Makes every command `redis` writes from now on go out as one Buffer
- * encoded by {@link encodeCommand}, byte for byte what ioredis would send.
+ * encoded by {@link encodeCommand}, byte for byte what ioredis would send,
+ * and every command of each duplicate made of it from now on.
  */
 export function encodeCommandsAsBuffers(redis: Redis): void {
   const sendCommand = redis.sendCommand;
   redis.sendCommand = function sendEncoded(this: Redis, command, stream) {
     command.toWritable = toEncodedWritable;
     return sendCommand.call(this, command, stream);
+  };
+  const duplicate = redis.duplicate;
+  redis.duplicate = function duplicateEncoded(this: Redis, override) {
+    const copy = duplicate.call(this, override);
+    encodeCommandsAsBuffers(copy);
+    return copy;
   };
 }
 

@@ -60,8 +60,7 @@ export interface ConnectionLog {
 interface ConnectionOverrides {
   /**
    * Send the commands issued in one turn of the event loop in one socket
-   * write (`coalesced-writes.ts`), each command one Buffer encoded by errand
-   * (`command-buffers.ts`), with ioredis' auto-pipelining off. For a
+   * write (`coalesced-writes.ts`), with ioredis' auto-pipelining off. For a
    * connection handed to BullMQ, only through {@link openJobsConnection},
    * whose duplicates are not. Ignored for a Cluster (one socket a node,
    * opened and replaced by ioredis as slots move), whose commands are
@@ -115,16 +114,18 @@ function newClient(input: ConnectionInput, overrides: ConnectionOverrides): Redi
  * is duplicated, never shared: BullMQ and blocking reads need connections of
  * their own. `maxRetriesPerRequest: null` (unless `commandRetries` is
  * given) lets commands wait through a Redis restart instead of failing,
- * which BullMQ requires of its workers' connections.
+ * which BullMQ requires of its workers' connections. A single-server
+ * connection, and each duplicate made of it, writes each command as one
+ * Buffer encoded by errand (`command-buffers.ts`).
  */
 export function openConnection(
   input: ConnectionInput,
   options: ConnectionOptions,
 ): RedisConnection {
   const connection = newClient(requireConnection(input), options);
-  if (options.coalesceWrites && connection instanceof Redis) {
-    coalesceWrites(connection);
+  if (connection instanceof Redis) {
     encodeCommandsAsBuffers(connection);
+    if (options.coalesceWrites) coalesceWrites(connection);
   }
   watchConnectionStates(connection, options.logger, options.name);
   return connection;
@@ -134,7 +135,7 @@ export function openConnection(
  * Opens the connection a worker hands its BullMQ workers, its writes
  * coalesced: the jobs that end in one turn of the event loop (each
  * `moveToFinished`, which also takes the next job) leave in one write
- * instead of one each. Its duplicates are not coalesced (nor
+ * instead of one each. Its duplicates are encoded but not coalesced (nor
  * auto-pipelined): BullMQ duplicates it for each worker's blocking
  * connection, whose `BZPOPMIN` keeps the connection to itself as before.
  */
