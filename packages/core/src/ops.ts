@@ -32,6 +32,7 @@ export { isWildcardHost, listenUrl } from "./listen-url.js";
 export { findLosslessJsonProblem } from "./lossless-json.js";
 export { requireWholeNumber, wholeNumberOption } from "./options.js";
 export { type LimitBounds, page, resolveLimit } from "./page.js";
+export { isPlainObject } from "./plain-object.js";
 export { applyResultEvent, applyResultEventInPlace } from "./result-fold.js";
 export {
   createdAtOfRunId,

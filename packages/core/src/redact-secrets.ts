@@ -18,6 +18,7 @@
  *   (credentials after `Bearer`, well-known key shapes, `password=…`, a URL's
  *   password), which is how error messages are redacted too.
  */
+import { isPlainObject } from "./plain-object.js";
 import { isSecretKey, REDACTED, redactSecretText } from "./redaction.js";
 
 /** Options of {@link redactSecrets}. */
@@ -148,10 +149,4 @@ function setOwn(target: object, key: string | number, value: unknown): void {
     writable: true,
     configurable: true,
   });
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== "object" || value === null) return false;
-  const prototype: unknown = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
 }

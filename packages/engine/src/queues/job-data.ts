@@ -7,7 +7,7 @@
  * about the run is in its log; workers validate the data before touching anything.
  */
 import { ErrandError, type RunEvent, type RunEventOf } from "@errand/core";
-import { checkStoredEvent, isRunId } from "@errand/core/ops";
+import { checkStoredEvent, isPlainObject, isRunId } from "@errand/core/ops";
 import { z } from "zod";
 
 /**
@@ -63,6 +63,7 @@ export function runQueuedOfJob(
  * `invalid_spec` naming the problem: the job fails with it and nothing is written.
  */
 export function parseRunJobData(jobId: string | undefined, data: unknown): RunJobData {
+  if (isRunJobData(data)) return data;
   const parsed = RunJobData.safeParse(data);
   if (parsed.success) return parsed.data;
   const issues = parsed.error.issues.map(
@@ -73,4 +74,22 @@ export function parseRunJobData(jobId: string | undefined, data: unknown): RunJo
     `job ${jobId ?? "?"} carries malformed data (${issues.join("; ")}); a run's job data is { runId, queued? }`,
     { details: { jobId, issues } },
   );
+}
+
+/**
+ * Whether `data` is {@link RunJobData} exactly as its schema takes it, told
+ * without the parse: the schema's parse copies the carried `run-queued`'s
+ * data key by key, on every job a worker takes, for a check that
+ * {@link runQueuedOfJob} makes again as it decodes the event. Data this
+ * refuses is parsed, for the schema's own verdict and messages.
+ */
+export function isRunJobData(data: unknown): data is RunJobData {
+  if (!isPlainObject(data)) return false;
+  for (const key in data) if (key !== "runId" && key !== "queued") return false;
+  if (typeof data.runId !== "string" || !isRunId(data.runId)) return false;
+  const queued = data.queued;
+  if (queued === undefined) return true;
+  if (!isPlainObject(queued)) return false;
+  for (const key in queued) if (key !== "at" && key !== "data") return false;
+  return typeof queued.at === "string" && isPlainObject(queued.data);
 }
