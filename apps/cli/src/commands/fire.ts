@@ -189,6 +189,7 @@ export const fireCommand: CommandSpec = {
     "with the same --idempotency-key prints that run once a replica has it.",
   ].join("\n"),
   positionals: [{ name: "agent", description: "the name of a registered agent" }],
+  extraArgumentHint: `give the run's input with --input, as JSON (--input '"Ada"' for a text)`,
   options: {
     input: { type: "string", value: "<json|@file>", description: "the run's input" },
     schema: {
