@@ -159,8 +159,9 @@ export function parseCommandArgs(
   const allowed = spec.positionals?.length ?? 0;
   if (parsed.values.help !== true && parsed.positionals.length > allowed) {
     const extra = parsed.positionals[allowed];
+    const hint = spec.extraArgumentHint === undefined ? "" : `: ${spec.extraArgumentHint}`;
     throw usageError(
-      `${command}: unexpected argument ${JSON.stringify(extra)} (see errand ${command} --help)`,
+      `${command}: unexpected argument ${JSON.stringify(extra)}${hint} (see errand ${command} --help)`,
     );
   }
   return new ParsedArgs(command, parsed.values, parsed.positionals);

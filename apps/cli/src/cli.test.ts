@@ -47,7 +47,11 @@ describe.concurrent("usage errors", () => {
       /^errand: runs fold: unknown option --form-file \(see errand runs fold --help\)\n$/,
     ],
     [["runs", "show"], /runs show: missing <runId>/],
-    [["runs", "show", "R1", "R2"], /unexpected argument "R2"/],
+    [["runs", "show", "R1", "R2"], /unexpected argument "R2" \(see errand runs show --help\)/],
+    [
+      ["fire", "greeter", "Ada"],
+      /^errand: fire: unexpected argument "Ada": give the run's input with --input, as JSON \(--input '"Ada"' for a text\) \(see errand fire --help\)\n$/,
+    ],
     [["runs", "list", "--limit", "many"], /--limit must be a whole number from 1 to 500/],
   ])("errand %j exits 2", async ([args, message], { expect }) => {
     const outcome = await runErrand(args);

@@ -31,6 +31,12 @@ interface PositionalSpec {
 /** The options and positional arguments of a command, which its arguments are parsed against. */
 export interface CommandSyntax {
   readonly positionals?: readonly PositionalSpec[];
+  /**
+   * What to do instead, told to someone who gave an argument more than
+   * {@link CommandSyntax.positionals} (`errand fire greeter Ada`: the input
+   * goes in `--input`).
+   */
+  readonly extraArgumentHint?: string;
   readonly options: Readonly<Record<string, OptionSpec>>;
 }
 

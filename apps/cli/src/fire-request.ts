@@ -12,6 +12,7 @@ import { RunModelSettings } from "@errand/runtime";
 import { type ParsedArgs, usageError } from "./args.js";
 import { readInputArgument, readJsonArgument } from "./files.js";
 import type { CliIO } from "./io.js";
+import { parseMetadata } from "./metadata-option.js";
 
 /** One `fire` invocation, checked. */
 export interface FireRequest {
@@ -42,28 +43,6 @@ export interface FireRequest {
 
 /** The longest `--deadline`: a week, in seconds. */
 const MAX_DEADLINE_SECONDS = 7 * 24 * 3600;
-
-/**
- * The labels of `--metadata key=value` options, in the order given. The
- * value is everything after the first `=` (it may be empty); a pair without
- * `=`, an empty key or a key given twice is a usage error.
- */
-function parseMetadata(pairs: readonly string[]): Record<string, string> {
-  const metadata = new Map<string, string>();
-  for (const pair of pairs) {
-    const equals = pair.indexOf("=");
-    if (equals === -1) {
-      throw usageError(`fire: --metadata takes key=value, not ${JSON.stringify(pair)}`);
-    }
-    const key = pair.slice(0, equals);
-    if (key === "") throw usageError(`fire: --metadata ${JSON.stringify(pair)} has an empty key`);
-    if (metadata.has(key)) {
-      throw usageError(`fire: --metadata gives the key ${JSON.stringify(key)} twice`);
-    }
-    metadata.set(key, pair.slice(equals + 1));
-  }
-  return Object.fromEntries(metadata);
-}
 
 async function readSchema(io: CliIO, value: string): Promise<Record<string, unknown>> {
   const schema = await readJsonArgument(io, value, "--schema");
@@ -124,7 +103,7 @@ export async function readFireRequest(args: ParsedArgs, io: CliIO): Promise<Fire
   const input = await readInputArgument(io, args.requiredString("input"), "--input");
   const schemaArg = args.string("schema");
   const count = args.integer("count", { min: 1, max: MAX_FIRE_MANY }, 1);
-  const metadata = parseMetadata(args.strings("metadata"));
+  const metadata = parseMetadata("fire", args.strings("metadata"));
   const deadlineSeconds = args.integer("deadline", { min: 1, max: MAX_DEADLINE_SECONDS }, 0);
   const idempotencyKey = readIdempotencyKey(args, count);
   const priority = args.integer("priority", { min: 1, max: MAX_RUN_PRIORITY }, 0);

@@ -3,9 +3,10 @@
  * catch-up, state, next and last fire) reached from the header; one
  * schedule with the runs it made, each a link to its page; pausing it from
  * the page, confirmed, after which it makes no run; creating one from the
- * page's form, which is listed and fires, and removing it, confirmed; a
- * cron expression of the wrong field count and an input that is not JSON
- * refused in the form, nothing created; and the buttons disabled on a
+ * page's form, with metadata its page shows and its runs carry, which is
+ * listed and fires, and removing it, confirmed; a cron expression of the
+ * wrong field count, an input or metadata that is not JSON, and metadata
+ * that is not an object of strings refused in the form, nothing created; and the buttons disabled on a
  * read-only dashboard.
  */
 import { SCHEDULE_METADATA_KEY } from "@errand/engine";
@@ -149,6 +150,7 @@ it("creates a schedule from the page, which is listed and fires, and removes it"
     "schedule-cron-input": "* * * * * *",
     "schedule-timezone-input": "Europe/Riga",
     "schedule-input": JSON.stringify({ script: lookupThenRecord("Riga") }),
+    "schedule-metadata-input": '{ "team": "growth" }',
   });
   // The agent's choices are those the live workers run, from the overview stream.
   await page.locator(`#schedule-agents option[value="${LEAD}"]`).waitFor({ state: "attached" });
@@ -172,10 +174,18 @@ it("creates a schedule from the page, which is listed and fires, and removes it"
     .waitFor();
   const made = await runsMade(id, 1);
   const [queued] = await w.errand.store.readLog(made[0]!);
-  expect(queued?.type === "run-queued" && queued.data.metadata[SCHEDULE_METADATA_KEY]).toBe(id);
+  expect(queued?.type === "run-queued" && queued.data.metadata).toMatchObject({
+    [SCHEDULE_METADATA_KEY]: id,
+    team: "growth",
+  });
   await browser.screenshot("schedules-06-created");
 
   await row.locator('[data-testid="schedule-link"]').click();
+  const facts = page.locator('[data-testid="schedule-facts"]');
+  await facts.locator(".json-label", { hasText: "metadata" }).waitFor();
+  expect(await facts.locator(".json-block").last().locator("pre").textContent()).toBe(
+    JSON.stringify({ team: "growth" }, null, 2),
+  );
   await page.click('[data-testid="schedule-remove-button"]');
   const dialog = page.locator('[data-testid="confirm-dialog"]');
   await dialog.waitFor();
@@ -191,7 +201,7 @@ it("creates a schedule from the page, which is listed and fires, and removes it"
   expect(browser.errors).toEqual([]);
 });
 
-it("shows in the form why a cron expression of 4 fields, or an input that is not JSON, is refused", async () => {
+it("shows in the form why a cron expression of 4 fields, or an input or metadata that is not JSON, is refused", async () => {
   const { page } = browser;
   await fillNewSchedule({
     "schedule-id-input": "bad-cron",
@@ -211,6 +221,15 @@ it("shows in the form why a cron expression of 4 fields, or an input that is not
   await page.fill('[data-testid="schedule-input"]', "{ city: Riga }");
   await page.click('[data-testid="schedule-create-button"]');
   await problem.filter({ hasText: "The input is not JSON" }).waitFor();
+
+  await page.fill('[data-testid="schedule-input"]', "null");
+  await page.fill('[data-testid="schedule-metadata-input"]', "{ team: growth }");
+  await page.click('[data-testid="schedule-create-button"]');
+  await problem.filter({ hasText: "The metadata is not JSON" }).waitFor();
+  // JSON, but not an object of strings: the engine's own check refuses it.
+  await page.fill('[data-testid="schedule-metadata-input"]', '{ "attempts": 3 }');
+  await page.click('[data-testid="schedule-create-button"]');
+  await problem.filter({ hasText: "invalid schedule: metadata.attempts" }).waitFor();
   expect((await w.errand.schedules.list()).map((schedule) => schedule.id)).toEqual([
     EVERY_SECOND,
     NIGHTLY,

@@ -11,6 +11,7 @@ import { withErrand } from "../errand-client.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
 import { type FireRequest, readFireRequest } from "../fire-request.js";
 import type { CliIO } from "../io.js";
+import { metadataOption } from "../metadata-option.js";
 import { writeJson, writeLines } from "../output.js";
 import { createProgress } from "../progress.js";
 import { runDetails } from "../run-details.js";
@@ -189,6 +190,7 @@ export const fireCommand: CommandSpec = {
     "with the same --idempotency-key prints that run once a replica has it.",
   ].join("\n"),
   positionals: [{ name: "agent", description: "the name of a registered agent" }],
+  extraArgumentHint: `give the run's input with --input, as JSON (--input '"Ada"' for a text)`,
   options: {
     input: { type: "string", value: "<json|@file>", description: "the run's input" },
     schema: {
@@ -196,12 +198,7 @@ export const fireCommand: CommandSpec = {
       value: "<json|@file>",
       description: "the JSON Schema of the structured output",
     },
-    metadata: {
-      type: "string",
-      value: "<key=value>",
-      multiple: true,
-      description: "a label kept with the run (in its run-queued event)",
-    },
+    metadata: metadataOption("a label kept with the run (in its run-queued event)"),
     deadline: {
       type: "string",
       value: "<seconds>",

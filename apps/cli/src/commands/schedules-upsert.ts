@@ -8,19 +8,21 @@ import { CONNECTION_OPTIONS, type CommandSpec, JSON_OPTION } from "../command.js
 import { withErrand } from "../errand-client.js";
 import { EXIT } from "../exit-codes.js";
 import { readInputArgument } from "../files.js";
+import { metadataOption, parseMetadata } from "../metadata-option.js";
 import { writeJson, writeLines } from "../output.js";
 import { describeSchedule } from "./schedules-list.js";
 
 /** `schedules upsert`. */
 export const schedulesUpsertCommand: CommandSpec = {
   usage:
-    "errand schedules upsert <id> --agent <name> (--cron <expr> [--timezone <zone>] | --every-ms <ms>) [--input <json|@file>] [--overlap skip|allow|cancel-previous] [--catch-up none|last|all] [--json]",
+    "errand schedules upsert <id> --agent <name> (--cron <expr> [--timezone <zone>] | --every-ms <ms>) [--input <json|@file>] [--metadata key=value]... [--overlap skip|allow|cancel-previous] [--catch-up none|last|all] [--json]",
   description: [
     "Creates the schedule, or replaces the one of that id (a paused one stays paused).",
     "Each tick fires one run of the agent with the input, exactly once across every",
-    "worker. Refused with nothing written: a bad cron expression or time zone, an",
-    "interval under 1000 ms, an unknown agent, an input its schema refuses. With",
-    "--json it prints the schedule as `list` shows it.",
+    "worker; --metadata labels each of those runs (repeat it for more labels), beside",
+    "errand.schedule and errand.tick. Refused with nothing written: a bad cron",
+    "expression or time zone, an interval under 1000 ms, an unknown agent, an input its",
+    "schema refuses. With --json it prints the schedule as `list` shows it.",
   ].join("\n"),
   positionals: [{ name: "id", description: "the schedule's id" }],
   options: {
@@ -30,6 +32,7 @@ export const schedulesUpsertCommand: CommandSpec = {
       value: "<json|@file>",
       description: "the input of each run, JSON or @file (default: null)",
     },
+    metadata: metadataOption("a label each run carries (in its run-queued event)"),
     cron: { type: "string", value: "<expr>", description: "a cron expression (5 or 6 fields)" },
     timezone: {
       type: "string",
@@ -58,6 +61,7 @@ export const schedulesUpsertCommand: CommandSpec = {
     const id = args.positional(0, "id");
     const inputText = args.string("input");
     const everyMs = args.string("every-ms");
+    const metadata = parseMetadata("schedules upsert", args.strings("metadata"));
     const spec: Record<string, unknown> = {
       id,
       agent: args.requiredString("agent"),
@@ -67,6 +71,7 @@ export const schedulesUpsertCommand: CommandSpec = {
       everyMs: everyMs === undefined ? undefined : Number(everyMs),
       overlap: args.string("overlap"),
       catchUp: args.string("catch-up"),
+      metadata: Object.keys(metadata).length === 0 ? undefined : metadata,
     };
     const defined = Object.fromEntries(
       Object.entries(spec).filter(([, value]) => value !== undefined),

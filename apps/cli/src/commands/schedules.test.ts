@@ -1,10 +1,17 @@
 /**
  * `errand schedules …` as a user runs it (the built executable): a schedule
- * upserted, listed with its next fire and its first run, paused, resumed and
- * removed; a bad cron expression refused with exit 2 and nothing written.
+ * upserted with metadata its runs carry, listed with its next fire and its
+ * first run, paused, resumed and removed; a bad cron expression and a
+ * `--metadata` without `=` refused with exit 2 and nothing written.
  * The agent's worker runs in this process, ticks and all.
  */
-import { createErrand, createWorker, type Errand, type ErrandWorker } from "@errand/engine";
+import {
+  createErrand,
+  createWorker,
+  type Errand,
+  type ErrandWorker,
+  SCHEDULE_METADATA_KEY,
+} from "@errand/engine";
 import { defineAgent, scriptedModel } from "@errand/runtime";
 import { noopLogger } from "@errand/runtime/ops";
 import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
@@ -56,6 +63,8 @@ describe("errand schedules", () => {
       "1000",
       "--overlap",
       "allow",
+      "--metadata",
+      "team=ops",
       "--json",
     ]);
     expect(upserted.code, upserted.stderr).toBe(0);
@@ -63,10 +72,17 @@ describe("errand schedules", () => {
       id: "hourly",
       everyMs: 1_000,
       paused: false,
+      metadata: { team: "ops" },
     });
     await expect
       .poll(async () => (await client.schedules.list())[0]?.lastRuns.length, { timeout: 60_000 })
       .toBeGreaterThan(0);
+    const [firstRun] = (await client.schedules.list())[0]!.lastRuns;
+    const [queued] = await client.store.readLog(firstRun!.runId);
+    expect(queued?.type === "run-queued" && queued.data.metadata).toMatchObject({
+      team: "ops",
+      [SCHEDULE_METADATA_KEY]: "hourly",
+    });
 
     const listed = await errand(["schedules", "list"]);
     expect(listed.code, listed.stderr).toBe(0);
@@ -84,7 +100,7 @@ describe("errand schedules", () => {
     expect(await client.schedules.list()).toEqual([]);
   });
 
-  it("refuses a bad cron expression with exit 2, writing nothing", async () => {
+  it("refuses a bad cron expression, or --metadata without =, with exit 2, writing nothing", async () => {
     const refused = await errand([
       "schedules",
       "upsert",
@@ -96,6 +112,21 @@ describe("errand schedules", () => {
     ]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain("is not a cron expression");
+    const unlabelled = await errand([
+      "schedules",
+      "upsert",
+      "bad",
+      "--agent",
+      "reporter",
+      "--every-ms",
+      "1000",
+      "--metadata",
+      "team",
+    ]);
+    expect(unlabelled.code).toBe(2);
+    expect(unlabelled.stderr).toBe(
+      'errand: schedules upsert: --metadata takes key=value, not "team"\n',
+    );
     expect(await client.schedules.list()).toEqual([]);
   });
 });

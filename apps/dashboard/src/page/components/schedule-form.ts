@@ -2,9 +2,10 @@
  * The form that creates a schedule (opened by the page's button, which a
  * read-only dashboard disables): its id, agent and input, when it ticks
  * (a cron expression in a time zone, or an interval), its overlap and
- * catch-up. The page checks only that the input is JSON; everything else is
- * checked where the CLI's schedules are, by the engine's `schedules.upsert`
- * behind the guarded API (session token, CSRF header, same origin), whose
+ * catch-up, and the metadata each run carries. The page checks only that the
+ * input and the metadata are JSON; everything else (metadata an object of
+ * strings among it) is checked where the CLI's schedules are, by the
+ * engine's `schedules.upsert` behind the guarded API (session token, CSRF header, same origin), whose
  * refusal — a cron expression of the wrong field count, an unknown agent, an
  * input its schema refuses — is shown under the form, nothing written. An id
  * already listed is replaced, once confirmed.
@@ -83,6 +84,9 @@ export function scheduleForm(options: ScheduleFormOptions): ScheduleForm {
   const input = h("textarea", { class: "input mono", testid: "schedule-input" });
   input.rows = 4;
   input.defaultValue = "null";
+  const metadata = h("textarea", { class: "input mono", testid: "schedule-metadata-input" });
+  metadata.rows = 2;
+  metadata.placeholder = '{ "team": "growth" }';
   const submit = h(
     "button",
     { class: "button primary", testid: "schedule-create-button", attrs: { type: "submit" } },
@@ -119,8 +123,8 @@ export function scheduleForm(options: ScheduleFormOptions): ScheduleForm {
     problem.hidden = false;
   };
 
-  /** The spec as `schedules.upsert` takes it: the fields filled in, trimmed. */
-  const specOf = (parsedInput: unknown): Record<string, unknown> => {
+  /** The spec as `schedules.upsert` takes it: the fields filled in, trimmed; metadata only if given. */
+  const specOf = (parsedInput: unknown, parsedMetadata?: unknown): Record<string, unknown> => {
     const when =
       kind.value === "cron"
         ? {
@@ -137,6 +141,7 @@ export function scheduleForm(options: ScheduleFormOptions): ScheduleForm {
       ...when,
       overlap: overlap.value,
       catchUp: catchUp.value,
+      ...(parsedMetadata === undefined ? {} : { metadata: parsedMetadata }),
     };
   };
 
@@ -150,6 +155,11 @@ export function scheduleForm(options: ScheduleFormOptions): ScheduleForm {
     everyFields,
     h("div", { class: "form-row" }, field("overlap", overlap), field("catch-up", catchUp)),
     field("input (JSON)", input, "each run's input, checked against the agent's input schema"),
+    field(
+      "metadata (JSON, optional)",
+      metadata,
+      "labels each run carries: an object of strings, as fire's metadata",
+    ),
     h("div", { class: "actions" }, submit, close),
     problem,
   );
@@ -166,7 +176,15 @@ export function scheduleForm(options: ScheduleFormOptions): ScheduleForm {
       refuse("The input is not JSON: write null, a string in quotes, a number, or { … }.");
       return;
     }
-    const spec = specOf(parsedInput.value);
+    const metadataText = metadata.value.trim();
+    const parsedMetadata = metadataText === "" ? undefined : parseJsonText(metadataText);
+    if (parsedMetadata === undefined && metadataText !== "") {
+      refuse(
+        'The metadata is not JSON: write an object of strings, { "team": "growth" }, or leave it empty.',
+      );
+      return;
+    }
+    const spec = specOf(parsedInput.value, parsedMetadata?.value);
     if (typeof spec.id === "string" && options.isListed(spec.id)) {
       const replace = await confirmAction({
         title: `Replace schedule ${spec.id}?`,

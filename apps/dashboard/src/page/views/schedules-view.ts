@@ -2,9 +2,9 @@
  * The schedules (docs/guide/schedules.md): a list — each schedule's agent,
  * when it ticks, its overlap and catch-up, whether it is paused, its next
  * and last fire — with the form that creates one (`schedule-form.ts`), and
- * one schedule with the runs it made, each a link to its page, and buttons
- * that pause or resume it and remove it (confirmed, refused in read-only
- * mode). Both are read again whenever the overview stream says something
+ * one schedule (its input and metadata too) with the runs it made, each a
+ * link to its page, and buttons that pause or resume it and remove it
+ * (confirmed, refused in read-only mode). Both are read again whenever the overview stream says something
  * changed (a tick fires a run).
  */
 import {
@@ -353,6 +353,9 @@ export function showSchedule(main: HTMLElement, id: string): Mounted {
           ["updated", formatDateTime(schedule.updatedAt)],
         ]),
         jsonBlock(schedule.input ?? null, { label: "input" }),
+        schedule.metadata === undefined
+          ? null
+          : jsonBlock(schedule.metadata, { label: "metadata" }),
       ),
       h(
         "h2",
