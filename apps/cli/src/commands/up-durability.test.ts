@@ -6,7 +6,6 @@
  * does, and once a replica follows the Redis a run settles with no such
  * failure. Each `up` runs the greeter under a prefix of its own.
  */
-import { fileURLToPath } from "node:url";
 import { RunResult } from "@errand/core";
 import {
   type RedisServer,
@@ -16,12 +15,9 @@ import {
   waitUntil,
 } from "@errand/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ErrandProcess, spawnErrand } from "../test-support/processes.js";
+import { type ErrandProcess, GREETER_AGENTS, spawnErrand } from "../test-support/processes.js";
 import { runErrand } from "../test-support/run-errand.js";
 
-const GREETER_AGENTS = fileURLToPath(
-  new URL("../test-support/greeter-agents.mjs", import.meta.url),
-);
 const NOT_REPLICATED = "no replica acknowledged the append";
 
 let server: RedisServer;
