@@ -2,10 +2,10 @@
  * How the CLI's processes write to Redis:
  * - `--durability`, else `ERRAND_DURABILITY`, else the engine's default
  *   (`acknowledged`). `replicated` makes a run's settling and output appends
- *   wait for one Redis replica (the worker and the collector), and a fire
- *   answer once a replica has its runs (`errand fire`, `errand runs rerun`,
- *   the API server, the MCP server, and the worker's `spawn_agents` and
- *   schedule ticks)
+ *   wait for one Redis replica (the worker and the collector, and `errand up`
+ *   running both), and a fire answer once a replica has its runs (`errand
+ *   fire`, `errand runs rerun`, `errand eval run --fleet`, the API server,
+ *   the MCP server, and the worker's `spawn_agents` and schedule ticks)
  *   (docs/architecture/redis-layout.md#durability).
  * - `--log-entries`, else `ERRAND_LOG_ENTRIES`, else the engine's default
  *   (`per-append`). `per-event` writes the log shape versions before one

@@ -4,6 +4,7 @@
  */
 import { createCollector, createWorker } from "@errand/engine";
 import type { Agent } from "@errand/runtime";
+import type { Durability } from "@errand/store";
 import type { CliIO } from "./io.js";
 import { type CliLogLevel, stderrLogger } from "./log.js";
 import { traceContentOption } from "./tracing/trace-content.js";
@@ -18,6 +19,8 @@ export interface LocalEngineOptions {
   log: { io: CliIO; level: CliLogLevel };
   /** The dashboard the worker links the parent tools' children to (`viewUrl`). Default none. */
   dashboardUrl?: string;
+  /** How the worker's and the collector's settling appends and fires are acknowledged. Default the engine's. */
+  durability?: Durability;
 }
 
 /** A running worker and collector. */
@@ -30,7 +33,8 @@ export interface LocalEngine {
 export async function startLocalEngine(options: LocalEngineOptions): Promise<LocalEngine> {
   const logger = stderrLogger(options.log.io, options.log.level);
   const connection = options.url;
-  const collector = createCollector({ connection, prefix: options.prefix, logger });
+  const durable = options.durability === undefined ? {} : { durability: options.durability };
+  const collector = createCollector({ connection, prefix: options.prefix, logger, ...durable });
   await collector.start();
   try {
     const worker = await createWorker({
@@ -40,6 +44,7 @@ export async function startLocalEngine(options: LocalEngineOptions): Promise<Loc
       concurrency: options.concurrency,
       logger,
       ...(options.dashboardUrl === undefined ? {} : { dashboardUrl: options.dashboardUrl }),
+      ...durable,
       ...traceContentOption(options.log.io.env),
     });
     return {

@@ -9,6 +9,7 @@ import type { Agent } from "@errand/runtime";
 import { loadAgents } from "../agents-module.js";
 import { type ParsedArgs, usageError } from "../args.js";
 import { CONNECTION_OPTIONS, type CommandSpec, JSON_OPTION } from "../command.js";
+import { DURABILITY_OPTION, durabilityOption } from "../durability.js";
 import { withErrand } from "../errand-client.js";
 import { evaluationLines, evaluationProgress } from "../evaluation-lines.js";
 import { oneOf, RUN_SELECTION_OPTIONS, runSelectionOf } from "../evaluation-runs-args.js";
@@ -50,18 +51,38 @@ async function candidateOf(args: ParsedArgs, io: CliIO): Promise<Agent | FleetCa
   throw usageError(`eval run: --agent names the candidate among ${module}'s agents (${names})`);
 }
 
-/** The command that resumes `evaluationId` with the candidate of `args`, named `name`. */
-function resumeCommand(args: ParsedArgs, name: string, evaluationId: string): string {
+/**
+ * `--durability` (else `ERRAND_DURABILITY`) for the runs `--fleet` fires; an
+ * evaluation in this process fires none, so there the flag is refused and
+ * the variable left alone.
+ */
+function fleetDurability(args: ParsedArgs, io: CliIO): ReturnType<typeof durabilityOption> {
+  if (args.flag("fleet")) return durabilityOption(args, io);
+  if (args.string("durability") !== undefined)
+    throw usageError("eval run: --durability applies to the runs --fleet fires: give --fleet too");
+  return {};
+}
+
+/** Tells on stderr the command that resumes `evaluationId` with the candidate `agent` of `args`. */
+function interrupted(
+  io: CliIO,
+  args: ParsedArgs,
+  agent: Agent | FleetCandidate,
+  evaluationId: string,
+): void {
+  const name = "name" in agent ? agent.name : agent.agent;
   const candidate = args.flag("fleet")
     ? `--fleet --agent ${name}`
     : `--agents ${args.string("agents")} --agent ${name}`;
-  return `errand eval run ${candidate} --resume ${evaluationId}`;
+  io.stderr.write(
+    `interrupted: finish it with errand eval run ${candidate} --resume ${evaluationId}\n`,
+  );
 }
 
 /** `eval run`. */
 export const evalRunCommand: CommandSpec = {
   usage:
-    "errand eval run (--agents <module> [--agent <name>] | --fleet --agent <name> [--version <version>]) [--set <name> | --run <runId>… | [--from-agent <name>] [--status <status>] [--since <time>] [--until <time>] [--metadata key=value]… [--limit N]] [--tools recorded|live] [--on-unrecorded refuse|fail|live] [--concurrency N] [--resume <evaluationId>] [--json]",
+    "errand eval run (--agents <module> [--agent <name>] | --fleet --agent <name> [--version <version>]) [--set <name> | --run <runId>… | [--from-agent <name>] [--status <status>] [--since <time>] [--until <time>] [--metadata key=value]… [--limit N]] [--tools recorded|live] [--on-unrecorded refuse|fail|live] [--concurrency N] [--resume <evaluationId>] [--durability <acknowledged|replicated>] [--json]",
   description: [
     "Runs the candidate agent (--agent of the --agents module; its model from OPENAI_* like",
     "the worker's) on the input of each recorded run, in this process, and keeps the",
@@ -75,6 +96,10 @@ export const evalRunCommand: CommandSpec = {
     "runs the tool (live). Progress (cases done, changed, failed, cost) goes to stderr;",
     "Ctrl-C stops between cases, and --resume <evaluationId> finishes the rest. Prints the",
     "evaluation, changed cases first (--json: the whole record). Exits 1 when a case failed.",
+    "With --fleet and --durability replicated each case's run is fired as errand fire's is,",
+    "once a Redis replica has it; one no replica confirmed in time stops the evaluation",
+    "with exit code 3, naming the --resume that fires that case again under the same",
+    "idempotency key (answered by the run fired before, once a replica has it).",
   ].join("\n"),
   options: {
     agents: {
@@ -114,11 +139,13 @@ export const evalRunCommand: CommandSpec = {
       value: "<evaluationId>",
       description: "finish an interrupted evaluation",
     },
+    ...DURABILITY_OPTION,
     ...JSON_OPTION,
     ...CONNECTION_OPTIONS,
   },
   async run(args, io) {
     const agent = await candidateOf(args, io);
+    const durability = fleetDurability(args, io);
     const tools = oneOf(COMMAND, args, "tools", ["recorded", "live"] as const);
     const onUnrecorded = oneOf(COMMAND, args, "on-unrecorded", POLICIES);
     const resume = args.string("resume");
@@ -129,30 +156,41 @@ export const evalRunCommand: CommandSpec = {
     void signals.first.then((signal) => {
       if (signal !== undefined) stop.abort(signal);
     });
+    // The evaluation's id, once its first progress report tells it.
+    let evaluationId: string | undefined;
     try {
       const model =
         "model" in agent && typeof agent.model === "string"
           ? (await modelFromEnv(io.env)).model
           : undefined;
-      const evaluation = await withErrand(args, io, (errand) =>
-        errand.evaluate({
-          agent,
-          ...(resume === undefined ? { runs: runsOf(args) } : { resume }),
-          ...(model === undefined ? {} : { model }),
-          ...(tools === undefined ? {} : { tools }),
-          ...(onUnrecorded === undefined ? {} : { onUnrecorded }),
-          concurrency: args.integer("concurrency", { min: 1, max: 32 }, 4),
-          signal: stop.signal,
-          onProgress: (p) => progress.report(p),
-        }),
-      );
+      const evaluation = await withErrand(
+        args,
+        io,
+        (errand) =>
+          errand.evaluate({
+            agent,
+            ...(resume === undefined ? { runs: runsOf(args) } : { resume }),
+            ...(model === undefined ? {} : { model }),
+            ...(tools === undefined ? {} : { tools }),
+            ...(onUnrecorded === undefined ? {} : { onUnrecorded }),
+            concurrency: args.integer("concurrency", { min: 1, max: 32 }, 4),
+            signal: stop.signal,
+            onProgress: (p) => {
+              evaluationId = p.evaluationId;
+              progress.report(p);
+            },
+          }),
+        durability,
+      ).catch((error: unknown) => {
+        // A case that threw (say, a fire no replica confirmed) left the evaluation interrupted.
+        if (evaluationId !== undefined) interrupted(io, args, agent, evaluationId);
+        throw error;
+      });
       progress.finish();
       if (json) writeJson(io, evaluation);
       else writeLines(io, evaluationLines(evaluation));
       if (evaluation.status === "interrupted") {
-        io.stderr.write(
-          `interrupted: finish it with ${resumeCommand(args, evaluation.candidate.agent, evaluation.evaluationId)}\n`,
-        );
+        interrupted(io, args, agent, evaluation.evaluationId);
         return EXIT.failure;
       }
       return evaluation.totals.failed > 0 ? EXIT.failure : EXIT.ok;

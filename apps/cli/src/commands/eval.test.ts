@@ -183,4 +183,50 @@ describe("errand eval sets and eval run --fleet", () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(`no worker of version "gone" of agent "greeter" is live`);
   });
+
+  it("--durability replicated with no replica: stops at the first case no replica confirmed; --resume finishes on that case's run", async () => {
+    const fleet = ["eval", "run", "--fleet", "--agent", "greeter", "--concurrency", "1"];
+    const refused = await errand([...fleet, "--run", runIds[0]!, "--durability", "replicated"]);
+    expect(refused.code, refused.stderr).toBe(3);
+    const caseRunId = /run (\S+) was fired but is not confirmed on a replica/.exec(
+      refused.stderr,
+    )?.[1];
+    expect(caseRunId, refused.stderr).toBeDefined();
+    const evaluationId =
+      /finish it with errand eval run --fleet --agent greeter --resume (\S+)/.exec(
+        refused.stderr,
+      )?.[1];
+    expect(evaluationId, refused.stderr).toBeDefined();
+
+    const resumed = await errand([
+      ...fleet,
+      "--resume",
+      evaluationId!,
+      "--durability",
+      "acknowledged",
+      "--json",
+    ]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const record = JSON.parse(resumed.stdout);
+    expect(record).toMatchObject({ status: "finished", totals: { cases: 1, failed: 0 } });
+    // The refused fire left its run on the master: it ran, and is the case's run.
+    const caseRun = await errand(["runs", "show", caseRunId!, "--json"]);
+    expect(caseRun.code, caseRun.stderr).toBe(0);
+    expect(JSON.parse(caseRun.stdout)).toMatchObject({ agent: "greeter", status: "succeeded" });
+  });
+
+  it("--durability applies to --fleet alone: refused with an agents module, exit 2", async () => {
+    const refused = await errand([
+      "eval",
+      "run",
+      "--agents",
+      CANDIDATE,
+      "--run",
+      runIds[0]!,
+      "--durability",
+      "acknowledged",
+    ]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("--durability applies to the runs --fleet fires");
+  });
 });

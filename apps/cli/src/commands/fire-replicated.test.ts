@@ -7,15 +7,11 @@
  * key (the same re-run command) prints that run, deduplicated. Each test
  * starts its replica and stops it after.
  */
-import { fileURLToPath } from "node:url";
 import { type RedisServer, startRedis, startReplicaOf, uniqueKeyPrefix } from "@errand/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type ErrandProcess, spawnErrand } from "../test-support/processes.js";
+import { type ErrandProcess, GREETER_AGENTS, spawnErrand } from "../test-support/processes.js";
 import { runErrand } from "../test-support/run-errand.js";
 
-const GREETER_AGENTS = fileURLToPath(
-  new URL("../test-support/greeter-agents.mjs", import.meta.url),
-);
 const prefix = uniqueKeyPrefix("cli-fire-replicated");
 let server: RedisServer;
 let replica: RedisServer | undefined;

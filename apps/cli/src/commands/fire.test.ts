@@ -1,7 +1,6 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { RunEvent, RunResult } from "@errand/core";
 import { engineKeys } from "@errand/engine";
 import { parseStoredResult } from "@errand/store/ops";
@@ -15,7 +14,7 @@ import {
   SLOW_INPUT,
   writeCitySchema,
 } from "../test-support/city.js";
-import { spawnErrand, startErrandProcesses } from "../test-support/processes.js";
+import { GREETER_AGENTS, spawnErrand, startErrandProcesses } from "../test-support/processes.js";
 import { runErrand } from "../test-support/run-errand.js";
 
 const prefix = uniqueKeyPrefix("cli-fire");
@@ -149,10 +148,6 @@ describe("errand fire --wait --timeout", () => {
 });
 
 describe("errand fire of an agent whose workers are all gone", () => {
-  const GREETER_AGENTS = fileURLToPath(
-    new URL("../test-support/greeter-agents.mjs", import.meta.url),
-  );
-
   /** The warning of a run of greeter, whose only worker stopped at `stoppedAt`. */
   function noLiveGreeter(stoppedAt: string): string {
     return `no live worker for greeter since ${stoppedAt.slice(11, 16)} UTC: the run waits until one starts`;

@@ -5,7 +5,6 @@
  * agent: all succeed at their first attempt, no job fails, and each worker
  * ran only its own agent's runs.
  */
-import { fileURLToPath } from "node:url";
 import { createErrand, type Errand } from "@errand/engine";
 import { queueOfAgents, readQueueBacklog } from "@errand/engine/ops";
 import { type RedisServer, startRedis, uniqueKeyPrefix } from "@errand/testing";
@@ -15,12 +14,10 @@ import {
   type ErrandProcess,
   FIXTURE_AGENTS,
   fixtureQueue,
+  GREETER_AGENTS,
   spawnErrand,
 } from "../test-support/processes.js";
 
-const GREETER_AGENTS = fileURLToPath(
-  new URL("../test-support/greeter-agents.mjs", import.meta.url),
-);
 const RUNS_PER_AGENT = 200;
 const prefix = uniqueKeyPrefix("cli-fleet");
 let server: RedisServer;

@@ -4,11 +4,14 @@
  */
 import { DEFAULT_DASHBOARD_PORT } from "@errand/dashboard";
 import type { Agent } from "@errand/runtime";
+import type { Durability } from "@errand/store";
 import { loadAgents } from "../agents-module.js";
+import { type ParsedArgs, usageError } from "../args.js";
 import { CONNECTION_OPTIONS, type CommandSpec } from "../command.js";
 import { PUBLIC_URL_OPTION, publicUrlOption, startDashboard } from "../dashboard-server.js";
 import { DASHBOARD_URL_VARIABLE, dashboardUrlOption } from "../dashboard-url.js";
 import { demoAgents } from "../demo/agents.js";
+import { DURABILITY_OPTION, durabilityOption } from "../durability.js";
 import { EXIT } from "../exit-codes.js";
 import type { CliIO } from "../io.js";
 import { catchStopSignals, type LocalRedis, localRedis } from "../lifecycle.js";
@@ -16,7 +19,7 @@ import { startLocalEngine } from "../local-engine.js";
 import { stderrLogger } from "../log.js";
 import { modelFromEnv } from "../models.js";
 import { writeLines } from "../output.js";
-import { keyPrefix, redactUrl } from "../redis.js";
+import { givenRedisUrl, keyPrefix, redactUrl } from "../redis.js";
 
 /** What `up` runs, and where. */
 interface UpPlan {
@@ -30,6 +33,22 @@ interface UpPlan {
   dashboardPort: number | undefined;
   /** Where a reverse proxy serves the dashboard, when one does. */
   publicUrl?: string;
+  /** How the worker and the collector acknowledge their writes (`--durability`); default the engine's. */
+  durable: { durability?: Durability };
+}
+
+/**
+ * `--durability`, else `ERRAND_DURABILITY`. `replicated` needs a given Redis:
+ * the private one `up` starts has no replica, so every settling append would fail.
+ */
+function upDurability(args: ParsedArgs, io: CliIO): { durability?: Durability } {
+  const durable = durabilityOption(args, io);
+  if (durable.durability === "replicated" && givenRedisUrl(args, io) === undefined) {
+    throw usageError(
+      "up: --durability replicated needs a Redis with a replica: give --redis or REDIS_URL (the private Redis up starts has none)",
+    );
+  }
+  return durable;
 }
 
 /**
@@ -64,6 +83,7 @@ async function serve(io: CliIO, plan: UpPlan, stopped: Promise<unknown>): Promis
         agents,
         concurrency: plan.concurrency,
         log: { io, level: "warn" },
+        ...plan.durable,
         ...linked,
       });
       const where = redis.private ? "a private Redis, removed on exit" : "the given Redis";
@@ -88,7 +108,7 @@ async function serve(io: CliIO, plan: UpPlan, stopped: Promise<unknown>): Promis
 /** `up`. */
 export const upCommand: CommandSpec = {
   usage:
-    "errand up [--agents <module>] [--concurrency N] [--dashboard-port N | --no-dashboard] [--public-url <url>] [--redis <url>] [--prefix <prefix>]",
+    "errand up [--agents <module>] [--concurrency N] [--dashboard-port N | --no-dashboard] [--public-url <url>] [--durability <acknowledged|replicated>] [--redis <url>] [--prefix <prefix>]",
   description: [
     "Runs a worker, a collector and the dashboard (on 127.0.0.1, port 4040 unless told;",
     "0 picks a free one) in this process until Ctrl-C, SIGTERM or SIGHUP (a closed",
@@ -103,7 +123,9 @@ export const upCommand: CommandSpec = {
     "is refused with exit code 3 before a run is taken, and the private Redis is removed:",
     "choose another port with --dashboard-port, or run --no-dashboard. Behind a reverse",
     "proxy, --public-url names where people open the dashboard (see errand dashboard --help):",
-    "the runs then link there.",
+    "the runs then link there. With --durability replicated its worker and collector wait",
+    "for a Redis replica as errand worker's and errand collector's do: it needs a given",
+    "Redis with a replica, and is refused with exit code 2 when up would start its own.",
   ].join("\n"),
   options: {
     agents: { type: "string", value: "<module>", description: "the module exporting the agents" },
@@ -115,6 +137,7 @@ export const upCommand: CommandSpec = {
     },
     "no-dashboard": { type: "boolean", description: "run without the dashboard" },
     ...PUBLIC_URL_OPTION,
+    ...DURABILITY_OPTION,
     ...CONNECTION_OPTIONS,
   },
   async run(args, io) {
@@ -123,6 +146,7 @@ export const upCommand: CommandSpec = {
       ? undefined
       : args.integer("dashboard-port", { min: 0, max: 65535 }, DEFAULT_DASHBOARD_PORT);
     const prefix = keyPrefix(args);
+    const durable = upDurability(args, io);
     const agentsPath = args.string("agents");
     const model = agentsPath === undefined ? await modelFromEnv(io.env) : undefined;
     const agents =
@@ -137,6 +161,7 @@ export const upCommand: CommandSpec = {
         agents,
         concurrency,
         dashboardPort,
+        durable,
         ...publicUrlOption(args, io),
         ...described,
       };

@@ -12,6 +12,9 @@ import { ERRAND_BIN } from "./run-errand.js";
 /** The agents module the test workers run. */
 export const FIXTURE_AGENTS = fileURLToPath(new URL("./fixture-agents.mjs", import.meta.url));
 
+/** A second agents module, another team's: the greeter (`greeter-agents.mjs`). */
+export const GREETER_AGENTS = fileURLToPath(new URL("./greeter-agents.mjs", import.meta.url));
+
 /** The queue of the workers that run {@link FIXTURE_AGENTS} under `prefix` (in `queueShards` shards). */
 export function fixtureQueue(prefix: string, queueShards = 1): string {
   return queueOfAgents(prefix, ["scripted-city", "scripted-parent"], queueShards);

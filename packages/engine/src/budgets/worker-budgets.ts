@@ -4,12 +4,19 @@
  * worker's price table; a run that counts against budgets is admitted
  * before each model request and debits each logged response right after
  * its append — on the tree root's slot, apart from the run's own fenced
- * append. A debit is idempotent per run and step, so a new attempt first
+ * append — except the append that settles the run, debited just before it,
+ * so that a reader who sees the run settled sees its last step spent. A debit is idempotent per run and step, so a new attempt first
  * debits whatever its log holds that the crashed one may not have, and
  * nothing twice. A debit that exhausts a `cancel-tree` budget cancels the
  * tree of the run that holds it.
  */
-import type { BudgetScope, RunBudget, RunEvent, RunState } from "@errand/core";
+import {
+  type BudgetScope,
+  isTerminalEventType,
+  type NewEvent,
+  type RunBudget,
+  type RunState,
+} from "@errand/core";
 import type { BudgetGate, EventSink, Logger, PriceResponse } from "@errand/runtime";
 import { type PriceTable, responsePricer } from "./price-table.js";
 import {
@@ -40,7 +47,7 @@ function debitedStep({ step, usage, costUsd }: DebitedStep): DebitedStep {
   return { step, usage, ...(costUsd === undefined ? {} : { costUsd }) };
 }
 
-function loggedSteps(events: readonly RunEvent[]): DebitedStep[] {
+function loggedSteps(events: readonly NewEvent[]): DebitedStep[] {
   return events.flatMap((event) =>
     event.type === "model-responded" ? [debitedStep(event.data)] : [],
   );
@@ -87,6 +94,16 @@ export async function budgetedSteps(
     ...priced,
     sink: {
       async append(appendRunId, expectedSeq, events) {
+        const settling = loggedSteps(events);
+        if (settling.length > 0 && events.some((event) => isTerminalEventType(event.type))) {
+          // Debited first: once the run has settled, its tree's spend holds its last step.
+          const exhausted = await debitSteps(budgets, runId, budget, settling);
+          try {
+            return await sink.append(appendRunId, expectedSeq, events);
+          } finally {
+            await cancelExhausted(budgets, budget, exhausted);
+          }
+        }
         const written = await sink.append(appendRunId, expectedSeq, events);
         const responses = loggedSteps(written);
         if (responses.length > 0) await debit(responses);

@@ -8,7 +8,8 @@
  * 2. metrics (`metrics/run-metrics.ts`): tokens, tool calls and step
  *    durations are counted;
  * 3. budget debit (`budgets/worker-budgets.ts`): each logged response is
- *    debited on the budgets of the run's tree;
+ *    debited on the budgets of the run's tree (the one in the append that
+ *    settles the run just before that append);
  * 4. deferred start (`optimistic-start.ts`), on an optimistic first attempt
  *    only: the first append carries the attempt's `run-started`;
  * 5. the Redis sink (`redis-sink.ts`): one fenced call of the append script
