@@ -134,5 +134,5 @@ describe("a collector killed with SIGKILL", () => {
     const withoutCrash = await readIndexedState(fx.redis, calm.keys, runs, TEST_SHARDS);
     expect(afterCrash).toEqual(withoutCrash);
     expect(afterCrash).toEqual(await expectedIndexedState(disturbed.store, runs));
-  });
+  }, 300_000);
 });

@@ -187,5 +187,5 @@ describe("acknowledgements deferred over several batches", () => {
     const afterRestart = await readIndexedState(fx.redis, keys, runs, TEST_SHARDS);
     expect(afterRestart).toEqual(beforeCrash);
     expect(await fx.redis.xlen(keys.deadLetters(0))).toBe(0);
-  });
+  }, 300_000);
 });

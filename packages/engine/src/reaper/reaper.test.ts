@@ -139,7 +139,7 @@ describe("the reaper", () => {
     expect((await queue.getJob(child))?.failedReason).toMatch(/stalled more than allowable limit/);
     expect(ranAgain).toEqual([]);
     expect(await collectedChildren(reads, children)).toEqual([{ runId: child, status: "failed" }]);
-  });
+  }, 300_000);
 
   it("settles as internal the run whose job failed for its own reason, and leaves a settled run's ending alone", async ({
     engineRedis: fx,

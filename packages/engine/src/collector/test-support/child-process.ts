@@ -8,6 +8,13 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 
+/**
+ * How long a child's line is waited for by default: its start alone compiles
+ * its TypeScript sources, which on a loaded 2-core machine has taken over
+ * 20 s.
+ */
+const CHILD_LINE_TIMEOUT_MS = 90_000;
+
 /** A running child process. */
 export interface TestProcess {
   child: ChildProcess;
@@ -43,7 +50,7 @@ export function startTestProcess(entry: string, args: readonly string[]): TestPr
   const exited = once(child, "exit");
   return {
     child,
-    line(match, timeoutMs = 20_000) {
+    line(match, timeoutMs = CHILD_LINE_TIMEOUT_MS) {
       return new Promise((resolve, reject) => {
         const check = () => {
           const found = lines.find(match);
