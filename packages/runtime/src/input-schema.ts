@@ -41,7 +41,7 @@ export function invalidInput(agent: string, issues: readonly LocatedIssue[]): Er
     issues.length > ISSUES_IN_MESSAGE ? ` (and ${issues.length - ISSUES_IN_MESSAGE} more)` : "";
   return new ErrandError(
     "invalid_input",
-    `the input does not match agent ${JSON.stringify(agent)}'s inputSchema: ${listed.join("; ")}${more}; fix the input and fire again`,
+    `the input does not match agent ${JSON.stringify(agent)}'s inputSchema: ${listed.join("; ")}${more}; fix the input and send it again`,
     { details: { agent, issues } },
   );
 }

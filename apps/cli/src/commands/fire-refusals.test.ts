@@ -147,7 +147,7 @@ describe("errand fire of an input its agent's inputSchema refuses", () => {
     expect(outcome.code).toBe(2);
     expect(outcome.stdout).toBe("");
     expect(outcome.stderr).toBe(
-      'errand: the input does not match agent "summarizer"\'s inputSchema: document: expected string, received number; sentences: expected number, received undefined; fix the input and fire again\n',
+      'errand: the input does not match agent "summarizer"\'s inputSchema: document: expected string, received number; sentences: expected number, received undefined; fix the input and send it again\n',
     );
     expect(await keysBesideStalledChecks()).toEqual(before);
   });

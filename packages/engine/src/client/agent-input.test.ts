@@ -113,7 +113,7 @@ describe("an agent's description and input schema", () => {
       ],
     });
     expect(refused.message).toMatch(
-      /^the input does not match agent "summarizer"'s inputSchema: document: .*; sentences: expected number, received string; fix the input and fire again$/,
+      /^the input does not match agent "summarizer"'s inputSchema: document: .*; sentences: expected number, received string; fix the input and send it again$/,
     );
     expect(await runKeys(fx)).toEqual(before);
   });
