@@ -109,7 +109,11 @@ export interface ChaosCluster {
   addCollector(): Promise<ChaosProcess>;
   /** Resolves once every process started so far is ready (or failed to start). */
   ready(): Promise<void>;
-  /** Kills every process and stops Redis. */
+  /**
+   * Kills every process and stops Redis, once each process still starting
+   * is ready (or failed to start): one killed mid-start would read as a
+   * replacement that did not start.
+   */
   stop(): Promise<void>;
 }
 
@@ -198,6 +202,7 @@ export async function startCluster(options: ClusterOptions): Promise<ChaosCluste
       await Promise.allSettled([...starting]);
     },
     async stop() {
+      await Promise.allSettled([...starting]);
       await Promise.all([...allWorkers, ...allCollectors].map((p) => p.signal("SIGKILL")));
       await stopChaosRedis(redis);
     },
