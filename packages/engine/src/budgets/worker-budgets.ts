@@ -5,7 +5,8 @@
  * before each model request and debits each logged response right after
  * its append — on the tree root's slot, apart from the run's own fenced
  * append — except the append that settles the run, debited just before it,
- * so that a reader who sees the run settled sees its last step spent. A debit is idempotent per run and step, so a new attempt first
+ * so that a reader who sees the run settled sees its last step spent. A
+ * debit is idempotent per run and step, so a new attempt first
  * debits whatever its log holds that the crashed one may not have, and
  * nothing twice. A debit that exhausts a `cancel-tree` budget cancels the
  * tree of the run that holds it.
@@ -94,20 +95,20 @@ export async function budgetedSteps(
     ...priced,
     sink: {
       async append(appendRunId, expectedSeq, events) {
-        const settling = loggedSteps(events);
-        if (settling.length > 0 && events.some((event) => isTerminalEventType(event.type))) {
-          // Debited first: once the run has settled, its tree's spend holds its last step.
-          const exhausted = await debitSteps(budgets, runId, budget, settling);
-          try {
-            return await sink.append(appendRunId, expectedSeq, events);
-          } finally {
-            await cancelExhausted(budgets, budget, exhausted);
-          }
+        const responses = loggedSteps(events);
+        if (responses.length === 0) return sink.append(appendRunId, expectedSeq, events);
+        if (!events.some((event) => isTerminalEventType(event.type))) {
+          const written = await sink.append(appendRunId, expectedSeq, events);
+          await debit(responses);
+          return written;
         }
-        const written = await sink.append(appendRunId, expectedSeq, events);
-        const responses = loggedSteps(written);
-        if (responses.length > 0) await debit(responses);
-        return written;
+        // Debited first: once the run has settled, its tree's spend holds its last step.
+        const exhausted = await debitSteps(budgets, runId, budget, responses);
+        try {
+          return await sink.append(appendRunId, expectedSeq, events);
+        } finally {
+          await cancelExhausted(budgets, budget, exhausted);
+        }
       },
     },
     budget: { beforeRequest: () => admitRequest(budgets, runId, budget) },
